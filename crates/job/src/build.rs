@@ -1,0 +1,234 @@
+//! Stage two: raw sections (from job files and the command line) become typed [`JobSpec`]s.
+//!
+//! Globals accumulate: each `[global]` section affects only the jobs below it, as in fio. Every
+//! job starts from fio's defaults, gets the accumulated global entries, then its own entries;
+//! within that list options are applied by priority (`kb_base` before sizes, `ioengine` before
+//! engine options), ties in the order written.
+
+use std::collections::HashSet;
+
+use crate::error::{suggest, JobError, Span};
+use crate::ini::{RawEntry, RawSection};
+use crate::options::{self, OptDef, Status};
+use crate::spec::{JobSpec, TypedOption};
+
+/// Every job to run, in order, with the global options for reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSet {
+    /// Options set in global sections (and before the first `--name`), as typed, for JSON.
+    pub global_options: Vec<TypedOption>,
+    /// Jobs in the order fio would start them (command-line jobs first).
+    pub jobs: Vec<JobSpec>,
+    /// One-line warnings (options accepted without effect, etc.), deduplicated.
+    pub warnings: Vec<String>,
+}
+
+/// Resolves an entry's option or returns an error with a suggestion.
+fn resolve(entry: &RawEntry) -> Result<&'static OptDef, JobError> {
+    options::lookup(&entry.key).ok_or_else(|| {
+        let hint = suggest(&entry.key, options::all_names())
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        JobError::at(entry.span.clone(), Some(&entry.key), format!("unknown option{hint}"))
+    })
+}
+
+/// Checks an entry's form (bare flag vs value) and returns its value text.
+fn value_of<'a>(entry: &'a RawEntry, def: &OptDef) -> Result<&'a str, JobError> {
+    match &entry.value {
+        Some(v) => Ok(v.as_str()),
+        None if def.kind.bare_allowed() => Ok("1"),
+        None => Err(JobError::at(
+            entry.span.clone(),
+            Some(&entry.key),
+            format!("option requires a value ({}=<{}>)", entry.key, def.kind.describe()),
+        )),
+    }
+}
+
+/// Orders entries as JSON "job options" list them (stable by fio's priority, bare flags left
+/// out, a repeated option keeping its first place and last value).
+fn by_priority(entries: &[(RawEntry, &'static OptDef)]) -> Vec<TypedOption> {
+    let mut v: Vec<&(RawEntry, &'static OptDef)> = entries.iter().filter(|(e, _)| e.value.is_some()).collect();
+    v.sort_by_key(|(_, d)| -json_rank(d));
+    let mut out: Vec<TypedOption> = Vec::new();
+    for (e, _) in v {
+        let value = e.value.clone().unwrap_or_default();
+        if let Some(existing) = out.iter_mut().find(|o| o.name == e.key) {
+            existing.value = value;
+        } else {
+            out.push(TypedOption { name: e.key.clone(), value });
+        }
+    }
+    out
+}
+
+/// JSON order puts only `kb_base`/`unit_base` first and `filename` last; application order
+/// additionally puts `ioengine` early. This maps an option to its JSON rank.
+fn json_rank(d: &OptDef) -> i8 {
+    match d.prio {
+        p if p >= 2 => 1,
+        p if p < 0 => -1,
+        _ => 0,
+    }
+}
+
+/// Builds every job of the given sections. `only` restricts to named sections (`--section`).
+pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, JobError> {
+    let mut globals: Vec<(RawEntry, &'static OptDef)> = Vec::new();
+    let mut jobs = Vec::new();
+    let mut warnings = Vec::new();
+    let mut warned: HashSet<(Span, String)> = HashSet::new();
+    let mut files_seen: HashSet<usize> = HashSet::new();
+
+    for section in sections {
+        let mut own = Vec::with_capacity(section.entries.len());
+        for entry in &section.entries {
+            let def = resolve(entry)?;
+            value_of(entry, def)?;
+            own.push((entry.clone(), def));
+        }
+        if section.is_global() {
+            globals.extend(own);
+            continue;
+        }
+        let first_of_file = files_seen.insert(section.file_index);
+        if !only.is_empty() && !only.iter().any(|n| n == &section.name) {
+            continue;
+        }
+        let mut spec = JobSpec::new(&section.name, section.span.clone(), section.file_index);
+        let mut all: Vec<&(RawEntry, &'static OptDef)> = globals.iter().chain(own.iter()).collect();
+        // Application order: priority first, then as written.
+        all.sort_by_key(|(_, d)| -d.prio);
+        for (entry, def) in all {
+            let value = value_of(entry, def)?;
+            match def.status {
+                Status::Supported => {
+                    let apply = def.apply.expect("supported options have an apply function");
+                    apply(&mut spec, value).map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
+                }
+                Status::Unsupported(why) => {
+                    return Err(JobError::at(
+                        entry.span.clone(),
+                        Some(&entry.key),
+                        format!("not supported by iolens: {why}"),
+                    ));
+                }
+                Status::Ignored(why) => {
+                    if warned.insert((entry.span.clone(), entry.key.clone())) {
+                        warnings.push(format!(
+                            "{}: option '{}' is accepted but has no effect in iolens: {why}",
+                            entry.span, entry.key
+                        ));
+                    }
+                }
+                Status::EngineOnly(engine) => {
+                    if warned.insert((entry.span.clone(), entry.key.clone())) {
+                        warnings.push(format!(
+                            "{}: option '{}' only applies to ioengine={engine}; ignored",
+                            entry.span, entry.key
+                        ));
+                    }
+                }
+            }
+        }
+        // Each job file after the first starts with a stonewall, so files run one after another.
+        if section.file_index > 0 && first_of_file {
+            spec.stonewall = true;
+        }
+        spec.own_options = by_priority(&own);
+        spec.validate().map_err(|m| JobError::at(section.span.clone(), None, format!("job '{}': {m}", spec.name)))?;
+        warnings.append(&mut spec.warnings);
+        jobs.push(spec);
+    }
+
+    Ok(JobSet { global_options: by_priority(&globals), jobs, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ini::{parse_job_file, tests::FakeEnv};
+    use crate::spec::{EngineKind, RwKind};
+    use crate::value::SizeOrPct;
+    use std::path::Path;
+
+    fn jobs(text: &str) -> Result<JobSet, JobError> {
+        let env = FakeEnv::default();
+        let s = parse_job_file(Path::new("t.fio"), text, 0, &env)?;
+        build_jobs(&s, &[])
+    }
+
+    #[test]
+    fn globals_apply_only_to_later_jobs() {
+        let set = jobs("[global]\nbs=8k\n[a]\n[global2]\nbs=16k\n[b]\nbs=32k\n[c]\n").unwrap();
+        assert_eq!(set.jobs.len(), 3);
+        assert_eq!(set.jobs[0].bs, [8192; 3]);
+        assert_eq!(set.jobs[1].bs, [32768; 3]);
+        assert_eq!(set.jobs[2].bs, [16384; 3]);
+    }
+
+    #[test]
+    fn kb_base_applies_before_sizes_whatever_the_order() {
+        let set = jobs("[a]\nsize=1k\nkb_base=1000\n").unwrap();
+        assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1000)));
+    }
+
+    #[test]
+    fn job_options_are_recorded_as_typed_in_fio_order() {
+        let set = jobs("[global]\nsize=1m\ntime_based\n[a]\nfilename=/x\nrw=randread\nkb_base=1024\n").unwrap();
+        let own: Vec<_> = set.jobs[0].own_options.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(own, ["kb_base", "rw", "filename"]);
+        let g: Vec<_> = set.global_options.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(g, ["size"], "bare flags are not recorded");
+        assert!(set.jobs[0].time_based);
+        assert_eq!(set.jobs[0].rw, RwKind::RandRead);
+    }
+
+    #[test]
+    fn errors_name_file_line_option_and_suggest() {
+        let e = jobs("[a]\niodpeth=4\n").unwrap_err().to_string();
+        assert_eq!(e, "t.fio:2: option 'iodpeth': unknown option (did you mean 'iodepth'?)");
+        let e = jobs("[a]\nbs=4q\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.fio:2: option 'bs': bad size '4q'"), "{e}");
+        let e = jobs("[a]\ndirect\n").unwrap_err().to_string();
+        assert!(e.contains("requires a value"), "{e}");
+        let e = jobs("[a]\nioengine=rdma\n").unwrap_err().to_string();
+        assert!(e.contains("engine rdma is not supported"), "{e}");
+    }
+
+    #[test]
+    fn ignored_options_warn_once() {
+        let set = jobs("[global]\nioscheduler=none\n[a]\n[b]\n").unwrap();
+        assert_eq!(set.warnings.len(), 1, "{:?}", set.warnings);
+        assert!(set.warnings[0].contains("ioscheduler"));
+    }
+
+    #[test]
+    fn later_files_start_with_a_stonewall() {
+        let env = FakeEnv::default();
+        let mut s = parse_job_file(Path::new("a.fio"), "[a]\n[b]\n", 0, &env).unwrap();
+        s.extend(parse_job_file(Path::new("b.fio"), "[c]\n[d]\n", 1, &env).unwrap());
+        let set = build_jobs(&s, &[]).unwrap();
+        let sw: Vec<bool> = set.jobs.iter().map(|j| j.stonewall).collect();
+        assert_eq!(sw, [false, false, true, false]);
+    }
+
+    #[test]
+    fn section_filter() {
+        let env = FakeEnv::default();
+        let s = parse_job_file(Path::new("a.fio"), "[global]\nbs=8k\n[a]\n[b]\n", 0, &env).unwrap();
+        let set = build_jobs(&s, &["b".to_string()]).unwrap();
+        assert_eq!(set.jobs.len(), 1);
+        assert_eq!(set.jobs[0].name, "b");
+        assert_eq!(set.jobs[0].bs[0], 8192);
+    }
+
+    #[test]
+    fn engine_and_depth() {
+        let set = jobs("[a]\nioengine=libaio\niodepth=64\n[b]\niodepth=8\n").unwrap();
+        assert_eq!(set.jobs[0].ioengine, EngineKind::Libaio);
+        assert_eq!(set.jobs[0].effective_iodepth(), 64);
+        assert_eq!(set.jobs[1].effective_iodepth(), 1, "psync caps depth at 1");
+    }
+}

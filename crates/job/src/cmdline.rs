@@ -1,0 +1,437 @@
+//! fio's command line: run flags (`--output-format`, `--eta`, ...), job options given as
+//! `--key=value` (before the first `--name` they are globals), and job file names.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{suggest, JobError, Span};
+use crate::ini::{RawEntry, RawSection};
+use crate::options;
+use crate::value::{parse_time, TimeUnit};
+
+/// An output format of fio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OutputFormat {
+    /// `--output-format=terse` / `--minimal`.
+    Terse,
+    /// `--output-format=json`.
+    Json,
+    /// `--output-format=json+` (json with latency histogram bins).
+    JsonPlus,
+    /// The human layout (default).
+    Normal,
+}
+
+/// When to print the live status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Eta {
+    /// Only when stdout is a terminal.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Everything on a fio command line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FioArgs {
+    /// `--output`.
+    pub output: Option<PathBuf>,
+    /// `--output-format` (deduplicated, in fio's printing order: terse, json, normal).
+    pub formats: Vec<OutputFormat>,
+    /// `--terse-version`.
+    pub terse_version: u32,
+    /// `--append-terse`.
+    pub append_terse: bool,
+    /// `--eta`.
+    pub eta: Eta,
+    /// `--eta-interval`.
+    pub eta_interval: Option<Duration>,
+    /// `--eta-newline`.
+    pub eta_newline: Option<Duration>,
+    /// `--status-interval`.
+    pub status_interval: Option<Duration>,
+    /// `--parse-only`.
+    pub parse_only: bool,
+    /// `--showcmd`.
+    pub showcmd: bool,
+    /// `--section` (repeatable).
+    pub sections: Vec<String>,
+    /// `--readonly`.
+    pub readonly: bool,
+    /// `--version`.
+    pub version: bool,
+    /// `--help`.
+    pub help: bool,
+    /// `--cmdhelp[=opt]`: Some(None) for all.
+    pub cmdhelp: Option<Option<String>>,
+    /// `--enghelp[=engine]`.
+    pub enghelp: Option<Option<String>>,
+    /// `--warnings-fatal`.
+    pub warnings_fatal: bool,
+    /// `--max-jobs`.
+    pub max_jobs: Option<u32>,
+    /// Job files in the order given.
+    pub job_files: Vec<PathBuf>,
+    /// Sections made from command-line options (globals first, then `--name` jobs).
+    pub cli_sections: Vec<RawSection>,
+    /// iolens: `--explain` after the run.
+    pub explain: bool,
+    /// iolens: `--volume SPEC` for explain.
+    pub volume: Option<String>,
+    /// iolens: `--instance NAME` for explain.
+    pub instance: Option<String>,
+    /// iolens: `--destructive` (allow writes to devices holding data signatures).
+    pub destructive: bool,
+    /// iolens: `--compat-doc` prints docs/compat.md.
+    pub compat_doc: bool,
+}
+
+/// Run flags that take a value, and whether the value is optional.
+const RUN_FLAGS: &[(&str, bool)] = &[
+    ("output", false),
+    ("output-format", false),
+    ("terse-version", false),
+    ("eta", false),
+    ("eta-interval", false),
+    ("eta-newline", false),
+    ("status-interval", false),
+    ("section", false),
+    ("cmdhelp", true),
+    ("enghelp", true),
+    ("max-jobs", false),
+    ("debug", false),
+    ("alloc-size", false),
+    ("bandwidth-log", true),
+    ("volume", false),
+    ("instance", false),
+];
+
+/// Run flags without a value.
+const RUN_SWITCHES: &[&str] = &[
+    "minimal",
+    "append-terse",
+    "parse-only",
+    "showcmd",
+    "readonly",
+    "version",
+    "help",
+    "warnings-fatal",
+    "explain",
+    "destructive",
+    "compat-doc",
+];
+
+/// fio run flags iolens rejects, with the reason.
+const REJECTED: &[(&str, &str)] = &[
+    ("server", "client/server mode is not supported; run iolens on each host"),
+    ("client", "client/server mode is not supported; run iolens on each host"),
+    ("daemonize", "client/server mode is not supported"),
+    ("remote-config", "client/server mode is not supported"),
+    ("idle-prof", "idle profiling is not supported"),
+    ("trigger-file", "triggers are not supported"),
+    ("trigger-timeout", "triggers are not supported"),
+    ("trigger", "triggers are not supported"),
+    ("trigger-remote", "triggers are not supported"),
+    ("inflate-log", "fio's compressed logs are not supported"),
+    ("merge-blktrace-only", "blktrace merging is not supported"),
+    ("crctest", "use `cargo bench` style benchmarks instead"),
+    ("memcpytest", "not supported"),
+    ("cpuclock-test", "not supported"),
+    ("aux-path", "not supported"),
+    ("latency-log", "fio-format logs are not written"),
+];
+
+fn parse_formats(v: &str, span: &Span) -> Result<Vec<OutputFormat>, JobError> {
+    let mut out = Vec::new();
+    for f in v.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        out.push(match f {
+            "normal" => OutputFormat::Normal,
+            "json" => OutputFormat::Json,
+            "json+" => OutputFormat::JsonPlus,
+            "terse" | "minimal" | "csv" => OutputFormat::Terse,
+            other => {
+                return Err(JobError::at(
+                    span.clone(),
+                    Some("output-format"),
+                    format!("bad format '{other}': allowed normal, json, json+, terse (comma list)"),
+                ))
+            }
+        });
+    }
+    if out.is_empty() {
+        return Err(JobError::at(span.clone(), Some("output-format"), "empty format list"));
+    }
+    Ok(out)
+}
+
+/// Parses fio's argv (without the program name).
+pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
+    let mut a = FioArgs { terse_version: 3, ..Default::default() };
+    let mut formats: Vec<OutputFormat> = Vec::new();
+    let cli: Arc<str> = Arc::from("<command line>");
+    let mut current: Option<RawSection> = None;
+    let mut globals = RawSection { name: "global".into(), span: Span::new(cli.clone(), 0), entries: Vec::new(), file_index: 0 };
+    let mut jobs: Vec<RawSection> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let span = Span::cmdline(i as u32 + 1);
+        i += 1;
+        if arg == "-" || !arg.starts_with('-') {
+            a.job_files.push(PathBuf::from(arg));
+            continue;
+        }
+        if arg == "-h" {
+            a.help = true;
+            continue;
+        }
+        if arg == "-v" {
+            a.version = true;
+            continue;
+        }
+        let body = arg.trim_start_matches('-');
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (body, None),
+        };
+        if let Some((_, why)) = REJECTED.iter().find(|(n, _)| *n == key) {
+            return Err(JobError::at(span, Some(key), format!("not supported by iolens: {why}")));
+        }
+        if RUN_SWITCHES.contains(&key) {
+            match key {
+                "minimal" => formats.push(OutputFormat::Terse),
+                "append-terse" => a.append_terse = true,
+                "parse-only" => a.parse_only = true,
+                "showcmd" => a.showcmd = true,
+                "readonly" => a.readonly = true,
+                "version" => a.version = true,
+                "help" => a.help = true,
+                "warnings-fatal" => a.warnings_fatal = true,
+                "explain" => a.explain = true,
+                "destructive" => a.destructive = true,
+                "compat-doc" => a.compat_doc = true,
+                _ => unreachable!("every switch is handled"),
+            }
+            continue;
+        }
+        if let Some((_, optional)) = RUN_FLAGS.iter().find(|(n, _)| *n == key) {
+            let value = match inline {
+                Some(v) => Some(v),
+                None if *optional => None,
+                None => {
+                    let v = args.get(i).cloned().ok_or_else(|| {
+                        JobError::at(span.clone(), Some(key), format!("--{key} needs a value"))
+                    })?;
+                    i += 1;
+                    Some(v)
+                }
+            };
+            let v = value.clone().unwrap_or_default();
+            let time = |v: &str| {
+                parse_time(v, TimeUnit::Msec).map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))
+            };
+            match key {
+                "output" => a.output = Some(PathBuf::from(v)),
+                "output-format" => formats.extend(parse_formats(&v, &span)?),
+                "terse-version" => {
+                    a.terse_version = match v.as_str() {
+                        "2" | "3" | "4" | "5" => v.parse().expect("digit"),
+                        _ => return Err(JobError::at(span, Some(key), "allowed terse versions are 2, 3, 4 and 5")),
+                    }
+                }
+                "eta" => {
+                    a.eta = match v.as_str() {
+                        "always" => Eta::Always,
+                        "never" => Eta::Never,
+                        "auto" => Eta::Auto,
+                        _ => return Err(JobError::at(span, Some(key), "allowed values are always, never, auto")),
+                    }
+                }
+                "eta-interval" => a.eta_interval = Some(time(&v)?),
+                "eta-newline" => a.eta_newline = Some(time(&v)?),
+                "status-interval" => a.status_interval = Some(time(&v)?),
+                "section" => a.sections.push(v),
+                "cmdhelp" => a.cmdhelp = Some(value),
+                "enghelp" => a.enghelp = Some(value),
+                "max-jobs" => {
+                    a.max_jobs = Some(v.parse().map_err(|_| JobError::at(span, Some(key), "expected a number"))?)
+                }
+                "volume" => a.volume = Some(v),
+                "instance" => a.instance = Some(v),
+                // Accepted for compatibility; they change nothing in iolens.
+                "debug" | "alloc-size" | "bandwidth-log" => {}
+                _ => unreachable!("every flag is handled"),
+            }
+            continue;
+        }
+        // A job option.
+        let Some(def) = options::lookup(key) else {
+            let names = options::all_names().chain(RUN_SWITCHES.iter().copied()).chain(RUN_FLAGS.iter().map(|(n, _)| *n));
+            let hint = suggest(key, names).map(|s| format!(" (did you mean '--{s}'?)")).unwrap_or_default();
+            return Err(JobError::at(span, Some(key), format!("unknown option{hint}")));
+        };
+        let value = match inline {
+            Some(v) => Some(v),
+            None if def.kind.bare_allowed() => None,
+            None => {
+                let v = args.get(i).cloned().ok_or_else(|| {
+                    JobError::at(span.clone(), Some(key), format!("--{key} needs a value ({})", def.kind.describe()))
+                })?;
+                i += 1;
+                Some(v)
+            }
+        };
+        if def.name == "name" {
+            let name = value.clone().unwrap_or_default();
+            if let Some(done) = current.take() {
+                jobs.push(done);
+            }
+            if name.starts_with("global") {
+                // `--name=global` edits the command line's globals.
+                current = None;
+                continue;
+            }
+            let mut section = RawSection { name: name.clone(), span: span.clone(), entries: Vec::new(), file_index: 0 };
+            section.entries.push(RawEntry { key: "name".into(), value: Some(name), span });
+            current = Some(section);
+            continue;
+        }
+        let entry = RawEntry { key: key.to_string(), value: value.map(|v| v.trim().to_string()), span };
+        match current.as_mut() {
+            Some(s) => s.entries.push(entry),
+            None => globals.entries.push(entry),
+        }
+    }
+    if let Some(done) = current.take() {
+        jobs.push(done);
+    }
+    if !globals.entries.is_empty() {
+        a.cli_sections.push(globals);
+    }
+    a.cli_sections.extend(jobs);
+    formats.sort();
+    formats.dedup();
+    // json+ includes everything json has.
+    if formats.contains(&OutputFormat::JsonPlus) {
+        formats.retain(|f| *f != OutputFormat::Json);
+    }
+    a.formats = if formats.is_empty() { vec![OutputFormat::Normal] } else { formats };
+    Ok(a)
+}
+
+/// The equivalent command line of a set of sections (`--showcmd`).
+pub fn showcmd(sections: &[RawSection]) -> String {
+    let mut out = String::from("fio");
+    for s in sections {
+        out.push_str(&format!(" --name={}", s.name));
+        for e in &s.entries {
+            if e.key == "name" {
+                continue;
+            }
+            match &e.value {
+                Some(v) => out.push_str(&format!(" --{}={}", e.key, v)),
+                None => out.push_str(&format!(" --{}", e.key)),
+            }
+        }
+    }
+    out
+}
+
+/// One-screen usage text for `--help`.
+pub const USAGE: &str = "\
+iolens: a storage I/O benchmark that runs fio workloads and explains the numbers
+
+Usage:
+  iolens [options] [job files...]        run fio job files and/or --name jobs
+  iolens quick [TARGET]                  CrystalDiskMark-style presets on TARGET
+  iolens explain RESULT.json             explain a fio or iolens JSON result
+  iolens models                          list known volume and instance models
+  iolens cost --volume SPEC              monthly cost of a volume (and right-sizing)
+
+fio options:
+  --name=NAME            start a job (options before the first --name are globals)
+  --OPTION=VALUE         any job option, e.g. --rw=randread --bs=4k --iodepth=32
+  --output=FILE          write the results to FILE
+  --output-format=LIST   normal, json, json+, terse (comma list)
+  --minimal              terse output (same as --output-format=terse)
+  --terse-version=N      terse format version 2..5 (default 3)
+  --eta=WHEN             live status line: always, never, auto (default)
+  --eta-interval=TIME    status line interval (default 1s)
+  --section=NAME         only run this section (repeatable)
+  --parse-only           check the job files and exit
+  --showcmd              print the job files as a command line
+  --readonly             refuse every write, trim and verify-write
+  --cmdhelp[=OPTION]     describe one option, or list all
+  --version, --help
+
+iolens options:
+  --explain              explain the results after the run
+  --volume=SPEC          volume model for --explain, e.g. io1:iops=48000
+  --instance=TYPE        instance type for --explain, e.g. c7g.16xlarge
+  --destructive          allow writes to devices that hold a filesystem or partition table
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn globals_jobs_and_files() {
+        let a = parse_args(&args(&[
+            "--rw=randread",
+            "--size",
+            "1m",
+            "--name=a",
+            "--bs=8k",
+            "--thread",
+            "--name",
+            "b",
+            "x.fio",
+            "--output-format=json,normal",
+        ]))
+        .unwrap();
+        assert_eq!(a.job_files, [PathBuf::from("x.fio")]);
+        assert_eq!(a.cli_sections.len(), 3);
+        assert!(a.cli_sections[0].is_global());
+        assert_eq!(a.cli_sections[0].entries.len(), 2);
+        assert_eq!(a.cli_sections[1].name, "a");
+        assert_eq!(a.cli_sections[1].entries.len(), 3, "name, bs, thread");
+        assert_eq!(a.cli_sections[1].entries[2].value, None);
+        assert_eq!(a.formats, [OutputFormat::Json, OutputFormat::Normal]);
+    }
+
+    #[test]
+    fn name_global_edits_globals() {
+        let a = parse_args(&args(&["--name=global", "--bs=8k", "--name=j"])).unwrap();
+        assert_eq!(a.cli_sections.len(), 2);
+        assert!(a.cli_sections[0].is_global());
+    }
+
+    #[test]
+    fn errors() {
+        let e = parse_args(&args(&["--name=a", "--iodpeth=2"])).unwrap_err().to_string();
+        assert!(e.contains("did you mean '--iodepth'"), "{e}");
+        assert!(e.starts_with("command line (argument 2)"), "{e}");
+        assert!(parse_args(&args(&["--output-format=xml"])).is_err());
+        assert!(parse_args(&args(&["--server"])).unwrap_err().to_string().contains("client/server"));
+        assert!(parse_args(&args(&["--name=a", "--size"])).is_err());
+    }
+
+    #[test]
+    fn run_flags() {
+        let a = parse_args(&args(&["--eta=never", "--minimal", "--section", "s1", "--cmdhelp", "--parse-only"])).unwrap();
+        assert_eq!(a.eta, Eta::Never);
+        assert_eq!(a.formats, [OutputFormat::Terse]);
+        assert_eq!(a.sections, ["s1"]);
+        assert_eq!(a.cmdhelp, Some(None));
+        assert!(a.parse_only);
+    }
+}

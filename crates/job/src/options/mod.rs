@@ -1,0 +1,360 @@
+//! The one table of fio options: names, aliases, types, defaults, help, category, status in
+//! iolens and how each value lands in a [`JobSpec`].
+//!
+//! Job files, `--opt=value` arguments, `--cmdhelp` and the generated `docs/compat.md` all read
+//! this table, so an option cannot be documented one way and parsed another.
+
+mod table;
+
+pub use table::OPTIONS;
+
+use crate::spec::JobSpec;
+
+/// The value type of an option, for help and docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Free text.
+    Str,
+    /// One of a fixed set of words.
+    Enum(&'static [&'static str]),
+    /// Integer (size suffixes allowed).
+    Int,
+    /// Size in bytes with suffixes (`4k`, `1g`) and `kb_base`.
+    Size,
+    /// Size or percentage of the target (`50%`).
+    SizeOrPct,
+    /// Per-direction sizes (`read,write,trim`).
+    PerDirSize,
+    /// Per-direction integers.
+    PerDirInt,
+    /// Size ranges (`lo-hi`), per direction.
+    Range,
+    /// Time with unit suffixes.
+    Time,
+    /// Boolean that needs a value (`direct=1`).
+    Bool,
+    /// Flag that may appear bare (`thread`, `time_based`).
+    Flag,
+    /// Colon-separated floats.
+    FloatList,
+    /// A floating-point number.
+    Float,
+}
+
+impl Kind {
+    /// Short description of the accepted values.
+    pub fn describe(&self) -> String {
+        match self {
+            Kind::Str => "string".into(),
+            Kind::Enum(v) => format!("one of: {}", v.join(", ")),
+            Kind::Int => "integer".into(),
+            Kind::Size => "size (e.g. 4k, 1m, 10g; kb_base applies)".into(),
+            Kind::SizeOrPct => "size or percentage (e.g. 1g or 50%)".into(),
+            Kind::PerDirSize => "size, or read,write,trim sizes (e.g. 4k or 4k,64k)".into(),
+            Kind::PerDirInt => "integer, or read,write,trim integers".into(),
+            Kind::Range => "size range lo-hi, or read,write,trim ranges".into(),
+            Kind::Time => "time (e.g. 10, 10s, 500ms, 100us, 2m, 1h)".into(),
+            Kind::Bool => "boolean (0 or 1)".into(),
+            Kind::Flag => "flag (bare, or =0/=1)".into(),
+            Kind::FloatList => "colon-separated numbers (e.g. 50:99:99.9)".into(),
+            Kind::Float => "number".into(),
+        }
+    }
+
+    /// True when the option may appear without `=value`.
+    pub fn bare_allowed(&self) -> bool {
+        matches!(self, Kind::Flag)
+    }
+}
+
+/// Grouping for help and docs, following the sections of fio's HOWTO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    /// Units, names, descriptions.
+    Description,
+    /// Runtime, loops, delays, clocks.
+    Time,
+    /// Target files and devices.
+    Files,
+    /// Direction, pattern, offsets, syncs.
+    IoType,
+    /// Block sizes.
+    BlockSize,
+    /// Buffer contents and memory.
+    Buffers,
+    /// Amount of I/O.
+    Size,
+    /// Engine and engine-specific options.
+    Engine,
+    /// Queue depth and batching.
+    Depth,
+    /// Rate limits and think time.
+    Rate,
+    /// Threads, CPU and scheduling.
+    Process,
+    /// Data verification.
+    Verify,
+    /// Steady-state detection.
+    SteadyState,
+    /// Statistics, logs and reports.
+    Reporting,
+    /// Errors.
+    Errors,
+    /// Zoned and striped I/O.
+    Zones,
+    /// I/O logs and replay.
+    Iolog,
+    /// Simulated volumes and safety (iolens extensions).
+    Iolens,
+}
+
+impl Category {
+    /// Heading used in docs.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Description => "Units and description",
+            Category::Time => "Time related",
+            Category::Files => "Target file/device",
+            Category::IoType => "I/O type",
+            Category::BlockSize => "Block size",
+            Category::Buffers => "Buffers and memory",
+            Category::Size => "I/O size",
+            Category::Engine => "I/O engine",
+            Category::Depth => "I/O depth",
+            Category::Rate => "I/O rate",
+            Category::Process => "Threads, processes and CPU",
+            Category::Verify => "Verification",
+            Category::SteadyState => "Steady state",
+            Category::Reporting => "Measurements and reporting",
+            Category::Errors => "Error handling",
+            Category::Zones => "Zones",
+            Category::Iolog => "I/O replay",
+            Category::Iolens => "iolens extensions",
+        }
+    }
+}
+
+/// What iolens does with an option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Implemented with fio's semantics.
+    Supported,
+    /// Accepted; has no effect in iolens (a one-line warning says why).
+    Ignored(&'static str),
+    /// Rejected with an error that says why (results would be wrong without it).
+    Unsupported(&'static str),
+    /// Belongs to an engine iolens does not run; the engine itself is what gets rejected.
+    EngineOnly(&'static str),
+}
+
+/// Applies a value (already split from its key) to a spec. Bare flags arrive as "1".
+pub type Apply = fn(&mut JobSpec, &str) -> Result<(), String>;
+
+/// One option definition.
+#[derive(Debug, Clone, Copy)]
+pub struct OptDef {
+    /// Canonical name.
+    pub name: &'static str,
+    /// Other accepted names.
+    pub aliases: &'static [&'static str],
+    /// Value type.
+    pub kind: Kind,
+    /// Default as fio documents it ("" when none).
+    pub default: &'static str,
+    /// HOWTO section.
+    pub category: Category,
+    /// One-line help.
+    pub help: &'static str,
+    /// Status in iolens.
+    pub status: Status,
+    /// fio's application priority, which also orders JSON "job options" (higher first).
+    pub prio: i8,
+    /// How the value lands in the spec (None for options that are not supported).
+    pub apply: Option<Apply>,
+    /// A valid example value, checked by the table's tests.
+    pub example: &'static str,
+}
+
+impl OptDef {
+    /// True when `name` is this option's name or an alias.
+    pub fn matches(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// Finds an option by name or alias (case-sensitive, as fio).
+pub fn lookup(name: &str) -> Option<&'static OptDef> {
+    OPTIONS.iter().find(|o| o.matches(name))
+}
+
+/// All names and aliases, for suggestions.
+pub fn all_names() -> impl Iterator<Item = &'static str> {
+    OPTIONS.iter().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+}
+
+/// Help text for `--cmdhelp=name` (or all options when `name` is None or "all").
+pub fn cmdhelp(name: Option<&str>) -> Result<String, String> {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match name {
+        None | Some("all") => {
+            let mut cats: Vec<Category> = OPTIONS.iter().map(|o| o.category).collect();
+            cats.sort();
+            cats.dedup();
+            for c in cats {
+                let _ = writeln!(out, "{}:", c.title());
+                for o in OPTIONS.iter().filter(|o| o.category == c) {
+                    let _ = writeln!(out, "  {:<28}: {}", o.name, o.help);
+                }
+            }
+        }
+        Some(n) => {
+            let o = lookup(n).ok_or_else(|| {
+                match crate::error::suggest(n, all_names()) {
+                    Some(s) => format!("no option '{n}' (did you mean '{s}'?)"),
+                    None => format!("no option '{n}'"),
+                }
+            })?;
+            let _ = writeln!(out, "{:<20}: {}", o.name, o.help);
+            if !o.aliases.is_empty() {
+                let _ = writeln!(out, "{:<20}: {}", "alias", o.aliases.join(", "));
+            }
+            let _ = writeln!(out, "{:<20}: {}", "type", o.kind.describe());
+            if !o.default.is_empty() {
+                let _ = writeln!(out, "{:<20}: {}", "default", o.default);
+            }
+            let _ = writeln!(out, "{:<20}: {}", "status", status_text(o.status));
+        }
+    }
+    Ok(out)
+}
+
+/// Human wording of a status, used by `--cmdhelp` and docs.
+pub fn status_text(s: Status) -> String {
+    match s {
+        Status::Supported => "supported".into(),
+        Status::Ignored(r) => format!("accepted, no effect: {r}"),
+        Status::Unsupported(r) => format!("not supported: {r}"),
+        Status::EngineOnly(e) => format!("only for ioengine={e}, which iolens does not run"),
+    }
+}
+
+/// Renders `docs/compat.md` from the table.
+pub fn compat_markdown() -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    out.push_str("# fio option compatibility\n\n");
+    out.push_str("Generated from iolens' option table (`crates/job/src/options/table.rs`) by\n");
+    out.push_str("`cargo run -- --compat-doc > docs/compat.md`; a test keeps this file in sync.\n\n");
+    out.push_str("Status: **supported** (fio semantics), **ignored** (accepted with a one-line warning, no effect),\n");
+    out.push_str("**not supported** (rejected with an error, because results would be wrong without it),\n");
+    out.push_str("**engine only** (belongs to an ioengine iolens does not run; that engine is rejected).\n\n");
+    let total = OPTIONS.len();
+    let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();
+    let _ = writeln!(
+        out,
+        "{} options: {} supported, {} ignored, {} not supported, {} engine only.\n",
+        total,
+        count(|s| matches!(s, Status::Supported)),
+        count(|s| matches!(s, Status::Ignored(_))),
+        count(|s| matches!(s, Status::Unsupported(_))),
+        count(|s| matches!(s, Status::EngineOnly(_))),
+    );
+    let mut cats: Vec<Category> = OPTIONS.iter().map(|o| o.category).collect();
+    cats.sort();
+    cats.dedup();
+    for c in cats {
+        let _ = writeln!(out, "## {}\n", c.title());
+        out.push_str("| option | aliases | type | default | status |\n|---|---|---|---|---|\n");
+        for o in OPTIONS.iter().filter(|o| o.category == c) {
+            let status = match o.status {
+                Status::Supported => "supported".to_string(),
+                Status::Ignored(r) => format!("ignored: {r}"),
+                Status::Unsupported(r) => format!("not supported: {r}"),
+                Status::EngineOnly(e) => format!("engine only ({e})"),
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                o.name,
+                o.aliases.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
+                o.kind.describe().replace('|', "\\|"),
+                if o.default.is_empty() { String::new() } else { format!("`{}`", o.default) },
+                status.replace('|', "\\|"),
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Span;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for n in all_names() {
+            assert!(seen.insert(n), "duplicate option name {n}");
+        }
+    }
+
+    #[test]
+    fn every_supported_option_applies_its_example_and_changes_the_spec() {
+        // Options whose example equals the default cannot change the spec; they are listed here.
+        let same_as_default = [
+            "clocksource", "kb_base", "unit_base", "allow_file_create", "loops", "numjobs", "randrepeat", "do_verify",
+            "stats", "disk_util", "clat_percentiles", "significant_figures", "iodepth_batch_complete_min",
+            "iodepth_batch_submit", "thinktime_blocks", "create_serialize", "create_fsync", "invalidate", "scramble_buffers",
+            "unique_filename", "verify_state_save", "nrfiles", "rw_sequencer", "fallocate", "fadvise_hint",
+            "exit_what", "file_service_type", "cpus_allowed_policy", "rate_process", "nonvectored",
+        ];
+        for o in OPTIONS.iter().filter(|o| o.status == Status::Supported) {
+            let apply = o.apply.unwrap_or_else(|| panic!("supported option {} has no apply fn", o.name));
+            let mut s = JobSpec::new("t", Span::cmdline(0), 0);
+            apply(&mut s, o.example).unwrap_or_else(|e| panic!("option {} example '{}': {e}", o.name, o.example));
+            if !same_as_default.contains(&o.name) {
+                let d = JobSpec::new("t", Span::cmdline(0), 0);
+                assert_ne!(s, d, "option {}={} did not change the spec", o.name, o.example);
+            }
+        }
+    }
+
+    #[test]
+    fn unsupported_and_ignored_have_reasons() {
+        for o in OPTIONS {
+            match o.status {
+                Status::Ignored(r) | Status::Unsupported(r) | Status::EngineOnly(r) => {
+                    assert!(!r.is_empty(), "{} has no reason", o.name)
+                }
+                Status::Supported => {}
+            }
+        }
+    }
+
+    #[test]
+    fn table_covers_every_option_of_fios_howto() {
+        let howto = include_str!("../../../../tests/fixtures/howto-options.txt");
+        let mut missing = Vec::new();
+        for line in howto.lines().filter(|l| !l.trim().is_empty()) {
+            for name in line.split(',') {
+                let name = name.trim();
+                if lookup(name).is_none() {
+                    missing.push(name.to_string());
+                }
+            }
+        }
+        assert!(missing.is_empty(), "options of fio's HOWTO missing from the table: {missing:?}");
+    }
+
+    #[test]
+    fn cmdhelp_describes_an_option_and_suggests() {
+        let h = cmdhelp(Some("bs")).unwrap();
+        assert!(h.contains("blocksize"), "{h}");
+        let e = cmdhelp(Some("iodpeth")).unwrap_err();
+        assert!(e.contains("iodepth"), "{e}");
+        assert!(cmdhelp(None).unwrap().contains("iodepth"));
+    }
+}

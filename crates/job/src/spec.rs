@@ -1,0 +1,1023 @@
+//! `JobSpec`: one job as fio would run it, with every option typed and defaulted.
+//!
+//! A spec is built by applying a job's raw options (globals first, then its own section) through
+//! the option table, then validated across options by [`JobSpec::validate`].
+
+use std::time::Duration;
+
+use crate::error::Span;
+use crate::value::{KbBase, SizeOrPct, SplitEntry};
+
+/// I/O direction, as fio indexes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ddir {
+    /// Reads.
+    Read = 0,
+    /// Writes.
+    Write = 1,
+    /// Trims (discards).
+    Trim = 2,
+}
+
+impl Ddir {
+    /// All three directions in fio's order.
+    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
+
+    /// Index 0..3.
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+
+    /// Lower-case name (`read`, `write`, `trim`) as used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ddir::Read => "read",
+            Ddir::Write => "write",
+            Ddir::Trim => "trim",
+        }
+    }
+}
+
+/// The `rw=` pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RwKind {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Sequential trims.
+    Trim,
+    /// Random reads.
+    RandRead,
+    /// Random writes.
+    RandWrite,
+    /// Random trims.
+    RandTrim,
+    /// Sequential mixed reads and writes.
+    ReadWrite,
+    /// Random mixed reads and writes.
+    RandRw,
+    /// Sequential trim then write of the same blocks.
+    TrimWrite,
+    /// Random trim then write of the same blocks.
+    RandTrimWrite,
+}
+
+impl RwKind {
+    /// Every value `rw=` accepts, with its kind; longest names first so prefixes match right.
+    pub const NAMES: [(&'static str, RwKind); 11] = [
+        ("randtrimwrite", RwKind::RandTrimWrite),
+        ("trimwrite", RwKind::TrimWrite),
+        ("readwrite", RwKind::ReadWrite),
+        ("randwrite", RwKind::RandWrite),
+        ("randread", RwKind::RandRead),
+        ("randtrim", RwKind::RandTrim),
+        ("randrw", RwKind::RandRw),
+        ("write", RwKind::Write),
+        ("read", RwKind::Read),
+        ("trim", RwKind::Trim),
+        ("rw", RwKind::ReadWrite),
+    ];
+
+    /// fio's name for the pattern, as printed in the job header line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RwKind::Read => "read",
+            RwKind::Write => "write",
+            RwKind::Trim => "trim",
+            RwKind::RandRead => "randread",
+            RwKind::RandWrite => "randwrite",
+            RwKind::RandTrim => "randtrim",
+            RwKind::ReadWrite => "rw",
+            RwKind::RandRw => "randrw",
+            RwKind::TrimWrite => "trimwrite",
+            RwKind::RandTrimWrite => "randtrimwrite",
+        }
+    }
+
+    /// True when offsets are random.
+    pub fn is_random(self) -> bool {
+        matches!(self, RwKind::RandRead | RwKind::RandWrite | RwKind::RandTrim | RwKind::RandRw | RwKind::RandTrimWrite)
+    }
+
+    /// True when the pattern issues I/O in this direction.
+    pub fn has(self, d: Ddir) -> bool {
+        match d {
+            Ddir::Read => matches!(self, RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw),
+            Ddir::Write => matches!(
+                self,
+                RwKind::Write | RwKind::RandWrite | RwKind::ReadWrite | RwKind::RandRw | RwKind::TrimWrite | RwKind::RandTrimWrite
+            ),
+            Ddir::Trim => matches!(self, RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite),
+        }
+    }
+
+    /// True when the job modifies data (writes or trims).
+    pub fn writes(self) -> bool {
+        self.has(Ddir::Write) || self.has(Ddir::Trim)
+    }
+
+    /// True for the mixed read/write patterns that use `rwmixread`.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, RwKind::ReadWrite | RwKind::RandRw)
+    }
+}
+
+/// How `rw=...:N` modifies offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RwSequencer {
+    /// Sequential offsets for N I/Os (random patterns), or N bytes of hole (sequential ones).
+    #[default]
+    Sequential,
+    /// The same offset N times.
+    Identical,
+}
+
+/// I/O engines iolens knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// `pread`/`pwrite` (fio's default on Linux).
+    Psync,
+    /// `read`/`write` after `lseek`.
+    Sync,
+    /// `readv`/`writev` after `lseek`.
+    Vsync,
+    /// `preadv`/`pwritev`.
+    Pvsync,
+    /// `preadv2`/`pwritev2` (with `hipri` → RWF_HIPRI).
+    Pvsync2,
+    /// No I/O at all: the reference for the tool's own overhead.
+    Null,
+    /// Linux native AIO.
+    Libaio,
+    /// io_uring.
+    IoUring,
+}
+
+impl EngineKind {
+    /// Names accepted by `ioengine=` for each engine.
+    pub const NAMES: [(&'static str, EngineKind); 8] = [
+        ("psync", EngineKind::Psync),
+        ("sync", EngineKind::Sync),
+        ("vsync", EngineKind::Vsync),
+        ("pvsync", EngineKind::Pvsync),
+        ("pvsync2", EngineKind::Pvsync2),
+        ("null", EngineKind::Null),
+        ("libaio", EngineKind::Libaio),
+        ("io_uring", EngineKind::IoUring),
+    ];
+
+    /// The engine's name as fio prints it.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+    }
+
+    /// Synchronous engines complete each I/O inside the submitting call: depth is 1.
+    pub fn is_sync(self) -> bool {
+        matches!(self, EngineKind::Psync | EngineKind::Sync | EngineKind::Vsync | EngineKind::Pvsync | EngineKind::Pvsync2)
+    }
+}
+
+/// fio engines that exist but that iolens does not run, with the reason given to users.
+pub const UNSUPPORTED_ENGINES: &[(&str, &str)] = &[
+    ("posixaio", "use libaio or io_uring for asynchronous I/O"),
+    ("mmap", "memory-mapped I/O is not implemented"),
+    ("splice", "splice is not implemented"),
+    ("sg", "needs SCSI generic devices"),
+    ("io_uring_cmd", "needs NVMe passthrough devices"),
+    ("xnvme", "needs the xNVMe library"),
+    ("net", "network engines are out of scope"),
+    ("netsplice", "network engines are out of scope"),
+    ("rdma", "needs RDMA hardware"),
+    ("cpuio", "burns CPU rather than doing I/O"),
+    ("e4defrag", "ext4 defragmentation is not implemented"),
+    ("falloc", "fallocate-as-I/O is not implemented"),
+    ("ftruncate", "ftruncate-as-I/O is not implemented"),
+    ("filecreate", "file operation engines are not implemented"),
+    ("filestat", "file operation engines are not implemented"),
+    ("filedelete", "file operation engines are not implemented"),
+    ("dircreate", "file operation engines are not implemented"),
+    ("dirstat", "file operation engines are not implemented"),
+    ("dirdelete", "file operation engines are not implemented"),
+    ("exec", "running programs is not implemented"),
+    ("http", "needs an HTTP/S3 service"),
+    ("rbd", "needs Ceph"),
+    ("rados", "needs Ceph"),
+    ("gfapi", "needs GlusterFS"),
+    ("gfapi_async", "needs GlusterFS"),
+    ("libhdfs", "needs HDFS"),
+    ("dfs", "needs DAOS"),
+    ("nfs", "needs libnfs"),
+    ("nbd", "needs libnbd"),
+    ("libiscsi", "needs libiscsi"),
+    ("libblkio", "needs libblkio"),
+    ("libcufile", "needs NVIDIA GPUDirect Storage"),
+    ("libhipfile", "needs AMD GPU file I/O"),
+    ("libzbc", "needs zoned block devices"),
+    ("libpmem", "needs persistent memory"),
+    ("dev-dax", "needs persistent memory"),
+    ("mtd", "needs MTD flash devices"),
+    ("ime_psync", "needs DDN IME"),
+    ("ime_psyncv", "needs DDN IME"),
+    ("ime_aio", "needs DDN IME"),
+    ("page_fault", "page-fault engine is not implemented"),
+    ("cpp_null", "external C++ engines are not loadable"),
+    ("windowsaio", "Windows only"),
+    ("solarisaio", "Solaris only"),
+    ("guasi", "not implemented"),
+    ("binject", "removed from Linux"),
+    ("external", "external engines are not loadable"),
+];
+
+/// Offset distribution for random I/O (`random_distribution`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RandomDistribution {
+    /// Uniform over the range.
+    Random,
+    /// Zipf with exponent θ.
+    Zipf(f64),
+    /// Pareto with power h.
+    Pareto(f64),
+    /// Normal (Gaussian) with σ as a percentage of the range.
+    Normal(f64),
+    /// Zones: (share of accesses %, share of range %) pairs.
+    Zoned(Vec<(f64, f64)>),
+    /// Zones with absolute sizes: (share of accesses %, bytes).
+    ZonedAbs(Vec<(f64, u64)>),
+}
+
+/// Pseudo-random generator for offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RandomGenerator {
+    /// Tausworthe (fio's default).
+    #[default]
+    Tausworthe,
+    /// LFSR: visits every block exactly once per pass without a random map.
+    Lfsr,
+    /// 64-bit Tausworthe.
+    Tausworthe64,
+}
+
+/// Clock used for timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockSource {
+    /// The CPU's invariant time stamp counter when available, else clock_gettime.
+    #[default]
+    Auto,
+    /// clock_gettime(CLOCK_MONOTONIC).
+    ClockGettime,
+    /// gettimeofday (treated as clock_gettime: same resolution class).
+    Gettimeofday,
+    /// The time stamp counter.
+    Cpu,
+}
+
+/// How `rate_process` spaces I/Os.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RateProcess {
+    /// Evenly spaced.
+    #[default]
+    Linear,
+    /// Exponential inter-arrival times (Poisson arrivals).
+    Poisson,
+}
+
+/// Checksum or pattern used by `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyKind {
+    /// MD5.
+    Md5,
+    /// CRC-32C (Castagnoli).
+    Crc32c,
+    /// CRC-32 (IEEE).
+    Crc32,
+    /// CRC-64 (ECMA-182, as fio).
+    Crc64,
+    /// CRC-16.
+    Crc16,
+    /// CRC-7.
+    Crc7,
+    /// SHA-1.
+    Sha1,
+    /// SHA-256.
+    Sha256,
+    /// SHA-512.
+    Sha512,
+    /// xxHash32.
+    Xxhash,
+    /// Only the header is checked (offset, length, sequence).
+    Meta,
+    /// The block must equal `verify_pattern`.
+    Pattern,
+    /// Header plus pattern.
+    PatternHdr,
+    /// Only fake verification (no check).
+    Null,
+}
+
+/// What to do on an I/O error (`continue_on_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContinueOnError {
+    /// Stop the job at the first error.
+    #[default]
+    None,
+    /// Continue on read errors.
+    Read,
+    /// Continue on write errors.
+    Write,
+    /// Continue on read and write errors.
+    Io,
+    /// Continue on verify errors.
+    Verify,
+    /// Continue on all of the above.
+    All,
+}
+
+/// `fallocate=` mode for laying out files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallocate {
+    /// Do not preallocate.
+    None,
+    /// posix_fallocate-like preallocation (fio's default on Linux is `native`).
+    #[default]
+    Native,
+    /// posix_fallocate.
+    Posix,
+    /// FALLOC_FL_KEEP_SIZE.
+    Keep,
+    /// Write zeroes.
+    Zero,
+    /// Truncate to size (sparse).
+    Truncate,
+}
+
+/// `fadvise_hint=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fadvise {
+    /// Advise random or sequential according to the pattern (fio's default `1`).
+    #[default]
+    Auto,
+    /// No advice.
+    Off,
+    /// POSIX_FADV_SEQUENTIAL.
+    Sequential,
+    /// POSIX_FADV_RANDOM.
+    Random,
+    /// POSIX_FADV_NORMAL.
+    Normal,
+}
+
+/// `sync=` open mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncMode {
+    /// Buffered writes, no O_SYNC.
+    #[default]
+    None,
+    /// O_SYNC.
+    Sync,
+    /// O_DSYNC.
+    Dsync,
+}
+
+/// `unified_rw_reporting=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnifiedRw {
+    /// Separate read/write/trim.
+    #[default]
+    None,
+    /// One `mixed` direction instead.
+    Mixed,
+    /// Both the separate and the `mixed` numbers.
+    Both,
+}
+
+/// `cpus_allowed_policy=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CpusPolicy {
+    /// Every job may run on every CPU of the set.
+    #[default]
+    Shared,
+    /// Each job gets one CPU of the set, round robin.
+    Split,
+}
+
+/// `zonemode=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZoneMode {
+    /// No zones.
+    #[default]
+    None,
+    /// `zonesize` bytes of I/O in each zone, then skip `zoneskip`, zones `zonerange` apart.
+    Strided,
+}
+
+/// Simulated volume settings (iolens extension): serve I/O from memory through a model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SimSpec {
+    /// A model spec as written (`io1:iops=48000`), resolved by the analysis crate.
+    pub volume: Option<String>,
+    /// Explicit IOPS limit.
+    pub iops: Option<f64>,
+    /// Explicit bandwidth limit in bytes/s.
+    pub bw: Option<f64>,
+    /// Base latency distribution as written (`463us`, `normal:463us:50us`, `lognormal:...`).
+    pub latency: Option<String>,
+}
+
+impl SimSpec {
+    /// True when any simulation option is set.
+    pub fn enabled(&self) -> bool {
+        self.volume.is_some() || self.iops.is_some() || self.bw.is_some() || self.latency.is_some()
+    }
+}
+
+/// One option as the user wrote it, for JSON's "job options" / "global options".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedOption {
+    /// Canonical option name (aliases resolved? no: as fio, the name as written).
+    pub name: String,
+    /// The value text as written.
+    pub value: String,
+}
+
+/// A fully typed job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// Job name (section name or `--name`).
+    pub name: String,
+    /// Where the job was defined.
+    pub span: Span,
+    /// Index of the job file (0 for the first file and for command-line jobs).
+    pub file_index: usize,
+    /// Options set in this job's own section, as typed, in fio's priority order.
+    pub own_options: Vec<TypedOption>,
+
+    // --- units and description
+    /// `kb_base`.
+    pub kb_base: KbBase,
+    /// `unit_base`: 8 reports bits, 1 (or 0 = auto) bytes.
+    pub unit_base: u32,
+    /// `description`.
+    pub description: Option<String>,
+
+    // --- timing
+    /// `loops`.
+    pub loops: u64,
+    /// `numjobs`.
+    pub numjobs: u32,
+    /// `runtime` (None = unlimited).
+    pub runtime: Option<Duration>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `startdelay` (low, high): a random delay in this range.
+    pub startdelay: (Duration, Duration),
+    /// `ramp_time`.
+    pub ramp_time: Option<Duration>,
+    /// `clocksource`.
+    pub clocksource: ClockSource,
+    /// `gtod_reduce`.
+    pub gtod_reduce: bool,
+
+    // --- files
+    /// `directory` (colon-separated list).
+    pub directory: Option<String>,
+    /// `filename` (colon-separated list, `\:` escapes).
+    pub filename: Option<String>,
+    /// `filename_format`.
+    pub filename_format: String,
+    /// `unique_filename`.
+    pub unique_filename: bool,
+    /// `nrfiles`.
+    pub nrfiles: u32,
+    /// `openfiles`.
+    pub openfiles: Option<u32>,
+    /// `file_service_type` as written.
+    pub file_service_type: String,
+    /// `create_serialize`.
+    pub create_serialize: bool,
+    /// `create_fsync`.
+    pub create_fsync: bool,
+    /// `create_on_open`.
+    pub create_on_open: bool,
+    /// `create_only`.
+    pub create_only: bool,
+    /// `allow_file_create`.
+    pub allow_file_create: bool,
+    /// `allow_mounted_write`.
+    pub allow_mounted_write: bool,
+    /// `allow_destructive_write` (iolens): write to devices that hold a filesystem or partition table.
+    pub allow_destructive_write: bool,
+    /// `pre_read`.
+    pub pre_read: bool,
+    /// `unlink`.
+    pub unlink: bool,
+    /// `unlink_each_loop`.
+    pub unlink_each_loop: bool,
+    /// `fallocate`.
+    pub fallocate: Fallocate,
+    /// `fadvise_hint`.
+    pub fadvise_hint: Fadvise,
+    /// `invalidate`.
+    pub invalidate: bool,
+
+    // --- I/O type
+    /// `direct` (O_DIRECT).
+    pub direct: bool,
+    /// `rw`.
+    pub rw: RwKind,
+    /// `rw=...:N` modifier (I/Os for random patterns, bytes of hole for sequential ones).
+    pub rw_modifier: Option<u64>,
+    /// `rw_sequencer`.
+    pub rw_sequencer: RwSequencer,
+    /// `unified_rw_reporting`.
+    pub unified_rw_reporting: UnifiedRw,
+    /// `randrepeat`.
+    pub randrepeat: bool,
+    /// `randseed`.
+    pub randseed: Option<u64>,
+    /// `offset`.
+    pub offset: SizeOrPct,
+    /// `offset_align`.
+    pub offset_align: Option<u64>,
+    /// `offset_increment`.
+    pub offset_increment: SizeOrPct,
+    /// `number_ios`.
+    pub number_ios: Option<u64>,
+    /// `fsync` (every N writes).
+    pub fsync: u64,
+    /// `fdatasync` (every N writes).
+    pub fdatasync: u64,
+    /// `end_fsync`.
+    pub end_fsync: bool,
+    /// `fsync_on_close`.
+    pub fsync_on_close: bool,
+    /// `rwmixread` in percent.
+    pub rwmixread: u32,
+    /// `random_distribution` per direction.
+    pub random_distribution: RandomDistribution,
+    /// `percentage_random` per direction.
+    pub percentage_random: [u32; 3],
+    /// `norandommap`.
+    pub norandommap: bool,
+    /// `random_generator`.
+    pub random_generator: RandomGenerator,
+    /// `sync` open mode.
+    pub sync: SyncMode,
+    /// `overwrite`.
+    pub overwrite: bool,
+
+    // --- block sizes
+    /// `bs` per direction.
+    pub bs: [u64; 3],
+    /// `bsrange` per direction (min, max), when given.
+    pub bsrange: [Option<(u64, u64)>; 3],
+    /// `bssplit` per direction, when given.
+    pub bssplit: [Option<Vec<SplitEntry>>; 3],
+    /// `bs_unaligned`.
+    pub bs_unaligned: bool,
+    /// `ba` (block alignment) per direction; None = the block size.
+    pub ba: [Option<u64>; 3],
+
+    // --- buffers
+    /// `zero_buffers`.
+    pub zero_buffers: bool,
+    /// `refill_buffers`.
+    pub refill_buffers: bool,
+    /// `scramble_buffers`.
+    pub scramble_buffers: bool,
+    /// `buffer_compress_percentage`.
+    pub buffer_compress_percentage: u32,
+    /// `buffer_compress_chunk`.
+    pub buffer_compress_chunk: u64,
+    /// `buffer_pattern`, decoded to bytes.
+    pub buffer_pattern: Option<Vec<u8>>,
+    /// `dedupe_percentage`.
+    pub dedupe_percentage: u32,
+    /// `mem_align`.
+    pub mem_align: u64,
+
+    // --- sizes
+    /// `size`.
+    pub size: Option<SizeOrPct>,
+    /// `io_size`.
+    pub io_size: Option<u64>,
+    /// `filesize` (min, max).
+    pub filesize: Option<(u64, u64)>,
+    /// `fill_device`.
+    pub fill_device: bool,
+
+    // --- engine
+    /// `ioengine`.
+    pub ioengine: EngineKind,
+    /// `ioengine` as written (for the header line and JSON).
+    pub ioengine_name: String,
+    /// `iodepth`.
+    pub iodepth: u32,
+    /// `iodepth_batch_submit` (0 = same as 1... fio: 0 means iodepth).
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min`.
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max` (0 = iodepth).
+    pub iodepth_batch_complete_max: u32,
+    /// `iodepth_low` (0 = iodepth).
+    pub iodepth_low: u32,
+    /// io_uring `fixedbufs`.
+    pub fixedbufs: bool,
+    /// io_uring `registerfiles`.
+    pub registerfiles: bool,
+    /// io_uring `sqthread_poll`.
+    pub sqthread_poll: bool,
+    /// io_uring `sqthread_poll_cpu`.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// `hipri` (polled completions).
+    pub hipri: bool,
+    /// io_uring `nonvectored` (fio default: -1 = detect; here true unless set to 0).
+    pub nonvectored: bool,
+    /// io_uring `force_async`.
+    pub force_async: u32,
+    /// Simulated volume (iolens extension).
+    pub sim: SimSpec,
+
+    // --- pacing
+    /// `thinktime`.
+    pub thinktime: Duration,
+    /// `thinktime_spin`.
+    pub thinktime_spin: Duration,
+    /// `thinktime_blocks`.
+    pub thinktime_blocks: u64,
+    /// `rate` in bytes/s per direction (0 = none).
+    pub rate: [u64; 3],
+    /// `rate_min` in bytes/s per direction.
+    pub rate_min: [u64; 3],
+    /// `rate_iops` per direction.
+    pub rate_iops: [u64; 3],
+    /// `rate_iops_min` per direction.
+    pub rate_iops_min: [u64; 3],
+    /// `rate_process`.
+    pub rate_process: RateProcess,
+    /// `rate_cycle` (averaging window for rate_min).
+    pub rate_cycle: Duration,
+
+    // --- process
+    /// `thread`.
+    pub thread: bool,
+    /// `wait_for`.
+    pub wait_for: Option<String>,
+    /// `nice`.
+    pub nice: Option<i32>,
+    /// `prio`.
+    pub prio: Option<u32>,
+    /// `prioclass`.
+    pub prioclass: Option<u32>,
+    /// `cpus_allowed` as a list of CPUs.
+    pub cpus_allowed: Option<Vec<usize>>,
+    /// `cpus_allowed_policy`.
+    pub cpus_allowed_policy: CpusPolicy,
+    /// `stonewall`.
+    pub stonewall: bool,
+    /// `new_group`.
+    pub new_group: bool,
+    /// `exitall`.
+    pub exitall: bool,
+    /// `exit_what` (group, stonewall, all).
+    pub exit_what: String,
+
+    // --- verify
+    /// `verify`.
+    pub verify: Option<VerifyKind>,
+    /// `verify` as written.
+    pub verify_name: String,
+    /// `do_verify`.
+    pub do_verify: bool,
+    /// `verify_only`.
+    pub verify_only: bool,
+    /// `verify_offset`.
+    pub verify_offset: u64,
+    /// `verify_interval` (0 = block size).
+    pub verify_interval: u64,
+    /// `verify_pattern`, decoded.
+    pub verify_pattern: Option<Vec<u8>>,
+    /// `verify_fatal`.
+    pub verify_fatal: bool,
+    /// `verify_dump`.
+    pub verify_dump: bool,
+    /// `verify_backlog`.
+    pub verify_backlog: u64,
+    /// `verify_backlog_batch`.
+    pub verify_backlog_batch: u64,
+    /// `verify_state_save`.
+    pub verify_state_save: bool,
+    /// `verify_state_load`.
+    pub verify_state_load: bool,
+
+    // --- zones
+    /// `zonemode`.
+    pub zonemode: ZoneMode,
+    /// `zonesize`.
+    pub zonesize: u64,
+    /// `zonerange`.
+    pub zonerange: u64,
+    /// `zoneskip`.
+    pub zoneskip: u64,
+
+    // --- reporting
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `stats`.
+    pub stats: bool,
+    /// `bwavgtime`.
+    pub bwavgtime: Duration,
+    /// `iopsavgtime`.
+    pub iopsavgtime: Duration,
+    /// `disk_util`.
+    pub disk_util: bool,
+    /// `disable_lat`.
+    pub disable_lat: bool,
+    /// `disable_clat`.
+    pub disable_clat: bool,
+    /// `disable_slat`.
+    pub disable_slat: bool,
+    /// `disable_bw_measurement`.
+    pub disable_bw: bool,
+    /// `slat_percentiles`.
+    pub slat_percentiles: bool,
+    /// `clat_percentiles`.
+    pub clat_percentiles: bool,
+    /// `lat_percentiles`.
+    pub lat_percentiles: bool,
+    /// `percentile_list`.
+    pub percentile_list: Vec<f64>,
+    /// `significant_figures`.
+    pub significant_figures: u32,
+    /// `continue_on_error`.
+    pub continue_on_error: ContinueOnError,
+    /// `ignore_error` lists per direction (errno values).
+    pub ignore_error: [Vec<i32>; 3],
+    /// `latency_target` etc. are printed in the `latency :` line.
+    pub latency_target: Duration,
+    /// `latency_window`.
+    pub latency_window: Duration,
+    /// `latency_percentile`.
+    pub latency_percentile: f64,
+    /// `steadystate` criterion as written (`iops_slope:0.3%`).
+    pub steadystate: Option<String>,
+    /// `steadystate_duration`.
+    pub steadystate_duration: Duration,
+    /// `steadystate_ramp_time`.
+    pub steadystate_ramp_time: Duration,
+
+    /// Warnings collected while applying options (accepted without effect, etc.).
+    pub warnings: Vec<String>,
+}
+
+/// fio's default percentile list.
+pub const DEFAULT_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+impl JobSpec {
+    /// A job with fio's defaults.
+    pub fn new(name: &str, span: Span, file_index: usize) -> Self {
+        JobSpec {
+            name: name.to_string(),
+            span,
+            file_index,
+            own_options: Vec::new(),
+            kb_base: KbBase::Binary,
+            unit_base: 0,
+            description: None,
+            loops: 1,
+            numjobs: 1,
+            runtime: None,
+            time_based: false,
+            startdelay: (Duration::ZERO, Duration::ZERO),
+            ramp_time: None,
+            clocksource: ClockSource::Auto,
+            gtod_reduce: false,
+            directory: None,
+            filename: None,
+            filename_format: "$jobname.$jobnum.$filenum".to_string(),
+            unique_filename: true,
+            nrfiles: 1,
+            openfiles: None,
+            file_service_type: "roundrobin".to_string(),
+            create_serialize: true,
+            create_fsync: true,
+            create_on_open: false,
+            create_only: false,
+            allow_file_create: true,
+            allow_mounted_write: false,
+            allow_destructive_write: false,
+            pre_read: false,
+            unlink: false,
+            unlink_each_loop: false,
+            fallocate: Fallocate::Native,
+            fadvise_hint: Fadvise::Auto,
+            invalidate: true,
+            direct: false,
+            rw: RwKind::Read,
+            rw_modifier: None,
+            rw_sequencer: RwSequencer::Sequential,
+            unified_rw_reporting: UnifiedRw::None,
+            randrepeat: true,
+            randseed: None,
+            offset: SizeOrPct::Bytes(0),
+            offset_align: None,
+            offset_increment: SizeOrPct::Bytes(0),
+            number_ios: None,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            fsync_on_close: false,
+            rwmixread: 50,
+            random_distribution: RandomDistribution::Random,
+            percentage_random: [100; 3],
+            norandommap: false,
+            random_generator: RandomGenerator::Tausworthe,
+            sync: SyncMode::None,
+            overwrite: false,
+            bs: [4096; 3],
+            bsrange: [None, None, None],
+            bssplit: [None, None, None],
+            bs_unaligned: false,
+            ba: [None; 3],
+            zero_buffers: false,
+            refill_buffers: false,
+            scramble_buffers: true,
+            buffer_compress_percentage: 0,
+            buffer_compress_chunk: 512,
+            buffer_pattern: None,
+            dedupe_percentage: 0,
+            mem_align: 0,
+            size: None,
+            io_size: None,
+            filesize: None,
+            fill_device: false,
+            ioengine: EngineKind::Psync,
+            ioengine_name: "psync".to_string(),
+            iodepth: 1,
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
+            iodepth_low: 0,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            hipri: false,
+            nonvectored: true,
+            force_async: 0,
+            sim: SimSpec::default(),
+            thinktime: Duration::ZERO,
+            thinktime_spin: Duration::ZERO,
+            thinktime_blocks: 1,
+            rate: [0; 3],
+            rate_min: [0; 3],
+            rate_iops: [0; 3],
+            rate_iops_min: [0; 3],
+            rate_process: RateProcess::Linear,
+            rate_cycle: Duration::from_millis(1000),
+            thread: false,
+            wait_for: None,
+            nice: None,
+            prio: None,
+            prioclass: None,
+            cpus_allowed: None,
+            cpus_allowed_policy: CpusPolicy::Shared,
+            stonewall: false,
+            new_group: false,
+            exitall: false,
+            exit_what: "group".to_string(),
+            verify: None,
+            verify_name: "0".to_string(),
+            do_verify: true,
+            verify_only: false,
+            verify_offset: 0,
+            verify_interval: 0,
+            verify_pattern: None,
+            verify_fatal: false,
+            verify_dump: false,
+            verify_backlog: 0,
+            verify_backlog_batch: 0,
+            verify_state_save: true,
+            verify_state_load: false,
+            zonemode: ZoneMode::None,
+            zonesize: 0,
+            zonerange: 0,
+            zoneskip: 0,
+            group_reporting: false,
+            stats: true,
+            bwavgtime: Duration::from_millis(500),
+            iopsavgtime: Duration::from_millis(500),
+            disk_util: true,
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw: false,
+            slat_percentiles: false,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            significant_figures: 4,
+            continue_on_error: ContinueOnError::None,
+            ignore_error: [Vec::new(), Vec::new(), Vec::new()],
+            latency_target: Duration::ZERO,
+            latency_window: Duration::ZERO,
+            latency_percentile: 100.0,
+            steadystate: None,
+            steadystate_duration: Duration::ZERO,
+            steadystate_ramp_time: Duration::ZERO,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The depth the engine can actually reach: sync engines are capped at 1.
+    pub fn effective_iodepth(&self) -> u32 {
+        if self.ioengine.is_sync() {
+            1
+        } else {
+            self.iodepth.max(1)
+        }
+    }
+
+    /// Smallest block size in any direction this job issues (for alignment and layout).
+    pub fn min_bs(&self, d: Ddir) -> u64 {
+        let i = d.idx();
+        if let Some(split) = &self.bssplit[i] {
+            return split.iter().map(|e| e.bs).min().unwrap_or(self.bs[i]);
+        }
+        if let Some((lo, _)) = self.bsrange[i] {
+            return lo;
+        }
+        self.bs[i]
+    }
+
+    /// Largest block size in a direction (buffers are sized for it).
+    pub fn max_bs(&self, d: Ddir) -> u64 {
+        let i = d.idx();
+        if let Some(split) = &self.bssplit[i] {
+            return split.iter().map(|e| e.bs).max().unwrap_or(self.bs[i]);
+        }
+        if let Some((_, hi)) = self.bsrange[i] {
+            return hi;
+        }
+        self.bs[i]
+    }
+
+    /// Largest block size over the directions this job issues.
+    pub fn max_bs_any(&self) -> u64 {
+        Ddir::ALL
+            .iter()
+            .filter(|d| self.rw.has(**d))
+            .map(|d| self.max_bs(*d))
+            .max()
+            .unwrap_or(self.bs[0])
+    }
+
+    /// Cross-option checks; returns an error message naming the options involved.
+    pub fn validate(&mut self) -> Result<(), String> {
+        if self.iodepth == 0 {
+            return Err("iodepth must be at least 1".into());
+        }
+        if self.numjobs == 0 {
+            return Err("numjobs must be at least 1".into());
+        }
+        for d in Ddir::ALL {
+            let i = d.idx();
+            if self.bs[i] == 0 {
+                return Err(format!("bs for {} must be greater than 0", d.name()));
+            }
+            if let Some((lo, _)) = self.bsrange[i] {
+                if lo == 0 {
+                    return Err("bsrange minimum must be greater than 0".into());
+                }
+            }
+        }
+        if self.time_based && self.runtime.is_none() {
+            // fio runs forever; we keep that, but the user gets told.
+            self.warnings.push(format!(
+                "job '{}': time_based is set without runtime: the job runs until stopped (Ctrl-C)",
+                self.name
+            ));
+        }
+        if let (Some(ramp), Some(rt)) = (self.ramp_time, self.runtime) {
+            if ramp >= rt && self.time_based {
+                self.warnings.push(format!(
+                    "job '{}': ramp_time ({}s) is not shorter than runtime ({}s); the measured part is runtime only, after the ramp",
+                    self.name,
+                    ramp.as_secs_f64(),
+                    rt.as_secs_f64()
+                ));
+            }
+        }
+        if self.iodepth_batch_complete_max != 0 && self.iodepth_batch_complete_max < self.iodepth_batch_complete_min {
+            return Err(format!(
+                "iodepth_batch_complete_max ({}) is smaller than iodepth_batch_complete_min ({})",
+                self.iodepth_batch_complete_max, self.iodepth_batch_complete_min
+            ));
+        }
+        if self.verify_only && self.verify.is_none() {
+            return Err("verify_only needs a verify= method".into());
+        }
+        Ok(())
+    }
+}
