@@ -1,0 +1,648 @@
+//! Per-job raw statistics, filled by the worker on the hot path, merged per group and turned
+//! into the result model once the run is over.
+
+use std::sync::OnceLock;
+
+use crate::acc::{Accumulator, Moments, SampleStats};
+use crate::dist::{batch_bucket, depth_bucket, percentages, LatBucketTable, LAT_BUCKETS};
+use crate::hist::Histogram;
+use crate::model::*;
+use crate::rusage::Rusage;
+
+/// Which latencies are measured and which keep histograms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatsConfig {
+    /// Measure submission latency (async engines).
+    pub slat: bool,
+    /// Measure completion latency.
+    pub clat: bool,
+    /// Measure total latency.
+    pub lat: bool,
+    /// Keep a slat histogram.
+    pub slat_hist: bool,
+    /// Keep a lat histogram.
+    pub lat_hist: bool,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { slat: true, clat: true, lat: true, slat_hist: false, lat_hist: false }
+    }
+}
+
+/// Raw statistics of one direction.
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    /// Bytes completed.
+    pub bytes: u64,
+    /// I/Os completed.
+    pub ios: u64,
+    /// I/Os issued.
+    pub issued: u64,
+    /// Short I/Os.
+    pub short: u64,
+    /// Dropped I/Os.
+    pub dropped: u64,
+    /// Submission latency.
+    pub slat: Accumulator,
+    /// Completion latency.
+    pub clat: Accumulator,
+    /// Total latency.
+    pub lat: Accumulator,
+    /// Submission latency histogram (if enabled).
+    pub slat_hist: Histogram,
+    /// Completion latency histogram.
+    pub clat_hist: Histogram,
+    /// Total latency histogram (if enabled).
+    pub lat_hist: Histogram,
+    /// Bandwidth samples, KiB/s.
+    pub bw: SampleStats,
+    /// IOPS samples.
+    pub iops: SampleStats,
+    /// Time this direction was active, ms.
+    pub runtime_ms: u64,
+}
+
+fn table() -> &'static LatBucketTable {
+    static TABLE: OnceLock<LatBucketTable> = OnceLock::new();
+    TABLE.get_or_init(LatBucketTable::new)
+}
+
+/// Raw statistics of one job (one thread).
+#[derive(Debug, Clone)]
+pub struct JobStats {
+    /// What is measured.
+    pub cfg: StatsConfig,
+    /// read, write, trim.
+    pub dirs: [DirStats; 3],
+    /// fsync latencies.
+    pub sync: Accumulator,
+    /// fsync latency histogram.
+    pub sync_hist: Histogram,
+    /// Depth at each submit.
+    pub depth: [u64; 7],
+    /// I/Os per submit call.
+    pub submit: [u64; 7],
+    /// I/Os per reap call.
+    pub complete: [u64; 7],
+    /// Completion latency buckets.
+    pub lat_buckets: [u64; LAT_BUCKETS],
+    /// CPU usage over the measured part of the job.
+    pub usage: Rusage,
+    /// Measured runtime, ms.
+    pub runtime_ms: u64,
+    /// First error (errno).
+    pub error: i32,
+    /// Text of the first error.
+    pub error_text: Option<String>,
+    /// Errors seen with continue_on_error.
+    pub total_err: u64,
+    /// Verification failures kept for the report.
+    pub verify_failures: Vec<VerifyFailure>,
+    /// Blocks verified.
+    pub verified_blocks: u64,
+    /// Steady state outcome.
+    pub steadystate: Option<SteadyState>,
+    table: &'static LatBucketTable,
+}
+
+impl JobStats {
+    /// Empty statistics.
+    pub fn new(cfg: StatsConfig) -> Self {
+        JobStats {
+            cfg,
+            dirs: Default::default(),
+            sync: Accumulator::default(),
+            sync_hist: Histogram::new(),
+            depth: [0; 7],
+            submit: [0; 7],
+            complete: [0; 7],
+            lat_buckets: [0; LAT_BUCKETS],
+            usage: Rusage::default(),
+            runtime_ms: 0,
+            error: 0,
+            error_text: None,
+            total_err: 0,
+            verify_failures: Vec::new(),
+            verified_blocks: 0,
+            steadystate: None,
+            table: table(),
+        }
+    }
+
+    /// Forgets everything measured so far (end of ramp_time).
+    pub fn reset(&mut self) {
+        let cfg = self.cfg;
+        *self = JobStats::new(cfg);
+    }
+
+    /// Records an I/O being issued at the given in-flight depth (after adding it).
+    #[inline(always)]
+    pub fn issued(&mut self, d: usize, depth: u32) {
+        self.dirs[d].issued += 1;
+        self.depth[depth_bucket(depth)] += 1;
+    }
+
+    /// Records a submit call that passed `n` I/Os to the kernel.
+    #[inline(always)]
+    pub fn submit_call(&mut self, n: u32) {
+        self.submit[batch_bucket(n)] += 1;
+    }
+
+    /// Records a reap call that returned `n` completions.
+    #[inline(always)]
+    pub fn complete_call(&mut self, n: u32) {
+        self.complete[batch_bucket(n)] += 1;
+    }
+
+    #[inline(always)]
+    fn account(&mut self, d: usize, bytes: u64, requested: u64, clat: u64, lat: u64) {
+        let table = self.table;
+        let cfg = self.cfg;
+        let ds = &mut self.dirs[d];
+        ds.bytes += bytes;
+        ds.ios += 1;
+        if bytes < requested {
+            ds.short += 1;
+        }
+        if cfg.clat {
+            ds.clat.add(clat);
+            let idx = ds.clat_hist.add(clat);
+            self.lat_buckets[table.bucket(idx, clat)] += 1;
+        }
+        if cfg.lat {
+            ds.lat.add(lat);
+            if cfg.lat_hist {
+                ds.lat_hist.add(lat);
+            }
+        }
+    }
+
+    /// Records a completed I/O of a synchronous engine (no submission latency).
+    #[inline(always)]
+    pub fn complete_sync(&mut self, d: usize, bytes: u64, requested: u64, clat: u64, lat: u64) {
+        self.account(d, bytes, requested, clat, lat);
+    }
+
+    /// Records a completed I/O of an asynchronous engine.
+    #[inline(always)]
+    pub fn complete_async(&mut self, d: usize, bytes: u64, requested: u64, slat: u64, clat: u64, lat: u64) {
+        if self.cfg.slat {
+            let ds = &mut self.dirs[d];
+            ds.slat.add(slat);
+            if self.cfg.slat_hist {
+                ds.slat_hist.add(slat);
+            }
+        }
+        self.account(d, bytes, requested, clat, lat);
+    }
+
+    /// Records an fsync/fdatasync.
+    pub fn sync_done(&mut self, ns: u64) {
+        self.sync.add(ns);
+        self.sync_hist.add(ns);
+    }
+
+    /// Adds a bandwidth/IOPS sample for a direction.
+    pub fn add_sample(&mut self, d: usize, kib_per_s: f64, iops: f64) {
+        self.dirs[d].bw.add(kib_per_s);
+        self.dirs[d].iops.add(iops);
+    }
+
+    /// Records an error; returns true if it is the first.
+    pub fn record_error(&mut self, errno: i32, text: String) -> bool {
+        self.total_err += 1;
+        if self.error == 0 {
+            self.error = errno;
+            self.error_text = Some(text);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// What the model needs to know about a job besides its statistics.
+#[derive(Debug, Clone, Default)]
+pub struct JobInfo {
+    /// Name.
+    pub name: String,
+    /// Group id.
+    pub groupid: u32,
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `description`.
+    pub description: Option<String>,
+    /// Options of its own section as typed.
+    pub options: Vec<(String, String)>,
+    /// Effective depth (latency line).
+    pub iodepth: u32,
+    /// `latency_target` µs.
+    pub latency_target_us: u64,
+    /// `latency_window` µs.
+    pub latency_window_us: u64,
+    /// `latency_percentile`.
+    pub latency_percentile: f64,
+    /// `unified_rw_reporting`: "none", "mixed", "both".
+    pub unified: String,
+    /// Display options.
+    pub display: Display,
+}
+
+/// Everything known about the run besides the jobs.
+#[derive(Debug, Clone, Default)]
+pub struct RunMeta {
+    /// Program/version string.
+    pub version: String,
+    /// Report time, ms since the epoch.
+    pub timestamp_ms: u64,
+    /// ctime-style time string.
+    pub time: String,
+    /// Seconds since the run started.
+    pub elapsed_s: u64,
+    /// Global options as typed.
+    pub global_options: Vec<(String, String)>,
+    /// Disk utilization.
+    pub disks: Vec<DiskUtil>,
+    /// Interrupted by the user.
+    pub interrupted: bool,
+}
+
+fn lat_result(acc: &Moments, hist: &Histogram, show: bool, list: &[f64]) -> LatResult {
+    LatResult {
+        moments: *acc,
+        percentiles: if show && acc.n > 0 { Some(hist.percentiles(list)) } else { None },
+        bins: if show { hist.bins() } else { Vec::new() },
+    }
+}
+
+/// A job's statistics merged with others of its group (or alone).
+struct Merged {
+    info: JobInfo,
+    jobs: u32,
+    dirs: [MergedDir; 3],
+    sync: Moments,
+    sync_hist: Histogram,
+    depth: [u64; 7],
+    submit: [u64; 7],
+    complete: [u64; 7],
+    lat_buckets: [u64; LAT_BUCKETS],
+    usage: Rusage,
+    job_runtime_ms: u64,
+    error: i32,
+    error_text: Option<String>,
+    total_err: u64,
+    verify_failures: Vec<VerifyFailure>,
+    verified_blocks: u64,
+    steadystate: Option<SteadyState>,
+}
+
+#[derive(Default, Clone)]
+struct MergedDir {
+    bytes: u64,
+    ios: u64,
+    issued: u64,
+    short: u64,
+    dropped: u64,
+    slat: Moments,
+    clat: Moments,
+    lat: Moments,
+    slat_hist: Histogram,
+    clat_hist: Histogram,
+    lat_hist: Histogram,
+    bw: SampleStats,
+    iops: SampleStats,
+    runtime_ms: u64,
+}
+
+impl MergedDir {
+    fn from(d: &DirStats) -> Self {
+        MergedDir {
+            bytes: d.bytes,
+            ios: d.ios,
+            issued: d.issued,
+            short: d.short,
+            dropped: d.dropped,
+            slat: d.slat.moments(),
+            clat: d.clat.moments(),
+            lat: d.lat.moments(),
+            slat_hist: d.slat_hist.clone(),
+            clat_hist: d.clat_hist.clone(),
+            lat_hist: d.lat_hist.clone(),
+            bw: d.bw,
+            iops: d.iops,
+            runtime_ms: d.runtime_ms,
+        }
+    }
+
+    /// Adds another job's (or direction's) numbers. Bandwidth and IOPS statistics are summed
+    /// field by field, as fio's group merge does.
+    fn add(&mut self, o: &MergedDir) {
+        self.bytes += o.bytes;
+        self.ios += o.ios;
+        self.issued += o.issued;
+        self.short += o.short;
+        self.dropped += o.dropped;
+        self.slat = self.slat.merge(&o.slat);
+        self.clat = self.clat.merge(&o.clat);
+        self.lat = self.lat.merge(&o.lat);
+        self.slat_hist.merge(&o.slat_hist);
+        self.clat_hist.merge(&o.clat_hist);
+        self.lat_hist.merge(&o.lat_hist);
+        self.bw = self.bw.sum_merge(&o.bw);
+        self.iops = self.iops.sum_merge(&o.iops);
+        self.runtime_ms = self.runtime_ms.max(o.runtime_ms);
+    }
+
+    fn result(&self, d: &Display, group_bw_kib: f64) -> DirResult {
+        let list = &d.percentile_list;
+        let bw_agg = if group_bw_kib > 0.0 && self.bw.samples > 0 {
+            (self.bw.mean / group_bw_kib * 100.0).min(100.0)
+        } else {
+            0.0
+        };
+        DirResult {
+            io_bytes: self.bytes,
+            total_ios: self.ios,
+            short_ios: self.short,
+            drop_ios: self.dropped,
+            runtime_ms: self.runtime_ms,
+            slat: lat_result(&self.slat, &self.slat_hist, d.slat_percentiles, list),
+            clat: lat_result(&self.clat, &self.clat_hist, d.clat_percentiles, list),
+            lat: lat_result(&self.lat, &self.lat_hist, d.lat_percentiles, list),
+            bw_samples: self.bw,
+            iops_samples: self.iops,
+            bw_agg,
+        }
+    }
+}
+
+impl Merged {
+    fn from(info: &JobInfo, s: &JobStats) -> Self {
+        Merged {
+            info: info.clone(),
+            jobs: 1,
+            dirs: [MergedDir::from(&s.dirs[0]), MergedDir::from(&s.dirs[1]), MergedDir::from(&s.dirs[2])],
+            sync: s.sync.moments(),
+            sync_hist: s.sync_hist.clone(),
+            depth: s.depth,
+            submit: s.submit,
+            complete: s.complete,
+            lat_buckets: s.lat_buckets,
+            usage: s.usage,
+            job_runtime_ms: s.runtime_ms,
+            error: s.error,
+            error_text: s.error_text.clone(),
+            total_err: s.total_err,
+            verify_failures: s.verify_failures.clone(),
+            verified_blocks: s.verified_blocks,
+            steadystate: s.steadystate.clone(),
+        }
+    }
+
+    fn add(&mut self, o: &Merged) {
+        self.jobs += o.jobs;
+        for i in 0..3 {
+            self.dirs[i].add(&o.dirs[i]);
+        }
+        self.sync = self.sync.merge(&o.sync);
+        self.sync_hist.merge(&o.sync_hist);
+        for i in 0..7 {
+            self.depth[i] += o.depth[i];
+            self.submit[i] += o.submit[i];
+            self.complete[i] += o.complete[i];
+        }
+        for i in 0..LAT_BUCKETS {
+            self.lat_buckets[i] += o.lat_buckets[i];
+        }
+        self.usage = self.usage.add(&o.usage);
+        self.job_runtime_ms += o.job_runtime_ms;
+        if self.error == 0 && o.error != 0 {
+            self.error = o.error;
+            self.error_text = o.error_text.clone();
+        }
+        self.total_err += o.total_err;
+        self.verify_failures.extend(o.verify_failures.iter().cloned());
+        self.verify_failures.truncate(16);
+        self.verified_blocks += o.verified_blocks;
+        if self.steadystate.is_none() {
+            self.steadystate = o.steadystate.clone();
+        }
+    }
+
+    fn result(&self, group: &GroupResult, meta: &RunMeta) -> JobResult {
+        let d = &self.info.display;
+        let kib = |g: &GroupDir| g.agg_bw as f64 / 1024.0;
+        let dirs = [
+            self.dirs[0].result(d, kib(&group.dirs[0])),
+            self.dirs[1].result(d, kib(&group.dirs[1])),
+            self.dirs[2].result(d, kib(&group.dirs[2])),
+        ];
+        let mixed = if self.info.unified == "mixed" || self.info.unified == "both" {
+            let mut m = self.dirs[0].clone();
+            m.add(&self.dirs[1]);
+            m.add(&self.dirs[2]);
+            let total: f64 = group.dirs.iter().map(kib).sum();
+            Some(m.result(d, total))
+        } else {
+            None
+        };
+        let depth_total: u64 = self.depth.iter().sum();
+        let submit_total: u64 = self.submit.iter().sum();
+        let complete_total: u64 = self.complete.iter().sum();
+        let lat_total: u64 = self.lat_buckets.iter().sum();
+        let arr7 = |v: Vec<f64>| -> [f64; 7] {
+            let mut a = [0.0; 7];
+            a.copy_from_slice(&v);
+            a
+        };
+        let runtime = self.job_runtime_ms.max(1) as f64;
+        let mut issued = [0u64; 4];
+        let mut short = [0u64; 4];
+        let mut dropped = [0u64; 4];
+        for i in 0..3 {
+            issued[i] = self.dirs[i].issued;
+            short[i] = self.dirs[i].short;
+            dropped[i] = self.dirs[i].dropped;
+        }
+        JobResult {
+            name: self.info.name.clone(),
+            groupid: self.info.groupid,
+            jobs: self.jobs,
+            error: self.error,
+            error_text: self.error_text.clone(),
+            pid: std::process::id(),
+            description: self.info.description.clone(),
+            elapsed_s: meta.elapsed_s,
+            options: self.info.options.clone(),
+            dirs,
+            mixed,
+            unified: self.info.unified.clone(),
+            sync: SyncResult {
+                total_ios: self.sync.n,
+                lat: LatResult { moments: self.sync, percentiles: None, bins: Vec::new() },
+            },
+            job_runtime_ms: self.job_runtime_ms,
+            usr_cpu: self.usage.user_us as f64 / 1000.0 / runtime * 100.0,
+            sys_cpu: self.usage.sys_us as f64 / 1000.0 / runtime * 100.0,
+            ctx: self.usage.ctx,
+            majf: self.usage.majflt,
+            minf: self.usage.minflt,
+            iodepth_level: arr7(percentages(&self.depth, depth_total, 0.1)),
+            iodepth_submit: arr7(percentages(&self.submit, submit_total, 0.1)),
+            iodepth_complete: arr7(percentages(&self.complete, complete_total, 0.1)),
+            lat_buckets: percentages(&self.lat_buckets, lat_total, 0.01),
+            issued,
+            short,
+            dropped,
+            latency_depth: self.info.iodepth,
+            latency_target_us: self.info.latency_target_us,
+            latency_window_us: self.info.latency_window_us,
+            latency_percentile: self.info.latency_percentile,
+            total_err: self.total_err,
+            first_error: self.error,
+            verify_failures: self.verify_failures.clone(),
+            verified_blocks: self.verified_blocks,
+            steadystate: self.steadystate.clone(),
+            display: self.info.display.clone(),
+        }
+    }
+}
+
+fn bw_of(bytes: u64, ms: u64) -> u64 {
+    if ms == 0 {
+        0
+    } else {
+        (bytes as u128 * 1000 / ms as u128) as u64
+    }
+}
+
+/// Builds the run's result model from every job's statistics (in start order).
+pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
+    // Groups, from unmerged jobs (fio's min/max are over individual jobs).
+    let mut groups: Vec<GroupResult> = Vec::new();
+    for (info, st) in jobs {
+        let g = match groups.iter_mut().position(|g| g.groupid == info.groupid) {
+            Some(i) => &mut groups[i],
+            None => {
+                groups.push(GroupResult {
+                    groupid: info.groupid,
+                    kb_base: info.display.kb_base,
+                    unit_base: info.display.unit_base,
+                    ..Default::default()
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        for i in 0..3 {
+            let d = &st.dirs[i];
+            if d.ios == 0 && d.runtime_ms == 0 {
+                continue;
+            }
+            let gd = &mut g.dirs[i];
+            let bw = bw_of(d.bytes, d.runtime_ms);
+            if gd.max_run == 0 && gd.io_bytes == 0 {
+                gd.min_bw = bw;
+                gd.max_bw = bw;
+                gd.min_run = d.runtime_ms;
+                gd.max_run = d.runtime_ms;
+            } else {
+                gd.min_bw = gd.min_bw.min(bw);
+                gd.max_bw = gd.max_bw.max(bw);
+                gd.min_run = gd.min_run.min(d.runtime_ms);
+                gd.max_run = gd.max_run.max(d.runtime_ms);
+            }
+            gd.io_bytes += d.bytes;
+        }
+    }
+    for g in &mut groups {
+        for gd in &mut g.dirs {
+            gd.agg_bw = bw_of(gd.io_bytes, gd.max_run);
+        }
+    }
+    groups.sort_by_key(|g| g.groupid);
+
+    // Reported entries: jobs with group_reporting merge into their group's first such job.
+    let mut merged: Vec<Merged> = Vec::new();
+    for (info, st) in jobs {
+        let m = Merged::from(info, st);
+        if info.group_reporting {
+            if let Some(existing) = merged.iter_mut().find(|x| x.info.group_reporting && x.info.groupid == info.groupid) {
+                existing.add(&m);
+                continue;
+            }
+        }
+        merged.push(m);
+    }
+    let now_ms = meta.timestamp_ms;
+    let results = merged
+        .iter()
+        .map(|m| {
+            let g = groups.iter().find(|g| g.groupid == m.info.groupid).cloned().unwrap_or_default();
+            m.result(&g, &meta)
+        })
+        .collect();
+    RunResult {
+        version: meta.version.clone(),
+        timestamp: now_ms / 1000,
+        timestamp_ms: now_ms,
+        time: meta.time.clone(),
+        global_options: meta.global_options.clone(),
+        jobs: results,
+        groups,
+        disks: meta.disks.clone(),
+        interrupted: meta.interrupted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, group: u32, gr: bool, ios: u64, ms: u64) -> (JobInfo, JobStats) {
+        let info = JobInfo { name: name.into(), groupid: group, group_reporting: gr, iodepth: 1, unified: "none".into(), ..Default::default() };
+        let mut s = JobStats::new(StatsConfig::default());
+        for i in 0..ios {
+            s.issued(0, 1);
+            s.complete_sync(0, 4096, 4096, 1000 + i, 1100 + i);
+        }
+        s.dirs[0].runtime_ms = ms;
+        s.runtime_ms = ms;
+        s.add_sample(0, 100.0, 25.0);
+        (info, s)
+    }
+
+    #[test]
+    fn groups_and_group_reporting() {
+        let jobs = vec![job("a", 0, true, 100, 1000), job("a", 0, true, 300, 2000), job("b", 1, false, 10, 500)];
+        let r = build_run(&jobs, RunMeta::default());
+        assert_eq!(r.jobs.len(), 2);
+        assert_eq!(r.jobs[0].jobs, 2);
+        assert_eq!(r.jobs[0].dirs[0].total_ios, 400);
+        assert_eq!(r.jobs[0].dirs[0].runtime_ms, 2000);
+        assert_eq!(r.jobs[0].job_runtime_ms, 3000);
+        assert_eq!(r.jobs[0].dirs[0].clat.moments.min, 1000);
+        assert_eq!(r.jobs[0].dirs[0].clat.moments.max, 1299);
+        assert_eq!(r.jobs[0].dirs[0].bw_samples.mean, 200.0, "fio sums sample means");
+        let g = &r.groups[0].dirs[0];
+        assert_eq!(g.io_bytes, 400 * 4096);
+        assert_eq!(g.min_run, 1000);
+        assert_eq!(g.max_run, 2000);
+        assert_eq!(g.agg_bw, 400 * 4096 * 1000 / 2000);
+        assert_eq!(g.min_bw, 100 * 4096);
+        assert_eq!(r.jobs[0].iodepth_level[0], 100.0);
+        assert_eq!(r.jobs[1].groupid, 1);
+        let pct = r.jobs[0].dirs[0].clat.percentiles.as_ref().unwrap();
+        assert_eq!(pct.len(), 17);
+    }
+
+    #[test]
+    fn latency_buckets_use_clat() {
+        let jobs = vec![job("a", 0, false, 100, 1000)];
+        let r = build_run(&jobs, RunMeta::default());
+        // clat 1000..1099 ns -> buckets "1000" ns (<1000 excluded) .. "2" us.
+        let total: f64 = r.jobs[0].lat_buckets.iter().sum();
+        assert!((total - 100.0).abs() < 1e-9);
+        assert_eq!(r.jobs[0].lat_buckets[10], 100.0);
+    }
+}

@@ -1,0 +1,307 @@
+//! The result model every reporter and analysis reads: one run, its jobs (merged per group when
+//! `group_reporting` is set), its groups and the disks under the files.
+
+use serde::{Deserialize, Serialize};
+
+use crate::acc::{Moments, SampleStats};
+
+/// How a job's numbers are to be displayed (carried from its options).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Display {
+    /// 1024 or 1000.
+    pub kb_base: u32,
+    /// 8 for bits, else bytes.
+    pub unit_base: u32,
+    /// `significant_figures`.
+    pub sig_figs: u32,
+    /// Percentiles shown for slat/clat/lat.
+    pub slat_percentiles: bool,
+    /// Completion latency percentiles.
+    pub clat_percentiles: bool,
+    /// Total latency percentiles.
+    pub lat_percentiles: bool,
+    /// The list of percentiles.
+    pub percentile_list: Vec<f64>,
+    /// True for engines that complete inside the submit call (no slat line).
+    pub sync_engine: bool,
+    /// `continue_on_error` is set (adds error counters).
+    pub continue_on_error: bool,
+}
+
+impl Default for Display {
+    fn default() -> Self {
+        Display {
+            kb_base: 1024,
+            unit_base: 0,
+            sig_figs: 4,
+            slat_percentiles: false,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            percentile_list: vec![1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99],
+            sync_engine: false,
+            continue_on_error: false,
+        }
+    }
+}
+
+/// One latency type (slat, clat or lat) of one direction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatResult {
+    /// Count, min, max, mean, M2 in ns.
+    pub moments: Moments,
+    /// (percentile, ns) when this type's percentiles are enabled and there were samples.
+    pub percentiles: Option<Vec<(f64, u64)>>,
+    /// Non-empty histogram buckets (value ns, count), for json+.
+    pub bins: Vec<(u64, u64)>,
+}
+
+/// One direction (read, write, trim, or mixed) of a job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirResult {
+    /// Bytes transferred.
+    pub io_bytes: u64,
+    /// I/Os completed.
+    pub total_ios: u64,
+    /// Short I/Os.
+    pub short_ios: u64,
+    /// Dropped I/Os.
+    pub drop_ios: u64,
+    /// Time spent doing I/O in this direction, ms.
+    pub runtime_ms: u64,
+    /// Submission latency.
+    pub slat: LatResult,
+    /// Completion latency.
+    pub clat: LatResult,
+    /// Total latency.
+    pub lat: LatResult,
+    /// Bandwidth samples in KiB/s (per `bwavgtime`).
+    pub bw_samples: SampleStats,
+    /// IOPS samples (per `iopsavgtime`).
+    pub iops_samples: SampleStats,
+    /// This job's share of its group's bandwidth, percent.
+    pub bw_agg: f64,
+}
+
+impl DirResult {
+    /// Bandwidth in bytes/s as fio computes it (integer).
+    pub fn bw_bytes(&self) -> u64 {
+        if self.runtime_ms == 0 {
+            0
+        } else {
+            (self.io_bytes as u128 * 1000 / self.runtime_ms as u128) as u64
+        }
+    }
+
+    /// IOPS as fio computes it.
+    pub fn iops(&self) -> f64 {
+        if self.runtime_ms == 0 {
+            0.0
+        } else {
+            self.total_ios as f64 * 1000.0 / self.runtime_ms as f64
+        }
+    }
+}
+
+/// fsync/fdatasync statistics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SyncResult {
+    /// Number of syncs.
+    pub total_ios: u64,
+    /// Their latency.
+    pub lat: LatResult,
+}
+
+/// A verification failure, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyFailure {
+    /// File.
+    pub file: String,
+    /// Offset of the bad block.
+    pub offset: u64,
+    /// Length of the block.
+    pub len: u64,
+    /// What was wrong, with expected and found values.
+    pub detail: String,
+}
+
+/// One reported job (a merged group with `group_reporting`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    /// Job name (first job's with group_reporting).
+    pub name: String,
+    /// Group id.
+    pub groupid: u32,
+    /// Jobs merged into this entry.
+    pub jobs: u32,
+    /// First error (errno), 0 when none; 84 (EILSEQ) for verify failures.
+    pub error: i32,
+    /// Error text, when there was one.
+    pub error_text: Option<String>,
+    /// Process id (all jobs are threads of one process).
+    pub pid: u32,
+    /// `description`.
+    pub description: Option<String>,
+    /// Seconds since the run started.
+    pub elapsed_s: u64,
+    /// Options of the job's own section as typed.
+    pub options: Vec<(String, String)>,
+    /// read, write, trim.
+    pub dirs: [DirResult; 3],
+    /// Mixed direction when `unified_rw_reporting` is mixed or both.
+    pub mixed: Option<DirResult>,
+    /// `unified_rw_reporting`: "none", "mixed" or "both".
+    pub unified: String,
+    /// fsync statistics.
+    pub sync: SyncResult,
+    /// Sum of the merged jobs' runtimes, ms.
+    pub job_runtime_ms: u64,
+    /// User CPU, percent of job_runtime.
+    pub usr_cpu: f64,
+    /// System CPU, percent of job_runtime.
+    pub sys_cpu: f64,
+    /// Context switches.
+    pub ctx: u64,
+    /// Major faults.
+    pub majf: u64,
+    /// Minor faults.
+    pub minf: u64,
+    /// IO depth distribution, percent.
+    pub iodepth_level: [f64; 7],
+    /// I/Os per submit call, percent.
+    pub iodepth_submit: [f64; 7],
+    /// I/Os per reap call, percent.
+    pub iodepth_complete: [f64; 7],
+    /// Completion latency buckets, percent (10 ns, 10 µs, 12 ms buckets).
+    pub lat_buckets: Vec<f64>,
+    /// Issued I/Os r, w, t, x.
+    pub issued: [u64; 4],
+    /// Short I/Os r, w, t, x.
+    pub short: [u64; 4],
+    /// Dropped I/Os r, w, t, x.
+    pub dropped: [u64; 4],
+    /// Configured depth (latency line).
+    pub latency_depth: u32,
+    /// `latency_target` in µs.
+    pub latency_target_us: u64,
+    /// `latency_window` in µs.
+    pub latency_window_us: u64,
+    /// `latency_percentile`.
+    pub latency_percentile: f64,
+    /// Errors counted with continue_on_error.
+    pub total_err: u64,
+    /// First error with continue_on_error.
+    pub first_error: i32,
+    /// Verification failures (at most a few are kept).
+    pub verify_failures: Vec<VerifyFailure>,
+    /// Blocks verified.
+    pub verified_blocks: u64,
+    /// Steady state outcome, when `steadystate` was set.
+    pub steadystate: Option<SteadyState>,
+    /// How to display the numbers.
+    pub display: Display,
+}
+
+/// Steady state as fio reports it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyState {
+    /// Criterion as written (`iops_slope:20.000000%`).
+    pub ss: String,
+    /// Window length, s.
+    pub duration: u64,
+    /// Whether it was attained.
+    pub attained: bool,
+    /// Value of the criterion at the end.
+    pub criterion: String,
+    /// Max deviation observed.
+    pub max_deviation: f64,
+    /// Slope observed.
+    pub slope: f64,
+    /// Mean bandwidth over the window, bytes/s.
+    pub bw_mean: f64,
+    /// Mean IOPS over the window.
+    pub iops_mean: f64,
+    /// IOPS per interval.
+    pub iops: Vec<u64>,
+    /// Bandwidth per interval, bytes/s.
+    pub bw: Vec<u64>,
+}
+
+/// Per direction, the group's aggregate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupDir {
+    /// Bytes transferred by all jobs.
+    pub io_bytes: u64,
+    /// Aggregate bandwidth, bytes/s (io_bytes / longest runtime).
+    pub agg_bw: u64,
+    /// Slowest job's bandwidth, bytes/s.
+    pub min_bw: u64,
+    /// Fastest job's bandwidth, bytes/s.
+    pub max_bw: u64,
+    /// Shortest runtime, ms.
+    pub min_run: u64,
+    /// Longest runtime, ms.
+    pub max_run: u64,
+}
+
+/// A reporting group (`Run status group N`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupResult {
+    /// Group id.
+    pub groupid: u32,
+    /// read, write, trim.
+    pub dirs: [GroupDir; 3],
+    /// Units of the group's first job.
+    pub kb_base: u32,
+    /// Bits or bytes.
+    pub unit_base: u32,
+}
+
+/// Utilization of one block device over the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiskUtil {
+    /// Device name (`vda`).
+    pub name: String,
+    /// Reads completed.
+    pub read_ios: u64,
+    /// Writes completed.
+    pub write_ios: u64,
+    /// Reads merged.
+    pub read_merges: u64,
+    /// Writes merged.
+    pub write_merges: u64,
+    /// Sectors read.
+    pub read_sectors: u64,
+    /// Sectors written.
+    pub write_sectors: u64,
+    /// ms spent reading.
+    pub read_ticks: u64,
+    /// ms spent writing.
+    pub write_ticks: u64,
+    /// Weighted ms in queue.
+    pub in_queue: u64,
+    /// Percent of the time the device was busy.
+    pub util: f64,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Program and version (`iolens-0.1.0`).
+    pub version: String,
+    /// Seconds since the epoch at report time.
+    pub timestamp: u64,
+    /// Milliseconds since the epoch at report time.
+    pub timestamp_ms: u64,
+    /// ctime-style local time (`Sun Nov 29 22:47:57 2026`).
+    pub time: String,
+    /// Global options as typed.
+    pub global_options: Vec<(String, String)>,
+    /// Reported jobs.
+    pub jobs: Vec<JobResult>,
+    /// Reporting groups.
+    pub groups: Vec<GroupResult>,
+    /// Disks under the files.
+    pub disks: Vec<DiskUtil>,
+    /// True when the run was interrupted (Ctrl-C) and the numbers cover only part of it.
+    pub interrupted: bool,
+}
