@@ -29,7 +29,11 @@ fn resolve(entry: &RawEntry) -> Result<&'static OptDef, JobError> {
         let hint = suggest(&entry.key, options::all_names())
             .map(|s| format!(" (did you mean '{s}'?)"))
             .unwrap_or_default();
-        JobError::at(entry.span.clone(), Some(&entry.key), format!("unknown option{hint}"))
+        JobError::at(
+            entry.span.clone(),
+            Some(&entry.key),
+            format!("unknown option{hint}"),
+        )
     })
 }
 
@@ -41,7 +45,11 @@ fn value_of<'a>(entry: &'a RawEntry, def: &OptDef) -> Result<&'a str, JobError> 
         None => Err(JobError::at(
             entry.span.clone(),
             Some(&entry.key),
-            format!("option requires a value ({}=<{}>)", entry.key, def.kind.describe()),
+            format!(
+                "option requires a value ({}=<{}>)",
+                entry.key,
+                def.kind.describe()
+            ),
         )),
     }
 }
@@ -49,7 +57,8 @@ fn value_of<'a>(entry: &'a RawEntry, def: &OptDef) -> Result<&'a str, JobError> 
 /// Orders entries as JSON "job options" list them (stable by fio's priority, bare flags left
 /// out, a repeated option keeping its first place and last value).
 fn by_priority(entries: &[(RawEntry, &'static OptDef)]) -> Vec<TypedOption> {
-    let mut v: Vec<&(RawEntry, &'static OptDef)> = entries.iter().filter(|(e, _)| e.value.is_some()).collect();
+    let mut v: Vec<&(RawEntry, &'static OptDef)> =
+        entries.iter().filter(|(e, _)| e.value.is_some()).collect();
     v.sort_by_key(|(_, d)| -json_rank(d));
     let mut out: Vec<TypedOption> = Vec::new();
     for (e, _) in v {
@@ -57,7 +66,10 @@ fn by_priority(entries: &[(RawEntry, &'static OptDef)]) -> Vec<TypedOption> {
         if let Some(existing) = out.iter_mut().find(|o| o.name == e.key) {
             existing.value = value;
         } else {
-            out.push(TypedOption { name: e.key.clone(), value });
+            out.push(TypedOption {
+                name: e.key.clone(),
+                value,
+            });
         }
     }
     out
@@ -105,7 +117,8 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             match def.status {
                 Status::Supported => {
                     let apply = def.apply.expect("supported options have an apply function");
-                    apply(&mut spec, value).map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
+                    apply(&mut spec, value)
+                        .map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
                 }
                 Status::Unsupported(why) => {
                     return Err(JobError::at(
@@ -137,12 +150,22 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             spec.stonewall = true;
         }
         spec.own_options = by_priority(&own);
-        spec.validate().map_err(|m| JobError::at(section.span.clone(), None, format!("job '{}': {m}", spec.name)))?;
+        spec.validate().map_err(|m| {
+            JobError::at(
+                section.span.clone(),
+                None,
+                format!("job '{}': {m}", spec.name),
+            )
+        })?;
         warnings.append(&mut spec.warnings);
         jobs.push(spec);
     }
 
-    Ok(JobSet { global_options: by_priority(&globals), jobs, warnings })
+    Ok(JobSet {
+        global_options: by_priority(&globals),
+        jobs,
+        warnings,
+    })
 }
 
 #[cfg(test)]
@@ -176,8 +199,14 @@ mod tests {
 
     #[test]
     fn job_options_are_recorded_as_typed_in_fio_order() {
-        let set = jobs("[global]\nsize=1m\ntime_based\n[a]\nfilename=/x\nrw=randread\nkb_base=1024\n").unwrap();
-        let own: Vec<_> = set.jobs[0].own_options.iter().map(|o| o.name.as_str()).collect();
+        let set =
+            jobs("[global]\nsize=1m\ntime_based\n[a]\nfilename=/x\nrw=randread\nkb_base=1024\n")
+                .unwrap();
+        let own: Vec<_> = set.jobs[0]
+            .own_options
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
         assert_eq!(own, ["kb_base", "rw", "filename"]);
         let g: Vec<_> = set.global_options.iter().map(|o| o.name.as_str()).collect();
         assert_eq!(g, ["size"], "bare flags are not recorded");
@@ -188,7 +217,10 @@ mod tests {
     #[test]
     fn errors_name_file_line_option_and_suggest() {
         let e = jobs("[a]\niodpeth=4\n").unwrap_err().to_string();
-        assert_eq!(e, "t.fio:2: option 'iodpeth': unknown option (did you mean 'iodepth'?)");
+        assert_eq!(
+            e,
+            "t.fio:2: option 'iodpeth': unknown option (did you mean 'iodepth'?)"
+        );
         let e = jobs("[a]\nbs=4q\n").unwrap_err().to_string();
         assert!(e.starts_with("t.fio:2: option 'bs': bad size '4q'"), "{e}");
         let e = jobs("[a]\ndirect\n").unwrap_err().to_string();

@@ -127,8 +127,14 @@ const RUN_SWITCHES: &[&str] = &[
 
 /// fio run flags iolens rejects, with the reason.
 const REJECTED: &[(&str, &str)] = &[
-    ("server", "client/server mode is not supported; run iolens on each host"),
-    ("client", "client/server mode is not supported; run iolens on each host"),
+    (
+        "server",
+        "client/server mode is not supported; run iolens on each host",
+    ),
+    (
+        "client",
+        "client/server mode is not supported; run iolens on each host",
+    ),
     ("daemonize", "client/server mode is not supported"),
     ("remote-config", "client/server mode is not supported"),
     ("idle-prof", "idle profiling is not supported"),
@@ -157,24 +163,38 @@ fn parse_formats(v: &str, span: &Span) -> Result<Vec<OutputFormat>, JobError> {
                 return Err(JobError::at(
                     span.clone(),
                     Some("output-format"),
-                    format!("bad format '{other}': allowed normal, json, json+, terse (comma list)"),
+                    format!(
+                        "bad format '{other}': allowed normal, json, json+, terse (comma list)"
+                    ),
                 ))
             }
         });
     }
     if out.is_empty() {
-        return Err(JobError::at(span.clone(), Some("output-format"), "empty format list"));
+        return Err(JobError::at(
+            span.clone(),
+            Some("output-format"),
+            "empty format list",
+        ));
     }
     Ok(out)
 }
 
 /// Parses fio's argv (without the program name).
 pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
-    let mut a = FioArgs { terse_version: 3, ..Default::default() };
+    let mut a = FioArgs {
+        terse_version: 3,
+        ..Default::default()
+    };
     let mut formats: Vec<OutputFormat> = Vec::new();
     let cli: Arc<str> = Arc::from("<command line>");
     let mut current: Option<RawSection> = None;
-    let mut globals = RawSection { name: "global".into(), span: Span::new(cli.clone(), 0), entries: Vec::new(), file_index: 0 };
+    let mut globals = RawSection {
+        name: "global".into(),
+        span: Span::new(cli.clone(), 0),
+        entries: Vec::new(),
+        file_index: 0,
+    };
     let mut jobs: Vec<RawSection> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -199,7 +219,11 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
             None => (body, None),
         };
         if let Some((_, why)) = REJECTED.iter().find(|(n, _)| *n == key) {
-            return Err(JobError::at(span, Some(key), format!("not supported by iolens: {why}")));
+            return Err(JobError::at(
+                span,
+                Some(key),
+                format!("not supported by iolens: {why}"),
+            ));
         }
         if RUN_SWITCHES.contains(&key) {
             match key {
@@ -232,7 +256,8 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
             };
             let v = value.clone().unwrap_or_default();
             let time = |v: &str| {
-                parse_time(v, TimeUnit::Msec).map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))
+                parse_time(v, TimeUnit::Msec)
+                    .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))
             };
             match key {
                 "output" => a.output = Some(PathBuf::from(v)),
@@ -240,7 +265,13 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 "terse-version" => {
                     a.terse_version = match v.as_str() {
                         "2" | "3" | "4" | "5" => v.parse().expect("digit"),
-                        _ => return Err(JobError::at(span, Some(key), "allowed terse versions are 2, 3, 4 and 5")),
+                        _ => {
+                            return Err(JobError::at(
+                                span,
+                                Some(key),
+                                "allowed terse versions are 2, 3, 4 and 5",
+                            ))
+                        }
                     }
                 }
                 "eta" => {
@@ -248,7 +279,13 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                         "always" => Eta::Always,
                         "never" => Eta::Never,
                         "auto" => Eta::Auto,
-                        _ => return Err(JobError::at(span, Some(key), "allowed values are always, never, auto")),
+                        _ => {
+                            return Err(JobError::at(
+                                span,
+                                Some(key),
+                                "allowed values are always, never, auto",
+                            ))
+                        }
                     }
                 }
                 "eta-interval" => a.eta_interval = Some(time(&v)?),
@@ -258,7 +295,10 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 "cmdhelp" => a.cmdhelp = Some(value),
                 "enghelp" => a.enghelp = Some(value),
                 "max-jobs" => {
-                    a.max_jobs = Some(v.parse().map_err(|_| JobError::at(span, Some(key), "expected a number"))?)
+                    a.max_jobs = Some(
+                        v.parse()
+                            .map_err(|_| JobError::at(span, Some(key), "expected a number"))?,
+                    )
                 }
                 "volume" => a.volume = Some(v),
                 "instance" => a.instance = Some(v),
@@ -270,16 +310,28 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
         }
         // A job option.
         let Some(def) = options::lookup(key) else {
-            let names = options::all_names().chain(RUN_SWITCHES.iter().copied()).chain(RUN_FLAGS.iter().map(|(n, _)| *n));
-            let hint = suggest(key, names).map(|s| format!(" (did you mean '--{s}'?)")).unwrap_or_default();
-            return Err(JobError::at(span, Some(key), format!("unknown option{hint}")));
+            let names = options::all_names()
+                .chain(RUN_SWITCHES.iter().copied())
+                .chain(RUN_FLAGS.iter().map(|(n, _)| *n));
+            let hint = suggest(key, names)
+                .map(|s| format!(" (did you mean '--{s}'?)"))
+                .unwrap_or_default();
+            return Err(JobError::at(
+                span,
+                Some(key),
+                format!("unknown option{hint}"),
+            ));
         };
         let value = match inline {
             Some(v) => Some(v),
             None if def.kind.bare_allowed() => None,
             None => {
                 let v = args.get(i).cloned().ok_or_else(|| {
-                    JobError::at(span.clone(), Some(key), format!("--{key} needs a value ({})", def.kind.describe()))
+                    JobError::at(
+                        span.clone(),
+                        Some(key),
+                        format!("--{key} needs a value ({})", def.kind.describe()),
+                    )
                 })?;
                 i += 1;
                 Some(v)
@@ -295,12 +347,25 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 current = None;
                 continue;
             }
-            let mut section = RawSection { name: name.clone(), span: span.clone(), entries: Vec::new(), file_index: 0 };
-            section.entries.push(RawEntry { key: "name".into(), value: Some(name), span });
+            let mut section = RawSection {
+                name: name.clone(),
+                span: span.clone(),
+                entries: Vec::new(),
+                file_index: 0,
+            };
+            section.entries.push(RawEntry {
+                key: "name".into(),
+                value: Some(name),
+                span,
+            });
             current = Some(section);
             continue;
         }
-        let entry = RawEntry { key: key.to_string(), value: value.map(|v| v.trim().to_string()), span };
+        let entry = RawEntry {
+            key: key.to_string(),
+            value: value.map(|v| v.trim().to_string()),
+            span,
+        };
         match current.as_mut() {
             Some(s) => s.entries.push(entry),
             None => globals.entries.push(entry),
@@ -319,7 +384,11 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
     if formats.contains(&OutputFormat::JsonPlus) {
         formats.retain(|f| *f != OutputFormat::Json);
     }
-    a.formats = if formats.is_empty() { vec![OutputFormat::Normal] } else { formats };
+    a.formats = if formats.is_empty() {
+        vec![OutputFormat::Normal]
+    } else {
+        formats
+    };
     Ok(a)
 }
 
@@ -417,17 +486,30 @@ mod tests {
 
     #[test]
     fn errors() {
-        let e = parse_args(&args(&["--name=a", "--iodpeth=2"])).unwrap_err().to_string();
+        let e = parse_args(&args(&["--name=a", "--iodpeth=2"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("did you mean '--iodepth'"), "{e}");
         assert!(e.starts_with("command line (argument 2)"), "{e}");
         assert!(parse_args(&args(&["--output-format=xml"])).is_err());
-        assert!(parse_args(&args(&["--server"])).unwrap_err().to_string().contains("client/server"));
+        assert!(parse_args(&args(&["--server"]))
+            .unwrap_err()
+            .to_string()
+            .contains("client/server"));
         assert!(parse_args(&args(&["--name=a", "--size"])).is_err());
     }
 
     #[test]
     fn run_flags() {
-        let a = parse_args(&args(&["--eta=never", "--minimal", "--section", "s1", "--cmdhelp", "--parse-only"])).unwrap();
+        let a = parse_args(&args(&[
+            "--eta=never",
+            "--minimal",
+            "--section",
+            "s1",
+            "--cmdhelp",
+            "--parse-only",
+        ]))
+        .unwrap();
         assert_eq!(a.eta, Eta::Never);
         assert_eq!(a.formats, [OutputFormat::Terse]);
         assert_eq!(a.sections, ["s1"]);

@@ -21,7 +21,10 @@ impl Span {
 
     /// A span for the `n`th command-line argument.
     pub fn cmdline(arg: u32) -> Self {
-        Span { file: Arc::from("<command line>"), line: arg }
+        Span {
+            file: Arc::from("<command line>"),
+            line: arg,
+        }
     }
 
     /// True when the span points into the command line rather than a file.
@@ -54,12 +57,20 @@ pub struct JobError {
 impl JobError {
     /// An error at a known place.
     pub fn at(span: Span, option: Option<&str>, message: impl Into<String>) -> Self {
-        JobError { span: Some(span), option: option.map(str::to_string), message: message.into() }
+        JobError {
+            span: Some(span),
+            option: option.map(str::to_string),
+            message: message.into(),
+        }
     }
 
     /// An error that belongs to no particular line (e.g. a job file that cannot be read).
     pub fn general(message: impl Into<String>) -> Self {
-        JobError { span: None, option: None, message: message.into() }
+        JobError {
+            span: None,
+            option: None,
+            message: message.into(),
+        }
     }
 }
 
@@ -112,7 +123,10 @@ mod tests {
     #[test]
     fn distance_and_suggestions() {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(suggest("iodpeth", ["iodepth", "size", "bs"]), Some("iodepth"));
+        assert_eq!(
+            suggest("iodpeth", ["iodepth", "size", "bs"]),
+            Some("iodepth")
+        );
         assert_eq!(suggest("zzzzzzzz", ["iodepth", "size"]), None);
     }
 
@@ -121,6 +135,9 @@ mod tests {
         let e = JobError::at(Span::new("a.fio".into(), 7), Some("bs"), "bad size");
         assert_eq!(e.to_string(), "a.fio:7: option 'bs': bad size");
         let e = JobError::at(Span::cmdline(3), Some("bs"), "bad size");
-        assert_eq!(e.to_string(), "command line (argument 3): option 'bs': bad size");
+        assert_eq!(
+            e.to_string(),
+            "command line (argument 3): option 'bs': bad size"
+        );
     }
 }

@@ -64,7 +64,9 @@ impl Environment for SystemEnvironment {
         std::env::var(name).ok()
     }
     fn ncpus(&self) -> u64 {
-        std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get() as u64)
+            .unwrap_or(1)
     }
     fn pagesize(&self) -> u64 {
         4096
@@ -185,12 +187,20 @@ fn lex_into(
         }
         if let Some(rest) = line.strip_prefix('[') {
             if included {
-                return Err(JobError::at(span, None, "an included file must not start a new [section]"));
+                return Err(JobError::at(
+                    span,
+                    None,
+                    "an included file must not start a new [section]",
+                ));
             }
             let name = match rest.rfind(']') {
                 Some(end) => rest[..end].trim(),
                 None => {
-                    return Err(JobError::at(span, None, format!("bad section header '{line}': missing ']'")));
+                    return Err(JobError::at(
+                        span,
+                        None,
+                        format!("bad section header '{line}': missing ']'"),
+                    ));
                 }
             };
             if name.is_empty() {
@@ -208,7 +218,11 @@ fn lex_into(
             if inc.starts_with([' ', '\t']) {
                 let name = inc.trim();
                 if sections.is_empty() {
-                    return Err(JobError::at(span, Some("include"), "include outside of a [section]"));
+                    return Err(JobError::at(
+                        span,
+                        Some("include"),
+                        "include outside of a [section]",
+                    ));
                 }
                 let inc_path = resolve_include(path, name);
                 let inc_text = env.read_file(&inc_path).map_err(|e| {
@@ -219,7 +233,16 @@ fn lex_into(
                     )
                 })?;
                 let inc_file: Arc<str> = Arc::from(inc_path.display().to_string());
-                lex_into(&inc_path, &inc_file, &inc_text, file_index, env, sections, depth + 1, true)?;
+                lex_into(
+                    &inc_path,
+                    &inc_file,
+                    &inc_text,
+                    file_index,
+                    env,
+                    sections,
+                    depth + 1,
+                    true,
+                )?;
                 continue;
             }
         }
@@ -229,11 +252,16 @@ fn lex_into(
             None => (line.trim().to_string(), None),
         };
         if key.is_empty() {
-            return Err(JobError::at(span, None, format!("bad line '{line}': expected key=value")));
+            return Err(JobError::at(
+                span,
+                None,
+                format!("bad line '{line}': expected key=value"),
+            ));
         }
         let value = match value {
             Some(v) => Some(
-                substitute_keywords(&v, env).map_err(|e| JobError::at(span.clone(), Some(&key), e))?,
+                substitute_keywords(&v, env)
+                    .map_err(|e| JobError::at(span.clone(), Some(&key), e))?,
             ),
             None => None,
         };
@@ -320,7 +348,11 @@ pub(crate) mod tests {
     fn env_and_keywords() {
         let mut env = FakeEnv::default();
         env.vars.insert("SZ".into(), "64m".into());
-        let s = lex("[j]\nsize=${SZ}\nbs=$pagesize*16\nnumjobs=$ncpus\nx=${UNSET}y\n", &env).unwrap();
+        let s = lex(
+            "[j]\nsize=${SZ}\nbs=$pagesize*16\nnumjobs=$ncpus\nx=${UNSET}y\n",
+            &env,
+        )
+        .unwrap();
         let e = &s[0].entries;
         assert_eq!(e[0].value.as_deref(), Some("64m"));
         assert_eq!(e[1].value.as_deref(), Some("65536"));

@@ -20,15 +20,19 @@ pub use cmdline::{parse_args, Eta, FioArgs, OutputFormat};
 pub use error::{JobError, Span};
 pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};
 pub use spec::*;
+pub use value::{parse_time, KbBase, SizeOrPct, TimeUnit};
 
 /// Reads the job files named on a command line and returns every raw section in fio's order:
 /// command-line sections first, then each file's.
-pub fn collect_sections(args: &FioArgs, env: &dyn Environment) -> Result<Vec<RawSection>, JobError> {
+pub fn collect_sections(
+    args: &FioArgs,
+    env: &dyn Environment,
+) -> Result<Vec<RawSection>, JobError> {
     let mut sections = args.cli_sections.clone();
     for (idx, path) in args.job_files.iter().enumerate() {
-        let text = env
-            .read_file(path)
-            .map_err(|e| JobError::general(format!("cannot read job file '{}': {e}", path.display())))?;
+        let text = env.read_file(path).map_err(|e| {
+            JobError::general(format!("cannot read job file '{}': {e}", path.display()))
+        })?;
         sections.extend(ini::parse_job_file(path, &text, idx, env)?);
     }
     Ok(sections)

@@ -97,18 +97,36 @@ impl RwKind {
 
     /// True when offsets are random.
     pub fn is_random(self) -> bool {
-        matches!(self, RwKind::RandRead | RwKind::RandWrite | RwKind::RandTrim | RwKind::RandRw | RwKind::RandTrimWrite)
+        matches!(
+            self,
+            RwKind::RandRead
+                | RwKind::RandWrite
+                | RwKind::RandTrim
+                | RwKind::RandRw
+                | RwKind::RandTrimWrite
+        )
     }
 
     /// True when the pattern issues I/O in this direction.
     pub fn has(self, d: Ddir) -> bool {
         match d {
-            Ddir::Read => matches!(self, RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw),
+            Ddir::Read => matches!(
+                self,
+                RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw
+            ),
             Ddir::Write => matches!(
                 self,
-                RwKind::Write | RwKind::RandWrite | RwKind::ReadWrite | RwKind::RandRw | RwKind::TrimWrite | RwKind::RandTrimWrite
+                RwKind::Write
+                    | RwKind::RandWrite
+                    | RwKind::ReadWrite
+                    | RwKind::RandRw
+                    | RwKind::TrimWrite
+                    | RwKind::RandTrimWrite
             ),
-            Ddir::Trim => matches!(self, RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite),
+            Ddir::Trim => matches!(
+                self,
+                RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite
+            ),
         }
     }
 
@@ -169,12 +187,23 @@ impl EngineKind {
 
     /// The engine's name as fio prints it.
     pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+        Self::NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
     }
 
     /// Synchronous engines complete each I/O inside the submitting call: depth is 1.
     pub fn is_sync(self) -> bool {
-        matches!(self, EngineKind::Psync | EngineKind::Sync | EngineKind::Vsync | EngineKind::Pvsync | EngineKind::Pvsync2)
+        matches!(
+            self,
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Vsync
+                | EngineKind::Pvsync
+                | EngineKind::Pvsync2
+        )
     }
 }
 
@@ -771,8 +800,10 @@ pub struct JobSpec {
 }
 
 /// fio's default percentile list.
-pub const DEFAULT_PERCENTILES: [f64; 17] =
-    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
 
 impl JobSpec {
     /// A job with fio's defaults.
@@ -1009,7 +1040,9 @@ impl JobSpec {
                 ));
             }
         }
-        if self.iodepth_batch_complete_max != 0 && self.iodepth_batch_complete_max < self.iodepth_batch_complete_min {
+        if self.iodepth_batch_complete_max != 0
+            && self.iodepth_batch_complete_max < self.iodepth_batch_complete_min
+        {
             return Err(format!(
                 "iodepth_batch_complete_max ({}) is smaller than iodepth_batch_complete_min ({})",
                 self.iodepth_batch_complete_max, self.iodepth_batch_complete_min

@@ -110,7 +110,8 @@ fn parse_number(num: &str) -> Result<(f64, Option<i128>)> {
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
     {
-        let v = i128::from_str_radix(hex, 16).map_err(|_| ValueError(format!("bad hex number '{num}'")))?;
+        let v = i128::from_str_radix(hex, 16)
+            .map_err(|_| ValueError(format!("bad hex number '{num}'")))?;
         let v = if neg { -v } else { v };
         return Ok((v as f64, Some(v)));
     }
@@ -163,7 +164,11 @@ pub fn parse_size(s: &str, kb: KbBase) -> Result<u64> {
             "bad size '{s}': expected a number with an optional suffix k, m, g, t, p (kb_base applies) or KiB, MiB, ..."
         ))
     })?;
-    let (f, exact) = parse_number(num).map_err(|_| ValueError(format!("bad size '{s}': expected a number such as 4k, 1m or 0x1000")))?;
+    let (f, exact) = parse_number(num).map_err(|_| {
+        ValueError(format!(
+            "bad size '{s}': expected a number such as 4k, 1m or 0x1000"
+        ))
+    })?;
     if f < 0.0 {
         return err(format!("bad size '{s}': must not be negative"));
     }
@@ -209,7 +214,8 @@ pub fn parse_int(s: &str, kb: KbBase) -> Result<i64> {
                 .map_err(|_| ValueError(format!("'{s}' is out of range")))
         });
     }
-    parse_size(s, kb).and_then(|v| i64::try_from(v).map_err(|_| ValueError(format!("'{s}' is out of range"))))
+    parse_size(s, kb)
+        .and_then(|v| i64::try_from(v).map_err(|_| ValueError(format!("'{s}' is out of range"))))
 }
 
 /// Parses an unsigned integer within `[min, max]`.
@@ -239,7 +245,11 @@ pub enum TimeUnit {
 pub fn parse_time(s: &str, default: TimeUnit) -> Result<Duration> {
     let s = s.trim();
     let (num, suffix) = split_number(s);
-    let (f, exact) = parse_number(num).map_err(|_| ValueError(format!("bad time '{s}': expected e.g. 10, 10s, 500ms, 100us, 2m, 1h")))?;
+    let (f, exact) = parse_number(num).map_err(|_| {
+        ValueError(format!(
+            "bad time '{s}': expected e.g. 10, 10s, 500ms, 100us, 2m, 1h"
+        ))
+    })?;
     if f < 0.0 {
         return err(format!("bad time '{s}': must not be negative"));
     }
@@ -256,7 +266,11 @@ pub fn parse_time(s: &str, default: TimeUnit) -> Result<Duration> {
         "m" | "min" => 60_000_000_000,
         "h" | "hour" => 3_600_000_000_000,
         "d" | "day" => 86_400_000_000_000,
-        _ => return err(format!("bad time '{s}': unknown unit '{suffix}' (allowed: us, ms, s, m, h, d)")),
+        _ => {
+            return err(format!(
+                "bad time '{s}': unknown unit '{suffix}' (allowed: us, ms, s, m, h, d)"
+            ))
+        }
     };
     let ns = match exact {
         Some(v) => u64::try_from(v).ok().and_then(|v| v.checked_mul(ns_per)),
@@ -337,7 +351,12 @@ pub fn parse_range_per_dir(s: &str, kb: KbBase) -> Result<[Option<(u64, u64)>; 3
     let parts: Vec<&str> = s.split(',').collect();
     let mut out = [None; 3];
     for (i, slot) in out.iter_mut().enumerate() {
-        let p = if i < parts.len() { parts[i] } else { parts[parts.len() - 1] }.trim();
+        let p = if i < parts.len() {
+            parts[i]
+        } else {
+            parts[parts.len() - 1]
+        }
+        .trim();
         if !p.is_empty() {
             *slot = Some(parse_size_range(p, kb)?);
         }
@@ -353,7 +372,9 @@ pub fn parse_float_list(s: &str) -> Result<Vec<f64>> {
         if p.is_empty() {
             continue;
         }
-        let v: f64 = p.parse().map_err(|_| ValueError(format!("bad number '{p}' in list '{s}'")))?;
+        let v: f64 = p
+            .parse()
+            .map_err(|_| ValueError(format!("bad number '{p}' in list '{s}'")))?;
         if !v.is_finite() {
             return err(format!("bad number '{p}' in list '{s}'"));
         }
@@ -382,7 +403,12 @@ pub fn parse_bssplit(s: &str, kb: KbBase) -> Result<[Option<Vec<SplitEntry>>; 3]
     let lists: Vec<&str> = s.split(',').collect();
     let mut out: [Option<Vec<SplitEntry>>; 3] = [None, None, None];
     for (i, slot) in out.iter_mut().enumerate() {
-        let l = if i < lists.len() { lists[i] } else { lists[lists.len() - 1] }.trim();
+        let l = if i < lists.len() {
+            lists[i]
+        } else {
+            lists[lists.len() - 1]
+        }
+        .trim();
         if l.is_empty() {
             continue;
         }
@@ -400,7 +426,9 @@ pub fn parse_bssplit(s: &str, kb: KbBase) -> Result<[Option<Vec<SplitEntry>>; 3]
             };
             let bs = parse_size(bs, kb)?;
             if bs == 0 {
-                return err(format!("bad bssplit entry '{item}': block size must be > 0"));
+                return err(format!(
+                    "bad bssplit entry '{item}': block size must be > 0"
+                ));
             }
             let pct = if pct.is_empty() {
                 blanks += 1;
@@ -410,7 +438,9 @@ pub fn parse_bssplit(s: &str, kb: KbBase) -> Result<[Option<Vec<SplitEntry>>; 3]
                     .parse()
                     .map_err(|_| ValueError(format!("bad bssplit percentage in '{item}'")))?;
                 if !(0.0..=100.0).contains(&v) {
-                    return err(format!("bad bssplit percentage in '{item}': allowed 0..100"));
+                    return err(format!(
+                        "bad bssplit percentage in '{item}': allowed 0..100"
+                    ));
                 }
                 sum += v;
                 v
@@ -424,7 +454,9 @@ pub fn parse_bssplit(s: &str, kb: KbBase) -> Result<[Option<Vec<SplitEntry>>; 3]
             return err("bssplit allows at most 64 entries per direction");
         }
         if sum > 100.0 + 1e-9 {
-            return err(format!("bssplit percentages add up to {sum}, more than 100"));
+            return err(format!(
+                "bssplit percentages add up to {sum}, more than 100"
+            ));
         }
         if blanks > 0 {
             let share = (100.0 - sum) / blanks as f64;
@@ -442,7 +474,12 @@ pub fn parse_bssplit(s: &str, kb: KbBase) -> Result<[Option<Vec<SplitEntry>>; 3]
 /// Used for job-file values after `$ncpus`/`$pagesize`/`$mb_memory` substitution (fio pipes
 /// those through `bc`) and for values written in parentheses.
 pub fn eval_expr(s: &str, kb: KbBase) -> Result<f64> {
-    let mut p = ExprParser { s: s.as_bytes(), src: s, i: 0, kb };
+    let mut p = ExprParser {
+        s: s.as_bytes(),
+        src: s,
+        i: 0,
+        kb,
+    };
     let v = p.expr()?;
     p.ws();
     if p.i != p.s.len() {
@@ -487,7 +524,9 @@ impl ExprParser<'_> {
             let r = self.power()?;
             v = match c {
                 b'*' => v * r,
-                _ if r == 0.0 => return err(format!("bad expression '{}': division by zero", self.src)),
+                _ if r == 0.0 => {
+                    return err(format!("bad expression '{}': division by zero", self.src))
+                }
                 b'/' => v / r,
                 _ => v % r,
             };
@@ -524,14 +563,20 @@ impl ExprParser<'_> {
             }
             Some(c) if c.is_ascii_digit() || c == b'.' => {
                 let start = self.i;
-                while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'.') {
+                while self.i < self.s.len()
+                    && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'.')
+                {
                     self.i += 1;
                 }
                 let tok = &self.src[start..self.i];
                 let (num, suffix) = split_number(tok);
                 let (f, _) = parse_number(num)?;
-                let m = size_multiplier(suffix, self.kb)
-                    .ok_or_else(|| ValueError(format!("bad expression '{}': unknown unit in '{tok}'", self.src)))?;
+                let m = size_multiplier(suffix, self.kb).ok_or_else(|| {
+                    ValueError(format!(
+                        "bad expression '{}': unknown unit in '{tok}'",
+                        self.src
+                    ))
+                })?;
                 Ok(f * m as f64)
             }
             _ => err(format!("bad expression '{}'", self.src)),
@@ -569,7 +614,10 @@ mod tests {
 
     #[test]
     fn percentages() {
-        assert_eq!(parse_size_or_pct("50%", KbBase::Binary).unwrap(), SizeOrPct::Percent(50.0));
+        assert_eq!(
+            parse_size_or_pct("50%", KbBase::Binary).unwrap(),
+            SizeOrPct::Percent(50.0)
+        );
         assert!(parse_size_or_pct("0%", KbBase::Binary).is_err());
         assert!(parse_size_or_pct("101%", KbBase::Binary).is_err());
         assert_eq!(SizeOrPct::Percent(25.0).resolve(1000), 250);
@@ -585,16 +633,28 @@ mod tests {
         assert_eq!(s("2m"), Duration::from_secs(120));
         assert_eq!(s("1h"), Duration::from_secs(3600));
         assert_eq!(s("1sec"), Duration::from_secs(1));
-        assert_eq!(parse_time("100", TimeUnit::Usec).unwrap(), Duration::from_micros(100));
+        assert_eq!(
+            parse_time("100", TimeUnit::Usec).unwrap(),
+            Duration::from_micros(100)
+        );
         assert!(parse_time("10 parsecs", TimeUnit::Sec).is_err());
     }
 
     #[test]
     fn per_direction_split_matches_fio() {
         assert_eq!(split_per_dir("4k"), [Some("4k"); 3]);
-        assert_eq!(split_per_dir("4k,16k"), [Some("4k"), Some("16k"), Some("16k")]);
-        assert_eq!(split_per_dir("4k-16k"), [Some("4k"), Some("16k"), Some("16k")]);
-        assert_eq!(split_per_dir("4k:16k"), [Some("4k"), Some("16k"), Some("16k")]);
+        assert_eq!(
+            split_per_dir("4k,16k"),
+            [Some("4k"), Some("16k"), Some("16k")]
+        );
+        assert_eq!(
+            split_per_dir("4k-16k"),
+            [Some("4k"), Some("16k"), Some("16k")]
+        );
+        assert_eq!(
+            split_per_dir("4k:16k"),
+            [Some("4k"), Some("16k"), Some("16k")]
+        );
         assert_eq!(split_per_dir(",8k"), [None, Some("8k"), Some("8k")]);
         assert_eq!(split_per_dir("8k,32k,"), [Some("8k"), Some("32k"), None]);
         assert_eq!(split_per_dir("1,2,3"), [Some("1"), Some("2"), Some("3")]);
@@ -607,11 +667,20 @@ mod tests {
         assert_eq!(parse_size_range("1k-4k", b).unwrap(), (1024, 4096));
         assert_eq!(parse_size_range("4k:1k", b).unwrap(), (1024, 4096));
         let r = parse_range_per_dir("1k-4k,2k-8k", b).unwrap();
-        assert_eq!(r, [Some((1024, 4096)), Some((2048, 8192)), Some((2048, 8192))]);
+        assert_eq!(
+            r,
+            [Some((1024, 4096)), Some((2048, 8192)), Some((2048, 8192))]
+        );
         let s = parse_bssplit("4k/10:64k/50:32k/40", b).unwrap();
         let r = s[0].as_ref().unwrap();
         assert_eq!(r.len(), 3);
-        assert_eq!(r[1], SplitEntry { bs: 65536, pct: 50.0 });
+        assert_eq!(
+            r[1],
+            SplitEntry {
+                bs: 65536,
+                pct: 50.0
+            }
+        );
         let s = parse_bssplit("4k/50:8k:16k", b).unwrap();
         assert_eq!(s[0].as_ref().unwrap()[2].pct, 25.0);
         assert!(parse_bssplit("4k/60:8k/60", b).is_err());

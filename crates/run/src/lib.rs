@@ -1,1 +1,512 @@
-//! placeholder
+//! Runs jobs: lays out files, starts every job of a stonewall phase on its own thread, watches
+//! them (status line, Ctrl-C, `exitall`), and turns their statistics into the result model.
+//!
+//! Data flows one way: `JobSet` -> [`plan::plan`] -> [`worker::run_job`] per clone ->
+//! `JobStats` -> `iolens_stats::build_run` -> `RunResult`. Nothing here prints; callers get
+//! [`Event`]s.
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod content;
+pub mod control;
+pub mod offsets;
+pub mod plan;
+pub mod rand;
+pub mod safety;
+pub mod sim;
+pub mod verify;
+pub mod worker;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use iolens_engine::file::{self as efile, Prealloc};
+use iolens_job::{Ddir, JobSet, RwKind};
+use iolens_stats::disk::{device_of, DiskSampler};
+use iolens_stats::{build_run, Display, JobInfo, JobStats, RunMeta, RunResult};
+
+pub use control::{Control, JobState};
+pub use plan::{plan, Plan, PlanOptions, PlannedJob};
+pub use worker::WorkerOptions;
+
+/// Why a run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The jobs cannot be planned (sizes, files).
+    #[error("{0}")]
+    Plan(String),
+    /// A safety check refused the run.
+    #[error("{0}")]
+    Safety(String),
+    /// Laying out a file failed.
+    #[error("{0}")]
+    Layout(String),
+}
+
+/// One job as the status line shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveJob {
+    /// State.
+    pub state: JobState,
+    /// Pattern.
+    pub rw: RwKind,
+    /// Files it has open.
+    pub files: usize,
+}
+
+/// A snapshot for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveStatus {
+    /// Every planned clone.
+    pub jobs: Vec<LiveJob>,
+    /// Bytes/s per direction over the last interval.
+    pub bw: [f64; 3],
+    /// IOPS per direction over the last interval.
+    pub iops: [f64; 3],
+    /// Percent done (0..100).
+    pub percent: f64,
+    /// Estimated seconds left.
+    pub eta_s: Option<u64>,
+}
+
+/// What a run tells its caller while it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A file is being laid out: job name, number of files, total bytes.
+    LayingOut(String, usize, u64),
+    /// Periodic status.
+    Status(LiveStatus),
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Worker options (fake clock, null delay).
+    pub worker: WorkerOptions,
+    /// How often to send status events (None: never).
+    pub status_every: Option<Duration>,
+    /// Program/version string for the result.
+    pub version: String,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            worker: WorkerOptions::default(),
+            status_every: None,
+            version: format!("iolens-{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// The outcome of a run.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// Results for the reporters.
+    pub result: RunResult,
+    /// Fatal job errors, one line each.
+    pub errors: Vec<String>,
+}
+
+static SIGINT: AtomicU32 = AtomicU32::new(0);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    if SIGINT.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // Second Ctrl-C: the user really wants out.
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// Installs the Ctrl-C handler: the first stops the jobs and reports, a second exits at once.
+pub fn install_sigint_handler() {
+    // SAFETY: installing a handler that only touches an atomic and calls _exit.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    }
+}
+
+/// True once Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    SIGINT.load(Ordering::Relaxed) > 0
+}
+
+fn needs_data(j: &PlannedJob) -> bool {
+    let s = &j.spec;
+    s.rw.has(Ddir::Read)
+        || s.overwrite
+        || s.verify_only
+        || s.rw.has(Ddir::Trim) && !s.rw.has(Ddir::Write)
+        || s.pre_read
+}
+
+/// Lays out every regular file that is missing or too short, once per path.
+fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunError> {
+    let mut needed: BTreeMap<PathBuf, (u64, bool, usize)> = BTreeMap::new();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        if j.spec.sim.enabled()
+            || j.spec.ioengine == iolens_job::EngineKind::Null
+            || j.spec.create_on_open && !needs_data(j)
+        {
+            continue;
+        }
+        for f in &j.files {
+            if f.block_device || f.char_device {
+                continue;
+            }
+            let e = needed.entry(f.path.clone()).or_insert((0, false, i));
+            e.0 = e.0.max(f.need_size);
+            e.1 |= needs_data(j);
+        }
+    }
+    // Announce per job, as fio does ("job: Laying out IO file (1 file / 256MiB)").
+    let mut per_job: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
+    let mut todo = Vec::new();
+    for (path, (size, fill, job)) in &needed {
+        let cur = std::fs::metadata(path).map(|m| m.len()).ok();
+        if cur.is_some_and(|c| c >= *size) {
+            continue;
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.exists() {
+                return Err(RunError::Layout(format!(
+                    "cannot create '{}': directory '{}' does not exist",
+                    path.display(),
+                    parent.display()
+                )));
+            }
+        }
+        let j = &plan.jobs[*job];
+        if !j.spec.allow_file_create && cur.is_none() {
+            return Err(RunError::Layout(format!(
+                "'{}' does not exist and allow_file_create=0",
+                path.display()
+            )));
+        }
+        let e = per_job.entry(*job).or_insert((0, 0));
+        e.0 += 1;
+        e.1 += size;
+        todo.push((path.clone(), *size, *fill, *job));
+    }
+    for (job, (n, bytes)) in &per_job {
+        events(Event::LayingOut(
+            plan.jobs[*job].spec.name.clone(),
+            *n,
+            *bytes,
+        ));
+    }
+    for (path, size, fill, job) in todo {
+        let spec = &plan.jobs[job].spec;
+        let prealloc = match spec.fallocate {
+            iolens_job::Fallocate::None | iolens_job::Fallocate::Truncate => Prealloc::None,
+            iolens_job::Fallocate::Keep => Prealloc::Keep,
+            _ => Prealloc::Allocate,
+        };
+        efile::layout(
+            &path,
+            size,
+            prealloc,
+            fill,
+            spec.create_fsync,
+            0x1a70_u64 ^ size,
+        )
+        .map_err(|e| {
+            RunError::Layout(format!(
+                "laying out '{}' ({size} bytes) failed: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Fills in what the model needs to know about a job.
+pub fn job_info(j: &PlannedJob) -> JobInfo {
+    let s = &j.spec;
+    JobInfo {
+        name: s.name.clone(),
+        groupid: j.groupid,
+        group_reporting: s.group_reporting,
+        description: s.description.clone(),
+        options: s
+            .own_options
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone()))
+            .collect(),
+        iodepth: s.iodepth,
+        latency_target_us: s.latency_target.as_micros() as u64,
+        latency_window_us: s.latency_window.as_micros() as u64,
+        latency_percentile: s.latency_percentile,
+        unified: match s.unified_rw_reporting {
+            iolens_job::UnifiedRw::None => "none",
+            iolens_job::UnifiedRw::Mixed => "mixed",
+            iolens_job::UnifiedRw::Both => "both",
+        }
+        .to_string(),
+        display: Display {
+            kb_base: if s.kb_base == iolens_job::value::KbBase::Decimal {
+                1000
+            } else {
+                1024
+            },
+            unit_base: s.unit_base,
+            sig_figs: s.significant_figures,
+            slat_percentiles: s.slat_percentiles,
+            clat_percentiles: s.clat_percentiles,
+            lat_percentiles: s.lat_percentiles,
+            percentile_list: s.percentile_list.clone(),
+            sync_engine: s.ioengine.is_sync(),
+            continue_on_error: s.continue_on_error != iolens_job::ContinueOnError::None,
+        },
+    }
+}
+
+fn ctime_now() -> (u64, String) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs() as libc::time_t;
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r writes into tm; strftime writes at most buf.len() bytes.
+    let s = unsafe {
+        libc::localtime_r(&secs, &mut tm);
+        let mut buf = [0u8; 64];
+        let fmt = b"%a %b %e %H:%M:%S %Y\0";
+        let n = libc::strftime(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr().cast(), &tm);
+        String::from_utf8_lossy(&buf[..n]).to_string()
+    };
+    (now.as_millis() as u64, s)
+}
+
+/// Runs a plan to the end (or until Ctrl-C) and builds the result.
+pub fn execute(
+    set: &JobSet,
+    plan: &Plan,
+    opts: &RunOptions,
+    sims: &sim::SimRegistry,
+    events: &mut dyn FnMut(Event),
+) -> Result<RunOutput, RunError> {
+    layout_files(plan, events)?;
+    let ctl = Control::new(plan.jobs.len());
+    let run_start = Instant::now();
+    let disks: Vec<String> = {
+        let mut v: Vec<String> = plan
+            .jobs
+            .iter()
+            .filter(|j| {
+                j.spec.disk_util
+                    && !j.spec.sim.enabled()
+                    && j.spec.ioengine != iolens_job::EngineKind::Null
+            })
+            .flat_map(|j| j.files.iter().filter_map(|f| device_of(&f.path)))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let sampler = DiskSampler::start(&disks);
+    let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
+        (0..plan.jobs.len()).map(|_| None).collect();
+    let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
+    for phase in 0..plan.phases {
+        if interrupted() {
+            break;
+        }
+        let idx: Vec<usize> = plan
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.phase == phase)
+            .map(|(i, _)| i)
+            .collect();
+        let finished = AtomicU32::new(0);
+        let any_exitall_done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for &i in &idx {
+                let job = &plan.jobs[i];
+                let ctl = &ctl;
+                let finished = &finished;
+                let any_exitall_done = &any_exitall_done;
+                let wopts = &opts.worker;
+                let names = &names;
+                let h = std::thread::Builder::new()
+                    .name(format!("iolens-{}", job.spec.name))
+                    .stack_size(1 << 20)
+                    .spawn_scoped(scope, move || {
+                        if let Some(w) = &job.spec.wait_for {
+                            for (k, n) in names.iter().enumerate() {
+                                if n == w && k != i {
+                                    ctl.jobs[k].wait_done(&ctl.stop_all);
+                                }
+                            }
+                        }
+                        let out = worker::run_job(job, &ctl.jobs[i], &ctl.stop_all, wopts, sims);
+                        ctl.jobs[i].finish();
+                        if job.spec.exitall {
+                            any_exitall_done.store(true, Ordering::SeqCst);
+                        }
+                        finished.fetch_add(1, Ordering::SeqCst);
+                        (i, out)
+                    })
+                    .expect("spawning a job thread");
+                handles.push(h);
+            }
+            // Monitor: status events, Ctrl-C, exitall.
+            let mut last = Instant::now();
+            let mut last_bytes = [0u64; 3];
+            let mut last_ios = [0u64; 3];
+            while (finished.load(Ordering::SeqCst) as usize) < idx.len() {
+                std::thread::sleep(Duration::from_millis(20));
+                if interrupted() {
+                    ctl.stop_all.store(true, Ordering::SeqCst);
+                }
+                if any_exitall_done.load(Ordering::SeqCst) {
+                    for &i in &idx {
+                        ctl.jobs[i].stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                if let Some(every) = opts.status_every {
+                    if last.elapsed() >= every {
+                        let dt = last.elapsed().as_secs_f64();
+                        last = Instant::now();
+                        let mut bytes = [0u64; 3];
+                        let mut ios = [0u64; 3];
+                        for &i in &idx {
+                            for d in 0..3 {
+                                bytes[d] += ctl.jobs[i].live.bytes[d].load(Ordering::Relaxed);
+                                ios[d] += ctl.jobs[i].live.ios[d].load(Ordering::Relaxed);
+                            }
+                        }
+                        let mut bw = [0.0; 3];
+                        let mut iops = [0.0; 3];
+                        for d in 0..3 {
+                            bw[d] = bytes[d].saturating_sub(last_bytes[d]) as f64 / dt;
+                            iops[d] = ios[d].saturating_sub(last_ios[d]) as f64 / dt;
+                        }
+                        last_bytes = bytes;
+                        last_ios = ios;
+                        events(Event::Status(status(
+                            plan, &ctl, phase, bw, iops, run_start,
+                        )));
+                    }
+                }
+            }
+            for h in handles {
+                if let Ok((i, out)) = h.join() {
+                    outcomes[i] = Some(out);
+                }
+            }
+        });
+    }
+    let disk_util = sampler.finish();
+    let mut errors = Vec::new();
+    let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        let Some(out) = outcomes[i].take() else {
+            continue;
+        };
+        let mut stats = out.stats;
+        if let Some(e) = &out.error {
+            errors.push(format!("job '{}': {e}", j.spec.name));
+            if stats.error == 0 {
+                stats.error = libc::EIO;
+                stats.error_text = Some(e.clone());
+            }
+        } else if stats.error == iolens_run_verify_errno() {
+            if let Some(t) = &stats.error_text {
+                errors.push(format!("job '{}': {t}", j.spec.name));
+            }
+        }
+        jobs.push((job_info(j), stats));
+    }
+    let (ms, time) = ctime_now();
+    let meta = RunMeta {
+        version: opts.version.clone(),
+        timestamp_ms: ms,
+        time,
+        elapsed_s: run_start.elapsed().as_secs_f64().round() as u64,
+        global_options: set
+            .global_options
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone()))
+            .collect(),
+        disks: disk_util,
+        interrupted: interrupted(),
+    };
+    Ok(RunOutput {
+        result: build_run(&jobs, meta),
+        errors,
+    })
+}
+
+fn iolens_run_verify_errno() -> i32 {
+    verify::EILSEQ
+}
+
+fn status(
+    plan: &Plan,
+    ctl: &Control,
+    phase: usize,
+    bw: [f64; 3],
+    iops: [f64; 3],
+    start: Instant,
+) -> LiveStatus {
+    let jobs: Vec<LiveJob> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| LiveJob {
+            state: ctl.jobs[i].live.state(),
+            rw: j.spec.rw,
+            files: j.files.len(),
+        })
+        .collect();
+    // Progress: time-based jobs by time, others by bytes.
+    let mut fractions = Vec::new();
+    let mut eta: Option<u64> = None;
+    let now = clock::mono_now();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        let st = ctl.jobs[i].live.state();
+        let f = if st == JobState::Done || j.phase < phase {
+            1.0
+        } else if j.phase > phase {
+            0.0
+        } else {
+            let end = ctl.jobs[i].live.eta_end.load(Ordering::Relaxed);
+            let done: u64 = (0..3)
+                .map(|d| ctl.jobs[i].live.bytes[d].load(Ordering::Relaxed))
+                .sum();
+            let by_bytes = if j.spec.time_based {
+                0.0
+            } else {
+                done as f64 / j.io_limit.max(1) as f64
+            };
+            if end > 0 {
+                let total = j.spec.runtime.map(|r| r.as_nanos() as f64).unwrap_or(1.0)
+                    + j.spec.ramp_time.map(|r| r.as_nanos() as f64).unwrap_or(0.0);
+                let left = end.saturating_sub(now) as f64;
+                let by_time = 1.0 - left / total.max(1.0);
+                eta = Some(eta.unwrap_or(0).max((left / 1e9).ceil() as u64));
+                by_time.max(by_bytes)
+            } else {
+                by_bytes
+            }
+        };
+        fractions.push(f.clamp(0.0, 1.0));
+    }
+    let percent = 100.0 * fractions.iter().sum::<f64>() / fractions.len().max(1) as f64;
+    if eta.is_none() && percent > 0.0 {
+        let el = start.elapsed().as_secs_f64();
+        eta = Some((el * (100.0 - percent) / percent).ceil() as u64);
+    }
+    LiveStatus {
+        jobs,
+        bw,
+        iops,
+        percent,
+        eta_s: eta,
+    }
+}

@@ -47,7 +47,13 @@ impl Accumulator {
         let mean_d = self.sum as f64 / n;
         // M2 = Σ(d - mean_d)² = Σd² - n·mean_d²; computed with the exact sums.
         let m2 = (self.sumsq as f64 - self.sum as f64 * mean_d).max(0.0);
-        Moments { n: self.n, min: self.min, max: self.max, mean: self.base as f64 + mean_d, m2 }
+        Moments {
+            n: self.n,
+            min: self.min,
+            max: self.max,
+            mean: self.base as f64 + mean_d,
+            m2,
+        }
     }
 }
 
@@ -88,7 +94,13 @@ impl Moments {
         let delta = o.mean - self.mean;
         let mean = self.mean + delta * o.n as f64 / n as f64;
         let m2 = self.m2 + o.m2 + delta * delta * self.n as f64 * o.n as f64 / n as f64;
-        Moments { n, min: self.min.min(o.min), max: self.max.max(o.max), mean, m2 }
+        Moments {
+            n,
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+            mean,
+            m2,
+        }
     }
 }
 

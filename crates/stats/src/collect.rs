@@ -26,7 +26,13 @@ pub struct StatsConfig {
 
 impl Default for StatsConfig {
     fn default() -> Self {
-        StatsConfig { slat: true, clat: true, lat: true, slat_hist: false, lat_hist: false }
+        StatsConfig {
+            slat: true,
+            clat: true,
+            lat: true,
+            slat_hist: false,
+            lat_hist: false,
+        }
     }
 }
 
@@ -186,7 +192,15 @@ impl JobStats {
 
     /// Records a completed I/O of an asynchronous engine.
     #[inline(always)]
-    pub fn complete_async(&mut self, d: usize, bytes: u64, requested: u64, slat: u64, clat: u64, lat: u64) {
+    pub fn complete_async(
+        &mut self,
+        d: usize,
+        bytes: u64,
+        requested: u64,
+        slat: u64,
+        clat: u64,
+        lat: u64,
+    ) {
         if self.cfg.slat {
             let ds = &mut self.dirs[d];
             ds.slat.add(slat);
@@ -271,7 +285,11 @@ pub struct RunMeta {
 fn lat_result(acc: &Moments, hist: &Histogram, show: bool, list: &[f64]) -> LatResult {
     LatResult {
         moments: *acc,
-        percentiles: if show && acc.n > 0 { Some(hist.percentiles(list)) } else { None },
+        percentiles: if show && acc.n > 0 {
+            Some(hist.percentiles(list))
+        } else {
+            None
+        },
         bins: if show { hist.bins() } else { Vec::new() },
     }
 }
@@ -382,7 +400,11 @@ impl Merged {
         Merged {
             info: info.clone(),
             jobs: 1,
-            dirs: [MergedDir::from(&s.dirs[0]), MergedDir::from(&s.dirs[1]), MergedDir::from(&s.dirs[2])],
+            dirs: [
+                MergedDir::from(&s.dirs[0]),
+                MergedDir::from(&s.dirs[1]),
+                MergedDir::from(&s.dirs[2]),
+            ],
             sync: s.sync.moments(),
             sync_hist: s.sync_hist.clone(),
             depth: s.depth,
@@ -422,7 +444,8 @@ impl Merged {
             self.error_text = o.error_text.clone();
         }
         self.total_err += o.total_err;
-        self.verify_failures.extend(o.verify_failures.iter().cloned());
+        self.verify_failures
+            .extend(o.verify_failures.iter().cloned());
         self.verify_failures.truncate(16);
         self.verified_blocks += o.verified_blocks;
         if self.steadystate.is_none() {
@@ -480,7 +503,11 @@ impl Merged {
             unified: self.info.unified.clone(),
             sync: SyncResult {
                 total_ios: self.sync.n,
-                lat: LatResult { moments: self.sync, percentiles: None, bins: Vec::new() },
+                lat: LatResult {
+                    moments: self.sync,
+                    percentiles: None,
+                    bins: Vec::new(),
+                },
             },
             job_runtime_ms: self.job_runtime_ms,
             usr_cpu: self.usage.user_us as f64 / 1000.0 / runtime * 100.0,
@@ -567,7 +594,10 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
     for (info, st) in jobs {
         let m = Merged::from(info, st);
         if info.group_reporting {
-            if let Some(existing) = merged.iter_mut().find(|x| x.info.group_reporting && x.info.groupid == info.groupid) {
+            if let Some(existing) = merged
+                .iter_mut()
+                .find(|x| x.info.group_reporting && x.info.groupid == info.groupid)
+            {
                 existing.add(&m);
                 continue;
             }
@@ -578,7 +608,11 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
     let results = merged
         .iter()
         .map(|m| {
-            let g = groups.iter().find(|g| g.groupid == m.info.groupid).cloned().unwrap_or_default();
+            let g = groups
+                .iter()
+                .find(|g| g.groupid == m.info.groupid)
+                .cloned()
+                .unwrap_or_default();
             m.result(&g, &meta)
         })
         .collect();
@@ -600,7 +634,14 @@ mod tests {
     use super::*;
 
     fn job(name: &str, group: u32, gr: bool, ios: u64, ms: u64) -> (JobInfo, JobStats) {
-        let info = JobInfo { name: name.into(), groupid: group, group_reporting: gr, iodepth: 1, unified: "none".into(), ..Default::default() };
+        let info = JobInfo {
+            name: name.into(),
+            groupid: group,
+            group_reporting: gr,
+            iodepth: 1,
+            unified: "none".into(),
+            ..Default::default()
+        };
         let mut s = JobStats::new(StatsConfig::default());
         for i in 0..ios {
             s.issued(0, 1);
@@ -614,7 +655,11 @@ mod tests {
 
     #[test]
     fn groups_and_group_reporting() {
-        let jobs = vec![job("a", 0, true, 100, 1000), job("a", 0, true, 300, 2000), job("b", 1, false, 10, 500)];
+        let jobs = vec![
+            job("a", 0, true, 100, 1000),
+            job("a", 0, true, 300, 2000),
+            job("b", 1, false, 10, 500),
+        ];
         let r = build_run(&jobs, RunMeta::default());
         assert_eq!(r.jobs.len(), 2);
         assert_eq!(r.jobs[0].jobs, 2);
@@ -623,7 +668,10 @@ mod tests {
         assert_eq!(r.jobs[0].job_runtime_ms, 3000);
         assert_eq!(r.jobs[0].dirs[0].clat.moments.min, 1000);
         assert_eq!(r.jobs[0].dirs[0].clat.moments.max, 1299);
-        assert_eq!(r.jobs[0].dirs[0].bw_samples.mean, 200.0, "fio sums sample means");
+        assert_eq!(
+            r.jobs[0].dirs[0].bw_samples.mean, 200.0,
+            "fio sums sample means"
+        );
         let g = &r.groups[0].dirs[0];
         assert_eq!(g.io_bytes, 400 * 4096);
         assert_eq!(g.min_run, 1000);

@@ -40,7 +40,10 @@ pub struct DiskStat {
 
 /// Parses the text of a `stat` file.
 pub fn parse_stat(text: &str) -> Option<DiskStat> {
-    let f: Vec<u64> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
     if f.len() < 11 {
         return None;
     }
@@ -69,17 +72,30 @@ pub fn read_stat(name: &str) -> Option<DiskStat> {
 /// The whole-disk name (`vda`) under a path, if it is on a block device.
 pub fn device_of(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).or_else(|_| {
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         std::fs::metadata(parent)
     });
     let meta = meta.ok()?;
-    let dev = if meta.file_type().is_block_device() { meta.rdev() } else { meta.dev() };
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     let real = std::fs::canonicalize(&link).ok()?;
-    let dir = if real.join("partition").exists() { real.parent()?.to_path_buf() } else { real };
+    let dir = if real.join("partition").exists() {
+        real.parent()?.to_path_buf()
+    } else {
+        real
+    };
     let name = dir.file_name()?.to_string_lossy().to_string();
-    Path::new(&format!("/sys/block/{name}/stat")).exists().then_some(name)
+    Path::new(&format!("/sys/block/{name}/stat"))
+        .exists()
+        .then_some(name)
 }
 
 /// Counters of a set of devices at the start of a run, to report the difference at the end.
@@ -101,7 +117,10 @@ impl DiskSampler {
                 devices.push((n.clone(), s));
             }
         }
-        DiskSampler { start: Instant::now(), devices }
+        DiskSampler {
+            start: Instant::now(),
+            devices,
+        }
     }
 
     /// Differences since the start, with utilization as fio computes it (capped at 100 %).

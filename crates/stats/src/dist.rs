@@ -38,22 +38,57 @@ pub fn batch_bucket(n: u32) -> usize {
 
 /// Upper bounds (exclusive) of the latency buckets in ns: 10 ns buckets, 10 µs buckets, 12 ms.
 pub const LAT_BOUNDS_NS: [u64; 32] = [
-    2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, // ns
-    2_000, 4_000, 10_000, 20_000, 50_000, 100_000, 250_000, 500_000, 750_000, 1_000_000, // us
-    2_000_000, 4_000_000, 10_000_000, 20_000_000, 50_000_000, 100_000_000, 250_000_000, 500_000_000,
-    750_000_000, 1_000_000_000, 2_000_000_000, u64::MAX, // ms: ..., 2000, >=2000
+    2,
+    4,
+    10,
+    20,
+    50,
+    100,
+    250,
+    500,
+    750,
+    1000, // ns
+    2_000,
+    4_000,
+    10_000,
+    20_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    750_000,
+    1_000_000, // us
+    2_000_000,
+    4_000_000,
+    10_000_000,
+    20_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    750_000_000,
+    1_000_000_000,
+    2_000_000_000,
+    u64::MAX, // ms: ..., 2000, >=2000
 ];
 /// Number of latency buckets: 10 ns + 10 µs + 12 ms.
 pub const LAT_BUCKETS: usize = 32;
 
 /// Labels of the latency buckets per unit.
-pub const LAT_NS_LABELS: [&str; 10] = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
+pub const LAT_NS_LABELS: [&str; 10] = [
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+];
 /// Labels of the millisecond buckets.
-pub const LAT_MS_LABELS: [&str; 12] = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"];
+pub const LAT_MS_LABELS: [&str; 12] = [
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+];
 
 /// Finds a latency bucket by search (the slow path).
 pub fn lat_bucket_slow(ns: u64) -> usize {
-    LAT_BOUNDS_NS.iter().position(|b| ns < *b).unwrap_or(LAT_BUCKETS - 1)
+    LAT_BOUNDS_NS
+        .iter()
+        .position(|b| ns < *b)
+        .unwrap_or(LAT_BUCKETS - 1)
 }
 
 /// Maps histogram buckets to latency buckets; `u8::MAX` marks a histogram bucket that straddles
@@ -80,7 +115,11 @@ impl LatBucketTable {
         let mut table = Box::new([0u8; PLAT_NR]);
         for (idx, slot) in table.iter_mut().enumerate() {
             let lo = bucket_low(idx);
-            let hi = if idx + 1 < PLAT_NR { bucket_low(idx + 1) - 1 } else { u64::MAX };
+            let hi = if idx + 1 < PLAT_NR {
+                bucket_low(idx + 1) - 1
+            } else {
+                u64::MAX
+            };
             let a = lat_bucket_slow(lo);
             let b = lat_bucket_slow(hi);
             *slot = if a == b { a as u8 } else { u8::MAX };
@@ -141,7 +180,10 @@ mod tests {
         assert_eq!(lat_bucket_slow(249_999), 16);
         assert_eq!(lat_bucket_slow(250_000), 17);
         assert_eq!(lat_bucket_slow(5_000_000_000), 31);
-        assert_eq!(percentages(&[1, 999_999], 1_000_000, 0.01), vec![0.01, 99.9999]);
+        assert_eq!(
+            percentages(&[1, 999_999], 1_000_000, 0.01),
+            vec![0.01, 99.9999]
+        );
     }
 
     proptest! {

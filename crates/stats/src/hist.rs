@@ -80,7 +80,11 @@ impl PartialEq for Histogram {
 impl Histogram {
     /// An empty histogram.
     pub fn new() -> Self {
-        Histogram { buckets: Box::new([0; PLAT_NR]), n: 0, exact: Vec::new() }
+        Histogram {
+            buckets: Box::new([0; PLAT_NR]),
+            n: 0,
+            exact: Vec::new(),
+        }
     }
 
     /// Adds one value in nanoseconds; returns its bucket index (callers reuse it).
@@ -194,7 +198,15 @@ mod tests {
             h.add(v);
         }
         let p = h.percentiles(&[20.0, 50.0, 99.0, 100.0]);
-        assert_eq!(p, vec![(20.0, 100), (50.0, 300), (99.0, 1_000_000), (100.0, 1_000_000)]);
+        assert_eq!(
+            p,
+            vec![
+                (20.0, 100),
+                (50.0, 300),
+                (99.0, 1_000_000),
+                (100.0, 1_000_000)
+            ]
+        );
     }
 
     #[test]

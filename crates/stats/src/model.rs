@@ -37,7 +37,10 @@ impl Default for Display {
             slat_percentiles: false,
             clat_percentiles: true,
             lat_percentiles: false,
-            percentile_list: vec![1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99],
+            percentile_list: vec![
+                1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5,
+                99.9, 99.95, 99.99,
+            ],
             sync_engine: false,
             continue_on_error: false,
         }

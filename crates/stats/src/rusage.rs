@@ -16,6 +16,8 @@ pub struct Rusage {
     pub majflt: u64,
     /// Minor page faults.
     pub minflt: u64,
+    /// Precise CPU time of the thread, ns (CLOCK_THREAD_CPUTIME_ID).
+    pub cpu_ns: u64,
 }
 
 impl Rusage {
@@ -28,7 +30,19 @@ impl Rusage {
             return Rusage::default();
         }
         let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes a timespec we own.
+        let cpu_ns = if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0
+        {
+            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+        } else {
+            0
+        };
         Rusage {
+            cpu_ns,
             user_us: us(ru.ru_utime),
             sys_us: us(ru.ru_stime),
             ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
@@ -37,14 +51,30 @@ impl Rusage {
         }
     }
 
-    /// Usage since an earlier reading.
+    /// Usage since an earlier reading. getrusage's user/system split is sampled at timer
+    /// ticks, so the precise thread CPU time is divided in the same proportion.
     pub fn since(&self, earlier: &Rusage) -> Rusage {
+        let mut user_us = self.user_us.saturating_sub(earlier.user_us);
+        let mut sys_us = self.sys_us.saturating_sub(earlier.sys_us);
+        let cpu_ns = self.cpu_ns.saturating_sub(earlier.cpu_ns);
+        if cpu_ns > 0 {
+            let cpu_us = cpu_ns / 1000;
+            let ticks = user_us + sys_us;
+            if ticks > 0 {
+                user_us = (cpu_us as u128 * user_us as u128 / ticks as u128) as u64;
+                sys_us = cpu_us - user_us;
+            } else {
+                user_us = cpu_us;
+                sys_us = 0;
+            }
+        }
         Rusage {
-            user_us: self.user_us.saturating_sub(earlier.user_us),
-            sys_us: self.sys_us.saturating_sub(earlier.sys_us),
+            user_us,
+            sys_us,
             ctx: self.ctx.saturating_sub(earlier.ctx),
             majflt: self.majflt.saturating_sub(earlier.majflt),
             minflt: self.minflt.saturating_sub(earlier.minflt),
+            cpu_ns,
         }
     }
 
@@ -56,6 +86,7 @@ impl Rusage {
             ctx: self.ctx + o.ctx,
             majflt: self.majflt + o.majflt,
             minflt: self.minflt + o.minflt,
+            cpu_ns: self.cpu_ns + o.cpu_ns,
         }
     }
 }

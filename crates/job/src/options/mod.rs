@@ -189,7 +189,9 @@ pub fn lookup(name: &str) -> Option<&'static OptDef> {
 
 /// All names and aliases, for suggestions.
 pub fn all_names() -> impl Iterator<Item = &'static str> {
-    OPTIONS.iter().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+    OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
 }
 
 /// Help text for `--cmdhelp=name` (or all options when `name` is None or "all").
@@ -209,11 +211,9 @@ pub fn cmdhelp(name: Option<&str>) -> Result<String, String> {
             }
         }
         Some(n) => {
-            let o = lookup(n).ok_or_else(|| {
-                match crate::error::suggest(n, all_names()) {
-                    Some(s) => format!("no option '{n}' (did you mean '{s}'?)"),
-                    None => format!("no option '{n}'"),
-                }
+            let o = lookup(n).ok_or_else(|| match crate::error::suggest(n, all_names()) {
+                Some(s) => format!("no option '{n}' (did you mean '{s}'?)"),
+                None => format!("no option '{n}'"),
             })?;
             let _ = writeln!(out, "{:<20}: {}", o.name, o.help);
             if !o.aliases.is_empty() {
@@ -245,9 +245,13 @@ pub fn compat_markdown() -> String {
     let mut out = String::new();
     out.push_str("# fio option compatibility\n\n");
     out.push_str("Generated from iolens' option table (`crates/job/src/options/table.rs`) by\n");
-    out.push_str("`cargo run -- --compat-doc > docs/compat.md`; a test keeps this file in sync.\n\n");
+    out.push_str(
+        "`cargo run -- --compat-doc > docs/compat.md`; a test keeps this file in sync.\n\n",
+    );
     out.push_str("Status: **supported** (fio semantics), **ignored** (accepted with a one-line warning, no effect),\n");
-    out.push_str("**not supported** (rejected with an error, because results would be wrong without it),\n");
+    out.push_str(
+        "**not supported** (rejected with an error, because results would be wrong without it),\n",
+    );
     out.push_str("**engine only** (belongs to an ioengine iolens does not run; that engine is rejected).\n\n");
     let total = OPTIONS.len();
     let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();
@@ -277,9 +281,17 @@ pub fn compat_markdown() -> String {
                 out,
                 "| `{}` | {} | {} | {} | {} |",
                 o.name,
-                o.aliases.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
+                o.aliases
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 o.kind.describe().replace('|', "\\|"),
-                if o.default.is_empty() { String::new() } else { format!("`{}`", o.default) },
+                if o.default.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`", o.default)
+                },
                 status.replace('|', "\\|"),
             );
         }
@@ -305,19 +317,51 @@ mod tests {
     fn every_supported_option_applies_its_example_and_changes_the_spec() {
         // Options whose example equals the default cannot change the spec; they are listed here.
         let same_as_default = [
-            "clocksource", "kb_base", "unit_base", "allow_file_create", "loops", "numjobs", "randrepeat", "do_verify",
-            "stats", "disk_util", "clat_percentiles", "significant_figures", "iodepth_batch_complete_min",
-            "iodepth_batch_submit", "thinktime_blocks", "create_serialize", "create_fsync", "invalidate", "scramble_buffers",
-            "unique_filename", "verify_state_save", "nrfiles", "rw_sequencer", "fallocate", "fadvise_hint",
-            "exit_what", "file_service_type", "cpus_allowed_policy", "rate_process", "nonvectored",
+            "clocksource",
+            "kb_base",
+            "unit_base",
+            "allow_file_create",
+            "loops",
+            "numjobs",
+            "randrepeat",
+            "do_verify",
+            "stats",
+            "disk_util",
+            "clat_percentiles",
+            "significant_figures",
+            "iodepth_batch_complete_min",
+            "iodepth_batch_submit",
+            "thinktime_blocks",
+            "create_serialize",
+            "create_fsync",
+            "invalidate",
+            "scramble_buffers",
+            "unique_filename",
+            "verify_state_save",
+            "nrfiles",
+            "rw_sequencer",
+            "fallocate",
+            "fadvise_hint",
+            "exit_what",
+            "file_service_type",
+            "cpus_allowed_policy",
+            "rate_process",
+            "nonvectored",
         ];
         for o in OPTIONS.iter().filter(|o| o.status == Status::Supported) {
-            let apply = o.apply.unwrap_or_else(|| panic!("supported option {} has no apply fn", o.name));
+            let apply = o
+                .apply
+                .unwrap_or_else(|| panic!("supported option {} has no apply fn", o.name));
             let mut s = JobSpec::new("t", Span::cmdline(0), 0);
-            apply(&mut s, o.example).unwrap_or_else(|e| panic!("option {} example '{}': {e}", o.name, o.example));
+            apply(&mut s, o.example)
+                .unwrap_or_else(|e| panic!("option {} example '{}': {e}", o.name, o.example));
             if !same_as_default.contains(&o.name) {
                 let d = JobSpec::new("t", Span::cmdline(0), 0);
-                assert_ne!(s, d, "option {}={} did not change the spec", o.name, o.example);
+                assert_ne!(
+                    s, d,
+                    "option {}={} did not change the spec",
+                    o.name, o.example
+                );
             }
         }
     }
@@ -346,7 +390,10 @@ mod tests {
                 }
             }
         }
-        assert!(missing.is_empty(), "options of fio's HOWTO missing from the table: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "options of fio's HOWTO missing from the table: {missing:?}"
+        );
     }
 
     #[test]

@@ -31,10 +31,14 @@ fn time(v: &str, unit: TimeUnit) -> Result<Duration, String> {
 }
 
 fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
-    choices.iter().find(|(n, _)| *n == v).map(|(_, t)| *t).ok_or_else(|| {
-        let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-        format!("bad value '{v}': allowed values are {}", names.join(", "))
-    })
+    choices
+        .iter()
+        .find(|(n, _)| *n == v)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            format!("bad value '{v}': allowed values are {}", names.join(", "))
+        })
 }
 
 fn per_dir_sizes(s: &JobSpec, v: &str, cur: [u64; 3]) -> Result<[u64; 3], String> {
@@ -79,7 +83,10 @@ fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
         s.ioengine_name = name.to_string();
         return Ok(());
     }
-    if let Some((_, why)) = UNSUPPORTED_ENGINES.iter().find(|(n, _)| *n == name || name.starts_with(&format!("{n}:"))) {
+    if let Some((_, why)) = UNSUPPORTED_ENGINES
+        .iter()
+        .find(|(n, _)| *n == name || name.starts_with(&format!("{n}:")))
+    {
         return Err(format!(
             "engine {name} is not supported by iolens ({why}); supported engines: {}",
             EngineKind::NAMES.map(|(n, _)| n).join(", ")
@@ -89,7 +96,10 @@ fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
     let hint = crate::error::suggest(name, names.iter().copied())
         .map(|n| format!(" (did you mean '{n}'?)"))
         .unwrap_or_default();
-    Err(format!("engine {name} is not supported{hint}; supported engines: {}", names.join(", ")))
+    Err(format!(
+        "engine {name} is not supported{hint}; supported engines: {}",
+        names.join(", ")
+    ))
 }
 
 fn apply_random_distribution(s: &mut JobSpec, v: &str) -> R {
@@ -99,9 +109,13 @@ fn apply_random_distribution(s: &mut JobSpec, v: &str) -> R {
         None => (v, None),
     };
     let first_float = |r: Option<&str>, what: &str| -> Result<f64, String> {
-        let r = r.ok_or_else(|| format!("random_distribution={kind} needs a value, e.g. {kind}:{what}"))?;
+        let r = r.ok_or_else(|| {
+            format!("random_distribution={kind} needs a value, e.g. {kind}:{what}")
+        })?;
         let num = r.split([':', ',']).next().unwrap_or("");
-        num.trim().parse::<f64>().map_err(|_| format!("bad {kind} parameter '{num}'"))
+        num.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("bad {kind} parameter '{num}'"))
     };
     s.random_distribution = match kind {
         "random" => RandomDistribution::Random,
@@ -205,7 +219,10 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
         match b[i] {
             b'"' | b'\'' => {
                 let q = b[i];
-                let end = b[i + 1..].iter().position(|c| *c == q).ok_or("unterminated string in pattern")?;
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|c| *c == q)
+                    .ok_or("unterminated string in pattern")?;
                 out.extend_from_slice(&b[i + 1..i + 1 + end]);
                 i += end + 2;
             }
@@ -219,9 +236,16 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                 if hex.is_empty() {
                     return Err("empty hex number in pattern".into());
                 }
-                let padded = if hex.len() % 2 == 1 { format!("0{hex}") } else { hex.to_string() };
+                let padded = if hex.len() % 2 == 1 {
+                    format!("0{hex}")
+                } else {
+                    hex.to_string()
+                };
                 for k in (0..padded.len()).step_by(2) {
-                    out.push(u8::from_str_radix(&padded[k..k + 2], 16).map_err(|_| "bad hex in pattern")?);
+                    out.push(
+                        u8::from_str_radix(&padded[k..k + 2], 16)
+                            .map_err(|_| "bad hex in pattern")?,
+                    );
                 }
                 i = j;
             }
@@ -231,7 +255,9 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                 while j < b.len() && b[j].is_ascii_digit() {
                     j += 1;
                 }
-                let n: i64 = v.trim()[start..j].parse().map_err(|_| "bad number in pattern")?;
+                let n: i64 = v.trim()[start..j]
+                    .parse()
+                    .map_err(|_| "bad number in pattern")?;
                 // fio stores decimal numbers in the smallest width that holds them, little-endian.
                 let bytes = n.to_le_bytes();
                 let width = if (-128..=255).contains(&n) {
@@ -404,442 +430,1430 @@ macro_rules! eng {
     };
 }
 
-const RW_VALUES: &[&str] = &["read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"];
+const RW_VALUES: &[&str] = &[
+    "read",
+    "write",
+    "trim",
+    "randread",
+    "randwrite",
+    "randtrim",
+    "rw",
+    "readwrite",
+    "randrw",
+    "trimwrite",
+    "randtrimwrite",
+];
 
 /// Every option fio documents, plus iolens' own.
 pub static OPTIONS: &[OptDef] = &[
     // ---------------------------------------------------------------- description and units
-    OptDef { prio: 2, ..opt!("kb_base", K::Enum(&["1024", "1000"]), "1024", Description, "Base of k/m/g size suffixes (1024 or 1000)", "1024", |s, v| {
-        s.kb_base = pick(v.trim(), &[("1024", KbBase::Binary), ("1000", KbBase::Decimal)])?;
-        Ok(())
-    }) },
-    OptDef { prio: 2, ..opt!("unit_base", K::Enum(&["0", "1", "8"]), "0", Description, "Report in bytes (1, 0 = auto) or bits (8)", "0", |s, v| {
-        s.unit_base = pick(v.trim(), &[("0", 0), ("1", 1), ("8", 8)])?;
-        Ok(())
-    }) },
-    opt!("name", K::Str, "", Description, "Job name (starts a new job on the command line)", "x", |s, v| {
-        s.name = v.to_string();
-        Ok(())
-    }),
-    opt!("description", K::Str, "", Description, "Text printed with the job's results", "a test", |s, v| {
-        s.description = Some(v.to_string());
-        Ok(())
-    }),
+    OptDef {
+        prio: 2,
+        ..opt!(
+            "kb_base",
+            K::Enum(&["1024", "1000"]),
+            "1024",
+            Description,
+            "Base of k/m/g size suffixes (1024 or 1000)",
+            "1024",
+            |s, v| {
+                s.kb_base = pick(
+                    v.trim(),
+                    &[("1024", KbBase::Binary), ("1000", KbBase::Decimal)],
+                )?;
+                Ok(())
+            }
+        )
+    },
+    OptDef {
+        prio: 2,
+        ..opt!(
+            "unit_base",
+            K::Enum(&["0", "1", "8"]),
+            "0",
+            Description,
+            "Report in bytes (1, 0 = auto) or bits (8)",
+            "0",
+            |s, v| {
+                s.unit_base = pick(v.trim(), &[("0", 0), ("1", 1), ("8", 8)])?;
+                Ok(())
+            }
+        )
+    },
+    opt!(
+        "name",
+        K::Str,
+        "",
+        Description,
+        "Job name (starts a new job on the command line)",
+        "x",
+        |s, v| {
+            s.name = v.to_string();
+            Ok(())
+        }
+    ),
+    opt!(
+        "description",
+        K::Str,
+        "",
+        Description,
+        "Text printed with the job's results",
+        "a test",
+        |s, v| {
+            s.description = Some(v.to_string());
+            Ok(())
+        }
+    ),
     // ---------------------------------------------------------------- time
-    opt!("loops", K::Int, "1", Time, "Run the workload this many times", "1", |s, v| {
-        s.loops = uint(s, v, 1, u32::MAX as u64)?;
-        Ok(())
-    }),
-    opt!("numjobs", K::Int, "1", Time, "Clone this job this many times", "1", |s, v| {
-        s.numjobs = uint(s, v, 1, 65536)? as u32;
-        Ok(())
-    }),
-    opt!("runtime" | "timeout", K::Time, "", Time, "Stop after this long (seconds by default)", "10", |s, v| {
-        let t = time(v, TimeUnit::Sec)?;
-        s.runtime = if t.is_zero() { None } else { Some(t) };
-        Ok(())
-    }),
-    opt!("time_based", K::Flag, "0", Time, "Run for runtime even if the I/O size is done (loops over the range)", "1", |s, v| {
-        s.time_based = boolean(v)?;
-        Ok(())
-    }),
-    opt!("startdelay", K::Time, "0", Time, "Delay the job's start (a range lo-hi picks a random delay)", "1", |s, v| {
-        let (lo, hi) = match v.split_once('-') {
-            Some((a, b)) => (time(a, TimeUnit::Sec)?, time(b, TimeUnit::Sec)?),
-            None => {
-                let t = time(v, TimeUnit::Sec)?;
-                (t, t)
-            }
-        };
-        s.startdelay = if lo <= hi { (lo, hi) } else { (hi, lo) };
-        Ok(())
-    }),
-    opt!("ramp_time", K::Time, "0", Time, "Run this long before measuring (excluded from statistics)", "2", |s, v| {
-        let t = time(v, TimeUnit::Sec)?;
-        s.ramp_time = if t.is_zero() { None } else { Some(t) };
-        Ok(())
-    }),
-    ign!("ramp_size", K::Size, Time, "ramp by size is not implemented; use ramp_time"),
-    opt!("clocksource", K::Enum(&["gettimeofday", "clock_gettime", "cpu"]), "auto", Time, "Clock for timestamps", "clock_gettime", |s, v| {
-        s.clocksource = pick(v.trim(), &[("gettimeofday", ClockSource::Gettimeofday), ("clock_gettime", ClockSource::ClockGettime), ("cpu", ClockSource::Cpu)])?;
-        Ok(())
-    }),
-    opt!("gtod_reduce", K::Bool, "0", Time, "Disable latency and bandwidth timing (fewer clock reads)", "1", |s, v| {
-        s.gtod_reduce = boolean(v)?;
-        if s.gtod_reduce {
-            s.disable_lat = true;
-            s.disable_clat = true;
-            s.disable_slat = true;
-            s.disable_bw = true;
+    opt!(
+        "loops",
+        K::Int,
+        "1",
+        Time,
+        "Run the workload this many times",
+        "1",
+        |s, v| {
+            s.loops = uint(s, v, 1, u32::MAX as u64)?;
+            Ok(())
         }
-        Ok(())
-    }),
-    ign!("gtod_cpu", K::Int, Time, "iolens has no time-keeping thread; clock reads are cheap"),
-    ign!("job_start_clock_id", K::Int, Time, "job_start is not reported (fio 3.36+ JSON field)"),
+    ),
+    opt!(
+        "numjobs",
+        K::Int,
+        "1",
+        Time,
+        "Clone this job this many times",
+        "1",
+        |s, v| {
+            s.numjobs = uint(s, v, 1, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "runtime" | "timeout",
+        K::Time,
+        "",
+        Time,
+        "Stop after this long (seconds by default)",
+        "10",
+        |s, v| {
+            let t = time(v, TimeUnit::Sec)?;
+            s.runtime = if t.is_zero() { None } else { Some(t) };
+            Ok(())
+        }
+    ),
+    opt!(
+        "time_based",
+        K::Flag,
+        "0",
+        Time,
+        "Run for runtime even if the I/O size is done (loops over the range)",
+        "1",
+        |s, v| {
+            s.time_based = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "startdelay",
+        K::Time,
+        "0",
+        Time,
+        "Delay the job's start (a range lo-hi picks a random delay)",
+        "1",
+        |s, v| {
+            let (lo, hi) = match v.split_once('-') {
+                Some((a, b)) => (time(a, TimeUnit::Sec)?, time(b, TimeUnit::Sec)?),
+                None => {
+                    let t = time(v, TimeUnit::Sec)?;
+                    (t, t)
+                }
+            };
+            s.startdelay = if lo <= hi { (lo, hi) } else { (hi, lo) };
+            Ok(())
+        }
+    ),
+    opt!(
+        "ramp_time",
+        K::Time,
+        "0",
+        Time,
+        "Run this long before measuring (excluded from statistics)",
+        "2",
+        |s, v| {
+            let t = time(v, TimeUnit::Sec)?;
+            s.ramp_time = if t.is_zero() { None } else { Some(t) };
+            Ok(())
+        }
+    ),
+    ign!(
+        "ramp_size",
+        K::Size,
+        Time,
+        "ramp by size is not implemented; use ramp_time"
+    ),
+    opt!(
+        "clocksource",
+        K::Enum(&["gettimeofday", "clock_gettime", "cpu"]),
+        "auto",
+        Time,
+        "Clock for timestamps",
+        "clock_gettime",
+        |s, v| {
+            s.clocksource = pick(
+                v.trim(),
+                &[
+                    ("gettimeofday", ClockSource::Gettimeofday),
+                    ("clock_gettime", ClockSource::ClockGettime),
+                    ("cpu", ClockSource::Cpu),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "gtod_reduce",
+        K::Bool,
+        "0",
+        Time,
+        "Disable latency and bandwidth timing (fewer clock reads)",
+        "1",
+        |s, v| {
+            s.gtod_reduce = boolean(v)?;
+            if s.gtod_reduce {
+                s.disable_lat = true;
+                s.disable_clat = true;
+                s.disable_slat = true;
+                s.disable_bw = true;
+            }
+            Ok(())
+        }
+    ),
+    ign!(
+        "gtod_cpu",
+        K::Int,
+        Time,
+        "iolens has no time-keeping thread; clock reads are cheap"
+    ),
+    ign!(
+        "job_start_clock_id",
+        K::Int,
+        Time,
+        "job_start is not reported (fio 3.36+ JSON field)"
+    ),
     // ---------------------------------------------------------------- files
-    opt!("directory", K::Str, "", Files, "Directory for the job's files (colon list)", "/tmp", |s, v| {
-        s.directory = Some(v.to_string());
-        Ok(())
-    }),
-    OptDef { prio: -1, ..opt!("filename", K::Str, "", Files, "File or device name(s), colon separated (\\: escapes)", "/tmp/x", |s, v| {
-        if v.is_empty() {
-            return Err("filename must not be empty".into());
+    opt!(
+        "directory",
+        K::Str,
+        "",
+        Files,
+        "Directory for the job's files (colon list)",
+        "/tmp",
+        |s, v| {
+            s.directory = Some(v.to_string());
+            Ok(())
         }
-        s.filename = Some(v.to_string());
-        Ok(())
-    }) },
-    opt!("filename_format", K::Str, "$jobname.$jobnum.$filenum", Files, "Pattern for generated file names", "$jobname.$filenum", |s, v| {
-        s.filename_format = v.to_string();
-        Ok(())
-    }),
-    opt!("unique_filename", K::Bool, "1", Files, "Prefix files with the client's address (client mode only)", "1", |s, v| {
-        s.unique_filename = boolean(v)?;
-        Ok(())
-    }),
-    ign!("filetype", K::Str, Files, "the file type is detected from the path"),
-    uns!("opendir", K::Str, Files, "recursively adding a directory's files is not implemented"),
-    ign!("lockfile", K::Str, Files, "file locking between jobs is not implemented"),
-    opt!("nrfiles" | "nr_files", K::Int, "1", Files, "Number of files per job", "1", |s, v| {
-        s.nrfiles = uint(s, v, 1, 1 << 20)? as u32;
-        Ok(())
-    }),
-    opt!("openfiles", K::Int, "nrfiles", Files, "Files kept open at once", "4", |s, v| {
-        s.openfiles = Some(uint(s, v, 1, 1 << 20)? as u32);
-        Ok(())
-    }),
-    opt!("file_service_type", K::Str, "roundrobin", Files, "How to pick the next file (roundrobin, sequential, random)", "roundrobin", |s, v| {
-        let base = v.split(':').next().unwrap_or("");
-        if !["roundrobin", "sequential", "random", "zipf", "pareto", "normal", "gauss"].contains(&base) {
-            return Err(format!("bad file_service_type '{v}': allowed roundrobin, sequential, random"));
+    ),
+    OptDef {
+        prio: -1,
+        ..opt!(
+            "filename",
+            K::Str,
+            "",
+            Files,
+            "File or device name(s), colon separated (\\: escapes)",
+            "/tmp/x",
+            |s, v| {
+                if v.is_empty() {
+                    return Err("filename must not be empty".into());
+                }
+                s.filename = Some(v.to_string());
+                Ok(())
+            }
+        )
+    },
+    opt!(
+        "filename_format",
+        K::Str,
+        "$jobname.$jobnum.$filenum",
+        Files,
+        "Pattern for generated file names",
+        "$jobname.$filenum",
+        |s, v| {
+            s.filename_format = v.to_string();
+            Ok(())
         }
-        s.file_service_type = v.to_string();
-        Ok(())
-    }),
-    ign!("ioscheduler", K::Str, Files, "iolens does not change the device's I/O scheduler"),
-    opt!("create_serialize", K::Bool, "1", Files, "Lay out files one job at a time", "1", |s, v| {
-        s.create_serialize = boolean(v)?;
-        Ok(())
-    }),
-    opt!("create_fsync", K::Bool, "1", Files, "fsync a file after laying it out", "1", |s, v| {
-        s.create_fsync = boolean(v)?;
-        Ok(())
-    }),
-    opt!("create_on_open", K::Bool, "0", Files, "Create files when the job opens them, not before", "1", |s, v| {
-        s.create_on_open = boolean(v)?;
-        Ok(())
-    }),
-    opt!("create_only", K::Bool, "0", Files, "Only lay out files, do no I/O", "1", |s, v| {
-        s.create_only = boolean(v)?;
-        Ok(())
-    }),
-    opt!("allow_file_create", K::Bool, "1", Files, "Allow creating files that do not exist", "1", |s, v| {
-        s.allow_file_create = boolean(v)?;
-        Ok(())
-    }),
-    opt!("allow_mounted_write", K::Bool, "0", Files, "Allow writing to a mounted (or in use) block device", "1", |s, v| {
-        s.allow_mounted_write = boolean(v)?;
-        Ok(())
-    }),
-    opt!("pre_read", K::Bool, "0", Files, "Read the files into the page cache before the job", "1", |s, v| {
-        s.pre_read = boolean(v)?;
-        Ok(())
-    }),
-    opt!("unlink", K::Bool, "0", Files, "Delete the job's files when it is done", "1", |s, v| {
-        s.unlink = boolean(v)?;
-        Ok(())
-    }),
-    opt!("unlink_each_loop", K::Bool, "0", Files, "Delete the job's files after each loop", "1", |s, v| {
-        s.unlink_each_loop = boolean(v)?;
-        Ok(())
-    }),
+    ),
+    opt!(
+        "unique_filename",
+        K::Bool,
+        "1",
+        Files,
+        "Prefix files with the client's address (client mode only)",
+        "1",
+        |s, v| {
+            s.unique_filename = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "filetype",
+        K::Str,
+        Files,
+        "the file type is detected from the path"
+    ),
+    uns!(
+        "opendir",
+        K::Str,
+        Files,
+        "recursively adding a directory's files is not implemented"
+    ),
+    ign!(
+        "lockfile",
+        K::Str,
+        Files,
+        "file locking between jobs is not implemented"
+    ),
+    opt!(
+        "nrfiles" | "nr_files",
+        K::Int,
+        "1",
+        Files,
+        "Number of files per job",
+        "1",
+        |s, v| {
+            s.nrfiles = uint(s, v, 1, 1 << 20)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "openfiles",
+        K::Int,
+        "nrfiles",
+        Files,
+        "Files kept open at once",
+        "4",
+        |s, v| {
+            s.openfiles = Some(uint(s, v, 1, 1 << 20)? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "file_service_type",
+        K::Str,
+        "roundrobin",
+        Files,
+        "How to pick the next file (roundrobin, sequential, random)",
+        "roundrobin",
+        |s, v| {
+            let base = v.split(':').next().unwrap_or("");
+            if ![
+                "roundrobin",
+                "sequential",
+                "random",
+                "zipf",
+                "pareto",
+                "normal",
+                "gauss",
+            ]
+            .contains(&base)
+            {
+                return Err(format!(
+                    "bad file_service_type '{v}': allowed roundrobin, sequential, random"
+                ));
+            }
+            s.file_service_type = v.to_string();
+            Ok(())
+        }
+    ),
+    ign!(
+        "ioscheduler",
+        K::Str,
+        Files,
+        "iolens does not change the device's I/O scheduler"
+    ),
+    opt!(
+        "create_serialize",
+        K::Bool,
+        "1",
+        Files,
+        "Lay out files one job at a time",
+        "1",
+        |s, v| {
+            s.create_serialize = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_fsync",
+        K::Bool,
+        "1",
+        Files,
+        "fsync a file after laying it out",
+        "1",
+        |s, v| {
+            s.create_fsync = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_on_open",
+        K::Bool,
+        "0",
+        Files,
+        "Create files when the job opens them, not before",
+        "1",
+        |s, v| {
+            s.create_on_open = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "create_only",
+        K::Bool,
+        "0",
+        Files,
+        "Only lay out files, do no I/O",
+        "1",
+        |s, v| {
+            s.create_only = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "allow_file_create",
+        K::Bool,
+        "1",
+        Files,
+        "Allow creating files that do not exist",
+        "1",
+        |s, v| {
+            s.allow_file_create = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "allow_mounted_write",
+        K::Bool,
+        "0",
+        Files,
+        "Allow writing to a mounted (or in use) block device",
+        "1",
+        |s, v| {
+            s.allow_mounted_write = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "pre_read",
+        K::Bool,
+        "0",
+        Files,
+        "Read the files into the page cache before the job",
+        "1",
+        |s, v| {
+            s.pre_read = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "unlink",
+        K::Bool,
+        "0",
+        Files,
+        "Delete the job's files when it is done",
+        "1",
+        |s, v| {
+            s.unlink = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "unlink_each_loop",
+        K::Bool,
+        "0",
+        Files,
+        "Delete the job's files after each loop",
+        "1",
+        |s, v| {
+            s.unlink_each_loop = boolean(v)?;
+            Ok(())
+        }
+    ),
     // ---------------------------------------------------------------- zones
-    opt!("zonemode", K::Enum(&["none", "strided"]), "none", Zones, "Zone mode (strided: zonesize bytes, then skip zoneskip)", "strided", |s, v| {
-        s.zonemode = match v.trim() {
-            "none" => ZoneMode::None,
-            "strided" => ZoneMode::Strided,
-            "zbd" => return Err("zonemode=zbd needs a zoned block device; iolens does not support it".into()),
-            other => return Err(format!("bad zonemode '{other}': allowed none, strided")),
-        };
-        Ok(())
-    }),
-    opt!("zonerange", K::Size, "", Zones, "Size of the area a zone covers", "1m", |s, v| {
-        s.zonerange = size(s, v)?;
-        Ok(())
-    }),
-    opt!("zonesize", K::Size, "", Zones, "Bytes of I/O per zone before moving on", "1m", |s, v| {
-        s.zonesize = size(s, v)?;
-        Ok(())
-    }),
-    ign!("zonecapacity", K::Size, Zones, "zoned block devices are not supported"),
-    opt!("zoneskip", K::Size, "0", Zones, "Bytes skipped after each zone", "1m", |s, v| {
-        s.zoneskip = size(s, v)?;
-        Ok(())
-    }),
-    ign!("read_beyond_wp", K::Bool, Zones, "zoned block devices are not supported"),
-    ign!("max_open_zones", K::Int, Zones, "zoned block devices are not supported"),
-    ign!("job_max_open_zones", K::Int, Zones, "zoned block devices are not supported"),
-    ign!("ignore_zone_limits", K::Bool, Zones, "zoned block devices are not supported"),
-    ign!("zone_reset_threshold", K::Float, Zones, "zoned block devices are not supported"),
-    ign!("zone_reset_frequency", K::Float, Zones, "zoned block devices are not supported"),
-    ign!("recover_zbd_write_error", K::Bool, Zones, "zoned block devices are not supported"),
-    ign!("write_zone_remainders", K::Bool, Zones, "zoned block devices are not supported"),
+    opt!(
+        "zonemode",
+        K::Enum(&["none", "strided"]),
+        "none",
+        Zones,
+        "Zone mode (strided: zonesize bytes, then skip zoneskip)",
+        "strided",
+        |s, v| {
+            s.zonemode = match v.trim() {
+                "none" => ZoneMode::None,
+                "strided" => ZoneMode::Strided,
+                "zbd" => {
+                    return Err(
+                        "zonemode=zbd needs a zoned block device; iolens does not support it"
+                            .into(),
+                    )
+                }
+                other => return Err(format!("bad zonemode '{other}': allowed none, strided")),
+            };
+            Ok(())
+        }
+    ),
+    opt!(
+        "zonerange",
+        K::Size,
+        "",
+        Zones,
+        "Size of the area a zone covers",
+        "1m",
+        |s, v| {
+            s.zonerange = size(s, v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "zonesize",
+        K::Size,
+        "",
+        Zones,
+        "Bytes of I/O per zone before moving on",
+        "1m",
+        |s, v| {
+            s.zonesize = size(s, v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "zonecapacity",
+        K::Size,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    opt!(
+        "zoneskip",
+        K::Size,
+        "0",
+        Zones,
+        "Bytes skipped after each zone",
+        "1m",
+        |s, v| {
+            s.zoneskip = size(s, v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "read_beyond_wp",
+        K::Bool,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "max_open_zones",
+        K::Int,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "job_max_open_zones",
+        K::Int,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "ignore_zone_limits",
+        K::Bool,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "zone_reset_threshold",
+        K::Float,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "zone_reset_frequency",
+        K::Float,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "recover_zbd_write_error",
+        K::Bool,
+        Zones,
+        "zoned block devices are not supported"
+    ),
+    ign!(
+        "write_zone_remainders",
+        K::Bool,
+        Zones,
+        "zoned block devices are not supported"
+    ),
     // ---------------------------------------------------------------- I/O type
-    opt!("direct", K::Bool, "0", IoType, "Use O_DIRECT (bypass the page cache)", "1", |s, v| {
-        s.direct = boolean(v)?;
-        Ok(())
-    }),
-    opt!("buffered", K::Bool, "1", IoType, "Use the page cache (the opposite of direct)", "0", |s, v| {
-        s.direct = !boolean(v)?;
-        Ok(())
-    }),
-    opt!("rw" | "readwrite", K::Enum(RW_VALUES), "read", IoType, "I/O pattern, with an optional :N offset modifier", "randread", apply_rw),
-    opt!("rw_sequencer", K::Enum(&["sequential", "identical"]), "sequential", IoType, "How rw=...:N modifies offsets", "sequential", |s, v| {
-        s.rw_sequencer = pick(v.trim(), &[("sequential", RwSequencer::Sequential), ("identical", RwSequencer::Identical)])?;
-        Ok(())
-    }),
-    opt!("unified_rw_reporting", K::Enum(&["none", "mixed", "both", "0", "1", "2"]), "none", IoType, "Report reads and writes together", "mixed", |s, v| {
-        s.unified_rw_reporting = pick(v.trim(), &[("none", UnifiedRw::None), ("0", UnifiedRw::None), ("mixed", UnifiedRw::Mixed), ("1", UnifiedRw::Mixed), ("both", UnifiedRw::Both), ("2", UnifiedRw::Both)])?;
-        Ok(())
-    }),
-    opt!("randrepeat" | "allrandrepeat", K::Bool, "1", IoType, "Same random sequence on every run", "1", |s, v| {
-        s.randrepeat = boolean(v)?;
-        Ok(())
-    }),
-    opt!("randseed", K::Int, "", IoType, "Seed for the random generators", "1234", |s, v| {
-        s.randseed = Some(uint(s, v, 0, u64::MAX)?);
-        s.randrepeat = true;
-        Ok(())
-    }),
-    opt!("fallocate", K::Enum(&["none", "native", "posix", "keep", "truncate", "0", "1"]), "native", IoType, "Preallocate files when laying them out", "native", |s, v| {
-        s.fallocate = pick(v.trim(), &[("none", Fallocate::None), ("0", Fallocate::None), ("native", Fallocate::Native), ("posix", Fallocate::Posix), ("1", Fallocate::Posix), ("keep", Fallocate::Keep), ("zero", Fallocate::Zero), ("truncate", Fallocate::Truncate)])?;
-        Ok(())
-    }),
-    opt!("fadvise_hint", K::Enum(&["0", "1", "sequential", "random", "normal"]), "1", IoType, "posix_fadvise hint for the access pattern", "1", |s, v| {
-        s.fadvise_hint = pick(v.trim(), &[("0", Fadvise::Off), ("1", Fadvise::Auto), ("sequential", Fadvise::Sequential), ("random", Fadvise::Random), ("normal", Fadvise::Normal)])?;
-        Ok(())
-    }),
-    ign!("write_hint", K::Str, IoType, "write lifetime hints are not implemented"),
-    opt!("offset" | "fileoffset", K::SizeOrPct, "0", IoType, "Start I/O at this offset (or percentage)", "4k", |s, v| {
-        let o = value::parse_size_or_pct(v, s.kb_base).map_err(e)?;
-        if let value::SizeOrPct::Percent(p) = o {
-            if p >= 100.0 {
-                return Err("offset percentage must be below 100%".into());
-            }
+    opt!(
+        "direct",
+        K::Bool,
+        "0",
+        IoType,
+        "Use O_DIRECT (bypass the page cache)",
+        "1",
+        |s, v| {
+            s.direct = boolean(v)?;
+            Ok(())
         }
-        s.offset = o;
-        Ok(())
-    }),
-    opt!("offset_align", K::Size, "0", IoType, "Align a percentage offset to this", "4k", |s, v| {
-        let a = size(s, v)?;
-        s.offset_align = if a == 0 { None } else { Some(a) };
-        Ok(())
-    }),
-    opt!("offset_increment", K::SizeOrPct, "0", IoType, "Each clone's offset is offset + N x this", "1m", |s, v| {
-        s.offset_increment = value::parse_size_or_pct(v, s.kb_base).map_err(e)?;
-        Ok(())
-    }),
-    opt!("number_ios", K::Int, "", IoType, "Stop after this many I/Os", "100", |s, v| {
-        let n = uint(s, v, 0, u64::MAX)?;
-        s.number_ios = if n == 0 { None } else { Some(n) };
-        Ok(())
-    }),
-    opt!("fsync", K::Int, "0", IoType, "fsync every N writes", "32", |s, v| {
-        s.fsync = uint(s, v, 0, u64::MAX)?;
-        Ok(())
-    }),
-    opt!("fdatasync", K::Int, "0", IoType, "fdatasync every N writes", "32", |s, v| {
-        s.fdatasync = uint(s, v, 0, u64::MAX)?;
-        Ok(())
-    }),
-    ign!("write_barrier", K::Int, IoType, "barrier writes are not implemented"),
-    uns!("sync_file_range", K::Str, IoType, "sync_file_range is not implemented; use fsync or fdatasync"),
-    opt!("overwrite", K::Bool, "0", IoType, "Lay out files before writing so writes overwrite", "1", |s, v| {
-        s.overwrite = boolean(v)?;
-        Ok(())
-    }),
-    opt!("end_fsync", K::Bool, "0", IoType, "fsync the files at the end of the job", "1", |s, v| {
-        s.end_fsync = boolean(v)?;
-        Ok(())
-    }),
-    ign!("end_syncfs", K::Bool, IoType, "syncfs at the end is not implemented; use end_fsync"),
-    opt!("fsync_on_close", K::Bool, "0", IoType, "fsync each file when it is closed", "1", |s, v| {
-        s.fsync_on_close = boolean(v)?;
-        Ok(())
-    }),
-    opt!("rwmixread", K::Int, "50", IoType, "Percentage of reads in mixed workloads", "70", |s, v| {
-        s.rwmixread = uint(s, v, 0, 100)? as u32;
-        Ok(())
-    }),
-    opt!("rwmixwrite", K::Int, "50", IoType, "Percentage of writes in mixed workloads", "30", |s, v| {
-        s.rwmixread = 100 - uint(s, v, 0, 100)? as u32;
-        Ok(())
-    }),
-    opt!("random_distribution", K::Str, "random", IoType, "Distribution of random offsets (random, zipf, pareto, normal, zoned, zoned_abs)", "zipf:1.2", apply_random_distribution),
-    ign!("random_sequence_stride", K::Bool, IoType, "the sequence distribution is not implemented"),
-    opt!("percentage_random", K::PerDirInt, "100", IoType, "Percentage of random offsets (the rest sequential)", "50", |s, v| {
-        let cur = s.percentage_random.map(u64::from);
-        s.percentage_random = per_dir_uints(s, v, cur, 100)?.map(|x| x as u32);
-        Ok(())
-    }),
-    opt!("norandommap", K::Flag, "0", IoType, "Do not track which blocks were done; offsets may repeat", "1", |s, v| {
-        s.norandommap = boolean(v)?;
-        Ok(())
-    }),
-    ign!("softrandommap", K::Bool, IoType, "the random map always fits in memory here"),
-    opt!("random_generator", K::Enum(&["tausworthe", "lfsr", "tausworthe64"]), "tausworthe", IoType, "Generator of random offsets", "lfsr", |s, v| {
-        s.random_generator = pick(v.trim(), &[("tausworthe", RandomGenerator::Tausworthe), ("lfsr", RandomGenerator::Lfsr), ("tausworthe64", RandomGenerator::Tausworthe64)])?;
-        Ok(())
-    }),
-    uns!("sprandom", K::Bool, IoType, "SPRandom preconditioning is not implemented"),
-    ign!("spr_num_regions", K::Int, IoType, "belongs to sprandom, which is not implemented"),
-    ign!("spr_op", K::Float, IoType, "belongs to sprandom, which is not implemented"),
-    ign!("spr_cs", K::Int, IoType, "belongs to sprandom, which is not implemented"),
+    ),
+    opt!(
+        "buffered",
+        K::Bool,
+        "1",
+        IoType,
+        "Use the page cache (the opposite of direct)",
+        "0",
+        |s, v| {
+            s.direct = !boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rw" | "readwrite",
+        K::Enum(RW_VALUES),
+        "read",
+        IoType,
+        "I/O pattern, with an optional :N offset modifier",
+        "randread",
+        apply_rw
+    ),
+    opt!(
+        "rw_sequencer",
+        K::Enum(&["sequential", "identical"]),
+        "sequential",
+        IoType,
+        "How rw=...:N modifies offsets",
+        "sequential",
+        |s, v| {
+            s.rw_sequencer = pick(
+                v.trim(),
+                &[
+                    ("sequential", RwSequencer::Sequential),
+                    ("identical", RwSequencer::Identical),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "unified_rw_reporting",
+        K::Enum(&["none", "mixed", "both", "0", "1", "2"]),
+        "none",
+        IoType,
+        "Report reads and writes together",
+        "mixed",
+        |s, v| {
+            s.unified_rw_reporting = pick(
+                v.trim(),
+                &[
+                    ("none", UnifiedRw::None),
+                    ("0", UnifiedRw::None),
+                    ("mixed", UnifiedRw::Mixed),
+                    ("1", UnifiedRw::Mixed),
+                    ("both", UnifiedRw::Both),
+                    ("2", UnifiedRw::Both),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "randrepeat" | "allrandrepeat",
+        K::Bool,
+        "1",
+        IoType,
+        "Same random sequence on every run",
+        "1",
+        |s, v| {
+            s.randrepeat = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "randseed",
+        K::Int,
+        "",
+        IoType,
+        "Seed for the random generators",
+        "1234",
+        |s, v| {
+            s.randseed = Some(uint(s, v, 0, u64::MAX)?);
+            s.randrepeat = true;
+            Ok(())
+        }
+    ),
+    opt!(
+        "fallocate",
+        K::Enum(&["none", "native", "posix", "keep", "truncate", "0", "1"]),
+        "native",
+        IoType,
+        "Preallocate files when laying them out",
+        "native",
+        |s, v| {
+            s.fallocate = pick(
+                v.trim(),
+                &[
+                    ("none", Fallocate::None),
+                    ("0", Fallocate::None),
+                    ("native", Fallocate::Native),
+                    ("posix", Fallocate::Posix),
+                    ("1", Fallocate::Posix),
+                    ("keep", Fallocate::Keep),
+                    ("zero", Fallocate::Zero),
+                    ("truncate", Fallocate::Truncate),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "fadvise_hint",
+        K::Enum(&["0", "1", "sequential", "random", "normal"]),
+        "1",
+        IoType,
+        "posix_fadvise hint for the access pattern",
+        "1",
+        |s, v| {
+            s.fadvise_hint = pick(
+                v.trim(),
+                &[
+                    ("0", Fadvise::Off),
+                    ("1", Fadvise::Auto),
+                    ("sequential", Fadvise::Sequential),
+                    ("random", Fadvise::Random),
+                    ("normal", Fadvise::Normal),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "write_hint",
+        K::Str,
+        IoType,
+        "write lifetime hints are not implemented"
+    ),
+    opt!(
+        "offset" | "fileoffset",
+        K::SizeOrPct,
+        "0",
+        IoType,
+        "Start I/O at this offset (or percentage)",
+        "4k",
+        |s, v| {
+            let o = value::parse_size_or_pct(v, s.kb_base).map_err(e)?;
+            if let value::SizeOrPct::Percent(p) = o {
+                if p >= 100.0 {
+                    return Err("offset percentage must be below 100%".into());
+                }
+            }
+            s.offset = o;
+            Ok(())
+        }
+    ),
+    opt!(
+        "offset_align",
+        K::Size,
+        "0",
+        IoType,
+        "Align a percentage offset to this",
+        "4k",
+        |s, v| {
+            let a = size(s, v)?;
+            s.offset_align = if a == 0 { None } else { Some(a) };
+            Ok(())
+        }
+    ),
+    opt!(
+        "offset_increment",
+        K::SizeOrPct,
+        "0",
+        IoType,
+        "Each clone's offset is offset + N x this",
+        "1m",
+        |s, v| {
+            s.offset_increment = value::parse_size_or_pct(v, s.kb_base).map_err(e)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "number_ios",
+        K::Int,
+        "",
+        IoType,
+        "Stop after this many I/Os",
+        "100",
+        |s, v| {
+            let n = uint(s, v, 0, u64::MAX)?;
+            s.number_ios = if n == 0 { None } else { Some(n) };
+            Ok(())
+        }
+    ),
+    opt!(
+        "fsync",
+        K::Int,
+        "0",
+        IoType,
+        "fsync every N writes",
+        "32",
+        |s, v| {
+            s.fsync = uint(s, v, 0, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "fdatasync",
+        K::Int,
+        "0",
+        IoType,
+        "fdatasync every N writes",
+        "32",
+        |s, v| {
+            s.fdatasync = uint(s, v, 0, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "write_barrier",
+        K::Int,
+        IoType,
+        "barrier writes are not implemented"
+    ),
+    uns!(
+        "sync_file_range",
+        K::Str,
+        IoType,
+        "sync_file_range is not implemented; use fsync or fdatasync"
+    ),
+    opt!(
+        "overwrite",
+        K::Bool,
+        "0",
+        IoType,
+        "Lay out files before writing so writes overwrite",
+        "1",
+        |s, v| {
+            s.overwrite = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "end_fsync",
+        K::Bool,
+        "0",
+        IoType,
+        "fsync the files at the end of the job",
+        "1",
+        |s, v| {
+            s.end_fsync = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "end_syncfs",
+        K::Bool,
+        IoType,
+        "syncfs at the end is not implemented; use end_fsync"
+    ),
+    opt!(
+        "fsync_on_close",
+        K::Bool,
+        "0",
+        IoType,
+        "fsync each file when it is closed",
+        "1",
+        |s, v| {
+            s.fsync_on_close = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rwmixread",
+        K::Int,
+        "50",
+        IoType,
+        "Percentage of reads in mixed workloads",
+        "70",
+        |s, v| {
+            s.rwmixread = uint(s, v, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rwmixwrite",
+        K::Int,
+        "50",
+        IoType,
+        "Percentage of writes in mixed workloads",
+        "30",
+        |s, v| {
+            s.rwmixread = 100 - uint(s, v, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "random_distribution",
+        K::Str,
+        "random",
+        IoType,
+        "Distribution of random offsets (random, zipf, pareto, normal, zoned, zoned_abs)",
+        "zipf:1.2",
+        apply_random_distribution
+    ),
+    ign!(
+        "random_sequence_stride",
+        K::Bool,
+        IoType,
+        "the sequence distribution is not implemented"
+    ),
+    opt!(
+        "percentage_random",
+        K::PerDirInt,
+        "100",
+        IoType,
+        "Percentage of random offsets (the rest sequential)",
+        "50",
+        |s, v| {
+            let cur = s.percentage_random.map(u64::from);
+            s.percentage_random = per_dir_uints(s, v, cur, 100)?.map(|x| x as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "norandommap",
+        K::Flag,
+        "0",
+        IoType,
+        "Do not track which blocks were done; offsets may repeat",
+        "1",
+        |s, v| {
+            s.norandommap = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "softrandommap",
+        K::Bool,
+        IoType,
+        "the random map always fits in memory here"
+    ),
+    opt!(
+        "random_generator",
+        K::Enum(&["tausworthe", "lfsr", "tausworthe64"]),
+        "tausworthe",
+        IoType,
+        "Generator of random offsets",
+        "lfsr",
+        |s, v| {
+            s.random_generator = pick(
+                v.trim(),
+                &[
+                    ("tausworthe", RandomGenerator::Tausworthe),
+                    ("lfsr", RandomGenerator::Lfsr),
+                    ("tausworthe64", RandomGenerator::Tausworthe64),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    uns!(
+        "sprandom",
+        K::Bool,
+        IoType,
+        "SPRandom preconditioning is not implemented"
+    ),
+    ign!(
+        "spr_num_regions",
+        K::Int,
+        IoType,
+        "belongs to sprandom, which is not implemented"
+    ),
+    ign!(
+        "spr_op",
+        K::Float,
+        IoType,
+        "belongs to sprandom, which is not implemented"
+    ),
+    ign!(
+        "spr_cs",
+        K::Int,
+        IoType,
+        "belongs to sprandom, which is not implemented"
+    ),
     // ---------------------------------------------------------------- block size
-    opt!("bs" | "blocksize", K::PerDirSize, "4k", BlockSize, "Block size (read,write,trim)", "8k", |s, v| {
-        s.bs = per_dir_sizes(s, v, s.bs)?;
-        Ok(())
-    }),
-    opt!("bsrange" | "blocksize_range", K::Range, "", BlockSize, "Block size ranges lo-hi (read,write,trim)", "1k-4k", |s, v| {
-        let r = value::parse_range_per_dir(v, s.kb_base).map_err(e)?;
-        for (i, x) in r.iter().enumerate() {
-            if x.is_some() {
-                s.bsrange[i] = *x;
-            }
+    opt!(
+        "bs" | "blocksize",
+        K::PerDirSize,
+        "4k",
+        BlockSize,
+        "Block size (read,write,trim)",
+        "8k",
+        |s, v| {
+            s.bs = per_dir_sizes(s, v, s.bs)?;
+            Ok(())
         }
-        Ok(())
-    }),
-    opt!("bssplit", K::Str, "", BlockSize, "Weighted block sizes, e.g. 4k/10:64k/50:32k/40 (read,write,trim)", "4k/50:64k/50", |s, v| {
-        let r = value::parse_bssplit(v, s.kb_base).map_err(e)?;
-        for (i, x) in r.into_iter().enumerate() {
-            if x.is_some() {
-                s.bssplit[i] = x;
+    ),
+    opt!(
+        "bsrange" | "blocksize_range",
+        K::Range,
+        "",
+        BlockSize,
+        "Block size ranges lo-hi (read,write,trim)",
+        "1k-4k",
+        |s, v| {
+            let r = value::parse_range_per_dir(v, s.kb_base).map_err(e)?;
+            for (i, x) in r.iter().enumerate() {
+                if x.is_some() {
+                    s.bsrange[i] = *x;
+                }
             }
+            Ok(())
         }
-        Ok(())
-    }),
-    opt!("bs_unaligned" | "blocksize_unaligned", K::Flag, "0", BlockSize, "Sizes in bsrange need not be multiples of the minimum", "1", |s, v| {
-        s.bs_unaligned = boolean(v)?;
-        Ok(())
-    }),
-    ign!("bs_is_seq_rand", K::Bool, BlockSize, "per-direction block sizes always mean read,write,trim in iolens"),
-    opt!("ba" | "blockalign", K::PerDirSize, "bs", BlockSize, "Alignment of random offsets (read,write,trim)", "4k", |s, v| {
-        let cur = s.ba.map(|x| x.unwrap_or(0));
-        let n = per_dir_sizes(s, v, cur)?;
-        s.ba = n.map(|x| if x == 0 { None } else { Some(x) });
-        Ok(())
-    }),
+    ),
+    opt!(
+        "bssplit",
+        K::Str,
+        "",
+        BlockSize,
+        "Weighted block sizes, e.g. 4k/10:64k/50:32k/40 (read,write,trim)",
+        "4k/50:64k/50",
+        |s, v| {
+            let r = value::parse_bssplit(v, s.kb_base).map_err(e)?;
+            for (i, x) in r.into_iter().enumerate() {
+                if x.is_some() {
+                    s.bssplit[i] = x;
+                }
+            }
+            Ok(())
+        }
+    ),
+    opt!(
+        "bs_unaligned" | "blocksize_unaligned",
+        K::Flag,
+        "0",
+        BlockSize,
+        "Sizes in bsrange need not be multiples of the minimum",
+        "1",
+        |s, v| {
+            s.bs_unaligned = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "bs_is_seq_rand",
+        K::Bool,
+        BlockSize,
+        "per-direction block sizes always mean read,write,trim in iolens"
+    ),
+    opt!(
+        "ba" | "blockalign",
+        K::PerDirSize,
+        "bs",
+        BlockSize,
+        "Alignment of random offsets (read,write,trim)",
+        "4k",
+        |s, v| {
+            let cur = s.ba.map(|x| x.unwrap_or(0));
+            let n = per_dir_sizes(s, v, cur)?;
+            s.ba = n.map(|x| if x == 0 { None } else { Some(x) });
+            Ok(())
+        }
+    ),
     // ---------------------------------------------------------------- buffers
-    opt!("zero_buffers", K::Flag, "0", Buffers, "Fill write buffers with zeroes", "1", |s, v| {
-        s.zero_buffers = boolean(v)?;
-        Ok(())
-    }),
-    opt!("refill_buffers", K::Flag, "0", Buffers, "Refill write buffers before every write", "1", |s, v| {
-        s.refill_buffers = boolean(v)?;
-        Ok(())
-    }),
-    opt!("scramble_buffers", K::Bool, "1", Buffers, "Scramble buffer contents cheaply to defeat dedupe", "1", |s, v| {
-        s.scramble_buffers = boolean(v)?;
-        Ok(())
-    }),
-    opt!("buffer_compress_percentage", K::Int, "0", Buffers, "Make write buffers compressible by this percentage", "50", |s, v| {
-        s.buffer_compress_percentage = uint(s, v, 0, 100)? as u32;
-        Ok(())
-    }),
-    opt!("buffer_compress_chunk", K::Size, "512", Buffers, "Granularity of compressible regions", "4k", |s, v| {
-        s.buffer_compress_chunk = uint(s, v, 1, u32::MAX as u64)?;
-        Ok(())
-    }),
-    opt!("buffer_pattern", K::Str, "", Buffers, "Fill write buffers with this pattern (0x.., \"text\", numbers)", "0xdeadbeef", |s, v| {
-        s.buffer_pattern = Some(parse_pattern(v)?);
-        Ok(())
-    }),
-    opt!("dedupe_percentage", K::Int, "0", Buffers, "Percentage of write buffers that repeat earlier ones", "30", |s, v| {
-        s.dedupe_percentage = uint(s, v, 0, 100)? as u32;
-        if s.dedupe_percentage > 0 {
-            s.refill_buffers = true;
+    opt!(
+        "zero_buffers",
+        K::Flag,
+        "0",
+        Buffers,
+        "Fill write buffers with zeroes",
+        "1",
+        |s, v| {
+            s.zero_buffers = boolean(v)?;
+            Ok(())
         }
-        Ok(())
-    }),
-    ign!("dedupe_mode", K::Str, Buffers, "dedupe buffers always repeat earlier writes (fio's default 'repeat')"),
-    ign!("dedupe_working_set_percentage", K::Int, Buffers, "dedupe working sets are not implemented"),
-    ign!("dedupe_global", K::Bool, Buffers, "dedupe is per job in iolens"),
-    opt!("invalidate", K::Bool, "1", Buffers, "Drop the files' page cache before the job", "1", |s, v| {
-        s.invalidate = boolean(v)?;
-        Ok(())
-    }),
-    opt!("sync", K::Enum(&["none", "0", "sync", "1", "dsync"]), "none", IoType, "Open files with O_SYNC or O_DSYNC", "sync", |s, v| {
-        s.sync = pick(v.trim(), &[("none", SyncMode::None), ("0", SyncMode::None), ("sync", SyncMode::Sync), ("1", SyncMode::Sync), ("dsync", SyncMode::Dsync)])?;
-        Ok(())
-    }),
-    ign!("mem" | "iomem", K::Str, Buffers, "buffers are always anonymous memory aligned for O_DIRECT"),
-    opt!("mem_align" | "iomem_align", K::Size, "0", Buffers, "Extra alignment of I/O buffers", "4k", |s, v| {
-        s.mem_align = size(s, v)?;
-        Ok(())
-    }),
-    ign!("hugepage-size", K::Size, Buffers, "huge page buffers are not implemented"),
-    ign!("lockmem", K::Size, Buffers, "memory locking is not implemented"),
+    ),
+    opt!(
+        "refill_buffers",
+        K::Flag,
+        "0",
+        Buffers,
+        "Refill write buffers before every write",
+        "1",
+        |s, v| {
+            s.refill_buffers = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "scramble_buffers",
+        K::Bool,
+        "1",
+        Buffers,
+        "Scramble buffer contents cheaply to defeat dedupe",
+        "1",
+        |s, v| {
+            s.scramble_buffers = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "buffer_compress_percentage",
+        K::Int,
+        "0",
+        Buffers,
+        "Make write buffers compressible by this percentage",
+        "50",
+        |s, v| {
+            s.buffer_compress_percentage = uint(s, v, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "buffer_compress_chunk",
+        K::Size,
+        "512",
+        Buffers,
+        "Granularity of compressible regions",
+        "4k",
+        |s, v| {
+            s.buffer_compress_chunk = uint(s, v, 1, u32::MAX as u64)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "buffer_pattern",
+        K::Str,
+        "",
+        Buffers,
+        "Fill write buffers with this pattern (0x.., \"text\", numbers)",
+        "0xdeadbeef",
+        |s, v| {
+            s.buffer_pattern = Some(parse_pattern(v)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "dedupe_percentage",
+        K::Int,
+        "0",
+        Buffers,
+        "Percentage of write buffers that repeat earlier ones",
+        "30",
+        |s, v| {
+            s.dedupe_percentage = uint(s, v, 0, 100)? as u32;
+            if s.dedupe_percentage > 0 {
+                s.refill_buffers = true;
+            }
+            Ok(())
+        }
+    ),
+    ign!(
+        "dedupe_mode",
+        K::Str,
+        Buffers,
+        "dedupe buffers always repeat earlier writes (fio's default 'repeat')"
+    ),
+    ign!(
+        "dedupe_working_set_percentage",
+        K::Int,
+        Buffers,
+        "dedupe working sets are not implemented"
+    ),
+    ign!(
+        "dedupe_global",
+        K::Bool,
+        Buffers,
+        "dedupe is per job in iolens"
+    ),
+    opt!(
+        "invalidate",
+        K::Bool,
+        "1",
+        Buffers,
+        "Drop the files' page cache before the job",
+        "1",
+        |s, v| {
+            s.invalidate = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "sync",
+        K::Enum(&["none", "0", "sync", "1", "dsync"]),
+        "none",
+        IoType,
+        "Open files with O_SYNC or O_DSYNC",
+        "sync",
+        |s, v| {
+            s.sync = pick(
+                v.trim(),
+                &[
+                    ("none", SyncMode::None),
+                    ("0", SyncMode::None),
+                    ("sync", SyncMode::Sync),
+                    ("1", SyncMode::Sync),
+                    ("dsync", SyncMode::Dsync),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "mem" | "iomem",
+        K::Str,
+        Buffers,
+        "buffers are always anonymous memory aligned for O_DIRECT"
+    ),
+    opt!(
+        "mem_align" | "iomem_align",
+        K::Size,
+        "0",
+        Buffers,
+        "Extra alignment of I/O buffers",
+        "4k",
+        |s, v| {
+            s.mem_align = size(s, v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "hugepage-size",
+        K::Size,
+        Buffers,
+        "huge page buffers are not implemented"
+    ),
+    ign!(
+        "lockmem",
+        K::Size,
+        Buffers,
+        "memory locking is not implemented"
+    ),
     // ---------------------------------------------------------------- size
-    opt!("size", K::SizeOrPct, "", Size, "Total size of the job's files (or percentage of the device)", "1g", |s, v| {
-        s.size = Some(value::parse_size_or_pct(v, s.kb_base).map_err(e)?);
-        Ok(())
-    }),
-    opt!("io_size" | "io_limit", K::Size, "size", Size, "Amount of I/O to do (default: size)", "1g", |s, v| {
-        let n = size(s, v)?;
-        s.io_size = if n == 0 { None } else { Some(n) };
-        Ok(())
-    }),
-    opt!("filesize", K::Range, "size/nrfiles", Size, "Size of each file (a range picks random sizes)", "1m", |s, v| {
-        s.filesize = Some(value::parse_size_range(v, s.kb_base).map_err(e)?);
-        Ok(())
-    }),
-    ign!("file_append", K::Bool, Size, "appending to files is not implemented"),
-    opt!("fill_device" | "fill_fs", K::Bool, "0", Size, "Write until the device or filesystem is full", "1", |s, v| {
-        s.fill_device = boolean(v)?;
-        Ok(())
-    }),
+    opt!(
+        "size",
+        K::SizeOrPct,
+        "",
+        Size,
+        "Total size of the job's files (or percentage of the device)",
+        "1g",
+        |s, v| {
+            s.size = Some(value::parse_size_or_pct(v, s.kb_base).map_err(e)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "io_size" | "io_limit",
+        K::Size,
+        "size",
+        Size,
+        "Amount of I/O to do (default: size)",
+        "1g",
+        |s, v| {
+            let n = size(s, v)?;
+            s.io_size = if n == 0 { None } else { Some(n) };
+            Ok(())
+        }
+    ),
+    opt!(
+        "filesize",
+        K::Range,
+        "size/nrfiles",
+        Size,
+        "Size of each file (a range picks random sizes)",
+        "1m",
+        |s, v| {
+            s.filesize = Some(value::parse_size_range(v, s.kb_base).map_err(e)?);
+            Ok(())
+        }
+    ),
+    ign!(
+        "file_append",
+        K::Bool,
+        Size,
+        "appending to files is not implemented"
+    ),
+    opt!(
+        "fill_device" | "fill_fs",
+        K::Bool,
+        "0",
+        Size,
+        "Write until the device or filesystem is full",
+        "1",
+        |s, v| {
+            s.fill_device = boolean(v)?;
+            Ok(())
+        }
+    ),
     // ---------------------------------------------------------------- engine
-    OptDef { prio: 1, ..opt!("ioengine", K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring"]), "psync", Engine, "I/O engine", "libaio", apply_ioengine) },
-    ign!("cmdprio_percentage", K::PerDirInt, Engine, "per-command priorities are not implemented"),
-    ign!("cmdprio_class", K::PerDirInt, Engine, "per-command priorities are not implemented"),
-    ign!("cmdprio_hint", K::PerDirInt, Engine, "per-command priorities are not implemented"),
-    ign!("cmdprio", K::PerDirInt, Engine, "per-command priorities are not implemented"),
-    ign!("cmdprio_bssplit", K::Str, Engine, "per-command priorities are not implemented"),
-    opt!("fixedbufs", K::Flag, "0", Engine, "io_uring: register the I/O buffers with the kernel", "1", |s, v| {
-        s.fixedbufs = boolean(v)?;
-        Ok(())
-    }),
-    opt!("nonvectored", K::Int, "1", Engine, "io_uring: use non-vectored read/write opcodes", "1", |s, v| {
-        s.nonvectored = v.trim() != "0";
-        Ok(())
-    }),
-    opt!("force_async", K::Int, "0", Engine, "io_uring: set IOSQE_ASYNC on every Nth request", "4", |s, v| {
-        s.force_async = uint(s, v, 0, u32::MAX as u64)? as u32;
-        Ok(())
-    }),
-    opt!("registerfiles", K::Flag, "0", Engine, "io_uring: register the files with the kernel", "1", |s, v| {
-        s.registerfiles = boolean(v)?;
-        Ok(())
-    }),
-    opt!("sqthread_poll", K::Flag, "0", Engine, "io_uring: a kernel thread polls the submission queue", "1", |s, v| {
-        s.sqthread_poll = boolean(v)?;
-        Ok(())
-    }),
-    opt!("sqthread_poll_cpu", K::Int, "", Engine, "io_uring: CPU of the submission polling thread", "0", |s, v| {
-        s.sqthread_poll_cpu = Some(uint(s, v, 0, 65535)? as u32);
-        Ok(())
-    }),
+    OptDef {
+        prio: 1,
+        ..opt!(
+            "ioengine",
+            K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring"]),
+            "psync",
+            Engine,
+            "I/O engine",
+            "libaio",
+            apply_ioengine
+        )
+    },
+    ign!(
+        "cmdprio_percentage",
+        K::PerDirInt,
+        Engine,
+        "per-command priorities are not implemented"
+    ),
+    ign!(
+        "cmdprio_class",
+        K::PerDirInt,
+        Engine,
+        "per-command priorities are not implemented"
+    ),
+    ign!(
+        "cmdprio_hint",
+        K::PerDirInt,
+        Engine,
+        "per-command priorities are not implemented"
+    ),
+    ign!(
+        "cmdprio",
+        K::PerDirInt,
+        Engine,
+        "per-command priorities are not implemented"
+    ),
+    ign!(
+        "cmdprio_bssplit",
+        K::Str,
+        Engine,
+        "per-command priorities are not implemented"
+    ),
+    opt!(
+        "fixedbufs",
+        K::Flag,
+        "0",
+        Engine,
+        "io_uring: register the I/O buffers with the kernel",
+        "1",
+        |s, v| {
+            s.fixedbufs = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "nonvectored",
+        K::Int,
+        "1",
+        Engine,
+        "io_uring: use non-vectored read/write opcodes",
+        "1",
+        |s, v| {
+            s.nonvectored = v.trim() != "0";
+            Ok(())
+        }
+    ),
+    opt!(
+        "force_async",
+        K::Int,
+        "0",
+        Engine,
+        "io_uring: set IOSQE_ASYNC on every Nth request",
+        "4",
+        |s, v| {
+            s.force_async = uint(s, v, 0, u32::MAX as u64)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "registerfiles",
+        K::Flag,
+        "0",
+        Engine,
+        "io_uring: register the files with the kernel",
+        "1",
+        |s, v| {
+            s.registerfiles = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "sqthread_poll",
+        K::Flag,
+        "0",
+        Engine,
+        "io_uring: a kernel thread polls the submission queue",
+        "1",
+        |s, v| {
+            s.sqthread_poll = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "sqthread_poll_cpu",
+        K::Int,
+        "",
+        Engine,
+        "io_uring: CPU of the submission polling thread",
+        "0",
+        |s, v| {
+            s.sqthread_poll_cpu = Some(uint(s, v, 0, 65535)? as u32);
+            Ok(())
+        }
+    ),
     eng!("io_uring_cmd", "cmd_type"),
     eng!("io_uring_cmd", "cdb_len"),
-    opt!("hipri", K::Flag, "0", Engine, "Polled completions (io_uring IOPOLL, pvsync2 RWF_HIPRI)", "1", |s, v| {
-        s.hipri = boolean(v)?;
-        Ok(())
-    }),
-    ign!("userspace_reap", K::Bool, Engine, "libaio completions are always reaped with io_getevents"),
-    ign!("hipri_percentage", K::Int, Engine, "pvsync2: hipri applies to every I/O or none"),
+    opt!(
+        "hipri",
+        K::Flag,
+        "0",
+        Engine,
+        "Polled completions (io_uring IOPOLL, pvsync2 RWF_HIPRI)",
+        "1",
+        |s, v| {
+            s.hipri = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "userspace_reap",
+        K::Bool,
+        Engine,
+        "libaio completions are always reaped with io_getevents"
+    ),
+    ign!(
+        "hipri_percentage",
+        K::Int,
+        Engine,
+        "pvsync2: hipri applies to every I/O or none"
+    ),
     ign!("nowait", K::Bool, Engine, "RWF_NOWAIT is not implemented"),
-    ign!("uncached", K::Int, Engine, "RWF_UNCACHED is not implemented"),
-    uns!("atomic", K::Bool, Engine, "atomic writes are not implemented"),
-    ign!("libaio_vectored", K::Bool, Engine, "libaio uses non-vectored opcodes"),
+    ign!(
+        "uncached",
+        K::Int,
+        Engine,
+        "RWF_UNCACHED is not implemented"
+    ),
+    uns!(
+        "atomic",
+        K::Bool,
+        Engine,
+        "atomic writes are not implemented"
+    ),
+    ign!(
+        "libaio_vectored",
+        K::Bool,
+        Engine,
+        "libaio uses non-vectored opcodes"
+    ),
     eng!("io_uring_cmd", "fdp"),
     eng!("io_uring_cmd", "dataplacement"),
     eng!("io_uring_cmd", "plid_select" | "fdp_pli_select"),
@@ -936,366 +1950,1328 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("libblkio", "libblkio_force_enable_completion_eventfd"),
     eng!("windowsaio", "no_completion_thread"),
     // ---------------------------------------------------------------- depth
-    opt!("iodepth", K::Int, "1", Depth, "I/Os in flight per job (sync engines: always 1)", "32", |s, v| {
-        s.iodepth = uint(s, v, 1, 65536)? as u32;
-        Ok(())
-    }),
-    opt!("iodepth_batch_submit" | "iodepth_batch", K::Int, "1", Depth, "I/Os submitted per call", "1", |s, v| {
-        s.iodepth_batch_submit = uint(s, v, 0, 65536)? as u32;
-        Ok(())
-    }),
-    opt!("iodepth_batch_complete_min" | "iodepth_batch_complete", K::Int, "1", Depth, "Least completions to wait for per reap", "1", |s, v| {
-        s.iodepth_batch_complete_min = uint(s, v, 0, 65536)? as u32;
-        Ok(())
-    }),
-    opt!("iodepth_batch_complete_max", K::Int, "iodepth", Depth, "Most completions to reap per call", "8", |s, v| {
-        s.iodepth_batch_complete_max = uint(s, v, 0, 65536)? as u32;
-        Ok(())
-    }),
-    opt!("iodepth_low", K::Int, "iodepth", Depth, "Refill the queue when it drains to this depth", "8", |s, v| {
-        s.iodepth_low = uint(s, v, 0, 65536)? as u32;
-        Ok(())
-    }),
-    ign!("serialize_overlap", K::Bool, Depth, "overlapping in-flight I/Os are not serialized"),
-    ign!("io_submit_mode", K::Enum(&["inline", "offload"]), Depth, "I/O is always submitted inline by the job's thread"),
+    opt!(
+        "iodepth",
+        K::Int,
+        "1",
+        Depth,
+        "I/Os in flight per job (sync engines: always 1)",
+        "32",
+        |s, v| {
+            s.iodepth = uint(s, v, 1, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_submit" | "iodepth_batch",
+        K::Int,
+        "1",
+        Depth,
+        "I/Os submitted per call",
+        "1",
+        |s, v| {
+            s.iodepth_batch_submit = uint(s, v, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_complete_min" | "iodepth_batch_complete",
+        K::Int,
+        "1",
+        Depth,
+        "Least completions to wait for per reap",
+        "1",
+        |s, v| {
+            s.iodepth_batch_complete_min = uint(s, v, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_batch_complete_max",
+        K::Int,
+        "iodepth",
+        Depth,
+        "Most completions to reap per call",
+        "8",
+        |s, v| {
+            s.iodepth_batch_complete_max = uint(s, v, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    opt!(
+        "iodepth_low",
+        K::Int,
+        "iodepth",
+        Depth,
+        "Refill the queue when it drains to this depth",
+        "8",
+        |s, v| {
+            s.iodepth_low = uint(s, v, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    ign!(
+        "serialize_overlap",
+        K::Bool,
+        Depth,
+        "overlapping in-flight I/Os are not serialized"
+    ),
+    ign!(
+        "io_submit_mode",
+        K::Enum(&["inline", "offload"]),
+        Depth,
+        "I/O is always submitted inline by the job's thread"
+    ),
     // ---------------------------------------------------------------- rate
-    ign!("thinkcycles", K::Int, Rate, "CPU-cycle think time is not implemented; use thinktime"),
-    opt!("thinktime", K::Time, "0", Rate, "Pause this long (µs default) after thinktime_blocks I/Os", "100", |s, v| {
-        s.thinktime = time(v, TimeUnit::Usec)?;
-        Ok(())
-    }),
-    opt!("thinktime_spin", K::Time, "0", Rate, "Spin (busy) this part of thinktime", "50", |s, v| {
-        s.thinktime_spin = time(v, TimeUnit::Usec)?;
-        Ok(())
-    }),
-    opt!("thinktime_blocks", K::Int, "1", Rate, "I/Os between think times", "1", |s, v| {
-        s.thinktime_blocks = uint(s, v, 1, u64::MAX)?;
-        Ok(())
-    }),
-    ign!("thinktime_blocks_type", K::Str, Rate, "thinktime_blocks always counts completed I/Os"),
-    ign!("thinktime_iotime", K::Time, Rate, "timed think time windows are not implemented"),
-    opt!("rate", K::PerDirSize, "", Rate, "Bandwidth cap in bytes/s (read,write,trim)", "10m", |s, v| {
-        s.rate = per_dir_sizes(s, v, s.rate)?;
-        Ok(())
-    }),
-    opt!("rate_min" | "ratemin", K::PerDirSize, "", Rate, "Fail the job if bandwidth drops below this", "1m", |s, v| {
-        s.rate_min = per_dir_sizes(s, v, s.rate_min)?;
-        Ok(())
-    }),
-    opt!("rate_iops", K::PerDirInt, "", Rate, "IOPS cap (read,write,trim)", "1000", |s, v| {
-        s.rate_iops = per_dir_uints(s, v, s.rate_iops, u64::MAX)?;
-        Ok(())
-    }),
-    opt!("rate_iops_min", K::PerDirInt, "", Rate, "Fail the job if IOPS drop below this", "100", |s, v| {
-        s.rate_iops_min = per_dir_uints(s, v, s.rate_iops_min, u64::MAX)?;
-        Ok(())
-    }),
-    opt!("rate_process", K::Enum(&["linear", "poisson"]), "linear", Rate, "Spacing of rate-limited I/Os", "linear", |s, v| {
-        s.rate_process = pick(v.trim(), &[("linear", RateProcess::Linear), ("poisson", RateProcess::Poisson)])?;
-        Ok(())
-    }),
-    ign!("rate_ignore_thinktime", K::Bool, Rate, "rate limits always include think time"),
-    opt!("rate_cycle", K::Int, "1000", Rate, "Averaging window in ms for rate_min", "500", |s, v| {
-        s.rate_cycle = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
-        Ok(())
-    }),
-    opt!("latency_target", K::Time, "0", Rate, "Latency target (printed; the depth search is not implemented)", "10ms", |s, v| {
-        s.latency_target = time(v, TimeUnit::Usec)?;
-        Ok(())
-    }),
-    opt!("latency_window", K::Time, "0", Rate, "Window for latency_target", "1s", |s, v| {
-        s.latency_window = time(v, TimeUnit::Usec)?;
-        Ok(())
-    }),
-    opt!("latency_percentile", K::Float, "100", Rate, "Percentile for latency_target", "99", |s, v| {
-        let p: f64 = v.trim().parse().map_err(|_| format!("bad percentile '{v}'"))?;
-        if !(0.0..=100.0).contains(&p) {
-            return Err("latency_percentile must be in 0..100".into());
+    ign!(
+        "thinkcycles",
+        K::Int,
+        Rate,
+        "CPU-cycle think time is not implemented; use thinktime"
+    ),
+    opt!(
+        "thinktime",
+        K::Time,
+        "0",
+        Rate,
+        "Pause this long (µs default) after thinktime_blocks I/Os",
+        "100",
+        |s, v| {
+            s.thinktime = time(v, TimeUnit::Usec)?;
+            Ok(())
         }
-        s.latency_percentile = p;
-        Ok(())
-    }),
-    ign!("latency_run", K::Bool, Rate, "the latency_target depth search is not implemented"),
-    ign!("max_latency", K::Time, Rate, "failing a job on a latency ceiling is not implemented"),
+    ),
+    opt!(
+        "thinktime_spin",
+        K::Time,
+        "0",
+        Rate,
+        "Spin (busy) this part of thinktime",
+        "50",
+        |s, v| {
+            s.thinktime_spin = time(v, TimeUnit::Usec)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "thinktime_blocks",
+        K::Int,
+        "1",
+        Rate,
+        "I/Os between think times",
+        "1",
+        |s, v| {
+            s.thinktime_blocks = uint(s, v, 1, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "thinktime_blocks_type",
+        K::Str,
+        Rate,
+        "thinktime_blocks always counts completed I/Os"
+    ),
+    ign!(
+        "thinktime_iotime",
+        K::Time,
+        Rate,
+        "timed think time windows are not implemented"
+    ),
+    opt!(
+        "rate",
+        K::PerDirSize,
+        "",
+        Rate,
+        "Bandwidth cap in bytes/s (read,write,trim)",
+        "10m",
+        |s, v| {
+            s.rate = per_dir_sizes(s, v, s.rate)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rate_min" | "ratemin",
+        K::PerDirSize,
+        "",
+        Rate,
+        "Fail the job if bandwidth drops below this",
+        "1m",
+        |s, v| {
+            s.rate_min = per_dir_sizes(s, v, s.rate_min)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rate_iops",
+        K::PerDirInt,
+        "",
+        Rate,
+        "IOPS cap (read,write,trim)",
+        "1000",
+        |s, v| {
+            s.rate_iops = per_dir_uints(s, v, s.rate_iops, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rate_iops_min",
+        K::PerDirInt,
+        "",
+        Rate,
+        "Fail the job if IOPS drop below this",
+        "100",
+        |s, v| {
+            s.rate_iops_min = per_dir_uints(s, v, s.rate_iops_min, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "rate_process",
+        K::Enum(&["linear", "poisson"]),
+        "linear",
+        Rate,
+        "Spacing of rate-limited I/Os",
+        "linear",
+        |s, v| {
+            s.rate_process = pick(
+                v.trim(),
+                &[
+                    ("linear", RateProcess::Linear),
+                    ("poisson", RateProcess::Poisson),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "rate_ignore_thinktime",
+        K::Bool,
+        Rate,
+        "rate limits always include think time"
+    ),
+    opt!(
+        "rate_cycle",
+        K::Int,
+        "1000",
+        Rate,
+        "Averaging window in ms for rate_min",
+        "500",
+        |s, v| {
+            s.rate_cycle = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "latency_target",
+        K::Time,
+        "0",
+        Rate,
+        "Latency target (printed; the depth search is not implemented)",
+        "10ms",
+        |s, v| {
+            s.latency_target = time(v, TimeUnit::Usec)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "latency_window",
+        K::Time,
+        "0",
+        Rate,
+        "Window for latency_target",
+        "1s",
+        |s, v| {
+            s.latency_window = time(v, TimeUnit::Usec)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "latency_percentile",
+        K::Float,
+        "100",
+        Rate,
+        "Percentile for latency_target",
+        "99",
+        |s, v| {
+            let p: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad percentile '{v}'"))?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err("latency_percentile must be in 0..100".into());
+            }
+            s.latency_percentile = p;
+            Ok(())
+        }
+    ),
+    ign!(
+        "latency_run",
+        K::Bool,
+        Rate,
+        "the latency_target depth search is not implemented"
+    ),
+    ign!(
+        "max_latency",
+        K::Time,
+        Rate,
+        "failing a job on a latency ceiling is not implemented"
+    ),
     // ---------------------------------------------------------------- iolog
-    ign!("write_iolog", K::Str, Iolog, "I/O logs for replay are not written"),
-    uns!("read_iolog", K::Str, Iolog, "replaying I/O logs is not implemented"),
-    ign!("read_iolog_chunked", K::Bool, Iolog, "replaying I/O logs is not implemented"),
-    uns!("merge_blktrace_file", K::Str, Iolog, "blktrace merging is not implemented"),
-    ign!("merge_blktrace_scalars", K::FloatList, Iolog, "blktrace merging is not implemented"),
-    ign!("merge_blktrace_iters", K::FloatList, Iolog, "blktrace merging is not implemented"),
-    ign!("replay_no_stall", K::Bool, Iolog, "replaying I/O logs is not implemented"),
-    ign!("replay_time_scale", K::Int, Iolog, "replaying I/O logs is not implemented"),
-    ign!("replay_redirect", K::Str, Iolog, "replaying I/O logs is not implemented"),
-    ign!("replay_align", K::Int, Iolog, "replaying I/O logs is not implemented"),
-    ign!("replay_scale", K::Int, Iolog, "replaying I/O logs is not implemented"),
-    ign!("replay_skip", K::Str, Iolog, "replaying I/O logs is not implemented"),
+    ign!(
+        "write_iolog",
+        K::Str,
+        Iolog,
+        "I/O logs for replay are not written"
+    ),
+    uns!(
+        "read_iolog",
+        K::Str,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "read_iolog_chunked",
+        K::Bool,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    uns!(
+        "merge_blktrace_file",
+        K::Str,
+        Iolog,
+        "blktrace merging is not implemented"
+    ),
+    ign!(
+        "merge_blktrace_scalars",
+        K::FloatList,
+        Iolog,
+        "blktrace merging is not implemented"
+    ),
+    ign!(
+        "merge_blktrace_iters",
+        K::FloatList,
+        Iolog,
+        "blktrace merging is not implemented"
+    ),
+    ign!(
+        "replay_no_stall",
+        K::Bool,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "replay_time_scale",
+        K::Int,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "replay_redirect",
+        K::Str,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "replay_align",
+        K::Int,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "replay_scale",
+        K::Int,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
+    ign!(
+        "replay_skip",
+        K::Str,
+        Iolog,
+        "replaying I/O logs is not implemented"
+    ),
     // ---------------------------------------------------------------- process
-    opt!("thread", K::Flag, "0", Process, "Use threads (iolens always does; affects wording only)", "1", |s, v| {
-        s.thread = boolean(v)?;
-        Ok(())
-    }),
-    opt!("wait_for", K::Str, "", Process, "Start after the named job finished", "other", |s, v| {
-        s.wait_for = Some(v.trim().to_string());
-        Ok(())
-    }),
-    ign!("comm", K::Str, Process, "threads keep iolens' process name"),
-    opt!("nice", K::Int, "0", Process, "Nice value of the job's thread", "5", |s, v| {
-        let n = value::parse_int(v, s.kb_base).map_err(e)?;
-        if !(-20..=19).contains(&n) {
-            return Err("nice must be in -20..19".into());
+    opt!(
+        "thread",
+        K::Flag,
+        "0",
+        Process,
+        "Use threads (iolens always does; affects wording only)",
+        "1",
+        |s, v| {
+            s.thread = boolean(v)?;
+            Ok(())
         }
-        s.nice = Some(n as i32);
-        Ok(())
-    }),
-    opt!("prio", K::Int, "", Process, "I/O priority level (0-7)", "4", |s, v| {
-        s.prio = Some(uint(s, v, 0, 7)? as u32);
-        Ok(())
-    }),
-    opt!("prioclass", K::Int, "", Process, "I/O priority class (1 realtime, 2 best effort, 3 idle)", "2", |s, v| {
-        s.prioclass = Some(uint(s, v, 0, 3)? as u32);
-        Ok(())
-    }),
-    ign!("priohint", K::Int, Process, "I/O priority hints are not implemented"),
-    opt!("cpus_allowed", K::Str, "", Process, "CPUs the job may run on (0,5,8-15)", "0", apply_cpus_allowed),
-    opt!("cpus_allowed_policy", K::Enum(&["shared", "split"]), "shared", Process, "Share the CPU set or give each job one CPU", "shared", |s, v| {
-        s.cpus_allowed_policy = pick(v.trim(), &[("shared", CpusPolicy::Shared), ("split", CpusPolicy::Split)])?;
-        Ok(())
-    }),
-    opt!("cpumask", K::Int, "", Process, "CPU affinity as a bit mask", "3", apply_cpumask),
-    ign!("numa_cpu_nodes", K::Str, Process, "NUMA binding is not implemented"),
-    ign!("numa_mem_policy", K::Str, Process, "NUMA binding is not implemented"),
-    ign!("cgroup", K::Str, Process, "iolens does not create cgroups for jobs"),
-    ign!("cgroup_weight", K::Int, Process, "iolens does not create cgroups for jobs"),
-    ign!("cgroup_nodelete", K::Bool, Process, "iolens does not create cgroups for jobs"),
-    uns!("flow_id", K::Int, Process, "flow control between jobs is not implemented"),
-    uns!("flow", K::Int, Process, "flow control between jobs is not implemented"),
-    ign!("flow_sleep", K::Int, Process, "flow control between jobs is not implemented"),
-    opt!("stonewall" | "wait_for_previous", K::Flag, "0", Process, "Wait for all earlier jobs to finish (starts a new group)", "1", |s, v| {
-        s.stonewall = boolean(v)?;
-        Ok(())
-    }),
-    opt!("exitall", K::Flag, "0", Process, "When this job finishes, stop the others", "1", |s, v| {
-        s.exitall = boolean(v)?;
-        Ok(())
-    }),
-    opt!("exit_what", K::Enum(&["group", "stonewall", "all"]), "group", Process, "Which jobs exitall stops", "group", |s, v| {
-        s.exit_what = pick(v.trim(), &[("group", "group"), ("stonewall", "stonewall"), ("all", "all")])?.to_string();
-        Ok(())
-    }),
-    ign!("exec_prerun", K::Str, Process, "iolens does not run commands from job files"),
-    ign!("exec_postrun", K::Str, Process, "iolens does not run commands from job files"),
+    ),
+    opt!(
+        "wait_for",
+        K::Str,
+        "",
+        Process,
+        "Start after the named job finished",
+        "other",
+        |s, v| {
+            s.wait_for = Some(v.trim().to_string());
+            Ok(())
+        }
+    ),
+    ign!("comm", K::Str, Process, "threads keep iolens' process name"),
+    opt!(
+        "nice",
+        K::Int,
+        "0",
+        Process,
+        "Nice value of the job's thread",
+        "5",
+        |s, v| {
+            let n = value::parse_int(v, s.kb_base).map_err(e)?;
+            if !(-20..=19).contains(&n) {
+                return Err("nice must be in -20..19".into());
+            }
+            s.nice = Some(n as i32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "prio",
+        K::Int,
+        "",
+        Process,
+        "I/O priority level (0-7)",
+        "4",
+        |s, v| {
+            s.prio = Some(uint(s, v, 0, 7)? as u32);
+            Ok(())
+        }
+    ),
+    opt!(
+        "prioclass",
+        K::Int,
+        "",
+        Process,
+        "I/O priority class (1 realtime, 2 best effort, 3 idle)",
+        "2",
+        |s, v| {
+            s.prioclass = Some(uint(s, v, 0, 3)? as u32);
+            Ok(())
+        }
+    ),
+    ign!(
+        "priohint",
+        K::Int,
+        Process,
+        "I/O priority hints are not implemented"
+    ),
+    opt!(
+        "cpus_allowed",
+        K::Str,
+        "",
+        Process,
+        "CPUs the job may run on (0,5,8-15)",
+        "0",
+        apply_cpus_allowed
+    ),
+    opt!(
+        "cpus_allowed_policy",
+        K::Enum(&["shared", "split"]),
+        "shared",
+        Process,
+        "Share the CPU set or give each job one CPU",
+        "shared",
+        |s, v| {
+            s.cpus_allowed_policy = pick(
+                v.trim(),
+                &[("shared", CpusPolicy::Shared), ("split", CpusPolicy::Split)],
+            )?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "cpumask",
+        K::Int,
+        "",
+        Process,
+        "CPU affinity as a bit mask",
+        "3",
+        apply_cpumask
+    ),
+    ign!(
+        "numa_cpu_nodes",
+        K::Str,
+        Process,
+        "NUMA binding is not implemented"
+    ),
+    ign!(
+        "numa_mem_policy",
+        K::Str,
+        Process,
+        "NUMA binding is not implemented"
+    ),
+    ign!(
+        "cgroup",
+        K::Str,
+        Process,
+        "iolens does not create cgroups for jobs"
+    ),
+    ign!(
+        "cgroup_weight",
+        K::Int,
+        Process,
+        "iolens does not create cgroups for jobs"
+    ),
+    ign!(
+        "cgroup_nodelete",
+        K::Bool,
+        Process,
+        "iolens does not create cgroups for jobs"
+    ),
+    uns!(
+        "flow_id",
+        K::Int,
+        Process,
+        "flow control between jobs is not implemented"
+    ),
+    uns!(
+        "flow",
+        K::Int,
+        Process,
+        "flow control between jobs is not implemented"
+    ),
+    ign!(
+        "flow_sleep",
+        K::Int,
+        Process,
+        "flow control between jobs is not implemented"
+    ),
+    opt!(
+        "stonewall" | "wait_for_previous",
+        K::Flag,
+        "0",
+        Process,
+        "Wait for all earlier jobs to finish (starts a new group)",
+        "1",
+        |s, v| {
+            s.stonewall = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "exitall",
+        K::Flag,
+        "0",
+        Process,
+        "When this job finishes, stop the others",
+        "1",
+        |s, v| {
+            s.exitall = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "exit_what",
+        K::Enum(&["group", "stonewall", "all"]),
+        "group",
+        Process,
+        "Which jobs exitall stops",
+        "group",
+        |s, v| {
+            s.exit_what = pick(
+                v.trim(),
+                &[
+                    ("group", "group"),
+                    ("stonewall", "stonewall"),
+                    ("all", "all"),
+                ],
+            )?
+            .to_string();
+            Ok(())
+        }
+    ),
+    ign!(
+        "exec_prerun",
+        K::Str,
+        Process,
+        "iolens does not run commands from job files"
+    ),
+    ign!(
+        "exec_postrun",
+        K::Str,
+        Process,
+        "iolens does not run commands from job files"
+    ),
     ign!("uid", K::Int, Process, "jobs run as the invoking user"),
     ign!("gid", K::Int, Process, "jobs run as the invoking user"),
     // ---------------------------------------------------------------- verify
-    opt!("verify_only", K::Flag, "0", Verify, "Only verify data written by an earlier run", "1", |s, v| {
-        s.verify_only = boolean(v)?;
-        Ok(())
-    }),
-    opt!("do_verify", K::Bool, "1", Verify, "Run the verify phase after writing", "1", |s, v| {
-        s.do_verify = boolean(v)?;
-        Ok(())
-    }),
-    opt!("verify", K::Enum(&["md5", "crc32c", "crc32c-intel", "crc32", "crc64", "crc16", "crc7", "sha1", "sha256", "sha512", "xxhash", "meta", "pattern", "pattern_hdr", "null"]), "0", Verify, "Checksum written data and check it when read back", "crc32c", apply_verify),
-    opt!("verify_offset", K::Size, "0", Verify, "Put the verify header at this offset in the block", "512", |s, v| {
-        s.verify_offset = size(s, v)?;
-        Ok(())
-    }),
-    opt!("verify_interval", K::Size, "bs", Verify, "Checksum every this many bytes", "512", |s, v| {
-        s.verify_interval = size(s, v)?;
-        Ok(())
-    }),
-    opt!("verify_pattern", K::Str, "", Verify, "Pattern written and checked (0x.., \"text\", numbers)", "0xff", |s, v| {
-        s.verify_pattern = Some(parse_pattern(v)?);
-        Ok(())
-    }),
-    ign!("verify_pattern_interval", K::Bool, Verify, "the %o pattern format is not supported"),
-    ign!("verify_policy", K::Str, Verify, "all completed writes are verified"),
-    opt!("verify_fatal", K::Bool, "0", Verify, "Stop at the first verify failure", "1", |s, v| {
-        s.verify_fatal = boolean(v)?;
-        Ok(())
-    }),
-    opt!("verify_dump", K::Bool, "0", Verify, "Dump expected and found data of a bad block to files", "1", |s, v| {
-        s.verify_dump = boolean(v)?;
-        Ok(())
-    }),
-    ign!("verify_async", K::Int, Verify, "verification runs in the job's thread"),
-    ign!("verify_async_cpus", K::Str, Verify, "verification runs in the job's thread"),
-    opt!("verify_backlog", K::Int, "0", Verify, "Verify after every N writes instead of at the end", "64", |s, v| {
-        s.verify_backlog = uint(s, v, 0, u64::MAX)?;
-        Ok(())
-    }),
-    opt!("verify_backlog_batch", K::Int, "verify_backlog", Verify, "Blocks verified per backlog pass", "16", |s, v| {
-        s.verify_backlog_batch = uint(s, v, 0, u64::MAX)?;
-        Ok(())
-    }),
-    opt!("verify_state_save", K::Bool, "1", Verify, "Save the verify state when the job is stopped", "1", |s, v| {
-        s.verify_state_save = boolean(v)?;
-        Ok(())
-    }),
-    opt!("verify_state_load", K::Bool, "0", Verify, "Load a saved verify state", "1", |s, v| {
-        s.verify_state_load = boolean(v)?;
-        Ok(())
-    }),
-    ign!("experimental_verify", K::Bool, Verify, "written blocks are always remembered"),
-    ign!("verify_write_sequence", K::Bool, Verify, "the write sequence is always checked"),
-    ign!("verify_header_seed", K::Bool, Verify, "the header seed is always checked"),
-    uns!("trim_percentage", K::Int, Verify, "trim verification is not implemented"),
-    ign!("trim_verify_zero", K::Bool, Verify, "trim verification is not implemented"),
-    ign!("trim_backlog", K::Int, Verify, "trim verification is not implemented"),
-    ign!("trim_backlog_batch", K::Int, Verify, "trim verification is not implemented"),
+    opt!(
+        "verify_only",
+        K::Flag,
+        "0",
+        Verify,
+        "Only verify data written by an earlier run",
+        "1",
+        |s, v| {
+            s.verify_only = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "do_verify",
+        K::Bool,
+        "1",
+        Verify,
+        "Run the verify phase after writing",
+        "1",
+        |s, v| {
+            s.do_verify = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify",
+        K::Enum(&[
+            "md5",
+            "crc32c",
+            "crc32c-intel",
+            "crc32",
+            "crc64",
+            "crc16",
+            "crc7",
+            "sha1",
+            "sha256",
+            "sha512",
+            "xxhash",
+            "meta",
+            "pattern",
+            "pattern_hdr",
+            "null"
+        ]),
+        "0",
+        Verify,
+        "Checksum written data and check it when read back",
+        "crc32c",
+        apply_verify
+    ),
+    opt!(
+        "verify_offset",
+        K::Size,
+        "0",
+        Verify,
+        "Put the verify header at this offset in the block",
+        "512",
+        |s, v| {
+            s.verify_offset = size(s, v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_interval",
+        K::Size,
+        "bs",
+        Verify,
+        "Checksum every this many bytes",
+        "512",
+        |s, v| {
+            s.verify_interval = size(s, v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_pattern",
+        K::Str,
+        "",
+        Verify,
+        "Pattern written and checked (0x.., \"text\", numbers)",
+        "0xff",
+        |s, v| {
+            s.verify_pattern = Some(parse_pattern(v)?);
+            Ok(())
+        }
+    ),
+    ign!(
+        "verify_pattern_interval",
+        K::Bool,
+        Verify,
+        "the %o pattern format is not supported"
+    ),
+    ign!(
+        "verify_policy",
+        K::Str,
+        Verify,
+        "all completed writes are verified"
+    ),
+    opt!(
+        "verify_fatal",
+        K::Bool,
+        "0",
+        Verify,
+        "Stop at the first verify failure",
+        "1",
+        |s, v| {
+            s.verify_fatal = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_dump",
+        K::Bool,
+        "0",
+        Verify,
+        "Dump expected and found data of a bad block to files",
+        "1",
+        |s, v| {
+            s.verify_dump = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "verify_async",
+        K::Int,
+        Verify,
+        "verification runs in the job's thread"
+    ),
+    ign!(
+        "verify_async_cpus",
+        K::Str,
+        Verify,
+        "verification runs in the job's thread"
+    ),
+    opt!(
+        "verify_backlog",
+        K::Int,
+        "0",
+        Verify,
+        "Verify after every N writes instead of at the end",
+        "64",
+        |s, v| {
+            s.verify_backlog = uint(s, v, 0, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_backlog_batch",
+        K::Int,
+        "verify_backlog",
+        Verify,
+        "Blocks verified per backlog pass",
+        "16",
+        |s, v| {
+            s.verify_backlog_batch = uint(s, v, 0, u64::MAX)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_state_save",
+        K::Bool,
+        "1",
+        Verify,
+        "Save the verify state when the job is stopped",
+        "1",
+        |s, v| {
+            s.verify_state_save = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_state_load",
+        K::Bool,
+        "0",
+        Verify,
+        "Load a saved verify state",
+        "1",
+        |s, v| {
+            s.verify_state_load = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "experimental_verify",
+        K::Bool,
+        Verify,
+        "written blocks are always remembered"
+    ),
+    ign!(
+        "verify_write_sequence",
+        K::Bool,
+        Verify,
+        "the write sequence is always checked"
+    ),
+    ign!(
+        "verify_header_seed",
+        K::Bool,
+        Verify,
+        "the header seed is always checked"
+    ),
+    uns!(
+        "trim_percentage",
+        K::Int,
+        Verify,
+        "trim verification is not implemented"
+    ),
+    ign!(
+        "trim_verify_zero",
+        K::Bool,
+        Verify,
+        "trim verification is not implemented"
+    ),
+    ign!(
+        "trim_backlog",
+        K::Int,
+        Verify,
+        "trim verification is not implemented"
+    ),
+    ign!(
+        "trim_backlog_batch",
+        K::Int,
+        Verify,
+        "trim verification is not implemented"
+    ),
     // ---------------------------------------------------------------- steady state
-    opt!("steadystate" | "ss", K::Str, "", SteadyState, "Stop when a metric is steady (iops, bw, iops_slope, bw_slope : limit[%])", "iops_slope:0.3%", |s, v| {
-        let (m, l) = v.split_once(':').ok_or("steadystate needs metric:limit, e.g. iops_slope:0.3%")?;
-        if !["iops", "bw", "iops_slope", "bw_slope", "lat"].contains(&m) {
-            return Err(format!("bad steadystate metric '{m}': allowed iops, bw, iops_slope, bw_slope"));
+    opt!(
+        "steadystate" | "ss",
+        K::Str,
+        "",
+        SteadyState,
+        "Stop when a metric is steady (iops, bw, iops_slope, bw_slope : limit[%])",
+        "iops_slope:0.3%",
+        |s, v| {
+            let (m, l) = v
+                .split_once(':')
+                .ok_or("steadystate needs metric:limit, e.g. iops_slope:0.3%")?;
+            if !["iops", "bw", "iops_slope", "bw_slope", "lat"].contains(&m) {
+                return Err(format!(
+                    "bad steadystate metric '{m}': allowed iops, bw, iops_slope, bw_slope"
+                ));
+            }
+            l.trim_end_matches('%')
+                .parse::<f64>()
+                .map_err(|_| format!("bad steadystate limit '{l}'"))?;
+            s.steadystate = Some(v.to_string());
+            Ok(())
         }
-        l.trim_end_matches('%').parse::<f64>().map_err(|_| format!("bad steadystate limit '{l}'"))?;
-        s.steadystate = Some(v.to_string());
-        Ok(())
-    }),
-    opt!("steadystate_duration" | "ss_dur", K::Time, "0", SteadyState, "Window of the steady-state check", "30", |s, v| {
-        s.steadystate_duration = time(v, TimeUnit::Sec)?;
-        Ok(())
-    }),
-    opt!("steadystate_ramp_time" | "ss_ramp", K::Time, "0", SteadyState, "Delay before steady-state data is collected", "5", |s, v| {
-        s.steadystate_ramp_time = time(v, TimeUnit::Sec)?;
-        Ok(())
-    }),
-    ign!("steadystate_check_interval" | "ss_interval", K::Time, SteadyState, "steady state is checked every second"),
+    ),
+    opt!(
+        "steadystate_duration" | "ss_dur",
+        K::Time,
+        "0",
+        SteadyState,
+        "Window of the steady-state check",
+        "30",
+        |s, v| {
+            s.steadystate_duration = time(v, TimeUnit::Sec)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "steadystate_ramp_time" | "ss_ramp",
+        K::Time,
+        "0",
+        SteadyState,
+        "Delay before steady-state data is collected",
+        "5",
+        |s, v| {
+            s.steadystate_ramp_time = time(v, TimeUnit::Sec)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "steadystate_check_interval" | "ss_interval",
+        K::Time,
+        SteadyState,
+        "steady state is checked every second"
+    ),
     // ---------------------------------------------------------------- reporting
-    ign!("per_job_logs", K::Bool, Reporting, "per-I/O logs are not written"),
-    opt!("group_reporting", K::Flag, "0", Reporting, "Report each group as one job", "1", |s, v| {
-        s.group_reporting = boolean(v)?;
-        Ok(())
-    }),
-    opt!("new_group", K::Flag, "0", Reporting, "Start a new reporting group", "1", |s, v| {
-        s.new_group = boolean(v)?;
-        Ok(())
-    }),
-    opt!("stats", K::Bool, "1", Reporting, "Collect statistics for this job", "1", |s, v| {
-        s.stats = boolean(v)?;
-        Ok(())
-    }),
-    ign!("write_bw_log", K::Str, Reporting, "fio-format logs are not written; use the JSON samples"),
-    ign!("write_lat_log", K::Str, Reporting, "fio-format logs are not written; use json+ bins"),
-    ign!("write_hist_log", K::Str, Reporting, "fio-format logs are not written; use json+ bins"),
-    ign!("write_iops_log", K::Str, Reporting, "fio-format logs are not written; use the JSON samples"),
-    ign!("log_entries", K::Int, Reporting, "fio-format logs are not written"),
-    ign!("log_avg_msec", K::Int, Reporting, "fio-format logs are not written"),
-    ign!("log_hist_msec", K::Int, Reporting, "fio-format logs are not written"),
-    ign!("log_hist_coarseness", K::Int, Reporting, "fio-format logs are not written"),
-    ign!("log_window_value" | "log_max_value", K::Str, Reporting, "fio-format logs are not written"),
-    ign!("log_offset", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_prio", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_issue_time", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_compression", K::Size, Reporting, "fio-format logs are not written"),
-    ign!("log_compression_cpus", K::Str, Reporting, "fio-format logs are not written"),
-    ign!("log_store_compressed", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_unix_epoch", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_alternate_epoch", K::Bool, Reporting, "fio-format logs are not written"),
-    ign!("log_alternate_epoch_clock_id", K::Int, Reporting, "fio-format logs are not written"),
-    ign!("block_error_percentiles", K::Bool, Reporting, "trim block error histograms are not implemented"),
-    opt!("bwavgtime", K::Int, "500", Reporting, "Bandwidth sample interval in ms", "1000", |s, v| {
-        s.bwavgtime = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
-        Ok(())
-    }),
-    opt!("iopsavgtime", K::Int, "500", Reporting, "IOPS sample interval in ms", "1000", |s, v| {
-        s.iopsavgtime = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
-        Ok(())
-    }),
-    opt!("disk_util", K::Bool, "1", Reporting, "Report utilization of the devices under the files", "1", |s, v| {
-        s.disk_util = boolean(v)?;
-        Ok(())
-    }),
-    opt!("disable_lat", K::Bool, "0", Reporting, "Do not measure total latency", "1", |s, v| {
-        s.disable_lat = boolean(v)?;
-        Ok(())
-    }),
-    opt!("disable_clat", K::Bool, "0", Reporting, "Do not measure completion latency", "1", |s, v| {
-        s.disable_clat = boolean(v)?;
-        Ok(())
-    }),
-    opt!("disable_slat", K::Bool, "0", Reporting, "Do not measure submission latency", "1", |s, v| {
-        s.disable_slat = boolean(v)?;
-        Ok(())
-    }),
-    opt!("disable_bw_measurement" | "disable_bw", K::Bool, "0", Reporting, "Do not sample bandwidth and IOPS", "1", |s, v| {
-        s.disable_bw = boolean(v)?;
-        Ok(())
-    }),
-    opt!("slat_percentiles", K::Bool, "0", Reporting, "Report submission latency percentiles", "1", |s, v| {
-        s.slat_percentiles = boolean(v)?;
-        Ok(())
-    }),
-    opt!("clat_percentiles", K::Bool, "1", Reporting, "Report completion latency percentiles", "1", |s, v| {
-        s.clat_percentiles = boolean(v)?;
-        Ok(())
-    }),
-    opt!("lat_percentiles", K::Bool, "0", Reporting, "Report total latency percentiles", "1", |s, v| {
-        s.lat_percentiles = boolean(v)?;
-        Ok(())
-    }),
-    opt!("percentile_list", K::FloatList, "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", Reporting, "Percentiles to report", "50:99:99.9", |s, v| {
-        let l = value::parse_float_list(v).map_err(e)?;
-        if l.len() > 20 {
-            return Err("percentile_list allows at most 20 entries".into());
+    ign!(
+        "per_job_logs",
+        K::Bool,
+        Reporting,
+        "per-I/O logs are not written"
+    ),
+    opt!(
+        "group_reporting",
+        K::Flag,
+        "0",
+        Reporting,
+        "Report each group as one job",
+        "1",
+        |s, v| {
+            s.group_reporting = boolean(v)?;
+            Ok(())
         }
-        if let Some(bad) = l.iter().find(|p| !(0.0..=100.0).contains(*p)) {
-            return Err(format!("percentile {bad} is outside 0..100"));
+    ),
+    opt!(
+        "new_group",
+        K::Flag,
+        "0",
+        Reporting,
+        "Start a new reporting group",
+        "1",
+        |s, v| {
+            s.new_group = boolean(v)?;
+            Ok(())
         }
-        s.percentile_list = l;
-        Ok(())
-    }),
-    opt!("significant_figures", K::Int, "4", Reporting, "Significant figures in normal output", "4", |s, v| {
-        s.significant_figures = uint(s, v, 1, 10)? as u32;
-        Ok(())
-    }),
+    ),
+    opt!(
+        "stats",
+        K::Bool,
+        "1",
+        Reporting,
+        "Collect statistics for this job",
+        "1",
+        |s, v| {
+            s.stats = boolean(v)?;
+            Ok(())
+        }
+    ),
+    ign!(
+        "write_bw_log",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written; use the JSON samples"
+    ),
+    ign!(
+        "write_lat_log",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written; use json+ bins"
+    ),
+    ign!(
+        "write_hist_log",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written; use json+ bins"
+    ),
+    ign!(
+        "write_iops_log",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written; use the JSON samples"
+    ),
+    ign!(
+        "log_entries",
+        K::Int,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_avg_msec",
+        K::Int,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_hist_msec",
+        K::Int,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_hist_coarseness",
+        K::Int,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_window_value" | "log_max_value",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_offset",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_prio",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_issue_time",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_compression",
+        K::Size,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_compression_cpus",
+        K::Str,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_store_compressed",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_unix_epoch",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_alternate_epoch",
+        K::Bool,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "log_alternate_epoch_clock_id",
+        K::Int,
+        Reporting,
+        "fio-format logs are not written"
+    ),
+    ign!(
+        "block_error_percentiles",
+        K::Bool,
+        Reporting,
+        "trim block error histograms are not implemented"
+    ),
+    opt!(
+        "bwavgtime",
+        K::Int,
+        "500",
+        Reporting,
+        "Bandwidth sample interval in ms",
+        "1000",
+        |s, v| {
+            s.bwavgtime = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "iopsavgtime",
+        K::Int,
+        "500",
+        Reporting,
+        "IOPS sample interval in ms",
+        "1000",
+        |s, v| {
+            s.iopsavgtime = Duration::from_millis(uint(s, v, 1, u32::MAX as u64)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "disk_util",
+        K::Bool,
+        "1",
+        Reporting,
+        "Report utilization of the devices under the files",
+        "1",
+        |s, v| {
+            s.disk_util = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "disable_lat",
+        K::Bool,
+        "0",
+        Reporting,
+        "Do not measure total latency",
+        "1",
+        |s, v| {
+            s.disable_lat = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "disable_clat",
+        K::Bool,
+        "0",
+        Reporting,
+        "Do not measure completion latency",
+        "1",
+        |s, v| {
+            s.disable_clat = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "disable_slat",
+        K::Bool,
+        "0",
+        Reporting,
+        "Do not measure submission latency",
+        "1",
+        |s, v| {
+            s.disable_slat = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "disable_bw_measurement" | "disable_bw",
+        K::Bool,
+        "0",
+        Reporting,
+        "Do not sample bandwidth and IOPS",
+        "1",
+        |s, v| {
+            s.disable_bw = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "slat_percentiles",
+        K::Bool,
+        "0",
+        Reporting,
+        "Report submission latency percentiles",
+        "1",
+        |s, v| {
+            s.slat_percentiles = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "clat_percentiles",
+        K::Bool,
+        "1",
+        Reporting,
+        "Report completion latency percentiles",
+        "1",
+        |s, v| {
+            s.clat_percentiles = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "lat_percentiles",
+        K::Bool,
+        "0",
+        Reporting,
+        "Report total latency percentiles",
+        "1",
+        |s, v| {
+            s.lat_percentiles = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "percentile_list",
+        K::FloatList,
+        "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
+        Reporting,
+        "Percentiles to report",
+        "50:99:99.9",
+        |s, v| {
+            let l = value::parse_float_list(v).map_err(e)?;
+            if l.len() > 20 {
+                return Err("percentile_list allows at most 20 entries".into());
+            }
+            if let Some(bad) = l.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+                return Err(format!("percentile {bad} is outside 0..100"));
+            }
+            s.percentile_list = l;
+            Ok(())
+        }
+    ),
+    opt!(
+        "significant_figures",
+        K::Int,
+        "4",
+        Reporting,
+        "Significant figures in normal output",
+        "4",
+        |s, v| {
+            s.significant_figures = uint(s, v, 1, 10)? as u32;
+            Ok(())
+        }
+    ),
     // ---------------------------------------------------------------- errors
-    ign!("exitall_on_error", K::Flag, Errors, "a failing job does not stop the others"),
-    opt!("continue_on_error", K::Enum(&["none", "read", "write", "io", "verify", "all", "0", "1"]), "none", Errors, "Keep going after I/O or verify errors", "io", |s, v| {
-        s.continue_on_error = pick(v.trim(), &[("none", ContinueOnError::None), ("0", ContinueOnError::None), ("read", ContinueOnError::Read), ("write", ContinueOnError::Write), ("io", ContinueOnError::Io), ("verify", ContinueOnError::Verify), ("all", ContinueOnError::All), ("1", ContinueOnError::All)])?;
-        Ok(())
-    }),
-    opt!("ignore_error", K::Str, "", Errors, "Errors to ignore per type: READ,WRITE,VERIFY lists of names or numbers", "EIO:ENOSPC", apply_ignore_error),
-    ign!("error_dump", K::Bool, Errors, "errors are always reported once per job"),
-    // ---------------------------------------------------------------- profiles
-    uns!("profile", K::Str, Description, "fio's built-in profiles (act, tiobench) are not implemented"),
-    ign!("device-names", K::Str, Description, "belongs to the act profile, which is not implemented"),
-    ign!("load", K::Int, Description, "belongs to the act profile, which is not implemented"),
-    ign!("test-duration", K::Time, Description, "belongs to the act profile, which is not implemented"),
-    ign!("threads-per-queue", K::Int, Description, "belongs to the act profile, which is not implemented"),
-    ign!("read-req-num-512-blocks", K::Int, Description, "belongs to the act profile, which is not implemented"),
-    ign!("large-block-op-kbytes", K::Int, Description, "belongs to the act profile, which is not implemented"),
-    ign!("prep", K::Flag, Description, "belongs to the act profile, which is not implemented"),
-    ign!("block", K::Int, Description, "belongs to the tiobench profile, which is not implemented"),
-    ign!("numruns", K::Int, Description, "belongs to the tiobench profile, which is not implemented"),
-    ign!("dir", K::Str, Description, "belongs to the tiobench profile, which is not implemented"),
-    ign!("threads", K::Int, Description, "belongs to the tiobench profile, which is not implemented"),
-    // ---------------------------------------------------------------- iolens
-    opt!("allow_destructive_write", K::Bool, "0", Iolens, "Allow writes to block devices that hold a filesystem or partition table", "1", |s, v| {
-        s.allow_destructive_write = boolean(v)?;
-        Ok(())
-    }),
-    opt!("sim_volume", K::Str, "", Iolens, "Serve I/O from a simulated volume model, e.g. io1:iops=48000 (see `iolens models`)", "io1:iops=48000", |s, v| {
-        if v.trim().is_empty() {
-            return Err("sim_volume needs a model, e.g. io1:iops=48000".into());
+    ign!(
+        "exitall_on_error",
+        K::Flag,
+        Errors,
+        "a failing job does not stop the others"
+    ),
+    opt!(
+        "continue_on_error",
+        K::Enum(&["none", "read", "write", "io", "verify", "all", "0", "1"]),
+        "none",
+        Errors,
+        "Keep going after I/O or verify errors",
+        "io",
+        |s, v| {
+            s.continue_on_error = pick(
+                v.trim(),
+                &[
+                    ("none", ContinueOnError::None),
+                    ("0", ContinueOnError::None),
+                    ("read", ContinueOnError::Read),
+                    ("write", ContinueOnError::Write),
+                    ("io", ContinueOnError::Io),
+                    ("verify", ContinueOnError::Verify),
+                    ("all", ContinueOnError::All),
+                    ("1", ContinueOnError::All),
+                ],
+            )?;
+            Ok(())
         }
-        s.sim.volume = Some(v.trim().to_string());
-        Ok(())
-    }),
-    opt!("sim_iops", K::Int, "", Iolens, "IOPS limit of the simulated volume", "3000", |s, v| {
-        s.sim.iops = Some(uint(s, v, 1, u64::MAX)? as f64);
-        Ok(())
-    }),
-    opt!("sim_bw", K::Size, "", Iolens, "Bandwidth limit of the simulated volume in bytes/s", "125m", |s, v| {
-        s.sim.bw = Some(uint(s, v, 1, u64::MAX)? as f64);
-        Ok(())
-    }),
-    opt!("sim_latency", K::Str, "", Iolens, "Base latency of the simulated volume: 463us, normal:463us:50us, lognormal:463us:50us", "500us", |s, v| {
-        let first = v.split(':').find(|p| !matches!(*p, "fixed" | "normal" | "lognormal")).unwrap_or("");
-        time(first, TimeUnit::Usec)?;
-        s.sim.latency = Some(v.trim().to_string());
-        Ok(())
-    }),
+    ),
+    opt!(
+        "ignore_error",
+        K::Str,
+        "",
+        Errors,
+        "Errors to ignore per type: READ,WRITE,VERIFY lists of names or numbers",
+        "EIO:ENOSPC",
+        apply_ignore_error
+    ),
+    ign!(
+        "error_dump",
+        K::Bool,
+        Errors,
+        "errors are always reported once per job"
+    ),
+    // ---------------------------------------------------------------- profiles
+    uns!(
+        "profile",
+        K::Str,
+        Description,
+        "fio's built-in profiles (act, tiobench) are not implemented"
+    ),
+    ign!(
+        "device-names",
+        K::Str,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "load",
+        K::Int,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "test-duration",
+        K::Time,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "threads-per-queue",
+        K::Int,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "read-req-num-512-blocks",
+        K::Int,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "large-block-op-kbytes",
+        K::Int,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "prep",
+        K::Flag,
+        Description,
+        "belongs to the act profile, which is not implemented"
+    ),
+    ign!(
+        "block",
+        K::Int,
+        Description,
+        "belongs to the tiobench profile, which is not implemented"
+    ),
+    ign!(
+        "numruns",
+        K::Int,
+        Description,
+        "belongs to the tiobench profile, which is not implemented"
+    ),
+    ign!(
+        "dir",
+        K::Str,
+        Description,
+        "belongs to the tiobench profile, which is not implemented"
+    ),
+    ign!(
+        "threads",
+        K::Int,
+        Description,
+        "belongs to the tiobench profile, which is not implemented"
+    ),
+    // ---------------------------------------------------------------- iolens
+    opt!(
+        "allow_destructive_write",
+        K::Bool,
+        "0",
+        Iolens,
+        "Allow writes to block devices that hold a filesystem or partition table",
+        "1",
+        |s, v| {
+            s.allow_destructive_write = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "sim_volume",
+        K::Str,
+        "",
+        Iolens,
+        "Serve I/O from a simulated volume model, e.g. io1:iops=48000 (see `iolens models`)",
+        "io1:iops=48000",
+        |s, v| {
+            if v.trim().is_empty() {
+                return Err("sim_volume needs a model, e.g. io1:iops=48000".into());
+            }
+            s.sim.volume = Some(v.trim().to_string());
+            Ok(())
+        }
+    ),
+    opt!(
+        "sim_iops",
+        K::Int,
+        "",
+        Iolens,
+        "IOPS limit of the simulated volume",
+        "3000",
+        |s, v| {
+            s.sim.iops = Some(uint(s, v, 1, u64::MAX)? as f64);
+            Ok(())
+        }
+    ),
+    opt!(
+        "sim_bw",
+        K::Size,
+        "",
+        Iolens,
+        "Bandwidth limit of the simulated volume in bytes/s",
+        "125m",
+        |s, v| {
+            s.sim.bw = Some(uint(s, v, 1, u64::MAX)? as f64);
+            Ok(())
+        }
+    ),
+    opt!(
+        "sim_latency",
+        K::Str,
+        "",
+        Iolens,
+        "Base latency of the simulated volume: 463us, normal:463us:50us, lognormal:463us:50us",
+        "500us",
+        |s, v| {
+            let first = v
+                .split(':')
+                .find(|p| !matches!(*p, "fixed" | "normal" | "lognormal"))
+                .unwrap_or("");
+            time(first, TimeUnit::Usec)?;
+            s.sim.latency = Some(v.trim().to_string());
+            Ok(())
+        }
+    ),
 ];

@@ -1,0 +1,264 @@
+//! Target files and devices: opening with the job's flags, sizes, block sizes, laying files out,
+//! trims and cache control.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+const BLKSSZGET: libc::c_ulong = 0x1268;
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// How to open a target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenOpts {
+    /// Open for writing too.
+    pub write: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// O_SYNC.
+    pub sync: bool,
+    /// O_DSYNC.
+    pub dsync: bool,
+    /// Create if missing.
+    pub create: bool,
+}
+
+/// Opens a target with the job's flags.
+pub fn open(path: &Path, o: OpenOpts) -> io::Result<File> {
+    let mut flags = 0;
+    if o.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if o.sync {
+        flags |= libc::O_SYNC;
+    }
+    if o.dsync {
+        flags |= libc::O_DSYNC;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(o.write)
+        .create(o.create && o.write)
+        .custom_flags(flags)
+        .mode(0o644)
+        .open(path)
+}
+
+/// True when the path is a block device.
+pub fn is_block_device(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false)
+}
+
+/// True when the path is a character device (e.g. /dev/null, /dev/zero).
+pub fn is_char_device(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .map(|m| m.file_type().is_char_device())
+        .unwrap_or(false)
+}
+
+/// Size of an open file or block device in bytes.
+pub fn size_of(f: &File) -> io::Result<u64> {
+    let meta = f.metadata()?;
+    if meta.file_type().is_block_device() {
+        let mut size: u64 = 0;
+        // SAFETY: BLKGETSIZE64 writes a u64 into the pointer we pass.
+        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        return Ok(size);
+    }
+    Ok(meta.len())
+}
+
+/// Logical block size that O_DIRECT offsets and lengths must be multiples of.
+pub fn logical_block_size(path: &Path, f: &File) -> u64 {
+    if is_block_device(path) {
+        let mut sz: libc::c_int = 0;
+        // SAFETY: BLKSSZGET writes an int.
+        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET, &mut sz) };
+        if rc == 0 && sz > 0 {
+            return sz as u64;
+        }
+    }
+    // For files: the logical block size of the device under the filesystem.
+    iolens_disk_lbs(path).unwrap_or(512)
+}
+
+fn iolens_disk_lbs(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    let dev = meta.dev();
+    let link = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
+    let real = std::fs::canonicalize(link).ok()?;
+    let dir = if real.join("partition").exists() {
+        real.parent()?.to_path_buf()
+    } else {
+        real
+    };
+    std::fs::read_to_string(dir.join("queue/logical_block_size"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Discards a range: BLKDISCARD on block devices, a punched hole on files.
+pub fn trim(fd: libc::c_int, block_device: bool, offset: u64, len: u64) -> io::Result<()> {
+    if block_device {
+        let range: [u64; 2] = [offset, len];
+        // SAFETY: BLKDISCARD reads two u64 from the pointer.
+        let rc = unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        return Ok(());
+    }
+    // SAFETY: plain syscall on an fd we own.
+    let rc = unsafe {
+        libc::fallocate(
+            fd,
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            offset as i64,
+            len as i64,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Drops the file's pages from the page cache (`invalidate=1`).
+pub fn invalidate_cache(f: &File) {
+    // Best effort, as in fio: a failure only means cached pages may remain.
+    // SAFETY: plain syscall.
+    unsafe {
+        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+/// Gives the kernel an access-pattern hint.
+pub fn fadvise(f: &File, random: bool) {
+    let advice = if random {
+        libc::POSIX_FADV_RANDOM
+    } else {
+        libc::POSIX_FADV_SEQUENTIAL
+    };
+    // SAFETY: plain syscall.
+    unsafe {
+        libc::posix_fadvise(f.as_raw_fd(), 0, 0, advice);
+    }
+}
+
+/// Preallocation mode for layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prealloc {
+    /// Nothing beyond ftruncate.
+    None,
+    /// fallocate(0).
+    Allocate,
+    /// fallocate(KEEP_SIZE).
+    Keep,
+}
+
+/// Lays a file out to `size` bytes. With `fill`, writes data into it (needed when the job reads
+/// or overwrites, so reads hit real blocks); `fill_byte_seed` makes the content incompressible.
+pub fn layout(
+    path: &Path,
+    size: u64,
+    prealloc: Prealloc,
+    fill: bool,
+    fsync: bool,
+    seed: u64,
+) -> io::Result<()> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o644)
+        .open(path)?;
+    let cur = f.metadata()?.len();
+    if cur >= size && !fill {
+        return Ok(());
+    }
+    match prealloc {
+        Prealloc::Allocate if size > cur => {
+            // SAFETY: plain syscall on our fd.
+            let rc = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as i64) };
+            if rc != 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+                    return Err(e);
+                }
+            }
+        }
+        Prealloc::Keep if size > cur => {
+            // SAFETY: plain syscall on our fd.
+            unsafe { libc::fallocate(f.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, size as i64) };
+        }
+        _ => {}
+    }
+    if fill {
+        let mut w = io::BufWriter::with_capacity(1 << 20, &f);
+        let mut buf = vec![0u8; 1 << 20];
+        let mut x = seed | 1;
+        for chunk in buf.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+        }
+        let mut off = cur.min(size);
+        // Existing bytes are kept; only the missing tail is written.
+        std::io::Seek::seek(&mut w, io::SeekFrom::Start(off))?;
+        while off < size {
+            let n = ((size - off) as usize).min(buf.len());
+            w.write_all(&buf[..n])?;
+            off += n as u64;
+            buf[0] = buf[0].wrapping_add(1);
+        }
+        w.flush()?;
+    } else if cur < size {
+        f.set_len(size)?;
+    }
+    if fsync {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_and_sizes() {
+        let dir = std::env::temp_dir().join(format!("iolens-file-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f");
+        layout(&p, 3 << 20, Prealloc::Allocate, true, false, 7).unwrap();
+        let f = open(&p, OpenOpts::default()).unwrap();
+        assert_eq!(size_of(&f).unwrap(), 3 << 20);
+        let data = std::fs::read(&p).unwrap();
+        assert!(data.iter().any(|b| *b != 0), "layout writes real data");
+        assert!(logical_block_size(&p, &f) >= 512);
+        let fw = open(
+            &p,
+            OpenOpts {
+                write: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        trim(fw.as_raw_fd(), false, 0, 4096).unwrap();
+        assert_eq!(&std::fs::read(&p).unwrap()[..4096], &[0u8; 4096][..]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

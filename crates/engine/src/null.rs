@@ -1,0 +1,105 @@
+//! The null engine: every I/O succeeds at once without touching a device. It measures the
+//! tool's own overhead per I/O. At depth 1 it completes inside `queue` (like fio's); deeper,
+//! I/Os wait for `commit` and come back from `reap`. An optional delay makes each I/O take a
+//! fixed time, for tests of the queueing logic.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use crate::{Completion, IoEngine, IoReq, Queued};
+
+/// The null engine.
+#[derive(Debug)]
+pub struct NullEngine {
+    depth: u32,
+    queued: Vec<(u32, i64)>,
+    inflight: Vec<(u32, i64, Option<Instant>)>,
+    delay: Option<Duration>,
+}
+
+impl NullEngine {
+    /// A null engine for `depth` in-flight I/Os, each taking `delay` if given.
+    pub fn new(depth: u32, delay: Option<Duration>) -> Self {
+        NullEngine {
+            depth,
+            queued: Vec::with_capacity(depth as usize),
+            inflight: Vec::with_capacity(depth as usize),
+            delay: delay.filter(|d| !d.is_zero()),
+        }
+    }
+}
+
+fn spin_until(t: Instant) {
+    loop {
+        let now = Instant::now();
+        if now >= t {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep(left - Duration::from_micros(100));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+impl IoEngine for NullEngine {
+    fn name(&self) -> &'static str {
+        "null"
+    }
+
+    fn is_sync(&self) -> bool {
+        self.depth <= 1
+    }
+
+    #[inline(always)]
+    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+        if self.depth <= 1 {
+            if let Some(d) = self.delay {
+                spin_until(Instant::now() + d);
+            }
+            return Queued::Done(r.len as i64);
+        }
+        self.queued.push((r.slot, r.len as i64));
+        Queued::Pending
+    }
+
+    #[inline(always)]
+    fn commit(&mut self) -> io::Result<u32> {
+        let n = self.queued.len() as u32;
+        let due = self.delay.map(|d| Instant::now() + d);
+        for (slot, res) in self.queued.drain(..) {
+            self.inflight.push((slot, res, due));
+        }
+        Ok(n)
+    }
+
+    #[inline(always)]
+    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+        let mut n = self.inflight.len().min(out.len());
+        if self.delay.is_some() {
+            // Dues are in FIFO order: wait for the min-th, then take every one that is due.
+            if let Some(due) = self
+                .inflight
+                .iter()
+                .take(min.max(1) as usize)
+                .filter_map(|x| x.2)
+                .max()
+            {
+                spin_until(due);
+            }
+            let now = Instant::now();
+            n = self
+                .inflight
+                .iter()
+                .take(n)
+                .take_while(|x| x.2.is_none_or(|d| d <= now))
+                .count();
+        }
+        for (o, (slot, res, _)) in out.iter_mut().zip(self.inflight.drain(..n)) {
+            *o = Completion { slot, res };
+        }
+        Ok(n as u32)
+    }
+}

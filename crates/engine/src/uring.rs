@@ -1,0 +1,290 @@
+//! io_uring through the `io-uring` crate: plain or fixed buffers, plain or registered files,
+//! submission-queue polling, polled completions (`hipri`) and vectored or non-vectored opcodes.
+
+use std::io;
+
+use io_uring::{opcode, squeue, types, IoUring, Probe};
+
+use crate::{BufPool, Completion, IoEngine, IoReq, Op, Queued};
+
+/// io_uring settings from the job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UringOpts {
+    /// Register the I/O buffers (`fixedbufs`).
+    pub fixedbufs: bool,
+    /// Register the files (`registerfiles`).
+    pub registerfiles: bool,
+    /// Kernel submission polling thread (`sqthread_poll`).
+    pub sqpoll: bool,
+    /// CPU of that thread (`sqthread_poll_cpu`).
+    pub sqpoll_cpu: Option<u32>,
+    /// Polled completions (`hipri`).
+    pub hipri: bool,
+    /// Use READ/WRITE rather than READV/WRITEV (`nonvectored`).
+    pub nonvectored: bool,
+    /// Set IOSQE_ASYNC on every Nth request (`force_async`).
+    pub force_async: u32,
+}
+
+/// Why io_uring cannot be used here, in words for people.
+pub fn unavailable_reason(e: &io::Error) -> String {
+    let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled").ok();
+    match (e.raw_os_error(), disabled.as_deref().map(str::trim)) {
+        (Some(libc::EPERM), Some(v)) if v != "0" => format!(
+            "io_uring is disabled on this system (/proc/sys/kernel/io_uring_disabled = {v}); use ioengine=libaio, or set it to 0"
+        ),
+        (Some(libc::EPERM), _) => {
+            "io_uring is not permitted for this process (seccomp or container policy); use ioengine=libaio".to_string()
+        }
+        (Some(libc::ENOSYS), _) => "this kernel has no io_uring (ENOSYS); use ioengine=libaio".to_string(),
+        _ => format!("io_uring setup failed: {e}; use ioengine=libaio"),
+    }
+}
+
+/// True when io_uring can be set up here.
+pub fn available() -> bool {
+    IoUring::new(2).is_ok()
+}
+
+/// An io_uring engine.
+pub struct UringEngine {
+    ring: IoUring,
+    fds: Vec<libc::c_int>,
+    block_device: Vec<bool>,
+    opts: UringOpts,
+    iovecs: Vec<libc::iovec>,
+    queued: u32,
+    count: u64,
+}
+
+impl std::fmt::Debug for UringEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UringEngine")
+            .field("opts", &self.opts)
+            .finish()
+    }
+}
+
+// SAFETY: the iovecs point into the worker's BufPool, which outlives the engine and moves with
+// it; the ring itself is Send.
+unsafe impl Send for UringEngine {}
+
+impl UringEngine {
+    /// Sets up a ring for `depth` I/Os over open files and the worker's buffers.
+    pub fn new(
+        depth: u32,
+        fds: Vec<libc::c_int>,
+        block_device: Vec<bool>,
+        bufs: &BufPool,
+        opts: UringOpts,
+    ) -> Result<Self, String> {
+        let mut b = IoUring::builder();
+        if opts.sqpoll {
+            b.setup_sqpoll(1000);
+            if let Some(cpu) = opts.sqpoll_cpu {
+                b.setup_sqpoll_cpu(cpu);
+            }
+        }
+        if opts.hipri {
+            b.setup_iopoll();
+        }
+        let entries = depth.max(1).next_power_of_two();
+        let ring = b.build(entries).map_err(|e| unavailable_reason(&e))?;
+        let mut probe = Probe::new();
+        if ring.submitter().register_probe(&mut probe).is_ok() {
+            for (code, name) in [
+                (opcode::Read::CODE, "READ"),
+                (opcode::Write::CODE, "WRITE"),
+                (opcode::Fsync::CODE, "FSYNC"),
+            ] {
+                if !probe.is_supported(code) {
+                    return Err(format!(
+                        "this kernel's io_uring lacks IORING_OP_{name} (kernel 5.6 or newer needed); use ioengine=libaio"
+                    ));
+                }
+            }
+        }
+        let iovecs = bufs.iovecs();
+        if opts.fixedbufs {
+            // SAFETY: the buffers live in the worker's BufPool for as long as this engine.
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+                format!("io_uring could not register {} buffers (fixedbufs): {e}; raise `ulimit -l` or drop fixedbufs", iovecs.len())
+            })?;
+        }
+        if opts.registerfiles {
+            ring.submitter()
+                .register_files(&fds)
+                .map_err(|e| format!("io_uring could not register files (registerfiles): {e}"))?;
+        }
+        Ok(UringEngine {
+            ring,
+            fds,
+            block_device,
+            opts,
+            iovecs,
+            queued: 0,
+            count: 0,
+        })
+    }
+
+    fn push(&mut self, sqe: squeue::Entry) -> io::Result<()> {
+        loop {
+            // SAFETY: the entry's buffers and fds stay valid per queue()'s contract.
+            if unsafe { self.ring.submission().push(&sqe) }.is_ok() {
+                self.queued += 1;
+                return Ok(());
+            }
+            // Submission queue full: hand what is there to the kernel first.
+            self.ring.submit()?;
+        }
+    }
+}
+
+macro_rules! target {
+    ($self:ident, $file:expr, $op:expr) => {
+        if $self.opts.registerfiles {
+            $op(types::Fixed($file))
+        } else {
+            $op(types::Fd($self.fds[$file as usize]))
+        }
+    };
+}
+
+impl IoEngine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn is_sync(&self) -> bool {
+        false
+    }
+
+    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+        let slot = r.slot as usize;
+        let o = self.opts;
+        let sqe = match r.op {
+            Op::Read if o.fixedbufs => target!(self, r.file, |f| opcode::ReadFixed::new(
+                f,
+                r.buf,
+                r.len,
+                slot as u16
+            )
+            .offset(r.offset)
+            .build()),
+            Op::Write if o.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
+                f,
+                r.buf,
+                r.len,
+                slot as u16
+            )
+            .offset(r.offset)
+            .build()),
+            Op::Read if o.nonvectored => {
+                target!(self, r.file, |f| opcode::Read::new(f, r.buf, r.len)
+                    .offset(r.offset)
+                    .build())
+            }
+            Op::Write if o.nonvectored => {
+                target!(self, r.file, |f| opcode::Write::new(f, r.buf, r.len)
+                    .offset(r.offset)
+                    .build())
+            }
+            Op::Read | Op::Write => {
+                self.iovecs[slot] = libc::iovec {
+                    iov_base: r.buf.cast(),
+                    iov_len: r.len as usize,
+                };
+                let iov = &self.iovecs[slot] as *const libc::iovec;
+                if r.op == Op::Read {
+                    target!(self, r.file, |f| opcode::Readv::new(f, iov, 1)
+                        .offset(r.offset)
+                        .build())
+                } else {
+                    target!(self, r.file, |f| opcode::Writev::new(f, iov, 1)
+                        .offset(r.offset)
+                        .build())
+                }
+            }
+            Op::Fsync => target!(self, r.file, |f| opcode::Fsync::new(f).build()),
+            Op::Fdatasync => {
+                target!(self, r.file, |f| opcode::Fsync::new(f)
+                    .flags(types::FsyncFlags::DATASYNC)
+                    .build())
+            }
+            Op::Trim => {
+                let fd = self.fds[r.file as usize];
+                return Queued::Done(
+                    match crate::file::trim(
+                        fd,
+                        self.block_device[r.file as usize],
+                        r.offset,
+                        r.len as u64,
+                    ) {
+                        Ok(()) => r.len as i64,
+                        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+                    },
+                );
+            }
+        };
+        self.count += 1;
+        let mut sqe = sqe.user_data(r.slot as u64);
+        if o.force_async > 0 && self.count % o.force_async as u64 == 0 {
+            sqe = sqe.flags(squeue::Flags::ASYNC);
+        }
+        match self.push(sqe) {
+            Ok(()) => Queued::Pending,
+            Err(e) => Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64)),
+        }
+    }
+
+    fn commit(&mut self) -> io::Result<u32> {
+        if self.queued == 0 {
+            return Ok(0);
+        }
+        loop {
+            match self.ring.submit() {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e)
+                    if e.raw_os_error() == Some(libc::EBUSY)
+                        || e.raw_os_error() == Some(libc::EAGAIN) =>
+                {
+                    break
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let n = self.queued;
+        self.queued = 0;
+        Ok(n)
+    }
+
+    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+        let mut n = 0usize;
+        loop {
+            {
+                let mut cq = self.ring.completion();
+                for cqe in &mut cq {
+                    out[n] = Completion {
+                        slot: cqe.user_data() as u32,
+                        res: cqe.result() as i64,
+                    };
+                    n += 1;
+                    if n == out.len() {
+                        break;
+                    }
+                }
+            }
+            if n >= min as usize || n == out.len() {
+                return Ok(n as u32);
+            }
+            match self.ring.submit_and_wait(min as usize - n) {
+                Ok(_) => {}
+                Err(e)
+                    if e.raw_os_error() == Some(libc::EINTR)
+                        || e.raw_os_error() == Some(libc::EBUSY) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! fio's JSON and json+ output: the same keys, nesting, order and units as fio 3.33, written
+//! with fio's layout (two-space indent, `"key" : value`, floats with six decimals) and always
+//! strictly valid JSON.
+
+use iolens_stats::{DirResult, JobResult, LatResult, RunResult};
+
+use crate::fmt::f6;
+
+/// A tiny writer that reproduces fio's JSON layout.
+struct W {
+    out: String,
+    depth: usize,
+    first: Vec<bool>,
+}
+
+fn escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+impl W {
+    fn new() -> Self {
+        W {
+            out: String::new(),
+            depth: 0,
+            first: Vec::new(),
+        }
+    }
+    fn sep(&mut self) {
+        if let Some(f) = self.first.last_mut() {
+            if !*f {
+                self.out.push(',');
+            }
+            *f = false;
+        }
+        if !self.first.is_empty() {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str("  ");
+            }
+        }
+    }
+    fn open(&mut self, key: Option<&str>, c: char) {
+        self.sep();
+        if let Some(k) = key {
+            self.out.push_str(&escape(k));
+            self.out.push_str(" : ");
+        }
+        self.out.push(c);
+        self.depth += 1;
+        self.first.push(true);
+    }
+    fn close(&mut self, c: char) {
+        self.depth -= 1;
+        let empty = self.first.pop().unwrap_or(true);
+        if !empty {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str("  ");
+            }
+        }
+        self.out.push(c);
+    }
+    fn raw(&mut self, key: &str, v: &str) {
+        self.sep();
+        self.out.push_str(&escape(key));
+        self.out.push_str(" : ");
+        self.out.push_str(v);
+    }
+    fn int(&mut self, key: &str, v: impl std::fmt::Display) {
+        self.raw(key, &v.to_string());
+    }
+    fn float(&mut self, key: &str, v: f64) {
+        self.raw(key, &f6(v));
+    }
+    fn string(&mut self, key: &str, v: &str) {
+        self.raw(key, &escape(v));
+    }
+}
+
+fn lat(w: &mut W, key: &str, l: &LatResult, plus: bool) {
+    let m = &l.moments;
+    w.open(Some(key), '{');
+    w.int("min", m.min);
+    w.int("max", m.max);
+    w.float("mean", m.mean);
+    w.float("stddev", m.stddev());
+    w.int("N", m.n);
+    if let Some(p) = &l.percentiles {
+        w.open(Some("percentile"), '{');
+        for (pv, v) in p {
+            w.int(&f6(*pv), v);
+        }
+        w.close('}');
+        if plus {
+            w.open(Some("bins"), '{');
+            for (v, c) in &l.bins {
+                w.int(&v.to_string(), c);
+            }
+            w.close('}');
+        }
+    }
+    w.close('}');
+}
+
+fn dir(w: &mut W, key: &str, d: &DirResult, plus: bool) {
+    w.open(Some(key), '{');
+    let bw_bytes = d.bw_bytes();
+    w.int("io_bytes", d.io_bytes);
+    w.int("io_kbytes", d.io_bytes >> 10);
+    w.int("bw_bytes", bw_bytes);
+    w.int("bw", bw_bytes / 1024);
+    w.float("iops", d.iops());
+    w.int("runtime", d.runtime_ms);
+    w.int("total_ios", d.total_ios);
+    w.int("short_ios", d.short_ios);
+    w.int("drop_ios", d.drop_ios);
+    lat(w, "slat_ns", &d.slat, plus);
+    lat(w, "clat_ns", &d.clat, plus);
+    lat(w, "lat_ns", &d.lat, plus);
+    let b = &d.bw_samples;
+    w.int("bw_min", b.min as u64);
+    w.int("bw_max", b.max as u64);
+    w.float("bw_agg", d.bw_agg);
+    w.float("bw_mean", b.mean);
+    w.float("bw_dev", b.stddev());
+    w.int("bw_samples", b.samples);
+    let s = &d.iops_samples;
+    w.int("iops_min", s.min as u64);
+    w.int("iops_max", s.max as u64);
+    w.float("iops_mean", s.mean);
+    w.float("iops_stddev", s.stddev());
+    w.int("iops_samples", s.samples);
+    w.close('}');
+}
+
+fn dist(w: &mut W, key: &str, labels: &[&str], v: &[f64]) {
+    w.open(Some(key), '{');
+    for (l, p) in labels.iter().zip(v) {
+        w.float(l, *p);
+    }
+    w.close('}');
+}
+
+fn job(w: &mut W, j: &JobResult, plus: bool) {
+    w.open(None, '{');
+    w.string("jobname", &j.name);
+    w.int("groupid", j.groupid);
+    w.int("error", j.error);
+    w.int("eta", 0);
+    w.int("elapsed", j.elapsed_s);
+    w.open(Some("job options"), '{');
+    for (k, v) in &j.options {
+        w.string(k, v);
+    }
+    w.close('}');
+    if j.unified != "mixed" {
+        for (i, k) in ["read", "write", "trim"].iter().enumerate() {
+            dir(w, k, &j.dirs[i], plus);
+        }
+    }
+    if let Some(m) = &j.mixed {
+        dir(w, "mixed", m, plus);
+    }
+    w.open(Some("sync"), '{');
+    w.int("total_ios", j.sync.total_ios);
+    lat(w, "lat_ns", &j.sync.lat, plus);
+    w.close('}');
+    w.int("job_runtime", j.job_runtime_ms);
+    w.float("usr_cpu", j.usr_cpu);
+    w.float("sys_cpu", j.sys_cpu);
+    w.int("ctx", j.ctx);
+    w.int("majf", j.majf);
+    w.int("minf", j.minf);
+    dist(
+        w,
+        "iodepth_level",
+        &["1", "2", "4", "8", "16", "32", ">=64"],
+        &j.iodepth_level,
+    );
+    dist(
+        w,
+        "iodepth_submit",
+        &["0", "4", "8", "16", "32", "64", ">=64"],
+        &j.iodepth_submit,
+    );
+    dist(
+        w,
+        "iodepth_complete",
+        &["0", "4", "8", "16", "32", "64", ">=64"],
+        &j.iodepth_complete,
+    );
+    let ns = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+    ];
+    let ms = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    let b = &j.lat_buckets;
+    let get = |r: std::ops::Range<usize>| -> Vec<f64> {
+        r.map(|i| b.get(i).copied().unwrap_or(0.0)).collect()
+    };
+    dist(w, "latency_ns", &ns, &get(0..10));
+    dist(w, "latency_us", &ns, &get(10..20));
+    dist(w, "latency_ms", &ms, &get(20..32));
+    if j.display.continue_on_error {
+        w.int("total_err", j.total_err);
+        w.int("first_error", j.first_error);
+    }
+    w.int("latency_depth", j.latency_depth);
+    w.int("latency_target", j.latency_target_us);
+    w.float("latency_percentile", j.latency_percentile);
+    w.int("latency_window", j.latency_window_us);
+    if let Some(d) = &j.description {
+        w.string("desc", d);
+    }
+    if let Some(ss) = &j.steadystate {
+        w.open(Some("steadystate"), '{');
+        w.string("ss", &ss.ss);
+        w.int("duration", ss.duration);
+        w.raw("attained", if ss.attained { "1" } else { "0" });
+        w.string("criterion", &ss.criterion);
+        w.float("max_deviation", ss.max_deviation);
+        w.float("slope", ss.slope);
+        w.open(Some("data"), '{');
+        w.float("bw_mean", ss.bw_mean);
+        w.float("iops_mean", ss.iops_mean);
+        w.open(Some("iops"), '[');
+        for v in &ss.iops {
+            w.sep();
+            w.out.push_str(&v.to_string());
+        }
+        w.close(']');
+        w.open(Some("bw"), '[');
+        for v in &ss.bw {
+            w.sep();
+            w.out.push_str(&v.to_string());
+        }
+        w.close(']');
+        w.close('}');
+        w.close('}');
+    }
+    if !j.verify_failures.is_empty() || j.verified_blocks > 0 {
+        // iolens extension: which blocks failed verification, and why.
+        w.open(Some("verify"), '{');
+        w.int("blocks_checked", j.verified_blocks);
+        w.open(Some("failures"), '[');
+        for f in &j.verify_failures {
+            w.open(None, '{');
+            w.string("file", &f.file);
+            w.int("offset", f.offset);
+            w.int("len", f.len);
+            w.string("detail", &f.detail);
+            w.close('}');
+        }
+        w.close(']');
+        w.close('}');
+    }
+    w.close('}');
+}
+
+/// Renders `--output-format=json` (or json+ with `plus`).
+pub fn render(r: &RunResult, plus: bool) -> String {
+    let mut w = W::new();
+    w.open(None, '{');
+    w.string("fio version", &r.version);
+    w.int("timestamp", r.timestamp);
+    w.int("timestamp_ms", r.timestamp_ms);
+    w.string("time", &r.time);
+    if !r.global_options.is_empty() {
+        w.open(Some("global options"), '{');
+        for (k, v) in &r.global_options {
+            w.string(k, v);
+        }
+        w.close('}');
+    }
+    w.open(Some("jobs"), '[');
+    for j in &r.jobs {
+        job(&mut w, j, plus);
+    }
+    w.close(']');
+    if !r.disks.is_empty() {
+        w.open(Some("disk_util"), '[');
+        for d in &r.disks {
+            w.open(None, '{');
+            w.string("name", &d.name);
+            w.int("read_ios", d.read_ios);
+            w.int("write_ios", d.write_ios);
+            w.int("read_sectors", d.read_sectors);
+            w.int("write_sectors", d.write_sectors);
+            w.int("read_merges", d.read_merges);
+            w.int("write_merges", d.write_merges);
+            w.int("read_ticks", d.read_ticks);
+            w.int("write_ticks", d.write_ticks);
+            w.int("in_queue", d.in_queue);
+            w.float("util", d.util);
+            w.close('}');
+        }
+        w.close(']');
+    }
+    w.close('}');
+    w.out.push('\n');
+    w.out
+}

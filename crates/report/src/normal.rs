@@ -1,0 +1,431 @@
+//! fio's human output ("normal"), line for line as fio 3.33 prints it.
+
+use std::fmt::Write;
+
+use iolens_stats::{DirResult, GroupResult, JobResult, LatResult, RunResult};
+
+use crate::fmt::{lat_unit, num2str, pct_precision, pct_unit, Unit};
+
+/// What fio prints about a job before it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobHeader {
+    /// Name.
+    pub name: String,
+    /// Group.
+    pub groupid: u32,
+    /// `rw` as fio names it (`randread`).
+    pub rw: String,
+    /// Block size ranges per direction.
+    pub bs: [(u64, u64); 3],
+    /// Engine name.
+    pub ioengine: String,
+    /// Depth.
+    pub iodepth: u32,
+    /// Clones.
+    pub numjobs: u32,
+}
+
+/// The lines printed before a run: one per job (plus `...` for clones), the version and
+/// `Starting N processes`.
+pub fn render_header(jobs: &[JobHeader], version: &str, threads: bool) -> String {
+    let mut o = String::new();
+    let bs = |(lo, hi): (u64, u64)| {
+        format!(
+            "{}-{}",
+            num2str(lo, 4, true, Unit::Bytes),
+            num2str(hi, 4, true, Unit::Bytes)
+        )
+    };
+    for j in jobs {
+        let _ = writeln!(
+            o,
+            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
+            j.name,
+            j.groupid,
+            j.rw,
+            bs(j.bs[0]),
+            bs(j.bs[1]),
+            bs(j.bs[2]),
+            j.ioengine,
+            j.iodepth
+        );
+        if j.numjobs > 1 {
+            o.push_str("...\n");
+        }
+    }
+    let n: u32 = jobs.iter().map(|j| j.numjobs).sum();
+    let _ = writeln!(o, "{version}");
+    let what = if threads { "thread" } else { "process" };
+    let _ = writeln!(
+        o,
+        "Starting {n} {what}{}",
+        if n == 1 {
+            ""
+        } else if threads {
+            "s"
+        } else {
+            "es"
+        }
+    );
+    o
+}
+
+/// `job: Laying out IO file (1 file / 256MiB)`.
+pub fn render_layout(job: &str, files: usize, bytes: u64) -> String {
+    format!(
+        "{job}: Laying out IO file{} ({files} file{} / {})\n",
+        if files == 1 { "" } else { "s" },
+        if files == 1 { "" } else { "s" },
+        num2str(bytes, 4, true, Unit::Bytes)
+    )
+}
+
+fn bw_pair(bytes_per_s: u64, kb_base: u32, bits: bool, sig: usize) -> (String, String) {
+    let unit = if bits {
+        Unit::BitsPerSec
+    } else {
+        Unit::BytesPerSec
+    };
+    let b2 = num2str(bytes_per_s, sig, true, unit);
+    let b10 = num2str(bytes_per_s, sig, false, unit);
+    if kb_base == 1000 {
+        (b10, b2)
+    } else {
+        (b2, b10)
+    }
+}
+
+fn size_pair(bytes: u64, kb_base: u32, bits: bool, sig: usize) -> (String, String) {
+    let unit = if bits { Unit::Bits } else { Unit::Bytes };
+    let b2 = num2str(bytes, sig, true, unit);
+    let b10 = num2str(bytes, sig, false, unit);
+    if kb_base == 1000 {
+        (b10, b2)
+    } else {
+        (b2, b10)
+    }
+}
+
+fn lat_line(o: &mut String, name: &str, l: &LatResult) {
+    let m = &l.moments;
+    if m.n == 0 {
+        return;
+    }
+    let sd = m.stddev();
+    let (unit, div) = lat_unit(m.min, m.max, sd);
+    let min = (m.min as f64 / div) as u64;
+    let max = (m.max as f64 / div) as u64;
+    let _ = writeln!(
+        o,
+        "    {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+        num2str(min, 6, false, Unit::None),
+        num2str(max, 6, false, Unit::None),
+        m.mean / div,
+        sd / div
+    );
+}
+
+fn pct_block(o: &mut String, name: &str, l: &LatResult, list: &[f64]) {
+    let Some(p) = &l.percentiles else { return };
+    if p.is_empty() {
+        return;
+    }
+    let minv = p.iter().map(|x| x.1).min().unwrap_or(0);
+    let maxv = p.iter().map(|x| x.1).max().unwrap_or(0);
+    let (unit, div) = pct_unit(minv, maxv);
+    let vals: Vec<u64> = p.iter().map(|x| x.1.div_ceil(div)).collect();
+    let prec = pct_precision(list);
+    let width = vals
+        .iter()
+        .map(|v| v.to_string().len())
+        .max()
+        .unwrap_or(1)
+        .max(5);
+    let per_line = (73 / (prec + 10 + width)).max(1);
+    let _ = writeln!(o, "    {name} percentiles ({unit}):");
+    for (i, ((pv, _), v)) in p.iter().zip(vals.iter()).enumerate() {
+        if i % per_line == 0 {
+            o.push_str("     |");
+        }
+        let _ = write!(
+            o,
+            " {:>w$.p$}th=[{:>vw$}]",
+            pv,
+            v,
+            w = prec + 3,
+            p = prec,
+            vw = width
+        );
+        let last = i + 1 == p.len();
+        if !last {
+            o.push(',');
+        }
+        if last || (i + 1) % per_line == 0 {
+            o.push('\n');
+        }
+    }
+}
+
+fn dir_block(o: &mut String, name: &str, d: &DirResult, j: &JobResult, is_write: bool) {
+    let disp = &j.display;
+    let sig = disp.sig_figs as usize;
+    let bits = disp.unit_base == 8;
+    let iops = num2str(
+        if d.runtime_ms > 0 {
+            d.total_ios * 1000 / d.runtime_ms
+        } else {
+            0
+        },
+        sig,
+        false,
+        Unit::None,
+    );
+    let (bw1, bw2) = bw_pair(d.bw_bytes(), disp.kb_base, bits, sig);
+    let (io1, _) = size_pair(d.io_bytes, disp.kb_base, bits, sig);
+    let _ = writeln!(
+        o,
+        "  {name}: IOPS={iops}, BW={bw1} ({bw2})({io1}/{}msec){}",
+        d.runtime_ms,
+        if is_write { "; 0 zone resets" } else { "" }
+    );
+    lat_line(o, "slat", &d.slat);
+    lat_line(o, "clat", &d.clat);
+    lat_line(o, " lat", &d.lat);
+    pct_block(o, "slat", &d.slat, &disp.percentile_list);
+    pct_block(o, "clat", &d.clat, &disp.percentile_list);
+    pct_block(o, "lat", &d.lat, &disp.percentile_list);
+    let b = &d.bw_samples;
+    if b.samples > 0 {
+        let (mut min, mut max, mut mean, mut sd) = (b.min, b.max, b.mean, b.stddev());
+        let mut unit = if disp.kb_base == 1000 { "kB" } else { "KiB" };
+        if max >= 1024.0 * 1024.0 {
+            min /= 1024.0;
+            max /= 1024.0;
+            mean /= 1024.0;
+            sd /= 1024.0;
+            unit = if disp.kb_base == 1000 { "MB" } else { "MiB" };
+        }
+        let _ = writeln!(
+            o,
+            "   bw ({unit:>5}/s): min={:5}, max={:5}, per={:3.2}%, avg={:5.2}, stdev={:5.2}, samples={}",
+            min as u64, max as u64, d.bw_agg, mean, sd, b.samples
+        );
+    }
+    let s = &d.iops_samples;
+    if s.samples > 0 {
+        let _ = writeln!(
+            o,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            s.min as u64,
+            s.max as u64,
+            s.mean,
+            s.stddev(),
+            s.samples
+        );
+    }
+}
+
+fn lat_buckets(o: &mut String, j: &JobResult) {
+    const NS: [&str; 10] = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+    ];
+    const MS: [&str; 12] = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    let groups: [(&str, &[&str], usize); 3] =
+        [("nsec", &NS, 0), ("usec", &NS, 10), ("msec", &MS, 20)];
+    for (unit, labels, base) in groups {
+        let entries: Vec<String> = labels
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let v = j.lat_buckets.get(base + i).copied().unwrap_or(0.0);
+                (v > 0.0).then(|| format!("{l}={v:3.2}%"))
+            })
+            .collect();
+        for chunk in entries.chunks(5) {
+            let _ = writeln!(o, "  lat ({unit})   : {}", chunk.join(", "));
+        }
+    }
+}
+
+fn dist(v: &[f64; 7], labels: [&str; 7]) -> String {
+    v.iter()
+        .zip(labels)
+        .map(|(p, l)| format!("{l}={p:3.1}%"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One job's block.
+pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
+    let _ = writeln!(
+        o,
+        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
+        j.name, j.groupid, j.jobs, j.error, j.pid, time
+    );
+    if let Some(d) = &j.description {
+        let _ = writeln!(o, "  Description  : [{d}]");
+    }
+    if let Some(t) = &j.error_text {
+        let _ = writeln!(o, "  error        : {t}");
+    }
+    let names = ["read", "write", "trim"];
+    if j.unified != "mixed" {
+        for (i, d) in j.dirs.iter().enumerate() {
+            if d.total_ios > 0 || d.io_bytes > 0 {
+                dir_block(o, names[i], d, j, i == 1);
+            }
+        }
+    }
+    if let Some(m) = &j.mixed {
+        dir_block(o, "mixed", m, j, false);
+    }
+    if j.sync.total_ios > 0 {
+        let _ = writeln!(o, "  fsync/fdatasync/sync_file_range:");
+        let m = &j.sync.lat.moments;
+        let (unit, div) = lat_unit(m.min, m.max, m.stddev());
+        let _ = writeln!(
+            o,
+            "    sync ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+            num2str((m.min as f64 / div) as u64, 6, false, Unit::None),
+            num2str((m.max as f64 / div) as u64, 6, false, Unit::None),
+            m.mean / div,
+            m.stddev() / div
+        );
+    }
+    if j.verified_blocks > 0 || !j.verify_failures.is_empty() {
+        let bad = j
+            .total_err
+            .min(j.verified_blocks.max(j.verify_failures.len() as u64));
+        let _ = writeln!(
+            o,
+            "  verify       : {} blocks checked, {} bad",
+            j.verified_blocks,
+            if j.verify_failures.is_empty() { 0 } else { bad }
+        );
+        for f in &j.verify_failures {
+            let _ = writeln!(
+                o,
+                "     bad block : '{}' offset {} ({} bytes): {}",
+                f.file, f.offset, f.len, f.detail
+            );
+        }
+    }
+    lat_buckets(o, j);
+    let _ = writeln!(
+        o,
+        "  cpu          : usr={:3.2}%, sys={:3.2}%, ctx={}, majf={}, minf={}",
+        j.usr_cpu, j.sys_cpu, j.ctx, j.majf, j.minf
+    );
+    let _ = writeln!(
+        o,
+        "  IO depths    : {}",
+        dist(&j.iodepth_level, ["1", "2", "4", "8", "16", "32", ">=64"])
+    );
+    let _ = writeln!(
+        o,
+        "     submit    : {}",
+        dist(&j.iodepth_submit, ["0", "4", "8", "16", "32", "64", ">=64"])
+    );
+    let _ = writeln!(
+        o,
+        "     complete  : {}",
+        dist(
+            &j.iodepth_complete,
+            ["0", "4", "8", "16", "32", "64", ">=64"]
+        )
+    );
+    let _ = writeln!(
+        o,
+        "     issued rwts: total={},{},{},{} short={},{},{},{} dropped={},{},{},{}",
+        j.issued[0],
+        j.issued[1],
+        j.issued[2],
+        j.issued[3],
+        j.short[0],
+        j.short[1],
+        j.short[2],
+        j.short[3],
+        j.dropped[0],
+        j.dropped[1],
+        j.dropped[2],
+        j.dropped[3]
+    );
+    let _ = writeln!(
+        o,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        j.latency_target_us, j.latency_window_us, j.latency_percentile, j.latency_depth
+    );
+    if let Some(ss) = &j.steadystate {
+        let _ = writeln!(
+            o,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {}={}",
+            if ss.attained { "yes" } else { "no" },
+            num2str(ss.bw_mean as u64, 4, true, Unit::BytesPerSec),
+            num2str(ss.bw_mean as u64, 4, false, Unit::BytesPerSec),
+            num2str(ss.iops_mean as u64, 4, false, Unit::None),
+            if ss.ss.contains("slope") {
+                "slope"
+            } else {
+                "max deviation"
+            },
+            ss.criterion
+        );
+    }
+}
+
+fn group_block(o: &mut String, g: &GroupResult) {
+    let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
+    for (i, name) in ["READ", "WRITE", "TRIM"].iter().enumerate() {
+        let d = &g.dirs[i];
+        if d.max_run == 0 && d.io_bytes == 0 {
+            continue;
+        }
+        let bits = g.unit_base == 8;
+        let (a1, a2) = bw_pair(d.agg_bw, g.kb_base, bits, 4);
+        let (mn1, mn2) = bw_pair(d.min_bw, g.kb_base, bits, 4);
+        let (mx1, mx2) = bw_pair(d.max_bw, g.kb_base, bits, 4);
+        let (io1, io2) = size_pair(d.io_bytes, g.kb_base, bits, 4);
+        let _ = writeln!(
+            o,
+            "{name:>7}: bw={a1} ({a2}), {mn1}-{mx1} ({mn2}-{mx2}), io={io1} ({io2}), run={}-{}msec",
+            d.min_run, d.max_run
+        );
+    }
+}
+
+/// The whole normal report (everything after the run).
+pub fn render(r: &RunResult) -> String {
+    let mut o = String::from("\n");
+    for j in &r.jobs {
+        render_job(&mut o, j, &r.time);
+    }
+    for g in &r.groups {
+        group_block(&mut o, g);
+    }
+    if !r.disks.is_empty() {
+        o.push_str("\nDisk stats (read/write):\n");
+        for d in &r.disks {
+            let _ = writeln!(
+                o,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks,
+                d.write_ticks,
+                d.in_queue,
+                d.util
+            );
+        }
+    }
+    if r.interrupted {
+        o.push_str(
+            "\nfio: terminating on signal 2 (results cover the part of the run before it)\n",
+        );
+    }
+    o
+}

@@ -1,0 +1,217 @@
+//! Clocks for timestamps. The worker reads a clock a couple of times per I/O, so the default is
+//! the CPU's invariant time stamp counter (as fio's `clocksource=cpu`) where the kernel itself
+//! trusts it, else `clock_gettime(CLOCK_MONOTONIC)`. A fake clock makes runs deterministic for
+//! tests.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// A monotonic nanosecond clock owned by one worker.
+pub trait Clock: Send {
+    /// Nanoseconds since an arbitrary origin shared by every clock of this kind in the process.
+    fn now(&mut self) -> u64;
+    /// True for clocks that follow real time (waits must then really sleep).
+    fn is_real(&self) -> bool {
+        true
+    }
+}
+
+fn origin() -> Instant {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    *ORIGIN.get_or_init(Instant::now)
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` through `Instant`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MonoClock;
+
+impl Clock for MonoClock {
+    #[inline(always)]
+    fn now(&mut self) -> u64 {
+        origin().elapsed().as_nanos() as u64
+    }
+}
+
+/// Conversion from TSC ticks to ns, measured once.
+#[derive(Debug, Clone, Copy)]
+struct TscCal {
+    base_tsc: u64,
+    base_ns: u64,
+    /// ns per tick in 32.32 fixed point.
+    mult: u64,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn rdtsc() -> u64 {
+    // SAFETY: rdtsc has no preconditions on x86_64.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn calibrate() -> Option<TscCal> {
+    if !tsc_trusted() {
+        return None;
+    }
+    let mut mono = MonoClock;
+    let t0 = mono.now();
+    let c0 = rdtsc();
+    while mono.now() - t0 < 20_000_000 {
+        std::hint::spin_loop();
+    }
+    let t1 = mono.now();
+    let c1 = rdtsc();
+    let ticks = c1.checked_sub(c0)?;
+    if ticks == 0 {
+        return None;
+    }
+    let mult = (((t1 - t0) as u128) << 32) / ticks as u128;
+    Some(TscCal {
+        base_tsc: c1,
+        base_ns: t1,
+        mult: mult as u64,
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn calibrate() -> Option<TscCal> {
+    None
+}
+
+/// The kernel uses the TSC as its clocksource and the CPU says it is invariant.
+#[cfg(target_arch = "x86_64")]
+fn tsc_trusted() -> bool {
+    let cs =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .unwrap_or_default();
+    if cs.trim() != "tsc" {
+        return false;
+    }
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags = info.lines().find(|l| l.starts_with("flags")).unwrap_or("");
+    flags.split_whitespace().any(|f| f == "constant_tsc")
+        && flags.split_whitespace().any(|f| f == "nonstop_tsc")
+}
+
+fn calibration() -> Option<TscCal> {
+    static CAL: OnceLock<Option<TscCal>> = OnceLock::new();
+    *CAL.get_or_init(calibrate)
+}
+
+/// The CPU time stamp counter, converted to the monotonic clock's ns.
+#[derive(Debug, Clone, Copy)]
+pub struct TscClock {
+    cal: TscCal,
+}
+
+impl TscClock {
+    /// The TSC clock, if this machine has a trustworthy TSC.
+    pub fn new() -> Option<Self> {
+        calibration().map(|cal| TscClock { cal })
+    }
+}
+
+impl Clock for TscClock {
+    #[inline(always)]
+    fn now(&mut self) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let t = rdtsc();
+            let d = t.wrapping_sub(self.cal.base_tsc) as i64;
+            let ns = ((d.unsigned_abs() as u128 * self.cal.mult as u128) >> 32) as u64;
+            if d >= 0 {
+                self.cal.base_ns + ns
+            } else {
+                self.cal.base_ns.saturating_sub(ns)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            MonoClock.now()
+        }
+    }
+}
+
+/// A deterministic clock: every reading advances time by a fixed step.
+#[derive(Debug, Clone, Copy)]
+pub struct FakeClock {
+    now: u64,
+    step: u64,
+}
+
+impl FakeClock {
+    /// Starts at `start` ns and advances `step` ns per reading.
+    pub fn new(start: u64, step: u64) -> Self {
+        FakeClock { now: start, step }
+    }
+}
+
+impl Clock for FakeClock {
+    #[inline(always)]
+    fn now(&mut self) -> u64 {
+        self.now += self.step;
+        self.now
+    }
+    fn is_real(&self) -> bool {
+        false
+    }
+}
+
+/// Nanoseconds on the shared monotonic origin (for the monitor thread).
+pub fn mono_now() -> u64 {
+    MonoClock.now()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsc_agrees_with_monotonic() {
+        let Some(mut tsc) = TscClock::new() else {
+            eprintln!("skipping: no trusted TSC on this machine");
+            return;
+        };
+        let mut mono = MonoClock;
+        let (a, b) = (tsc.now(), mono.now());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let (c, d) = (tsc.now(), mono.now());
+        let dt = (c - a) as f64;
+        let dm = (d - b) as f64;
+        assert!((dt - dm).abs() / dm < 0.01, "tsc {dt} mono {dm}");
+        assert!(
+            (a as i64 - b as i64).abs() < 1_000_000,
+            "same origin: {a} vs {b}"
+        );
+    }
+
+    #[test]
+    fn fake_clock_is_deterministic() {
+        let mut c = FakeClock::new(0, 100);
+        assert_eq!((c.now(), c.now()), (100, 200));
+    }
+}
+
+/// The clock a worker uses, chosen at run time.
+#[derive(Debug, Clone, Copy)]
+pub enum AnyClock {
+    /// Time stamp counter.
+    Tsc(TscClock),
+    /// clock_gettime.
+    Mono(MonoClock),
+    /// Deterministic.
+    Fake(FakeClock),
+}
+
+impl Clock for AnyClock {
+    #[inline(always)]
+    fn now(&mut self) -> u64 {
+        match self {
+            AnyClock::Tsc(c) => c.now(),
+            AnyClock::Mono(c) => c.now(),
+            AnyClock::Fake(c) => c.now(),
+        }
+    }
+    fn is_real(&self) -> bool {
+        !matches!(self, AnyClock::Fake(_))
+    }
+}

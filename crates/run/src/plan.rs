@@ -1,0 +1,379 @@
+//! From jobs to a plan: clones for `numjobs`, reporting groups and stonewall phases, the files
+//! each clone works on (names, sizes, I/O ranges), and the checks that must pass before any
+//! I/O starts.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use iolens_engine::file;
+use iolens_job::{JobSet, JobSpec, SizeOrPct};
+
+use crate::safety;
+use crate::RunError;
+
+/// A file as one clone uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedFile {
+    /// Path.
+    pub path: PathBuf,
+    /// First byte of the I/O range.
+    pub offset: u64,
+    /// Length of the I/O range.
+    pub len: u64,
+    /// A block device.
+    pub block_device: bool,
+    /// A character device (e.g. /dev/null): no layout, no size checks.
+    pub char_device: bool,
+    /// Size the file must have (offset + len) for regular files.
+    pub need_size: u64,
+}
+
+/// One clone of one job.
+#[derive(Debug, Clone)]
+pub struct PlannedJob {
+    /// The job's options.
+    pub spec: Arc<JobSpec>,
+    /// Position among all clones of the run (seeds, names).
+    pub index: usize,
+    /// Clone number within the job (0..numjobs).
+    pub jobnum: u32,
+    /// Reporting group.
+    pub groupid: u32,
+    /// Stonewall phase: phases run one after another.
+    pub phase: usize,
+    /// Files.
+    pub files: Vec<PlannedFile>,
+    /// Bytes to transfer per loop (io_size, or the sum of the ranges).
+    pub io_limit: u64,
+    /// Depth the engine will reach.
+    pub depth: u32,
+}
+
+/// The whole run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Every clone in start order.
+    pub jobs: Vec<PlannedJob>,
+    /// Number of phases.
+    pub phases: usize,
+    /// Notes to print before the run (fio prints some of these too).
+    pub notes: Vec<String>,
+}
+
+/// Run-wide settings that affect planning.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--readonly`: refuse every write, trim and layout.
+    pub readonly: bool,
+    /// `--destructive`: allow writes to devices holding a filesystem or partition table.
+    pub destructive: bool,
+}
+
+/// Splits `a:b\:c` into `["a", "b:c"]`.
+pub fn split_filenames(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn expand_format(fmt: &str, job: &str, jobnum: u32, filenum: u32) -> String {
+    fmt.replace("$jobname", job)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+        .replace("$clientuid", "0")
+}
+
+/// Size of an existing file or device, if it exists.
+fn existing_size(path: &Path) -> Option<u64> {
+    let f = std::fs::File::open(path).ok()?;
+    file::size_of(&f).ok()
+}
+
+fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
+    let dirs: Vec<String> = spec
+        .directory
+        .as_deref()
+        .map(split_filenames)
+        .unwrap_or_default();
+    let join = |name: String, k: usize| -> PathBuf {
+        let p = PathBuf::from(&name);
+        if p.is_absolute() || dirs.is_empty() {
+            p
+        } else {
+            PathBuf::from(&dirs[k % dirs.len()]).join(p)
+        }
+    };
+    match &spec.filename {
+        Some(list) => split_filenames(list)
+            .into_iter()
+            .enumerate()
+            .map(|(k, n)| join(n, k))
+            .collect(),
+        None => (0..spec.nrfiles)
+            .map(|k| {
+                join(
+                    expand_format(&spec.filename_format, &spec.name, jobnum, k),
+                    k as usize,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Builds the plan for a job set.
+pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
+    let mut jobs = Vec::new();
+    let mut notes = Vec::new();
+    let mut groupid = 0u32;
+    let mut phase = 0usize;
+    let mut index = 0usize;
+    for spec in &set.jobs {
+        let spec_arc = Arc::new(spec.clone());
+        if !jobs.is_empty() {
+            if spec.stonewall || spec.new_group {
+                let current_has_jobs = jobs.iter().any(|j: &PlannedJob| j.groupid == groupid);
+                if current_has_jobs {
+                    groupid += 1;
+                }
+            }
+            if spec.stonewall {
+                phase += 1;
+            }
+        }
+        if spec.ioengine.is_sync() && spec.iodepth > 1 {
+            let n = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".to_string();
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        if spec.ioengine == iolens_job::EngineKind::Libaio && !spec.direct {
+            notes.push(format!(
+                "{}: libaio with buffered I/O (direct=0) runs synchronously inside io_submit; use direct=1 for queued I/O",
+                spec.name
+            ));
+        }
+        for jobnum in 0..spec.numjobs {
+            let paths = resolve_files(spec, jobnum);
+            if paths.is_empty() {
+                return Err(RunError::Plan(format!(
+                    "job '{}': no files (filename is empty)",
+                    spec.name
+                )));
+            }
+            let nfiles = paths.len() as u64;
+            let mut files = Vec::new();
+            for (k, path) in paths.iter().enumerate() {
+                // A simulated volume and the null engine have no file behind them: only the
+                // job's size matters, and nothing is created or opened.
+                let sim = spec.sim.enabled() || spec.ioengine == iolens_job::EngineKind::Null;
+                let block_device = !sim && file::is_block_device(path);
+                let char_device = !sim && file::is_char_device(path);
+                let existing = if sim { None } else { existing_size(path) };
+                let real = if char_device {
+                    Some(u64::MAX / 2)
+                } else {
+                    existing
+                };
+                // Size of this file's share.
+                let per_file: u64 = if let Some((lo, hi)) = spec.filesize {
+                    if lo == hi {
+                        lo
+                    } else {
+                        let mut r = crate::rand::Taus::for_stream(
+                            spec.randseed.unwrap_or(0x89),
+                            index as u64 * 1000 + k as u64,
+                            crate::rand::Stream::File,
+                        );
+                        lo + r.below(hi - lo + 1)
+                    }
+                } else {
+                    match spec.size {
+                        Some(SizeOrPct::Bytes(b)) => b / nfiles,
+                        Some(SizeOrPct::Percent(p)) => match real {
+                            Some(r) => (r as f64 * p / 100.0) as u64,
+                            None => {
+                                return Err(RunError::Plan(format!(
+                                    "job '{}': size={p}% needs an existing file or device, and '{}' does not exist",
+                                    spec.name,
+                                    path.display()
+                                )))
+                            }
+                        },
+                        None => match real {
+                            Some(r) if r > 0 => r,
+                            _ => {
+                                return Err(RunError::Plan(format!(
+                                    "job '{}': '{}' does not exist (or is empty); set size= so it can be created",
+                                    spec.name,
+                                    path.display()
+                                )))
+                            }
+                        },
+                    }
+                };
+                let base_off = match spec.offset {
+                    SizeOrPct::Bytes(b) => b,
+                    SizeOrPct::Percent(p) => {
+                        let r = real.unwrap_or(per_file);
+                        let o = (r as f64 * p / 100.0) as u64;
+                        match spec
+                            .offset_align
+                            .or(Some(spec.min_bs(iolens_job::Ddir::Read)))
+                        {
+                            Some(a) if a > 0 => o / a * a,
+                            _ => o,
+                        }
+                    }
+                };
+                let inc = match spec.offset_increment {
+                    SizeOrPct::Bytes(b) => b,
+                    SizeOrPct::Percent(p) => (real.unwrap_or(per_file) as f64 * p / 100.0) as u64,
+                };
+                let offset = base_off + inc * jobnum as u64;
+                let mut len = per_file;
+                if spec.size.is_none() && spec.filesize.is_none() {
+                    len = per_file.saturating_sub(offset);
+                }
+                if block_device {
+                    let dev = real.unwrap_or(0);
+                    if offset >= dev {
+                        return Err(RunError::Plan(format!(
+                            "job '{}': offset {offset} is beyond the end of {} ({dev} bytes)",
+                            spec.name,
+                            path.display()
+                        )));
+                    }
+                    len = len.min(dev - offset);
+                }
+                if len == 0 {
+                    return Err(RunError::Plan(format!(
+                        "job '{}': nothing to do on '{}' (size 0 after offset {offset})",
+                        spec.name,
+                        path.display()
+                    )));
+                }
+                let min_bs = iolens_job::Ddir::ALL
+                    .iter()
+                    .filter(|d| spec.rw.has(**d))
+                    .map(|d| spec.min_bs(*d))
+                    .min()
+                    .unwrap_or(spec.bs[0]);
+                if len < min_bs {
+                    return Err(RunError::Plan(format!(
+                        "job '{}': the I/O range on '{}' ({len} bytes) is smaller than the block size ({min_bs})",
+                        spec.name,
+                        path.display()
+                    )));
+                }
+                files.push(PlannedFile {
+                    path: path.clone(),
+                    offset,
+                    len,
+                    block_device,
+                    char_device,
+                    need_size: if block_device || char_device || sim {
+                        0
+                    } else {
+                        offset + len
+                    },
+                });
+            }
+            let total: u64 = files.iter().map(|f| f.len).sum();
+            let io_limit = spec.io_size.unwrap_or(total);
+            let pj = PlannedJob {
+                spec: spec_arc.clone(),
+                index,
+                jobnum,
+                groupid,
+                phase,
+                files,
+                io_limit,
+                depth: spec.effective_iodepth(),
+            };
+            safety::check_job(&pj, opts)?;
+            jobs.push(pj);
+            index += 1;
+        }
+    }
+    Ok(Plan {
+        jobs,
+        phases: phase + 1,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolens_job::{parse_job_text, SystemEnvironment};
+
+    fn plan_of(text: &str) -> Result<Plan, RunError> {
+        let set = parse_job_text("t.fio", text, &SystemEnvironment).unwrap();
+        plan(&set, &PlanOptions::default())
+    }
+
+    #[test]
+    fn filenames_split_and_escape() {
+        assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
+    }
+
+    #[test]
+    fn clones_groups_and_phases() {
+        let p = plan_of(
+            "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=2\n[b]\nnew_group\n[c]\nstonewall\n[d]\n",
+        )
+        .unwrap();
+        let g: Vec<(u32, usize, u32)> = p
+            .jobs
+            .iter()
+            .map(|j| (j.groupid, j.phase, j.jobnum))
+            .collect();
+        assert_eq!(g, [(0, 0, 0), (0, 0, 1), (1, 0, 0), (2, 1, 0), (2, 1, 0)]);
+        assert_eq!(p.phases, 2);
+        assert_eq!(p.jobs[1].files[0].path, PathBuf::from("a.1.0"));
+    }
+
+    #[test]
+    fn sizes_offsets_and_files() {
+        let p = plan_of("[a]\nioengine=null\nsize=1m\nnrfiles=4\ndirectory=/tmp/x\noffset_increment=1m\nnumjobs=2\n").unwrap();
+        let j = &p.jobs[1];
+        assert_eq!(j.files.len(), 4);
+        assert_eq!(j.files[0].len, 256 * 1024);
+        assert_eq!(j.files[0].offset, 1 << 20);
+        assert_eq!(j.files[2].path, PathBuf::from("/tmp/x/a.1.2"));
+        assert_eq!(j.io_limit, 1 << 20);
+    }
+
+    #[test]
+    fn missing_file_without_size_is_an_error() {
+        let e = plan_of("[a]\nfilename=/nonexistent/iolens/x\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("set size="), "{e}");
+    }
+
+    #[test]
+    fn sync_engine_depth_note() {
+        let p = plan_of("[a]\nioengine=psync\niodepth=8\nsize=1m\nfilename=/dev/null\n").unwrap();
+        assert!(p.notes[0].contains("queue depth will be capped at 1"));
+        assert_eq!(p.jobs[0].depth, 1);
+    }
+}

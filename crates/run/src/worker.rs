@@ -1,0 +1,1258 @@
+//! The worker loop: one loop for every engine. It chooses each I/O (direction, file, offset,
+//! size), hands it to the engine, takes every timestamp, paces the job (rate limits, think
+//! time), counts every I/O exactly once and samples bandwidth and IOPS.
+//!
+//! Timestamps: an I/O's start is the moment the worker begins preparing it (the previous clock
+//! reading, so a sync engine's `lat - clat` is the tool's own time between I/Os); its issue time
+//! is read right after the submitting call returns (async engines) or right before the
+//! syscall (sync engines); its completion time is read once after each reap.
+
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use iolens_engine::libaio::LibaioEngine;
+use iolens_engine::null::NullEngine;
+use iolens_engine::sync::{SyncEngine, SyncKind};
+use iolens_engine::uring::{UringEngine, UringOpts};
+use iolens_engine::{file, BufPool, Completion, IoEngine, IoReq, Op, Queued};
+use iolens_job::{ClockSource, ContinueOnError, Ddir, EngineKind, RateProcess, RwKind};
+use iolens_stats::{JobStats, Rusage, StatsConfig};
+
+use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
+use crate::content::Content;
+use crate::control::{JobControl, JobState};
+use crate::offsets::{BlockSizes, FileOffsets, OffsetSpec};
+use crate::plan::PlannedJob;
+use crate::rand::{Stream, Taus};
+use crate::sim::{SimEngine, SimVolume};
+use crate::verify::Verifier;
+
+/// Run-wide options for workers.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerOptions {
+    /// Use a deterministic clock advancing this many ns per reading (tests).
+    pub fake_clock_step: Option<u64>,
+    /// Extra latency per I/O of the null engine (tests of queueing).
+    pub null_delay: Option<Duration>,
+}
+
+/// What a worker hands back.
+#[derive(Debug)]
+pub struct WorkerOutcome {
+    /// Statistics of the measured part of the job.
+    pub stats: JobStats,
+    /// A fatal setup or I/O error, in words.
+    pub error: Option<String>,
+}
+
+/// One I/O unit's bookkeeping, indexed by slot.
+#[derive(Debug, Clone, Copy, Default)]
+struct Unit {
+    ddir: u8,
+    file: u32,
+    offset: u64,
+    len: u32,
+    done: u32,
+    start: u64,
+    issue: u64,
+    verify_read: bool,
+}
+
+fn errno_name(e: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(e).to_string();
+    let name = match e {
+        libc::EINVAL => "EINVAL",
+        libc::EIO => "EIO",
+        libc::ENOSPC => "ENOSPC",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::EAGAIN => "EAGAIN",
+        libc::EBADF => "EBADF",
+        libc::EFAULT => "EFAULT",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENODATA => "ENODATA",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        _ => "",
+    };
+    if name.is_empty() {
+        format!("{s} (errno {e})")
+    } else {
+        format!("{s} ({name})")
+    }
+}
+
+/// Pacing of one direction (`rate`, `rate_iops`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pace {
+    bytes_per_s: u64,
+    iops: u64,
+    next_at: u64,
+}
+
+struct Worker<'a> {
+    job: &'a PlannedJob,
+    ctl: &'a JobControl,
+    stop_all: &'a AtomicBool,
+    clock: AnyClock,
+    bufs: BufPool,
+    units: Vec<Unit>,
+    free: Vec<u32>,
+    uncommitted: Vec<u32>,
+    inflight: u32,
+    depth: u32,
+    batch_submit: u32,
+    complete_min: u32,
+    complete_max: u32,
+    low: u32,
+    offsets: Vec<FileOffsets>,
+    ospec: OffsetSpec,
+    bsz: BlockSizes,
+    rng_off: Taus,
+    rng_bs: Taus,
+    rng_mix: Taus,
+    rng_pct: Taus,
+    rng_time: Taus,
+    file_rr: usize,
+    content: Content,
+    stats: JobStats,
+    count_calls: bool,
+    issued_bytes: u64,
+    issued_ios: u64,
+    byte_budget: u64,
+    t_last: u64,
+    ramp_end: Option<u64>,
+    deadline: Option<u64>,
+    measure_start: u64,
+    sample_every: u64,
+    next_sample: u64,
+    last_sample_t: u64,
+    last_bytes: [u64; 3],
+    last_ios: [u64; 3],
+    writes_since_sync: u64,
+    pace: [Pace; 3],
+    pacing: bool,
+    think_every: u64,
+    think_count: u64,
+    trim_then_write: Option<(u32, u64, u32)>,
+    comps: Vec<Completion>,
+    requeue: Vec<u32>,
+    error: Option<String>,
+    verify: Option<Verifier>,
+    usage_start: Rusage,
+    lbs: Vec<u64>,
+    dry_writes: bool,
+}
+
+impl<'a> Worker<'a> {
+    #[inline(always)]
+    fn now(&mut self) -> u64 {
+        self.t_last = self.clock.now();
+        self.t_last
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop_all.load(Ordering::Relaxed) || self.ctl.stop.load(Ordering::Relaxed)
+    }
+
+    /// True while new I/O may be issued.
+    #[inline(always)]
+    fn may_issue(&self) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        if let Some(d) = self.deadline {
+            if self.t_last >= d {
+                return false;
+            }
+        }
+        if self.issued_bytes >= self.byte_budget {
+            return false;
+        }
+        if let Some(n) = self.job.spec.number_ios {
+            if self.issued_ios >= n {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn next_ddir(&mut self) -> Ddir {
+        match self.job.spec.rw {
+            RwKind::Read | RwKind::RandRead => Ddir::Read,
+            RwKind::Write | RwKind::RandWrite => Ddir::Write,
+            RwKind::Trim | RwKind::RandTrim => Ddir::Trim,
+            RwKind::ReadWrite | RwKind::RandRw => {
+                if self.rng_mix.percent(self.job.spec.rwmixread) {
+                    Ddir::Read
+                } else {
+                    Ddir::Write
+                }
+            }
+            RwKind::TrimWrite | RwKind::RandTrimWrite => {
+                if self.trim_then_write.is_some() {
+                    Ddir::Write
+                } else {
+                    Ddir::Trim
+                }
+            }
+        }
+    }
+
+    /// Chooses the next I/O into a free slot. Returns (slot, request) or None when the range
+    /// cannot hold another I/O.
+    #[inline(always)]
+    fn prep(&mut self) -> Option<(u32, IoReq, Ddir)> {
+        let d = self.next_ddir();
+        let (file, offset, len) = if let (Ddir::Write, Some((f, o, l))) =
+            (d, self.trim_then_write.take())
+        {
+            (f, o, l)
+        } else {
+            let bs = self.bsz.pick(d, &mut self.rng_bs);
+            let nfiles = self.offsets.len();
+            let f = self.file_rr % nfiles;
+            self.file_rr = self.file_rr.wrapping_add(1);
+            let off =
+                self.offsets[f].next(&self.ospec, d, bs, &mut self.rng_off, &mut self.rng_pct)?;
+            // The last I/O of a size-bound job is cut to what is left of the budget.
+            let left = self.byte_budget.saturating_sub(self.issued_bytes);
+            let len = bs.min(left.max(1)).min(u32::MAX as u64) as u32;
+            (f as u32, off, len)
+        };
+        if d == Ddir::Trim && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite)
+        {
+            self.trim_then_write = Some((file, offset, len));
+        }
+        let slot = self.free.pop()?;
+        let u = &mut self.units[slot as usize];
+        *u = Unit {
+            ddir: d as u8,
+            file,
+            offset,
+            len,
+            start: self.t_last,
+            ..Unit::default()
+        };
+        self.issued_bytes += len as u64;
+        self.issued_ios += 1;
+        let op = match d {
+            Ddir::Read => Op::Read,
+            Ddir::Write => Op::Write,
+            Ddir::Trim => Op::Trim,
+        };
+        if d == Ddir::Write {
+            let buf = &mut self.bufs.slot_mut(slot as usize)[..len as usize];
+            if let Some(v) = &mut self.verify {
+                v.prepare_write(buf, file, offset);
+            } else if !self.content.is_static() {
+                self.content.before_write(buf, offset);
+            }
+        }
+        let req = IoReq {
+            slot,
+            file,
+            op,
+            offset,
+            len,
+            buf: self.bufs.ptr(slot as usize),
+        };
+        Some((slot, req, d))
+    }
+
+    /// Waits until `t` (ns on this worker's clock), sleeping where it is long.
+    fn wait_until(&mut self, t: u64) {
+        if !self.clock.is_real() {
+            self.t_last = self.t_last.max(t);
+            return;
+        }
+        loop {
+            let now = self.now();
+            if now >= t || self.stopped() {
+                return;
+            }
+            let left = t - now;
+            if left > 200_000 {
+                std::thread::sleep(Duration::from_nanos(left - 100_000));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Time at which the next I/O in `d` may start under rate limits (0 = now).
+    fn pace_gate(&mut self, d: Ddir, bs: u64) -> u64 {
+        let p = &mut self.pace[d.idx()];
+        if p.bytes_per_s == 0 && p.iops == 0 {
+            return 0;
+        }
+        let mut interval = 0f64;
+        if p.bytes_per_s > 0 {
+            interval = interval.max(bs as f64 * 1e9 / p.bytes_per_s as f64);
+        }
+        if p.iops > 0 {
+            interval = interval.max(1e9 / p.iops as f64);
+        }
+        if self.job.spec.rate_process == RateProcess::Poisson {
+            interval *= -(1.0 - self.rng_time.unit()).ln();
+        }
+        let at = p.next_at;
+        // Never bank credit from idle time longer than one interval behind.
+        p.next_at = at.max(self.t_last.saturating_sub(interval as u64)) + interval as u64;
+        at
+    }
+
+    fn think(&mut self) {
+        let spec = &self.job.spec;
+        if spec.thinktime.is_zero() {
+            return;
+        }
+        self.think_count += 1;
+        if self.think_count % self.think_every != 0 {
+            return;
+        }
+        let spin = spec.thinktime_spin.min(spec.thinktime).as_nanos() as u64;
+        let total = spec.thinktime.as_nanos() as u64;
+        let start = self.now();
+        if self.clock.is_real() {
+            while self.now() - start < spin {
+                std::hint::spin_loop();
+            }
+            let rest = total.saturating_sub(self.t_last - start);
+            if rest > 0 {
+                std::thread::sleep(Duration::from_nanos(rest));
+            }
+        }
+        self.t_last = start + total.max(self.t_last - start);
+        let _ = self.now();
+    }
+
+    /// Books a finished I/O. Returns false if the job must stop.
+    #[inline(always)]
+    fn finish(&mut self, slot: u32, res: i64, t_done: u64, sync: bool) -> bool {
+        let u = self.units[slot as usize];
+        let d = u.ddir as usize;
+        if res < 0 {
+            return self.io_error(slot, -res as i32);
+        }
+        let got = res as u32;
+        let want = u.len - u.done;
+        if got < want && got > 0 && !sync {
+            // Short transfer: issue the rest of the same unit.
+            let uu = &mut self.units[slot as usize];
+            uu.done += got;
+            self.stats.dirs[d].short += 1;
+            self.requeue.push(slot);
+            return true;
+        }
+        let bytes = (u.done + got) as u64;
+        if got < want {
+            self.stats.dirs[d].short += 1;
+        }
+        if d == 0 {
+            if let Some(v) = &mut self.verify {
+                if u.verify_read || v.checks_reads() {
+                    let buf = &self.bufs.slot(slot as usize)[..u.len as usize];
+                    v.check(buf, bytes as usize, u.file, u.offset);
+                }
+            }
+        }
+        if sync {
+            self.stats
+                .complete_sync(d, bytes, u.len as u64, t_done - u.issue, t_done - u.start);
+        } else {
+            self.stats.complete_async(
+                d,
+                bytes,
+                u.len as u64,
+                u.issue - u.start,
+                t_done - u.issue,
+                t_done - u.start,
+            );
+        }
+        if d == 1 {
+            if let Some(v) = &mut self.verify {
+                v.written(u.file, u.offset, u.len);
+            }
+            self.writes_since_sync += 1;
+        }
+        self.free.push(slot);
+        true
+    }
+
+    fn io_error(&mut self, slot: u32, errno: i32) -> bool {
+        let u = self.units[slot as usize];
+        self.free.push(slot);
+        let d = u.ddir as usize;
+        let spec = &self.job.spec;
+        let ignorable = spec.ignore_error.iter().any(|l| l.contains(&errno));
+        let cont = match spec.continue_on_error {
+            ContinueOnError::All | ContinueOnError::Io => true,
+            ContinueOnError::Read => d == 0,
+            ContinueOnError::Write => d == 1,
+            _ => false,
+        };
+        let f = &self.job.files[u.file as usize];
+        let what = ["read", "write", "trim"][d];
+        let mut msg = format!(
+            "{what} of {} bytes at offset {} of '{}' failed: {}",
+            u.len,
+            u.offset,
+            f.path.display(),
+            errno_name(errno)
+        );
+        if errno == libc::EINVAL && spec.direct {
+            let lbs = self.lbs.get(u.file as usize).copied().unwrap_or(512);
+            msg.push_str(&format!(
+                "; with direct=1 every offset and length must be a multiple of the device's logical block size ({lbs} bytes): bs={}, offset={}",
+                u.len, u.offset
+            ));
+        }
+        if errno == libc::EOPNOTSUPP && spec.hipri {
+            msg.push_str("; hipri (polled I/O) needs direct=1 and a device driver with poll queues (e.g. nvme poll_queues)");
+        }
+        if ignorable {
+            return true;
+        }
+        self.stats.record_error(errno, msg.clone());
+        if cont {
+            return true;
+        }
+        self.error = Some(msg);
+        false
+    }
+
+    fn publish(&self) {
+        let live = &self.ctl.live;
+        for d in 0..3 {
+            live.bytes[d].store(self.stats.dirs[d].bytes, Ordering::Relaxed);
+            live.ios[d].store(self.stats.dirs[d].ios, Ordering::Relaxed);
+        }
+    }
+
+    /// Bandwidth/IOPS samples and the end of ramp time.
+    #[inline(always)]
+    fn tick(&mut self) {
+        if let Some(r) = self.ramp_end {
+            if self.t_last >= r {
+                self.ramp_end = None;
+                self.stats.reset();
+                self.measure_start = self.t_last;
+                self.next_sample = self.t_last + self.sample_every;
+                self.last_sample_t = self.t_last;
+                self.last_bytes = [0; 3];
+                self.last_ios = [0; 3];
+                self.usage_start = Rusage::thread_now();
+                self.ctl.live.set_state(JobState::Running);
+            }
+            return;
+        }
+        // No sample at or after the end of the measured time, as fio (its helper thread
+        // samples while the job runs).
+        let ended = self.deadline.is_some_and(|d| self.t_last >= d);
+        if self.t_last >= self.next_sample && !self.job.spec.disable_bw && !ended {
+            let spent_ms = (self.t_last - self.last_sample_t) / 1_000_000;
+            if spent_ms > 0 {
+                for d in 0..3 {
+                    let b = self.stats.dirs[d].bytes;
+                    let n = self.stats.dirs[d].ios;
+                    let db = b - self.last_bytes[d];
+                    let dn = n - self.last_ios[d];
+                    if dn > 0 {
+                        let kib = (db * 1000 / spent_ms) as f64 / 1024.0;
+                        let iops = (dn * 1000 / spent_ms) as f64;
+                        self.stats.add_sample(d, kib.floor(), iops);
+                    }
+                    self.last_bytes[d] = b;
+                    self.last_ios[d] = n;
+                }
+            }
+            self.last_sample_t = self.t_last;
+            self.next_sample += self.sample_every;
+            if self.next_sample <= self.t_last {
+                self.next_sample = self.t_last + self.sample_every;
+            }
+            self.publish();
+        }
+    }
+
+    fn commit<E: IoEngine>(&mut self, eng: &mut E) -> bool {
+        if self.uncommitted.is_empty() {
+            return true;
+        }
+        let n = match eng.commit() {
+            Ok(n) => n as usize,
+            Err(e) => {
+                self.error = Some(format!("submitting I/O failed: {e}"));
+                return false;
+            }
+        };
+        let t = self.now();
+        for &slot in &self.uncommitted[..n.min(self.uncommitted.len())] {
+            self.units[slot as usize].issue = t;
+        }
+        self.uncommitted.drain(..n.min(self.uncommitted.len()));
+        if self.count_calls {
+            self.stats.submit_call(n as u32);
+        }
+        true
+    }
+
+    /// Queues one prepared request; completes it at once if the engine did.
+    #[inline(always)]
+    fn queue<E: IoEngine>(&mut self, eng: &mut E, slot: u32, req: IoReq, d: Ddir) -> bool {
+        if self.dry_writes && d == Ddir::Write {
+            // verify_only: replay the write workload's offsets without writing.
+            if let Some(v) = &mut self.verify {
+                v.written(req.file, req.offset, req.len);
+            }
+            self.free.push(slot);
+            return true;
+        }
+        if eng.is_sync() {
+            let t_issue = self.now();
+            self.units[slot as usize].issue = t_issue;
+            self.stats.issued(d.idx(), 1);
+            // SAFETY: the slot's buffer stays untouched until this call returns its result.
+            let res = match unsafe { eng.queue(&req) } {
+                Queued::Done(r) => r,
+                Queued::Pending => unreachable!("sync engines complete in queue()"),
+            };
+            let t = self.now();
+            if self.count_calls {
+                self.stats.submit_call(1);
+                self.stats.complete_call(1);
+            }
+            let mut res = res;
+            // Sync engines finish short transfers in place.
+            while res > 0 && (res as u32) < req.len - self.units[slot as usize].done {
+                let u = &mut self.units[slot as usize];
+                u.done += res as u32;
+                self.stats.dirs[d.idx()].short += 1;
+                let rest = IoReq {
+                    offset: req.offset + u.done as u64,
+                    len: req.len - u.done,
+                    // SAFETY: stays inside the slot's buffer.
+                    buf: unsafe { req.buf.add(u.done as usize) },
+                    ..req
+                };
+                // SAFETY: as above.
+                res = match unsafe { eng.queue(&rest) } {
+                    Queued::Done(r) => r,
+                    Queued::Pending => unreachable!(),
+                };
+                self.now();
+            }
+            let t = t.max(self.t_last);
+            return self.finish(slot, res, t, true);
+        }
+        self.inflight += 1;
+        self.stats.issued(d.idx(), self.inflight);
+        // SAFETY: the slot is not reused until its completion is reaped (free list discipline).
+        match unsafe { eng.queue(&req) } {
+            Queued::Pending => {
+                self.uncommitted.push(slot);
+                if self.uncommitted.len() as u32 >= self.batch_submit {
+                    return self.commit(eng);
+                }
+                true
+            }
+            Queued::Done(res) => {
+                // Done inline (trims on async engines): time it like a sync I/O.
+                self.inflight -= 1;
+                let t = self.now();
+                self.units[slot as usize].issue = self.units[slot as usize].start;
+                self.finish(slot, res, t, true)
+            }
+        }
+    }
+
+    fn reap<E: IoEngine>(&mut self, eng: &mut E, min: u32) -> bool {
+        let max = (self.complete_max as usize).min(self.comps.len()).max(1);
+        let min = min.min(self.inflight).min(max as u32);
+        let n = match eng.reap(min, &mut self.comps[..max]) {
+            Ok(n) => n,
+            Err(e) => {
+                self.error = Some(format!("reaping completions failed: {e}"));
+                return false;
+            }
+        };
+        let t = self.now();
+        if self.count_calls && n > 0 {
+            self.stats.complete_call(n);
+        }
+        self.inflight -= n;
+        let mut ok = true;
+        for i in 0..n as usize {
+            let c = self.comps[i];
+            ok &= self.finish(c.slot, c.res, t, false);
+        }
+        while let Some(slot) = self.requeue.pop() {
+            let u = self.units[slot as usize];
+            let req = IoReq {
+                slot,
+                file: u.file,
+                op: match u.ddir {
+                    0 => Op::Read,
+                    1 => Op::Write,
+                    _ => Op::Trim,
+                },
+                offset: u.offset + u.done as u64,
+                len: u.len - u.done,
+                // SAFETY: stays within the slot's buffer.
+                buf: unsafe { self.bufs.ptr(slot as usize).add(u.done as usize) },
+            };
+            self.inflight += 1;
+            // SAFETY: as in queue().
+            match unsafe { eng.queue(&req) } {
+                Queued::Pending => self.uncommitted.push(slot),
+                Queued::Done(r) => {
+                    self.inflight -= 1;
+                    ok &= self.finish(slot, r, t, true);
+                }
+            }
+        }
+        if !self.uncommitted.is_empty() {
+            ok &= self.commit(eng);
+        }
+        ok
+    }
+
+    /// Waits for every in-flight I/O.
+    fn drain<E: IoEngine>(&mut self, eng: &mut E) {
+        while self.inflight > 0 {
+            if !self.commit(eng) || !self.reap(eng, self.inflight) {
+                break;
+            }
+        }
+    }
+
+    fn sync_files<E: IoEngine>(&mut self, eng: &mut E, datasync: bool) {
+        self.drain(eng);
+        for f in 0..self.offsets.len() as u32 {
+            let Some(slot) = self.free.pop() else { return };
+            let t0 = self.now();
+            let req = IoReq {
+                slot,
+                file: f,
+                op: if datasync { Op::Fdatasync } else { Op::Fsync },
+                offset: 0,
+                len: 0,
+                buf: self.bufs.ptr(slot as usize),
+            };
+            // SAFETY: syncs use no buffer.
+            let res = match unsafe { eng.queue(&req) } {
+                Queued::Done(r) => r,
+                Queued::Pending => {
+                    let _ = eng.commit();
+                    let mut c = [Completion::default(); 1];
+                    match eng.reap(1, &mut c) {
+                        Ok(_) => c[0].res,
+                        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+                    }
+                }
+            };
+            let t = self.now();
+            self.free.push(slot);
+            if res < 0 {
+                self.error = Some(format!(
+                    "fsync of '{}' failed: {}",
+                    self.job.files[f as usize].path.display(),
+                    errno_name(-res as i32)
+                ));
+                return;
+            }
+            self.stats.sync_done(t - t0);
+        }
+        self.writes_since_sync = 0;
+    }
+
+    /// The main loop.
+    fn run<E: IoEngine>(&mut self, eng: &mut E) {
+        let spec = self.job.spec.clone();
+        let sync_every = if spec.fsync > 0 {
+            spec.fsync
+        } else {
+            spec.fdatasync
+        };
+        let mut filling = true;
+        loop {
+            if self.stopped() {
+                break;
+            }
+            let may = self.may_issue();
+            if may && filling {
+                while self.inflight < self.depth && !self.free.is_empty() {
+                    if !self.may_issue() {
+                        break;
+                    }
+                    if sync_every > 0 && self.writes_since_sync >= sync_every {
+                        self.sync_files(eng, spec.fsync == 0);
+                        if self.error.is_some() {
+                            break;
+                        }
+                    }
+                    let Some((slot, req, d)) = self.prep() else {
+                        self.byte_budget = self.issued_bytes;
+                        break;
+                    };
+                    if self.pacing {
+                        let at = self.pace_gate(d, req.len as u64);
+                        if at > self.t_last {
+                            if self.inflight > 0 && !eng.is_sync() {
+                                // Reap what completes while waiting for the slot in time.
+                                self.commit(eng);
+                            }
+                            self.wait_until(at);
+                            self.units[slot as usize].start = self.t_last;
+                        }
+                    }
+                    if !self.queue(eng, slot, req, d) {
+                        break;
+                    }
+                    self.tick();
+                    if !spec.thinktime.is_zero() {
+                        self.think();
+                    }
+                    if eng.is_sync() {
+                        continue;
+                    }
+                    if self.inflight >= self.depth {
+                        filling = false;
+                    }
+                }
+                if !self.commit(eng) {
+                    break;
+                }
+            }
+            if self.inflight == 0 {
+                if !self.may_issue() || self.error.is_some() {
+                    break;
+                }
+                filling = true;
+                continue;
+            }
+            let min = if self.may_issue() {
+                self.complete_min.max(1)
+            } else {
+                1
+            };
+            if !self.reap(eng, min) {
+                break;
+            }
+            if self.inflight <= self.low {
+                filling = true;
+            }
+            self.tick();
+            if self.error.is_some() {
+                break;
+            }
+            if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
+                self.drain(eng);
+                let blocks = self
+                    .verify
+                    .as_mut()
+                    .map(|v| v.take_backlog())
+                    .unwrap_or_default();
+                self.verify_blocks(eng, blocks);
+                filling = true;
+            }
+        }
+        self.drain(eng);
+        self.tick();
+        let phase = self.verify.as_ref().is_some_and(|v| v.wants_verify_phase());
+        if phase && self.error.is_none() && !self.stopped() {
+            self.ctl.live.set_state(JobState::Verifying);
+            let blocks = self
+                .verify
+                .as_mut()
+                .map(|v| v.take_blocks())
+                .unwrap_or_default();
+            self.verify_blocks(eng, blocks);
+        }
+        if self.stopped() {
+            if let Some(v) = &mut self.verify {
+                v.set_interrupted();
+            }
+        }
+        if let Some(v) = &self.verify {
+            v.save_state_if_needed();
+        }
+        if spec.end_fsync && spec.rw.writes() && self.error.is_none() {
+            self.sync_files(eng, false);
+        }
+        self.publish();
+    }
+
+    /// Reads back blocks and checks them (booked as reads, as fio does).
+    fn verify_blocks<E: IoEngine>(&mut self, eng: &mut E, blocks: Vec<(u32, u64, u32)>) {
+        let mut it = blocks.into_iter();
+        loop {
+            while self.inflight < self.depth
+                && !self.free.is_empty()
+                && self.error.is_none()
+                && !self.stopped()
+            {
+                if self.verify.as_ref().is_some_and(|v| v.fatal_hit()) {
+                    break;
+                }
+                let Some((file, offset, len)) = it.next() else {
+                    break;
+                };
+                let slot = self.free.pop().expect("a free slot");
+                self.units[slot as usize] = Unit {
+                    ddir: 0,
+                    file,
+                    offset,
+                    len,
+                    start: self.t_last,
+                    verify_read: true,
+                    ..Unit::default()
+                };
+                let req = IoReq {
+                    slot,
+                    file,
+                    op: Op::Read,
+                    offset,
+                    len,
+                    buf: self.bufs.ptr(slot as usize),
+                };
+                if !self.queue(eng, slot, req, Ddir::Read) {
+                    break;
+                }
+            }
+            if !self.commit(eng) || self.inflight == 0 {
+                break;
+            }
+            if !self.reap(eng, 1) {
+                break;
+            }
+            self.tick();
+        }
+        self.drain(eng);
+    }
+}
+
+fn pin_cpu(cpus: &[usize]) {
+    // SAFETY: cpu_set_t is plain data; sched_setaffinity reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in cpus {
+            libc::CPU_SET(*c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+fn apply_scheduling(job: &PlannedJob) {
+    let spec = &job.spec;
+    if let Some(cpus) = &spec.cpus_allowed {
+        match spec.cpus_allowed_policy {
+            iolens_job::CpusPolicy::Shared => pin_cpu(cpus),
+            iolens_job::CpusPolicy::Split => pin_cpu(&[cpus[job.jobnum as usize % cpus.len()]]),
+        }
+    }
+    if let Some(n) = spec.nice {
+        // SAFETY: setpriority on the calling thread (tid).
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, n);
+        }
+    }
+    if spec.prio.is_some() || spec.prioclass.is_some() {
+        let class = spec.prioclass.unwrap_or(2) as libc::c_long;
+        let level = spec.prio.unwrap_or(4) as libc::c_long;
+        // IOPRIO_WHO_PROCESS = 1, value = class << 13 | level.
+        // SAFETY: plain syscall on the calling thread.
+        unsafe {
+            libc::syscall(libc::SYS_ioprio_set, 1, 0, (class << 13) | level);
+        }
+    }
+}
+
+/// Opens the job's files; returns (files, fds, block flags).
+fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, String> {
+    let spec = &job.spec;
+    let write =
+        spec.rw.writes() || (spec.verify.is_some() && !spec.verify_only && spec.rw.writes());
+    let mut files = Vec::new();
+    for f in &job.files {
+        let opts = file::OpenOpts {
+            write,
+            direct: spec.direct,
+            sync: spec.sync == iolens_job::SyncMode::Sync,
+            dsync: spec.sync == iolens_job::SyncMode::Dsync,
+            create: spec.allow_file_create && !f.block_device,
+        };
+        let fh = file::open(&f.path, opts).map_err(|e| {
+            let mut m = format!("cannot open '{}': {e}", f.path.display());
+            if spec.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                m.push_str(" (this filesystem does not support O_DIRECT; set direct=0)");
+            }
+            m
+        })?;
+        if !f.block_device && !f.char_device && spec.invalidate && !spec.direct {
+            file::invalidate_cache(&fh);
+        }
+        if spec.fadvise_hint != iolens_job::Fadvise::Off && !f.char_device {
+            file::fadvise(&fh, spec.rw.is_random());
+        }
+        files.push(fh);
+    }
+    Ok(files)
+}
+
+/// Runs one job to completion in the calling thread.
+pub fn run_job(
+    job: &PlannedJob,
+    ctl: &JobControl,
+    stop_all: &AtomicBool,
+    opts: &WorkerOptions,
+    sims: &crate::sim::SimRegistry,
+) -> WorkerOutcome {
+    let spec = &job.spec;
+    let cfg = StatsConfig {
+        slat: !spec.disable_slat,
+        clat: !spec.disable_clat,
+        lat: !spec.disable_lat,
+        slat_hist: spec.slat_percentiles,
+        lat_hist: spec.lat_percentiles,
+    };
+    let fail = |msg: String| WorkerOutcome {
+        stats: JobStats::new(cfg),
+        error: Some(msg),
+    };
+    apply_scheduling(job);
+    let seed = if spec.randrepeat {
+        spec.randseed.unwrap_or(0x89)
+    } else {
+        fresh_seed()
+    };
+    let mut rng_time = Taus::for_stream(seed, job.index as u64, Stream::Timing);
+    let (lo, hi) = spec.startdelay;
+    if !hi.is_zero() {
+        let d = lo + Duration::from_nanos(rng_time.below((hi - lo).as_nanos() as u64 + 1));
+        let until = std::time::Instant::now() + d;
+        while std::time::Instant::now() < until
+            && !stop_all.load(Ordering::Relaxed)
+            && !ctl.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(
+                Duration::from_millis(10)
+                    .min(until.saturating_duration_since(std::time::Instant::now())),
+            );
+        }
+    }
+    ctl.live.set_state(JobState::Setup);
+    let sim = if spec.sim.enabled() {
+        match sims.volume_for(spec) {
+            Ok(v) => Some(v),
+            Err(e) => return fail(e),
+        }
+    } else {
+        None
+    };
+    let diskless = sim.is_some() || spec.ioengine == EngineKind::Null;
+    let files = if diskless {
+        Vec::new()
+    } else {
+        match open_files(job) {
+            Ok(f) => f,
+            Err(e) => return fail(e),
+        }
+    };
+    let fds: Vec<libc::c_int> = files.iter().map(|f| f.as_raw_fd()).collect();
+    let blk: Vec<bool> = job.files.iter().map(|f| f.block_device).collect();
+    let lbs: Vec<u64> = job
+        .files
+        .iter()
+        .zip(files.iter())
+        .map(|(pf, fh)| file::logical_block_size(&pf.path, fh))
+        .collect();
+    let depth = job.depth.max(1);
+    let max_bs = spec.max_bs_any() as usize;
+    let bufs = match BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize) {
+        Ok(b) => b,
+        Err(e) => {
+            return fail(format!(
+                "cannot allocate {depth} buffers of {max_bs} bytes: {e}"
+            ))
+        }
+    };
+    let ospec = OffsetSpec::from_job(spec);
+    let offsets: Vec<FileOffsets> = job
+        .files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let align = spec.ba[0].unwrap_or_else(|| {
+                Ddir::ALL
+                    .iter()
+                    .filter(|d| spec.rw.has(**d))
+                    .map(|d| spec.min_bs(*d))
+                    .min()
+                    .unwrap_or(spec.bs[0])
+            });
+            FileOffsets::new(
+                &ospec,
+                f.offset,
+                f.len,
+                align,
+                seed ^ ((job.index as u64) << 20) ^ k as u64,
+            )
+        })
+        .collect();
+    let mut content = Content::from_job(
+        spec,
+        Taus::for_stream(seed, job.index as u64, Stream::Buffer),
+    );
+    let mut bufs = bufs;
+    for i in 0..bufs.slots() {
+        content.fill(bufs.slot_mut(i));
+    }
+    let verify = match Verifier::new(job, seed) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut verify = verify;
+    let dry_writes = spec.verify_only || spec.verify_state_load;
+    if spec.verify_state_load {
+        if let Some(v) = &mut verify {
+            if let Err(e) = v.load_state() {
+                return fail(e);
+            }
+        }
+    }
+    let loops = if spec.time_based && !dry_writes {
+        u64::MAX
+    } else {
+        spec.loops.max(1)
+    };
+    let byte_budget = if spec.verify_state_load {
+        0
+    } else if spec.time_based && !dry_writes {
+        u64::MAX
+    } else {
+        job.io_limit.saturating_mul(loops)
+    };
+    let pace = |d: usize| Pace {
+        bytes_per_s: spec.rate[d],
+        iops: spec.rate_iops[d],
+        next_at: 0,
+    };
+    let pacing = spec
+        .rate
+        .iter()
+        .chain(spec.rate_iops.iter())
+        .any(|r| *r > 0);
+    let engine_kind = spec.ioengine;
+    let mut w = Worker {
+        job,
+        ctl,
+        stop_all,
+        clock: AnyClock::Mono(MonoClock),
+        bufs,
+        units: vec![Unit::default(); depth as usize],
+        free: (0..depth).rev().collect(),
+        uncommitted: Vec::with_capacity(depth as usize),
+        inflight: 0,
+        depth,
+        batch_submit: if spec.iodepth_batch_submit == 0 {
+            depth
+        } else {
+            spec.iodepth_batch_submit.min(depth)
+        },
+        complete_min: spec.iodepth_batch_complete_min.min(depth),
+        complete_max: if spec.iodepth_batch_complete_max == 0 {
+            depth
+        } else {
+            spec.iodepth_batch_complete_max.min(depth)
+        },
+        low: if spec.iodepth_low == 0 {
+            depth.saturating_sub(1)
+        } else {
+            spec.iodepth_low.min(depth.saturating_sub(1))
+        },
+        offsets,
+        ospec,
+        bsz: BlockSizes::from_job(spec),
+        rng_off: Taus::for_stream(seed, job.index as u64, Stream::Offset),
+        rng_bs: Taus::for_stream(seed, job.index as u64, Stream::BlockSize),
+        rng_mix: Taus::for_stream(seed, job.index as u64, Stream::Mix),
+        rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
+        rng_time,
+        file_rr: 0,
+        content,
+        stats: JobStats::new(cfg),
+        count_calls: !(engine_kind == EngineKind::Null && depth <= 1),
+        issued_bytes: 0,
+        issued_ios: 0,
+        byte_budget,
+        t_last: 0,
+        ramp_end: None,
+        deadline: None,
+        measure_start: 0,
+        sample_every: spec.bwavgtime.as_nanos().max(1) as u64,
+        next_sample: 0,
+        last_sample_t: 0,
+        last_bytes: [0; 3],
+        last_ios: [0; 3],
+        writes_since_sync: 0,
+        pace: [pace(0), pace(1), pace(2)],
+        pacing,
+        think_every: spec.thinktime_blocks.max(1),
+        think_count: 0,
+        trim_then_write: None,
+        comps: vec![Completion::default(); depth as usize],
+        requeue: Vec::new(),
+        error: None,
+        verify,
+        usage_start: Rusage::default(),
+        lbs,
+        dry_writes,
+    };
+    let step = opts.fake_clock_step;
+    let tsc = matches!(spec.clocksource, ClockSource::Auto | ClockSource::Cpu)
+        .then(TscClock::new)
+        .flatten();
+    w.clock = match (step, tsc) {
+        (Some(s), _) => AnyClock::Fake(FakeClock::new(1_000_000_000, s)),
+        (None, Some(t)) => AnyClock::Tsc(t),
+        (None, None) => AnyClock::Mono(MonoClock),
+    };
+    let result = drive(w, job, fds, blk, opts, sim);
+    drop(files);
+    if spec.unlink && result.error.is_none() {
+        for f in &job.files {
+            if !f.block_device && !f.char_device {
+                let _ = std::fs::remove_file(&f.path);
+            }
+        }
+    }
+    result
+}
+
+fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ ((std::process::id() as u64) << 32) ^ (unsafe { libc::gettid() } as u64)
+}
+
+/// Picks the engine and runs the loop with it.
+fn drive(
+    w: Worker<'_>,
+    job: &PlannedJob,
+    fds: Vec<libc::c_int>,
+    blk: Vec<bool>,
+    opts: &WorkerOptions,
+    sim: Option<std::sync::Arc<SimVolume>>,
+) -> WorkerOutcome {
+    let spec = &job.spec;
+    let depth = w.depth;
+    if let Some(vol) = sim {
+        let mut e = SimEngine::new(vol, spec.ioengine.is_sync(), depth);
+        return start(w, &mut e);
+    }
+    match spec.ioengine {
+        EngineKind::Null => {
+            let mut e = NullEngine::new(depth, opts.null_delay);
+            start(w, &mut e)
+        }
+        EngineKind::Psync
+        | EngineKind::Sync
+        | EngineKind::Vsync
+        | EngineKind::Pvsync
+        | EngineKind::Pvsync2 => {
+            let kind = match spec.ioengine {
+                EngineKind::Psync => SyncKind::Psync,
+                EngineKind::Sync => SyncKind::Sync,
+                EngineKind::Vsync => SyncKind::Vsync,
+                EngineKind::Pvsync => SyncKind::Pvsync,
+                _ => SyncKind::Pvsync2,
+            };
+            let mut e = SyncEngine::new(
+                kind,
+                fds,
+                blk,
+                spec.hipri && spec.ioengine == EngineKind::Pvsync2,
+            );
+            start(w, &mut e)
+        }
+        EngineKind::Libaio => match LibaioEngine::new(depth, fds, blk) {
+            Ok(mut e) => start(w, &mut e),
+            Err(e) => WorkerOutcome {
+                stats: w.stats,
+                error: Some(format!("libaio setup failed: {e}")),
+            },
+        },
+        EngineKind::IoUring => {
+            let o = UringOpts {
+                fixedbufs: spec.fixedbufs,
+                registerfiles: spec.registerfiles,
+                sqpoll: spec.sqthread_poll,
+                sqpoll_cpu: spec.sqthread_poll_cpu,
+                hipri: spec.hipri,
+                nonvectored: spec.nonvectored,
+                force_async: spec.force_async,
+            };
+            match UringEngine::new(depth, fds, blk, &w.bufs, o) {
+                Ok(mut e) => start(w, &mut e),
+                Err(msg) => WorkerOutcome {
+                    stats: w.stats,
+                    error: Some(msg),
+                },
+            }
+        }
+    }
+}
+
+fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
+    let spec = w.job.spec.clone();
+    let t0 = w.now();
+    w.measure_start = t0;
+    w.last_sample_t = t0;
+    w.next_sample = t0 + w.sample_every;
+    let ramp = spec.ramp_time.map(|r| r.as_nanos() as u64).unwrap_or(0);
+    if ramp > 0 {
+        w.ramp_end = Some(t0 + ramp);
+        w.ctl.live.set_state(JobState::Ramp);
+    } else {
+        w.ctl.live.set_state(JobState::Running);
+    }
+    if let Some(rt) = spec.runtime {
+        w.deadline = Some(t0 + ramp + rt.as_nanos() as u64);
+        let eta = crate::clock::mono_now() + ramp + rt.as_nanos() as u64;
+        w.ctl.live.eta_end.store(eta, Ordering::Relaxed);
+    }
+    for p in &mut w.pace {
+        p.next_at = t0;
+    }
+    w.usage_start = Rusage::thread_now();
+    if spec.create_only {
+        w.ctl.live.set_state(JobState::Done);
+        return WorkerOutcome {
+            stats: w.stats,
+            error: None,
+        };
+    }
+    w.run(e);
+    let end = w.t_last;
+    let ms = end.saturating_sub(w.measure_start) / 1_000_000;
+    w.stats.runtime_ms = ms;
+    for d in 0..3 {
+        w.stats.dirs[d].runtime_ms = if w.stats.dirs[d].ios > 0 || w.stats.dirs[d].issued > 0 {
+            ms
+        } else {
+            0
+        };
+    }
+    w.stats.usage = Rusage::thread_now().since(&w.usage_start);
+    if let Some(v) = &w.verify {
+        v.finish(&mut w.stats);
+    }
+    WorkerOutcome {
+        stats: w.stats,
+        error: w.error,
+    }
+}
