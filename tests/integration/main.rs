@@ -1,1 +1,9 @@
+//! The one integration-test binary of iolens: command line behaviour, output formats from
+//! deterministic runs, compatibility with fio's JSON, and runs against real files, devices
+//! and kernel interfaces (each of those detects what it needs and skips with a message).
 
+mod cli;
+mod common;
+mod fio_compat;
+mod formats;
+mod runtime;

@@ -96,7 +96,31 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
     for section in sections {
         let mut own = Vec::with_capacity(section.entries.len());
         for entry in &section.entries {
-            let def = resolve(entry)?;
+            let def = match resolve(entry) {
+                Ok(d) => d,
+                Err(e) => {
+                    // fio looks unknown names up among the selected engine's own options: when
+                    // that engine is one iolens does not run, the engine is the real problem.
+                    let engine = section
+                        .entries
+                        .iter()
+                        .rev()
+                        .chain(globals.iter().rev().map(|(e, _)| e))
+                        .find(|e| e.key == "ioengine");
+                    if let Some(eng) = engine {
+                        let mut probe = JobSpec::new("probe", eng.span.clone(), 0);
+                        if let Err(m) = crate::options::lookup("ioengine")
+                            .and_then(|d| d.apply)
+                            .expect("ioengine applies")(
+                            &mut probe,
+                            eng.value.as_deref().unwrap_or(""),
+                        ) {
+                            return Err(JobError::at(eng.span.clone(), Some("ioengine"), m));
+                        }
+                    }
+                    return Err(e);
+                }
+            };
             value_of(entry, def)?;
             own.push((entry.clone(), def));
         }
@@ -119,6 +143,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                     let apply = def.apply.expect("supported options have an apply function");
                     apply(&mut spec, value)
                         .map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
+                    spec.option_spans.push((def.name, entry.span.clone()));
                 }
                 Status::Unsupported(why) => {
                     return Err(JobError::at(

@@ -269,7 +269,9 @@ fn lex_into(
             return Err(JobError::at(
                 span,
                 Some(&key),
-                format!("option '{key}' is outside of any [section]; put it under [global] or a job section"),
+                format!(
+                    "'{key}' is outside of any [section]; put it under [global] or a job section"
+                ),
             ));
         };
         section.entries.push(RawEntry { key, value, span });

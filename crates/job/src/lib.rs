@@ -31,7 +31,7 @@ pub fn collect_sections(
     let mut sections = args.cli_sections.clone();
     for (idx, path) in args.job_files.iter().enumerate() {
         let text = env.read_file(path).map_err(|e| {
-            JobError::general(format!("cannot read job file '{}': {e}", path.display()))
+            JobError::general(format!("{}: cannot read job file: {e}", path.display()))
         })?;
         sections.extend(ini::parse_job_file(path, &text, idx, env)?);
     }

@@ -273,6 +273,8 @@ pub enum RandomDistribution {
     Zoned(Vec<(f64, f64)>),
     /// Zones with absolute sizes: (share of accesses %, bytes).
     ZonedAbs(Vec<(f64, u64)>),
+    /// A fixed sequence of block indices, repeated.
+    Sequence(Vec<u64>),
 }
 
 /// Pseudo-random generator for offsets.
@@ -438,6 +440,8 @@ pub enum ZoneMode {
     None,
     /// `zonesize` bytes of I/O in each zone, then skip `zoneskip`, zones `zonerange` apart.
     Strided,
+    /// Zoned block devices (host-managed SMR, ZNS): parsed, refused when run.
+    Zbd,
 }
 
 /// Simulated volume settings (iolens extension): serve I/O from memory through a model.
@@ -554,8 +558,9 @@ pub struct JobSpec {
     pub direct: bool,
     /// `rw`.
     pub rw: RwKind,
-    /// `rw=...:N` modifier (I/Os for random patterns, bytes of hole for sequential ones).
-    pub rw_modifier: Option<u64>,
+    /// `rw=...:N` modifier (I/Os for random patterns, bytes added to each offset for
+    /// sequential ones; negative walks backwards).
+    pub rw_modifier: Option<i64>,
     /// `rw_sequencer`.
     pub rw_sequencer: RwSequencer,
     /// `unified_rw_reporting`.
@@ -588,6 +593,8 @@ pub struct JobSpec {
     pub percentage_random: [u32; 3],
     /// `norandommap`.
     pub norandommap: bool,
+    /// `random_sequence_stride`.
+    pub random_sequence_stride: bool,
     /// `random_generator`.
     pub random_generator: RandomGenerator,
     /// `sync` open mode.
@@ -795,6 +802,8 @@ pub struct JobSpec {
     /// `steadystate_ramp_time`.
     pub steadystate_ramp_time: Duration,
 
+    /// Where each option that was set came from (canonical name, place of the last setting).
+    pub option_spans: Vec<(&'static str, Span)>,
     /// Warnings collected while applying options (accepted without effect, etc.).
     pub warnings: Vec<String>,
 }
@@ -863,6 +872,7 @@ impl JobSpec {
             random_distribution: RandomDistribution::Random,
             percentage_random: [100; 3],
             norandommap: false,
+            random_sequence_stride: false,
             random_generator: RandomGenerator::Tausworthe,
             sync: SyncMode::None,
             overwrite: false,
@@ -957,7 +967,32 @@ impl JobSpec {
             steadystate: None,
             steadystate_duration: Duration::ZERO,
             steadystate_ramp_time: Duration::ZERO,
+            option_spans: Vec::new(),
             warnings: Vec::new(),
+        }
+    }
+
+    /// Where an option was set, or the job's section when it was not.
+    pub fn span_of(&self, option: &str) -> &Span {
+        self.option_spans
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == option)
+            .map(|(_, s)| s)
+            .unwrap_or(&self.span)
+    }
+
+    /// An error message pointing at the place an option was set: `file:line: option 'x': job 'y': msg`.
+    pub fn error_at(&self, option: &str, msg: impl std::fmt::Display) -> String {
+        let set = self.option_spans.iter().any(|(n, _)| *n == option);
+        if set {
+            format!(
+                "{}: option '{option}': job '{}': {msg}",
+                self.span_of(option),
+                self.name
+            )
+        } else {
+            format!("{}: job '{}': {msg}", self.span, self.name)
         }
     }
 

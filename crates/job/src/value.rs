@@ -51,6 +51,8 @@ pub enum SizeOrPct {
     Bytes(u64),
     /// A percentage (0 < p <= 100) of the target's size.
     Percent(f64),
+    /// A number of zones (`10z`), for zoned modes: multiplied by `zonesize`.
+    Zones(u64),
 }
 
 impl SizeOrPct {
@@ -59,6 +61,7 @@ impl SizeOrPct {
         match self {
             SizeOrPct::Bytes(b) => b,
             SizeOrPct::Percent(p) => ((of as f64) * p / 100.0) as u64,
+            SizeOrPct::Zones(n) => n,
         }
     }
 }
@@ -200,6 +203,11 @@ pub fn parse_size_or_pct(s: &str, kb: KbBase) -> Result<SizeOrPct> {
             return err(format!("percentage '{s}' must be in (0, 100]"));
         }
         return Ok(SizeOrPct::Percent(v));
+    }
+    if let Some(z) = s.strip_suffix(['z', 'Z']) {
+        if let Ok(n) = z.trim().parse::<u64>() {
+            return Ok(SizeOrPct::Zones(n));
+        }
     }
     parse_size(s, kb).map(SizeOrPct::Bytes)
 }

@@ -144,7 +144,7 @@ fn needs_data(j: &PlannedJob) -> bool {
 
 /// Lays out every regular file that is missing or too short, once per path.
 fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunError> {
-    let mut needed: BTreeMap<PathBuf, (u64, bool, usize)> = BTreeMap::new();
+    let mut needed: BTreeMap<PathBuf, (u64, bool, usize, &'static str)> = BTreeMap::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         if j.spec.sim.enabled()
             || j.spec.ioengine == iolens_job::EngineKind::Null
@@ -156,7 +156,9 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             if f.block_device || f.char_device {
                 continue;
             }
-            let e = needed.entry(f.path.clone()).or_insert((0, false, i));
+            let e = needed
+                .entry(f.path.clone())
+                .or_insert((0, false, i, f.origin));
             e.0 = e.0.max(f.need_size);
             e.1 |= needs_data(j);
         }
@@ -164,31 +166,37 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
     // Announce per job, as fio does ("job: Laying out IO file (1 file / 256MiB)").
     let mut per_job: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
     let mut todo = Vec::new();
-    for (path, (size, fill, job)) in &needed {
+    for (path, (size, fill, job, origin)) in &needed {
         let cur = std::fs::metadata(path).map(|m| m.len()).ok();
         if cur.is_some_and(|c| c >= *size) {
             continue;
         }
+        let j = &plan.jobs[*job];
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.exists() {
-                return Err(RunError::Layout(format!(
-                    "cannot create '{}': directory '{}' does not exist",
-                    path.display(),
-                    parent.display()
+            if !parent.is_dir() {
+                return Err(RunError::Layout(j.spec.error_at(
+                    origin,
+                    format!(
+                        "cannot create '{}': directory '{}' does not exist",
+                        path.display(),
+                        parent.display()
+                    ),
                 )));
             }
         }
-        let j = &plan.jobs[*job];
         if !j.spec.allow_file_create && cur.is_none() {
-            return Err(RunError::Layout(format!(
-                "'{}' does not exist and allow_file_create=0",
-                path.display()
+            return Err(RunError::Layout(j.spec.error_at(
+                "allow_file_create",
+                format!(
+                    "'{}' does not exist and allow_file_create=0",
+                    path.display()
+                ),
             )));
         }
         let e = per_job.entry(*job).or_insert((0, 0));
         e.0 += 1;
         e.1 += size;
-        todo.push((path.clone(), *size, *fill, *job));
+        todo.push((path.clone(), *size, *fill, *job, *origin));
     }
     for (job, (n, bytes)) in &per_job {
         events(Event::LayingOut(
@@ -197,7 +205,7 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             *bytes,
         ));
     }
-    for (path, size, fill, job) in todo {
+    for (path, size, fill, job, origin) in todo {
         let spec = &plan.jobs[job].spec;
         let prealloc = match spec.fallocate {
             iolens_job::Fallocate::None | iolens_job::Fallocate::Truncate => Prealloc::None,
@@ -213,9 +221,9 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             0x1a70_u64 ^ size,
         )
         .map_err(|e| {
-            RunError::Layout(format!(
-                "laying out '{}' ({size} bytes) failed: {e}",
-                path.display()
+            RunError::Layout(spec.error_at(
+                origin,
+                format!("cannot lay out '{}' ({size} bytes): {e}", path.display()),
             ))
         })?;
     }

@@ -68,8 +68,8 @@ impl RandomMap {
         // Next word that is not full, found through the summary level, wrapping around.
         let nw = self.words.len();
         let mut c = (w + 1) % nw;
-        let mut scanned = 0usize;
-        while scanned <= 2 * nw {
+        // Each step looks at one summary word; two passes over them always find the free block.
+        for _ in 0..2 * self.full.len() + 2 {
             let sw = c / 64;
             let free = !self.full[sw] & (u64::MAX << (c % 64));
             if free != 0 {
@@ -81,7 +81,6 @@ impl RandomMap {
                 }
             }
             let next = (sw + 1) * 64;
-            scanned += next - c;
             c = if next >= nw { 0 } else { next };
         }
         unreachable!("random map has a free block when used < n")
@@ -158,6 +157,12 @@ enum Picker {
     Pareto(f64, u64),
     Normal(f64),
     Zoned(Vec<(f64, f64, f64)>),
+    Sequence {
+        idx: Vec<u64>,
+        pos: usize,
+        base: u64,
+        stride: bool,
+    },
 }
 
 /// Spreads popularity ranks over the range so hot blocks are not adjacent (a bijection).
@@ -189,7 +194,7 @@ pub struct FileOffsets {
     pub start: u64,
     /// Length of the I/O range.
     pub len: u64,
-    seq_pos: u64,
+    seq_pos: i64,
     map: Option<RandomMap>,
     picker: Picker,
     blocks: u64,
@@ -203,8 +208,9 @@ pub struct FileOffsets {
 #[derive(Debug, Clone)]
 pub struct OffsetSpec {
     random: bool,
-    modifier: Option<u64>,
+    modifier: Option<i64>,
     sequencer: RwSequencer,
+    stride: bool,
     pct_random: [u32; 3],
     use_map: bool,
     generator: RandomGenerator,
@@ -218,8 +224,9 @@ impl OffsetSpec {
         let uniform = matches!(j.random_distribution, RandomDistribution::Random);
         OffsetSpec {
             random: j.rw.is_random(),
-            modifier: j.rw_modifier.filter(|m| *m > 0),
+            modifier: j.rw_modifier.filter(|m| *m != 0),
             sequencer: j.rw_sequencer,
+            stride: j.random_sequence_stride,
             pct_random: j.percentage_random,
             use_map: !j.norandommap && uniform && j.random_generator != RandomGenerator::Lfsr,
             generator: j.random_generator,
@@ -282,6 +289,12 @@ impl FileOffsets {
                 }
                 Picker::Zoned(zones)
             }
+            RandomDistribution::Sequence(idx) => Picker::Sequence {
+                idx: idx.clone(),
+                pos: 0,
+                base: 0,
+                stride: spec.stride,
+            },
         };
         FileOffsets {
             start,
@@ -327,6 +340,22 @@ impl FileOffsets {
                 let hi_b = ((hi * n as f64) as u64).max(lo_b + 1).min(n);
                 lo_b + rng.below(hi_b - lo_b)
             }
+            Picker::Sequence {
+                idx,
+                pos,
+                base,
+                stride,
+            } => {
+                let v = *base + idx[*pos];
+                *pos += 1;
+                if *pos == idx.len() {
+                    *pos = 0;
+                    if *stride {
+                        *base += idx.len() as u64;
+                    }
+                }
+                v % n
+            }
         };
         match &mut self.map {
             Some(m) if max_block == self.blocks => m.take(idx),
@@ -363,7 +392,7 @@ impl FileOffsets {
                 let max_block = (self.len - bs) / self.align + 1;
                 let o = self.random_block(rng, max_block) * self.align;
                 if let Some(m) = spec.modifier {
-                    self.run_left = m.saturating_sub(1);
+                    self.run_left = m.unsigned_abs().saturating_sub(1);
                     self.run_next =
                         if spec.sequencer == RwSequencer::Sequential && o + 2 * bs <= self.len {
                             o + bs
@@ -374,22 +403,26 @@ impl FileOffsets {
                 o
             }
         } else {
-            if self.seq_pos + bs > self.len {
-                self.seq_pos = 0;
-            }
-            let o = self.seq_pos;
             let hole = if spec.random {
                 0
             } else {
                 spec.modifier.unwrap_or(0)
             };
-            self.seq_pos = o + bs + hole;
+            let last = (self.len - bs) as i64;
+            if self.seq_pos > last {
+                self.seq_pos = 0;
+            } else if self.seq_pos < 0 {
+                // Walking backwards (negative modifier): wrap to the last block.
+                self.seq_pos = last / self.align as i64 * self.align as i64;
+            }
+            let o = self.seq_pos as u64;
+            self.seq_pos = o as i64 + bs as i64 + hole;
             if let Some((size, range, skip)) = spec.zonemode_strided {
                 // Strided zones: `size` bytes of I/O in each zone, zones `range` apart, plus skip.
                 let zone = o / range;
                 let within = o % range;
                 if within + bs >= size {
-                    self.seq_pos = (zone + 1) * range + skip;
+                    self.seq_pos = ((zone + 1) * range + skip) as i64;
                 }
             }
             o
@@ -495,6 +528,12 @@ mod tests {
     fn sequential_with_holes_and_wrap() {
         let (_, o) = spec(|j| j.rw_modifier = Some(4096));
         assert_eq!(draw(&o, 32768, 4096, 5), [0, 8192, 16384, 24576, 0]);
+        let (_, o) = spec(|j| j.rw_modifier = Some(-8192));
+        assert_eq!(
+            draw(&o, 16384, 4096, 6),
+            [0, 12288, 8192, 4096, 0, 12288],
+            "backwards"
+        );
     }
 
     #[test]
@@ -555,6 +594,27 @@ mod tests {
     }
 
     #[test]
+    fn sequence_distribution_repeats_and_strides() {
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.random_distribution = RandomDistribution::Sequence(vec![2, 0, 1]);
+        });
+        assert_eq!(
+            draw(&o, 100 * 4096, 4096, 6),
+            [8192, 0, 4096, 8192, 0, 4096]
+        );
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.random_distribution = RandomDistribution::Sequence(vec![2, 0, 1]);
+            j.random_sequence_stride = true;
+        });
+        assert_eq!(
+            draw(&o, 100 * 4096, 4096, 6),
+            [8192, 0, 4096, 5 * 4096, 3 * 4096, 4 * 4096]
+        );
+    }
+
+    #[test]
     fn random_map_survives_many_passes() {
         let mut m = RandomMap::new(130);
         let mut r = Taus::new(3);
@@ -564,6 +624,22 @@ mod tests {
                 let b = m.take(r.below(130)) as usize;
                 assert!(!seen[b], "pass {pass} block {b} twice");
                 seen[b] = true;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_map_gives_each_block_once_per_pass(n in 1u64..5000, seed in 0u64..1000, passes in 1usize..3) {
+            let mut m = RandomMap::new(n);
+            let mut r = Taus::new(seed);
+            for _ in 0..passes {
+                let mut seen = vec![false; n as usize];
+                for _ in 0..n {
+                    let b = m.take(r.below(n)) as usize;
+                    proptest::prop_assert!(b < n as usize && !seen[b]);
+                    seen[b] = true;
+                }
             }
         }
     }

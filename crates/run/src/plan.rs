@@ -26,6 +26,8 @@ pub struct PlannedFile {
     pub char_device: bool,
     /// Size the file must have (offset + len) for regular files.
     pub need_size: u64,
+    /// The option that named this file (for error messages).
+    pub origin: &'static str,
 }
 
 /// One clone of one job.
@@ -170,13 +172,25 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 spec.name
             ));
         }
+        if spec.zonemode == iolens_job::ZoneMode::Zbd {
+            return Err(RunError::Plan(spec.error_at(
+                "zonemode",
+                "zonemode=zbd needs a zoned block device (host-managed SMR or ZNS), which iolens does not support",
+            )));
+        }
+        let origin: &'static str = if spec.filename.is_some() {
+            "filename"
+        } else if spec.directory.is_some() {
+            "directory"
+        } else {
+            "filename_format"
+        };
         for jobnum in 0..spec.numjobs {
             let paths = resolve_files(spec, jobnum);
             if paths.is_empty() {
-                return Err(RunError::Plan(format!(
-                    "job '{}': no files (filename is empty)",
-                    spec.name
-                )));
+                return Err(RunError::Plan(
+                    spec.error_at("filename", "no files (filename is empty)"),
+                ));
             }
             let nfiles = paths.len() as u64;
             let mut files = Vec::new();
@@ -207,23 +221,22 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 } else {
                     match spec.size {
                         Some(SizeOrPct::Bytes(b)) => b / nfiles,
+                        Some(SizeOrPct::Zones(z)) => z * spec.zonesize / nfiles,
                         Some(SizeOrPct::Percent(p)) => match real {
                             Some(r) => (r as f64 * p / 100.0) as u64,
                             None => {
-                                return Err(RunError::Plan(format!(
-                                    "job '{}': size={p}% needs an existing file or device, and '{}' does not exist",
-                                    spec.name,
-                                    path.display()
+                                return Err(RunError::Plan(spec.error_at(
+                                    "size",
+                                    format!("size={p}% needs an existing file or device, and '{}' does not exist", path.display()),
                                 )))
                             }
                         },
                         None => match real {
                             Some(r) if r > 0 => r,
                             _ => {
-                                return Err(RunError::Plan(format!(
-                                    "job '{}': '{}' does not exist (or is empty); set size= so it can be created",
-                                    spec.name,
-                                    path.display()
+                                return Err(RunError::Plan(spec.error_at(
+                                    origin,
+                                    format!("'{}' does not exist (or is empty); set size= so it can be created", path.display()),
                                 )))
                             }
                         },
@@ -231,6 +244,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 };
                 let base_off = match spec.offset {
                     SizeOrPct::Bytes(b) => b,
+                    SizeOrPct::Zones(z) => z * spec.zonesize,
                     SizeOrPct::Percent(p) => {
                         let r = real.unwrap_or(per_file);
                         let o = (r as f64 * p / 100.0) as u64;
@@ -245,6 +259,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 };
                 let inc = match spec.offset_increment {
                     SizeOrPct::Bytes(b) => b,
+                    SizeOrPct::Zones(z) => z * spec.zonesize,
                     SizeOrPct::Percent(p) => (real.unwrap_or(per_file) as f64 * p / 100.0) as u64,
                 };
                 let offset = base_off + inc * jobnum as u64;
@@ -255,19 +270,23 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 if block_device {
                     let dev = real.unwrap_or(0);
                     if offset >= dev {
-                        return Err(RunError::Plan(format!(
-                            "job '{}': offset {offset} is beyond the end of {} ({dev} bytes)",
-                            spec.name,
-                            path.display()
+                        return Err(RunError::Plan(spec.error_at(
+                            "offset",
+                            format!(
+                                "offset {offset} is beyond the end of {} ({dev} bytes)",
+                                path.display()
+                            ),
                         )));
                     }
                     len = len.min(dev - offset);
                 }
                 if len == 0 {
-                    return Err(RunError::Plan(format!(
-                        "job '{}': nothing to do on '{}' (size 0 after offset {offset})",
-                        spec.name,
-                        path.display()
+                    return Err(RunError::Plan(spec.error_at(
+                        "size",
+                        format!(
+                            "nothing to do on '{}' (size 0 after offset {offset})",
+                            path.display()
+                        ),
                     )));
                 }
                 let min_bs = iolens_job::Ddir::ALL
@@ -277,10 +296,9 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                     .min()
                     .unwrap_or(spec.bs[0]);
                 if len < min_bs {
-                    return Err(RunError::Plan(format!(
-                        "job '{}': the I/O range on '{}' ({len} bytes) is smaller than the block size ({min_bs})",
-                        spec.name,
-                        path.display()
+                    return Err(RunError::Plan(spec.error_at(
+                        "size",
+                        format!("the I/O range on '{}' ({len} bytes) is smaller than the block size ({min_bs})", path.display()),
                     )));
                 }
                 files.push(PlannedFile {
@@ -294,6 +312,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                     } else {
                         offset + len
                     },
+                    origin,
                 });
             }
             let total: u64 = files.iter().map(|f| f.len).sum();

@@ -610,6 +610,7 @@ mod tests {
                 block_device: false,
                 char_device: false,
                 need_size: 1 << 20,
+                origin: "filename",
             }],
             io_limit: 1 << 20,
             depth: 1,

@@ -158,7 +158,7 @@ impl<'a> Worker<'a> {
     /// True while new I/O may be issued.
     #[inline(always)]
     fn may_issue(&self) -> bool {
-        if self.error.is_some() {
+        if self.error.is_some() || self.stopped() {
             return false;
         }
         if let Some(d) = self.deadline {
@@ -1238,7 +1238,8 @@ fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
     }
     w.run(e);
     let end = w.t_last;
-    let ms = end.saturating_sub(w.measure_start) / 1_000_000;
+    // Whole milliseconds, rounded up: a job that did any I/O ran at least 1 ms (as fio reports).
+    let ms = end.saturating_sub(w.measure_start).div_ceil(1_000_000);
     w.stats.runtime_ms = ms;
     for d in 0..3 {
         w.stats.dirs[d].runtime_ms = if w.stats.dirs[d].ios > 0 || w.stats.dirs[d].issued > 0 {

@@ -69,7 +69,15 @@ fn apply_rw(s: &mut JobSpec, v: &str) -> R {
     };
     s.rw = pick(name, &RwKind::NAMES)?;
     s.rw_modifier = match modifier {
-        Some(m) if !m.is_empty() => Some(size(s, m)?),
+        Some(m) if !m.is_empty() => {
+            // A negative modifier walks backwards (`rw=read:-8k`).
+            let (neg, m) = match m.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, m),
+            };
+            let v = size(s, m)? as i64;
+            Some(if neg { -v } else { v })
+        }
         _ => None,
     };
     Ok(())
@@ -152,7 +160,12 @@ fn apply_random_distribution(s: &mut JobSpec, v: &str) -> R {
                 let a: f64 = a.trim().parse().map_err(|_| format!("bad zone access percentage '{a}'"))?;
                 total_access += a;
                 if kind == "zoned" {
-                    let b: f64 = b.trim().parse().map_err(|_| format!("bad zone range percentage '{b}'"))?;
+                    // An empty range takes what is left of the 100 %.
+                    let b: f64 = if b.trim().is_empty() {
+                        100.0 - zones.iter().map(|z: &(f64, f64)| z.1).sum::<f64>()
+                    } else {
+                        b.trim().parse().map_err(|_| format!("bad zone range percentage '{b}'"))?
+                    };
                     zones.push((a, b));
                 } else {
                     abs.push((a, value::parse_size(b, s.kb_base).map_err(e)?));
@@ -171,9 +184,19 @@ fn apply_random_distribution(s: &mut JobSpec, v: &str) -> R {
                 RandomDistribution::ZonedAbs(abs)
             }
         }
+        "sequence" => {
+            let r = rest.ok_or("sequence needs block indices, e.g. sequence:2,0,1")?;
+            let idx: Result<Vec<u64>, String> =
+                r.split(',').map(|x| x.trim().parse::<u64>().map_err(|_| format!("bad block index '{x}' in sequence"))).collect();
+            let idx = idx?;
+            if idx.is_empty() || idx.len() > 64 {
+                return Err("sequence takes 1 to 64 block indices".into());
+            }
+            RandomDistribution::Sequence(idx)
+        }
         other => {
             return Err(format!(
-                "bad distribution '{other}': allowed random, zipf:θ, pareto:h, normal:σ, gauss, zoned:.., zoned_abs:.."
+                "bad distribution '{other}': allowed random, zipf:θ, pareto:h, normal:σ, gauss, zoned:.., zoned_abs:.., sequence:.."
             ))
         }
     };
@@ -418,7 +441,8 @@ macro_rules! eng {
         OptDef {
             name: $name,
             aliases: &[$($alias),*],
-            kind: K::Str,
+            // Engine options are accepted bare or with a value; only the engine is judged.
+            kind: K::Flag,
             default: "",
             category: C::Engine,
             help: concat!("option of ioengine=", $engine),
@@ -883,22 +907,21 @@ pub static OPTIONS: &[OptDef] = &[
     // ---------------------------------------------------------------- zones
     opt!(
         "zonemode",
-        K::Enum(&["none", "strided"]),
+        K::Enum(&["none", "strided", "zbd"]),
         "none",
         Zones,
-        "Zone mode (strided: zonesize bytes, then skip zoneskip)",
+        "Zone mode (strided: zonesize bytes, then skip zoneskip; zbd: zoned block devices)",
         "strided",
         |s, v| {
             s.zonemode = match v.trim() {
                 "none" => ZoneMode::None,
                 "strided" => ZoneMode::Strided,
-                "zbd" => {
-                    return Err(
-                        "zonemode=zbd needs a zoned block device; iolens does not support it"
-                            .into(),
-                    )
+                "zbd" => ZoneMode::Zbd,
+                other => {
+                    return Err(format!(
+                        "bad zonemode '{other}': allowed none, strided, zbd"
+                    ))
                 }
-                other => return Err(format!("bad zonemode '{other}': allowed none, strided")),
             };
             Ok(())
         }
@@ -1310,11 +1333,17 @@ pub static OPTIONS: &[OptDef] = &[
         "zipf:1.2",
         apply_random_distribution
     ),
-    ign!(
+    opt!(
         "random_sequence_stride",
         K::Bool,
+        "0",
         IoType,
-        "the sequence distribution is not implemented"
+        "random_distribution=sequence: advance the block group after each cycle",
+        "1",
+        |s, v| {
+            s.random_sequence_stride = boolean(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "percentage_random",
@@ -1366,11 +1395,11 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    uns!(
+    ign!(
         "sprandom",
         K::Bool,
         IoType,
-        "SPRandom preconditioning is not implemented"
+        "SPRandom preconditioning is not implemented; the job runs as plain random writes"
     ),
     ign!(
         "spr_num_regions",
@@ -1842,11 +1871,11 @@ pub static OPTIONS: &[OptDef] = &[
         Engine,
         "RWF_UNCACHED is not implemented"
     ),
-    uns!(
+    ign!(
         "atomic",
         K::Bool,
         Engine,
-        "atomic writes are not implemented"
+        "atomic writes (RWF_ATOMIC) are not implemented; writes are issued without it"
     ),
     ign!(
         "libaio_vectored",
@@ -2424,17 +2453,17 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "iolens does not create cgroups for jobs"
     ),
-    uns!(
+    ign!(
         "flow_id",
         K::Int,
         Process,
-        "flow control between jobs is not implemented"
+        "flow control between jobs is not implemented; jobs run independently"
     ),
-    uns!(
+    ign!(
         "flow",
         K::Int,
         Process,
-        "flow control between jobs is not implemented"
+        "flow control between jobs is not implemented; jobs run independently"
     ),
     ign!(
         "flow_sleep",
@@ -2823,25 +2852,25 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     ign!(
         "write_bw_log",
-        K::Str,
+        K::Flag,
         Reporting,
         "fio-format logs are not written; use the JSON samples"
     ),
     ign!(
         "write_lat_log",
-        K::Str,
+        K::Flag,
         Reporting,
         "fio-format logs are not written; use json+ bins"
     ),
     ign!(
         "write_hist_log",
-        K::Str,
+        K::Flag,
         Reporting,
         "fio-format logs are not written; use json+ bins"
     ),
     ign!(
         "write_iops_log",
-        K::Str,
+        K::Flag,
         Reporting,
         "fio-format logs are not written; use the JSON samples"
     ),

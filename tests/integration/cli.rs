@@ -1,0 +1,182 @@
+//! Command-line behaviour: errors with file and line, parse-only over fio's examples,
+//! help texts, and the generated compatibility document.
+
+use crate::common::*;
+
+fn error_line(args: &[&str], dir: &TempDir) -> String {
+    let o = run_in(&dir.0, args);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "exit code for {args:?}: {}",
+        stderr(&o)
+    );
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("iolens: error:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one error line expected, got: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn bad_input_gives_one_line_with_file_and_line() {
+    let d = TempDir::new("errors");
+    d.write("unknown.fio", "[global]\nsize=1m\n[j]\niodpeth=4\n");
+    let e = error_line(&["unknown.fio"], &d);
+    assert!(
+        e.contains("unknown.fio:4: option 'iodpeth': unknown option (did you mean 'iodepth'?)"),
+        "{e}"
+    );
+
+    d.write("badsize.fio", "[j]\nsize=12q\n");
+    let e = error_line(&["badsize.fio"], &d);
+    assert!(
+        e.contains("badsize.fio:2: option 'size': bad size '12q'"),
+        "{e}"
+    );
+
+    let e = error_line(&["missing.fio"], &d);
+    assert!(e.contains("missing.fio: cannot read job file"), "{e}");
+
+    d.write(
+        "missingfile.fio",
+        "[j]\nfilename=/nonexistent/iolens/file\n",
+    );
+    let e = error_line(&["missingfile.fio"], &d);
+    assert!(e.contains("missingfile.fio:2: option 'filename'"), "{e}");
+    assert!(e.contains("does not exist"), "{e}");
+
+    d.write(
+        "nodir.fio",
+        "[j]\nsize=1m\ndirectory=/proc/iolens-nonexistent\n",
+    );
+    let e = error_line(&["nodir.fio"], &d);
+    assert!(e.contains("nodir.fio:3: option 'directory'"), "{e}");
+
+    d.write(
+        "unwritable.fio",
+        "[j]\nsize=1m\nrw=write\ndirectory=/proc\n",
+    );
+    let e = error_line(&["unwritable.fio", "--output-format=json"], &d);
+    assert!(e.contains("unwritable.fio:4: option 'directory'"), "{e}");
+    assert!(e.contains("cannot lay out '/proc/j.0.0'"), "{e}");
+
+    d.write("outside.fio", "size=1m\n[j]\n");
+    let e = error_line(&["outside.fio"], &d);
+    assert!(e.contains("outside.fio:1: option 'size'"), "{e}");
+    assert!(e.contains("outside of any [section]"), "{e}");
+
+    let e = error_line(&["--name=j", "--bs=4q"], &d);
+    assert!(e.contains("command line (argument 2): option 'bs'"), "{e}");
+
+    d.write("bare.fio", "[j]\ndirect\n");
+    let e = error_line(&["bare.fio"], &d);
+    assert!(
+        e.contains("bare.fio:2: option 'direct': option requires a value"),
+        "{e}"
+    );
+}
+
+/// Engines each example job file selects.
+fn engines_of(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split([';', '#']).next().unwrap_or("").trim())
+        .filter_map(|l| l.strip_prefix("ioengine"))
+        .filter_map(|l| l.trim_start().strip_prefix('='))
+        .map(|v| v.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn fio_examples_parse_or_name_the_unsupported_engine() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fio-reference/examples");
+    if skip_unless(
+        dir.is_dir(),
+        "fio's example job files are not available (../shared/fio-reference/examples)",
+    ) {
+        return;
+    }
+    let supported = [
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
+    ];
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("fio") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("example");
+        let engines = engines_of(&text);
+        let unsupported: Vec<&String> = engines
+            .iter()
+            .filter(|e| !supported.contains(&e.as_str()))
+            .collect();
+        let o = iolens()
+            .args(["--parse-only", path.to_str().expect("utf-8 path")])
+            .env("FIO_RW", "randread")
+            .env("FIO_BS", "4k")
+            .env("FIO_IODEPTH", "4")
+            .env("FIO_DIR", "/tmp")
+            .output()
+            .expect("running iolens");
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{}: {err}", path.display());
+        if unsupported.is_empty() {
+            assert!(o.status.success(), "{} should parse: {err}", path.display());
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{} should fail", path.display());
+            let name = unsupported[0];
+            let base = name.split(':').next().unwrap_or(name);
+            assert!(
+                err.contains(&format!("engine {base} is not supported"))
+                    || err.contains(&format!("engine {name} is not supported")),
+                "{}: expected 'engine {name} is not supported', got: {err}",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} examples found");
+}
+
+#[test]
+fn parse_only_showcmd_cmdhelp_version() {
+    let d = TempDir::new("misc");
+    d.write("j.fio", "[global]\nbs=8k\n[a]\nrw=randread\nsize=1m\n");
+    let o = run_in(&d.0, &["--parse-only", "j.fio"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).is_empty());
+    let o = run_in(&d.0, &["--showcmd", "j.fio"]);
+    assert_eq!(
+        stdout(&o).trim(),
+        "fio --name=global --bs=8k --name=a --rw=randread --size=1m"
+    );
+    let o = run_in(&d.0, &["--cmdhelp=bs"]);
+    assert!(stdout(&o).contains("blocksize"));
+    let o = run_in(&d.0, &["--version"]);
+    assert!(stdout(&o).starts_with("iolens-"));
+    let o = run_in(&d.0, &["--cmdhelp=iodpeth"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("did you mean 'iodepth'"));
+}
+
+#[test]
+fn compat_doc_is_in_sync_with_the_option_table() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/compat.md"),
+    )
+    .expect("docs/compat.md");
+    let o = iolens()
+        .arg("--compat-doc")
+        .output()
+        .expect("running iolens");
+    assert_eq!(
+        stdout(&o),
+        doc,
+        "docs/compat.md is stale: run `cargo run -- --compat-doc > docs/compat.md`"
+    );
+}

@@ -1,0 +1,198 @@
+//! Compatibility with fio on real files: the seed's four-phase job end to end in the normal
+//! layout and in JSON with every key path fio 3.33 prints, and I/O counts that agree with
+//! the kernel's disk statistics.
+
+use std::collections::BTreeSet;
+
+use crate::common::*;
+
+fn key_paths(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                // Percentile and bin keys depend on the data, not the schema.
+                let key = if prefix.ends_with("/percentile") || prefix.ends_with("/bins") {
+                    "*"
+                } else {
+                    k.as_str()
+                };
+                let p = format!("{prefix}/{key}");
+                out.insert(p.clone());
+                key_paths(x, &p, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                key_paths(x, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn seed_job(dir: &TempDir, size: &str, runtime: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/seed-phases.fio"),
+    )
+    .expect("seed job");
+    dir.write(
+        "seed.fio",
+        &text
+            .replace("size=256M", &format!("size={size}"))
+            .replace("runtime=2", &format!("runtime={runtime}")),
+    )
+}
+
+#[test]
+fn seed_job_runs_end_to_end_in_fio_layouts() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("seed");
+    seed_job(&d, "64M", "1");
+    let o = run_in(&d.0, &["seed.fio", "--output-format=json,normal"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Four groups, in order, each with every block fio prints.
+    let normal = &out[out.rfind("\n}\n").expect("json first, then normal") + 3..];
+    let mut last = 0;
+    for (g, name) in [
+        "phase1-randwrite-16k",
+        "phase2-randwrite-256k",
+        "phase3-randread-16k",
+        "phase4-randread-256k",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let head = format!("{name}: (groupid={g}, jobs=");
+        let at = normal
+            .find(&head)
+            .unwrap_or_else(|| panic!("missing {head}"));
+        assert!(at >= last, "groups out of order");
+        last = at;
+        let block = &normal[at..];
+        let end = block[1..]
+            .find("\nphase")
+            .map(|e| e + 1)
+            .unwrap_or(block.len());
+        let block = &block[..end];
+        for line in [
+            "  Description  : [Phase",
+            if g < 2 {
+                "  write: IOPS="
+            } else {
+                "  read: IOPS="
+            },
+            "    clat (usec): min=",
+            "     lat (usec): min=",
+            "    clat percentiles (usec):",
+            "     | 99.99th=[",
+            "   bw (",
+            "   iops        : min=",
+            "  lat (usec)   : ",
+            "  cpu          : usr=",
+            "  IO depths    : 1=100.0%",
+            "     submit    : 0=0.0%, 4=100.0%",
+            "     complete  : 0=0.0%, 4=100.0%",
+            "     issued rwts: total=",
+            "     latency   : target=0, window=0, percentile=100.00%, depth=1",
+        ] {
+            assert!(block.contains(line), "{name}: missing '{line}' in\n{block}");
+        }
+        assert!(normal.contains(&format!("Run status group {g} (all jobs):")));
+    }
+    assert!(normal.contains("  WRITE: bw="));
+    assert!(normal.contains("   READ: bw="));
+    if iolens_stats::disk::device_of(&d.0).is_some() {
+        assert!(normal.contains("Disk stats (read/write):"));
+    }
+
+    // JSON: valid for python's json.tool, and every key path of fio 3.33's JSON for this job.
+    let json_text =
+        &out[out.find("\n{\n").expect("json") + 1..out.rfind("\n}\n").expect("json") + 3];
+    let py = std::process::Command::new("python3")
+        .args(["-m", "json.tool"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = py {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(json_text.as_bytes())
+            .expect("write");
+        assert!(
+            child.wait().expect("python3").success(),
+            "python3 -m json.tool rejected the JSON"
+        );
+    } else {
+        eprintln!("skipping json.tool check: python3 not found");
+    }
+    let ours = json_of(json_text);
+    let fio_fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fio-3.33/seed-phases.json"),
+    )
+    .expect("fixture");
+    let theirs = json_of(&fio_fixture);
+    let (mut a, mut b) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(&theirs, "", &mut a);
+    key_paths(&ours, "", &mut b);
+    let missing: Vec<&String> = a.difference(&b).collect();
+    assert!(
+        missing.is_empty(),
+        "key paths fio 3.33 has and iolens lacks: {missing:?}"
+    );
+    assert_eq!(ours["jobs"].as_array().expect("jobs").len(), 4);
+    assert_eq!(ours["jobs"][2]["job options"]["numjobs"], "4");
+    assert_eq!(ours["global options"]["size"], "64M");
+}
+
+#[test]
+fn read_ios_agree_with_the_kernels_disk_counters() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("diskstat");
+    let Some(dev) = iolens_stats::disk::device_of(&d.0) else {
+        eprintln!("skipping: the temp dir is not on a block device with /sys/block/<dev>/stat");
+        return;
+    };
+    let job = d.write(
+        "r.fio",
+        "[r]\nfilename=data\nsize=256M\ndirect=1\nrw=randread\nbs=4k\nioengine=psync\nruntime=2\ntime_based\n",
+    );
+    // Lay the file out first so its writes do not count.
+    let o = run_in(
+        &d.0,
+        &[
+            job.to_str().expect("path"),
+            "--runtime=1",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = iolens_stats::disk::read_stat(&dev).expect("stat");
+    let o = run_in(&d.0, &["r.fio", "--output-format=json"]);
+    let after = iolens_stats::disk::read_stat(&dev).expect("stat");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json_of(&stdout(&o));
+    let ours = v["jobs"][0]["read"]["total_ios"]
+        .as_u64()
+        .expect("total_ios");
+    let kernel = after.read_ios - before.read_ios;
+    let diff = (ours as f64 - kernel as f64).abs() / kernel.max(1) as f64;
+    assert!(ours > 1000, "too few I/Os to compare: {ours}");
+    assert!(
+        diff <= 0.01,
+        "iolens counted {ours} reads, /sys/block/{dev}/stat counted {kernel} ({:.2}% apart)",
+        diff * 100.0
+    );
+    // The run's own disk_util section saw the same device.
+    let du = &v["disk_util"][0];
+    assert_eq!(du["name"], dev.as_str());
+    let du_reads = du["read_ios"].as_u64().expect("read_ios");
+    assert!(
+        (du_reads as f64 - ours as f64).abs() / ours as f64 <= 0.01,
+        "disk_util {du_reads} vs {ours}"
+    );
+}

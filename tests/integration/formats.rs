@@ -1,0 +1,167 @@
+//! Snapshot tests of every output format, from deterministic runs: the null engine and a fake
+//! clock that advances 1 µs per reading, so every number is the same on every machine.
+
+use iolens_job::{parse_job_text, SystemEnvironment};
+use iolens_run::{plan, sim::SimRegistry, PlanOptions, RunOptions, WorkerOptions};
+use iolens_stats::RunResult;
+
+const JOBS: &str = "\
+[global]
+ioengine=null
+size=16m
+randseed=42
+
+[seqread]
+rw=read
+bs=64k
+
+[randrw]
+rw=randrw
+rwmixread=70
+iodepth=8
+bssplit=4k/50:16k/50
+description=mixed random I/O at depth 8
+
+[grouped]
+new_group
+rw=randwrite
+numjobs=2
+group_reporting
+lat_percentiles=1
+runtime=1200ms
+time_based
+";
+
+/// Runs the jobs deterministically and blanks what depends on the machine or the moment
+/// (CPU usage, pid, wall-clock time).
+pub fn deterministic(text: &str) -> RunResult {
+    let set = parse_job_text("snapshot.fio", text, &SystemEnvironment).expect("job text");
+    let p = plan(&set, &PlanOptions::default()).expect("plan");
+    let opts = RunOptions {
+        worker: WorkerOptions {
+            fake_clock_step: Some(1000),
+            null_delay: None,
+        },
+        status_every: None,
+        version: "iolens-test".into(),
+    };
+    let out =
+        iolens_run::execute(&set, &p, &opts, &SimRegistry::default(), &mut |_| {}).expect("run");
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let mut r = out.result;
+    r.timestamp = 1_795_990_138;
+    r.timestamp_ms = 1_795_990_138_696;
+    r.time = "Sun Nov 29 22:08:58 2026".into();
+    for j in &mut r.jobs {
+        j.pid = 4242;
+        j.elapsed_s = 2;
+        j.usr_cpu = 12.5;
+        j.sys_cpu = 0.5;
+        j.ctx = 10;
+        j.majf = 0;
+        j.minf = 20;
+    }
+    r
+}
+
+#[test]
+fn deterministic_runs_repeat_exactly() {
+    let a = deterministic(JOBS);
+    let b = deterministic(JOBS);
+    assert_eq!(a, b);
+    // The time-based job: 1200 ms on the fake clock gives samples at 500 and 1000 ms.
+    let g = a
+        .jobs
+        .iter()
+        .find(|j| j.name == "grouped")
+        .expect("grouped job");
+    assert_eq!(g.jobs, 2);
+    assert_eq!(g.dirs[1].bw_samples.samples, 4);
+}
+
+#[test]
+fn normal_output() {
+    insta::assert_snapshot!(iolens_report::normal::render(&deterministic(JOBS)));
+}
+
+#[test]
+fn json_output() {
+    let text = iolens_report::json::render(&deterministic(JOBS), false);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert!(
+        v["jobs"][0]["read"]["clat_ns"]["bins"].is_null(),
+        "bins only in json+"
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn json_plus_output() {
+    let text = iolens_report::json::render(&deterministic(JOBS), true);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let clat = &v["jobs"][0]["read"]["clat_ns"];
+    let bins: u64 = clat["bins"]
+        .as_object()
+        .expect("bins")
+        .values()
+        .map(|c| c.as_u64().expect("count"))
+        .sum();
+    assert_eq!(bins, clat["N"].as_u64().expect("N"), "bins add up to N");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn terse_output() {
+    let r = deterministic(JOBS);
+    let v3 = iolens_report::terse::render(&r, 3);
+    for line in v3.lines() {
+        // v3: 5 header fields, 2 x 41 direction fields, 5 cpu, 7 depth, 22 latency fields
+        // (fio's own v3 line has 130 fields with one disk, which adds 9).
+        // A description, when set, is one more field.
+        let desc = usize::from(line.ends_with(";mixed random I/O at depth 8"));
+        assert_eq!(
+            line.split(';').count(),
+            5 + 2 * 41 + 5 + 7 + 22 + desc,
+            "{line}"
+        );
+    }
+    insta::assert_snapshot!("terse_v3", v3);
+    insta::assert_snapshot!("terse_v5", iolens_report::terse::render(&r, 5));
+}
+
+#[test]
+fn header_lines() {
+    let set = parse_job_text("snapshot.fio", JOBS, &SystemEnvironment).expect("job text");
+    let headers: Vec<iolens_report::JobHeader> = set
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| iolens_report::JobHeader {
+            name: s.name.clone(),
+            groupid: i.saturating_sub(1) as u32,
+            rw: s.rw.name().into(),
+            bs: [
+                (
+                    s.min_bs(iolens_job::Ddir::Read),
+                    s.max_bs(iolens_job::Ddir::Read),
+                ),
+                (
+                    s.min_bs(iolens_job::Ddir::Write),
+                    s.max_bs(iolens_job::Ddir::Write),
+                ),
+                (
+                    s.min_bs(iolens_job::Ddir::Trim),
+                    s.max_bs(iolens_job::Ddir::Trim),
+                ),
+            ],
+            ioengine: s.ioengine_name.clone(),
+            iodepth: s.effective_iodepth(),
+            numjobs: s.numjobs,
+        })
+        .collect();
+    insta::assert_snapshot!(iolens_report::normal::render_header(
+        &headers,
+        "iolens-test",
+        false
+    ));
+}
