@@ -56,7 +56,7 @@ impl Sink {
 pub fn run(args: Vec<String>) -> Result<i32> {
     match args.first().map(String::as_str) {
         Some("quick") => crate::commands::quick(&args[1..]),
-        Some("explain") => crate::commands::explain(&args[1..]),
+        Some("explain") => crate::commands::explain_cmd(&args[1..]),
         Some("models") => crate::commands::models(&args[1..]),
         Some("cost") => crate::commands::cost(&args[1..]),
         _ => fio_mode(&args),

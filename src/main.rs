@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod quick;
 
 use std::process::ExitCode;
 

@@ -4,6 +4,7 @@
 
 mod cli;
 mod common;
+mod engines;
 mod fio_compat;
 mod formats;
 mod runtime;

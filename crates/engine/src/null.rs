@@ -3,6 +3,7 @@
 //! I/Os wait for `commit` and come back from `reap`. An optional delay makes each I/O take a
 //! fixed time, for tests of the queueing logic.
 
+use std::collections::VecDeque;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -13,7 +14,7 @@ use crate::{Completion, IoEngine, IoReq, Queued};
 pub struct NullEngine {
     depth: u32,
     queued: Vec<(u32, i64)>,
-    inflight: Vec<(u32, i64, Option<Instant>)>,
+    inflight: VecDeque<(u32, i64, Option<Instant>)>,
     delay: Option<Duration>,
 }
 
@@ -23,7 +24,7 @@ impl NullEngine {
         NullEngine {
             depth,
             queued: Vec::with_capacity(depth as usize),
-            inflight: Vec::with_capacity(depth as usize),
+            inflight: VecDeque::with_capacity(depth as usize),
             delay: delay.filter(|d| !d.is_zero()),
         }
     }
@@ -70,7 +71,7 @@ impl IoEngine for NullEngine {
         let n = self.queued.len() as u32;
         let due = self.delay.map(|d| Instant::now() + d);
         for (slot, res) in self.queued.drain(..) {
-            self.inflight.push((slot, res, due));
+            self.inflight.push_back((slot, res, due));
         }
         Ok(n)
     }

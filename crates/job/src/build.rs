@@ -139,7 +139,15 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         for (entry, def) in all {
             let value = value_of(entry, def)?;
             match def.status {
-                Status::Supported => {
+                Status::Supported | Status::Partial(_) => {
+                    if let Status::Partial(why) = def.status {
+                        if warned.insert((entry.span.clone(), entry.key.clone())) {
+                            warnings.push(format!(
+                                "{}: option '{}' is only partly supported: {why}",
+                                entry.span, entry.key
+                            ));
+                        }
+                    }
                     let apply = def.apply.expect("supported options have an apply function");
                     apply(&mut spec, value)
                         .map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;

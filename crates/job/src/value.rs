@@ -130,6 +130,9 @@ fn parse_number(num: &str) -> Result<(f64, Option<i128>)> {
 
 /// The multiplier of a size suffix, or None if the suffix is not a size unit.
 fn size_multiplier(suffix: &str, kb: KbBase) -> Option<u64> {
+    if !suffix.is_ascii() {
+        return None;
+    }
     let s = suffix.to_ascii_lowercase();
     if s.is_empty() || s == "b" {
         return Some(1);
@@ -317,9 +320,10 @@ pub fn split_per_dir(s: &str) -> [Option<&str>; 3] {
         s.split(',').collect()
     } else if s.contains(':') {
         s.split(':').collect()
-    } else if s.len() > 1 && s[1..].contains('-') {
+    } else if s.char_indices().skip(1).any(|(_, c)| c == '-') {
         // A leading '-' is a sign, not a separator.
-        let idx = 1 + s[1..].find('-').unwrap_or(0);
+        let first = s.chars().next().map(char::len_utf8).unwrap_or(0);
+        let idx = first + s[first..].find('-').unwrap_or(0);
         let (a, b) = s.split_at(idx);
         let mut v = vec![a];
         v.extend(b[1..].split('-'));

@@ -170,16 +170,7 @@ fn dir_block(o: &mut String, name: &str, d: &DirResult, j: &JobResult, is_write:
     let disp = &j.display;
     let sig = disp.sig_figs as usize;
     let bits = disp.unit_base == 8;
-    let iops = num2str(
-        if d.runtime_ms > 0 {
-            d.total_ios * 1000 / d.runtime_ms
-        } else {
-            0
-        },
-        sig,
-        false,
-        Unit::None,
-    );
+    let iops = num2str(d.iops_int(), sig, false, Unit::None);
     let (bw1, bw2) = bw_pair(d.bw_bytes(), disp.kb_base, bits, sig);
     let (io1, _) = size_pair(d.io_bytes, disp.kb_base, bits, sig);
     let _ = writeln!(

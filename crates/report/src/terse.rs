@@ -20,11 +20,7 @@ fn lat(o: &mut String, l: &LatResult) {
 
 fn dir(o: &mut String, d: &DirResult, version: u32) {
     let bw = d.bw_bytes() / 1024;
-    let iops = if d.runtime_ms > 0 {
-        d.total_ios * 1000 / d.runtime_ms
-    } else {
-        0
-    };
+    let iops = d.iops_int();
     let _ = write!(o, ";{};{};{};{}", d.io_bytes >> 10, bw, iops, d.runtime_ms);
     lat(o, &d.slat);
     lat(o, &d.clat);

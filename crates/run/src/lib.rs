@@ -14,6 +14,7 @@ pub mod plan;
 pub mod rand;
 pub mod safety;
 pub mod sim;
+pub mod steady;
 pub mod verify;
 pub mod worker;
 
@@ -268,6 +269,7 @@ pub fn job_info(j: &PlannedJob) -> JobInfo {
             sync_engine: s.ioengine.is_sync(),
             continue_on_error: s.continue_on_error != iolens_job::ContinueOnError::None,
         },
+        hidden: !s.stats,
     }
 }
 
@@ -318,8 +320,9 @@ pub fn execute(
     let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
         (0..plan.jobs.len()).map(|_| None).collect();
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
+    let stop_later_phases = AtomicBool::new(false);
     for phase in 0..plan.phases {
-        if interrupted() {
+        if interrupted() || stop_later_phases.load(Ordering::SeqCst) {
             break;
         }
         let idx: Vec<usize> = plan
@@ -330,14 +333,15 @@ pub fn execute(
             .map(|(i, _)| i)
             .collect();
         let finished = AtomicU32::new(0);
-        let any_exitall_done = AtomicBool::new(false);
+        // The group of the job with exitall that finished first (u32::MAX: none yet).
+        let exitall_group = AtomicU32::new(u32::MAX);
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
             for &i in &idx {
                 let job = &plan.jobs[i];
                 let ctl = &ctl;
                 let finished = &finished;
-                let any_exitall_done = &any_exitall_done;
+                let exitall_group = &exitall_group;
                 let wopts = &opts.worker;
                 let names = &names;
                 let h = std::thread::Builder::new()
@@ -354,7 +358,12 @@ pub fn execute(
                         let out = worker::run_job(job, &ctl.jobs[i], &ctl.stop_all, wopts, sims);
                         ctl.jobs[i].finish();
                         if job.spec.exitall {
-                            any_exitall_done.store(true, Ordering::SeqCst);
+                            let _ = exitall_group.compare_exchange(
+                                u32::MAX,
+                                job.groupid,
+                                Ordering::SeqCst,
+                                Ordering::SeqCst,
+                            );
                         }
                         finished.fetch_add(1, Ordering::SeqCst);
                         (i, out)
@@ -371,9 +380,21 @@ pub fn execute(
                 if interrupted() {
                     ctl.stop_all.store(true, Ordering::SeqCst);
                 }
-                if any_exitall_done.load(Ordering::SeqCst) {
+                let g = exitall_group.load(Ordering::SeqCst);
+                if g != u32::MAX {
+                    // exit_what: the job's group (default), its stonewall phase, or everything.
+                    let what = idx
+                        .iter()
+                        .map(|&i| plan.jobs[i].spec.exit_what.as_str())
+                        .find(|w| *w != "group")
+                        .unwrap_or("group");
                     for &i in &idx {
-                        ctl.jobs[i].stop.store(true, Ordering::SeqCst);
+                        if what != "group" || plan.jobs[i].groupid == g {
+                            ctl.jobs[i].stop.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    if what == "all" {
+                        stop_later_phases.store(true, Ordering::SeqCst);
                     }
                 }
                 if let Some(every) = opts.status_every {

@@ -242,7 +242,7 @@ impl Verifier {
             hdr_off: spec.verify_offset as usize,
             hdr_len,
             pattern,
-            seed: seed ^ 0x5EED_0F_0E71F1,
+            seed: seed ^ 0x5EED_0F0E_71F1,
             seq: 0,
             written: BTreeMap::new(),
             backlog: spec.verify_backlog as usize,

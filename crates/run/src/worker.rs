@@ -82,6 +82,68 @@ fn errno_name(e: i32) -> String {
     }
 }
 
+/// How the next file is chosen (`file_service_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileService {
+    /// Switch to the next file every N I/Os.
+    RoundRobin(u64),
+    /// Finish one file's range before moving on.
+    Sequential,
+    /// A random file for every I/O.
+    Random,
+}
+
+impl FileService {
+    fn parse(s: &str) -> Self {
+        let (kind, n) = match s.split_once(':') {
+            Some((k, n)) => (k, n.parse().unwrap_or(1)),
+            None => (s, 1),
+        };
+        match kind {
+            "sequential" => FileService::Sequential,
+            "random" | "zipf" | "pareto" | "normal" | "gauss" => FileService::Random,
+            _ => FileService::RoundRobin(n.max(1)),
+        }
+    }
+}
+
+/// A periodic sampler of per-direction counters.
+#[derive(Debug, Clone, Copy)]
+struct Sampler {
+    every: u64,
+    next: u64,
+    last_t: u64,
+    last: [u64; 3],
+}
+
+impl Sampler {
+    fn new(t: u64, every: u64) -> Self {
+        let every = every.max(1_000_000);
+        Sampler {
+            every,
+            next: t + every,
+            last_t: t,
+            last: [0; 3],
+        }
+    }
+
+    /// When a sample is due at `t`: the elapsed whole ms and the counters' deltas.
+    fn due(&mut self, t: u64, now: [u64; 3]) -> Option<(u64, [u64; 3])> {
+        if t < self.next {
+            return None;
+        }
+        let ms = (t - self.last_t) / 1_000_000;
+        let delta = [0, 1, 2].map(|d| now[d].saturating_sub(self.last[d]));
+        self.last = now;
+        self.last_t = t;
+        self.next += self.every;
+        if self.next <= t {
+            self.next = t + self.every;
+        }
+        (ms > 0).then_some((ms, delta))
+    }
+}
+
 /// Pacing of one direction (`rate`, `rate_iops`).
 #[derive(Debug, Clone, Copy, Default)]
 struct Pace {
@@ -114,6 +176,9 @@ struct Worker<'a> {
     rng_pct: Taus,
     rng_time: Taus,
     file_rr: usize,
+    file_count: u64,
+    file_issued: Vec<u64>,
+    file_service: FileService,
     content: Content,
     stats: JobStats,
     count_calls: bool,
@@ -124,11 +189,14 @@ struct Worker<'a> {
     ramp_end: Option<u64>,
     deadline: Option<u64>,
     measure_start: u64,
-    sample_every: u64,
-    next_sample: u64,
-    last_sample_t: u64,
-    last_bytes: [u64; 3],
-    last_ios: [u64; 3],
+    next_tick: u64,
+    bw_sampler: Sampler,
+    bw_sampler_ios: [u64; 3],
+    iops_sampler: Sampler,
+    ss: Option<crate::steady::SteadyCheck>,
+    ss_done: bool,
+    min_check: Option<Sampler>,
+    min_last_ios: [u64; 3],
     writes_since_sync: u64,
     pace: [Pace; 3],
     pacing: bool,
@@ -158,7 +226,7 @@ impl<'a> Worker<'a> {
     /// True while new I/O may be issued.
     #[inline(always)]
     fn may_issue(&self) -> bool {
-        if self.error.is_some() || self.stopped() {
+        if self.error.is_some() || self.ss_done || self.stopped() {
             return false;
         }
         if let Some(d) = self.deadline {
@@ -210,14 +278,13 @@ impl<'a> Worker<'a> {
             (f, o, l)
         } else {
             let bs = self.bsz.pick(d, &mut self.rng_bs);
-            let nfiles = self.offsets.len();
-            let f = self.file_rr % nfiles;
-            self.file_rr = self.file_rr.wrapping_add(1);
+            let f = self.pick_file();
             let off =
                 self.offsets[f].next(&self.ospec, d, bs, &mut self.rng_off, &mut self.rng_pct)?;
             // The last I/O of a size-bound job is cut to what is left of the budget.
             let left = self.byte_budget.saturating_sub(self.issued_bytes);
             let len = bs.min(left.max(1)).min(u32::MAX as u64) as u32;
+            self.file_issued[f] += len as u64;
             (f as u32, off, len)
         };
         if d == Ddir::Trim && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite)
@@ -258,6 +325,35 @@ impl<'a> Worker<'a> {
             buf: self.bufs.ptr(slot as usize),
         };
         Some((slot, req, d))
+    }
+
+    /// The file for the next I/O (`file_service_type`).
+    #[inline(always)]
+    fn pick_file(&mut self) -> usize {
+        let n = self.offsets.len();
+        if n == 1 {
+            return 0;
+        }
+        match self.file_service {
+            FileService::RoundRobin(k) => {
+                let f = self.file_rr % n;
+                self.file_count += 1;
+                if self.file_count >= k {
+                    self.file_count = 0;
+                    self.file_rr = (self.file_rr + 1) % n;
+                }
+                f
+            }
+            FileService::Sequential => {
+                let f = self.file_rr % n;
+                if self.file_issued[f] >= self.offsets[f].len {
+                    self.file_issued[f] = 0;
+                    self.file_rr = (f + 1) % n;
+                }
+                self.file_rr % n
+            }
+            FileService::Random => self.rng_time.below(n as u64) as usize,
+        }
     }
 
     /// Waits until `t` (ns on this worker's clock), sleeping where it is long.
@@ -383,6 +479,11 @@ impl<'a> Worker<'a> {
     fn io_error(&mut self, slot: u32, errno: i32) -> bool {
         let u = self.units[slot as usize];
         self.free.push(slot);
+        if errno == libc::ENOSPC && self.job.spec.fill_device {
+            // fill_device: a full device is the end of the job, not an error.
+            self.byte_budget = self.issued_bytes;
+            return true;
+        }
         let d = u.ddir as usize;
         let spec = &self.job.spec;
         let ignorable = spec.ignore_error.iter().any(|l| l.contains(&errno));
@@ -430,50 +531,130 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Bandwidth/IOPS samples and the end of ramp time.
+    /// Bandwidth/IOPS samples, steady state, rate minimums and the end of ramp time. The
+    /// fast path is one comparison against the earliest of their deadlines.
     #[inline(always)]
     fn tick(&mut self) {
+        if self.t_last < self.next_tick {
+            return;
+        }
+        self.tick_slow();
+    }
+
+    #[cold]
+    fn tick_slow(&mut self) {
+        let t = self.t_last;
         if let Some(r) = self.ramp_end {
-            if self.t_last >= r {
-                self.ramp_end = None;
-                self.stats.reset();
-                self.measure_start = self.t_last;
-                self.next_sample = self.t_last + self.sample_every;
-                self.last_sample_t = self.t_last;
-                self.last_bytes = [0; 3];
-                self.last_ios = [0; 3];
-                self.usage_start = Rusage::thread_now();
-                self.ctl.live.set_state(JobState::Running);
+            if t < r {
+                self.next_tick = r;
+                return;
             }
+            self.ramp_end = None;
+            self.stats.reset();
+            self.start_measuring(t);
+            self.ctl.live.set_state(JobState::Running);
             return;
         }
         // No sample at or after the end of the measured time, as fio (its helper thread
         // samples while the job runs).
-        let ended = self.deadline.is_some_and(|d| self.t_last >= d);
-        if self.t_last >= self.next_sample && !self.job.spec.disable_bw && !ended {
-            let spent_ms = (self.t_last - self.last_sample_t) / 1_000_000;
-            if spent_ms > 0 {
-                for d in 0..3 {
-                    let b = self.stats.dirs[d].bytes;
-                    let n = self.stats.dirs[d].ios;
-                    let db = b - self.last_bytes[d];
-                    let dn = n - self.last_ios[d];
-                    if dn > 0 {
-                        let kib = (db * 1000 / spent_ms) as f64 / 1024.0;
-                        let iops = (dn * 1000 / spent_ms) as f64;
-                        self.stats.add_sample(d, kib.floor(), iops);
+        let ended = self.deadline.is_some_and(|d| t >= d);
+        let bytes: [u64; 3] = [0, 1, 2].map(|d| self.stats.dirs[d].bytes);
+        let ios: [u64; 3] = [0, 1, 2].map(|d| self.stats.dirs[d].ios);
+        if !self.job.spec.disable_bw && !ended {
+            if let Some((ms, delta)) = self.bw_sampler.due(t, bytes) {
+                for (d, db) in delta.iter().enumerate() {
+                    if ios[d] > self.bw_sampler_ios[d] {
+                        self.stats
+                            .add_bw_sample(d, ((db * 1000 / ms) as f64 / 1024.0).floor());
                     }
-                    self.last_bytes[d] = b;
-                    self.last_ios[d] = n;
+                }
+                self.bw_sampler_ios = ios;
+                self.publish();
+            }
+            if let Some((ms, delta)) = self.iops_sampler.due(t, ios) {
+                for (d, dn) in delta.iter().enumerate() {
+                    if *dn > 0 {
+                        self.stats.add_iops_sample(d, (dn * 1000 / ms) as f64);
+                    }
                 }
             }
-            self.last_sample_t = self.t_last;
-            self.next_sample += self.sample_every;
-            if self.next_sample <= self.t_last {
-                self.next_sample = self.t_last + self.sample_every;
-            }
-            self.publish();
         }
+        if let Some(ss) = &mut self.ss {
+            if ss.observe(t, ios.iter().sum(), bytes.iter().sum()) {
+                self.ss_done = true;
+            }
+        }
+        if self.min_check.is_some() {
+            self.check_rate_min(t, bytes, ios);
+        }
+        let mut next = self.bw_sampler.next.min(self.iops_sampler.next);
+        if let Some(ss) = &self.ss {
+            next = next.min(ss.next_due());
+        }
+        if let Some(m) = &self.min_check {
+            next = next.min(m.next);
+        }
+        self.next_tick = next;
+    }
+
+    /// Begins the measured part of the job at `t` (job start, or the end of ramp_time).
+    fn start_measuring(&mut self, t: u64) {
+        let spec = self.job.spec.clone();
+        self.measure_start = t;
+        self.bw_sampler = Sampler::new(t, spec.bwavgtime.as_nanos() as u64);
+        self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
+        self.bw_sampler_ios = [0; 3];
+        self.usage_start = Rusage::thread_now();
+        if let Some(text) = &spec.steadystate {
+            if let Ok(c) = crate::steady::Criterion::parse(text) {
+                if !spec.steadystate_duration.is_zero() {
+                    self.ss = Some(crate::steady::SteadyCheck::new(
+                        c,
+                        t,
+                        spec.steadystate_duration.as_nanos() as u64,
+                        spec.steadystate_ramp_time.as_nanos() as u64,
+                    ));
+                }
+            }
+        }
+        if spec
+            .rate_min
+            .iter()
+            .chain(spec.rate_iops_min.iter())
+            .any(|r| *r > 0)
+        {
+            self.min_check = Some(Sampler::new(t, spec.rate_cycle.as_nanos().max(1) as u64));
+            self.min_last_ios = [0; 3];
+        }
+        self.next_tick = t;
+    }
+
+    /// Fails the job when a direction falls below `rate_min`/`rate_iops_min` over a cycle.
+    fn check_rate_min(&mut self, t: u64, bytes: [u64; 3], ios: [u64; 3]) {
+        let Some(m) = &mut self.min_check else { return };
+        let Some((ms, db)) = m.due(t, bytes) else {
+            return;
+        };
+        let spec = &self.job.spec;
+        for d in 0..3 {
+            let dn = ios[d] - self.min_last_ios[d];
+            let bw = db[d] * 1000 / ms;
+            let iops = dn * 1000 / ms;
+            let dir = ["read", "write", "trim"][d];
+            if spec.rate_min[d] > 0 && bw < spec.rate_min[d] {
+                self.error = Some(format!(
+                    "{dir} bandwidth {bw} B/s over the last {ms} ms is below rate_min ({} B/s)",
+                    spec.rate_min[d]
+                ));
+            }
+            if spec.rate_iops_min[d] > 0 && iops < spec.rate_iops_min[d] {
+                self.error = Some(format!(
+                    "{dir} rate {iops} IOPS over the last {ms} ms is below rate_iops_min ({})",
+                    spec.rate_iops_min[d]
+                ));
+            }
+        }
+        self.min_last_ios = ios;
     }
 
     fn commit<E: IoEngine>(&mut self, eng: &mut E) -> bool {
@@ -778,7 +959,7 @@ impl<'a> Worker<'a> {
         if let Some(v) = &self.verify {
             v.save_state_if_needed();
         }
-        if spec.end_fsync && spec.rw.writes() && self.error.is_none() {
+        if (spec.end_fsync || spec.fsync_on_close) && spec.rw.writes() && self.error.is_none() {
             self.sync_files(eng, false);
         }
         self.publish();
@@ -831,6 +1012,24 @@ impl<'a> Worker<'a> {
         }
         self.drain(eng);
     }
+}
+
+/// Reads a file range through the page cache (`pre_read`).
+fn pre_read(path: &std::path::Path, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let want = left.min(buf.len() as u64) as usize;
+        let n = f.read(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 fn pin_cpu(cpus: &[usize]) {
@@ -960,6 +1159,13 @@ pub fn run_job(
             Err(e) => return fail(e),
         }
     };
+    if spec.pre_read && !spec.direct {
+        for f in job.files.iter().filter(|f| !f.char_device) {
+            if let Err(e) = pre_read(&f.path, f.offset, f.len) {
+                return fail(format!("pre_read of '{}' failed: {e}", f.path.display()));
+            }
+        }
+    }
     let fds: Vec<libc::c_int> = files.iter().map(|f| f.as_raw_fd()).collect();
     let blk: Vec<bool> = job.files.iter().map(|f| f.block_device).collect();
     let lbs: Vec<u64> = job
@@ -1062,8 +1268,10 @@ pub fn run_job(
             spec.iodepth_batch_submit.min(depth)
         },
         complete_min: spec.iodepth_batch_complete_min.min(depth),
+        // fio: iodepth_batch_complete_max defaults to iodepth_batch_complete_min, so by default
+        // one completion is taken per reap and its slot refilled at once (the queue stays full).
         complete_max: if spec.iodepth_batch_complete_max == 0 {
-            depth
+            spec.iodepth_batch_complete_min.clamp(1, depth)
         } else {
             spec.iodepth_batch_complete_max.min(depth)
         },
@@ -1081,6 +1289,9 @@ pub fn run_job(
         rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
         rng_time,
         file_rr: 0,
+        file_count: 0,
+        file_issued: vec![0; job.files.len()],
+        file_service: FileService::parse(&spec.file_service_type),
         content,
         stats: JobStats::new(cfg),
         count_calls: !(engine_kind == EngineKind::Null && depth <= 1),
@@ -1091,11 +1302,14 @@ pub fn run_job(
         ramp_end: None,
         deadline: None,
         measure_start: 0,
-        sample_every: spec.bwavgtime.as_nanos().max(1) as u64,
-        next_sample: 0,
-        last_sample_t: 0,
-        last_bytes: [0; 3],
-        last_ios: [0; 3],
+        next_tick: 0,
+        bw_sampler: Sampler::new(0, spec.bwavgtime.as_nanos() as u64),
+        bw_sampler_ios: [0; 3],
+        iops_sampler: Sampler::new(0, spec.iopsavgtime.as_nanos() as u64),
+        ss: None,
+        ss_done: false,
+        min_check: None,
+        min_last_ios: [0; 3],
         writes_since_sync: 0,
         pace: [pace(0), pace(1), pace(2)],
         pacing,
@@ -1210,12 +1424,11 @@ fn drive(
 fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
     let spec = w.job.spec.clone();
     let t0 = w.now();
-    w.measure_start = t0;
-    w.last_sample_t = t0;
-    w.next_sample = t0 + w.sample_every;
+    w.start_measuring(t0);
     let ramp = spec.ramp_time.map(|r| r.as_nanos() as u64).unwrap_or(0);
     if ramp > 0 {
         w.ramp_end = Some(t0 + ramp);
+        w.next_tick = t0;
         w.ctl.live.set_state(JobState::Ramp);
     } else {
         w.ctl.live.set_state(JobState::Running);
@@ -1228,7 +1441,6 @@ fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
     for p in &mut w.pace {
         p.next_at = t0;
     }
-    w.usage_start = Rusage::thread_now();
     if spec.create_only {
         w.ctl.live.set_state(JobState::Done);
         return WorkerOutcome {
@@ -1249,6 +1461,9 @@ fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
         };
     }
     w.stats.usage = Rusage::thread_now().since(&w.usage_start);
+    if let Some(ss) = &w.ss {
+        w.stats.steadystate = Some(ss.result());
+    }
     if let Some(v) = &w.verify {
         v.finish(&mut w.stats);
     }

@@ -217,9 +217,13 @@ impl JobStats {
         self.sync_hist.add(ns);
     }
 
-    /// Adds a bandwidth/IOPS sample for a direction.
-    pub fn add_sample(&mut self, d: usize, kib_per_s: f64, iops: f64) {
+    /// Adds a bandwidth sample (KiB/s) for a direction.
+    pub fn add_bw_sample(&mut self, d: usize, kib_per_s: f64) {
         self.dirs[d].bw.add(kib_per_s);
+    }
+
+    /// Adds an IOPS sample for a direction.
+    pub fn add_iops_sample(&mut self, d: usize, iops: f64) {
         self.dirs[d].iops.add(iops);
     }
 
@@ -261,6 +265,8 @@ pub struct JobInfo {
     pub unified: String,
     /// Display options.
     pub display: Display,
+    /// `stats=0`: the job runs but is left out of the report.
+    pub hidden: bool,
 }
 
 /// Everything known about the run besides the jobs.
@@ -548,7 +554,7 @@ fn bw_of(bytes: u64, ms: u64) -> u64 {
 pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
     // Groups, from unmerged jobs (fio's min/max are over individual jobs).
     let mut groups: Vec<GroupResult> = Vec::new();
-    for (info, st) in jobs {
+    for (info, st) in jobs.iter().filter(|(i, _)| !i.hidden) {
         let g = match groups.iter_mut().position(|g| g.groupid == info.groupid) {
             Some(i) => &mut groups[i],
             None => {
@@ -591,7 +597,7 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
 
     // Reported entries: jobs with group_reporting merge into their group's first such job.
     let mut merged: Vec<Merged> = Vec::new();
-    for (info, st) in jobs {
+    for (info, st) in jobs.iter().filter(|(i, _)| !i.hidden) {
         let m = Merged::from(info, st);
         if info.group_reporting {
             if let Some(existing) = merged
@@ -649,7 +655,8 @@ mod tests {
         }
         s.dirs[0].runtime_ms = ms;
         s.runtime_ms = ms;
-        s.add_sample(0, 100.0, 25.0);
+        s.add_bw_sample(0, 100.0);
+        s.add_iops_sample(0, 25.0);
         (info, s)
     }
 

@@ -95,6 +95,13 @@ impl DirResult {
         }
     }
 
+    /// IOPS as fio prints it in normal and terse output (integer division).
+    pub fn iops_int(&self) -> u64 {
+        (self.total_ios * 1000)
+            .checked_div(self.runtime_ms)
+            .unwrap_or(0)
+    }
+
     /// IOPS as fio computes it.
     pub fn iops(&self) -> f64 {
         if self.runtime_ms == 0 {

@@ -145,6 +145,9 @@ pub enum Status {
     Unsupported(&'static str),
     /// Belongs to an engine iolens does not run; the engine itself is what gets rejected.
     EngineOnly(&'static str),
+    /// Accepted and applied, but only part of fio's behaviour exists (a one-line warning says
+    /// which part).
+    Partial(&'static str),
 }
 
 /// Applies a value (already split from its key) to a spec. Bare flags arrive as "1".
@@ -236,6 +239,7 @@ pub fn status_text(s: Status) -> String {
         Status::Ignored(r) => format!("accepted, no effect: {r}"),
         Status::Unsupported(r) => format!("not supported: {r}"),
         Status::EngineOnly(e) => format!("only for ioengine={e}, which iolens does not run"),
+        Status::Partial(r) => format!("partly supported: {r}"),
     }
 }
 
@@ -252,14 +256,18 @@ pub fn compat_markdown() -> String {
     out.push_str(
         "**not supported** (rejected with an error, because results would be wrong without it),\n",
     );
-    out.push_str("**engine only** (belongs to an ioengine iolens does not run; that engine is rejected).\n\n");
+    out.push_str(
+        "**engine only** (belongs to an ioengine iolens does not run; that engine is rejected),\n",
+    );
+    out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n\n");
     let total = OPTIONS.len();
     let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();
     let _ = writeln!(
         out,
-        "{} options: {} supported, {} ignored, {} not supported, {} engine only.\n",
+        "{} options: {} supported, {} partial, {} ignored, {} not supported, {} engine only.\n",
         total,
         count(|s| matches!(s, Status::Supported)),
+        count(|s| matches!(s, Status::Partial(_))),
         count(|s| matches!(s, Status::Ignored(_))),
         count(|s| matches!(s, Status::Unsupported(_))),
         count(|s| matches!(s, Status::EngineOnly(_))),
@@ -276,6 +284,7 @@ pub fn compat_markdown() -> String {
                 Status::Ignored(r) => format!("ignored: {r}"),
                 Status::Unsupported(r) => format!("not supported: {r}"),
                 Status::EngineOnly(e) => format!("engine only ({e})"),
+                Status::Partial(r) => format!("partial: {r}"),
             };
             let _ = writeln!(
                 out,
@@ -348,7 +357,10 @@ mod tests {
             "rate_process",
             "nonvectored",
         ];
-        for o in OPTIONS.iter().filter(|o| o.status == Status::Supported) {
+        for o in OPTIONS
+            .iter()
+            .filter(|o| matches!(o.status, Status::Supported | Status::Partial(_)))
+        {
             let apply = o
                 .apply
                 .unwrap_or_else(|| panic!("supported option {} has no apply fn", o.name));
@@ -370,7 +382,10 @@ mod tests {
     fn unsupported_and_ignored_have_reasons() {
         for o in OPTIONS {
             match o.status {
-                Status::Ignored(r) | Status::Unsupported(r) | Status::EngineOnly(r) => {
+                Status::Ignored(r)
+                | Status::Unsupported(r)
+                | Status::EngineOnly(r)
+                | Status::Partial(r) => {
                     assert!(!r.is_empty(), "{} has no reason", o.name)
                 }
                 Status::Supported => {}

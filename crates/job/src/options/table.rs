@@ -708,18 +708,21 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    opt!(
-        "unique_filename",
-        K::Bool,
-        "1",
-        Files,
-        "Prefix files with the client's address (client mode only)",
-        "1",
-        |s, v| {
-            s.unique_filename = boolean(v)?;
-            Ok(())
-        }
-    ),
+    OptDef {
+        status: Status::Partial("only matters in client/server mode, which iolens does not have"),
+        ..opt!(
+            "unique_filename",
+            K::Bool,
+            "1",
+            Files,
+            "Prefix files with the client's address (client mode only)",
+            "1",
+            |s, v| {
+                s.unique_filename = boolean(v)?;
+                Ok(())
+            }
+        )
+    },
     ign!(
         "filetype",
         K::Str,
@@ -750,18 +753,21 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    opt!(
-        "openfiles",
-        K::Int,
-        "nrfiles",
-        Files,
-        "Files kept open at once",
-        "4",
-        |s, v| {
-            s.openfiles = Some(uint(s, v, 1, 1 << 20)? as u32);
-            Ok(())
-        }
-    ),
+    OptDef {
+        status: Status::Partial("all of a job's files stay open for the whole job"),
+        ..opt!(
+            "openfiles",
+            K::Int,
+            "nrfiles",
+            Files,
+            "Files kept open at once",
+            "4",
+            |s, v| {
+                s.openfiles = Some(uint(s, v, 1, 1 << 20)? as u32);
+                Ok(())
+            }
+        )
+    },
     opt!(
         "file_service_type",
         K::Str,
@@ -796,18 +802,21 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "iolens does not change the device's I/O scheduler"
     ),
-    opt!(
-        "create_serialize",
-        K::Bool,
-        "1",
-        Files,
-        "Lay out files one job at a time",
-        "1",
-        |s, v| {
-            s.create_serialize = boolean(v)?;
-            Ok(())
-        }
-    ),
+    OptDef {
+        status: Status::Partial("files are always laid out one at a time, before any job starts"),
+        ..opt!(
+            "create_serialize",
+            K::Bool,
+            "1",
+            Files,
+            "Lay out files one job at a time",
+            "1",
+            |s, v| {
+                s.create_serialize = boolean(v)?;
+                Ok(())
+            }
+        )
+    },
     opt!(
         "create_fsync",
         K::Bool,
@@ -892,18 +901,21 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    opt!(
-        "unlink_each_loop",
-        K::Bool,
-        "0",
-        Files,
-        "Delete the job's files after each loop",
-        "1",
-        |s, v| {
-            s.unlink_each_loop = boolean(v)?;
-            Ok(())
-        }
-    ),
+    OptDef {
+        status: Status::Partial("files are deleted when the job ends, not after each loop"),
+        ..opt!(
+            "unlink_each_loop",
+            K::Bool,
+            "0",
+            Files,
+            "Delete the job's files after each loop",
+            "1",
+            |s, v| {
+                s.unlink_each_loop = boolean(v)?;
+                Ok(())
+            }
+        )
+    },
     // ---------------------------------------------------------------- zones
     opt!(
         "zonemode",
@@ -2018,7 +2030,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt!(
         "iodepth_batch_complete_max",
         K::Int,
-        "iodepth",
+        "iodepth_batch_complete_min",
         Depth,
         "Most completions to reap per call",
         "8",
@@ -2190,49 +2202,64 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    opt!(
-        "latency_target",
-        K::Time,
-        "0",
-        Rate,
-        "Latency target (printed; the depth search is not implemented)",
-        "10ms",
-        |s, v| {
-            s.latency_target = time(v, TimeUnit::Usec)?;
-            Ok(())
-        }
-    ),
-    opt!(
-        "latency_window",
-        K::Time,
-        "0",
-        Rate,
-        "Window for latency_target",
-        "1s",
-        |s, v| {
-            s.latency_window = time(v, TimeUnit::Usec)?;
-            Ok(())
-        }
-    ),
-    opt!(
-        "latency_percentile",
-        K::Float,
-        "100",
-        Rate,
-        "Percentile for latency_target",
-        "99",
-        |s, v| {
-            let p: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("bad percentile '{v}'"))?;
-            if !(0.0..=100.0).contains(&p) {
-                return Err("latency_percentile must be in 0..100".into());
+    OptDef {
+        status: Status::Partial(
+            "echoed in the report; fio's latency-target queue-depth search is not implemented",
+        ),
+        ..opt!(
+            "latency_target",
+            K::Time,
+            "0",
+            Rate,
+            "Latency target (printed; the depth search is not implemented)",
+            "10ms",
+            |s, v| {
+                s.latency_target = time(v, TimeUnit::Usec)?;
+                Ok(())
             }
-            s.latency_percentile = p;
-            Ok(())
-        }
-    ),
+        )
+    },
+    OptDef {
+        status: Status::Partial(
+            "echoed in the report; fio's latency-target queue-depth search is not implemented",
+        ),
+        ..opt!(
+            "latency_window",
+            K::Time,
+            "0",
+            Rate,
+            "Window for latency_target",
+            "1s",
+            |s, v| {
+                s.latency_window = time(v, TimeUnit::Usec)?;
+                Ok(())
+            }
+        )
+    },
+    OptDef {
+        status: Status::Partial(
+            "echoed in the report; fio's latency-target queue-depth search is not implemented",
+        ),
+        ..opt!(
+            "latency_percentile",
+            K::Float,
+            "100",
+            Rate,
+            "Percentile for latency_target",
+            "99",
+            |s, v| {
+                let p: f64 = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad percentile '{v}'"))?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err("latency_percentile must be in 0..100".into());
+                }
+                s.latency_percentile = p;
+                Ok(())
+            }
+        )
+    },
     ign!(
         "latency_run",
         K::Bool,

@@ -1,0 +1,136 @@
+//! `iolens explain`: why a result is what it is.
+//!
+//! Input is a fio 3.x (`json`, `json+`) or iolens JSON result ([`parse_result`]); output is a
+//! list of [`Finding`]s, each with a severity, a one-line claim, the arithmetic behind it with the
+//! result's own numbers, and what to change. The checks are the confusions users actually hit:
+//! Little's law (a sync engine caps every job at one I/O in flight, so 4 jobs at 463 µs can do
+//! 8,638 IOPS however fast the volume is), results pinned at a provisioned limit, the page cache
+//! measured instead of the device, and option traps (iodepth with psync, clat-only percentiles,
+//! ramp_time, short runs, saturated devices, CPU-bound jobs, rate limits, unconditioned volumes).
+//!
+//! Severity: `Critical` when the number is not what the user thinks (latency-bound far below the
+//! volume's limit, page cache), `Warning` for traps, `Info` for confirmations.
+
+mod findings;
+mod options;
+mod render;
+mod result;
+
+use serde::Serialize;
+
+use crate::models::{Ceiling, Instance, Volume};
+
+pub use result::{parse_result, DirStats, DiskUtil, JobView, LatStats, ResultView};
+
+/// What the user told us about the system under test: the volume and the instance, both
+/// optional. With them, findings compare results against the expected ceiling.
+#[derive(Debug, Clone, Default)]
+pub struct ExplainContext {
+    /// The volume (`--volume io1:iops=48000`).
+    pub volume: Option<Volume>,
+    /// The instance (`--instance c7g.16xlarge`).
+    pub instance: Option<Instance>,
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A confirmation: e.g. the result sits at the provisioned limit.
+    Info,
+    /// A trap that may distort the number.
+    Warning,
+    /// The number is not what the user thinks it is.
+    Critical,
+}
+
+impl Severity {
+    /// `INFO`, `WARNING`, `CRITICAL`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Info => "INFO",
+            Severity::Warning => "WARNING",
+            Severity::Critical => "CRITICAL",
+        }
+    }
+}
+
+/// One explanation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Job name (or `disk NAME` for device findings).
+    pub job: String,
+    /// `read`, `write`, `trim`, `read+write`, `mixed`, or empty for findings about the whole job.
+    pub direction: String,
+    /// How much it matters.
+    pub severity: Severity,
+    /// `concurrency`, `limit-bound`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
+    /// `device-saturated`, `cpu-bound`, `rate-limited`, `precondition`, `job-error`.
+    pub kind: String,
+    /// One line: what is going on.
+    pub claim: String,
+    /// The arithmetic with the result's numbers; several lines are separated by `\n`.
+    pub arithmetic: String,
+    /// What to change.
+    pub fix: String,
+}
+
+/// The numbers behind the findings for one job and direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobSummary {
+    /// Job name.
+    pub name: String,
+    /// `read`, `write`, `trim`, `read+write` (a mixed job, analysed together) or `mixed`.
+    pub direction: String,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bw_bytes: f64,
+    /// Mean latency in µs (`lat`, or `clat` when `lat` was not recorded).
+    pub lat_mean_us: Option<f64>,
+    /// Which latency the mean is: `lat`, `clat` or `none`.
+    pub latency_kind: String,
+    /// I/Os in flight: numjobs x effective per-job depth.
+    pub in_flight: f64,
+    /// How the in-flight figure was obtained.
+    pub in_flight_source: String,
+    /// IOPS x mean latency: the average actually in flight (Little's law).
+    pub littles_in_flight: Option<f64>,
+    /// in_flight / mean latency: the most this concurrency allows.
+    pub concurrency_ceiling_iops: Option<f64>,
+    /// Mean I/O size in bytes (io_bytes / total_ios).
+    pub io_size_bytes: f64,
+    /// Share of reads among the I/Os.
+    pub read_fraction: f64,
+    /// ioengine.
+    pub ioengine: String,
+    /// iodepth option.
+    pub iodepth: f64,
+    /// numjobs option.
+    pub numjobs: f64,
+    /// Measured seconds.
+    pub runtime_s: f64,
+    /// Expected ceiling from the context's volume and instance.
+    pub expected: Option<Ceiling>,
+}
+
+/// Everything `explain` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    /// One line per context item (volume, instance), or a hint when none was given.
+    pub context: Vec<String>,
+    /// Per job and direction numbers.
+    pub jobs: Vec<JobSummary>,
+    /// Findings, per job in file order, most severe first.
+    pub findings: Vec<Finding>,
+    /// Parser and analysis notes.
+    pub notes: Vec<String>,
+}
+
+/// Explains a result against an optional volume and instance.
+pub fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
+    findings::explain(view, ctx)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,214 @@
+//! The few fio job options the explanations depend on, read the way fio reads them: defaults
+//! (psync, iodepth 1, numjobs 1, direct 0, bs 4k, rw read), sizes with k/m/g suffixes in powers
+//! of 1024, times in seconds unless suffixed, and per-direction values `read,write,trim`.
+
+use super::result::JobView;
+
+/// Engines that complete each I/O before the job issues the next: one I/O in flight per job,
+/// whatever iodepth says.
+pub(crate) const SYNC_ENGINES: &[&str] = &[
+    "psync",
+    "sync",
+    "pvsync",
+    "pvsync2",
+    "vsync",
+    "mmap",
+    "splice",
+    "falloc",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+];
+
+/// fio's size syntax: `16k` = 16,384, `1m`, `4KiB`, `512` (bytes). Powers of 1024 (fio's
+/// default kb_base); the kb_base=1000 quirk is not modelled.
+pub(crate) fn parse_size(v: &str) -> Option<f64> {
+    let s = v.trim().to_ascii_lowercase();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num.parse().ok()?;
+    let unit = unit.trim().trim_end_matches('b').trim_end_matches('i');
+    let mult = match unit {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024f64.powi(4),
+        "p" => 1024f64.powi(5),
+        _ => return None,
+    };
+    Some(x * mult)
+}
+
+/// fio's time syntax in seconds: `600` (s), `10m`, `1h`, `500ms`, `100us`, `2d`.
+pub(crate) fn parse_time_s(v: &str) -> Option<f64> {
+    let s = v.trim().to_ascii_lowercase();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num.parse().ok()?;
+    let mult = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "ms" | "msec" => 1e-3,
+        "us" | "usec" => 1e-6,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => return None,
+    };
+    Some(x * mult)
+}
+
+/// A per-direction option value (`read,write,trim`; one value applies to all).
+pub(crate) fn per_direction<'a>(v: &'a str, direction: &str) -> Option<&'a str> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let idx = match direction {
+        "read" => 0,
+        "write" => 1,
+        "trim" => 2,
+        _ => 0,
+    };
+    let p = if parts.len() == 1 {
+        parts[0]
+    } else {
+        parts.get(idx).copied().unwrap_or("")
+    };
+    if p.is_empty() {
+        None
+    } else {
+        Some(p)
+    }
+}
+
+/// The job's options as the explanations see them.
+#[derive(Debug, Clone)]
+pub(crate) struct JobOpts {
+    pub engine: String,
+    pub sync: bool,
+    pub iodepth: f64,
+    pub numjobs: f64,
+    pub direct: bool,
+    pub sequential: bool,
+    pub runtime_s: Option<f64>,
+    pub ramp_s: Option<f64>,
+    pub filename: Option<String>,
+    /// fsync/fdatasync/end_fsync/sync make buffered writes reach the device.
+    pub syncs_writes: bool,
+    pub lat_percentiles: bool,
+}
+
+fn truthy(v: Option<&str>) -> bool {
+    match v {
+        Some(s) => {
+            let s = s.trim().to_ascii_lowercase();
+            !(s == "0" || s == "false" || s == "no" || s == "none" || s == "off")
+        }
+        None => false,
+    }
+}
+
+impl JobOpts {
+    pub fn of(job: &JobView) -> JobOpts {
+        let engine = job
+            .opt("ioengine")
+            .unwrap_or("psync")
+            .trim()
+            .trim_start_matches("external:")
+            .to_ascii_lowercase();
+        let iodepth = job
+            .opt("iodepth")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0)
+            .max(1.0);
+        let numjobs = job
+            .opt("numjobs")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0)
+            .max(1.0);
+        let sync = SYNC_ENGINES.contains(&engine.as_str()) || (engine == "null" && iodepth <= 1.0);
+        // direct=1 or buffered=0 mean O_DIRECT; a bare flag appears as "" or "1".
+        let direct = match job.opt("direct") {
+            Some(v) if v.trim().is_empty() => true,
+            Some(v) => truthy(Some(v)),
+            None => {
+                matches!(job.opt("buffered"), Some(b) if !truthy(Some(b)) && !b.trim().is_empty())
+            }
+        };
+        let rw = job.opt("rw").unwrap_or("read").trim().to_ascii_lowercase();
+        let rw_base = rw.split(':').next().unwrap_or("read").to_string();
+        let sequential = !rw_base.starts_with("rand");
+        let syncs_writes = [
+            "fsync",
+            "fdatasync",
+            "end_fsync",
+            "sync",
+            "fsync_on_close",
+            "write_barrier",
+        ]
+        .iter()
+        .any(|k| {
+            let v = job.opt(k);
+            match (*k, v) {
+                ("sync", Some(s)) => {
+                    let s = s.trim().to_ascii_lowercase();
+                    s.is_empty() || s == "1" || s == "sync" || s == "dsync"
+                }
+                (_, Some(s)) if s.trim().is_empty() => true,
+                (_, v) => truthy(v),
+            }
+        });
+        JobOpts {
+            engine,
+            sync,
+            iodepth,
+            numjobs,
+            direct,
+            sequential,
+            runtime_s: job.opt("runtime").and_then(parse_time_s),
+            ramp_s: job.opt("ramp_time").and_then(parse_time_s),
+            filename: job.opt("filename").map(str::to_string),
+            syncs_writes,
+            lat_percentiles: truthy(job.opt("lat_percentiles")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_times() {
+        assert_eq!(parse_size("16k"), Some(16384.0));
+        assert_eq!(parse_size("1m"), Some(1_048_576.0));
+        assert_eq!(parse_size("4KiB"), Some(4096.0));
+        assert_eq!(parse_size("4KB"), Some(4096.0));
+        assert_eq!(parse_size("512"), Some(512.0));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_time_s("600"), Some(600.0));
+        assert_eq!(parse_time_s("10m"), Some(600.0));
+        assert_eq!(parse_time_s("500ms"), Some(0.5));
+        assert_eq!(per_direction("500,200", "write"), Some("200"));
+        assert_eq!(per_direction("500", "write"), Some("500"));
+        assert_eq!(per_direction(",200", "read"), None);
+    }
+
+    #[test]
+    fn defaults_are_fios() {
+        let j = JobView::default();
+        let o = JobOpts::of(&j);
+        assert_eq!(o.engine, "psync");
+        assert!(o.sync && !o.direct && o.sequential);
+        assert_eq!((o.iodepth, o.numjobs), (1.0, 1.0));
+        let mut j = JobView::default();
+        j.options.insert("ioengine".into(), "libaio".into());
+        j.options.insert("buffered".into(), "0".into());
+        j.options.insert("rw".into(), "randread".into());
+        let o = JobOpts::of(&j);
+        assert!(!o.sync && o.direct && !o.sequential);
+    }
+}

@@ -1,0 +1,120 @@
+//! Text and JSON forms of an [`Explanation`]. The text groups findings under a header line per
+//! job and direction so that the number being explained is right above its explanation.
+
+use super::{Explanation, Finding, JobSummary};
+use crate::fmt;
+
+fn header(j: &JobSummary) -> String {
+    let lat = j
+        .lat_mean_us
+        .map(|l| format!(", mean latency {}", fmt::us_short(l)))
+        .unwrap_or_default();
+    format!(
+        "{} ({}): {} IOPS, {}{lat}",
+        j.name,
+        j.direction,
+        fmt::int(j.iops),
+        fmt::bw(j.bw_bytes)
+    )
+}
+
+fn push_finding(out: &mut String, f: &Finding) {
+    out.push_str(&format!(
+        "  {} {}: {}\n",
+        f.severity.label(),
+        f.kind,
+        f.claim
+    ));
+    for line in f.arithmetic.lines() {
+        out.push_str(&format!("    {line}\n"));
+    }
+    if !f.fix.is_empty() {
+        out.push_str(&format!("    fix: {}\n", f.fix));
+    }
+}
+
+impl Explanation {
+    /// Readable text, grouped per job and direction, most severe finding first.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        if self.context.is_empty() {
+            out.push_str(
+                "context: none given (--volume and --instance add checks against provisioned limits)\n\n",
+            );
+        } else {
+            for c in &self.context {
+                out.push_str(&format!("context: {c}\n"));
+            }
+            out.push('\n');
+        }
+        let mut names: Vec<&str> = vec![];
+        for j in &self.jobs {
+            if !names.contains(&j.name.as_str()) {
+                names.push(&j.name);
+            }
+        }
+        for f in &self.findings {
+            if !f.job.starts_with("disk ") && !names.contains(&f.job.as_str()) {
+                names.push(&f.job);
+            }
+        }
+        for name in names {
+            let units: Vec<&JobSummary> = self.jobs.iter().filter(|j| j.name == name).collect();
+            let of_job: Vec<&Finding> = self.findings.iter().filter(|f| f.job == name).collect();
+            if units.is_empty() {
+                out.push_str(&format!("{name}\n"));
+            }
+            for u in &units {
+                out.push_str(&header(u));
+                out.push('\n');
+                for f in of_job.iter().filter(|f| f.direction == u.direction) {
+                    push_finding(&mut out, f);
+                }
+            }
+            let rest: Vec<&&Finding> = of_job
+                .iter()
+                .filter(|f| !units.iter().any(|u| u.direction == f.direction))
+                .collect();
+            if !rest.is_empty() && !units.is_empty() {
+                out.push_str(&format!("{name} (whole job):\n"));
+            }
+            for f in rest {
+                push_finding(&mut out, f);
+            }
+            out.push('\n');
+        }
+        let devices: Vec<&Finding> = self
+            .findings
+            .iter()
+            .filter(|f| f.job.starts_with("disk "))
+            .collect();
+        if !devices.is_empty() {
+            out.push_str("devices:\n");
+            for f in devices {
+                push_finding(&mut out, f);
+            }
+            out.push('\n');
+        }
+        if !self.notes.is_empty() {
+            out.push_str("notes:\n");
+            for n in &self.notes {
+                out.push_str(&format!("  {n}\n"));
+            }
+        }
+        while out.ends_with("\n\n") {
+            out.pop();
+        }
+        out
+    }
+
+    /// `{"context": [...], "findings": [{job, direction, severity, kind, claim, arithmetic, fix}],
+    /// "jobs": [{name, direction, iops, bw_bytes, lat_mean_us, in_flight, ...}], "notes": [...]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "context": self.context,
+            "findings": self.findings,
+            "jobs": self.jobs,
+            "notes": self.notes,
+        })
+    }
+}

@@ -1,0 +1,564 @@
+//! Reading fio 3.x (`json`, `json+`) and iolens JSON results into a small view with only what
+//! the explanations need. Tolerant by design: fio prints notes before its JSON, omits keys in
+//! some versions and modes, and writes numbers as strings in option maps.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::AnalyzeError;
+
+/// Latency moments in nanoseconds (fio's `slat_ns`, `clat_ns`, `lat_ns`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LatStats {
+    /// Smallest sample.
+    pub min_ns: f64,
+    /// Largest sample.
+    pub max_ns: f64,
+    /// Mean.
+    pub mean_ns: f64,
+    /// Standard deviation.
+    pub stddev_ns: f64,
+    /// Number of samples (0: not recorded).
+    pub n: f64,
+    /// Percentiles as (percent, ns), when fio printed them.
+    pub percentiles: Vec<(f64, f64)>,
+}
+
+impl LatStats {
+    /// The percentile closest to `p` (e.g. 50.0), when present.
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        self.percentiles
+            .iter()
+            .find(|(q, _)| (q - p).abs() < 1e-6)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// One direction (`read`, `write`, `trim`, or `mixed` with unified_rw_reporting) of a job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DirStats {
+    /// `read`, `write`, `trim` or `mixed`.
+    pub direction: String,
+    /// Bytes transferred.
+    pub io_bytes: f64,
+    /// Bytes per second.
+    pub bw_bytes: f64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Milliseconds measured.
+    pub runtime_ms: f64,
+    /// I/Os completed.
+    pub total_ios: f64,
+    /// Submission latency.
+    pub slat: LatStats,
+    /// Completion latency.
+    pub clat: LatStats,
+    /// Total latency (slat + clat).
+    pub lat: LatStats,
+    /// Bandwidth samples taken.
+    pub bw_samples: f64,
+    /// Mean and standard deviation of the IOPS samples.
+    pub iops_mean: f64,
+    /// Standard deviation of the IOPS samples.
+    pub iops_stddev: f64,
+}
+
+impl DirStats {
+    /// True when this direction did any I/O.
+    pub fn has_io(&self) -> bool {
+        self.total_ios > 0.0 || self.io_bytes > 0.0
+    }
+}
+
+/// One job entry (one job, or a group with `group_reporting`, or clones merged here).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct JobView {
+    /// `jobname`.
+    pub name: String,
+    /// `groupid`.
+    pub groupid: i64,
+    /// fio's `error` (errno), 0 when fine.
+    pub error: i64,
+    /// Job options merged over global options, keys canonical (`blocksize` -> `bs`), values as typed.
+    pub options: BTreeMap<String, String>,
+    /// Directions, in fio's order.
+    pub dirs: Vec<DirStats>,
+    /// `job_runtime` (ms, summed over merged jobs).
+    pub job_runtime_ms: f64,
+    /// User CPU, % of the job's runtime.
+    pub usr_cpu: f64,
+    /// System CPU, % of the job's runtime.
+    pub sys_cpu: f64,
+    /// `iodepth_level` buckets as (label, percent): `1`, `2`, `4`, `8`, `16`, `32`, `>=64`.
+    pub iodepth_level: Vec<(String, f64)>,
+    /// How many JSON entries were merged into this view (clones without group_reporting).
+    pub merged_entries: u32,
+}
+
+impl JobView {
+    /// A merged option value.
+    pub fn opt(&self, key: &str) -> Option<&str> {
+        self.options.get(key).map(String::as_str)
+    }
+
+    /// A direction by name, if it did I/O.
+    pub fn dir(&self, name: &str) -> Option<&DirStats> {
+        self.dirs.iter().find(|d| d.direction == name && d.has_io())
+    }
+}
+
+/// One `disk_util` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DiskUtil {
+    /// Device name.
+    pub name: String,
+    /// Reads completed.
+    pub read_ios: f64,
+    /// Writes completed.
+    pub write_ios: f64,
+    /// ms spent on reads (summed over I/Os).
+    pub read_ticks: f64,
+    /// ms spent on writes.
+    pub write_ticks: f64,
+    /// Weighted ms with I/O in flight (queue length integrated over time).
+    pub in_queue: f64,
+    /// % of time with at least one I/O in flight.
+    pub util: f64,
+}
+
+/// What `explain` reads from a result file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ResultView {
+    /// `fio version` (`fio-3.33`, `iolens-0.1.0`).
+    pub fio_version: String,
+    /// Jobs in file order.
+    pub jobs: Vec<JobView>,
+    /// Disk statistics.
+    pub disk_util: Vec<DiskUtil>,
+    /// What the parser had to work around (text before the JSON, merged clones).
+    pub notes: Vec<String>,
+}
+
+/// Canonical names for the options the explanations read.
+fn canonical(key: &str) -> String {
+    let k = key.trim().to_ascii_lowercase();
+    match k.as_str() {
+        "blocksize" => "bs".into(),
+        "readwrite" => "rw".into(),
+        "timeout" => "runtime".into(),
+        _ => k,
+    }
+}
+
+fn as_f64(v: Option<&Value>) -> f64 {
+    match v {
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
+        Some(Value::String(s)) => s.trim().parse().unwrap_or(0.0),
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        _ => 0.0,
+    }
+}
+
+fn as_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn lat_stats(v: Option<&Value>) -> LatStats {
+    let Some(o) = v.and_then(Value::as_object) else {
+        return LatStats::default();
+    };
+    let mut percentiles: Vec<(f64, f64)> = o
+        .get("percentile")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .filter_map(|(k, v)| Some((k.trim().parse::<f64>().ok()?, as_f64(Some(v)))))
+                .collect()
+        })
+        .unwrap_or_default();
+    percentiles.sort_by(|a, b| a.0.total_cmp(&b.0));
+    LatStats {
+        min_ns: as_f64(o.get("min")),
+        max_ns: as_f64(o.get("max")),
+        mean_ns: as_f64(o.get("mean")),
+        stddev_ns: as_f64(o.get("stddev")),
+        n: as_f64(o.get("N")),
+        percentiles,
+    }
+}
+
+fn dir_stats(name: &str, v: &Value) -> DirStats {
+    let g = |k: &str| as_f64(v.get(k));
+    // Old fio (before 3.x) wrote microsecond keys; convert so that everything is ns.
+    let lat = |ns: &str, us: &str| {
+        if v.get(ns).is_some() {
+            lat_stats(v.get(ns))
+        } else {
+            let mut l = lat_stats(v.get(us));
+            l.min_ns *= 1e3;
+            l.max_ns *= 1e3;
+            l.mean_ns *= 1e3;
+            l.stddev_ns *= 1e3;
+            for p in &mut l.percentiles {
+                p.1 *= 1e3;
+            }
+            l
+        }
+    };
+    let mut bw_bytes = g("bw_bytes");
+    if bw_bytes == 0.0 && g("bw") > 0.0 {
+        bw_bytes = g("bw") * 1024.0;
+    }
+    let mut io_bytes = g("io_bytes");
+    if io_bytes == 0.0 && g("io_kbytes") > 0.0 {
+        io_bytes = g("io_kbytes") * 1024.0;
+    }
+    DirStats {
+        direction: name.to_string(),
+        io_bytes,
+        bw_bytes,
+        iops: g("iops"),
+        runtime_ms: g("runtime"),
+        total_ios: g("total_ios"),
+        slat: lat("slat_ns", "slat"),
+        clat: lat("clat_ns", "clat"),
+        lat: lat("lat_ns", "lat"),
+        bw_samples: g("bw_samples"),
+        iops_mean: g("iops_mean"),
+        iops_stddev: g("iops_stddev"),
+    }
+}
+
+fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
+    let mut options = globals.clone();
+    if let Some(o) = v.get("job options").and_then(Value::as_object) {
+        for (k, val) in o {
+            options.insert(canonical(k), as_string(val));
+        }
+    }
+    let dirs = ["read", "write", "trim", "mixed"]
+        .iter()
+        .filter_map(|d| v.get(*d).map(|x| dir_stats(d, x)))
+        .collect();
+    let iodepth_level = v
+        .get("iodepth_level")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(k, x)| (k.clone(), as_f64(Some(x))))
+                .collect()
+        })
+        .unwrap_or_default();
+    JobView {
+        name: v
+            .get("jobname")
+            .map(as_string)
+            .unwrap_or_else(|| "(unnamed)".into()),
+        groupid: as_f64(v.get("groupid")) as i64,
+        error: as_f64(v.get("error")) as i64,
+        options,
+        dirs,
+        job_runtime_ms: as_f64(v.get("job_runtime")),
+        usr_cpu: as_f64(v.get("usr_cpu")),
+        sys_cpu: as_f64(v.get("sys_cpu")),
+        iodepth_level,
+        merged_entries: 1,
+    }
+}
+
+/// Finds the JSON document in `text`: from the first line starting with `{` to the last line
+/// ending with `}`; failing that, the last complete JSON object in the stream.
+fn extract(text: &str, notes: &mut Vec<String>) -> Result<Value, AnalyzeError> {
+    let mut offset = 0;
+    let mut start = None;
+    let mut end = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if start.is_none() && t.starts_with('{') {
+            start = Some(offset + (line.len() - line.trim_start().len()));
+        }
+        if start.is_some() && t.ends_with('}') {
+            end = Some(offset + line.trim_end().len());
+        }
+        offset += line.len();
+    }
+    let Some(start) = start else {
+        return Err(AnalyzeError::NotAResult(
+            "no JSON object found; iolens explain reads fio's JSON output: rerun with --output-format=json (or json+)".into(),
+        ));
+    };
+    let before = text[..start].trim();
+    if !before.is_empty() {
+        let first = before.lines().next().unwrap_or("").trim();
+        notes.push(format!(
+            "ignored {} line(s) of text before the JSON (fio prints notes there), starting with: {first}",
+            before.lines().count()
+        ));
+    }
+    if let Some(end) = end {
+        if end > start {
+            if let Ok(v) = serde_json::from_str::<Value>(&text[start..end]) {
+                if !text[end..].trim().is_empty() {
+                    notes.push("ignored text after the JSON".into());
+                }
+                return Ok(v);
+            }
+        }
+    }
+    // Several documents (e.g. --status-interval) or trailing garbage: take the last object that
+    // holds jobs.
+    let mut last = None;
+    let mut first_err = None;
+    let stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    let mut count = 0;
+    for item in stream {
+        match item {
+            Ok(v) => {
+                count += 1;
+                if v.get("jobs").is_some() || v.get("client_stats").is_some() {
+                    last = Some(v);
+                }
+            }
+            Err(e) => {
+                first_err = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    match last {
+        Some(v) => {
+            if count > 1 {
+                notes.push(format!(
+                    "found {count} JSON documents (status-interval output?); used the last one with jobs"
+                ));
+            }
+            Ok(v)
+        }
+        None => Err(AnalyzeError::NotAResult(format!(
+            "the JSON does not parse ({}); is the file complete?",
+            first_err.unwrap_or_else(|| "no object with \"jobs\"".into())
+        ))),
+    }
+}
+
+/// Parses a fio 3.x (`json`, `json+`) or iolens JSON result. Text before the first `{` line
+/// and after the last `}` line is ignored (fio prints notes there); missing keys read as zero.
+pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
+    let mut notes = vec![];
+    let root = extract(text, &mut notes)?;
+    let globals: BTreeMap<String, String> = match root.get("global options") {
+        Some(Value::Object(o)) => o
+            .iter()
+            .map(|(k, v)| (canonical(k), as_string(v)))
+            .collect(),
+        // Client/server mode: an array of per-server option objects; take the first.
+        Some(Value::Array(a)) => a
+            .first()
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| *k != "hostname" && *k != "port")
+                    .map(|(k, v)| (canonical(k), as_string(v)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => BTreeMap::new(),
+    };
+    let raw_jobs: Vec<&Value> = match (root.get("jobs"), root.get("client_stats")) {
+        (Some(Value::Array(j)), _) if !j.is_empty() => j.iter().collect(),
+        (_, Some(Value::Array(c))) => {
+            notes.push(
+                "client/server result: read client_stats, skipped the 'All clients' sum".into(),
+            );
+            c.iter()
+                .filter(|j| j.get("jobname").and_then(Value::as_str) != Some("All clients"))
+                .collect()
+        }
+        (Some(Value::Array(_)), _) => vec![],
+        _ => {
+            return Err(AnalyzeError::NotAResult(
+                "no \"jobs\" array; was it written with --output-format=json or json+?".into(),
+            ))
+        }
+    };
+    let mut jobs: Vec<JobView> = vec![];
+    for j in raw_jobs {
+        let view = job_view(j, &globals);
+        // Without group_reporting fio prints one entry per clone, all with the same name and
+        // group; merge them so that a job is explained once, with its real concurrency.
+        if let Some(prev) = jobs
+            .iter_mut()
+            .find(|p| p.name == view.name && p.groupid == view.groupid)
+        {
+            merge(prev, &view);
+        } else {
+            jobs.push(view);
+        }
+    }
+    for j in &jobs {
+        if j.merged_entries > 1 {
+            notes.push(format!(
+                "{}: merged {} clone entries (numjobs without group_reporting); percentiles dropped, means weighted by I/O count",
+                j.name, j.merged_entries
+            ));
+        }
+    }
+    let disk_util = root
+        .get("disk_util")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|d| DiskUtil {
+                    name: d.get("name").map(as_string).unwrap_or_default(),
+                    read_ios: as_f64(d.get("read_ios")),
+                    write_ios: as_f64(d.get("write_ios")),
+                    read_ticks: as_f64(d.get("read_ticks")),
+                    write_ticks: as_f64(d.get("write_ticks")),
+                    in_queue: as_f64(d.get("in_queue")),
+                    util: as_f64(d.get("util")),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ResultView {
+        fio_version: root.get("fio version").map(as_string).unwrap_or_default(),
+        jobs,
+        disk_util,
+        notes,
+    })
+}
+
+fn merge_lat(a: &mut LatStats, b: &LatStats) {
+    let n = a.n + b.n;
+    if n > 0.0 {
+        a.mean_ns = (a.mean_ns * a.n + b.mean_ns * b.n) / n;
+    }
+    if b.n > 0.0 {
+        a.min_ns = if a.n > 0.0 {
+            a.min_ns.min(b.min_ns)
+        } else {
+            b.min_ns
+        };
+        a.max_ns = a.max_ns.max(b.max_ns);
+    }
+    a.stddev_ns = a.stddev_ns.max(b.stddev_ns);
+    a.n = n;
+    a.percentiles.clear();
+}
+
+fn merge(a: &mut JobView, b: &JobView) {
+    let total_before = a.merged_entries as f64;
+    for bd in &b.dirs {
+        match a.dirs.iter_mut().find(|d| d.direction == bd.direction) {
+            Some(ad) => {
+                ad.io_bytes += bd.io_bytes;
+                ad.bw_bytes += bd.bw_bytes;
+                ad.iops += bd.iops;
+                ad.runtime_ms = ad.runtime_ms.max(bd.runtime_ms);
+                ad.total_ios += bd.total_ios;
+                merge_lat(&mut ad.slat, &bd.slat);
+                merge_lat(&mut ad.clat, &bd.clat);
+                merge_lat(&mut ad.lat, &bd.lat);
+                ad.bw_samples += bd.bw_samples;
+                ad.iops_mean += bd.iops_mean;
+                ad.iops_stddev = (ad.iops_stddev.powi(2) + bd.iops_stddev.powi(2)).sqrt();
+            }
+            None => a.dirs.push(bd.clone()),
+        }
+    }
+    let w = a.job_runtime_ms + b.job_runtime_ms;
+    if w > 0.0 {
+        a.usr_cpu = (a.usr_cpu * a.job_runtime_ms + b.usr_cpu * b.job_runtime_ms) / w;
+        a.sys_cpu = (a.sys_cpu * a.job_runtime_ms + b.sys_cpu * b.job_runtime_ms) / w;
+    }
+    a.job_runtime_ms = w;
+    for (label, pct) in &mut a.iodepth_level {
+        let other = b
+            .iodepth_level
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, p)| *p)
+            .unwrap_or(0.0);
+        *pct = (*pct * total_before + other) / (total_before + 1.0);
+    }
+    a.merged_entries += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = include_str!("../../../../tests/fixtures/fio-3.33/seed-phases.json");
+
+    #[test]
+    fn reads_real_fio_3_33_output() {
+        let text = format!(
+            "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n{SEED}"
+        );
+        let v = parse_result(&text).unwrap();
+        assert_eq!(v.fio_version, "fio-3.33");
+        assert_eq!(v.jobs.len(), 4);
+        assert!(v.notes[0].contains("note: both iodepth"), "{:?}", v.notes);
+        let p3 = &v.jobs[2];
+        assert_eq!(p3.name, "phase3-randread-16k");
+        assert_eq!(p3.opt("ioengine"), Some("psync"));
+        assert_eq!(p3.opt("numjobs"), Some("4"));
+        // Global options are merged under the job's own.
+        assert_eq!(p3.opt("direct"), Some("1"));
+        assert_eq!(p3.opt("group_reporting"), Some("1"));
+        let r = p3.dir("read").unwrap();
+        assert!(r.iops > 1000.0 && r.lat.mean_ns > 0.0 && r.clat.percentile(50.0).is_some());
+        assert!(p3.dir("write").is_none());
+        assert_eq!(p3.iodepth_level[0], ("1".into(), 100.0));
+        assert_eq!(v.disk_util[0].name, "vda");
+    }
+
+    #[test]
+    fn rejects_non_json_with_a_hint() {
+        let e = parse_result("read: IOPS=8631, BW=135MiB/s")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--output-format=json"), "{e}");
+        let e = parse_result("{\"foo\": 1}").unwrap_err().to_string();
+        assert!(e.contains("jobs"), "{e}");
+        let e = parse_result("{\n\"jobs\": [\n").unwrap_err().to_string();
+        assert!(e.contains("does not parse"), "{e}");
+    }
+
+    #[test]
+    fn takes_the_last_of_several_documents() {
+        let doc = |iops: u32| {
+            format!("{{\"fio version\":\"fio-3.33\",\"jobs\":[{{\"jobname\":\"a\",\"read\":{{\"iops\":{iops},\"total_ios\":1}}}}]}}")
+        };
+        let text = format!("{}\n{}\n", doc(1), doc(2));
+        let v = parse_result(&text).unwrap();
+        assert_eq!(v.jobs[0].dirs[0].iops, 2.0);
+        assert!(v.notes.iter().any(|n| n.contains("2 JSON documents")));
+    }
+
+    #[test]
+    fn merges_clone_entries() {
+        let entry = |iops: f64, lat: f64| {
+            serde_json::json!({"jobname":"c","groupid":0,"job options":{"numjobs":"2","ioengine":"psync"},
+              "read":{"iops":iops,"total_ios":iops*10.0,"io_bytes":iops*40960.0,"bw_bytes":iops*4096.0,"runtime":10000,
+                      "lat_ns":{"min":1,"max":10,"mean":lat,"stddev":1,"N":iops*10.0}},
+              "job_runtime":10000,"usr_cpu":10.0,"sys_cpu":20.0})
+        };
+        let doc = serde_json::json!({"fio version":"fio-3.33","jobs":[entry(100.0, 1000.0), entry(300.0, 3000.0)]});
+        let v = parse_result(&doc.to_string()).unwrap();
+        assert_eq!(v.jobs.len(), 1);
+        let j = &v.jobs[0];
+        assert_eq!(j.merged_entries, 2);
+        let r = j.dir("read").unwrap();
+        assert_eq!(r.iops, 400.0);
+        assert_eq!(r.lat.mean_ns, 2500.0);
+        assert_eq!(j.usr_cpu, 10.0);
+        assert!(v.notes.iter().any(|n| n.contains("merged 2 clone entries")));
+    }
+}

@@ -1,0 +1,354 @@
+//! The bundled model data (`data/models.json`), parsed once. Numbers live in the data file with
+//! their source and date so that a changed AWS limit is a data edit, not a code change; the
+//! formulas that combine them live in [`super::volume`].
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::AnalyzeError;
+
+/// The raw text, compiled in so that the binary needs no data directory.
+pub(crate) const MODELS_JSON: &str = include_str!("../../../../data/models.json");
+
+/// Parsed `data/models.json`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ModelData {
+    pub version: String,
+    #[serde(default)]
+    pub description: String,
+    pub instance_burst_rule: Sourced,
+    pub volumes: Vec<VolumeModel>,
+    pub instances: Vec<InstanceData>,
+}
+
+/// A note with its source and date.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Sourced {
+    pub note: String,
+    pub source: String,
+    pub date: String,
+}
+
+/// One volume type: common fields plus the parameters of its formula family.
+#[derive(Debug, Deserialize)]
+pub(crate) struct VolumeModel {
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub provider: String,
+    pub title: String,
+    pub medium: String,
+    #[serde(flatten)]
+    pub params: Params,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    pub typical_latency: TypicalLatency,
+    pub price: Option<Price>,
+    pub source: String,
+    pub date: String,
+}
+
+/// A typical base latency, explicitly not a guarantee.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TypicalLatency {
+    pub us: f64,
+    pub note: String,
+    pub source: String,
+    pub date: String,
+}
+
+/// Monthly list prices (USD). Fields apply per model family; absent means not charged.
+#[derive(Debug, Deserialize, Default)]
+pub(crate) struct Price {
+    #[serde(default)]
+    pub storage_gb_month: f64,
+    #[serde(default)]
+    pub iops_month: f64,
+    #[serde(default)]
+    pub iops_free: f64,
+    #[serde(default)]
+    pub mib_s_month: f64,
+    #[serde(default)]
+    pub mib_s_free: f64,
+    #[serde(default)]
+    pub iops_tiers: Vec<PriceTier>,
+    #[serde(default)]
+    pub vpu_gb_month: f64,
+    pub source: String,
+    pub date: String,
+}
+
+/// Price per provisioned IOPS up to `up_to` IOPS (None: no upper bound).
+#[derive(Debug, Deserialize)]
+pub(crate) struct PriceTier {
+    pub up_to: Option<f64>,
+    pub per_iops_month: f64,
+}
+
+/// An inclusive range.
+#[derive(Debug, Deserialize, Clone, Copy)]
+pub(crate) struct Range {
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Formula family and its parameters, selected by the `model` key.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "model")]
+pub(crate) enum Params {
+    #[serde(rename = "ebs-gp2")]
+    Gp2(Gp2),
+    #[serde(rename = "ebs-gp3")]
+    Gp3(Gp3),
+    #[serde(rename = "ebs-provisioned")]
+    Provisioned(Provisioned),
+    #[serde(rename = "ebs-hdd")]
+    Hdd(Hdd),
+    #[serde(rename = "oci")]
+    Oci(Oci),
+    #[serde(rename = "gcp-hyperdisk-balanced")]
+    Hyperdisk(Hyperdisk),
+    #[serde(rename = "gcp-pd")]
+    GcpPd(GcpPd),
+    #[serde(rename = "azure-premium-v2")]
+    AzureV2(AzureV2),
+    #[serde(rename = "custom")]
+    Custom,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Gp2 {
+    pub size_gib: Range,
+    pub iops_per_gib: f64,
+    pub min_iops: f64,
+    pub max_iops: f64,
+    pub burst: Gp2Burst,
+    pub throughput: Gp2Throughput,
+    pub io_unit_kib: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Gp2Burst {
+    pub iops: f64,
+    pub below_gib: f64,
+    pub initial_credits: f64,
+    pub credits_per_gib_per_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Gp2Throughput {
+    pub small_max_gib: f64,
+    pub small_mib_s: f64,
+    pub large_min_gib: f64,
+    pub large_mib_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Gp3 {
+    pub size_gib: Range,
+    pub included_iops: f64,
+    pub included_mib_s: f64,
+    pub max_iops: f64,
+    pub max_iops_per_gib: f64,
+    pub max_mib_s: f64,
+    pub mib_s_per_iops: f64,
+    pub io_unit_kib: f64,
+    pub newer_limits: NewerLimits,
+}
+
+/// Limits announced later from a weaker source, used only when the spec opts in.
+#[derive(Debug, Deserialize)]
+pub(crate) struct NewerLimits {
+    pub name: String,
+    pub max_iops: f64,
+    pub max_size_gib: f64,
+    pub max_mib_s: Option<f64>,
+    pub note: String,
+    pub source: String,
+    pub date: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Provisioned {
+    pub size_gib: Range,
+    pub min_iops: f64,
+    pub max_iops: f64,
+    pub max_iops_per_gib: f64,
+    pub throughput_tiers: Vec<ThroughputTier>,
+    pub io_unit_kib: f64,
+}
+
+/// Throughput of provisioned-IOPS volumes: for IOPS up to `max_iops`, `mib_s_per_iops` per
+/// provisioned IOPS, at most `cap_mib_s`. The first tier that covers the IOPS applies.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ThroughputTier {
+    pub max_iops: f64,
+    pub mib_s_per_iops: f64,
+    pub cap_mib_s: f64,
+    #[serde(default)]
+    pub note: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Hdd {
+    pub size_gib: Range,
+    pub base_mib_s_per_tib: f64,
+    pub base_cap_mib_s: f64,
+    pub burst_mib_s_per_tib: f64,
+    pub burst_cap_mib_s: f64,
+    pub max_iops: f64,
+    pub credit_bucket_mib_per_tib: f64,
+    pub io_unit_kib: f64,
+}
+
+/// `base + per_vpu x VPUs`: OCI's performance scales linearly with VPUs per GB.
+#[derive(Debug, Deserialize, Clone, Copy)]
+pub(crate) struct Linear {
+    pub base: f64,
+    pub per_vpu: f64,
+}
+
+impl Linear {
+    pub fn at(&self, vpus: f64) -> f64 {
+        self.base + self.per_vpu * vpus
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct VpuRange {
+    pub min: f64,
+    pub max: f64,
+    pub step: f64,
+    pub default: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Oci {
+    pub size_gb: Range,
+    pub vpus: VpuRange,
+    pub iops_per_gb: Linear,
+    pub max_iops: Linear,
+    pub kb_s_per_gb: Linear,
+    pub max_mb_s: Linear,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Hyperdisk {
+    pub size_gib: Range,
+    pub included_iops: f64,
+    pub included_mib_s: f64,
+    pub max_iops: f64,
+    pub max_iops_per_gib: f64,
+    pub min_mib_s: f64,
+    pub max_mib_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct GcpPd {
+    pub size_gib: Range,
+    pub iops_per_gib: f64,
+    pub mib_s_per_gib: f64,
+    pub max_iops: f64,
+    pub max_mib_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct AzureV2 {
+    pub size_gib: Range,
+    pub included_iops: f64,
+    pub included_mb_s: f64,
+    pub max_iops: f64,
+    pub max_iops_per_gib: f64,
+    pub mb_s_per_iops: f64,
+    pub max_mb_s: f64,
+    #[serde(default)]
+    pub alt_max_mb_s: Option<f64>,
+}
+
+/// EC2 instance EBS caps as in AWS's tables.
+#[derive(Debug, Deserialize)]
+pub(crate) struct InstanceData {
+    pub name: String,
+    pub baseline_mb_s: f64,
+    pub max_mb_s: f64,
+    pub baseline_iops: f64,
+    pub max_iops: f64,
+    pub burst: bool,
+    pub source: String,
+    pub date: String,
+}
+
+static DATA: OnceLock<Result<ModelData, AnalyzeError>> = OnceLock::new();
+
+/// The parsed data, or the parse error (a bug in the data file, caught by the tests).
+pub(crate) fn try_data() -> Result<&'static ModelData, AnalyzeError> {
+    DATA.get_or_init(|| {
+        serde_json::from_str(MODELS_JSON).map_err(|e| AnalyzeError::BadModelData(e.to_string()))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// The parsed data. The data file is compiled in and checked by unit tests, so a failure here
+/// is a build defect, reported loudly rather than hidden.
+pub(crate) fn data() -> &'static ModelData {
+    match try_data() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Looks a volume type up by name or alias, case-insensitively.
+pub(crate) fn volume_model(name: &str) -> Option<&'static VolumeModel> {
+    let lower = name.trim().to_ascii_lowercase();
+    let canonical = match lower.as_str() {
+        "io2be" | "io2-block-express" | "io2_be" => "io2-be",
+        "oci-hp" | "oci-higher" => "oci-higher-performance",
+        "oci-lower" | "oci-lowercost" => "oci-lower-cost",
+        "oci-ultra-high-performance" | "oci-ultra" => "oci-uhp",
+        "hyperdisk-balanced" | "gcp-hdb" => "gcp-hyperdisk-balanced",
+        "pd-ssd" => "gcp-pd-ssd",
+        "azure-premium-ssd-v2" | "premium-v2" | "azure-pv2" => "azure-premium-v2",
+        other => other,
+    };
+    data().volumes.iter().find(|v| v.ty == canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_file_parses_and_every_entry_is_sourced() {
+        let d = try_data().expect("data/models.json parses");
+        assert!(!d.version.is_empty());
+        assert!(d.volumes.len() >= 15);
+        for v in &d.volumes {
+            assert!(!v.source.is_empty() && !v.date.is_empty(), "{}", v.ty);
+            assert!(v.typical_latency.note.contains("typical"), "{}", v.ty);
+            if let Some(p) = &v.price {
+                assert!(!p.source.is_empty() && !p.date.is_empty(), "{}", v.ty);
+            }
+        }
+        for i in &d.instances {
+            assert!(!i.source.is_empty() && !i.date.is_empty(), "{}", i.name);
+            assert!(i.baseline_iops <= i.max_iops && i.baseline_mb_s <= i.max_mb_s);
+            assert_eq!(i.burst, i.baseline_iops < i.max_iops, "{}", i.name);
+        }
+        // MB/s in AWS's tables is Mbps / 8.
+        let raw: serde_json::Value = serde_json::from_str(MODELS_JSON).unwrap();
+        for i in raw["instances"].as_array().unwrap() {
+            for (mbps, mb) in [("max_mbps", "max_mb_s"), ("baseline_mbps", "baseline_mb_s")] {
+                let (a, b) = (i[mbps].as_f64().unwrap(), i[mb].as_f64().unwrap());
+                assert!((a / 8.0 - b).abs() < 0.01, "{}", i["name"]);
+            }
+        }
+    }
+
+    #[test]
+    fn aliases_resolve() {
+        assert_eq!(volume_model("IO2BE").unwrap().ty, "io2-be");
+        assert_eq!(volume_model("pd-ssd").unwrap().ty, "gcp-pd-ssd");
+        assert!(volume_model("io3").is_none());
+    }
+}

@@ -1,0 +1,265 @@
+//! `iolens models`: every volume type with its formula, limits, price and source, and every
+//! instance with its EBS caps, so that users can check what the explanations assume.
+
+use super::data::{data, Params, VolumeModel};
+use super::spec::fields_of;
+use crate::fmt;
+
+fn formula(m: &VolumeModel) -> Vec<String> {
+    match &m.params {
+        Params::Gp2(p) => vec![
+            format!(
+                "IOPS = {} x GiB, {}..{}; below {} GiB bursts to {} IOPS on credits ({} M to start, earn {}/GiB/s)",
+                fmt::trim(p.iops_per_gib, 2),
+                fmt::int(p.min_iops),
+                fmt::int(p.max_iops),
+                fmt::int(p.burst.below_gib),
+                fmt::int(p.burst.iops),
+                fmt::trim(p.burst.initial_credits / 1e6, 1),
+                fmt::trim(p.burst.credits_per_gib_per_s, 2)
+            ),
+            format!(
+                "throughput {} MiB/s up to {} GiB, {} MiB/s from {} GiB (between: {} with burst credits); size {}..{} GiB",
+                fmt::int(p.throughput.small_mib_s),
+                fmt::int(p.throughput.small_max_gib),
+                fmt::int(p.throughput.large_mib_s),
+                fmt::int(p.throughput.large_min_gib),
+                fmt::int(p.throughput.large_mib_s),
+                fmt::trim(p.size_gib.min, 3),
+                fmt::int(p.size_gib.max)
+            ),
+            format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
+        ],
+        Params::Gp3(p) => vec![
+            format!(
+                "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MiB/s at <= {} MiB/s per IOPS; size {}..{} GiB",
+                fmt::int(p.included_iops),
+                fmt::int(p.included_mib_s),
+                fmt::int(p.max_iops),
+                fmt::int(p.max_iops_per_gib),
+                fmt::int(p.max_mib_s),
+                fmt::trim(p.mib_s_per_iops, 3),
+                fmt::trim(p.size_gib.min, 3),
+                fmt::int(p.size_gib.max)
+            ),
+            format!(
+                "limits={}: up to {} IOPS and {} ({}; {}, {})",
+                p.newer_limits.name,
+                fmt::int(p.newer_limits.max_iops),
+                fmt::gib(p.newer_limits.max_size_gib),
+                p.newer_limits.note,
+                p.newer_limits.source,
+                p.newer_limits.date
+            ),
+            format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
+        ],
+        Params::Provisioned(p) => {
+            let mut v = vec![format!(
+                "IOPS {}..{} at <= {} IOPS/GiB; size {}..{} GiB",
+                fmt::int(p.min_iops),
+                fmt::int(p.max_iops),
+                fmt::int(p.max_iops_per_gib),
+                fmt::trim(p.size_gib.min, 3),
+                fmt::int(p.size_gib.max)
+            )];
+            for t in &p.throughput_tiers {
+                v.push(format!("throughput: {}", t.note));
+            }
+            v.push(format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)));
+            v
+        }
+        Params::Hdd(p) => vec![
+            format!(
+                "baseline {} MiB/s per TiB (cap {}), burst {} MiB/s per TiB (cap {}) on credits (bucket {} MiB per TiB); at most {} IOPS; size {}..{} GiB",
+                fmt::int(p.base_mib_s_per_tib),
+                fmt::int(p.base_cap_mib_s),
+                fmt::int(p.burst_mib_s_per_tib),
+                fmt::int(p.burst_cap_mib_s),
+                fmt::int(p.credit_bucket_mib_per_tib),
+                fmt::int(p.max_iops),
+                fmt::int(p.size_gib.min),
+                fmt::int(p.size_gib.max)
+            ),
+            format!(
+                "I/Os counted in {} KiB units: a random 4 KiB I/O uses a full 1 MiB of throughput",
+                fmt::int(p.io_unit_kib)
+            ),
+        ],
+        Params::Oci(p) => {
+            let at = |v: f64| {
+                format!(
+                    "{} VPUs/GB: {} IOPS/GB up to {}, {} KB/s per GB up to {} MB/s",
+                    fmt::trim(v, 0),
+                    fmt::trim(p.iops_per_gb.at(v), 2),
+                    fmt::int(p.max_iops.at(v)),
+                    fmt::trim(p.kb_s_per_gb.at(v), 2),
+                    fmt::int(p.max_mb_s.at(v))
+                )
+            };
+            let mut v = vec![at(p.vpus.min)];
+            if p.vpus.max > p.vpus.min {
+                v.push(at(p.vpus.max));
+            }
+            v.push(format!(
+                "size {}..{} GB",
+                fmt::int(p.size_gb.min),
+                fmt::int(p.size_gb.max)
+            ));
+            v
+        }
+        Params::Hyperdisk(p) => vec![format!(
+            "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput {}..{} MiB/s; size {}..{} GiB",
+            fmt::int(p.included_iops),
+            fmt::int(p.included_mib_s),
+            fmt::int(p.max_iops),
+            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.min_mib_s),
+            fmt::int(p.max_mib_s),
+            fmt::int(p.size_gib.min),
+            fmt::int(p.size_gib.max)
+        )],
+        Params::GcpPd(p) => vec![format!(
+            "IOPS = {} x GiB up to {}; throughput {} MiB/s per GiB up to {} MiB/s; size {}..{} GiB",
+            fmt::trim(p.iops_per_gib, 2),
+            fmt::int(p.max_iops),
+            fmt::trim(p.mib_s_per_gib, 3),
+            fmt::int(p.max_mib_s),
+            fmt::int(p.size_gib.min),
+            fmt::int(p.size_gib.max)
+        )],
+        Params::AzureV2(p) => vec![format!(
+            "{} IOPS and {} MB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MB/s at <= {} MB/s per IOPS{}; size {}..{} GiB",
+            fmt::int(p.included_iops),
+            fmt::int(p.included_mb_s),
+            fmt::int(p.max_iops),
+            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.max_mb_s),
+            fmt::trim(p.mb_s_per_iops, 3),
+            p.alt_max_mb_s
+                .map(|a| format!(" (another source says {} MB/s)", fmt::int(a)))
+                .unwrap_or_default(),
+            fmt::int(p.size_gib.min),
+            fmt::int(p.size_gib.max)
+        )],
+        Params::Custom => vec![
+            "the limits you give: iops=, throughput= (MiB/s), latency= (base latency for the simulator)".into(),
+        ],
+    }
+}
+
+fn price_line(m: &VolumeModel) -> String {
+    let Some(p) = &m.price else {
+        return "price: none sourced".into();
+    };
+    let mut parts = vec![format!("{}/GB-month", fmt::price(p.storage_gb_month))];
+    if p.iops_month > 0.0 {
+        parts.push(format!(
+            "{}/IOPS-month above {}",
+            fmt::price(p.iops_month),
+            fmt::int(p.iops_free)
+        ));
+    }
+    if p.mib_s_month > 0.0 {
+        parts.push(format!(
+            "{}/MiB/s-month above {}",
+            fmt::price(p.mib_s_month),
+            fmt::int(p.mib_s_free)
+        ));
+    }
+    let mut lower = 0.0;
+    for t in &p.iops_tiers {
+        let range = match t.up_to {
+            Some(u) => format!("{}-{}", fmt::int(lower), fmt::int(u)),
+            None if lower == 0.0 => "all".into(),
+            None => format!("above {}", fmt::int(lower)),
+        };
+        parts.push(format!(
+            "{}/IOPS-month ({range})",
+            fmt::price(t.per_iops_month)
+        ));
+        lower = t.up_to.unwrap_or(lower);
+    }
+    if p.vpu_gb_month > 0.0 {
+        parts.push(format!("{}/VPU-GB-month", fmt::price(p.vpu_gb_month)));
+    }
+    format!("price: {} ({}; {})", parts.join(", "), p.source, p.date)
+}
+
+/// A human-readable listing for `iolens models`: every volume type with its fields, formula,
+/// limits, price, typical latency and source; every instance with its EBS caps; the data version.
+pub fn list_models() -> String {
+    let d = data();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "iolens models (data/models.json version {})\n{}\n\n",
+        d.version, d.description
+    ));
+    out.push_str("Volume types (--volume TYPE:field=value,...; sizes in G/GiB/T/TiB)\n");
+    for m in &d.volumes {
+        out.push_str(&format!(
+            "\n  {}  {} {}  fields: {}\n",
+            m.ty,
+            m.provider,
+            m.title,
+            fields_of(m).join(", ")
+        ));
+        for line in formula(m) {
+            out.push_str(&format!("      {line}\n"));
+        }
+        for n in &m.notes {
+            out.push_str(&format!("      note: {n}\n"));
+        }
+        out.push_str(&format!("      {}\n", price_line(m)));
+        out.push_str(&format!(
+            "      typical latency {} ({}; {}, {})\n",
+            fmt::us_short(m.typical_latency.us),
+            m.typical_latency.note,
+            m.typical_latency.source,
+            m.typical_latency.date
+        ));
+        out.push_str(&format!("      source: {} ({})\n", m.source, m.date));
+    }
+    out.push_str(&format!(
+        "\nInstances (EBS caps: IOPS at 16 KiB, MB/s at 128 KiB; '*' = {})\n",
+        d.instance_burst_rule.note
+    ));
+    out.push_str(&format!(
+        "  {:<16} {:>24} {:>26}  source\n",
+        "instance", "IOPS (baseline -> max)", "MB/s (baseline -> max)"
+    ));
+    for i in &d.instances {
+        let (iops, mb) = if i.burst {
+            (
+                format!("{} -> {}", fmt::int(i.baseline_iops), fmt::int(i.max_iops)),
+                format!(
+                    "{} -> {}",
+                    fmt::trim(i.baseline_mb_s, 2),
+                    fmt::trim(i.max_mb_s, 2)
+                ),
+            )
+        } else {
+            (fmt::int(i.max_iops), fmt::trim(i.max_mb_s, 2))
+        };
+        let name = if i.burst {
+            format!("{} *", i.name)
+        } else {
+            i.name.clone()
+        };
+        let src = if i.source.contains("pattern") {
+            "family pattern (see data file)"
+        } else if i.source.contains("seed") {
+            "AWS docs + seed"
+        } else {
+            "AWS docs"
+        };
+        out.push_str(&format!(
+            "  {:<16} {:>24} {:>26}  {src} ({})\n",
+            name, iops, mb, i.date
+        ));
+    }
+    out.push_str(&format!(
+        "\nBurst instances: {} ({}, {})\n",
+        d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date
+    ));
+    out
+}

@@ -1,0 +1,521 @@
+//! Cloud volume, instance and cost models.
+//!
+//! The numbers (limits, prices, typical latencies) live in `data/models.json`, versioned and
+//! with a source and date on every entry; this module holds the formulas: how IOPS and
+//! throughput follow from size and provisioning, how EBS counts large I/Os (256 KiB units on SSD,
+//! 1 MiB on HDD), how an instance caps a volume, what a volume costs and how to right-size it.
+//!
+//! Units in this API: IOPS per second as `f64`; bandwidth in bytes per second (EBS "MiB/s" are
+//! 1,048,576 bytes, instance and Azure "MB/s" 1,000,000 bytes).
+
+mod ceiling;
+mod cost;
+pub(crate) mod data;
+mod instance;
+mod listing;
+mod spec;
+mod volume;
+
+pub(crate) use ceiling::{ceiling_for, Workload};
+pub use ceiling::{expected_ceiling, Ceiling};
+pub use cost::{right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
+pub use instance::{instance, Instance};
+pub use listing::list_models;
+pub use spec::parse_volume;
+pub use volume::{Burst, Volume};
+
+/// The version string of the bundled model data, e.g. `2026-11-29.1`.
+pub fn data_version() -> &'static str {
+    &data::data().version
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: f64 = 1_048_576.0;
+    const KIB: u64 = 1024;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn io1_seed_figures() {
+        // 48,000 IOPS -> 750 MiB/s (16 KiB per provisioned IOPS above 32,000).
+        let v = parse_volume("io1:iops=48000").unwrap();
+        assert_eq!(v.name(), "io1 48,000 IOPS, 960 GiB");
+        assert!(
+            v.notes()[0].contains("smallest io1 size"),
+            "{:?}",
+            v.notes()
+        );
+        assert!(close(v.throughput_bytes_per_s(), 750.0 * MIB));
+        let c = v.ceiling(16 * KIB, 1.0);
+        assert!(close(c.iops, 48_000.0), "{c:?}");
+        assert!(
+            c.limited_by.contains("volume IOPS (48,000)"),
+            "{}",
+            c.limited_by
+        );
+        assert!(
+            c.limited_by
+                .contains("volume throughput (750 MiB/s = 48,000 x 16 KiB)"),
+            "{}",
+            c.limited_by
+        );
+        // Phase 4 of seed 000: 256 KiB reads are throughput-bound at 3,000 IOPS, 750 MiB/s.
+        let c = v.ceiling(256 * KIB, 1.0);
+        assert!(close(c.iops, 3_000.0), "{c:?}");
+        assert!(close(c.bytes_per_s, 750.0 * MIB));
+        assert!(
+            c.limited_by.starts_with("volume throughput"),
+            "{}",
+            c.limited_by
+        );
+        // 2,000 IOPS -> 500 MiB/s at 256 KiB.
+        let v = parse_volume("io1:iops=2000,size=1000G").unwrap();
+        assert!(close(v.throughput_bytes_per_s(), 500.0 * MIB));
+        let c = v.ceiling(256 * KIB, 0.0);
+        assert!(close(c.iops, 2_000.0) && close(c.bytes_per_s, 500.0 * MIB));
+        // 10,000 IOPS: 256 KiB x 10,000 would be 2,500 MiB/s; capped at 500.
+        let v = parse_volume("io1:iops=10000").unwrap();
+        assert!(close(v.throughput_bytes_per_s(), 500.0 * MIB));
+        // 64,000 IOPS -> 1,000 MiB/s.
+        let v = parse_volume("io1:iops=64000").unwrap();
+        assert!(close(v.throughput_bytes_per_s(), 1000.0 * MIB));
+    }
+
+    #[test]
+    fn ebs_io_size_accounting() {
+        // A 1 MiB I/O counts as four 256 KiB I/Os on SSD types.
+        let v = parse_volume("io1:iops=48000").unwrap();
+        let c = v.ceiling(1024 * KIB, 1.0);
+        // 48,000 / 4 = 12,000 by IOPS; 750 MiB/s / 1 MiB = 750 by throughput.
+        assert!(close(c.iops, 750.0), "{c:?}");
+        let v = parse_volume("custom:iops=1000").unwrap();
+        assert_eq!(v.io_unit(), None);
+        assert!(close(v.ceiling(1024 * KIB, 1.0).iops, 1000.0));
+        assert_eq!(parse_volume("gp3").unwrap().io_unit(), Some(256 * 1024));
+        assert_eq!(
+            parse_volume("st1:size=2T").unwrap().io_unit(),
+            Some(1024 * 1024)
+        );
+        let g = parse_volume("gp3:iops=16000,throughput=1000").unwrap();
+        let c = g.ceiling(512 * KIB, 1.0);
+        // 16,000 / 2 = 8,000 by IOPS; 1,000 MiB/s / 512 KiB = 2,000 by throughput.
+        assert!(close(c.iops, 2_000.0), "{c:?}");
+        // Sequential 4 KiB on gp3: merged 64 per 256 KiB unit, so throughput binds.
+        let c = parse_volume("gp3")
+            .unwrap()
+            .ceiling_with(4 * KIB, 1.0, true);
+        assert!(close(c.iops, 125.0 * MIB / 4096.0), "{c:?}");
+    }
+
+    #[test]
+    fn gp3_figures() {
+        let v = parse_volume("gp3").unwrap();
+        assert!(close(v.iops(), 3_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 125.0 * MIB));
+        assert!(v.typical_latency_us() > 0.0);
+        let v = parse_volume("gp3:iops=6000,throughput=250").unwrap();
+        assert_eq!(v.size_gib(), Some(12.0));
+        assert!(close(v.throughput_bytes_per_s(), 250.0 * MIB));
+        // 0.25 MiB/s per IOPS x 6,000 = 1,500, capped at 1,000.
+        assert!(parse_volume("gp3:iops=6000,throughput=1000").is_ok());
+        let e = parse_volume("gp3:iops=6000,throughput=1001")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("125..1,000 MiB/s"), "{e}");
+        let e = parse_volume("gp3:iops=3000,throughput=1000")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("125..750 MiB/s"), "{e}");
+        let e = parse_volume("gp3:iops=20000").unwrap_err().to_string();
+        assert!(
+            e.contains("3,000..16,000") && e.contains("limits=2025"),
+            "{e}"
+        );
+        let v = parse_volume("gp3:iops=40000,limits=2025").unwrap();
+        assert!(close(v.iops(), 40_000.0));
+        assert!(v.notes().iter().any(|n| n.contains("2025")));
+        let e = parse_volume("gp3:iops=6000,size=10G")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("500 IOPS per GiB") && e.contains("size >= 12 GiB"),
+            "{e}"
+        );
+        // A 1 GiB gp3 still gets its included 3,000 IOPS.
+        assert!(parse_volume("gp3:size=1G").is_ok());
+    }
+
+    #[test]
+    fn gp2_figures() {
+        let v = parse_volume("gp2:size=100G").unwrap();
+        assert!(close(v.iops(), 300.0));
+        assert!(close(v.throughput_bytes_per_s(), 128.0 * MIB));
+        let b = v.burst().unwrap();
+        assert!(close(b.iops, 3_000.0));
+        // 5.4 M credits / (3,000 - 300) = 2,000 s (AWS's own example).
+        assert!(close(b.seconds_from_full, 2_000.0), "{b:?}");
+        assert!(b.description.contains("18,000 s"), "{}", b.description);
+        let bc = v.burst_ceiling(16 * 1024, 1.0, false).unwrap();
+        assert!(close(bc.iops, 3_000.0));
+        assert!(close(parse_volume("gp2:size=10G").unwrap().iops(), 100.0));
+        assert!(close(
+            parse_volume("gp2:size=16T").unwrap().iops(),
+            16_000.0
+        ));
+        let big = parse_volume("gp2:size=1000G").unwrap();
+        assert!(close(big.iops(), 3_000.0));
+        assert!(big.burst().is_none());
+        assert!(close(big.throughput_bytes_per_s(), 250.0 * MIB));
+        // 170-334 GiB: 128 sustained, 250 with credits.
+        let mid = parse_volume("gp2:size=200G").unwrap();
+        assert!(close(mid.throughput_bytes_per_s(), 128.0 * MIB));
+        assert!(close(mid.burst().unwrap().bytes_per_s, 250.0 * MIB));
+        assert!(parse_volume("gp2")
+            .unwrap_err()
+            .to_string()
+            .contains("needs size="));
+    }
+
+    #[test]
+    fn io2_and_block_express() {
+        let v = parse_volume("io2-be:iops=16000").unwrap();
+        // 0.256 MiB/s x 16,000 = 4,096, capped at 4,000.
+        assert!(close(v.throughput_bytes_per_s(), 4000.0 * MIB));
+        assert_eq!(v.size_gib(), Some(16.0));
+        let v = parse_volume("io2-be:iops=256000,size=256G").unwrap();
+        assert!(close(v.iops(), 256_000.0));
+        assert!(parse_volume("io2-be:iops=256001").is_err());
+        let v = parse_volume("io2:iops=64000").unwrap();
+        assert_eq!(v.size_gib(), Some(128.0));
+        assert!(close(v.throughput_bytes_per_s(), 1000.0 * MIB));
+        let e = parse_volume("io2:iops=100000").unwrap_err().to_string();
+        assert!(e.contains("100..64,000") && e.contains("io2-be"), "{e}");
+        // An r6i.8xlarge carries at most 40,000 IOPS of a 256,000-IOPS volume (seed 001).
+        let r = instance("r6i.8xlarge").unwrap();
+        let c = expected_ceiling(Some(&v), Some(&r), 4096, 1.0).unwrap();
+        assert!(close(c.iops, 40_000.0));
+        assert!(
+            c.limited_by.contains("instance r6i.8xlarge (40,000 IOPS)"),
+            "{}",
+            c.limited_by
+        );
+    }
+
+    #[test]
+    fn io2_price_example_of_seed_001() {
+        // 500 GB at 100K IOPS = $62.50 + $2,080 + $1,472 + $1,152 = $4,766.50/month.
+        let v = parse_volume("io2-be:iops=100000,size=500G").unwrap();
+        let c = v.monthly_cost().unwrap();
+        assert!(close(c.storage, 62.5));
+        assert!(close(c.iops, 2080.0 + 1472.0 + 1152.0));
+        assert!(close(c.total, 4766.5), "{c:?}");
+        assert!(
+            c.detail.iter().any(|l| l.contains("$1,472.00")),
+            "{:?}",
+            c.detail
+        );
+    }
+
+    #[test]
+    fn other_prices() {
+        let c = parse_volume("gp3:iops=6000,throughput=250,size=100G")
+            .unwrap()
+            .monthly_cost()
+            .unwrap();
+        // $8 storage + 3,000 x $0.005 + 125 x $0.04.
+        assert!(close(c.total, 8.0 + 15.0 + 5.0), "{c:?}");
+        let c = parse_volume("io1:iops=48000,size=1000G")
+            .unwrap()
+            .monthly_cost()
+            .unwrap();
+        assert!(close(c.total, 125.0 + 48_000.0 * 0.065));
+        let c = parse_volume("oci-balanced:size=1000G")
+            .unwrap()
+            .monthly_cost()
+            .unwrap();
+        assert!(close(c.total, 1000.0 * (0.0255 + 10.0 * 0.0017)), "{c:?}");
+        assert!(parse_volume("custom:iops=10")
+            .unwrap()
+            .monthly_cost()
+            .is_none());
+        assert!(parse_volume("azure-premium-v2")
+            .unwrap()
+            .monthly_cost()
+            .is_none());
+    }
+
+    #[test]
+    fn hdd_figures() {
+        let v = parse_volume("st1:size=2T").unwrap();
+        // 40 MiB/s per TiB baseline, 250 per TiB burst capped 500.
+        assert!(close(v.throughput_bytes_per_s(), 80.0 * MIB));
+        let b = v.burst().unwrap();
+        assert!(close(b.bytes_per_s, 500.0 * MIB));
+        // Random 4 KiB: every I/O uses 1 MiB of credit -> 80 IOPS at baseline.
+        let c = v.ceiling(4096, 1.0);
+        assert!(close(c.iops, 80.0), "{c:?}");
+        assert!(c.limited_by.contains("uses 1 MiB"), "{}", c.limited_by);
+        // Sequential 1 MiB: 80 MiB/s -> 80 IOPS, 1 MiB each.
+        let c = v.ceiling_with(1 << 20, 1.0, true);
+        assert!(close(c.bytes_per_s, 80.0 * MIB));
+        let big = parse_volume("st1:size=16T").unwrap();
+        assert!(close(big.throughput_bytes_per_s(), 500.0 * MIB));
+        let sc = parse_volume("sc1:size=16T").unwrap();
+        assert!(close(sc.throughput_bytes_per_s(), 192.0 * MIB));
+        assert!(close(sc.iops(), 250.0));
+        assert!(parse_volume("st1:size=100G").is_err());
+    }
+
+    #[test]
+    fn oci_figures() {
+        let v = parse_volume("oci-balanced:size=1000G").unwrap();
+        // 60 IOPS/GB x 1,000 = 60,000, capped at 25,000; 480 KB/s/GB x 1,000 = 480 MB/s.
+        assert!(close(v.iops(), 25_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 480e6));
+        let v = parse_volume("oci-balanced:size=50G").unwrap();
+        assert!(close(v.iops(), 3_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 24e6));
+        let v = parse_volume("oci-lower-cost:size=1000G").unwrap();
+        assert!(close(v.iops(), 2_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 240e6));
+        let v = parse_volume("oci-higher-performance:size=1000G").unwrap();
+        assert!(close(v.iops(), 50_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 600e6));
+        let v = parse_volume("oci-uhp:size=2000G,vpus=120").unwrap();
+        assert!(close(v.iops(), 300_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 2_680e6));
+        let v = parse_volume("oci-uhp:size=100G").unwrap();
+        assert!(close(v.iops(), 9_000.0)); // 30 VPUs: 90 IOPS/GB (interpolated)
+        assert!(parse_volume("oci-uhp:size=100G,vpus=35").is_err());
+        let e = parse_volume("oci-balanced:size=100G,vpus=20")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("oci-balanced takes size"), "{e}");
+        assert!(parse_volume("oci-balanced:size=10G").is_err());
+    }
+
+    #[test]
+    fn gcp_and_azure_figures() {
+        let v = parse_volume("gcp-hyperdisk-balanced").unwrap();
+        assert!(close(v.iops(), 3_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 140.0 * MIB));
+        let v = parse_volume("gcp-hyperdisk-balanced:iops=160000,throughput=2400").unwrap();
+        assert_eq!(v.size_gib(), Some(320.0));
+        assert!(parse_volume("gcp-hyperdisk-balanced:iops=160001").is_err());
+        let v = parse_volume("gcp-pd-ssd:size=500G").unwrap();
+        assert!(close(v.iops(), 15_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 240.0 * MIB));
+        let v = parse_volume("gcp-pd-ssd:size=10T").unwrap();
+        assert!(close(v.iops(), 100_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 1200.0 * MIB));
+        let v = parse_volume("azure-premium-v2").unwrap();
+        assert!(close(v.iops(), 3_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 125e6));
+        let v = parse_volume("azure-premium-v2:iops=80000,throughput=1200").unwrap();
+        assert_eq!(v.size_gib(), Some(160.0));
+        assert!(close(v.throughput_bytes_per_s(), 1200e6));
+        assert!(parse_volume("azure-premium-v2:iops=3000,throughput=800").is_err());
+    }
+
+    #[test]
+    fn custom_volumes() {
+        let v = parse_volume("custom:iops=2000").unwrap();
+        assert!(close(v.ceiling(4096, 1.0).iops, 2000.0));
+        assert_eq!(v.name(), "custom 2,000 IOPS");
+        let v = parse_volume("custom:iops=2000,throughput=100,latency=500us").unwrap();
+        assert!(close(v.typical_latency_us(), 500.0));
+        assert!(close(v.ceiling(1 << 20, 1.0).iops, 100.0));
+        assert!(parse_volume("custom").is_err());
+        assert!(parse_volume("custom:latency=1ms").is_err());
+    }
+
+    #[test]
+    fn bad_specs_list_types_and_fields() {
+        let e = parse_volume("io3:iops=1").unwrap_err().to_string();
+        assert!(e.starts_with("unknown volume type 'io3'; known types: gp2 (size), gp3 (iops, throughput, size, limits), io1 (iops, size)"), "{e}");
+        for t in [
+            "io2-be (iops, size)",
+            "st1 (size)",
+            "sc1 (size)",
+            "oci-uhp (size, vpus)",
+            "gcp-hyperdisk-balanced (iops, throughput, size)",
+            "azure-premium-v2 (iops, throughput, size)",
+            "custom (iops, throughput, latency, size)",
+        ] {
+            assert!(e.contains(t), "{t} missing from: {e}");
+        }
+        let e = parse_volume("io1:iops=48000,speed=9")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown field 'speed'") && e.contains("io1 takes iops, size"),
+            "{e}"
+        );
+        let e = parse_volume("io1:iops=70000").unwrap_err().to_string();
+        assert!(e.contains("100..64,000"), "{e}");
+        let e = parse_volume("io1:iops=48000,size=500G")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("50 IOPS per GiB") && e.contains("size >= 960 GiB"),
+            "{e}"
+        );
+        let e = parse_volume("io1").unwrap_err().to_string();
+        assert!(e.contains("io1 needs iops="), "{e}");
+        let e = parse_volume("io1:iops").unwrap_err().to_string();
+        assert!(e.contains("not field=value"), "{e}");
+        let e = parse_volume("io1:iops=1,iops=2").unwrap_err().to_string();
+        assert!(e.contains("twice"), "{e}");
+        let e = parse_volume("").unwrap_err().to_string();
+        assert!(e.contains("known types"), "{e}");
+    }
+
+    #[test]
+    fn spec_round_trips() {
+        for s in [
+            "io1:iops=48000,size=960G",
+            "gp3:iops=6000,throughput=250,size=12G",
+            "gp2:size=500G",
+            "st1:size=2048G",
+            "oci-uhp:vpus=60,size=1000G",
+            "custom:iops=2000,latency=500us",
+            "azure-premium-v2:iops=3000,throughput=125,size=1G",
+        ] {
+            let v = parse_volume(s).unwrap();
+            assert_eq!(v.spec(), s);
+            assert_eq!(parse_volume(&v.spec()).unwrap().name(), v.name());
+        }
+    }
+
+    #[test]
+    fn instance_caps_in_the_ceiling() {
+        let c7g = instance("c7g.16xlarge").unwrap();
+        let io1 = parse_volume("io1:iops=48000").unwrap();
+        let c = expected_ceiling(Some(&io1), Some(&c7g), 16384, 1.0).unwrap();
+        assert!(close(c.iops, 48_000.0));
+        assert!(
+            c.formula.contains("c7g.16xlarge 80,000 IOPS"),
+            "{}",
+            c.formula
+        );
+        let c = expected_ceiling(None, Some(&c7g), 16384, 1.0).unwrap();
+        assert!(close(c.iops, 80_000.0));
+        assert!(c.limited_by.contains("instance c7g.16xlarge (80,000 IOPS)"));
+        // 1 MiB I/O: 2,500 MB/s / 1 MiB = 2,384 IOPS.
+        let c = expected_ceiling(None, Some(&c7g), 1 << 20, 1.0).unwrap();
+        assert!(close(c.iops, 2.5e9 / 1_048_576.0));
+        assert!(expected_ceiling(None, None, 4096, 1.0).is_none());
+        // Burst instances are taken at their maximum and say so.
+        let m5 = instance("m5.large").unwrap();
+        let gp3 = parse_volume("gp3:iops=16000,throughput=1000").unwrap();
+        let c = expected_ceiling(Some(&gp3), Some(&m5), 16384, 1.0).unwrap();
+        assert!(close(c.iops, 16_000.0));
+        let c = expected_ceiling(Some(&gp3), Some(&m5), 256 * 1024, 1.0).unwrap();
+        assert!(c.limited_by.contains("m5.large"), "{}", c.limited_by);
+        assert!(c.limited_by.contains("30 min"), "{}", c.limited_by);
+    }
+
+    #[test]
+    fn right_sizing() {
+        let v = parse_volume("io2-be:iops=100000,size=500G").unwrap();
+        let r = right_size(&v, 40_000.0);
+        assert_eq!(r.volume.iops, Some(48_000.0));
+        let cost = r.cost.as_ref().unwrap();
+        // 62.50 + 32,000 x 0.065 + 16,000 x 0.046 = 2,878.50
+        assert!(close(cost.total, 2878.5), "{cost:?}");
+        assert!(close(r.saving.unwrap(), 4766.5 - 2878.5));
+        assert!(
+            r.explanation.contains("40,000 x 1.2 = 48,000"),
+            "{}",
+            r.explanation
+        );
+        assert!(
+            r.explanation.contains("saves $1,888.00"),
+            "{}",
+            r.explanation
+        );
+        // gp3 never goes below its included 3,000 IOPS.
+        let g = parse_volume("gp3:iops=10000,size=100G").unwrap();
+        let r = right_size(&g, 1000.0);
+        assert_eq!(r.volume.iops, Some(3000.0));
+        // io1 beyond its maximum is clamped and says what to do.
+        let r = right_size(&parse_volume("io1:iops=1000").unwrap(), 100_000.0);
+        assert_eq!(r.volume.iops, Some(64_000.0));
+        assert!(r.explanation.contains("io2-be"), "{}", r.explanation);
+        assert_eq!(r.volume.size_gib, Some(1280.0));
+        // gp2 grows to the size that gives the IOPS, and never shrinks.
+        let r = right_size(&parse_volume("gp2:size=100G").unwrap(), 1000.0);
+        assert_eq!(r.volume.size_gib, Some(400.0));
+        let r = right_size(&parse_volume("gp2:size=2000G").unwrap(), 100.0);
+        assert_eq!(r.volume.size_gib, Some(2000.0));
+        assert!(
+            r.explanation.contains("cannot be shrunk"),
+            "{}",
+            r.explanation
+        );
+        let r = right_size(&parse_volume("st1:size=2T").unwrap(), 100.0);
+        assert!(r.explanation.contains("throughput"), "{}", r.explanation);
+    }
+
+    #[test]
+    fn listing_mentions_everything() {
+        let l = list_models();
+        assert!(l.contains(data_version()));
+        for t in [
+            "gp2",
+            "gp3",
+            "io1",
+            "io2",
+            "io2-be",
+            "st1",
+            "sc1",
+            "oci-lower-cost",
+            "oci-balanced",
+            "oci-higher-performance",
+            "oci-uhp",
+            "gcp-hyperdisk-balanced",
+            "gcp-pd-ssd",
+            "azure-premium-v2",
+            "custom",
+            "c7g.16xlarge",
+            "r6i.metal",
+            "m5.large *",
+            "source:",
+        ] {
+            assert!(l.contains(t), "{t}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn io1_ceilings_respect_the_provisioned_limits(iops in 100u32..=64_000, bs_kib in 1u64..=2048) {
+            let v = parse_volume(&format!("io1:iops={iops}")).unwrap();
+            let c = v.ceiling(bs_kib * 1024, 1.0);
+            prop_assert!(c.iops <= iops as f64 + 1e-6);
+            prop_assert!(c.bytes_per_s <= 1000.0 * 1_048_576.0 + 1e-3);
+            prop_assert!((c.iops * (bs_kib * 1024) as f64 - c.bytes_per_s).abs() < 1e-3);
+            let i = instance("r6i.8xlarge").unwrap();
+            let e = expected_ceiling(Some(&v), Some(&i), bs_kib * 1024, 0.5).unwrap();
+            prop_assert!(e.iops <= c.iops + 1e-6 && e.iops <= 40_000.0 + 1e-6);
+        }
+
+        #[test]
+        fn derived_sizes_are_accepted_back(iops in 3_000u32..=16_000, t in 125u32..=1000) {
+            let t = t.min(iops / 4);
+            let v = parse_volume(&format!("gp3:iops={iops},throughput={t}")).unwrap();
+            let again = parse_volume(&v.spec()).unwrap();
+            prop_assert_eq!(again.name(), v.name());
+        }
+    }
+}

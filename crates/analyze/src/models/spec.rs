@@ -1,0 +1,568 @@
+//! `--volume` specs: `io1:iops=48000,size=1000G`. Parsing validates against the type's published
+//! ranges so that an impossible volume (io1 at 100,000 IOPS, 48,000 IOPS on 500 GiB) is an error
+//! with the allowed range, not a silently wrong ceiling.
+
+use super::data::{data, volume_model, Params, VolumeModel};
+use super::volume::Volume;
+use crate::{fmt, AnalyzeError};
+
+const MIB: f64 = 1_048_576.0;
+
+/// The fields a type accepts, in the order they are documented.
+pub(crate) fn fields_of(model: &VolumeModel) -> Vec<&'static str> {
+    match &model.params {
+        Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => vec!["size"],
+        Params::Gp3(_) => vec!["iops", "throughput", "size", "limits"],
+        Params::Provisioned(_) => vec!["iops", "size"],
+        Params::Oci(o) if o.vpus.min < o.vpus.max => vec!["size", "vpus"],
+        Params::Oci(_) => vec!["size"],
+        Params::Hyperdisk(_) | Params::AzureV2(_) => vec!["iops", "throughput", "size"],
+        Params::Custom => vec!["iops", "throughput", "latency", "size"],
+    }
+}
+
+/// `gp2 (size), gp3 (iops, throughput, size, limits), ...`
+pub(crate) fn known_types() -> String {
+    data()
+        .volumes
+        .iter()
+        .map(|m| format!("{} ({})", m.ty, fields_of(m).join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parses a volume spec such as `io1:iops=48000,size=1000G`, `gp3:iops=6000,throughput=250`
+/// (MiB/s), `gp2:size=500G`, `st1:size=2T`, `oci-uhp:size=1000G,vpus=60` or
+/// `custom:iops=2000,latency=500us`. Sizes take G/GiB/T/TiB (read as GiB/TiB). Missing values get
+/// the type's defaults; a missing size becomes the smallest size that allows the requested IOPS,
+/// noted in [`Volume::notes`]. Unknown types, unknown fields and out-of-range values are errors
+/// that list what is allowed.
+pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
+    let spec = spec.trim();
+    let (ty, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let model = volume_model(ty).ok_or_else(|| AnalyzeError::UnknownVolumeType {
+        given: ty.trim().to_string(),
+        known: format!(
+            "{}; example: --volume io1:iops=48000,size=1000G",
+            known_types()
+        ),
+    })?;
+    let bad = |reason: String| AnalyzeError::InvalidVolume {
+        spec: spec.to_string(),
+        reason,
+    };
+    let allowed = fields_of(model);
+    let takes = format!("{} takes {}", model.ty, allowed.join(", "));
+    let mut fields: Vec<(&'static str, String)> = vec![];
+    for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| bad(format!("'{part}' is not field=value; {takes}")))?;
+        let key = match k.trim().to_ascii_lowercase().as_str() {
+            "iops" => "iops",
+            "throughput" | "tput" | "bw" | "mbps" => "throughput",
+            "size" | "capacity" => "size",
+            "latency" | "lat" => "latency",
+            "vpus" | "vpu" => "vpus",
+            "limits" => "limits",
+            other => {
+                return Err(bad(format!(
+                    "unknown field '{other}' for {}; {takes}",
+                    model.ty
+                )))
+            }
+        };
+        if !allowed.contains(&key) {
+            return Err(bad(format!("{} has no field '{key}'; {takes}", model.ty)));
+        }
+        if fields.iter().any(|(k2, _)| *k2 == key) {
+            return Err(bad(format!("field '{key}' given twice")));
+        }
+        fields.push((key, v.trim().to_string()));
+    }
+    let get = |k: &str| {
+        fields
+            .iter()
+            .find(|(k2, _)| *k2 == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let iops = get("iops")
+        .map(|v| parse_count(v).map_err(|e| bad(format!("iops: {e}"))))
+        .transpose()?;
+    let size = get("size")
+        .map(|v| parse_size_gib(v).map_err(|e| bad(format!("size: {e}"))))
+        .transpose()?;
+    let default_tput_unit = match model.params {
+        Params::AzureV2(_) => 1e6,
+        _ => MIB,
+    };
+    let tput = get("throughput")
+        .map(|v| {
+            parse_throughput(v, default_tput_unit).map_err(|e| bad(format!("throughput: {e}")))
+        })
+        .transpose()?;
+    let mut vol = Volume {
+        model,
+        iops: None,
+        throughput: None,
+        size_gib: size,
+        vpus: None,
+        latency_us: None,
+        newer_limits: false,
+        notes: vec![],
+    };
+    let ty = model.ty.as_str();
+    let check_size = |s: f64, min: f64, max: f64, unit: &str| -> Result<(), AnalyzeError> {
+        if s < min || s > max {
+            Err(bad(format!(
+                "{ty} size must be {}..{} {unit} (given {})",
+                fmt::trim(min, 3),
+                fmt::trim(max, 3),
+                fmt::trim(s, 3)
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let need_size = |example: &str| {
+        bad(format!(
+            "{ty} needs size= because its performance scales with size, e.g. {example}"
+        ))
+    };
+    match &model.params {
+        Params::Gp2(p) => {
+            let s = size.ok_or_else(|| need_size("gp2:size=500G"))?;
+            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+        }
+        Params::Hdd(p) => {
+            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=2T")))?;
+            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+        }
+        Params::GcpPd(p) => {
+            let s = size.ok_or_else(|| need_size("gcp-pd-ssd:size=500G"))?;
+            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+        }
+        Params::Oci(p) => {
+            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=1000G")))?;
+            check_size(s, p.size_gb.min, p.size_gb.max, "GB")?;
+            let v = match get("vpus") {
+                Some(v) => {
+                    let n = parse_count(v).map_err(|e| bad(format!("vpus: {e}")))?;
+                    let steps = (n - p.vpus.min) / p.vpus.step;
+                    if n < p.vpus.min || n > p.vpus.max || steps.fract() != 0.0 {
+                        return Err(bad(format!(
+                            "{ty} vpus must be {}..{} in steps of {} (given {})",
+                            fmt::trim(p.vpus.min, 0),
+                            fmt::trim(p.vpus.max, 0),
+                            fmt::trim(p.vpus.step, 0),
+                            fmt::trim(n, 2)
+                        )));
+                    }
+                    n
+                }
+                None => {
+                    if p.vpus.min < p.vpus.max {
+                        vol.notes.push(format!(
+                            "vpus not given: assumed {} VPUs/GB",
+                            fmt::trim(p.vpus.default, 0)
+                        ));
+                    }
+                    p.vpus.default
+                }
+            };
+            vol.vpus = Some(v);
+        }
+        Params::Gp3(p) => {
+            let newer = match get("limits").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("2023") => false,
+                Some(l) if l == p.newer_limits.name => true,
+                Some(other) => {
+                    return Err(bad(format!(
+                        "limits must be 2023 (AWS documentation, default) or {} (newer, weaker source); given '{other}'",
+                        p.newer_limits.name
+                    )))
+                }
+            };
+            vol.newer_limits = newer;
+            let max_iops = if newer {
+                p.newer_limits.max_iops
+            } else {
+                p.max_iops
+            };
+            let max_size = if newer {
+                p.newer_limits.max_size_gib
+            } else {
+                p.size_gib.max
+            };
+            let i = iops.unwrap_or(p.included_iops);
+            if i < p.included_iops || i > max_iops {
+                let hint = if !newer && i > max_iops && i <= p.newer_limits.max_iops {
+                    format!(
+                        "; AWS raised the gp3 maximum to {} IOPS in {} (weaker source): add limits={} to use it",
+                        fmt::int(p.newer_limits.max_iops),
+                        p.newer_limits.name,
+                        p.newer_limits.name
+                    )
+                } else {
+                    String::new()
+                };
+                return Err(bad(format!(
+                    "gp3 IOPS must be {}..{} (given {}){hint}",
+                    fmt::int(p.included_iops),
+                    fmt::int(max_iops),
+                    fmt::int(i)
+                )));
+            }
+            let s = size_for_ratio(
+                ty,
+                i,
+                p.included_iops,
+                p.max_iops_per_gib,
+                size,
+                p.size_gib.min,
+                max_size,
+                &mut vol.notes,
+            )
+            .map_err(bad)?;
+            vol.size_gib = Some(s);
+            let max_mib = if newer {
+                p.newer_limits.max_mib_s.unwrap_or(p.max_mib_s)
+            } else {
+                p.max_mib_s
+            };
+            let allowed = max_mib.min(i * p.mib_s_per_iops);
+            let t = tput.unwrap_or(p.included_mib_s * MIB);
+            let t_mib = t / MIB;
+            if t_mib < p.included_mib_s - 1e-9 || t_mib > allowed + 1e-9 {
+                return Err(bad(format!(
+                    "gp3 throughput must be {}..{} MiB/s for {} IOPS (at most {} MiB/s per provisioned IOPS and {} MiB/s overall); given {} MiB/s",
+                    fmt::int(p.included_mib_s),
+                    fmt::trim(allowed, 2),
+                    fmt::int(i),
+                    fmt::trim(p.mib_s_per_iops, 3),
+                    fmt::int(max_mib),
+                    fmt::trim(t_mib, 2)
+                )));
+            }
+            if newer {
+                vol.notes.push(p.newer_limits.note.clone());
+            }
+            vol.iops = Some(i);
+            vol.throughput = Some(t);
+        }
+        Params::Provisioned(p) => {
+            let i = iops.ok_or_else(|| {
+                bad(format!(
+                    "{ty} needs iops=, e.g. {ty}:iops={} ({}..{} IOPS, at most {} IOPS per GiB)",
+                    p.max_iops.min(48_000.0).round(),
+                    fmt::int(p.min_iops),
+                    fmt::int(p.max_iops),
+                    fmt::int(p.max_iops_per_gib)
+                ))
+            })?;
+            if i < p.min_iops || i > p.max_iops {
+                let hint = if i > p.max_iops && ty != "io2-be" {
+                    "; io2-be (Block Express) allows up to 256,000"
+                } else {
+                    ""
+                };
+                return Err(bad(format!(
+                    "{ty} IOPS must be {}..{} (given {}){hint}",
+                    fmt::int(p.min_iops),
+                    fmt::int(p.max_iops),
+                    fmt::int(i)
+                )));
+            }
+            let s = size_for_ratio(
+                ty,
+                i,
+                0.0,
+                p.max_iops_per_gib,
+                size,
+                p.size_gib.min,
+                p.size_gib.max,
+                &mut vol.notes,
+            )
+            .map_err(bad)?;
+            vol.size_gib = Some(s);
+            if ty == "io1" && i > 32_000.0 {
+                vol.notes.push(
+                    "io1 above 32,000 IOPS needs a Nitro-based instance; others top out at 32,000"
+                        .into(),
+                );
+            }
+            vol.iops = Some(i);
+        }
+        Params::Hyperdisk(p) => {
+            let i = iops.unwrap_or(p.included_iops);
+            if i < p.included_iops || i > p.max_iops {
+                return Err(bad(format!(
+                    "{ty} IOPS must be {}..{} (given {})",
+                    fmt::int(p.included_iops),
+                    fmt::int(p.max_iops),
+                    fmt::int(i)
+                )));
+            }
+            let s = size_for_ratio(
+                ty,
+                i,
+                p.included_iops,
+                p.max_iops_per_gib,
+                size,
+                p.size_gib.min,
+                p.size_gib.max,
+                &mut vol.notes,
+            )
+            .map_err(bad)?;
+            vol.size_gib = Some(s);
+            let t = tput.unwrap_or(p.included_mib_s * MIB);
+            if t / MIB < p.min_mib_s - 1e-9 || t / MIB > p.max_mib_s + 1e-9 {
+                return Err(bad(format!(
+                    "{ty} throughput must be {}..{} MiB/s (given {} MiB/s)",
+                    fmt::int(p.min_mib_s),
+                    fmt::int(p.max_mib_s),
+                    fmt::trim(t / MIB, 2)
+                )));
+            }
+            vol.iops = Some(i);
+            vol.throughput = Some(t);
+        }
+        Params::AzureV2(p) => {
+            let i = iops.unwrap_or(p.included_iops);
+            if i < p.included_iops || i > p.max_iops {
+                return Err(bad(format!(
+                    "{ty} IOPS must be {}..{} (given {})",
+                    fmt::int(p.included_iops),
+                    fmt::int(p.max_iops),
+                    fmt::int(i)
+                )));
+            }
+            let s = size_for_ratio(
+                ty,
+                i,
+                p.included_iops,
+                p.max_iops_per_gib,
+                size,
+                p.size_gib.min,
+                p.size_gib.max,
+                &mut vol.notes,
+            )
+            .map_err(bad)?;
+            vol.size_gib = Some(s);
+            let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
+            let t = tput.unwrap_or(p.included_mb_s * 1e6);
+            if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
+                return Err(bad(format!(
+                    "{ty} throughput must be {}..{} MB/s for {} IOPS (at most {} MB/s per IOPS and {} MB/s overall); given {} MB/s",
+                    fmt::int(p.included_mb_s),
+                    fmt::trim(allowed, 2),
+                    fmt::int(i),
+                    fmt::trim(p.mb_s_per_iops, 3),
+                    fmt::int(p.max_mb_s),
+                    fmt::trim(t / 1e6, 2)
+                )));
+            }
+            vol.iops = Some(i);
+            vol.throughput = Some(t);
+        }
+        Params::Custom => {
+            if iops.is_none() && tput.is_none() {
+                return Err(bad(
+                    "custom needs iops= and/or throughput= (MiB/s), e.g. custom:iops=2000 or custom:iops=2000,throughput=100,latency=500us".into(),
+                ));
+            }
+            if let Some(i) = iops {
+                if i <= 0.0 {
+                    return Err(bad(format!(
+                        "iops must be above 0 (given {})",
+                        fmt::trim(i, 2)
+                    )));
+                }
+            }
+            if let Some(t) = tput {
+                if t <= 0.0 {
+                    return Err(bad("throughput must be above 0".into()));
+                }
+            }
+            if let Some(l) = get("latency") {
+                let us = parse_latency_us(l).map_err(|e| bad(format!("latency: {e}")))?;
+                vol.latency_us = Some(us);
+            }
+            vol.iops = iops;
+            vol.throughput = tput;
+        }
+    }
+    Ok(vol)
+}
+
+/// Checks the IOPS-per-GiB ratio against a given size, or derives the smallest size that
+/// allows the IOPS. `free_iops`: IOPS every size gets (gp3's 3,000), exempt from the ratio.
+#[allow(clippy::too_many_arguments)]
+fn size_for_ratio(
+    ty: &str,
+    iops: f64,
+    free_iops: f64,
+    per_gib: f64,
+    size: Option<f64>,
+    min: f64,
+    max: f64,
+    notes: &mut Vec<String>,
+) -> Result<f64, String> {
+    let needed = if iops > free_iops {
+        (iops / per_gib).ceil().max(min)
+    } else {
+        min
+    };
+    match size {
+        Some(s) => {
+            if s < min || s > max {
+                return Err(format!(
+                    "{ty} size must be {}..{} GiB (given {})",
+                    fmt::trim(min, 3),
+                    fmt::int(max),
+                    fmt::trim(s, 3)
+                ));
+            }
+            if iops > free_iops && iops > per_gib * s + 1e-9 {
+                return Err(format!(
+                    "{ty} allows at most {} IOPS per GiB: {} IOPS needs size >= {} GiB (given {} GiB, which allows {})",
+                    fmt::int(per_gib),
+                    fmt::int(iops),
+                    fmt::int(needed),
+                    fmt::trim(s, 3),
+                    fmt::int((per_gib * s).max(free_iops))
+                ));
+            }
+            Ok(s)
+        }
+        None => {
+            if needed > max {
+                return Err(format!(
+                    "{ty}: {} IOPS would need {} GiB, above the {} GiB maximum",
+                    fmt::int(iops),
+                    fmt::int(needed),
+                    fmt::int(max)
+                ));
+            }
+            notes.push(format!(
+                "size not given: assumed {}, the smallest {ty} size that allows {} IOPS (give size= for a real cost)",
+                fmt::gib(needed),
+                fmt::int(iops)
+            ));
+            Ok(needed)
+        }
+    }
+}
+
+/// `48000`, `48k`, `1.5k`, `2m` (decimal: counts, not bytes).
+pub(crate) fn parse_count(v: &str) -> Result<f64, String> {
+    let s = v.trim().to_ascii_lowercase().replace('_', "");
+    let (num, mult) = if let Some(n) = s.strip_suffix('k') {
+        (n, 1e3)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 1e6)
+    } else {
+        (s.as_str(), 1.0)
+    };
+    let x: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{v}' is not a number (examples: 48000, 48k)"))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(format!("'{v}' is not a positive number"));
+    }
+    Ok(x * mult)
+}
+
+/// Sizes in GiB: `1000G`, `1000GiB`, `1000GB`, `2T`, `2TiB`, `512M`, `500` (GiB).
+pub(crate) fn parse_size_gib(v: &str) -> Result<f64, String> {
+    let s = v.trim().to_ascii_lowercase();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("'{v}' is not a size (examples: 500G, 1000GiB, 2T)"))?;
+    let mult = match unit.trim() {
+        "" | "g" | "gi" | "gib" | "gb" => 1.0,
+        "t" | "ti" | "tib" | "tb" => 1024.0,
+        "m" | "mi" | "mib" | "mb" => 1.0 / 1024.0,
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' in '{v}' (use G, GiB, T or TiB)"
+            ))
+        }
+    };
+    Ok(x * mult)
+}
+
+/// Throughput: a plain number is in `default_unit` bytes/s (MiB/s for EBS, GCP and custom; MB/s
+/// for Azure); suffixes MiB/s, MB/s, GiB/s, GB/s, KiB/s (the `/s` is optional).
+pub(crate) fn parse_throughput(v: &str, default_unit: f64) -> Result<f64, String> {
+    let s = v.trim().to_ascii_lowercase();
+    let s = s.strip_suffix("/s").unwrap_or(&s).trim().to_string();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("'{v}' is not a throughput (examples: 250 for MiB/s, 250MiB/s)"))?;
+    let mult = match unit.trim() {
+        "" => default_unit,
+        "m" | "mi" | "mib" => MIB,
+        "mb" => 1e6,
+        "g" | "gi" | "gib" => 1024.0 * MIB,
+        "gb" => 1e9,
+        "k" | "ki" | "kib" => 1024.0,
+        "kb" => 1e3,
+        other => return Err(format!("unknown throughput unit '{other}' in '{v}'")),
+    };
+    Ok(x * mult)
+}
+
+/// Latency in µs: `500us`, `500µs`, `0.5ms`, `2s`, `800ns`, or a plain number of µs.
+pub(crate) fn parse_latency_us(v: &str) -> Result<f64, String> {
+    let s = v.trim().to_ascii_lowercase();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("'{v}' is not a time (examples: 500us, 0.5ms)"))?;
+    let mult = match unit.trim() {
+        "" | "us" | "µs" | "usec" => 1.0,
+        "ns" | "nsec" => 1e-3,
+        "ms" | "msec" => 1e3,
+        "s" | "sec" => 1e6,
+        other => return Err(format!("unknown time unit '{other}' in '{v}' (use us, ms)")),
+    };
+    Ok(x * mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_parsers() {
+        assert_eq!(parse_count("48000").unwrap(), 48_000.0);
+        assert_eq!(parse_count("48k").unwrap(), 48_000.0);
+        assert!(parse_count("lots").is_err());
+        assert_eq!(parse_size_gib("1000G").unwrap(), 1000.0);
+        assert_eq!(parse_size_gib("1000GiB").unwrap(), 1000.0);
+        assert_eq!(parse_size_gib("2T").unwrap(), 2048.0);
+        assert_eq!(parse_size_gib("2TiB").unwrap(), 2048.0);
+        assert_eq!(parse_size_gib("500").unwrap(), 500.0);
+        assert!(parse_size_gib("5X").is_err());
+        assert_eq!(parse_throughput("250", MIB).unwrap(), 250.0 * MIB);
+        assert_eq!(parse_throughput("250MiB/s", 1e6).unwrap(), 250.0 * MIB);
+        assert_eq!(parse_throughput("125MB/s", MIB).unwrap(), 125e6);
+        assert_eq!(parse_latency_us("500us").unwrap(), 500.0);
+        assert_eq!(parse_latency_us("0.5ms").unwrap(), 500.0);
+        assert_eq!(parse_latency_us("463").unwrap(), 463.0);
+        assert!(parse_latency_us("5 fortnights").is_err());
+    }
+}

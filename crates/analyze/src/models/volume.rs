@@ -1,0 +1,522 @@
+//! A parsed volume and the formulas that turn its provisioned numbers into limits: IOPS, bytes
+//! per second, burst buckets, and the I/O-size accounting that makes a 1 MiB read cost four EBS
+//! I/Os. Everything here is arithmetic on [`super::data`]; nothing is measured.
+
+use super::data::{Params, VolumeModel};
+use crate::fmt;
+
+const MIB: f64 = 1_048_576.0;
+
+/// A volume of a modelled type with its provisioned (or derived) performance. Build one with
+/// [`super::parse_volume`].
+#[derive(Debug, Clone)]
+pub struct Volume {
+    pub(crate) model: &'static VolumeModel,
+    /// Provisioned IOPS where the type has them (gp3, io1/io2, Hyperdisk, Azure, custom).
+    pub(crate) iops: Option<f64>,
+    /// Provisioned throughput in bytes/s (gp3, Hyperdisk, Azure, custom).
+    pub(crate) throughput: Option<f64>,
+    /// Size in GiB (GB for OCI).
+    pub(crate) size_gib: Option<f64>,
+    /// OCI volume performance units per GB.
+    pub(crate) vpus: Option<f64>,
+    /// Base latency for `custom` volumes.
+    pub(crate) latency_us: Option<f64>,
+    /// gp3: use the 2025 limits.
+    pub(crate) newer_limits: bool,
+    pub(crate) notes: Vec<String>,
+}
+
+/// A volume's limits in its own accounting units.
+#[derive(Debug, Clone)]
+pub(crate) struct Limits {
+    /// Operations per second, counted in the volume's I/O units (infinite: no IOPS limit).
+    pub iops: f64,
+    /// Bytes per second (infinite: no throughput limit).
+    pub bytes_per_s: f64,
+    /// How the IOPS figure arises, e.g. `1,500 = 500 GiB x 3 IOPS/GiB`.
+    pub iops_text: String,
+    /// How the throughput figure arises, e.g. `750 MiB/s = 48,000 x 16 KiB`.
+    pub tput_text: String,
+}
+
+/// Burst performance above the sustained limits, paid for with credits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Burst {
+    /// IOPS while credits last (in the volume's I/O units).
+    pub iops: f64,
+    /// Bytes per second while credits last.
+    pub bytes_per_s: f64,
+    /// How long a full credit bucket lasts at the burst rate, in seconds.
+    pub seconds_from_full: f64,
+    /// One sentence with the arithmetic.
+    pub description: String,
+}
+
+impl Volume {
+    /// A short human name: `io1 48,000 IOPS, 960 GiB`.
+    pub fn name(&self) -> String {
+        let ty = &self.model.ty;
+        let size = self.size_gib.map(fmt::gib).unwrap_or_default();
+        match &self.model.params {
+            Params::Gp3(_) | Params::Hyperdisk(_) => format!(
+                "{ty} {} IOPS, {}, {size}",
+                fmt::int(self.iops.unwrap_or(0.0)),
+                fmt::bw(self.throughput.unwrap_or(0.0))
+            ),
+            Params::AzureV2(_) => format!(
+                "{ty} {} IOPS, {}, {size}",
+                fmt::int(self.iops.unwrap_or(0.0)),
+                fmt::mb_s(self.throughput.unwrap_or(0.0))
+            ),
+            Params::Provisioned(_) => {
+                format!("{ty} {} IOPS, {size}", fmt::int(self.iops.unwrap_or(0.0)))
+            }
+            Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => {
+                let l = self.limits(false);
+                let perf = match &self.model.params {
+                    Params::Hdd(_) => format!("{} baseline", fmt::bw(l.bytes_per_s)),
+                    _ => format!("{} IOPS, {}", fmt::int(l.iops), fmt::bw(l.bytes_per_s)),
+                };
+                format!("{ty} {size} ({perf})")
+            }
+            Params::Oci(_) => {
+                let l = self.limits(false);
+                format!(
+                    "{ty} {} VPUs/GB, {} GB ({} IOPS, {})",
+                    fmt::int(self.vpus.unwrap_or(0.0)),
+                    fmt::trim(self.size_gib.unwrap_or(0.0), 2),
+                    fmt::int(l.iops),
+                    fmt::mb_s(l.bytes_per_s)
+                )
+            }
+            Params::Custom => {
+                let mut parts = vec![];
+                if let Some(i) = self.iops {
+                    parts.push(format!("{} IOPS", fmt::int(i)));
+                }
+                if let Some(t) = self.throughput {
+                    parts.push(fmt::bw(t));
+                }
+                if let Some(l) = self.latency_us {
+                    parts.push(fmt::us_short(l));
+                }
+                format!("{ty} {}", parts.join(", "))
+            }
+        }
+    }
+
+    /// The spec that re-creates this volume: `io1:iops=48000,size=960G`.
+    pub fn spec(&self) -> String {
+        let mut f = vec![];
+        if let Some(i) = self.iops {
+            f.push(format!("iops={}", i.round()));
+        }
+        if let Some(t) = self.throughput {
+            match &self.model.params {
+                Params::AzureV2(_) => f.push(format!("throughput={}", fmt::trim(t / 1e6, 2))),
+                _ => f.push(format!(
+                    "throughput={}",
+                    fmt::trim(t / MIB, 2).replace(',', "")
+                )),
+            }
+        }
+        if let Some(v) = self.vpus {
+            if matches!(&self.model.params, Params::Oci(o) if o.vpus.min < o.vpus.max) {
+                f.push(format!("vpus={v}"));
+            }
+        }
+        if let Some(l) = self.latency_us {
+            f.push(format!("latency={}us", fmt::trim(l, 3).replace(',', "")));
+        }
+        if let Some(s) = self.size_gib {
+            f.push(format!("size={}G", fmt::trim(s, 2).replace(',', "")));
+        }
+        if self.newer_limits {
+            f.push("limits=2025".into());
+        }
+        if f.is_empty() {
+            self.model.ty.clone()
+        } else {
+            format!("{}:{}", self.model.ty, f.join(","))
+        }
+    }
+
+    /// The type name as used in specs: `io1`, `oci-balanced`.
+    pub fn type_name(&self) -> &str {
+        &self.model.ty
+    }
+
+    /// The provider: `AWS EBS`, `OCI Block Volume`, `GCP`, `Azure Managed Disks`, `custom`.
+    pub fn provider(&self) -> &str {
+        &self.model.provider
+    }
+
+    /// True for AWS EBS volume types.
+    pub fn is_ebs(&self) -> bool {
+        self.model.provider == "AWS EBS"
+    }
+
+    /// `ssd`, `hdd` or `unknown` (custom).
+    pub fn medium(&self) -> &str {
+        &self.model.medium
+    }
+
+    /// Size in GiB (GB for OCI), when known.
+    pub fn size_gib(&self) -> Option<f64> {
+        self.size_gib
+    }
+
+    /// Sustained IOPS in the volume's own I/O units (infinite when the type has no IOPS limit).
+    pub fn iops(&self) -> f64 {
+        self.limits(false).iops
+    }
+
+    /// Sustained throughput in bytes per second (infinite when unlimited).
+    pub fn throughput_bytes_per_s(&self) -> f64 {
+        self.limits(false).bytes_per_s
+    }
+
+    /// Typical base latency of one small I/O in µs, for the simulator when the user gives none.
+    /// A typical value from the data file, never a guarantee; `custom:latency=` overrides it.
+    pub fn typical_latency_us(&self) -> f64 {
+        self.latency_us.unwrap_or(self.model.typical_latency.us)
+    }
+
+    /// Where the typical latency comes from and why it is only typical.
+    pub fn typical_latency_note(&self) -> String {
+        if self.latency_us.is_some() {
+            "given in the spec".into()
+        } else {
+            self.model.typical_latency.note.clone()
+        }
+    }
+
+    /// The size up to which the volume counts one I/O as one operation: 256 KiB for EBS SSD
+    /// types, 1 MiB for EBS HDD types; `None` where the provider documents no such rule.
+    pub fn io_unit(&self) -> Option<u64> {
+        let kib = match &self.model.params {
+            Params::Gp2(p) => p.io_unit_kib,
+            Params::Gp3(p) => p.io_unit_kib,
+            Params::Provisioned(p) => p.io_unit_kib,
+            Params::Hdd(p) => p.io_unit_kib,
+            _ => return None,
+        };
+        Some((kib * 1024.0) as u64)
+    }
+
+    /// Assumptions made while parsing the spec (defaults, derived sizes, opt-in limits).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Burst performance paid with credits (gp2 below 1 TiB, st1, sc1), or `None`.
+    pub fn burst(&self) -> Option<Burst> {
+        let size = self.size_gib?;
+        match &self.model.params {
+            Params::Gp2(p) => {
+                let base = self.limits(false);
+                if size >= p.burst.below_gib || base.iops >= p.burst.iops {
+                    return None;
+                }
+                let burst = self.limits(true);
+                let secs = p.burst.initial_credits / (p.burst.iops - base.iops);
+                let refill = p.burst.initial_credits / (p.burst.credits_per_gib_per_s * size);
+                Some(Burst {
+                    iops: burst.iops,
+                    bytes_per_s: burst.bytes_per_s,
+                    seconds_from_full: secs,
+                    description: format!(
+                        "burst to {} IOPS for {} from a full bucket: {} credits / ({} - {} baseline); refills in {} at {} credits/s",
+                        fmt::int(p.burst.iops),
+                        fmt::secs(secs),
+                        fmt::trim(p.burst.initial_credits, 0),
+                        fmt::int(p.burst.iops),
+                        fmt::int(base.iops),
+                        fmt::secs(refill),
+                        fmt::int(p.burst.credits_per_gib_per_s * size),
+                    ),
+                })
+            }
+            Params::Hdd(p) => {
+                let base = self.limits(false);
+                let burst = self.limits(true);
+                if burst.bytes_per_s <= base.bytes_per_s {
+                    return None;
+                }
+                let tib = size / 1024.0;
+                let bucket_mib = p.credit_bucket_mib_per_tib * tib;
+                let secs = bucket_mib * MIB / (burst.bytes_per_s - base.bytes_per_s);
+                Some(Burst {
+                    iops: burst.iops,
+                    bytes_per_s: burst.bytes_per_s,
+                    seconds_from_full: secs,
+                    description: format!(
+                        "burst to {} for {} from a full bucket: {} MiB of credits / ({} - {} baseline)",
+                        fmt::bw(burst.bytes_per_s),
+                        fmt::secs(secs),
+                        fmt::int(bucket_mib),
+                        fmt::bw(burst.bytes_per_s),
+                        fmt::bw(base.bytes_per_s),
+                    ),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The limits, sustained or with burst credits (same as sustained for types without burst).
+    pub(crate) fn limits(&self, burst: bool) -> Limits {
+        let size = self.size_gib.unwrap_or(0.0);
+        let unlimited = |iops: f64, iops_text: String, bytes: f64, tput_text: String| Limits {
+            iops,
+            bytes_per_s: bytes,
+            iops_text,
+            tput_text,
+        };
+        match &self.model.params {
+            Params::Gp2(p) => {
+                let raw = p.iops_per_gib * size;
+                let base = raw.clamp(p.min_iops, p.max_iops);
+                let iops_text = if raw < p.min_iops {
+                    format!("{} minimum", fmt::int(base))
+                } else if raw > p.max_iops {
+                    format!("{} maximum", fmt::int(base))
+                } else {
+                    format!(
+                        "{} baseline = {} x {} IOPS/GiB",
+                        fmt::int(base),
+                        fmt::gib(size),
+                        fmt::trim(p.iops_per_gib, 2)
+                    )
+                };
+                let (mib, ttext) = if size <= p.throughput.small_max_gib {
+                    (
+                        p.throughput.small_mib_s,
+                        format!(
+                            "{} MiB/s, gp2 up to {} GiB",
+                            fmt::int(p.throughput.small_mib_s),
+                            fmt::int(p.throughput.small_max_gib)
+                        ),
+                    )
+                } else if size < p.throughput.large_min_gib {
+                    if burst {
+                        (
+                            p.throughput.large_mib_s,
+                            format!(
+                                "{} MiB/s with burst credits, gp2 of {}-{} GiB",
+                                fmt::int(p.throughput.large_mib_s),
+                                fmt::int(p.throughput.small_max_gib),
+                                fmt::int(p.throughput.large_min_gib)
+                            ),
+                        )
+                    } else {
+                        (
+                            p.throughput.small_mib_s,
+                            format!(
+                                "{} MiB/s sustained ({} with burst credits), gp2 of {}-{} GiB",
+                                fmt::int(p.throughput.small_mib_s),
+                                fmt::int(p.throughput.large_mib_s),
+                                fmt::int(p.throughput.small_max_gib),
+                                fmt::int(p.throughput.large_min_gib)
+                            ),
+                        )
+                    }
+                } else {
+                    (
+                        p.throughput.large_mib_s,
+                        format!(
+                            "{} MiB/s, gp2 from {} GiB",
+                            fmt::int(p.throughput.large_mib_s),
+                            fmt::int(p.throughput.large_min_gib)
+                        ),
+                    )
+                };
+                let (iops, iops_text) = if burst && size < p.burst.below_gib && base < p.burst.iops
+                {
+                    (
+                        p.burst.iops,
+                        format!("{} burst with credits", fmt::int(p.burst.iops)),
+                    )
+                } else {
+                    (base, iops_text)
+                };
+                unlimited(iops, iops_text, mib * MIB, ttext)
+            }
+            Params::Gp3(p) => {
+                let iops = self.iops.unwrap_or(p.included_iops);
+                let t = self.throughput.unwrap_or(p.included_mib_s * MIB);
+                let ttext =
+                    if self.throughput.is_none() || (t / MIB - p.included_mib_s).abs() < 1e-9 {
+                        format!("{} MiB/s included", fmt::trim(t / MIB, 2))
+                    } else {
+                        format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2))
+                    };
+                unlimited(iops, fmt::int(iops), t, ttext)
+            }
+            Params::Provisioned(p) => {
+                let iops = self.iops.unwrap_or(p.min_iops);
+                let tier = p
+                    .throughput_tiers
+                    .iter()
+                    .find(|t| iops <= t.max_iops)
+                    .or(p.throughput_tiers.last());
+                let (mib, ttext) = match tier {
+                    Some(t) => {
+                        let raw = iops * t.mib_s_per_iops;
+                        let per = if (t.mib_s_per_iops * 1024.0).fract() == 0.0 {
+                            format!("{} x {}", fmt::int(iops), fmt::size(t.mib_s_per_iops * MIB))
+                        } else {
+                            format!(
+                                "{} x {} MiB/s",
+                                fmt::int(iops),
+                                fmt::trim(t.mib_s_per_iops, 4)
+                            )
+                        };
+                        if raw <= t.cap_mib_s {
+                            (raw, format!("{} MiB/s = {per}", fmt::trim(raw, 2)))
+                        } else {
+                            (
+                                t.cap_mib_s,
+                                format!(
+                                    "{} MiB/s, the {} cap ({per} = {} MiB/s)",
+                                    fmt::trim(t.cap_mib_s, 2),
+                                    self.model.ty,
+                                    fmt::trim(raw, 2)
+                                ),
+                            )
+                        }
+                    }
+                    None => (f64::INFINITY, "no throughput limit".into()),
+                };
+                unlimited(iops, fmt::int(iops), mib * MIB, ttext)
+            }
+            Params::Hdd(p) => {
+                let tib = size / 1024.0;
+                let (per, cap, what) = if burst {
+                    (p.burst_mib_s_per_tib, p.burst_cap_mib_s, "burst")
+                } else {
+                    (p.base_mib_s_per_tib, p.base_cap_mib_s, "baseline")
+                };
+                let raw = per * tib;
+                let (mib, ttext) = if raw <= cap {
+                    (
+                        raw,
+                        format!(
+                            "{} MiB/s {what} = {} x {} MiB/s per TiB",
+                            fmt::trim(raw, 2),
+                            fmt::gib(size),
+                            fmt::int(per)
+                        ),
+                    )
+                } else {
+                    (cap, format!("{} MiB/s {what} cap", fmt::int(cap)))
+                };
+                unlimited(
+                    p.max_iops,
+                    format!("{} maximum", fmt::int(p.max_iops)),
+                    mib * MIB,
+                    ttext,
+                )
+            }
+            Params::Oci(p) => {
+                let v = self.vpus.unwrap_or(p.vpus.default);
+                let per = p.iops_per_gb.at(v);
+                let cap = p.max_iops.at(v);
+                let raw = per * size;
+                let (iops, iops_text) = if raw <= cap {
+                    (
+                        raw,
+                        format!(
+                            "{} = {} GB x {} IOPS/GB",
+                            fmt::int(raw),
+                            fmt::trim(size, 2),
+                            fmt::trim(per, 2)
+                        ),
+                    )
+                } else {
+                    (cap, format!("{} per-volume cap", fmt::int(cap)))
+                };
+                let kb = p.kb_s_per_gb.at(v);
+                let tcap = p.max_mb_s.at(v) * 1e6;
+                let traw = kb * 1000.0 * size;
+                let (bytes, ttext) = if traw <= tcap {
+                    (
+                        traw,
+                        format!(
+                            "{} = {} GB x {} KB/s per GB",
+                            fmt::mb_s(traw),
+                            fmt::trim(size, 2),
+                            fmt::trim(kb, 2)
+                        ),
+                    )
+                } else {
+                    (tcap, format!("{} per-volume cap", fmt::mb_s(tcap)))
+                };
+                unlimited(iops, iops_text, bytes, ttext)
+            }
+            Params::Hyperdisk(p) => {
+                let iops = self.iops.unwrap_or(p.included_iops);
+                let t = self.throughput.unwrap_or(p.included_mib_s * MIB);
+                unlimited(
+                    iops,
+                    fmt::int(iops),
+                    t,
+                    format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
+                )
+            }
+            Params::GcpPd(p) => {
+                let raw = p.iops_per_gib * size;
+                let (iops, iops_text) = if raw <= p.max_iops {
+                    (
+                        raw,
+                        format!(
+                            "{} = {} x {} IOPS/GiB",
+                            fmt::int(raw),
+                            fmt::gib(size),
+                            fmt::trim(p.iops_per_gib, 2)
+                        ),
+                    )
+                } else {
+                    (
+                        p.max_iops,
+                        format!("{} instance maximum", fmt::int(p.max_iops)),
+                    )
+                };
+                let traw = p.mib_s_per_gib * size;
+                let (mib, ttext) = if traw <= p.max_mib_s {
+                    (
+                        traw,
+                        format!(
+                            "{} MiB/s = {} x {} MiB/s per GiB",
+                            fmt::trim(traw, 2),
+                            fmt::gib(size),
+                            fmt::trim(p.mib_s_per_gib, 3)
+                        ),
+                    )
+                } else {
+                    (
+                        p.max_mib_s,
+                        format!("{} MiB/s instance maximum", fmt::int(p.max_mib_s)),
+                    )
+                };
+                unlimited(iops, iops_text, mib * MIB, ttext)
+            }
+            Params::AzureV2(p) => {
+                let iops = self.iops.unwrap_or(p.included_iops);
+                let t = self.throughput.unwrap_or(p.included_mb_s * 1e6);
+                unlimited(
+                    iops,
+                    fmt::int(iops),
+                    t,
+                    format!("{} provisioned", fmt::mb_s(t)),
+                )
+            }
+            Params::Custom => {
+                let iops = self.iops.unwrap_or(f64::INFINITY);
+                let t = self.throughput.unwrap_or(f64::INFINITY);
+                unlimited(iops, fmt::int(iops), t, fmt::bw(t))
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! fio's steady-state detection (`steadystate=iops_slope:0.3%`, `ss_dur`, `ss_ramp`): every
+//! second the job's IOPS and bandwidth over the last interval go into a window of `ss_dur`
+//! seconds; once the window is full the criterion is checked, and when it holds the job stops.
+//!
+//! Criteria: `iops`/`bw` hold when every sample is within the limit of the window's mean;
+//! `iops_slope`/`bw_slope` when the least-squares slope (per interval) is within the limit. A
+//! `%` limit is relative to the mean.
+
+use std::collections::VecDeque;
+
+use iolens_stats::SteadyState;
+
+/// The metric a criterion watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// IOPS, all samples within the limit of the mean.
+    Iops,
+    /// Bandwidth, all samples within the limit of the mean.
+    Bw,
+    /// IOPS, slope within the limit.
+    IopsSlope,
+    /// Bandwidth, slope within the limit.
+    BwSlope,
+}
+
+/// A parsed `steadystate=` criterion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Criterion {
+    /// Watched metric.
+    pub metric: Metric,
+    /// Limit value.
+    pub limit: f64,
+    /// The limit is a percentage of the mean.
+    pub percent: bool,
+    /// As written, normalised the way fio prints it (`iops_slope:0.300000%`).
+    pub text: String,
+}
+
+impl Criterion {
+    /// Parses `metric:limit[%]`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (m, l) = s
+            .split_once(':')
+            .ok_or_else(|| format!("bad steadystate '{s}': expected metric:limit"))?;
+        let metric = match m {
+            "iops" => Metric::Iops,
+            "bw" => Metric::Bw,
+            "iops_slope" => Metric::IopsSlope,
+            "bw_slope" => Metric::BwSlope,
+            other => return Err(format!("steadystate metric '{other}' is not supported; use iops, bw, iops_slope or bw_slope")),
+        };
+        let percent = l.ends_with('%');
+        let limit: f64 = l
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("bad steadystate limit '{l}'"))?;
+        Ok(Criterion {
+            metric,
+            limit,
+            percent,
+            text: format!("{m}:{limit:.6}{}", if percent { "%" } else { "" }),
+        })
+    }
+}
+
+/// Least-squares slope of `y` over x = 0..n.
+pub fn slope(y: &[f64]) -> f64 {
+    let n = y.len() as f64;
+    if y.len() < 2 {
+        return 0.0;
+    }
+    let xm = (n - 1.0) / 2.0;
+    let ym = y.iter().sum::<f64>() / n;
+    let (mut num, mut den) = (0.0, 0.0);
+    for (i, v) in y.iter().enumerate() {
+        let dx = i as f64 - xm;
+        num += dx * (v - ym);
+        den += dx * dx;
+    }
+    num / den
+}
+
+/// The running check of one job.
+#[derive(Debug, Clone)]
+pub struct SteadyCheck {
+    crit: Criterion,
+    window: usize,
+    interval: u64,
+    collect_from: u64,
+    next: u64,
+    last_t: u64,
+    last_ios: u64,
+    last_bytes: u64,
+    iops: VecDeque<f64>,
+    bw: VecDeque<f64>,
+    duration_s: u64,
+    /// Set once the criterion held.
+    pub attained: bool,
+    max_dev: f64,
+    slope: f64,
+    value: f64,
+}
+
+impl SteadyCheck {
+    /// A check starting at `t0` (ns), with window `dur_ns` and ramp `ramp_ns`, sampled every
+    /// second.
+    pub fn new(crit: Criterion, t0: u64, dur_ns: u64, ramp_ns: u64) -> Self {
+        let interval = 1_000_000_000;
+        let window = (dur_ns / interval).max(2) as usize;
+        SteadyCheck {
+            crit,
+            window,
+            interval,
+            collect_from: t0 + ramp_ns,
+            next: t0 + interval,
+            last_t: t0,
+            last_ios: 0,
+            last_bytes: 0,
+            iops: VecDeque::with_capacity(window),
+            bw: VecDeque::with_capacity(window),
+            duration_s: dur_ns / 1_000_000_000,
+            attained: false,
+            max_dev: 0.0,
+            slope: 0.0,
+            value: 0.0,
+        }
+    }
+
+    /// Feeds the job's running totals at time `t`; returns true when steady state was reached.
+    pub fn observe(&mut self, t: u64, total_ios: u64, total_bytes: u64) -> bool {
+        if self.attained || t < self.next {
+            return self.attained;
+        }
+        let secs = (t - self.last_t) as f64 / 1e9;
+        let iops = (total_ios - self.last_ios) as f64 / secs;
+        let bw = (total_bytes - self.last_bytes) as f64 / secs;
+        self.last_t = t;
+        self.last_ios = total_ios;
+        self.last_bytes = total_bytes;
+        self.next += self.interval;
+        if self.next <= t {
+            self.next = t + self.interval;
+        }
+        if t < self.collect_from + self.interval {
+            return false;
+        }
+        self.iops.push_back(iops);
+        self.bw.push_back(bw);
+        if self.iops.len() > self.window {
+            self.iops.pop_front();
+            self.bw.pop_front();
+        }
+        if self.iops.len() < self.window {
+            return false;
+        }
+        let data: Vec<f64> = match self.crit.metric {
+            Metric::Iops | Metric::IopsSlope => self.iops.iter().copied().collect(),
+            Metric::Bw | Metric::BwSlope => self.bw.iter().copied().collect(),
+        };
+        let mean = data.iter().sum::<f64>() / data.len() as f64;
+        self.max_dev = data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
+        self.slope = slope(&data);
+        let raw = match self.crit.metric {
+            Metric::Iops | Metric::Bw => self.max_dev,
+            Metric::IopsSlope | Metric::BwSlope => self.slope,
+        };
+        self.value = if self.crit.percent && mean > 0.0 {
+            raw * 100.0 / mean
+        } else {
+            raw
+        };
+        self.attained = self.value.abs() <= self.crit.limit;
+        self.attained
+    }
+
+    /// When the next sample is due (ns).
+    pub fn next_due(&self) -> u64 {
+        if self.attained {
+            u64::MAX
+        } else {
+            self.next
+        }
+    }
+
+    /// The outcome as the result model reports it.
+    pub fn result(&self) -> SteadyState {
+        let n = self.iops.len().max(1) as f64;
+        SteadyState {
+            ss: self.crit.text.clone(),
+            duration: self.duration_s,
+            attained: self.attained,
+            criterion: format!(
+                "{:.6}{}",
+                self.value,
+                if self.crit.percent { "%" } else { "" }
+            ),
+            max_deviation: self.max_dev,
+            slope: self.slope,
+            bw_mean: self.bw.iter().sum::<f64>() / n,
+            iops_mean: self.iops.iter().sum::<f64>() / n,
+            iops: self.iops.iter().map(|v| *v as u64).collect(),
+            bw: self.bw.iter().map(|v| *v as u64).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slope_of_a_line() {
+        assert!((slope(&[1.0, 3.0, 5.0, 7.0]) - 2.0).abs() < 1e-12);
+        assert_eq!(slope(&[4.0, 4.0, 4.0]), 0.0);
+    }
+
+    #[test]
+    fn steady_iops_is_detected_after_the_window_fills() {
+        let c = Criterion::parse("iops:5%").unwrap();
+        let mut s = SteadyCheck::new(c, 0, 3_000_000_000, 0);
+        let mut ios = 0;
+        let mut attained_at = None;
+        for sec in 1..=10u64 {
+            ios += 1000 + (sec % 2) * 10;
+            if s.observe(sec * 1_000_000_000, ios, ios * 4096) {
+                attained_at = Some(sec);
+                break;
+            }
+        }
+        // First interval is skipped (collection starts one interval after the ramp), then 3.
+        assert_eq!(attained_at, Some(4));
+        let r = s.result();
+        assert!(r.attained);
+        assert_eq!(r.iops.len(), 3);
+    }
+
+    #[test]
+    fn rising_iops_is_not_steady_by_slope() {
+        let c = Criterion::parse("iops_slope:1%").unwrap();
+        let mut s = SteadyCheck::new(c, 0, 5_000_000_000, 0);
+        let mut ios = 0;
+        for sec in 1..=20u64 {
+            ios += 1000 * sec;
+            assert!(!s.observe(sec * 1_000_000_000, ios, ios), "second {sec}");
+        }
+        assert!(Criterion::parse("lat:1").is_err());
+    }
+}
