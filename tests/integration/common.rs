@@ -104,3 +104,175 @@ pub fn exclusive_sysctl() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Serializes tests that set up loop devices, mounts and swap (shared kernel resources).
+pub fn exclusive_loop() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// ---- Helpers for the workload and verify tests: run with JSON, look at files on disk.
+
+/// Runs iolens in `dir` with `args`, `--output-format=json` and extra environment; returns
+/// the output and its JSON (None when no JSON was printed).
+pub fn run_json_env(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, Option<serde_json::Value>) {
+    let o = iolens()
+        .current_dir(dir)
+        .args(args)
+        .args(["--output-format=json", "--eta=never"])
+        .envs(env.iter().copied())
+        .output()
+        .expect("running iolens");
+    let text = stdout(&o);
+    let v = text.contains('{').then(|| json_of(&text));
+    (o, v)
+}
+
+/// Runs iolens as [`run_json_env`] and insists on JSON; returns (exit code, JSON, stderr).
+pub fn run_json(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, serde_json::Value, String) {
+    let (o, v) = run_json_env(dir, args, env);
+    let err = stderr(&o);
+    let v = v.unwrap_or_else(|| panic!("no JSON from iolens {args:?}: {err}"));
+    (o.status.code().unwrap_or(-1), v, err)
+}
+
+/// A number from a JSON value (integer or float).
+pub fn num(v: &serde_json::Value) -> f64 {
+    v.as_f64()
+        .unwrap_or_else(|| panic!("expected a number, found {v}"))
+}
+
+/// For each `bs`-byte block of a file: true when it holds any non-zero byte.
+pub fn data_blocks(path: &Path, bs: usize) -> Vec<bool> {
+    let data = std::fs::read(path).expect("reading a test file");
+    data.chunks(bs).map(|b| b.iter().any(|x| *x != 0)).collect()
+}
+
+/// The offsets of a file's blocks in the order they were written, read from the verify
+/// headers iolens puts at the start of each block (`verify=<checksum>`): magic "IOLV",
+/// offset at bytes 8..16, write sequence at 32..40. Blocks without a header are left out.
+pub fn write_order(path: &Path, bs: usize) -> Vec<u64> {
+    let data = std::fs::read(path).expect("reading a test file");
+    let mut v: Vec<(u64, u64)> = data
+        .chunks(bs)
+        .filter(|b| b.len() >= 48 && &b[..4] == b"IOLV")
+        .map(|b| {
+            let off = u64::from_le_bytes(b[8..16].try_into().expect("8 bytes"));
+            let seq = u64::from_le_bytes(b[32..40].try_into().expect("8 bytes"));
+            (seq, off)
+        })
+        .collect();
+    v.sort_unstable();
+    v.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Allocated bytes of a file (st_blocks * 512).
+pub fn allocated_bytes(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("stat").blocks() * 512
+}
+
+/// Pages of a file that are in the page cache (mincore).
+pub fn cached_pages(path: &Path) -> usize {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(path).expect("open");
+    let len = f.metadata().expect("stat").len() as usize;
+    if len == 0 {
+        return 0;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    let pages = len.div_ceil(page);
+    let mut vec = vec![0u8; pages];
+    // SAFETY: a shared read-only mapping of a file we hold open, unmapped below; mincore
+    // writes one byte per page into a vector of that many bytes.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            f.as_raw_fd(),
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED, "mmap");
+        let rc = libc::mincore(p, len, vec.as_mut_ptr());
+        libc::munmap(p, len);
+        assert_eq!(rc, 0, "mincore");
+    }
+    vec.iter().filter(|b| **b & 1 == 1).count()
+}
+
+/// A loop device (`--direct-io=on`) over a new sparse file; detached and removed on drop,
+/// also when an assertion fails.
+pub struct LoopDevice {
+    /// `/dev/loopN`.
+    pub dev: PathBuf,
+    /// `loopN`, for /sys/block.
+    pub name: String,
+    backing: PathBuf,
+}
+
+impl LoopDevice {
+    /// Needs root and losetup; None (with a message) where they are missing.
+    pub fn new(backing: PathBuf, size: u64) -> Option<Self> {
+        if !is_root() {
+            eprintln!("skipping: loop devices need root");
+            return None;
+        }
+        std::fs::File::create(&backing)
+            .and_then(|f| f.set_len(size))
+            .expect("creating a loop backing file");
+        let o = Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .arg(&backing)
+            .output();
+        match o {
+            Ok(o) if o.status.success() => {
+                let dev = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+                let name = dev
+                    .file_name()
+                    .expect("device name")
+                    .to_string_lossy()
+                    .to_string();
+                Some(LoopDevice { dev, name, backing })
+            }
+            other => {
+                eprintln!("skipping: losetup failed: {other:?}");
+                let _ = std::fs::remove_file(&backing);
+                None
+            }
+        }
+    }
+
+    /// Discard requests and sectors so far (fields 12 and 14 of /sys/block/<dev>/stat).
+    pub fn discards(&self) -> (u64, u64) {
+        let s =
+            std::fs::read_to_string(format!("/sys/block/{}/stat", self.name)).expect("device stat");
+        let f: Vec<u64> = s
+            .split_whitespace()
+            .map(|x| x.parse().expect("number"))
+            .collect();
+        assert!(
+            f.len() >= 15,
+            "no discard fields in /sys/block/{}/stat",
+            self.name
+        );
+        (f[11], f[13])
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).output();
+        let _ = std::fs::remove_file(&self.backing);
+    }
+}

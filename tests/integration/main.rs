@@ -5,6 +5,10 @@
 mod cli;
 mod common;
 mod engines;
+mod explain;
 mod fio_compat;
 mod formats;
 mod runtime;
+mod safety;
+mod verify;
+mod workloads;

@@ -89,7 +89,17 @@ impl UringEngine {
             b.setup_iopoll();
         }
         let entries = depth.max(1).next_power_of_two();
-        let ring = b.build(entries).map_err(|e| unavailable_reason(&e))?;
+        // One thread submits and reaps: let the kernel skip cross-CPU wakeups for completions
+        // (COOP_TASKRUN) and run completion work when we reap (DEFER_TASKRUN). Older kernels
+        // reject these flags; then the ring is set up without them.
+        let mut coop = b.clone();
+        coop.setup_coop_taskrun().setup_single_issuer();
+        let mut defer = coop.clone();
+        defer.setup_defer_taskrun();
+        let ring = match defer.build(entries).or_else(|_| coop.build(entries)) {
+            Ok(r) => r,
+            Err(_) => b.build(entries).map_err(|e| unavailable_reason(&e))?,
+        };
         let mut probe = Probe::new();
         if ring.submitter().register_probe(&mut probe).is_ok() {
             for (code, name) in [

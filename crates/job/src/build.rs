@@ -290,6 +290,44 @@ mod tests {
     }
 
     #[test]
+    fn distributions_errors_and_rate_minimums_as_fio() {
+        use crate::spec::{ContinueOnError, RandomDistribution};
+        let set = jobs(
+            "[a]\nrandom_distribution=zipf\n[b]\nrandom_distribution=pareto:0.3:0.5\n\
+             [c]\nrandom_distribution=normal\n[d]\nrandom_distribution=zipf:1.2:2\n",
+        );
+        let e = set.unwrap_err().to_string();
+        assert!(e.contains("center 2 must be between 0 and 1"), "{e}");
+        let set = jobs(
+            "[a]\nrandom_distribution=zipf\n[b]\nrandom_distribution=pareto:0.3:0.5\n\
+             [c]\nrandom_distribution=normal\n",
+        )
+        .unwrap();
+        assert_eq!(
+            set.jobs[0].random_distribution,
+            RandomDistribution::Zipf(1.1)
+        );
+        assert_eq!(
+            set.jobs[1].random_distribution,
+            RandomDistribution::Pareto(0.3)
+        );
+        assert_eq!(set.jobs[1].random_center, Some(0.5));
+        assert!(
+            matches!(set.jobs[2].random_distribution, RandomDistribution::Normal(sd) if (sd - 100.0 / 12.0).abs() < 1e-9)
+        );
+        // ignore_error implies continue_on_error for its type; ratemin only where I/O goes.
+        let set = jobs(
+            "[a]\nignore_error=EINVAL\nratemin=1k\n[b]\nignore_error=,EIO\n\
+             [c]\ncontinue_on_error=read\nignore_error=,EIO\n",
+        )
+        .unwrap();
+        assert_eq!(set.jobs[0].continue_on_error, ContinueOnError::Read);
+        assert_eq!(set.jobs[0].rate_min, [1024, 0, 0]);
+        assert_eq!(set.jobs[1].continue_on_error, ContinueOnError::Write);
+        assert_eq!(set.jobs[2].continue_on_error, ContinueOnError::Io);
+    }
+
+    #[test]
     fn engine_and_depth() {
         let set = jobs("[a]\nioengine=libaio\niodepth=64\n[b]\niodepth=8\n").unwrap();
         assert_eq!(set.jobs[0].ioengine, EngineKind::Libaio);

@@ -589,6 +589,11 @@ pub struct JobSpec {
     pub rwmixread: u32,
     /// `random_distribution` per direction.
     pub random_distribution: RandomDistribution,
+    /// Per-direction zone lists (`zoned:READ,WRITE,TRIM`); None: `random_distribution`.
+    pub random_distribution_by_dir: [Option<RandomDistribution>; 3],
+    /// Second value of `random_distribution=zipf|pareto|normal:v:center`: where the hottest
+    /// block (zipf, pareto) or the mean (normal) sits, as a fraction of the range.
+    pub random_center: Option<f64>,
     /// `percentage_random` per direction.
     pub percentage_random: [u32; 3],
     /// `norandommap`.
@@ -870,6 +875,8 @@ impl JobSpec {
             fsync_on_close: false,
             rwmixread: 50,
             random_distribution: RandomDistribution::Random,
+            random_center: None,
+            random_distribution_by_dir: [None, None, None],
             percentage_random: [100; 3],
             norandommap: false,
             random_sequence_stride: false,
@@ -1086,6 +1093,46 @@ impl JobSpec {
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());
         }
+        // fio checks rate_min only in directions that do I/O (a read job with `ratemin=1k`,
+        // which applies to every direction, must not fail for its idle write and trim sides).
+        for d in Ddir::ALL {
+            if !self.rw.has(d) {
+                self.rate_min[d.idx()] = 0;
+                self.rate_iops_min[d.idx()] = 0;
+            }
+        }
+        self.fold_ignore_error();
         Ok(())
+    }
+
+    /// As fio, an `ignore_error` list for a type (read, write, verify) also makes the job
+    /// continue on errors of that type, as if `continue_on_error` named it.
+    fn fold_ignore_error(&mut self) {
+        const R: u8 = 1;
+        const W: u8 = 2;
+        const V: u8 = 4;
+        let mut bits = match self.continue_on_error {
+            ContinueOnError::None => 0,
+            ContinueOnError::Read => R,
+            ContinueOnError::Write => W,
+            ContinueOnError::Io => R | W,
+            ContinueOnError::Verify => V,
+            ContinueOnError::All => R | W | V,
+        };
+        for (i, bit) in [R, W, V].into_iter().enumerate() {
+            if !self.ignore_error[i].is_empty() {
+                bits |= bit;
+            }
+        }
+        self.continue_on_error = match bits {
+            0 => ContinueOnError::None,
+            R => ContinueOnError::Read,
+            W => ContinueOnError::Write,
+            x if x == R | W => ContinueOnError::Io,
+            V => ContinueOnError::Verify,
+            // Read+verify and write+verify have no name of their own; the worker looks at
+            // the lists, so the wider setting only matters for errors no list names.
+            _ => ContinueOnError::All,
+        };
     }
 }

@@ -52,14 +52,17 @@ fn calibrate() -> Option<TscCal> {
     if !tsc_trusted() {
         return None;
     }
+    // Two (TSC, monotonic) pairs 10 ms apart; sleeping between them costs no CPU, and each
+    // pair is read back to back, so the error is a few ns over 10 ms.
     let mut mono = MonoClock;
-    let t0 = mono.now();
-    let c0 = rdtsc();
-    while mono.now() - t0 < 20_000_000 {
-        std::hint::spin_loop();
-    }
-    let t1 = mono.now();
-    let c1 = rdtsc();
+    let pair = |mono: &mut MonoClock| {
+        let t = mono.now();
+        let c = rdtsc();
+        (t, c)
+    };
+    let (t0, c0) = pair(&mut mono);
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    let (t1, c1) = pair(&mut mono);
     let ticks = c1.checked_sub(c0)?;
     if ticks == 0 {
         return None;
@@ -143,6 +146,12 @@ impl FakeClock {
     pub fn new(start: u64, step: u64) -> Self {
         FakeClock { now: start, step }
     }
+
+    /// Moves time forward to `t`: a wait (rate limit, think time) takes no real time but
+    /// still passes on this clock.
+    pub fn advance_to(&mut self, t: u64) {
+        self.now = self.now.max(t);
+    }
 }
 
 impl Clock for FakeClock {
@@ -200,6 +209,15 @@ pub enum AnyClock {
     Mono(MonoClock),
     /// Deterministic.
     Fake(FakeClock),
+}
+
+impl AnyClock {
+    /// Moves a fake clock forward to `t`; real clocks move on their own.
+    pub fn advance_to(&mut self, t: u64) {
+        if let AnyClock::Fake(c) = self {
+            c.advance_to(t);
+        }
+    }
 }
 
 impl Clock for AnyClock {

@@ -86,6 +86,18 @@ impl RandomMap {
         unreachable!("random map has a free block when used < n")
     }
 
+    /// Marks `idx` as done in this pass if it is still free (a sequential I/O of a
+    /// `percentage_random` mix covers its block too, as in fio).
+    pub fn mark_if_free(&mut self, idx: u64) {
+        if idx >= self.n || self.used >= self.n {
+            return;
+        }
+        let (w, bit) = ((idx / 64) as usize, idx % 64);
+        if self.words[w] & (1 << bit) == 0 {
+            self.mark(w, bit);
+        }
+    }
+
     fn mark(&mut self, w: usize, bit: u64) {
         self.words[w] |= 1 << bit;
         self.used += 1;
@@ -153,9 +165,12 @@ impl Zipf {
 enum Picker {
     Uniform,
     Permutation(Permutation),
-    Zipf(Zipf, u64),
-    Pareto(f64, u64),
-    Normal(f64),
+    /// Ranks, scatter multiplier and the block of the hottest rank.
+    Zipf(Zipf, u64, u64),
+    /// Exponent of the uniform draw, scatter multiplier and the block of the hottest rank.
+    Pareto(f64, u64, u64),
+    /// σ and mean, as fractions of the range.
+    Normal(f64, f64),
     Zoned(Vec<(f64, f64, f64)>),
     Sequence {
         idx: Vec<u64>,
@@ -196,12 +211,17 @@ pub struct FileOffsets {
     pub len: u64,
     seq_pos: i64,
     map: Option<RandomMap>,
-    picker: Picker,
+    /// Pickers, and which one each direction uses (one shared unless zone lists differ).
+    pickers: Vec<Picker>,
+    picker_of: [usize; 3],
     blocks: u64,
     align: u64,
     /// Remaining I/Os of the current `rw=...:N` run, and its next offset.
     run_left: u64,
     run_next: u64,
+    /// zonemode=strided: start of the current zone (relative) and bytes done in it.
+    zone_start: u64,
+    zone_bytes: u64,
 }
 
 /// Job-wide settings for offsets.
@@ -214,14 +234,24 @@ pub struct OffsetSpec {
     pct_random: [u32; 3],
     use_map: bool,
     generator: RandomGenerator,
-    dist: RandomDistribution,
+    /// Distribution per direction.
+    dist: [RandomDistribution; 3],
+    /// True when every direction has the same distribution (one picker is shared).
+    same_dist: bool,
+    center: Option<f64>,
     zonemode_strided: Option<(u64, u64, u64)>,
 }
 
 impl OffsetSpec {
     /// Settings from a job.
     pub fn from_job(j: &JobSpec) -> Self {
-        let uniform = matches!(j.random_distribution, RandomDistribution::Random);
+        let dist = [0, 1, 2].map(|i| {
+            j.random_distribution_by_dir[i]
+                .clone()
+                .unwrap_or_else(|| j.random_distribution.clone())
+        });
+        let uniform = dist.iter().all(|d| matches!(d, RandomDistribution::Random));
+        let same_dist = dist.iter().all(|d| *d == dist[0]);
         OffsetSpec {
             random: j.rw.is_random(),
             modifier: j.rw_modifier.filter(|m| *m != 0),
@@ -230,7 +260,9 @@ impl OffsetSpec {
             pct_random: j.percentage_random,
             use_map: !j.norandommap && uniform && j.random_generator != RandomGenerator::Lfsr,
             generator: j.random_generator,
-            dist: j.random_distribution.clone(),
+            dist,
+            same_dist,
+            center: j.random_center,
             zonemode_strided: (j.zonemode == iolens_job::ZoneMode::Strided && j.zonesize > 0)
                 .then_some((
                     j.zonesize,
@@ -255,16 +287,27 @@ impl FileOffsets {
     pub fn new(spec: &OffsetSpec, start: u64, len: u64, align: u64, seed: u64) -> Self {
         let align = align.max(1);
         let blocks = (len / align).max(1);
-        let picker = match &spec.dist {
+        // Where the hottest block of zipf/pareto sits: the given center, else a place chosen
+        // by the seed (fio: a random offset).
+        let hot = match spec.center {
+            Some(c) => ((c * blocks as f64) as u64).min(blocks - 1),
+            None => Taus::new(seed).below(blocks),
+        };
+        let make = |dist: &RandomDistribution| match dist {
             RandomDistribution::Random if spec.generator == RandomGenerator::Lfsr => {
                 Picker::Permutation(Permutation::new(blocks, seed))
             }
             RandomDistribution::Random => Picker::Uniform,
             RandomDistribution::Zipf(t) => {
-                Picker::Zipf(Zipf::new(blocks, *t), coprime_multiplier(blocks))
+                Picker::Zipf(Zipf::new(blocks, *t), coprime_multiplier(blocks), hot)
             }
-            RandomDistribution::Pareto(h) => Picker::Pareto(*h, coprime_multiplier(blocks)),
-            RandomDistribution::Normal(sd) => Picker::Normal(*sd),
+            // fio's exponent: a share h of the blocks gets 1-h of the accesses (0.2: 80/20).
+            RandomDistribution::Pareto(h) => {
+                Picker::Pareto(h.ln() / (1.0 - h).ln(), coprime_multiplier(blocks), hot)
+            }
+            RandomDistribution::Normal(sd) => {
+                Picker::Normal(*sd / 100.0, spec.center.unwrap_or(0.5))
+            }
             RandomDistribution::Zoned(z) => {
                 let mut acc = 0.0;
                 let mut start = 0.0;
@@ -296,35 +339,43 @@ impl FileOffsets {
                 stride: spec.stride,
             },
         };
+        let (pickers, picker_of) = if spec.same_dist {
+            (vec![make(&spec.dist[0])], [0, 0, 0])
+        } else {
+            (spec.dist.iter().map(make).collect(), [0, 1, 2])
+        };
         FileOffsets {
             start,
             len,
             seq_pos: 0,
             map: (spec.random && spec.use_map).then(|| RandomMap::new(blocks)),
-            picker,
+            pickers,
+            picker_of,
             blocks,
             align,
             run_left: 0,
             run_next: 0,
+            zone_start: 0,
+            zone_bytes: 0,
         }
     }
 
-    fn random_block(&mut self, rng: &mut Taus, max_block: u64) -> u64 {
+    fn random_block(&mut self, rng: &mut Taus, max_block: u64, d: Ddir) -> u64 {
         let n = max_block.max(1);
-        let idx = match &mut self.picker {
+        let idx = match &mut self.pickers[self.picker_of[d.idx()]] {
             Picker::Uniform => rng.below(n),
             Picker::Permutation(p) => p.next_value() % n,
-            Picker::Zipf(z, m) => scatter(z.sample(rng).min(n - 1), n, *m),
-            Picker::Pareto(h, m) => {
-                let x = rng.unit().powf(1.0 / *h);
-                scatter(((x * n as f64) as u64).min(n - 1), n, *m)
+            Picker::Zipf(z, m, hot) => (scatter(z.sample(rng).min(n - 1), n, *m) + *hot % n) % n,
+            Picker::Pareto(pow, m, hot) => {
+                let x = rng.unit().powf(*pow);
+                (scatter(((x * n as f64) as u64).min(n - 1), n, *m) + *hot % n) % n
             }
-            Picker::Normal(sd) => loop {
-                // Box-Muller; σ is a percentage of the range, centred in the middle.
+            Picker::Normal(sd, mean) => loop {
+                // Box-Muller; draws outside the range are drawn again.
                 let u1 = rng.unit().max(f64::MIN_POSITIVE);
                 let u2 = rng.unit();
                 let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-                let v = 0.5 + z * *sd / 100.0;
+                let v = *mean + z * *sd;
                 if (0.0..1.0).contains(&v) {
                     break (v * n as f64) as u64;
                 }
@@ -363,9 +414,8 @@ impl FileOffsets {
         }
     }
 
-    /// Next offset for an I/O of `bs` bytes. `wrap` says whether the range may be restarted
-    /// when a sequential stream reaches its end (time_based or loops); returns None when the
-    /// range is exhausted.
+    /// Next offset for an I/O of `bs` bytes in direction `d`; None when the range cannot
+    /// hold one. Sequential streams wrap at the end of the range.
     #[inline]
     pub fn next(
         &mut self,
@@ -378,10 +428,26 @@ impl FileOffsets {
         if bs > self.len {
             return None;
         }
+        // The window I/O goes to: the whole range, or the current zone of zonemode=strided,
+        // which moves `range + skip` on after `size` bytes of I/O in it (as fio).
+        let (zlo, zlen) = match spec.zonemode_strided {
+            Some((size, range, skip)) => {
+                if self.zone_bytes >= size {
+                    self.zone_bytes = 0;
+                    self.zone_start += range + skip;
+                    if self.zone_start + bs > self.len {
+                        self.zone_start = 0;
+                    }
+                    self.seq_pos = self.zone_start as i64;
+                }
+                (self.zone_start, range.min(self.len - self.zone_start))
+            }
+            None => (0, self.len),
+        };
         let random = spec.random && pct_rng.percent(spec.pct_random[d.idx()]);
         let rel = if random {
             // rw=randread:N issues N I/Os per random offset.
-            if self.run_left > 0 {
+            let o = if self.run_left > 0 {
                 self.run_left -= 1;
                 let o = self.run_next;
                 if spec.sequencer == RwSequencer::Sequential {
@@ -389,8 +455,8 @@ impl FileOffsets {
                 }
                 o
             } else {
-                let max_block = (self.len - bs) / self.align + 1;
-                let o = self.random_block(rng, max_block) * self.align;
+                let max_block = (zlen - bs) / self.align + 1;
+                let o = zlo + self.random_block(rng, max_block, d) * self.align;
                 if let Some(m) = spec.modifier {
                     self.run_left = m.unsigned_abs().saturating_sub(1);
                     self.run_next =
@@ -401,32 +467,37 @@ impl FileOffsets {
                         };
                 }
                 o
-            }
+            };
+            // percentage_random: a sequential I/O continues after the last I/O, whichever
+            // kind it was (fio's last_pos).
+            self.seq_pos = (o + bs) as i64;
+            o
         } else {
             let hole = if spec.random {
                 0
             } else {
                 spec.modifier.unwrap_or(0)
             };
-            let last = (self.len - bs) as i64;
+            let last = (zlo + zlen - bs) as i64;
             if self.seq_pos > last {
-                self.seq_pos = 0;
-            } else if self.seq_pos < 0 {
+                self.seq_pos = zlo as i64;
+            } else if self.seq_pos < zlo as i64 {
                 // Walking backwards (negative modifier): wrap to the last block.
                 self.seq_pos = last / self.align as i64 * self.align as i64;
             }
             let o = self.seq_pos as u64;
             self.seq_pos = o as i64 + bs as i64 + hole;
-            if let Some((size, range, skip)) = spec.zonemode_strided {
-                // Strided zones: `size` bytes of I/O in each zone, zones `range` apart, plus skip.
-                let zone = o / range;
-                let within = o % range;
-                if within + bs >= size {
-                    self.seq_pos = ((zone + 1) * range + skip) as i64;
+            if spec.random {
+                // Sequential I/O of a random job covers its block in the random map too.
+                if let Some(m) = &mut self.map {
+                    m.mark_if_free(o / self.align);
                 }
             }
             o
         };
+        if spec.zonemode_strided.is_some() {
+            self.zone_bytes += bs;
+        }
         Some(self.start + rel)
     }
 
@@ -434,6 +505,8 @@ impl FileOffsets {
     pub fn rewind(&mut self) {
         self.seq_pos = 0;
         self.run_left = 0;
+        self.zone_start = 0;
+        self.zone_bytes = 0;
         if let Some(m) = &mut self.map {
             *m = RandomMap::new(m.n);
         }
@@ -612,6 +685,89 @@ mod tests {
             draw(&o, 100 * 4096, 4096, 6),
             [8192, 0, 4096, 5 * 4096, 3 * 4096, 4 * 4096]
         );
+    }
+
+    #[test]
+    fn strided_zones_skip_and_keep_random_io_inside_the_zone() {
+        // 8 KiB per zone, zones 16 KiB apart plus 16 KiB skipped: 0, 4k, then 32k, 36k, ...
+        let (_, o) = spec(|j| {
+            j.zonemode = iolens_job::ZoneMode::Strided;
+            j.zonesize = 8192;
+            j.zonerange = 16384;
+            j.zoneskip = 16384;
+        });
+        assert_eq!(
+            draw(&o, 128 << 10, 4096, 9),
+            [0, 4096, 32768, 36864, 65536, 69632, 98304, 102400, 0]
+        );
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.zonemode = iolens_job::ZoneMode::Strided;
+            j.zonesize = 4 * 4096;
+            j.zonerange = 64 << 10;
+        });
+        for (i, off) in draw(&o, 1 << 20, 4096, 64).iter().enumerate() {
+            assert_eq!(off / (64 << 10), i as u64 / 4, "I/O {i} at {off}");
+        }
+    }
+
+    #[test]
+    fn sequential_share_continues_after_the_last_io() {
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.percentage_random = [50; 3];
+        });
+        let v = draw(&o, 1 << 30, 4096, 10_000);
+        let next = v.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        assert!((4_800..5_200).contains(&next), "{next}");
+    }
+
+    #[test]
+    fn skewed_distributions_and_their_centers() {
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.random_distribution = RandomDistribution::Pareto(0.2);
+        });
+        let mut counts = vec![0u32; 1000];
+        for b in draw(&o, 1000 * 4096, 4096, 100_000) {
+            counts[(b / 4096) as usize] += 1;
+        }
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let hot: u32 = counts[..200].iter().sum();
+        assert!(
+            (78_000..82_000).contains(&hot),
+            "pareto:0.2 is 80/20: {hot}"
+        );
+        let (_, o) = spec(|j| {
+            j.rw = iolens_job::RwKind::RandRead;
+            j.random_distribution = RandomDistribution::Normal(5.0);
+            j.random_center = Some(0.75);
+        });
+        let v = draw(&o, 1000 * 4096, 4096, 10_000);
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64 / (1000.0 * 4096.0);
+        assert!((mean - 0.75).abs() < 0.01, "{mean}");
+    }
+
+    #[test]
+    fn zone_lists_per_direction() {
+        let set = iolens_job::parse_job_text(
+            "t.fio",
+            "[z]\nrw=randrw\nsize=4m\nrandom_distribution=zoned:100/10:0/90,0/90:100/10\n",
+            &iolens_job::SystemEnvironment,
+        )
+        .unwrap();
+        let o = OffsetSpec::from_job(&set.jobs[0]);
+        let len = 1000 * 4096;
+        let mut f = FileOffsets::new(&o, 0, len, 4096, 7);
+        let (mut r, mut p) = (Taus::new(1), Taus::new(2));
+        for _ in 0..1000 {
+            let rd = f.next(&o, Ddir::Read, 4096, &mut r, &mut p).unwrap();
+            let wr = f.next(&o, Ddir::Write, 4096, &mut r, &mut p).unwrap();
+            let tr = f.next(&o, Ddir::Trim, 4096, &mut r, &mut p).unwrap();
+            assert!(rd < len / 10, "reads in the first 10 %: {rd}");
+            assert!(wr >= len / 10 * 9, "writes in the last 10 %: {wr}");
+            assert!(tr < len / 10, "trims take the read list: {tr}");
+        }
     }
 
     #[test]

@@ -94,6 +94,8 @@ pub struct SteadyCheck {
     iops: VecDeque<f64>,
     bw: VecDeque<f64>,
     duration_s: u64,
+    /// The ramp is over and the interval that ended it was skipped.
+    ramp_over: bool,
     /// Set once the criterion held.
     pub attained: bool,
     max_dev: f64,
@@ -119,6 +121,7 @@ impl SteadyCheck {
             iops: VecDeque::with_capacity(window),
             bw: VecDeque::with_capacity(window),
             duration_s: dur_ns / 1_000_000_000,
+            ramp_over: false,
             attained: false,
             max_dev: 0.0,
             slope: 0.0,
@@ -141,7 +144,10 @@ impl SteadyCheck {
         if self.next <= t {
             self.next = t + self.interval;
         }
-        if t < self.collect_from + self.interval {
+        // As fio: the first check at or after the end of the ramp only marks it over, so
+        // collection starts one interval after the ramp.
+        if !self.ramp_over {
+            self.ramp_over = t >= self.collect_from;
             return false;
         }
         self.iops.push_back(iops);

@@ -289,31 +289,37 @@ impl Verifier {
             let end = (pos + interval).min(buf.len());
             let coff = offset + pos as u64;
             let seed = self.chunk_seed(file, coff, seq);
-            let chunk = &mut buf[pos..end];
-            self.fill_data(chunk, seed);
-            if self.hdr_len > 0 && chunk.len() >= self.hdr_off + self.hdr_len {
-                let h = self.hdr_off;
-                let mut hdr = [0u8; FIXED];
-                hdr[0..4].copy_from_slice(MAGIC);
-                hdr[4] = 1;
-                hdr[5] = kind_code(self.kind);
-                hdr[8..16].copy_from_slice(&coff.to_le_bytes());
-                hdr[16..20].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
-                hdr[24..32].copy_from_slice(&seed.to_le_bytes());
-                hdr[32..40].copy_from_slice(&seq.to_le_bytes());
-                let hcrc = crc32c::crc32c(&hdr[..40]);
-                hdr[40..44].copy_from_slice(&hcrc.to_le_bytes());
-                chunk[h..h + FIXED].copy_from_slice(&hdr);
-                chunk[h + FIXED..h + self.hdr_len].fill(0);
-                let sum = {
-                    let (a, rest) = chunk.split_at(h);
-                    let b = &rest[self.hdr_len..];
-                    checksum(self.kind, &[a, b])
-                };
-                chunk[h + FIXED..h + FIXED + sum.len()].copy_from_slice(&sum);
-            }
+            self.seal_chunk(&mut buf[pos..end], coff, seed, seq);
             pos = end;
         }
+    }
+
+    /// Writes one chunk as this job writes it: data from `seed` (or the pattern), then the
+    /// header and the checksum.
+    fn seal_chunk(&self, chunk: &mut [u8], coff: u64, seed: u64, seq: u64) {
+        self.fill_data(chunk, seed);
+        if self.hdr_len == 0 || chunk.len() < self.hdr_off + self.hdr_len {
+            return;
+        }
+        let h = self.hdr_off;
+        let mut hdr = [0u8; FIXED];
+        hdr[0..4].copy_from_slice(MAGIC);
+        hdr[4] = 1;
+        hdr[5] = kind_code(self.kind);
+        hdr[8..16].copy_from_slice(&coff.to_le_bytes());
+        hdr[16..20].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
+        hdr[24..32].copy_from_slice(&seed.to_le_bytes());
+        hdr[32..40].copy_from_slice(&seq.to_le_bytes());
+        let hcrc = crc32c::crc32c(&hdr[..40]);
+        hdr[40..44].copy_from_slice(&hcrc.to_le_bytes());
+        chunk[h..h + FIXED].copy_from_slice(&hdr);
+        chunk[h + FIXED..h + self.hdr_len].fill(0);
+        let sum = {
+            let (a, rest) = chunk.split_at(h);
+            let b = &rest[self.hdr_len..];
+            checksum(self.kind, &[a, b])
+        };
+        chunk[h + FIXED..h + FIXED + sum.len()].copy_from_slice(&sum);
     }
 
     /// Notes a completed write.
@@ -472,7 +478,31 @@ impl Verifier {
         let want_hcrc = u32::from_le_bytes(hdr[40..44].try_into().expect("4 bytes"));
         let hcrc = crc32c::crc32c(&hdr[..40]);
         if hcrc != want_hcrc {
-            return Some(format!("verify header is corrupt (header crc32c expected {want_hcrc:08x}, found {hcrc:08x})"));
+            // Say which of the fields that can be checked disagree, when any does.
+            let hoff = u64::from_le_bytes(hdr[8..16].try_into().expect("8 bytes"));
+            let hlen = u32::from_le_bytes(hdr[16..20].try_into().expect("4 bytes")) as usize;
+            let mut bad = Vec::new();
+            if hoff != coff {
+                bad.push(format!("offset field {hoff}, expected {coff}"));
+            }
+            if hlen != chunk.len() {
+                bad.push(format!("length field {hlen}, expected {}", chunk.len()));
+            }
+            if hdr[5] != kind_code(self.kind) {
+                bad.push(format!(
+                    "method code {}, expected {}",
+                    hdr[5],
+                    kind_code(self.kind)
+                ));
+            }
+            let fields = if bad.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", bad.join(", "))
+            };
+            return Some(format!(
+                "verify header is corrupt (header crc32c expected {want_hcrc:08x}, found {hcrc:08x}{fields})"
+            ));
         }
         let hoff = u64::from_le_bytes(hdr[8..16].try_into().expect("8 bytes"));
         if hoff != coff {
@@ -549,20 +579,33 @@ impl Verifier {
         if let Ok(mut f) = std::fs::File::create(&recv) {
             let _ = f.write_all(buf);
         }
-        // The expected data can be rebuilt from the header's seed when the header is intact.
-        if self.hdr_len > 0
-            && buf.len() >= self.hdr_off + FIXED
-            && &buf[self.hdr_off..self.hdr_off + 4] == MAGIC
-        {
-            let seed = u64::from_le_bytes(
-                buf[self.hdr_off + 24..self.hdr_off + 32]
-                    .try_into()
-                    .expect("8 bytes"),
-            );
-            let mut expect = vec![0u8; buf.len()];
-            self.fill_data(&mut expect, seed);
-            expect[self.hdr_off..self.hdr_off + self.hdr_len]
-                .copy_from_slice(&buf[self.hdr_off..self.hdr_off + self.hdr_len]);
+        // The expected block is rebuilt chunk by chunk: the offset, length and method are
+        // known, the data seed and write sequence come from the header found (so a chunk
+        // whose magic is gone, or a pattern chunk, is rebuilt as far as it can be).
+        let mut expect = buf.to_vec();
+        let mut rebuilt = false;
+        let mut pos = 0usize;
+        while pos < buf.len() {
+            let end = (pos + self.interval).min(buf.len());
+            let chunk = &buf[pos..end];
+            let coff = offset + pos as u64;
+            let h = self.hdr_off;
+            if self.hdr_len == 0 {
+                if let Some(p) = &self.pattern {
+                    for (i, b) in expect[pos..end].iter_mut().enumerate() {
+                        *b = p[i % p.len()];
+                    }
+                    rebuilt = true;
+                }
+            } else if chunk.len() >= h + FIXED && &chunk[h..h + 4] == MAGIC {
+                let seed = u64::from_le_bytes(chunk[h + 24..h + 32].try_into().expect("8 bytes"));
+                let seq = u64::from_le_bytes(chunk[h + 32..h + 40].try_into().expect("8 bytes"));
+                self.seal_chunk(&mut expect[pos..end], coff, seed, seq);
+                rebuilt = true;
+            }
+            pos = end;
+        }
+        if rebuilt {
             let _ = std::fs::write(format!("{base}.{offset}.expected"), expect);
         }
         let _ = file;

@@ -271,7 +271,10 @@ impl<'a> Worker<'a> {
     /// cannot hold another I/O.
     #[inline(always)]
     fn prep(&mut self) -> Option<(u32, IoReq, Ddir)> {
-        let d = self.next_ddir();
+        let mut d = self.next_ddir();
+        if self.pacing && self.job.spec.rw.is_mixed() {
+            d = self.rate_ddir(d);
+        }
         let (file, offset, len) = if let (Ddir::Write, Some((f, o, l))) =
             (d, self.trim_then_write.take())
         {
@@ -301,7 +304,10 @@ impl<'a> Worker<'a> {
             start: self.t_last,
             ..Unit::default()
         };
-        self.issued_bytes += len as u64;
+        // trimwrite: the size counts writes only (each block is trimmed, then written), as fio.
+        if d != Ddir::Trim || self.trim_then_write.is_none() {
+            self.issued_bytes += len as u64;
+        }
         self.issued_ios += 1;
         let op = match d {
             Ddir::Read => Op::Read,
@@ -358,7 +364,11 @@ impl<'a> Worker<'a> {
 
     /// Waits until `t` (ns on this worker's clock), sleeping where it is long.
     fn wait_until(&mut self, t: u64) {
+        // Never past the end of the run: fio caps rate and think-time sleeps at the runtime.
+        let t = self.deadline.map_or(t, |d| t.min(d));
         if !self.clock.is_real() {
+            // The fake clock jumps, so waits pass on it without taking real time.
+            self.clock.advance_to(t);
             self.t_last = self.t_last.max(t);
             return;
         }
@@ -373,6 +383,39 @@ impl<'a> Worker<'a> {
             } else {
                 std::hint::spin_loop();
             }
+        }
+    }
+
+    /// As fio: when the direction the mix chose is ahead of its rate, a mixed job switches to
+    /// the other direction if that one is due, or to whichever of the two is due first, so
+    /// per-direction rates (`rate_iops=1000,250`) are each held.
+    fn rate_ddir(&self, d: Ddir) -> Ddir {
+        let other = if d == Ddir::Read {
+            Ddir::Write
+        } else {
+            Ddir::Read
+        };
+        let due = |x: Ddir| {
+            let p = &self.pace[x.idx()];
+            if p.bytes_per_s == 0 && p.iops == 0 {
+                0
+            } else {
+                p.next_at
+            }
+        };
+        let (mine, theirs) = (due(d), due(other));
+        let other_share = if other == Ddir::Read {
+            self.job.spec.rwmixread
+        } else {
+            100 - self.job.spec.rwmixread
+        };
+        if mine <= self.t_last || other_share == 0 {
+            return d;
+        }
+        if theirs <= self.t_last || theirs < mine {
+            other
+        } else {
+            d
         }
     }
 
@@ -393,8 +436,9 @@ impl<'a> Worker<'a> {
             interval *= -(1.0 - self.rng_time.unit()).ln();
         }
         let at = p.next_at;
-        // Never bank credit from idle time longer than one interval behind.
-        p.next_at = at.max(self.t_last.saturating_sub(interval as u64)) + interval as u64;
+        // As fio: the schedule is kept from the start of the job, so time lost to a slow I/O
+        // or a stall is caught up and the average rate holds over the run.
+        p.next_at = at + interval as u64;
         at
     }
 
@@ -411,16 +455,11 @@ impl<'a> Worker<'a> {
         let total = spec.thinktime.as_nanos() as u64;
         let start = self.now();
         if self.clock.is_real() {
-            while self.now() - start < spin {
+            while self.now() - start < spin && !self.stopped() {
                 std::hint::spin_loop();
             }
-            let rest = total.saturating_sub(self.t_last - start);
-            if rest > 0 {
-                std::thread::sleep(Duration::from_nanos(rest));
-            }
         }
-        self.t_last = start + total.max(self.t_last - start);
-        let _ = self.now();
+        self.wait_until(start + total);
     }
 
     /// Books a finished I/O. Returns false if the job must stop.
@@ -450,6 +489,10 @@ impl<'a> Worker<'a> {
                 if u.verify_read || v.checks_reads() {
                     let buf = &self.bufs.slot(slot as usize)[..u.len as usize];
                     v.check(buf, bytes as usize, u.file, u.offset);
+                    if v.fatal_hit() {
+                        // verify_fatal: no more I/O after the first failed check.
+                        self.byte_budget = self.issued_bytes;
+                    }
                 }
             }
         }
@@ -486,13 +529,33 @@ impl<'a> Worker<'a> {
         }
         let d = u.ddir as usize;
         let spec = &self.job.spec;
-        let ignorable = spec.ignore_error.iter().any(|l| l.contains(&errno));
-        let cont = match spec.continue_on_error {
-            ContinueOnError::All | ContinueOnError::Io => true,
-            ContinueOnError::Read => d == 0,
-            ContinueOnError::Write => d == 1,
-            _ => false,
+        // As fio: an error is of type read, write (writes and trims) or verify (EILSEQ). The
+        // job goes on when continue_on_error covers the type (ignore_error lists count as
+        // covering it) and the error is listed in ignore_error, or, with no list, is EIO or
+        // EILSEQ. Every error that lets the job go on is still counted.
+        let etype = if errno == libc::EILSEQ {
+            2
+        } else if d == 0 {
+            0
+        } else {
+            1
         };
+        let list = &spec.ignore_error[etype];
+        let covered = !list.is_empty()
+            || match spec.continue_on_error {
+                ContinueOnError::All => true,
+                ContinueOnError::Io => etype < 2,
+                ContinueOnError::Read => etype == 0,
+                ContinueOnError::Write => etype == 1,
+                ContinueOnError::Verify => etype == 2,
+                ContinueOnError::None => false,
+            };
+        let cont = covered
+            && if list.is_empty() {
+                errno == libc::EIO || errno == libc::EILSEQ
+            } else {
+                list.contains(&errno)
+            };
         let f = &self.job.files[u.file as usize];
         let what = ["read", "write", "trim"][d];
         let mut msg = format!(
@@ -511,9 +574,6 @@ impl<'a> Worker<'a> {
         }
         if errno == libc::EOPNOTSUPP && spec.hipri {
             msg.push_str("; hipri (polled I/O) needs direct=1 and a device driver with poll queues (e.g. nvme poll_queues)");
-        }
-        if ignorable {
-            return true;
         }
         self.stats.record_error(errno, msg.clone());
         if cont {
@@ -886,6 +946,11 @@ impl<'a> Worker<'a> {
                             }
                             self.wait_until(at);
                             self.units[slot as usize].start = self.t_last;
+                            if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
+                                // The wait reached the end of the run: this I/O is not issued.
+                                self.free.push(slot);
+                                break;
+                            }
                         }
                     }
                     if !self.queue(eng, slot, req, d) {
@@ -896,6 +961,10 @@ impl<'a> Worker<'a> {
                         self.think();
                     }
                     if eng.is_sync() {
+                        // Sync engines complete in queue(): check the verify backlog here.
+                        if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
+                            self.verify_backlog(eng);
+                        }
                         continue;
                     }
                     if self.inflight >= self.depth {
@@ -929,13 +998,7 @@ impl<'a> Worker<'a> {
                 break;
             }
             if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
-                self.drain(eng);
-                let blocks = self
-                    .verify
-                    .as_mut()
-                    .map(|v| v.take_backlog())
-                    .unwrap_or_default();
-                self.verify_blocks(eng, blocks);
+                self.verify_backlog(eng);
                 filling = true;
             }
         }
@@ -963,6 +1026,17 @@ impl<'a> Worker<'a> {
             self.sync_files(eng, false);
         }
         self.publish();
+    }
+
+    /// Reads back what was written since the last `verify_backlog` check.
+    fn verify_backlog<E: IoEngine>(&mut self, eng: &mut E) {
+        self.drain(eng);
+        let blocks = self
+            .verify
+            .as_mut()
+            .map(|v| v.take_backlog())
+            .unwrap_or_default();
+        self.verify_blocks(eng, blocks);
     }
 
     /// Reads back blocks and checks them (booked as reads, as fio does).
@@ -1092,8 +1166,14 @@ fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, String> {
         if !f.block_device && !f.char_device && spec.invalidate && !spec.direct {
             file::invalidate_cache(&fh);
         }
-        if spec.fadvise_hint != iolens_job::Fadvise::Off && !f.char_device {
-            file::fadvise(&fh, spec.rw.is_random());
+        if !f.char_device {
+            // A file is opened with POSIX_FADV_NORMAL, so `off` and `normal` need no call.
+            match spec.fadvise_hint {
+                iolens_job::Fadvise::Auto => file::fadvise(&fh, spec.rw.is_random()),
+                iolens_job::Fadvise::Sequential => file::fadvise(&fh, false),
+                iolens_job::Fadvise::Random => file::fadvise(&fh, true),
+                iolens_job::Fadvise::Off | iolens_job::Fadvise::Normal => {}
+            }
         }
         files.push(fh);
     }

@@ -110,79 +110,138 @@ fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
     ))
 }
 
+/// One zone list of `random_distribution=zoned:` or `zoned_abs:` (`access%/range:...`).
+fn parse_zones(s: &JobSpec, kind: &str, list: &str) -> Result<RandomDistribution, String> {
+    let mut zones = Vec::new();
+    let mut abs = Vec::new();
+    let mut total_access = 0.0;
+    for z in list.split(':').filter(|z| !z.trim().is_empty()) {
+        let (a, b) = z
+            .split_once('/')
+            .ok_or_else(|| format!("bad zone '{z}': expected access%/range"))?;
+        let a: f64 = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad zone access percentage '{a}'"))?;
+        total_access += a;
+        if kind == "zoned" {
+            // An empty range takes what is left of the 100 %.
+            let b: f64 = if b.trim().is_empty() {
+                100.0 - zones.iter().map(|z: &(f64, f64)| z.1).sum::<f64>()
+            } else {
+                b.trim()
+                    .parse()
+                    .map_err(|_| format!("bad zone range percentage '{b}'"))?
+            };
+            zones.push((a, b));
+        } else {
+            abs.push((a, value::parse_size(b, s.kb_base).map_err(e)?));
+        }
+    }
+    if (total_access - 100.0).abs() > 1e-6 {
+        return Err(format!(
+            "zone access percentages add up to {total_access}, must be 100"
+        ));
+    }
+    if kind == "zoned" {
+        let total: f64 = zones.iter().map(|z| z.1).sum();
+        if (total - 100.0).abs() > 1e-6 {
+            return Err(format!(
+                "zone range percentages add up to {total}, must be 100"
+            ));
+        }
+        Ok(RandomDistribution::Zoned(zones))
+    } else {
+        Ok(RandomDistribution::ZonedAbs(abs))
+    }
+}
+
 fn apply_random_distribution(s: &mut JobSpec, v: &str) -> R {
     let v = v.trim();
     let (kind, rest) = match v.split_once(':') {
         Some((k, r)) => (k, Some(r)),
         None => (v, None),
     };
-    let first_float = |r: Option<&str>, what: &str| -> Result<f64, String> {
-        let r = r.ok_or_else(|| {
-            format!("random_distribution={kind} needs a value, e.g. {kind}:{what}")
-        })?;
-        let num = r.split([':', ',']).next().unwrap_or("");
-        num.trim()
-            .parse::<f64>()
-            .map_err(|_| format!("bad {kind} parameter '{num}'"))
+    // `name:value[:center]`; fio's defaults when the value is left out: zipf θ 1.1, pareto
+    // h 0.2, normal with no extra deviation (the spread of fio's sum of 12 uniform draws,
+    // 1/12 of the range).
+    let params = |r: Option<&str>, default: f64| -> Result<(f64, Option<f64>), String> {
+        let Some(r) = r else {
+            return Ok((default, None));
+        };
+        let mut it = r.split(':').map(str::trim);
+        let v = match it.next() {
+            Some("") | None => default,
+            Some(x) => x
+                .parse::<f64>()
+                .map_err(|_| format!("bad {kind} parameter '{x}'"))?,
+        };
+        let center = match it.next() {
+            None | Some("") => None,
+            Some(x) => {
+                let c = x
+                    .parse::<f64>()
+                    .map_err(|_| format!("bad {kind} center '{x}'"))?;
+                if !(0.0..=1.0).contains(&c) {
+                    return Err(format!("{kind} center {c} must be between 0 and 1"));
+                }
+                Some(c)
+            }
+        };
+        if let Some(extra) = it.next() {
+            return Err(format!("unexpected '{extra}' after {kind}:value:center"));
+        }
+        Ok((v, center))
     };
+    s.random_center = None;
+    s.random_distribution_by_dir = [None, None, None];
     s.random_distribution = match kind {
         "random" => RandomDistribution::Random,
         "zipf" => {
-            let t = first_float(rest, "1.2")?;
+            let (t, c) = params(rest, 1.1)?;
             if t <= 0.0 || (t - 1.0).abs() < f64::EPSILON {
                 return Err("zipf theta must be > 0 and not 1".into());
             }
+            s.random_center = c;
             RandomDistribution::Zipf(t)
         }
         "pareto" => {
-            let h = first_float(rest, "0.2")?;
+            let (h, c) = params(rest, 0.2)?;
             if !(h > 0.0 && h < 1.0) {
                 return Err("pareto power must be in (0, 1)".into());
             }
+            s.random_center = c;
             RandomDistribution::Pareto(h)
         }
         "normal" | "gauss" => {
-            let sd = if kind == "gauss" && rest.is_none() { 10.0 } else { first_float(rest, "10")? };
+            let (sd, c) = params(rest, 100.0 / 12.0)?;
             if !(sd > 0.0 && sd <= 100.0) {
                 return Err("normal deviation must be in (0, 100]".into());
             }
+            s.random_center = c;
             RandomDistribution::Normal(sd)
         }
         "zoned" | "zoned_abs" => {
             let r = rest.ok_or("zoned needs zones, e.g. zoned:60/10:30/20:10/70")?;
-            // Only the read list is used for every direction; per-direction lists follow commas.
-            let list = r.split(',').next().unwrap_or("");
-            let mut zones = Vec::new();
-            let mut abs = Vec::new();
-            let mut total_access = 0.0;
-            for z in list.split(':').filter(|z| !z.trim().is_empty()) {
-                let (a, b) = z.split_once('/').ok_or_else(|| format!("bad zone '{z}': expected access%/range"))?;
-                let a: f64 = a.trim().parse().map_err(|_| format!("bad zone access percentage '{a}'"))?;
-                total_access += a;
-                if kind == "zoned" {
-                    // An empty range takes what is left of the 100 %.
-                    let b: f64 = if b.trim().is_empty() {
-                        100.0 - zones.iter().map(|z: &(f64, f64)| z.1).sum::<f64>()
-                    } else {
-                        b.trim().parse().map_err(|_| format!("bad zone range percentage '{b}'"))?
-                    };
-                    zones.push((a, b));
+            // One list for every direction, or READ,WRITE,TRIM lists (a missing one takes the
+            // read list).
+            let mut lists = Vec::new();
+            for list in r.split(',').take(3) {
+                lists.push(if list.trim().is_empty() {
+                    None
                 } else {
-                    abs.push((a, value::parse_size(b, s.kb_base).map_err(e)?));
-                }
+                    Some(parse_zones(s, kind, list)?)
+                });
             }
-            if (total_access - 100.0).abs() > 1e-6 {
-                return Err(format!("zone access percentages add up to {total_access}, must be 100"));
+            let first = lists
+                .first()
+                .cloned()
+                .flatten()
+                .ok_or("zoned needs a zone list for reads, e.g. zoned:60/10:40/90")?;
+            for (i, l) in lists.into_iter().enumerate().skip(1) {
+                s.random_distribution_by_dir[i] = l;
             }
-            if kind == "zoned" {
-                let total: f64 = zones.iter().map(|z| z.1).sum();
-                if (total - 100.0).abs() > 1e-6 {
-                    return Err(format!("zone range percentages add up to {total}, must be 100"));
-                }
-                RandomDistribution::Zoned(zones)
-            } else {
-                RandomDistribution::ZonedAbs(abs)
-            }
+            first
         }
         "sequence" => {
             let r = rest.ok_or("sequence needs block indices, e.g. sequence:2,0,1")?;

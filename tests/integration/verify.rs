@@ -1,0 +1,408 @@
+//! Data integrity end to end: write with verify, damage the file on disk (one flipped byte, a
+//! torn tail), and check that the verify pass names exactly the damaged block, what it
+//! expected and what it found, with fio's error 84 (EILSEQ) and a non-zero exit code; and that
+//! an intact file verifies clean with every method and every verify option doing its part.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+
+const BS: u64 = 4096;
+
+/// A file in a temp dir, written with `verify` options, and the runs against it.
+struct Verified {
+    dir: TempDir,
+    file: PathBuf,
+}
+
+impl Verified {
+    fn new(tag: &str) -> Self {
+        let dir = TempDir::new(tag);
+        let file = dir.join("v.dat");
+        Verified { dir, file }
+    }
+
+    /// Runs a job on the file; returns (exit code, first job, stderr).
+    fn run(&self, args: &[&str]) -> (i32, serde_json::Value, String) {
+        let fname = format!("--filename={}", self.file.display());
+        let mut a = vec!["--name=v", fname.as_str(), "--bs=4k"];
+        a.extend_from_slice(args);
+        let (rc, v, err) = run_json(&self.dir.0, &a, &[]);
+        (rc, v["jobs"][0].clone(), err)
+    }
+
+    /// Writes the file and asserts the verify pass was clean.
+    fn write(&self, size: &str, args: &[&str]) -> serde_json::Value {
+        let _ = std::fs::remove_file(&self.file);
+        let sz = format!("--size={size}");
+        let mut a = vec![sz.as_str(), "--rw=write"];
+        a.extend_from_slice(args);
+        let (rc, j, err) = self.run(&a);
+        assert_eq!(rc, 0, "writing with {args:?}: {err}");
+        j
+    }
+
+    /// Flips the bits of one byte of the file on disk.
+    fn corrupt(&self, at: u64) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.file)
+            .expect("open");
+        let mut b = [0u8; 1];
+        f.read_exact_at(&mut b, at).expect("read");
+        b[0] ^= 0xff;
+        f.write_all_at(&b, at).expect("write");
+        f.sync_all().expect("sync");
+    }
+}
+
+fn failures(j: &serde_json::Value) -> Vec<(u64, String)> {
+    j["verify"]["failures"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|f| {
+                    (
+                        f["offset"].as_u64().expect("offset"),
+                        f["detail"].as_str().expect("detail").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn checked(j: &serde_json::Value) -> u64 {
+    j["verify"]["blocks_checked"].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn every_method_verifies_clean_and_names_the_one_corrupted_block() {
+    let v = Verified::new("methods");
+    for (method, extra) in [
+        ("md5", None),
+        ("crc32c", None),
+        ("crc64", None),
+        ("sha256", None),
+        ("xxhash", None),
+        ("meta", None),
+        ("pattern", Some("--verify_pattern=0x5a5aa5a5")),
+    ] {
+        let m = format!("--verify={method}");
+        let mut args = vec![m.as_str()];
+        args.extend(extra);
+        // Intact: the write job reads every block back (counted as reads, as fio).
+        let j = v.write("256k", &args);
+        assert_eq!(num(&j["error"]), 0.0, "{method}");
+        assert_eq!(checked(&j), 64, "{method}: blocks checked");
+        assert_eq!(num(&j["read"]["total_ios"]), 64.0, "{method}: verify reads");
+        assert!(failures(&j).is_empty(), "{method}: {:?}", failures(&j));
+
+        // One byte of block 37 flipped: in the data, or for meta (which checks the
+        // header only) in the header's offset field.
+        let at = 37 * BS + if method == "meta" { 9 } else { 1000 };
+        v.corrupt(at);
+        for mode in ["--verify_only", "--rw=read"] {
+            let mut a = args.clone();
+            a.extend(["--size=256k", mode]);
+            if mode == "--verify_only" {
+                a.push("--rw=write");
+            }
+            let (rc, j, err) = v.run(&a);
+            assert_ne!(rc, 0, "{method} {mode}: a failed verify is a failed run");
+            assert_eq!(num(&j["error"]), 84.0, "{method} {mode}: EILSEQ");
+            let f = failures(&j);
+            assert_eq!(f.len(), 1, "{method} {mode}: {f:?}");
+            assert_eq!(f[0].0, 37 * BS, "{method} {mode}: the damaged block");
+            let detail = &f[0].1;
+            if method == "meta" {
+                assert!(detail.contains("offset field"), "{method}: {detail}");
+            } else {
+                assert!(
+                    detail.contains(&format!("offset {at}"))
+                        && detail.contains("expected")
+                        && detail.contains("found"),
+                    "{method} {mode}: {detail}"
+                );
+            }
+            assert!(err.contains("verify: 1 of 64 blocks failed"), "{err}");
+            assert_eq!(
+                checked(&j),
+                64,
+                "{method} {mode}: the rest was still checked"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_torn_write_is_reported_at_its_block() {
+    let v = Verified::new("torn");
+    v.write("1m", &["--verify=md5", "--do_verify=0"]);
+    // The last write tore: only its first half reached the disk.
+    let len = std::fs::metadata(&v.file).expect("stat").len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&v.file)
+        .and_then(|f| f.set_len(len - 2048))
+        .expect("truncate");
+    let (rc, j, _) = v.run(&["--size=1m", "--rw=write", "--verify=md5", "--verify_only"]);
+    assert_ne!(rc, 0);
+    assert_eq!(num(&j["error"]), 84.0);
+    let f = failures(&j);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, len - BS, "the torn block");
+    assert!(
+        f[0].1
+            .contains(&format!("first bad byte at offset {}", len - 2048)),
+        "where the tear starts: {}",
+        f[0].1
+    );
+    // A tear mid-file loses everything after it: the first failure is the torn block.
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&v.file)
+        .and_then(|f| f.set_len(512 * 1024 + 1000));
+    let (rc, j, err) = v.run(&["--size=1m", "--rw=read", "--verify=md5"]);
+    assert_ne!(rc, 0);
+    assert_eq!(failures(&j)[0].0, 512 * 1024, "{:?}", failures(&j));
+    assert!(err.contains("128 of 256 blocks failed"), "{err}");
+}
+
+#[test]
+fn verify_only_and_do_verify() {
+    let v = Verified::new("only");
+    // do_verify=0: written with headers, never read back.
+    let j = v.write("256k", &["--verify=crc32c", "--do_verify=0"]);
+    assert_eq!(num(&j["read"]["total_ios"]), 0.0);
+    assert_eq!(checked(&j), 0);
+    // verify_only: reads and checks, writes nothing.
+    let before = std::fs::read(&v.file).expect("read");
+    let (rc, j, err) = v.run(&[
+        "--size=256k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--verify_only",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(num(&j["write"]["total_ios"]), 0.0);
+    assert_eq!(checked(&j), 64);
+    assert_eq!(
+        std::fs::read(&v.file).expect("read"),
+        before,
+        "verify_only wrote nothing"
+    );
+}
+
+#[test]
+fn verify_backlog_checks_while_writing() {
+    let v = Verified::new("backlog");
+    // 4 loops over 16 blocks: the final pass checks each block once (its last write),
+    // a backlog of 4 checks every write soon after it completes.
+    let base = [
+        "--size=64k",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--loops=4",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        let _ = std::fs::remove_file(&v.file);
+        let (rc, j, err) = v.run(&a);
+        assert_eq!(rc, 0, "{extra:?}: {err}");
+        (checked(&j), num(&j["write"]["total_ios"]))
+    };
+    assert_eq!(run(&[]), (16, 64.0), "end of job only");
+    assert_eq!(
+        run(&["--verify_backlog=4"]),
+        (64, 64.0),
+        "psync with a backlog"
+    );
+    let (rc, _, err) = v.run(&[
+        "--size=64k",
+        "--rw=randwrite",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--iodepth=1",
+    ]);
+    if rc == 0 {
+        // At depth 4 a check may take a few more writes than 4, and a block written twice
+        // in one batch (across a pass) is read once.
+        let (n, w) = run(&[
+            "--verify_backlog=4",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--iodepth=4",
+        ]);
+        assert_eq!(w, 64.0);
+        assert!((56..=64).contains(&n), "libaio with a backlog: {n} checks");
+    } else {
+        eprintln!("skipping the libaio part: {err}");
+    }
+}
+
+#[test]
+fn verify_interval_and_offset_place_the_headers() {
+    let v = Verified::new("interval");
+    // bs=16k with verify_interval=4k: a header in every 4 KiB.
+    let j = v.write(
+        "256k",
+        &["--bs=16k", "--verify=crc32c", "--verify_interval=4k"],
+    );
+    assert_eq!(checked(&j), 16);
+    let data = std::fs::read(&v.file).expect("read");
+    assert_eq!(
+        data.chunks(4096).filter(|c| c.starts_with(b"IOLV")).count(),
+        64
+    );
+    v.corrupt(5 * 16384 + 3 * 4096 + 200);
+    let (rc, j, _) = v.run(&[
+        "--bs=16k",
+        "--size=256k",
+        "--rw=read",
+        "--verify=crc32c",
+        "--verify_interval=4k",
+    ]);
+    assert_ne!(rc, 0);
+    let f = failures(&j);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].0, 5 * 16384, "the block");
+    assert!(
+        f[0].1
+            .contains(&format!("chunk at offset {}", 5 * 16384 + 3 * 4096)),
+        "{}",
+        f[0].1
+    );
+
+    // verify_offset=512: the header sits 512 bytes into each block.
+    v.write("256k", &["--verify=sha256", "--verify_offset=512"]);
+    let data = std::fs::read(&v.file).expect("read");
+    assert!(data
+        .chunks(4096)
+        .all(|c| &c[512..516] == b"IOLV" && &c[..4] != b"IOLV"));
+}
+
+#[test]
+fn verify_pattern_is_the_data() {
+    let v = Verified::new("vpattern");
+    v.write("64k", &["--verify=pattern", "--verify_pattern=0x1234abcd"]);
+    let data = std::fs::read(&v.file).expect("read");
+    assert!(data.chunks(4).all(|c| c == [0x12, 0x34, 0xab, 0xcd]));
+    v.corrupt(3 * BS + 7);
+    let (rc, j, _) = v.run(&[
+        "--size=64k",
+        "--rw=read",
+        "--verify=pattern",
+        "--verify_pattern=0x1234abcd",
+    ]);
+    assert_ne!(rc, 0);
+    let f = failures(&j);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].0, 3 * BS);
+    assert!(
+        f[0].1.contains(&format!("offset {}", 3 * BS + 7))
+            && f[0].1.contains("expected 0xcd, found 0x32"),
+        "{}",
+        f[0].1
+    );
+}
+
+#[test]
+fn verify_fatal_stops_and_verify_dump_saves_both_versions() {
+    let v = Verified::new("fatal");
+    v.write("256k", &["--verify=crc32c", "--do_verify=0"]);
+    v.corrupt(10 * BS + 100);
+    v.corrupt(20 * BS + 200);
+    let read = ["--size=256k", "--rw=read", "--verify=crc32c"];
+    let (_, j, _) = v.run(&read);
+    let offs: Vec<u64> = failures(&j).iter().map(|f| f.0).collect();
+    assert_eq!(offs, [10 * BS, 20 * BS], "both damaged blocks");
+    assert_eq!(checked(&j), 64);
+
+    let mut fatal = read.to_vec();
+    fatal.push("--verify_fatal=1");
+    let (rc, j, _) = v.run(&fatal);
+    assert_ne!(rc, 0);
+    assert_eq!(
+        failures(&j).len(),
+        1,
+        "verify_fatal stops at the first failure"
+    );
+    assert!(checked(&j) < 64, "{} blocks checked", checked(&j));
+
+    let mut dump = read.to_vec();
+    dump.push("--verify_dump=1");
+    v.run(&dump);
+    let got =
+        |name: String| std::fs::read(v.dir.join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (block, byte) in [(10, 100usize), (20, 200)] {
+        let off = block * BS;
+        let received = got(format!("v.dat.{off}.received"));
+        let expected = got(format!("v.dat.{off}.expected"));
+        let diff: Vec<usize> = (0..received.len())
+            .filter(|i| received[*i] != expected[*i])
+            .collect();
+        assert_eq!(diff, [byte], "the dumps differ exactly at the flipped byte");
+        assert_eq!(expected[byte] ^ 0xff, received[byte]);
+    }
+}
+
+#[test]
+fn verify_state_save_and_load_replay_what_was_written() {
+    let v = Verified::new("state");
+    let fname = v.file.display().to_string();
+    // A writer stopped early by another job's exitall saves what it wrote.
+    v.dir.write(
+        "w.fio",
+        &format!(
+            "[stopper]\nioengine=null\nsize=1g\nruntime=500ms\ntime_based\nexitall\n\n\
+             [w]\nfilename={fname}\nsize=4m\nbs=4k\nrw=write\nverify=crc32c\nrate_iops=200\n"
+        ),
+    );
+    let (rc, out, err) = run_json(&v.dir.0, &["w.fio"], &[]);
+    assert_eq!(rc, 0, "{err}");
+    let writes = num(&out["jobs"][1]["write"]["total_ios"]) as u64;
+    assert!(
+        (10..1024).contains(&writes),
+        "{writes} writes before the stop"
+    );
+    // fio's name: <type>-<jobname>-<jobindex>-verify.state.
+    let state = v.dir.join("local-w-1-verify.state");
+    let text = std::fs::read_to_string(&state).expect("a saved verify state");
+    let blocks = text.lines().filter(|l| !l.starts_with('#')).count() as u64;
+    assert_eq!(blocks, writes, "every completed write is in the state");
+
+    // Damage one written block and one never written; load the state (as job index 0).
+    std::fs::copy(&state, v.dir.join("local-v-0-verify.state")).expect("copy");
+    v.corrupt(5 * BS + 10);
+    v.corrupt(1000 * BS + 10);
+    let (rc, j, _) = v.run(&[
+        "--size=4m",
+        "--rw=write",
+        "--verify=crc32c",
+        "--verify_state_load=1",
+    ]);
+    assert_ne!(rc, 0);
+    assert_eq!(
+        num(&j["write"]["total_ios"]),
+        0.0,
+        "loading a state writes nothing"
+    );
+    assert_eq!(checked(&j), writes, "only what was written is checked");
+    let offs: Vec<u64> = failures(&j).iter().map(|f| f.0).collect();
+    assert_eq!(offs, [5 * BS]);
+
+    // verify_state_save=0: nothing saved.
+    std::fs::remove_file(&state).expect("rm");
+    let text = std::fs::read_to_string(v.dir.join("w.fio")).expect("job");
+    v.dir.write(
+        "w.fio",
+        &text.replace("rate_iops=200", "rate_iops=200\nverify_state_save=0"),
+    );
+    let (rc, _, err) = run_json(&v.dir.0, &["w.fio"], &[]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(!Path::new(&state).exists());
+}
