@@ -121,7 +121,7 @@ fn fio_examples_parse_or_name_the_unsupported_engine() {
             .env("FIO_BS", "4k")
             .env("FIO_IODEPTH", "4")
             .env("FIO_DIR", "/tmp")
-            .output()
+            .output_timed()
             .expect("running iolens");
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{}: {err}", path.display());
@@ -172,7 +172,7 @@ fn compat_doc_is_in_sync_with_the_option_table() {
     .expect("docs/compat.md");
     let o = iolens()
         .arg("--compat-doc")
-        .output()
+        .output_timed()
         .expect("running iolens");
     assert_eq!(
         stdout(&o),

@@ -9,13 +9,52 @@ pub fn iolens() -> Command {
     Command::new(env!("CARGO_BIN_EXE_iolens"))
 }
 
-/// Runs iolens with arguments in a directory.
+/// Runs iolens with arguments in a directory (killed after two minutes: a hang fails the
+/// test instead of stalling CI).
 pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    iolens()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("running iolens")
+    let mut c = iolens();
+    c.current_dir(dir).args(args);
+    output_within(c, std::time::Duration::from_secs(120))
+}
+
+/// Runs a command, killing it when it outlives `limit`.
+pub fn output_within(mut c: Command, limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    let mut child = c
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawning a command");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("command did not finish within {limit:?}: {c:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: t_out.join().expect("stdout"),
+        stderr: t_err.join().expect("stderr"),
+    }
 }
 
 /// stdout as text.
@@ -125,7 +164,7 @@ pub fn run_json_env(
         .args(args)
         .args(["--output-format=json", "--eta=never"])
         .envs(env.iter().copied())
-        .output()
+        .output_timed()
         .expect("running iolens");
     let text = stdout(&o);
     let v = text.contains('{').then(|| json_of(&text));
@@ -274,5 +313,18 @@ impl Drop for LoopDevice {
     fn drop(&mut self) {
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).output();
         let _ = std::fs::remove_file(&self.backing);
+    }
+}
+
+/// `Command::output` with the two-minute limit of [`output_within`].
+pub trait OutputTimed {
+    /// Runs to completion or kills the command after two minutes.
+    fn output_timed(&mut self) -> std::io::Result<Output>;
+}
+
+impl OutputTimed for Command {
+    fn output_timed(&mut self) -> std::io::Result<Output> {
+        let c = std::mem::replace(self, Command::new("true"));
+        Ok(output_within(c, std::time::Duration::from_secs(120)))
     }
 }

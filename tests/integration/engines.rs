@@ -235,7 +235,7 @@ fn null_engine_with_latency_obeys_littles_law() {
             "--time_based",
             "--output-format=json",
         ])
-        .output()
+        .output_timed()
         .expect("run");
     assert!(o.status.success(), "{}", stderr(&o));
     let iops = json_of(&stdout(&o))["jobs"][0]["read"]["iops"]
@@ -269,7 +269,7 @@ fn fio_and_iolens_agree_on_psync_qd1() {
     let f = std::process::Command::new("fio")
         .current_dir(&d.0)
         .args(args)
-        .output()
+        .output_timed()
         .expect("fio");
     let ours = json_of(&stdout(&o))["jobs"][0]["read"]["iops"]
         .as_f64()
@@ -283,4 +283,204 @@ fn fio_and_iolens_agree_on_psync_qd1() {
         (0.5..2.0).contains(&ratio),
         "iolens {ours:.0} vs fio {theirs:.0} IOPS"
     );
+}
+
+#[test]
+fn io_uring_options_move_data_correctly() {
+    if skip_unless(
+        iolens_engine::uring::available(),
+        "io_uring is not available here",
+    ) {
+        return;
+    }
+    let _disk = exclusive_disk();
+    for opts in [
+        vec!["--fixedbufs"],
+        vec!["--registerfiles"],
+        vec!["--sqthread_poll"],
+        vec!["--sqthread_poll", "--sqthread_poll_cpu=0"],
+        vec!["--nonvectored=0"],
+        vec!["--force_async=2"],
+        vec!["--fixedbufs", "--registerfiles", "--sqthread_poll"],
+    ] {
+        let d = TempDir::new("uringopts");
+        let mut args = vec![
+            "--name=w",
+            "--filename=data",
+            "--size=4m",
+            "--bs=16k",
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--direct=1",
+            "--verify=crc32c",
+            "--output-format=json",
+        ];
+        args.extend(opts.iter().copied());
+        let o = run_in(&d.0, &args);
+        assert!(o.status.success(), "{opts:?}: {}", stderr(&o));
+        let j = &json_of(&stdout(&o))["jobs"][0];
+        assert_eq!(j["write"]["total_ios"], 256, "{opts:?}");
+        assert_eq!(j["verify"]["blocks_checked"], 256, "{opts:?}");
+        assert_eq!(
+            j["verify"]["failures"].as_array().map(|a| a.len()),
+            Some(0),
+            "{opts:?}"
+        );
+    }
+}
+
+#[test]
+fn hipri_where_the_device_cannot_poll_is_a_clear_error() {
+    if skip_unless(
+        iolens_engine::uring::available(),
+        "io_uring is not available here",
+    ) {
+        return;
+    }
+    let d = TempDir::new("hipri");
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=h",
+            "--filename=data",
+            "--size=4m",
+            "--direct=1",
+            "--rw=randread",
+            "--ioengine=io_uring",
+            "--hipri",
+            "--output-format=json",
+        ],
+    );
+    if o.status.success() {
+        eprintln!("this device supports polled I/O; nothing to check");
+        return;
+    }
+    let err = stderr(&o);
+    assert!(err.contains("hipri") && err.contains("poll"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn batch_options_shape_the_submit_and_complete_distributions() {
+    // The null engine with a latency makes completions arrive in a known rhythm.
+    let d = TempDir::new("batch");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "--name=b",
+            "--ioengine=null",
+            "--size=1g",
+            "--iodepth=32",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+        ];
+        args.extend(extra);
+        let o = iolens()
+            .current_dir(&d.0)
+            .env("IOLENS_NULL_DELAY_US", "50")
+            .args(&args)
+            .output_timed()
+            .expect("run");
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_of(&stdout(&o))["jobs"][0].clone()
+    };
+    let share = |j: &serde_json::Value, map: &str, key: &str| j[map][key].as_f64().expect("share");
+    // Defaults: one I/O per submit, one completion per reap, the queue kept full.
+    let j = run(&[]);
+    assert!(
+        share(&j, "iodepth_submit", "4") > 99.0,
+        "{}",
+        j["iodepth_submit"]
+    );
+    assert!(
+        share(&j, "iodepth_complete", "4") > 99.0,
+        "{}",
+        j["iodepth_complete"]
+    );
+    assert!(
+        share(&j, "iodepth_level", "32") > 99.0,
+        "{}",
+        j["iodepth_level"]
+    );
+    // Submit 8 at a time, reap 8 to 16 at a time, refill at 16.
+    let j = run(&[
+        "--iodepth_batch_submit=8",
+        "--iodepth_batch_complete_min=8",
+        "--iodepth_batch_complete_max=16",
+        "--iodepth_low=16",
+    ]);
+    assert!(
+        share(&j, "iodepth_submit", "8") > 90.0,
+        "{}",
+        j["iodepth_submit"]
+    );
+    let c = share(&j, "iodepth_complete", "8") + share(&j, "iodepth_complete", "16");
+    assert!(c > 90.0, "{}", j["iodepth_complete"]);
+    assert!(
+        share(&j, "iodepth_level", "16") > 30.0,
+        "depth falls to 16 before refilling: {}",
+        j["iodepth_level"]
+    );
+}
+
+#[test]
+fn fsync_and_fdatasync_go_through_every_engine() {
+    let _disk = exclusive_disk();
+    for (engine, depth) in engines() {
+        for (opt, n) in [("--fsync=4", 16), ("--fdatasync=8", 8)] {
+            let d = TempDir::new("fsync");
+            let o = run_in(
+                &d.0,
+                &[
+                    "--name=f",
+                    "--filename=data",
+                    "--size=1m",
+                    "--bs=16k",
+                    "--rw=write",
+                    &format!("--ioengine={engine}"),
+                    &format!("--iodepth={depth}"),
+                    opt,
+                    "--output-format=json",
+                ],
+            );
+            assert!(o.status.success(), "{engine} {opt}: {}", stderr(&o));
+            let j = &json_of(&stdout(&o))["jobs"][0];
+            let syncs = j["sync"]["total_ios"].as_u64().expect("sync");
+            // 64 writes: a sync after every 4th (or 8th) write; the last may fall at the end.
+            assert!(
+                (n - 1..=n).contains(&syncs),
+                "{engine} {opt}: {syncs} syncs"
+            );
+            assert!(j["sync"]["lat_ns"]["mean"].as_f64().expect("mean") > 0.0);
+        }
+    }
+}
+
+#[test]
+fn quick_runs_every_preset_and_prints_one_table() {
+    if skip_unless(
+        iolens_engine::uring::available() || iolens_engine::libaio::available(),
+        "needs io_uring or libaio",
+    ) {
+        return;
+    }
+    let _disk = exclusive_disk();
+    let d = TempDir::new("quick");
+    let start = std::time::Instant::now();
+    let o = run_in(&d.0, &["quick", "--size", "32m", "--runtime", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for p in ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"] {
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with(p)).count(),
+            2,
+            "{p} read and write rows:\n{out}"
+        );
+    }
+    assert!(out.contains("MB/s") && out.contains("IOPS") && out.contains("p99"));
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    // The temporary file is gone.
+    let left: Vec<_> = std::fs::read_dir(&d.0).expect("dir").flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
 }

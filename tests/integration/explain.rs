@@ -212,7 +212,7 @@ fn cgroup_throttled_disk_is_explained_as_limit_bound() {
         .arg("-c")
         .arg(&script)
         .current_dir(&d.0)
-        .output()
+        .output_timed()
         .expect("sh");
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));

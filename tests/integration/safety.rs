@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::common::{exclusive_loop, iolens, is_root, json_of, run_in, stderr, stdout, TempDir};
+use crate::common::{
+    exclusive_loop, iolens, is_root, json_of, run_in, stderr, stdout, OutputTimed, TempDir,
+};
 
 const MIB: u64 = 1 << 20;
 /// Size of every image.
@@ -318,7 +320,7 @@ fn job(target: &str, rw: &str, extra: &[&str]) -> Output {
         "--output-format=json",
     ];
     args.extend_from_slice(extra);
-    iolens().args(&args).output().expect("running iolens")
+    iolens().args(&args).output_timed().expect("running iolens")
 }
 
 /// Asserts a refusal: exit 1, one error naming the device and each needle, and no results.

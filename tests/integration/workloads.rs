@@ -1376,7 +1376,7 @@ fn run_examples(part: usize, parts: usize) {
             .env("FIO_BS", "4k")
             .env("FIO_IODEPTH", "4")
             .env("FIO_DIR", &d.0)
-            .output()
+            .output_timed()
             .expect("running iolens");
         assert!(
             o.status.success(),

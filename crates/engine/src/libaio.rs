@@ -38,8 +38,6 @@ struct IoEvent {
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
-const IOCB_CMD_FSYNC: u16 = 2;
-const IOCB_CMD_FDSYNC: u16 = 3;
 
 type AioContext = libc::c_ulong;
 
@@ -129,8 +127,19 @@ impl IoEngine for LibaioEngine {
         let opcode = match r.op {
             Op::Read => IOCB_CMD_PREAD,
             Op::Write => IOCB_CMD_PWRITE,
-            Op::Fsync => IOCB_CMD_FSYNC,
-            Op::Fdatasync => IOCB_CMD_FDSYNC,
+            // Many filesystems reject IOCB_CMD_FSYNC (EINVAL); like fio, sync inline once the
+            // worker has drained the queue.
+            Op::Fsync | Op::Fdatasync => {
+                // SAFETY: plain syscalls on our own fd.
+                let rc = unsafe {
+                    if r.op == Op::Fsync {
+                        libc::fsync(fd)
+                    } else {
+                        libc::fdatasync(fd)
+                    }
+                };
+                return Queued::Done(crate::sys_result(rc as isize));
+            }
             Op::Trim => {
                 // AIO has no discard command; fio trims synchronously here too.
                 let res = match crate::file::trim(

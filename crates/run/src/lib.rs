@@ -28,7 +28,7 @@ use iolens_job::{Ddir, JobSet, RwKind};
 use iolens_stats::disk::{device_of, DiskSampler};
 use iolens_stats::{build_run, Display, JobInfo, JobStats, RunMeta, RunResult};
 
-pub use control::{Control, JobState};
+pub use control::{Control, JobControl, JobState};
 pub use plan::{plan, Plan, PlanOptions, PlannedJob};
 pub use worker::WorkerOptions;
 
@@ -321,6 +321,7 @@ pub fn execute(
         (0..plan.jobs.len()).map(|_| None).collect();
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
     let stop_later_phases = AtomicBool::new(false);
+    let mut panicked: Vec<String> = Vec::new();
     for phase in 0..plan.phases {
         if interrupted() || stop_later_phases.load(Ordering::SeqCst) {
             break;
@@ -348,6 +349,16 @@ pub fn execute(
                     .name(format!("iolens-{}", job.spec.name))
                     .stack_size(1 << 20)
                     .spawn_scoped(scope, move || {
+                        // Marks the job finished even if it panics, so the monitor never waits
+                        // for a job that is gone.
+                        struct Done<'c>(&'c JobControl, &'c AtomicU32);
+                        impl Drop for Done<'_> {
+                            fn drop(&mut self) {
+                                self.0.finish();
+                                self.1.fetch_add(1, Ordering::SeqCst);
+                            }
+                        }
+                        let _done = Done(&ctl.jobs[i], finished);
                         if let Some(w) = &job.spec.wait_for {
                             for (k, n) in names.iter().enumerate() {
                                 if n == w && k != i {
@@ -356,7 +367,6 @@ pub fn execute(
                             }
                         }
                         let out = worker::run_job(job, &ctl.jobs[i], &ctl.stop_all, wopts, sims);
-                        ctl.jobs[i].finish();
                         if job.spec.exitall {
                             let _ = exitall_group.compare_exchange(
                                 u32::MAX,
@@ -365,7 +375,6 @@ pub fn execute(
                                 Ordering::SeqCst,
                             );
                         }
-                        finished.fetch_add(1, Ordering::SeqCst);
                         (i, out)
                     })
                     .expect("spawning a job thread");
@@ -423,15 +432,26 @@ pub fn execute(
                     }
                 }
             }
-            for h in handles {
-                if let Ok((i, out)) = h.join() {
-                    outcomes[i] = Some(out);
+            for (h, &i) in handles.into_iter().zip(&idx) {
+                match h.join() {
+                    Ok((i, out)) => outcomes[i] = Some(out),
+                    Err(p) => {
+                        let what = p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "unknown panic".into());
+                        panicked.push(format!(
+                            "job '{}': internal error, its thread panicked: {what}",
+                            plan.jobs[i].spec.name
+                        ));
+                    }
                 }
             }
         });
     }
     let disk_util = sampler.finish();
-    let mut errors = Vec::new();
+    let mut errors = panicked;
     let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {

@@ -309,6 +309,10 @@ impl<'a> Worker<'a> {
             self.issued_bytes += len as u64;
         }
         self.issued_ios += 1;
+        if d == Ddir::Write {
+            // fsync=N counts writes issued, as fio: the sync follows the Nth write.
+            self.writes_since_sync += 1;
+        }
         let op = match d {
             Ddir::Read => Op::Read,
             Ddir::Write => Op::Write,
@@ -513,7 +517,6 @@ impl<'a> Worker<'a> {
             if let Some(v) = &mut self.verify {
                 v.written(u.file, u.offset, u.len);
             }
-            self.writes_since_sync += 1;
         }
         self.free.push(slot);
         true
@@ -885,10 +888,13 @@ impl<'a> Worker<'a> {
             let res = match unsafe { eng.queue(&req) } {
                 Queued::Done(r) => r,
                 Queued::Pending => {
-                    let _ = eng.commit();
                     let mut c = [Completion::default(); 1];
-                    match eng.reap(1, &mut c) {
-                        Ok(_) => c[0].res,
+                    match eng.commit() {
+                        Ok(1) => match eng.reap(1, &mut c) {
+                            Ok(_) => c[0].res,
+                            Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+                        },
+                        Ok(_) => -(libc::EAGAIN as i64),
                         Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
                     }
                 }
