@@ -134,6 +134,15 @@ pub fn trim(fd: libc::c_int, block_device: bool, offset: u64, len: u64) -> io::R
     Ok(())
 }
 
+/// A trim as an engine's I/O result: the length on success, else a negated errno. Every
+/// engine trims synchronously (AIO has no discard command, and fio does the same).
+pub fn trim_result(fd: libc::c_int, block_device: bool, offset: u64, len: u32) -> i64 {
+    match trim(fd, block_device, offset, len as u64) {
+        Ok(()) => len as i64,
+        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+    }
+}
+
 /// Drops the file's pages from the page cache (`invalidate=1`).
 pub fn invalidate_cache(f: &File) {
     // Best effort, as in fio: a failure only means cached pages may remain.

@@ -141,17 +141,12 @@ impl IoEngine for LibaioEngine {
                 return Queued::Done(crate::sys_result(rc as isize));
             }
             Op::Trim => {
-                // AIO has no discard command; fio trims synchronously here too.
-                let res = match crate::file::trim(
+                return Queued::Done(crate::file::trim_result(
                     fd,
                     self.block_device[r.file as usize],
                     r.offset,
-                    r.len as u64,
-                ) {
-                    Ok(()) => r.len as i64,
-                    Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                };
-                return Queued::Done(res);
+                    r.len,
+                ));
             }
         };
         let cb = &mut self.iocbs[r.slot as usize];

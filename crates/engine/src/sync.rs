@@ -94,17 +94,12 @@ impl IoEngine for SyncEngine {
                     }
                 }
                 (Op::Trim, _) => {
-                    return Queued::Done(
-                        match crate::file::trim(
-                            fd,
-                            self.block_device[r.file as usize],
-                            r.offset,
-                            r.len as u64,
-                        ) {
-                            Ok(()) => r.len as i64,
-                            Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                        },
-                    )
+                    return Queued::Done(crate::file::trim_result(
+                        fd,
+                        self.block_device[r.file as usize],
+                        r.offset,
+                        r.len,
+                    ))
                 }
                 (Op::Fsync, _) => libc::fsync(fd) as isize,
                 (Op::Fdatasync, _) => libc::fdatasync(fd) as isize,

@@ -223,17 +223,12 @@ impl IoEngine for UringEngine {
             }
             Op::Trim => {
                 let fd = self.fds[r.file as usize];
-                return Queued::Done(
-                    match crate::file::trim(
-                        fd,
-                        self.block_device[r.file as usize],
-                        r.offset,
-                        r.len as u64,
-                    ) {
-                        Ok(()) => r.len as i64,
-                        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                    },
-                );
+                return Queued::Done(crate::file::trim_result(
+                    fd,
+                    self.block_device[r.file as usize],
+                    r.offset,
+                    r.len,
+                ));
             }
         };
         self.count += 1;

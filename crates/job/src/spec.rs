@@ -1036,6 +1036,17 @@ impl JobSpec {
         self.bs[i]
     }
 
+    /// Smallest block size over the directions this job issues (random offsets are aligned to
+    /// it, verify chunks default to it, and a file's range must hold at least one).
+    pub fn min_bs_used(&self) -> u64 {
+        Ddir::ALL
+            .iter()
+            .filter(|d| self.rw.has(**d))
+            .map(|d| self.min_bs(*d))
+            .min()
+            .unwrap_or(self.bs[0])
+    }
+
     /// Largest block size over the directions this job issues.
     pub fn max_bs_any(&self) -> u64 {
         Ddir::ALL

@@ -289,12 +289,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                         ),
                     )));
                 }
-                let min_bs = iolens_job::Ddir::ALL
-                    .iter()
-                    .filter(|d| spec.rw.has(**d))
-                    .map(|d| spec.min_bs(*d))
-                    .min()
-                    .unwrap_or(spec.bs[0]);
+                let min_bs = spec.min_bs_used();
                 if len < min_bs {
                     return Err(RunError::Plan(spec.error_at(
                         "size",

@@ -205,12 +205,7 @@ impl Verifier {
             VerifyKind::Pattern | VerifyKind::Null => 0,
             _ => (FIXED + dlen).div_ceil(8) * 8,
         };
-        let min_bs = iolens_job::Ddir::ALL
-            .iter()
-            .filter(|d| spec.rw.has(**d))
-            .map(|d| spec.min_bs(*d))
-            .min()
-            .unwrap_or(spec.bs[0]);
+        let min_bs = spec.min_bs_used();
         let interval = if spec.verify_interval == 0 {
             min_bs
         } else {

@@ -1276,14 +1276,7 @@ pub fn run_job(
         .iter()
         .enumerate()
         .map(|(k, f)| {
-            let align = spec.ba[0].unwrap_or_else(|| {
-                Ddir::ALL
-                    .iter()
-                    .filter(|d| spec.rw.has(**d))
-                    .map(|d| spec.min_bs(*d))
-                    .min()
-                    .unwrap_or(spec.bs[0])
-            });
+            let align = spec.ba[0].unwrap_or_else(|| spec.min_bs_used());
             FileOffsets::new(
                 &ospec,
                 f.offset,
