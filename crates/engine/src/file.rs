@@ -145,10 +145,15 @@ pub fn trim_result(fd: libc::c_int, block_device: bool, offset: u64, len: u32) -
 
 /// Drops the file's pages from the page cache (`invalidate=1`).
 pub fn invalidate_cache(f: &File) {
+    invalidate_fd(f.as_raw_fd());
+}
+
+/// Drops an open file's pages from the page cache.
+pub fn invalidate_fd(fd: libc::c_int) {
     // Best effort, as in fio: a failure only means cached pages may remain.
-    // SAFETY: plain syscall.
+    // SAFETY: plain syscall on a descriptor the caller keeps open.
     unsafe {
-        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+        libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
     }
 }
 

@@ -1083,16 +1083,7 @@ impl JobSpec {
                 self.name
             ));
         }
-        if let (Some(ramp), Some(rt)) = (self.ramp_time, self.runtime) {
-            if ramp >= rt && self.time_based {
-                self.warnings.push(format!(
-                    "job '{}': ramp_time ({}s) is not shorter than runtime ({}s); the measured part is runtime only, after the ramp",
-                    self.name,
-                    ramp.as_secs_f64(),
-                    rt.as_secs_f64()
-                ));
-            }
-        }
+
         if self.iodepth_batch_complete_max != 0
             && self.iodepth_batch_complete_max < self.iodepth_batch_complete_min
         {

@@ -284,6 +284,7 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
             m.mean / div,
             m.stddev() / div
         );
+        pct_block(o, "sync", &j.sync.lat, &j.display.percentile_list);
     }
     if j.verified_blocks > 0 || !j.verify_failures.is_empty() {
         let bad = j

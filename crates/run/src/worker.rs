@@ -210,6 +210,8 @@ struct Worker<'a> {
     usage_start: Rusage,
     lbs: Vec<u64>,
     dry_writes: bool,
+    next_loop_at: u64,
+    invalidate_fds: Vec<libc::c_int>,
 }
 
 impl<'a> Worker<'a> {
@@ -309,6 +311,14 @@ impl<'a> Worker<'a> {
             self.issued_bytes += len as u64;
         }
         self.issued_ios += 1;
+        if self.issued_bytes >= self.next_loop_at {
+            // A new pass over the job's range: with invalidate=1 and buffered I/O, fio drops
+            // the files' cached pages at every loop, so each pass starts from the device.
+            self.next_loop_at = self.next_loop_at.saturating_add(self.job.io_limit.max(1));
+            for fd in &self.invalidate_fds {
+                file::invalidate_fd(*fd);
+            }
+        }
         if d == Ddir::Write {
             // fsync=N counts writes issued, as fio: the sync follows the Nth write.
             self.writes_since_sync += 1;
@@ -1402,6 +1412,17 @@ pub fn run_job(
         usage_start: Rusage::default(),
         lbs,
         dry_writes,
+        next_loop_at: job.io_limit.max(1),
+        invalidate_fds: if spec.invalidate && !spec.direct {
+            job.files
+                .iter()
+                .zip(&fds)
+                .filter(|(f, _)| !f.block_device && !f.char_device)
+                .map(|(_, fd)| *fd)
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let step = opts.fake_clock_step;
     let tsc = matches!(spec.clocksource, ClockSource::Auto | ClockSource::Cpu)

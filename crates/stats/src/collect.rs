@@ -214,7 +214,9 @@ impl JobStats {
     /// Records an fsync/fdatasync.
     pub fn sync_done(&mut self, ns: u64) {
         self.sync.add(ns);
-        self.sync_hist.add(ns);
+        let idx = self.sync_hist.add(ns);
+        // fio's latency buckets count syncs too.
+        self.lat_buckets[self.table.bucket(idx, ns)] += 1;
     }
 
     /// Adds a bandwidth sample (KiB/s) for a direction.
@@ -491,9 +493,11 @@ impl Merged {
         let mut dropped = [0u64; 4];
         for i in 0..3 {
             issued[i] = self.dirs[i].issued;
+            // The fourth issued/short/dropped field is syncs, as fio's "issued rwts".
             short[i] = self.dirs[i].short;
             dropped[i] = self.dirs[i].dropped;
         }
+        issued[3] = self.sync.n;
         JobResult {
             name: self.info.name.clone(),
             groupid: self.info.groupid,
@@ -509,11 +513,12 @@ impl Merged {
             unified: self.info.unified.clone(),
             sync: SyncResult {
                 total_ios: self.sync.n,
-                lat: LatResult {
-                    moments: self.sync,
-                    percentiles: None,
-                    bins: Vec::new(),
-                },
+                lat: lat_result(
+                    &self.sync,
+                    &self.sync_hist,
+                    true,
+                    &self.info.display.percentile_list,
+                ),
             },
             job_runtime_ms: self.job_runtime_ms,
             usr_cpu: self.usage.user_us as f64 / 1000.0 / runtime * 100.0,
