@@ -64,6 +64,8 @@ pub struct LibaioEngine {
     iocbs: Box<[Iocb]>,
     pending: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
+    /// I/Os the kernel refused at submission, completed with their error by the next reap.
+    failed: Vec<Completion>,
 }
 
 impl std::fmt::Debug for LibaioEngine {
@@ -100,6 +102,7 @@ impl LibaioEngine {
             iocbs: vec![Iocb::default(); depth.max(1) as usize].into_boxed_slice(),
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth.max(1) as usize],
+            failed: Vec::new(),
         })
     }
 }
@@ -183,10 +186,19 @@ impl IoEngine for LibaioEngine {
                     Some(libc::EINTR) => continue,
                     // The ring is full: what was not taken stays pending for the next commit.
                     Some(libc::EAGAIN) if submitted > 0 => break,
-                    _ => {
-                        self.pending.clear();
-                        return Err(e);
+                    // The kernel refused the first iocb of the batch: it completes with the
+                    // error (handed out by the next reap) and the rest are submitted.
+                    Some(errno) => {
+                        // SAFETY: the pointer points into self.iocbs.
+                        let slot = unsafe { (*rest[0]).aio_data } as u32;
+                        self.failed.push(Completion {
+                            slot,
+                            res: -(errno as i64),
+                        });
+                        submitted += 1;
+                        continue;
                     }
+                    None => return Err(e),
                 }
             }
             if rc == 0 {
@@ -199,6 +211,13 @@ impl IoEngine for LibaioEngine {
     }
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+        if !self.failed.is_empty() {
+            let n = self.failed.len().min(out.len());
+            for (o, c) in out.iter_mut().zip(self.failed.drain(..n)) {
+                *o = c;
+            }
+            return Ok(n as u32);
+        }
         let max = out.len().min(self.events.len());
         if max == 0 {
             return Ok(0);
