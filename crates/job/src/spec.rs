@@ -488,7 +488,7 @@ pub struct JobSpec {
     // --- units and description
     /// `kb_base`.
     pub kb_base: KbBase,
-    /// `unit_base`: 8 reports bits, 1 (or 0 = auto) bytes.
+    /// `unit_base`: 1 reports bits, 8 (or 0 = auto) bytes.
     pub unit_base: u32,
     /// `description`.
     pub description: Option<String>,

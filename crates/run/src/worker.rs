@@ -178,6 +178,11 @@ struct Worker<'a> {
     file_rr: usize,
     file_count: u64,
     file_issued: Vec<u64>,
+    file_pass_bytes: Vec<u64>,
+    file_done: Vec<bool>,
+    files_left: usize,
+    passes: u64,
+    pass_limit: u64,
     file_service: FileService,
     content: Content,
     stats: JobStats,
@@ -210,8 +215,9 @@ struct Worker<'a> {
     usage_start: Rusage,
     lbs: Vec<u64>,
     dry_writes: bool,
-    next_loop_at: u64,
     invalidate_fds: Vec<libc::c_int>,
+    main_end: u64,
+    verify_ns: u64,
 }
 
 impl<'a> Worker<'a> {
@@ -240,7 +246,8 @@ impl<'a> Worker<'a> {
             return false;
         }
         if let Some(n) = self.job.spec.number_ios {
-            if self.issued_ios >= n {
+            // number_ios is per loop, as fio.
+            if self.issued_ios >= n.saturating_mul(self.job.spec.loops.max(1)) {
                 return false;
             }
         }
@@ -283,13 +290,35 @@ impl<'a> Worker<'a> {
             (f, o, l)
         } else {
             let bs = self.bsz.pick(d, &mut self.rng_bs);
-            let f = self.pick_file();
-            let off =
-                self.offsets[f].next(&self.ospec, d, bs, &mut self.rng_off, &mut self.rng_pct)?;
-            // The last I/O of a size-bound job is cut to what is left of the budget.
-            let left = self.byte_budget.saturating_sub(self.issued_bytes);
-            let len = bs.min(left.max(1)).min(u32::MAX as u64) as u32;
-            self.file_issued[f] += len as u64;
+            // Only whole blocks: when the budget cannot hold one more, the job is done (fio).
+            if self.byte_budget.saturating_sub(self.issued_bytes) < bs {
+                self.byte_budget = self.issued_bytes;
+                return None;
+            }
+            let (f, off) = loop {
+                let f = self.pick_file();
+                match self.offsets[f].next(&self.ospec, d, bs, &mut self.rng_off, &mut self.rng_pct)
+                {
+                    Some(off) => break (f, off),
+                    // A sequential stream reached the end of this file's range.
+                    None => {
+                        if !self.file_finished(f) {
+                            return None;
+                        }
+                    }
+                }
+            };
+            let len = bs.min(u32::MAX as u64) as u32;
+            let counts = d != Ddir::Trim
+                || !matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
+            if counts {
+                self.file_issued[f] += len as u64;
+                if self.file_issued[f] >= self.file_pass_bytes[f] {
+                    // This file's share of the pass is issued (random offsets, or sequential
+                    // ones that ended exactly at the end of the range).
+                    self.file_finished(f);
+                }
+            }
             (f as u32, off, len)
         };
         if d == Ddir::Trim && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite)
@@ -311,14 +340,6 @@ impl<'a> Worker<'a> {
             self.issued_bytes += len as u64;
         }
         self.issued_ios += 1;
-        if self.issued_bytes >= self.next_loop_at {
-            // A new pass over the job's range: with invalidate=1 and buffered I/O, fio drops
-            // the files' cached pages at every loop, so each pass starts from the device.
-            self.next_loop_at = self.next_loop_at.saturating_add(self.job.io_limit.max(1));
-            for fd in &self.invalidate_fds {
-                file::invalidate_fd(*fd);
-            }
-        }
         if d == Ddir::Write {
             // fsync=N counts writes issued, as fio: the sync follows the Nth write.
             self.writes_since_sync += 1;
@@ -347,33 +368,69 @@ impl<'a> Worker<'a> {
         Some((slot, req, d))
     }
 
-    /// The file for the next I/O (`file_service_type`).
+    /// The file for the next I/O (`file_service_type`), among those not finished in this pass.
     #[inline(always)]
     fn pick_file(&mut self) -> usize {
         let n = self.offsets.len();
         if n == 1 {
             return 0;
         }
+        let next_open = |done: &[bool], from: usize| {
+            (0..n)
+                .map(|i| (from + i) % n)
+                .find(|f| !done[*f])
+                .unwrap_or(from % n)
+        };
         match self.file_service {
             FileService::RoundRobin(k) => {
-                let f = self.file_rr % n;
+                let f = next_open(&self.file_done, self.file_rr);
                 self.file_count += 1;
                 if self.file_count >= k {
                     self.file_count = 0;
-                    self.file_rr = (self.file_rr + 1) % n;
+                    self.file_rr = f + 1;
+                } else {
+                    self.file_rr = f;
                 }
                 f
             }
             FileService::Sequential => {
-                let f = self.file_rr % n;
-                if self.file_issued[f] >= self.offsets[f].len {
-                    self.file_issued[f] = 0;
-                    self.file_rr = (f + 1) % n;
-                }
-                self.file_rr % n
+                let f = next_open(&self.file_done, self.file_rr);
+                self.file_rr = f;
+                f
             }
-            FileService::Random => self.rng_time.below(n as u64) as usize,
+            FileService::Random => {
+                let r = self.rng_time.below(n as u64) as usize;
+                next_open(&self.file_done, r)
+            }
         }
+    }
+
+    /// Marks a file finished for this pass. When every file is, the pass is over: the next
+    /// one starts from the beginning (dropping cached pages with invalidate=1, as fio does at
+    /// each loop), or the job ends after its last pass. Returns false when the job is done.
+    fn file_finished(&mut self, f: usize) -> bool {
+        if !self.file_done[f] {
+            self.file_done[f] = true;
+            self.files_left -= 1;
+        }
+        if self.files_left > 0 {
+            return true;
+        }
+        self.passes += 1;
+        if self.passes >= self.pass_limit {
+            self.byte_budget = self.issued_bytes;
+            return false;
+        }
+        for (k, o) in self.offsets.iter_mut().enumerate() {
+            o.rewind();
+            self.file_done[k] = false;
+            self.file_issued[k] = 0;
+        }
+        self.files_left = self.offsets.len();
+        for fd in &self.invalidate_fds {
+            file::invalidate_fd(*fd);
+        }
+        true
     }
 
     /// Waits until `t` (ns on this worker's clock), sleeping where it is long.
@@ -393,7 +450,8 @@ impl<'a> Worker<'a> {
             }
             let left = t - now;
             if left > 200_000 {
-                std::thread::sleep(Duration::from_nanos(left - 100_000));
+                // Sleep in slices so Ctrl-C and exitall are noticed within 50 ms.
+                std::thread::sleep(Duration::from_nanos((left - 100_000).min(50_000_000)));
             } else {
                 std::hint::spin_loop();
             }
@@ -456,7 +514,7 @@ impl<'a> Worker<'a> {
         at
     }
 
-    fn think(&mut self) {
+    fn think<E: IoEngine>(&mut self, eng: &mut E) {
         let spec = &self.job.spec;
         if spec.thinktime.is_zero() {
             return;
@@ -467,6 +525,8 @@ impl<'a> Worker<'a> {
         }
         let spin = spec.thinktime_spin.min(spec.thinktime).as_nanos() as u64;
         let total = spec.thinktime.as_nanos() as u64;
+        // Completions arriving during the pause must be timed when they arrive, not after it.
+        self.drain(eng);
         let start = self.now();
         if self.clock.is_real() {
             while self.now() - start < spin && !self.stopped() {
@@ -494,6 +554,14 @@ impl<'a> Worker<'a> {
             self.requeue.push(slot);
             return true;
         }
+        if got == 0
+            && want > 0
+            && !u.verify_read
+            && self.verify.as_ref().is_none_or(|v| !v.checks_reads())
+        {
+            // Nothing transferred (end of file or device): an error, as fio's "full resid".
+            return self.io_error(slot, libc::EIO);
+        }
         let bytes = (u.done + got) as u64;
         if got < want {
             self.stats.dirs[d].short += 1;
@@ -512,12 +580,11 @@ impl<'a> Worker<'a> {
         }
         if sync {
             self.stats
-                .complete_sync(d, bytes, u.len as u64, t_done - u.issue, t_done - u.start);
+                .complete_sync(d, bytes, t_done - u.issue, t_done - u.start);
         } else {
             self.stats.complete_async(
                 d,
                 bytes,
-                u.len as u64,
                 u.issue - u.start,
                 t_done - u.issue,
                 t_done - u.start,
@@ -592,7 +659,9 @@ impl<'a> Worker<'a> {
         if cont {
             return true;
         }
-        self.error = Some(msg);
+        if self.error.is_none() {
+            self.error = Some(msg);
+        }
         false
     }
 
@@ -881,7 +950,9 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn sync_files<E: IoEngine>(&mut self, eng: &mut E, datasync: bool) {
+    /// Syncs every file; `count` books the syncs in the job's sync statistics (fsync=N does,
+    /// end_fsync does not, as fio).
+    fn sync_files<E: IoEngine>(&mut self, eng: &mut E, datasync: bool, count: bool) {
         self.drain(eng);
         for f in 0..self.offsets.len() as u32 {
             let Some(slot) = self.free.pop() else { return };
@@ -919,7 +990,9 @@ impl<'a> Worker<'a> {
                 ));
                 return;
             }
-            self.stats.sync_done(t - t0);
+            if count {
+                self.stats.sync_done(t - t0);
+            }
         }
         self.writes_since_sync = 0;
     }
@@ -944,10 +1017,15 @@ impl<'a> Worker<'a> {
                         break;
                     }
                     if sync_every > 0 && self.writes_since_sync >= sync_every {
-                        self.sync_files(eng, spec.fsync == 0);
+                        self.sync_files(eng, spec.fsync == 0, true);
                         if self.error.is_some() {
                             break;
                         }
+                    }
+                    if eng.is_sync() {
+                        // A sync I/O's start is read fresh, so its lat is prep + syscall, not
+                        // the bookkeeping of the I/O before it (fio's lat).
+                        self.now();
                     }
                     let Some((slot, req, d)) = self.prep() else {
                         self.byte_budget = self.issued_bytes;
@@ -956,10 +1034,9 @@ impl<'a> Worker<'a> {
                     if self.pacing {
                         let at = self.pace_gate(d, req.len as u64);
                         if at > self.t_last {
-                            if self.inflight > 0 && !eng.is_sync() {
-                                // Reap what completes while waiting for the slot in time.
-                                self.commit(eng);
-                            }
+                            // Reap what is in flight before waiting, so its completion times
+                            // are when the I/Os completed, not when the wait ended.
+                            self.drain(eng);
                             self.wait_until(at);
                             self.units[slot as usize].start = self.t_last;
                             if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
@@ -974,7 +1051,7 @@ impl<'a> Worker<'a> {
                     }
                     self.tick();
                     if !spec.thinktime.is_zero() {
-                        self.think();
+                        self.think(eng);
                     }
                     if eng.is_sync() {
                         // Sync engines complete in queue(): check the verify backlog here.
@@ -1020,6 +1097,7 @@ impl<'a> Worker<'a> {
         }
         self.drain(eng);
         self.tick();
+        self.main_end = self.t_last;
         let phase = self.verify.as_ref().is_some_and(|v| v.wants_verify_phase());
         if phase && self.error.is_none() && !self.stopped() {
             self.ctl.live.set_state(JobState::Verifying);
@@ -1028,7 +1106,9 @@ impl<'a> Worker<'a> {
                 .as_mut()
                 .map(|v| v.take_blocks())
                 .unwrap_or_default();
+            let t0 = self.t_last;
             self.verify_blocks(eng, blocks);
+            self.verify_ns = self.t_last.saturating_sub(t0);
         }
         if self.stopped() {
             if let Some(v) = &mut self.verify {
@@ -1039,7 +1119,7 @@ impl<'a> Worker<'a> {
             v.save_state_if_needed();
         }
         if (spec.end_fsync || spec.fsync_on_close) && spec.rw.writes() && self.error.is_none() {
-            self.sync_files(eng, false);
+            self.sync_files(eng, false, false);
         }
         self.publish();
     }
@@ -1380,6 +1460,24 @@ pub fn run_job(
         file_rr: 0,
         file_count: 0,
         file_issued: vec![0; job.files.len()],
+        file_pass_bytes: job
+            .files
+            .iter()
+            .map(|f| {
+                let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
+                (f.len / unit * unit).max(1)
+            })
+            .collect(),
+        file_done: vec![false; job.files.len()],
+        files_left: job.files.len(),
+        passes: 0,
+        // A job ends after `loops` passes over its files, unless it is time based or io_size
+        // sets the amount (then it wraps around as often as needed).
+        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() {
+            u64::MAX
+        } else {
+            spec.loops.max(1)
+        },
         file_service: FileService::parse(&spec.file_service_type),
         content,
         stats: JobStats::new(cfg),
@@ -1412,7 +1510,8 @@ pub fn run_job(
         usage_start: Rusage::default(),
         lbs,
         dry_writes,
-        next_loop_at: job.io_limit.max(1),
+        main_end: 0,
+        verify_ns: 0,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
@@ -1549,16 +1648,25 @@ fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
         };
     }
     w.run(e);
-    let end = w.t_last;
     // Whole milliseconds, rounded up: a job that did any I/O ran at least 1 ms (as fio reports).
-    let ms = end.saturating_sub(w.measure_start).div_ceil(1_000_000);
-    w.stats.runtime_ms = ms;
+    let ms = |ns: u64| ns.div_ceil(1_000_000);
+    w.stats.runtime_ms = ms(w.t_last.saturating_sub(w.measure_start));
+    // Each direction is charged the time it was active: the workload's own directions the
+    // main phase, and reads also the final verify pass (fio's per-direction runtime).
+    let main = w.main_end.max(w.measure_start) - w.measure_start;
     for d in 0..3 {
-        w.stats.dirs[d].runtime_ms = if w.stats.dirs[d].ios > 0 || w.stats.dirs[d].issued > 0 {
-            ms
-        } else {
-            0
+        let ds = &w.stats.dirs[d];
+        let did = ds.ios > 0 || ds.issued > 0;
+        let in_workload =
+            spec.rw.has(Ddir::ALL[d]) || d == 0 && spec.verify_backlog > 0 && spec.verify.is_some();
+        let ns = match (did, in_workload, d == 0) {
+            (false, _, _) => 0,
+            (true, true, true) => main + w.verify_ns,
+            (true, true, false) => main,
+            (true, false, true) => w.verify_ns.max(1),
+            (true, false, false) => main,
         };
+        w.stats.dirs[d].runtime_ms = ms(ns);
     }
     w.stats.usage = Rusage::thread_now().since(&w.usage_start);
     if let Some(ss) = &w.ss {

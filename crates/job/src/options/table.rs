@@ -555,7 +555,7 @@ pub static OPTIONS: &[OptDef] = &[
             K::Enum(&["0", "1", "8"]),
             "0",
             Description,
-            "Report in bytes (1, 0 = auto) or bits (8)",
+            "Report in bytes (8, 0 = auto) or bits (1)",
             "0",
             |s, v| {
                 s.unit_base = pick(v.trim(), &[("0", 0), ("1", 1), ("8", 8)])?;
