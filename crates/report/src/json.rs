@@ -167,18 +167,19 @@ fn job(w: &mut W, j: &JobResult, plus: bool) {
         w.string(k, v);
     }
     w.close('}');
+    // unified_rw_reporting: "mixed" replaces the directions (and sync); "both" adds it after.
     if j.unified != "mixed" {
         for (i, k) in ["read", "write", "trim"].iter().enumerate() {
             dir(w, k, &j.dirs[i], plus);
         }
+        w.open(Some("sync"), '{');
+        w.int("total_ios", j.sync.total_ios);
+        lat(w, "lat_ns", &j.sync.lat, plus);
+        w.close('}');
     }
     if let Some(m) = &j.mixed {
         dir(w, "mixed", m, plus);
     }
-    w.open(Some("sync"), '{');
-    w.int("total_ios", j.sync.total_ios);
-    lat(w, "lat_ns", &j.sync.lat, plus);
-    w.close('}');
     w.int("job_runtime", j.job_runtime_ms);
     w.float("usr_cpu", j.usr_cpu);
     w.float("sys_cpu", j.sys_cpu);

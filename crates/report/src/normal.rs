@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use iolens_stats::{DirResult, GroupResult, JobResult, LatResult, RunResult};
+use iolens_stats::{DirResult, GroupDir, GroupResult, JobResult, LatResult, RunResult};
 
 use crate::fmt::{lat_unit, num2str, pct_precision, pct_unit, Unit};
 
@@ -169,10 +169,12 @@ fn pct_block(o: &mut String, name: &str, l: &LatResult, list: &[f64]) {
 fn dir_block(o: &mut String, name: &str, d: &DirResult, j: &JobResult, is_write: bool) {
     let disp = &j.display;
     let sig = disp.sig_figs as usize;
-    let bits = disp.unit_base == 8;
+    // unit_base=1 reports bits (fio: 8 = bytes, 1 = bits, 0 = auto, which is bytes).
+    let bits = disp.unit_base == 1;
     let iops = num2str(d.iops_int(), sig, false, Unit::None);
     let (bw1, bw2) = bw_pair(d.bw_bytes(), disp.kb_base, bits, sig);
-    let (io1, _) = size_pair(d.io_bytes, disp.kb_base, bits, sig);
+    // The amount moved is always in bytes, as fio.
+    let (io1, _) = size_pair(d.io_bytes, disp.kb_base, false, sig);
     let _ = writeln!(
         o,
         "  {name}: IOPS={iops}, BW={bw1} ({bw2})({io1}/{}msec){}",
@@ -258,9 +260,7 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
     if let Some(d) = &j.description {
         let _ = writeln!(o, "  Description  : [{d}]");
     }
-    if let Some(t) = &j.error_text {
-        let _ = writeln!(o, "  error        : {t}");
-    }
+
     let names = ["read", "write", "trim"];
     if j.unified != "mixed" {
         for (i, d) in j.dirs.iter().enumerate() {
@@ -271,20 +271,6 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
     }
     if let Some(m) = &j.mixed {
         dir_block(o, "mixed", m, j, false);
-    }
-    if j.sync.total_ios > 0 {
-        let _ = writeln!(o, "  fsync/fdatasync/sync_file_range:");
-        let m = &j.sync.lat.moments;
-        let (unit, div) = lat_unit(m.min, m.max, m.stddev());
-        let _ = writeln!(
-            o,
-            "    sync ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
-            num2str((m.min as f64 / div) as u64, 6, false, Unit::None),
-            num2str((m.max as f64 / div) as u64, 6, false, Unit::None),
-            m.mean / div,
-            m.stddev() / div
-        );
-        pct_block(o, "sync", &j.sync.lat, &j.display.percentile_list);
     }
     if j.verified_blocks > 0 || !j.verify_failures.is_empty() {
         let bad = j
@@ -305,6 +291,20 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
         }
     }
     lat_buckets(o, j);
+    if j.sync.total_ios > 0 {
+        let _ = writeln!(o, "  fsync/fdatasync/sync_file_range:");
+        let m = &j.sync.lat.moments;
+        let (unit, div) = lat_unit(m.min, m.max, m.stddev());
+        let _ = writeln!(
+            o,
+            "    sync ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+            num2str((m.min as f64 / div) as u64, 6, false, Unit::None),
+            num2str((m.max as f64 / div) as u64, 6, false, Unit::None),
+            m.mean / div,
+            m.stddev() / div
+        );
+        pct_block(o, "sync", &j.sync.lat, &j.display.percentile_list);
+    }
     let _ = writeln!(
         o,
         "  cpu          : usr={:3.2}%, sys={:3.2}%, ctx={}, majf={}, minf={}",
@@ -344,6 +344,19 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
         j.dropped[2],
         j.dropped[3]
     );
+    if j.display.continue_on_error {
+        let _ = writeln!(
+            o,
+            "     errors    : total={}, first_error={}/<{}>",
+            j.total_err,
+            j.first_error,
+            std::io::Error::from_raw_os_error(j.first_error)
+                .to_string()
+                .split(" (os error")
+                .next()
+                .unwrap_or("")
+        );
+    }
     let _ = writeln!(
         o,
         "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
@@ -369,16 +382,22 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
 
 fn group_block(o: &mut String, g: &GroupResult) {
     let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
-    for (i, name) in ["READ", "WRITE", "TRIM"].iter().enumerate() {
-        let d = &g.dirs[i];
+    let mut rows: Vec<(&str, &GroupDir)> = Vec::new();
+    if g.unified != "mixed" {
+        rows.extend(["READ", "WRITE", "TRIM"].into_iter().zip(g.dirs.iter()));
+    }
+    if let Some(m) = &g.mixed {
+        rows.push(("MIXED", m));
+    }
+    for (name, d) in rows {
         if d.max_run == 0 && d.io_bytes == 0 {
             continue;
         }
-        let bits = g.unit_base == 8;
+        let bits = g.unit_base == 1;
         let (a1, a2) = bw_pair(d.agg_bw, g.kb_base, bits, 4);
         let (mn1, mn2) = bw_pair(d.min_bw, g.kb_base, bits, 4);
         let (mx1, mx2) = bw_pair(d.max_bw, g.kb_base, bits, 4);
-        let (io1, io2) = size_pair(d.io_bytes, g.kb_base, bits, 4);
+        let (io1, io2) = size_pair(d.io_bytes, g.kb_base, false, 4);
         let _ = writeln!(
             o,
             "{name:>7}: bw={a1} ({a2}), {mn1}-{mx1} ({mn2}-{mx2}), io={io1} ({io2}), run={}-{}msec",

@@ -69,10 +69,20 @@ fn job(o: &mut String, j: &JobResult, r: &RunResult, version: u32) {
             r.version, j.name, j.groupid, j.error
         );
     }
-    dir(o, &j.dirs[0], version);
-    dir(o, &j.dirs[1], version);
-    if version != 3 {
-        dir(o, &j.dirs[2], version);
+    // unified_rw_reporting: "mixed" prints one block instead of the directions, "both"
+    // appends it after them (as fio).
+    match (&j.mixed, j.unified.as_str()) {
+        (Some(m), "mixed") => dir(o, m, version),
+        _ => {
+            dir(o, &j.dirs[0], version);
+            dir(o, &j.dirs[1], version);
+            if version != 3 {
+                dir(o, &j.dirs[2], version);
+            }
+            if let Some(m) = &j.mixed {
+                dir(o, m, version);
+            }
+        }
     }
     let _ = write!(
         o,

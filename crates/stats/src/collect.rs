@@ -162,15 +162,12 @@ impl JobStats {
     }
 
     #[inline(always)]
-    fn account(&mut self, d: usize, bytes: u64, requested: u64, clat: u64, lat: u64) {
+    fn account(&mut self, d: usize, bytes: u64, clat: u64, lat: u64) {
         let table = self.table;
         let cfg = self.cfg;
         let ds = &mut self.dirs[d];
         ds.bytes += bytes;
         ds.ios += 1;
-        if bytes < requested {
-            ds.short += 1;
-        }
         if cfg.clat {
             ds.clat.add(clat);
             let idx = ds.clat_hist.add(clat);
@@ -186,21 +183,13 @@ impl JobStats {
 
     /// Records a completed I/O of a synchronous engine (no submission latency).
     #[inline(always)]
-    pub fn complete_sync(&mut self, d: usize, bytes: u64, requested: u64, clat: u64, lat: u64) {
-        self.account(d, bytes, requested, clat, lat);
+    pub fn complete_sync(&mut self, d: usize, bytes: u64, clat: u64, lat: u64) {
+        self.account(d, bytes, clat, lat);
     }
 
     /// Records a completed I/O of an asynchronous engine.
     #[inline(always)]
-    pub fn complete_async(
-        &mut self,
-        d: usize,
-        bytes: u64,
-        requested: u64,
-        slat: u64,
-        clat: u64,
-        lat: u64,
-    ) {
+    pub fn complete_async(&mut self, d: usize, bytes: u64, slat: u64, clat: u64, lat: u64) {
         if self.cfg.slat {
             let ds = &mut self.dirs[d];
             ds.slat.add(slat);
@@ -208,15 +197,13 @@ impl JobStats {
                 ds.slat_hist.add(slat);
             }
         }
-        self.account(d, bytes, requested, clat, lat);
+        self.account(d, bytes, clat, lat);
     }
 
     /// Records an fsync/fdatasync.
     pub fn sync_done(&mut self, ns: u64) {
         self.sync.add(ns);
-        let idx = self.sync_hist.add(ns);
-        // fio's latency buckets count syncs too.
-        self.lat_buckets[self.table.bucket(idx, ns)] += 1;
+        self.sync_hist.add(ns);
     }
 
     /// Adds a bandwidth sample (KiB/s) for a direction.
@@ -557,9 +544,26 @@ fn bw_of(bytes: u64, ms: u64) -> u64 {
 
 /// Builds the run's result model from every job's statistics (in start order).
 pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
-    // Groups, from unmerged jobs (fio's min/max are over individual jobs).
-    let mut groups: Vec<GroupResult> = Vec::new();
+    // Reported entries: jobs with group_reporting merge into their group's first such job.
+    let mut merged: Vec<Merged> = Vec::new();
     for (info, st) in jobs.iter().filter(|(i, _)| !i.hidden) {
+        let m = Merged::from(info, st);
+        if info.group_reporting {
+            if let Some(existing) = merged
+                .iter_mut()
+                .find(|x| x.info.group_reporting && x.info.groupid == info.groupid)
+            {
+                existing.add(&m);
+                continue;
+            }
+        }
+        merged.push(m);
+    }
+    // Groups, from the reported entries: as fio, with group_reporting the group line's
+    // min and max are those of the merged entry, not of the individual clones.
+    let mut groups: Vec<GroupResult> = Vec::new();
+    for m in &merged {
+        let info = &m.info;
         let g = match groups.iter_mut().position(|g| g.groupid == info.groupid) {
             Some(i) => &mut groups[i],
             None => {
@@ -567,13 +571,14 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
                     groupid: info.groupid,
                     kb_base: info.display.kb_base,
                     unit_base: info.display.unit_base,
+                    unified: info.unified.clone(),
                     ..Default::default()
                 });
                 groups.last_mut().expect("just pushed")
             }
         };
         for i in 0..3 {
-            let d = &st.dirs[i];
+            let d = &m.dirs[i];
             if d.ios == 0 && d.runtime_ms == 0 {
                 continue;
             }
@@ -597,24 +602,31 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
         for gd in &mut g.dirs {
             gd.agg_bw = bw_of(gd.io_bytes, gd.max_run);
         }
-    }
-    groups.sort_by_key(|g| g.groupid);
-
-    // Reported entries: jobs with group_reporting merge into their group's first such job.
-    let mut merged: Vec<Merged> = Vec::new();
-    for (info, st) in jobs.iter().filter(|(i, _)| !i.hidden) {
-        let m = Merged::from(info, st);
-        if info.group_reporting {
-            if let Some(existing) = merged
-                .iter_mut()
-                .find(|x| x.info.group_reporting && x.info.groupid == info.groupid)
-            {
-                existing.add(&m);
-                continue;
+        if g.unified == "mixed" || g.unified == "both" {
+            // All directions as one; min/max over the direction rows, as fio's MIXED line.
+            let active: Vec<&GroupDir> = g
+                .dirs
+                .iter()
+                .filter(|d| d.max_run > 0 || d.io_bytes > 0)
+                .collect();
+            let io_bytes: u64 = active.iter().map(|d| d.io_bytes).sum();
+            let max_run = active.iter().map(|d| d.max_run).max().unwrap_or(0);
+            g.mixed = Some(GroupDir {
+                io_bytes,
+                agg_bw: bw_of(io_bytes, max_run),
+                min_bw: active.iter().map(|d| d.agg_bw).min().unwrap_or(0),
+                max_bw: active.iter().map(|d| d.agg_bw).max().unwrap_or(0),
+                min_run: active.iter().map(|d| d.min_run).min().unwrap_or(0),
+                max_run,
+            });
+            if g.unified == "mixed" {
+                let m = g.mixed.as_mut().expect("just set");
+                m.min_bw = m.agg_bw;
+                m.max_bw = m.agg_bw;
             }
         }
-        merged.push(m);
     }
+    groups.sort_by_key(|g| g.groupid);
     let now_ms = meta.timestamp_ms;
     let results = merged
         .iter()
@@ -656,7 +668,7 @@ mod tests {
         let mut s = JobStats::new(StatsConfig::default());
         for i in 0..ios {
             s.issued(0, 1);
-            s.complete_sync(0, 4096, 4096, 1000 + i, 1100 + i);
+            s.complete_sync(0, 4096, 1000 + i, 1100 + i);
         }
         s.dirs[0].runtime_ms = ms;
         s.runtime_ms = ms;
@@ -684,12 +696,12 @@ mod tests {
             r.jobs[0].dirs[0].bw_samples.mean, 200.0,
             "fio sums sample means"
         );
+        // With group_reporting the group line describes the merged entry (as fio).
         let g = &r.groups[0].dirs[0];
         assert_eq!(g.io_bytes, 400 * 4096);
-        assert_eq!(g.min_run, 1000);
-        assert_eq!(g.max_run, 2000);
+        assert_eq!((g.min_run, g.max_run), (2000, 2000));
         assert_eq!(g.agg_bw, 400 * 4096 * 1000 / 2000);
-        assert_eq!(g.min_bw, 100 * 4096);
+        assert_eq!((g.min_bw, g.max_bw), (g.agg_bw, g.agg_bw));
         assert_eq!(r.jobs[0].iodepth_level[0], 100.0);
         assert_eq!(r.jobs[1].groupid, 1);
         let pct = r.jobs[0].dirs[0].clat.percentiles.as_ref().unwrap();

@@ -10,7 +10,7 @@ use crate::acc::{Moments, SampleStats};
 pub struct Display {
     /// 1024 or 1000.
     pub kb_base: u32,
-    /// 8 for bits, else bytes.
+    /// 1 for bits, else bytes (fio's unit_base).
     pub unit_base: u32,
     /// `significant_figures`.
     pub sig_figs: u32,
@@ -260,6 +260,11 @@ pub struct GroupResult {
     pub groupid: u32,
     /// read, write, trim.
     pub dirs: [GroupDir; 3],
+    /// All directions together, when the group's jobs set `unified_rw_reporting`
+    /// (`mixed`: printed instead of the directions; `both`: after them).
+    pub mixed: Option<GroupDir>,
+    /// `unified_rw_reporting` of the group's jobs: "none", "mixed" or "both".
+    pub unified: String,
     /// Units of the group's first job.
     pub kb_base: u32,
     /// Bits or bytes.
