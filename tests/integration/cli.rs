@@ -72,6 +72,18 @@ fn bad_input_gives_one_line_with_file_and_line() {
     let e = error_line(&["--name=j", "--bs=4q"], &d);
     assert!(e.contains("command line (argument 2): option 'bs'"), "{e}");
 
+    // wait_for: the waitee must come before the waiter, or the run would wait forever.
+    d.write(
+        "waitfwd.fio",
+        "[global]\nioengine=null\nsize=1m\n[a]\nwait_for=b\n[b]\nstonewall\n",
+    );
+    let e = error_line(&["waitfwd.fio"], &d);
+    assert!(e.contains("waitfwd.fio:5: option 'wait_for'"), "{e}");
+    assert!(e.contains("waitee job 'b' unknown"), "{e}");
+    d.write("waitself.fio", "[a]\nioengine=null\nsize=1m\nwait_for=a\n");
+    let e = error_line(&["waitself.fio"], &d);
+    assert!(e.contains("cannot wait for itself"), "{e}");
+
     d.write("bare.fio", "[j]\ndirect\n");
     let e = error_line(&["bare.fio"], &d);
     assert!(

@@ -361,7 +361,7 @@ pub fn execute(
                         let _done = Done(&ctl.jobs[i], finished);
                         if let Some(w) = &job.spec.wait_for {
                             for (k, n) in names.iter().enumerate() {
-                                if n == w && k != i {
+                                if n == w && k < i {
                                     ctl.jobs[k].wait_done(&ctl.stop_all);
                                 }
                             }

@@ -147,7 +147,23 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
     let mut groupid = 0u32;
     let mut phase = 0usize;
     let mut index = 0usize;
-    for spec in &set.jobs {
+    for (n, spec) in set.jobs.iter().enumerate() {
+        if let Some(w) = &spec.wait_for {
+            // fio: the waitee must be defined before the waiter (no forward references), so
+            // a waiter can never wait on a job of a later phase or on itself.
+            if *w == spec.name {
+                return Err(RunError::Plan(spec.error_at(
+                    "wait_for",
+                    format!("a job cannot wait for itself (wait_for={w})"),
+                )));
+            }
+            if !set.jobs[..n].iter().any(|j| j.name == *w) {
+                return Err(RunError::Plan(spec.error_at(
+                    "wait_for",
+                    format!("waitee job '{w}' unknown: it must be a job defined before this one"),
+                )));
+            }
+        }
         let spec_arc = Arc::new(spec.clone());
         if !jobs.is_empty() {
             if spec.stonewall || spec.new_group {
