@@ -318,9 +318,15 @@ mod tests {
         // ignore_error implies continue_on_error for its type; ratemin only where I/O goes.
         let set = jobs(
             "[a]\nignore_error=EINVAL\nratemin=1k\n[b]\nignore_error=,EIO\n\
-             [c]\ncontinue_on_error=read\nignore_error=,EIO\n",
+             [c]\ncontinue_on_error=read\nignore_error=,EIO\n\
+             [d]\ncontinue_on_error=verify\nignore_error=EIO\n",
         )
         .unwrap();
+        // A read list with verify does not widen to write errors.
+        assert_eq!(set.jobs[3].continue_on_error, ContinueOnError::ReadVerify);
+        assert!(set.jobs[3].continue_on_error.covers(0));
+        assert!(!set.jobs[3].continue_on_error.covers(1));
+        assert!(set.jobs[3].continue_on_error.covers(2));
         assert_eq!(set.jobs[0].continue_on_error, ContinueOnError::Read);
         assert_eq!(set.jobs[0].rate_min, [1024, 0, 0]);
         assert_eq!(set.jobs[1].continue_on_error, ContinueOnError::Write);

@@ -360,8 +360,30 @@ pub enum ContinueOnError {
     Io,
     /// Continue on verify errors.
     Verify,
+    /// Continue on read and verify errors (no option value names it: only an `ignore_error`
+    /// list for reads with `continue_on_error=verify`, or the reverse, makes it).
+    ReadVerify,
+    /// Continue on write and verify errors (as `ReadVerify`, from lists only).
+    WriteVerify,
     /// Continue on all of the above.
     All,
+}
+
+impl ContinueOnError {
+    /// Whether errors of a type (0 read, 1 write, 2 verify) let the job go on.
+    pub fn covers(self, etype: usize) -> bool {
+        let bits: u8 = match self {
+            Self::None => 0,
+            Self::Read => 1,
+            Self::Write => 2,
+            Self::Io => 3,
+            Self::Verify => 4,
+            Self::ReadVerify => 5,
+            Self::WriteVerify => 6,
+            Self::All => 7,
+        };
+        etype < 3 && bits & (1 << etype) != 0
+    }
 }
 
 /// `fallocate=` mode for laying out files.
@@ -1110,30 +1132,20 @@ impl JobSpec {
     /// As fio, an `ignore_error` list for a type (read, write, verify) also makes the job
     /// continue on errors of that type, as if `continue_on_error` named it.
     fn fold_ignore_error(&mut self) {
-        const R: u8 = 1;
-        const W: u8 = 2;
-        const V: u8 = 4;
-        let mut bits = match self.continue_on_error {
-            ContinueOnError::None => 0,
-            ContinueOnError::Read => R,
-            ContinueOnError::Write => W,
-            ContinueOnError::Io => R | W,
-            ContinueOnError::Verify => V,
-            ContinueOnError::All => R | W | V,
-        };
-        for (i, bit) in [R, W, V].into_iter().enumerate() {
-            if !self.ignore_error[i].is_empty() {
-                bits |= bit;
+        let mut bits = 0u8;
+        for etype in 0..3 {
+            if self.continue_on_error.covers(etype) || !self.ignore_error[etype].is_empty() {
+                bits |= 1 << etype;
             }
         }
         self.continue_on_error = match bits {
             0 => ContinueOnError::None,
-            R => ContinueOnError::Read,
-            W => ContinueOnError::Write,
-            x if x == R | W => ContinueOnError::Io,
-            V => ContinueOnError::Verify,
-            // Read+verify and write+verify have no name of their own; the worker looks at
-            // the lists, so the wider setting only matters for errors no list names.
+            1 => ContinueOnError::Read,
+            2 => ContinueOnError::Write,
+            3 => ContinueOnError::Io,
+            4 => ContinueOnError::Verify,
+            5 => ContinueOnError::ReadVerify,
+            6 => ContinueOnError::WriteVerify,
             _ => ContinueOnError::All,
         };
     }

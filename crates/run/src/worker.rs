@@ -16,7 +16,7 @@ use iolens_engine::null::NullEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{file, BufPool, Completion, IoEngine, IoReq, Op, Queued};
-use iolens_job::{ClockSource, ContinueOnError, Ddir, EngineKind, RateProcess, RwKind};
+use iolens_job::{ClockSource, Ddir, EngineKind, RateProcess, RwKind};
 use iolens_stats::{JobStats, Rusage, StatsConfig};
 
 use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
@@ -621,15 +621,7 @@ impl<'a> Worker<'a> {
             1
         };
         let list = &spec.ignore_error[etype];
-        let covered = !list.is_empty()
-            || match spec.continue_on_error {
-                ContinueOnError::All => true,
-                ContinueOnError::Io => etype < 2,
-                ContinueOnError::Read => etype == 0,
-                ContinueOnError::Write => etype == 1,
-                ContinueOnError::Verify => etype == 2,
-                ContinueOnError::None => false,
-            };
+        let covered = spec.continue_on_error.covers(etype);
         let cont = covered
             && if list.is_empty() {
                 errno == libc::EIO || errno == libc::EILSEQ
