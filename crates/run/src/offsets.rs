@@ -531,18 +531,16 @@ pub struct BlockSizes {
 impl BlockSizes {
     /// From a job's bs, bsrange and bssplit.
     pub fn from_job(j: &JobSpec) -> Self {
+        // Shares are absolute percentages, smallest block size first; what the list leaves
+        // of 100% goes to the largest block size (fio: `bssplit=64k/20:4k/10` is 10% 4k and 90% 64k).
         let split = j.bssplit.clone().map(|s| {
-            s.map(|entries| {
-                let total: f64 = entries
-                    .iter()
-                    .map(|e| e.pct)
-                    .sum::<f64>()
-                    .max(f64::MIN_POSITIVE);
+            s.map(|mut entries| {
+                entries.sort_by_key(|e| e.bs);
                 let mut acc = 0.0;
                 entries
                     .iter()
                     .map(|e| {
-                        acc += e.pct / total;
+                        acc += e.pct / 100.0;
                         (acc, e.bs)
                     })
                     .collect()
@@ -835,6 +833,24 @@ mod tests {
             .filter(|_| b.pick(Ddir::Read, &mut r) == 4096)
             .count();
         assert!((7_200..7_800).contains(&n4), "{n4}");
+        // Shares short of 100%: the rest goes to the largest size, whatever the list order.
+        let (j, _) = spec(|j| {
+            j.bssplit[0] = Some(vec![
+                iolens_job::value::SplitEntry {
+                    bs: 65536,
+                    pct: 20.0,
+                },
+                iolens_job::value::SplitEntry {
+                    bs: 4096,
+                    pct: 10.0,
+                },
+            ])
+        });
+        let b = BlockSizes::from_job(&j);
+        let n4 = (0..10_000)
+            .filter(|_| b.pick(Ddir::Read, &mut r) == 4096)
+            .count();
+        assert!((800..1_200).contains(&n4), "{n4}");
         let (j, _) = spec(|j| j.bsrange[0] = Some((4096, 16384)));
         let b = BlockSizes::from_job(&j);
         let mean = (0..10_000).map(|_| b.pick(Ddir::Read, &mut r)).sum::<u64>() as f64 / 10_000.0;
