@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use iolens_stats::{DirResult, JobResult, LatResult, RunResult};
+use iolens_stats::{DirResult, Display, JobResult, LatResult, RunResult};
 
 use crate::fmt::f6;
 
@@ -18,13 +18,20 @@ fn lat(o: &mut String, l: &LatResult) {
     );
 }
 
-fn dir(o: &mut String, d: &DirResult, version: u32) {
+fn dir(o: &mut String, d: &DirResult, display: &Display, version: u32) {
     let bw = d.bw_bytes() / 1024;
     let iops = d.iops_int();
     let _ = write!(o, ";{};{};{};{}", d.io_bytes >> 10, bw, iops, d.runtime_ms);
     lat(o, &d.slat);
     lat(o, &d.clat);
-    let pct = d.clat.percentiles.clone().unwrap_or_default();
+    // A direction without I/O still names its percentiles, each =0 (as fio).
+    let pct = match &d.clat.percentiles {
+        Some(p) => p.clone(),
+        None if display.clat_percentiles => {
+            display.percentile_list.iter().map(|p| (*p, 0)).collect()
+        }
+        None => Vec::new(),
+    };
     for i in 0..20 {
         match pct.get(i) {
             Some((p, v)) => {
@@ -72,15 +79,15 @@ fn job(o: &mut String, j: &JobResult, r: &RunResult, version: u32) {
     // unified_rw_reporting: "mixed" prints one block instead of the directions, "both"
     // appends it after them (as fio).
     match (&j.mixed, j.unified.as_str()) {
-        (Some(m), "mixed") => dir(o, m, version),
+        (Some(m), "mixed") => dir(o, m, &j.display, version),
         _ => {
-            dir(o, &j.dirs[0], version);
-            dir(o, &j.dirs[1], version);
+            dir(o, &j.dirs[0], &j.display, version);
+            dir(o, &j.dirs[1], &j.display, version);
             if version != 3 {
-                dir(o, &j.dirs[2], version);
+                dir(o, &j.dirs[2], &j.display, version);
             }
             if let Some(m) = &j.mixed {
-                dir(o, m, version);
+                dir(o, m, &j.display, version);
             }
         }
     }
@@ -96,7 +103,9 @@ fn job(o: &mut String, j: &JobResult, r: &RunResult, version: u32) {
     for p in &j.iodepth_level {
         let _ = write!(o, ";{p:.1}%");
     }
-    for p in j.lat_buckets.iter().skip(10).take(22) {
+    // Terse has no nanosecond buckets: they count in the first microsecond one (<=2 µs).
+    for (i, p) in j.lat_buckets.iter().skip(10).take(22).enumerate() {
+        let p = if i == 0 { j.lat_upto_2us } else { *p };
         let _ = write!(o, ";{p:.2}%");
     }
     if version >= 3 {

@@ -517,6 +517,11 @@ impl Merged {
             iodepth_submit: arr7(percentages(&self.submit, submit_total, 0.1)),
             iodepth_complete: arr7(percentages(&self.complete, complete_total, 0.1)),
             lat_buckets: percentages(&self.lat_buckets, lat_total, 0.01),
+            lat_upto_2us: percentages(
+                &[self.lat_buckets[..=10].iter().sum::<u64>()],
+                lat_total,
+                0.01,
+            )[0],
             issued,
             short,
             dropped,

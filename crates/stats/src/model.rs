@@ -183,6 +183,10 @@ pub struct JobResult {
     pub iodepth_complete: [f64; 7],
     /// Completion latency buckets, percent (10 ns, 10 µs, 12 ms buckets).
     pub lat_buckets: Vec<f64>,
+    /// Share of I/Os at or under 2 µs, the nanosecond buckets included: terse output's first
+    /// bucket (computed from counts, so it never adds up past 100%).
+    #[serde(default)]
+    pub lat_upto_2us: f64,
     /// Issued I/Os r, w, t, x.
     pub issued: [u64; 4],
     /// Short I/Os r, w, t, x.
