@@ -87,7 +87,9 @@ fn json_rank(d: &OptDef) -> i8 {
 
 /// Builds every job of the given sections. `only` restricts to named sections (`--section`).
 pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, JobError> {
-    let mut globals: Vec<(RawEntry, &'static OptDef)> = Vec::new();
+    // One chunk per global section seen so far, each applied on its own (as fio parses each
+    // section into the job's options before the next one).
+    let mut globals: Vec<Vec<(RawEntry, &'static OptDef)>> = Vec::new();
     let mut jobs = Vec::new();
     let mut warnings = Vec::new();
     let mut warned: HashSet<(Span, String)> = HashSet::new();
@@ -105,7 +107,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                         .entries
                         .iter()
                         .rev()
-                        .chain(globals.iter().rev().map(|(e, _)| e))
+                        .chain(globals.iter().rev().flat_map(|c| c.iter().rev()).map(|(e, _)| e))
                         .find(|e| e.key == "ioengine");
                     if let Some(eng) = engine {
                         let mut probe = JobSpec::new("probe", eng.span.clone(), 0);
@@ -125,7 +127,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             own.push((entry.clone(), def));
         }
         if section.is_global() {
-            globals.extend(own);
+            globals.push(own);
             continue;
         }
         let first_of_file = files_seen.insert(section.file_index);
@@ -133,9 +135,17 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             continue;
         }
         let mut spec = JobSpec::new(&section.name, section.span.clone(), section.file_index);
-        let mut all: Vec<&(RawEntry, &'static OptDef)> = globals.iter().chain(own.iter()).collect();
-        // Application order: priority first, then as written.
-        all.sort_by_key(|(_, d)| -d.prio);
+        // Application order, section by section: within a job-file section by priority
+        // (kb_base before sizes), ties as written; command-line options exactly as written,
+        // as fio parses them one at a time (`--rate=5m --kb_base=1000` is 5 MiB/s).
+        let mut all: Vec<&(RawEntry, &'static OptDef)> = Vec::new();
+        for chunk in globals.iter().chain(std::iter::once(&own)) {
+            let start = all.len();
+            all.extend(chunk.iter());
+            if !chunk.iter().all(|(e, _)| e.span.is_cmdline()) {
+                all[start..].sort_by_key(|(_, d)| -d.prio);
+            }
+        }
         for (entry, def) in all {
             let value = value_of(entry, def)?;
             match def.status {
@@ -195,7 +205,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
     }
 
     Ok(JobSet {
-        global_options: by_priority(&globals),
+        global_options: by_priority(&globals.concat()),
         jobs,
         warnings,
     })
@@ -227,6 +237,24 @@ mod tests {
     #[test]
     fn kb_base_applies_before_sizes_whatever_the_order() {
         let set = jobs("[a]\nsize=1k\nkb_base=1000\n").unwrap();
+        assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1000)));
+        // ... within a section: a global section's sizes were read before the job's kb_base.
+        let set = jobs("[global]\nsize=1k\n[a]\nkb_base=1000\n").unwrap();
+        assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1024)));
+    }
+
+    #[test]
+    fn command_line_options_apply_in_the_order_written() {
+        let build = |v: &[&str]| {
+            let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            let a = crate::cmdline::parse_args(&v).unwrap();
+            build_jobs(&a.cli_sections, &[]).unwrap()
+        };
+        let set = build(&["--name=a", "--size=1k", "--kb_base=1000"]);
+        assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1024)));
+        let set = build(&["--name=a", "--kb_base=1000", "--size=1k"]);
+        assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1000)));
+        let set = build(&["--kb_base=1000", "--name=a", "--size=1k"]);
         assert_eq!(set.jobs[0].size, Some(SizeOrPct::Bytes(1000)));
     }
 
