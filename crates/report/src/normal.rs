@@ -190,13 +190,16 @@ fn dir_block(o: &mut String, name: &str, d: &DirResult, j: &JobResult, is_write:
     let b = &d.bw_samples;
     if b.samples > 0 {
         let (mut min, mut max, mut mean, mut sd) = (b.min, b.max, b.mean, b.stddev());
+        // Samples are KiB/s. As fio: past kb_base² (by the mean) they are divided by kb_base
+        // and labelled MiB whatever kb_base is.
         let mut unit = if disp.kb_base == 1000 { "kB" } else { "KiB" };
-        if max >= 1024.0 * 1024.0 {
-            min /= 1024.0;
-            max /= 1024.0;
-            mean /= 1024.0;
-            sd /= 1024.0;
-            unit = if disp.kb_base == 1000 { "MB" } else { "MiB" };
+        let kb = f64::from(disp.kb_base);
+        if mean > kb * kb {
+            min /= kb;
+            max /= kb;
+            mean /= kb;
+            sd /= kb;
+            unit = "MiB";
         }
         let _ = writeln!(
             o,
