@@ -101,6 +101,15 @@ pub fn check_job(job: &PlannedJob, opts: &PlanOptions) -> Result<(), RunError> {
                 files.join(", ")
             ));
         }
+        if spec.unlink || spec.unlink_each_loop {
+            if let Some(f) = job.files.iter().find(laid_out) {
+                return refuse(format!(
+                    "--readonly is set and the job would delete '{}' (unlink{}); nothing was deleted",
+                    f.path.display(),
+                    if spec.unlink { "=1" } else { "_each_loop=1" }
+                ));
+            }
+        }
         for f in job.files.iter().filter(laid_out) {
             let len = std::fs::metadata(&f.path).map(|m| m.len()).ok();
             match len {
@@ -258,6 +267,14 @@ mod tests {
             true,
         )
         .unwrap();
+        // Reading is allowed; deleting the file afterwards is not.
+        let e = check(
+            &format!("[j]\nfilename={}\nsize=4k\nrw=read\nunlink=1\n", short.display()),
+            true,
+        )
+        .unwrap_err();
+        assert!(e.contains("would delete") && e.contains("unlink=1"), "{e}");
+        assert!(short.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
