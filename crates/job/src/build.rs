@@ -107,7 +107,13 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                         .entries
                         .iter()
                         .rev()
-                        .chain(globals.iter().rev().flat_map(|c| c.iter().rev()).map(|(e, _)| e))
+                        .chain(
+                            globals
+                                .iter()
+                                .rev()
+                                .flat_map(|c| c.iter().rev())
+                                .map(|(e, _)| e),
+                        )
                         .find(|e| e.key == "ioengine");
                     if let Some(eng) = engine {
                         let mut probe = JobSpec::new("probe", eng.span.clone(), 0);

@@ -115,25 +115,26 @@ fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
         .as_deref()
         .map(split_filenames)
         .unwrap_or_default();
-    let join = |name: String, k: usize| -> PathBuf {
+    // fio (observed, 3.33): with `directory=a:b`, clone N of a job puts all its generated
+    // files in directory N mod count; names from `filename=` all go in the first directory.
+    let join = |name: String, d: usize| -> PathBuf {
         let p = PathBuf::from(&name);
         if p.is_absolute() || dirs.is_empty() {
             p
         } else {
-            PathBuf::from(&dirs[k % dirs.len()]).join(p)
+            PathBuf::from(&dirs[d % dirs.len()]).join(p)
         }
     };
     match &spec.filename {
         Some(list) => split_filenames(list)
             .into_iter()
-            .enumerate()
-            .map(|(k, n)| join(n, k))
+            .map(|n| join(n, 0))
             .collect(),
         None => (0..spec.nrfiles)
             .map(|k| {
                 join(
                     expand_format(&spec.filename_format, &spec.name, jobnum, k),
-                    k as usize,
+                    jobnum as usize,
                 )
             })
             .collect(),
@@ -363,6 +364,31 @@ mod tests {
     #[test]
     fn filenames_split_and_escape() {
         assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
+    }
+
+    #[test]
+    fn directory_lists_as_fio() {
+        let p = plan_of(
+            "[a]\nioengine=null\nsize=1m\ndirectory=/d1:/d2:/d3\nnrfiles=2\nnumjobs=4\n\
+             [b]\nioengine=null\nsize=1m\ndirectory=/d1:/d2\nfilename=f1:f2\nnumjobs=2\n",
+        )
+        .unwrap();
+        let paths: Vec<Vec<String>> = p
+            .jobs
+            .iter()
+            .map(|j| {
+                j.files
+                    .iter()
+                    .map(|f| f.path.display().to_string())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(paths[0], ["/d1/a.0.0", "/d1/a.0.1"]);
+        assert_eq!(paths[1], ["/d2/a.1.0", "/d2/a.1.1"]);
+        assert_eq!(paths[2], ["/d3/a.2.0", "/d3/a.2.1"]);
+        assert_eq!(paths[3], ["/d1/a.3.0", "/d1/a.3.1"]);
+        assert_eq!(paths[4], ["/d1/f1", "/d1/f2"]);
+        assert_eq!(paths[5], ["/d1/f1", "/d1/f2"]);
     }
 
     #[test]

@@ -269,7 +269,10 @@ mod tests {
         .unwrap();
         // Reading is allowed; deleting the file afterwards is not.
         let e = check(
-            &format!("[j]\nfilename={}\nsize=4k\nrw=read\nunlink=1\n", short.display()),
+            &format!(
+                "[j]\nfilename={}\nsize=4k\nrw=read\nunlink=1\n",
+                short.display()
+            ),
             true,
         )
         .unwrap_err();
