@@ -416,6 +416,118 @@ fn strides_offset_increment_and_number_ios() {
     assert_eq!(num(&j["read"]["total_ios"]), 777.0);
 }
 
+/// Bytes and I/Os of a null-engine read job, in 'read'.
+fn read_counts(args: &[&str]) -> (u64, u64) {
+    let d = TempDir::new("counts");
+    let mut a = vec!["--name=c", "--ioengine=null"];
+    a.extend_from_slice(args);
+    let (rc, v, err) = run_json(&d.0, &a, &[FAKE]);
+    assert_eq!(rc, 0, "iolens {args:?}: {err}");
+    let r = &v["jobs"][0]["read"];
+    (num(&r["io_bytes"]) as u64, num(&r["total_ios"]) as u64)
+}
+
+#[test]
+fn passes_loops_and_sizes_count_as_fio() {
+    // (arguments, bytes, I/Os) as fio 3.33 reports them for the same job.
+    for (args, bytes, ios) in [
+        // Whole blocks of the range only; holes end the pass at the end of the range.
+        (&["--rw=read", "--size=10k", "--bs=4k"][..], 8192, 2),
+        (&["--rw=read:8k", "--size=64k", "--bs=4k"][..], 24576, 6),
+        (
+            &["--rw=read", "--size=256k", "--bs=4k", "--loops=3"][..],
+            786432,
+            192,
+        ),
+        (
+            &["--rw=randread", "--size=256k", "--bs=4k", "--loops=3"][..],
+            786432,
+            192,
+        ),
+        // A size that does not fit is drawn again; each loop does what fits.
+        (
+            &[
+                "--rw=read",
+                "--size=6k",
+                "--bssplit=4k/50:8k/50",
+                "--loops=4",
+            ][..],
+            16384,
+            4,
+        ),
+        // io_size is reached by whole I/Os: the last one may pass it.
+        (
+            &["--rw=read", "--size=1m", "--bs=4k", "--io_size=10k"][..],
+            12288,
+            3,
+        ),
+        // number_ios counts per loop, and stops an io_size job.
+        (
+            &[
+                "--rw=read",
+                "--size=1m",
+                "--bs=4k",
+                "--number_ios=5",
+                "--io_size=100k",
+            ][..],
+            20480,
+            5,
+        ),
+        (
+            &[
+                "--rw=read",
+                "--size=1m",
+                "--bs=4k",
+                "--number_ios=5",
+                "--loops=3",
+            ][..],
+            61440,
+            15,
+        ),
+        (
+            &[
+                "--rw=read",
+                "--size=1m",
+                "--bs=4k",
+                "--number_ios=300",
+                "--loops=2",
+            ][..],
+            2097152,
+            512,
+        ),
+    ] {
+        assert_eq!(read_counts(args), (bytes, ios), "{args:?}");
+    }
+    // Mixed sizes cover the range exactly: sizes are drawn to fit, and a random I/O is cut
+    // where the random map has blocks done already (fio: 1048576 bytes for every seed).
+    for rw in ["--rw=read", "--rw=randread"] {
+        for seed in ["--randseed=1", "--randseed=2", "--randseed=3"] {
+            let (bytes, _) = read_counts(&[rw, "--size=1m", "--bsrange=4k-64k", seed]);
+            assert_eq!(bytes, 1 << 20, "{rw} {seed}");
+            let (bytes, _) = read_counts(&[rw, "--size=1m", "--bssplit=4k/10:64k/90", seed]);
+            assert_eq!(bytes, 1 << 20, "{rw} {seed} bssplit");
+        }
+    }
+    // Time based: passes go on (number_ios per pass), and a size larger than the range
+    // is drawn again rather than ending or spinning.
+    let (_, ios) = read_counts(&[
+        "--rw=read",
+        "--size=64k",
+        "--number_ios=5",
+        "--time_based",
+        "--runtime=100ms",
+    ]);
+    assert!(ios > 1000, "{ios} I/Os");
+    let (_, ios) = read_counts(&[
+        "--rw=read",
+        "--size=6k",
+        "--bssplit=4k/50:8k/50",
+        "--time_based",
+        "--runtime=100ms",
+    ]);
+    assert!(ios > 1000, "{ios} I/Os");
+}
+
 #[test]
 fn zonemode_strided_moves_through_zones() {
     let d = TempDir::new("zones");

@@ -86,6 +86,22 @@ impl RandomMap {
         unreachable!("random map has a free block when used < n")
     }
 
+    /// Marks up to `n` blocks from `idx` on while they are free and returns how many it
+    /// marked (stops at the first used block or the end of the map).
+    #[inline]
+    pub fn take_run(&mut self, idx: u64, n: u64) -> u64 {
+        let mut k = 0;
+        while k < n && idx + k < self.n {
+            let (w, bit) = (((idx + k) / 64) as usize, (idx + k) % 64);
+            if self.words[w] & (1 << bit) != 0 {
+                break;
+            }
+            self.mark(w, bit);
+            k += 1;
+        }
+        k
+    }
+
     /// Marks `idx` as done in this pass if it is still free (a sequential I/O of a
     /// `percentage_random` mix covers its block too, as in fio).
     pub fn mark_if_free(&mut self, idx: u64) {
@@ -222,6 +238,12 @@ pub struct FileOffsets {
     /// zonemode=strided: start of the current zone (relative) and bytes done in it.
     zone_start: u64,
     zone_bytes: u64,
+    /// The offset [`FileOffsets::place`] chose last (relative), whether it was random, and
+    /// whether it started a new `rw=...:N` run; the end of the window it lies in.
+    placed: u64,
+    placed_random: bool,
+    placed_new_run: bool,
+    window_end: u64,
 }
 
 /// Job-wide settings for offsets.
@@ -357,6 +379,10 @@ impl FileOffsets {
             run_next: 0,
             zone_start: 0,
             zone_bytes: 0,
+            placed: 0,
+            placed_random: false,
+            placed_new_run: false,
+            window_end: len,
         }
     }
 
@@ -414,8 +440,8 @@ impl FileOffsets {
         }
     }
 
-    /// Next offset for an I/O of `bs` bytes in direction `d`; None when the range cannot
-    /// hold one. Sequential streams wrap at the end of the range.
+    /// Next offset for an I/O of `bs` bytes in direction `d`, committed at once (for callers
+    /// whose I/Os all have one size); None when the range cannot hold one.
     #[inline]
     pub fn next(
         &mut self,
@@ -425,6 +451,26 @@ impl FileOffsets {
         rng: &mut Taus,
         pct_rng: &mut Taus,
     ) -> Option<u64> {
+        let o = self.place(spec, d, bs, rng, pct_rng)?;
+        self.advance(spec, bs);
+        Some(o)
+    }
+
+    /// Chooses where the next I/O goes, for an I/O of at least `min_bs` bytes (as fio: the
+    /// offset first, then a size that fits, see [`FileOffsets::room`]); None when the range
+    /// cannot hold `min_bs` more. Sequential streams of sequential jobs end there (fio: no
+    /// wrap-around inside a pass; with holes, `rw=read:8k`, that is before `size` bytes).
+    /// Every `place` is followed by one [`FileOffsets::advance`] with the size chosen.
+    #[inline(always)]
+    pub fn place(
+        &mut self,
+        spec: &OffsetSpec,
+        d: Ddir,
+        min_bs: u64,
+        rng: &mut Taus,
+        pct_rng: &mut Taus,
+    ) -> Option<u64> {
+        let bs = min_bs;
         if bs > self.len {
             return None;
         }
@@ -444,45 +490,29 @@ impl FileOffsets {
             }
             None => (0, self.len),
         };
+        if bs > zlen {
+            return None;
+        }
         let random = spec.random && pct_rng.percent(spec.pct_random[d.idx()]);
+        self.placed_new_run = false;
         let rel = if random {
-            // rw=randread:N issues N I/Os per random offset.
-            let o = if self.run_left > 0 {
+            if self.run_left > 0 {
+                // rw=randread:N issues N I/Os per random offset.
                 self.run_left -= 1;
-                let o = self.run_next;
-                if spec.sequencer == RwSequencer::Sequential {
-                    self.run_next = if o + 2 * bs <= self.len { o + bs } else { 0 };
-                }
-                o
+                self.run_next
             } else {
                 let max_block = (zlen - bs) / self.align + 1;
                 let o = zlo + self.random_block(rng, max_block, d) * self.align;
                 if let Some(m) = spec.modifier {
                     self.run_left = m.unsigned_abs().saturating_sub(1);
-                    self.run_next =
-                        if spec.sequencer == RwSequencer::Sequential && o + 2 * bs <= self.len {
-                            o + bs
-                        } else {
-                            o
-                        };
+                    self.placed_new_run = true;
                 }
                 o
-            };
-            // percentage_random: a sequential I/O continues after the last I/O, whichever
-            // kind it was (fio's last_pos).
-            self.seq_pos = (o + bs) as i64;
-            o
+            }
         } else {
-            let hole = if spec.random {
-                0
-            } else {
-                spec.modifier.unwrap_or(0)
-            };
             let last = (zlo + zlen - bs) as i64;
             if self.seq_pos > last {
-                // A forward sequential stream ends its pass at the end of the range (fio: no
-                // wrap-around inside a pass; with holes, `rw=read:8k`, that is before `size`
-                // bytes were done). Mixed random jobs and strided zones wrap.
+                // Mixed random jobs and strided zones wrap; sequential jobs end the pass.
                 if !spec.random && spec.zonemode_strided.is_none() {
                     return None;
                 }
@@ -491,20 +521,75 @@ impl FileOffsets {
                 // Walking backwards (negative modifier): wrap to the last block.
                 self.seq_pos = last / self.align as i64 * self.align as i64;
             }
-            let o = self.seq_pos as u64;
-            self.seq_pos = o as i64 + bs as i64 + hole;
-            if spec.random {
-                // Sequential I/O of a random job covers its block in the random map too.
+            self.seq_pos as u64
+        };
+        self.placed = rel;
+        self.placed_random = random;
+        self.window_end = zlo + zlen;
+        Some(self.start + rel)
+    }
+
+    /// Bytes from the placed offset to the end of its window: the largest I/O that fits.
+    #[inline(always)]
+    pub fn room(&self) -> u64 {
+        self.window_end - self.placed
+    }
+
+    /// Commits an I/O of `bs` bytes at the placed offset and returns its length: `bs`, or less
+    /// where a random I/O would cover blocks the random map already has in this pass (as fio
+    /// trims it), so a pass does every block exactly once whatever the sizes.
+    #[inline(always)]
+    pub fn advance(&mut self, spec: &OffsetSpec, bs: u64) -> u64 {
+        let o = self.placed;
+        let mut len = bs.min(self.room());
+        if self.placed_random {
+            if len > self.align {
                 if let Some(m) = &mut self.map {
-                    m.mark_if_free(o / self.align);
+                    // The first block was taken when the offset was drawn.
+                    let want = len.div_ceil(self.align);
+                    let got = 1 + m.take_run(o / self.align + 1, want - 1);
+                    if got < want {
+                        len = got * self.align;
+                    }
                 }
             }
-            o
-        };
-        if spec.zonemode_strided.is_some() {
-            self.zone_bytes += bs;
+            if spec.modifier.is_some() {
+                self.run_next = if spec.sequencer == RwSequencer::Sequential {
+                    if o + 2 * len <= self.len {
+                        o + len
+                    } else if self.placed_new_run {
+                        o
+                    } else {
+                        0
+                    }
+                } else {
+                    o
+                };
+            }
+            // percentage_random: a sequential I/O continues after the last I/O, whichever
+            // kind it was (fio's last_pos).
+            self.seq_pos = (o + len) as i64;
+        } else {
+            let hole = if spec.random {
+                0
+            } else {
+                spec.modifier.unwrap_or(0)
+            };
+            self.seq_pos = (o + len) as i64 + hole;
+            if spec.random {
+                // Sequential I/O of a random job covers its blocks in the random map too.
+                if let Some(m) = &mut self.map {
+                    let first = o / self.align;
+                    for b in first..first + len.div_ceil(self.align) {
+                        m.mark_if_free(b);
+                    }
+                }
+            }
         }
-        Some(self.start + rel)
+        if spec.zonemode_strided.is_some() {
+            self.zone_bytes += len;
+        }
+        len
     }
 
     /// Resets sequential position and map (a new loop).
@@ -526,16 +611,18 @@ pub struct BlockSizes {
     range: [Option<(u64, u64)>; 3],
     split: [Option<Vec<(f64, u64)>>; 3],
     unaligned: bool,
+    min: [u64; 3],
 }
 
 impl BlockSizes {
     /// From a job's bs, bsrange and bssplit.
     pub fn from_job(j: &JobSpec) -> Self {
-        // Shares are absolute percentages, smallest block size first; what the list leaves
-        // of 100% goes to the largest block size (fio: `bssplit=64k/20:4k/10` is 10% 4k and 90% 64k).
+        // Shares are absolute percentages; what the list leaves of 100% goes to the entry
+        // with the largest share, the later one of equal shares (fio, observed:
+        // `bssplit=4k/50:64k/10` is 90% 4k, `4k/30:16k/30:64k/10` gives 16k 60%).
         let split = j.bssplit.clone().map(|s| {
             s.map(|mut entries| {
-                entries.sort_by_key(|e| e.bs);
+                entries.sort_by(|a, b| a.pct.total_cmp(&b.pct));
                 let mut acc = 0.0;
                 entries
                     .iter()
@@ -551,7 +638,28 @@ impl BlockSizes {
             range: j.bsrange,
             split,
             unaligned: j.bs_unaligned,
+            min: [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| j.min_bs(d)),
         }
+    }
+
+    /// The smallest size direction `d` issues.
+    #[inline(always)]
+    pub fn min(&self, d: Ddir) -> u64 {
+        self.min[d.idx()]
+    }
+
+    /// A size for direction `d` of at most `room` bytes (the caller has checked that the
+    /// smallest fits): drawn again until it fits, as fio; after many misses (a split whose
+    /// small sizes have tiny shares) the smallest.
+    #[inline(always)]
+    pub fn pick_fitting(&self, d: Ddir, rng: &mut Taus, room: u64) -> u64 {
+        for _ in 0..64 {
+            let bs = self.pick(d, rng);
+            if bs <= room {
+                return bs;
+            }
+        }
+        self.min[d.idx()]
     }
 
     /// Block size for the next I/O in direction `d`.
@@ -833,7 +941,7 @@ mod tests {
             .filter(|_| b.pick(Ddir::Read, &mut r) == 4096)
             .count();
         assert!((7_200..7_800).contains(&n4), "{n4}");
-        // Shares short of 100%: the rest goes to the largest size, whatever the list order.
+        // Shares short of 100%: the rest goes to the entry with the largest share...
         let (j, _) = spec(|j| {
             j.bssplit[0] = Some(vec![
                 iolens_job::value::SplitEntry {
@@ -851,6 +959,26 @@ mod tests {
             .filter(|_| b.pick(Ddir::Read, &mut r) == 4096)
             .count();
         assert!((800..1_200).contains(&n4), "{n4}");
+        // ... to the entry with the largest share, whatever its size: 4k/50:64k/10 is 90% 4k.
+        let (j, _) = spec(|j| {
+            j.bssplit[0] = Some(vec![
+                iolens_job::value::SplitEntry {
+                    bs: 4096,
+                    pct: 50.0,
+                },
+                iolens_job::value::SplitEntry {
+                    bs: 65536,
+                    pct: 10.0,
+                },
+            ])
+        });
+        let b = BlockSizes::from_job(&j);
+        let n4 = (0..10_000)
+            .filter(|_| b.pick(Ddir::Read, &mut r) == 4096)
+            .count();
+        assert!((8_700..9_300).contains(&n4), "{n4}");
+        // A size that does not fit is drawn again.
+        assert!((0..1000).all(|_| b.pick_fitting(Ddir::Read, &mut r, 8192) == 4096));
         let (j, _) = spec(|j| j.bsrange[0] = Some((4096, 16384)));
         let b = BlockSizes::from_job(&j);
         let mean = (0..10_000).map(|_| b.pick(Ddir::Read, &mut r)).sum::<u64>() as f64 / 10_000.0;

@@ -183,6 +183,11 @@ struct Worker<'a> {
     files_left: usize,
     passes: u64,
     pass_limit: u64,
+    /// I/Os issued when the current pass began.
+    pass_start_ios: u64,
+    /// Loops the job runs (`loops`), and whether it is time based (then passes go on).
+    loops: u64,
+    time_based: bool,
     file_service: FileService,
     content: Content,
     stats: JobStats,
@@ -245,12 +250,6 @@ impl<'a> Worker<'a> {
         if self.issued_bytes >= self.byte_budget {
             return false;
         }
-        if let Some(n) = self.job.spec.number_ios {
-            // number_ios is per loop, as fio.
-            if self.issued_ios >= n.saturating_mul(self.job.spec.loops.max(1)) {
-                return false;
-            }
-        }
         true
     }
 
@@ -284,43 +283,58 @@ impl<'a> Worker<'a> {
         if self.pacing && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
         }
-        let (file, offset, len) = if let (Ddir::Write, Some((f, o, l))) =
-            (d, self.trim_then_write.take())
-        {
-            (f, o, l)
-        } else {
-            let bs = self.bsz.pick(d, &mut self.rng_bs);
-            // Only whole blocks: when the budget cannot hold one more, the job is done (fio).
-            if self.byte_budget.saturating_sub(self.issued_bytes) < bs {
-                self.byte_budget = self.issued_bytes;
-                return None;
-            }
-            let (f, off) = loop {
-                let f = self.pick_file();
-                match self.offsets[f].next(&self.ospec, d, bs, &mut self.rng_off, &mut self.rng_pct)
-                {
-                    Some(off) => break (f, off),
-                    // A sequential stream reached the end of this file's range.
-                    None => {
-                        if !self.file_finished(f) {
+        let mut pass_share_done = false;
+        let (file, offset, len) =
+            if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
+                (f, o, l)
+            } else {
+                // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
+                // jobs go on with the next one, others after their loops.
+                if let Some(n) = self.job.spec.number_ios {
+                    if self.issued_ios - self.pass_start_ios >= n {
+                        let limit = if self.time_based {
+                            u64::MAX
+                        } else {
+                            self.loops
+                        };
+                        if !self.end_pass(limit) {
                             return None;
                         }
                     }
                 }
-            };
-            let len = bs.min(u32::MAX as u64) as u32;
-            let counts = d != Ddir::Trim
-                || !matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
-            if counts {
-                self.file_issued[f] += len as u64;
-                if self.file_issued[f] >= self.file_pass_bytes[f] {
-                    // This file's share of the pass is issued (random offsets, or sequential
-                    // ones that ended exactly at the end of the range).
-                    self.file_finished(f);
+                // As fio: the offset first (room for the smallest size), then a size that fits.
+                let min_bs = self.bsz.min(d);
+                let (f, off) = loop {
+                    let f = self.pick_file();
+                    match self.offsets[f].place(
+                        &self.ospec,
+                        d,
+                        min_bs,
+                        &mut self.rng_off,
+                        &mut self.rng_pct,
+                    ) {
+                        Some(off) => break (f, off),
+                        // A sequential stream reached the end of this file's range.
+                        None => {
+                            if !self.file_finished(f) {
+                                return None;
+                            }
+                        }
+                    }
+                };
+                let bs = self
+                    .bsz
+                    .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
+                let len = self.offsets[f].advance(&self.ospec, bs);
+                let len = len.min(u32::MAX as u64) as u32;
+                let counts = d != Ddir::Trim
+                    || !matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
+                if counts {
+                    self.file_issued[f] += len as u64;
+                    pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
                 }
-            }
-            (f as u32, off, len)
-        };
+                (f as u32, off, len)
+            };
         if d == Ddir::Trim && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite)
         {
             self.trim_then_write = Some((file, offset, len));
@@ -340,6 +354,11 @@ impl<'a> Worker<'a> {
             self.issued_bytes += len as u64;
         }
         self.issued_ios += 1;
+        if pass_share_done {
+            // This file's share of the pass is issued (random offsets, or sequential ones
+            // that ended exactly at the end of the range).
+            self.file_finished(file as usize);
+        }
         if d == Ddir::Write {
             // fsync=N counts writes issued, as fio: the sync follows the Nth write.
             self.writes_since_sync += 1;
@@ -405,9 +424,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Marks a file finished for this pass. When every file is, the pass is over: the next
-    /// one starts from the beginning (dropping cached pages with invalidate=1, as fio does at
-    /// each loop), or the job ends after its last pass. Returns false when the job is done.
+    /// Marks a file finished for this pass; when every file is, the pass is over. Returns
+    /// false when the job is done.
     fn file_finished(&mut self, f: usize) -> bool {
         if !self.file_done[f] {
             self.file_done[f] = true;
@@ -416,11 +434,20 @@ impl<'a> Worker<'a> {
         if self.files_left > 0 {
             return true;
         }
+        self.end_pass(self.pass_limit)
+    }
+
+    /// Ends the pass: the next one starts from the beginning (dropping cached pages with
+    /// invalidate=1, as fio does at each loop), unless `limit` passes are done or this pass
+    /// issued nothing (no size fits anywhere; going round again would spin). Returns false
+    /// when the job is done.
+    fn end_pass(&mut self, limit: u64) -> bool {
         self.passes += 1;
-        if self.passes >= self.pass_limit {
+        if self.passes >= limit || self.issued_ios == self.pass_start_ios {
             self.byte_budget = self.issued_bytes;
             return false;
         }
+        self.pass_start_ios = self.issued_ios;
         for (k, o) in self.offsets.iter_mut().enumerate() {
             o.rewind();
             self.file_done[k] = false;
@@ -1470,6 +1497,9 @@ pub fn run_job(
         } else {
             spec.loops.max(1)
         },
+        pass_start_ios: 0,
+        loops: spec.loops.max(1),
+        time_based: spec.time_based && !dry_writes,
         file_service: FileService::parse(&spec.file_service_type),
         content,
         stats: JobStats::new(cfg),
