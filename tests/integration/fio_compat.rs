@@ -196,3 +196,62 @@ fn read_ios_agree_with_the_kernels_disk_counters() {
         "disk_util {du_reads} vs {ours}"
     );
 }
+
+#[test]
+fn unified_rw_reporting_prints_fio_mixed_lines() {
+    // Two rate-limited jobs on the fake clock; the lines are those fio 3.33 prints for the
+    // same job file (checked by hand with fio's null engine).
+    let d = TempDir::new("unified");
+    let job = |mode: &str, rate_a: &str| {
+        format!(
+            "[global]\nioengine=null\nrw=randrw\nbs=4k\nunified_rw_reporting={mode}\n\
+             [a]\nsize=64m\nrate={rate_a}\n[b]\nsize=32m\nrate=20m\n"
+        )
+    };
+    let run = |text: String, extra: &[&str]| {
+        d.write("u.fio", &text);
+        let mut args = vec!["u.fio"];
+        args.extend_from_slice(extra);
+        let o = iolens()
+            .current_dir(&d.0)
+            .args(&args)
+            .env("IOLENS_FAKE_CLOCK_NS", "1000")
+            .output_timed()
+            .expect("iolens");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let line = |out: &str, tag: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(tag))
+            .unwrap_or_else(|| panic!("no {tag} line in {out}"))
+            .trim()
+            .to_string()
+    };
+    // both: the direction lines, then MIXED with min/max over the direction rows.
+    let out = run(job("both", "10m"), &[]);
+    assert!(out.contains("   READ: bw=15.0MiB/s"), "{out}");
+    assert_eq!(
+        line(&out, "MIXED:"),
+        "MIXED: bw=30.0MiB/s (31.5MB/s), 10.0MiB/s-20.0MiB/s (10.5MB/s-21.0MB/s), io=96.0MiB (101MB), run=800-3200msec"
+    );
+    // mixed: only MIXED, min/max over each job's combined bandwidth.
+    let out = run(job("mixed", "20m"), &[]);
+    assert!(!out.contains("READ:"), "{out}");
+    assert_eq!(
+        line(&out, "MIXED:"),
+        "MIXED: bw=60.0MiB/s (62.9MB/s), 40.0MiB/s-40.0MiB/s (41.9MB/s-41.9MB/s), io=96.0MiB (101MB), run=800-1600msec"
+    );
+    // JSON and terse carry one mixed block instead of the directions (terse v3: 80 fields),
+    // or the directions and then the mixed block (v3: 162 fields).
+    let json = json_of(&run(job("mixed", "20m"), &["--output-format=json"]));
+    assert!(json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_null());
+    let json = json_of(&run(job("both", "20m"), &["--output-format=json"]));
+    assert!(json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_object());
+    for (mode, fields) in [("mixed", 80), ("both", 162)] {
+        let t = run(job(mode, "20m"), &["--output-format=terse"]);
+        for l in t.lines() {
+            assert_eq!(l.split(';').count(), fields, "{mode}: {l}");
+        }
+    }
+}

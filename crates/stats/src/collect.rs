@@ -567,6 +567,23 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
     // Groups, from the reported entries: as fio, with group_reporting the group line's
     // min and max are those of the merged entry, not of the individual clones.
     let mut groups: Vec<GroupResult> = Vec::new();
+    // Per group, the lowest and highest bandwidth of a reported entry with its directions
+    // taken together (the MIXED line of unified_rw_reporting=mixed).
+    let mut entry_bw: Vec<(u32, u64, u64)> = Vec::new();
+    for m in &merged {
+        let bytes: u64 = m.dirs.iter().map(|d| d.bytes).sum();
+        let run = m.dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+        if bytes > 0 || run > 0 {
+            let bw = bw_of(bytes, run);
+            match entry_bw.iter_mut().find(|e| e.0 == m.info.groupid) {
+                Some(e) => {
+                    e.1 = e.1.min(bw);
+                    e.2 = e.2.max(bw);
+                }
+                None => entry_bw.push((m.info.groupid, bw, bw)),
+            }
+        }
+    }
     for m in &merged {
         let info = &m.info;
         let g = match groups.iter_mut().position(|g| g.groupid == info.groupid) {
@@ -608,7 +625,9 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
             gd.agg_bw = bw_of(gd.io_bytes, gd.max_run);
         }
         if g.unified == "mixed" || g.unified == "both" {
-            // All directions as one; min/max over the direction rows, as fio's MIXED line.
+            // All directions as one (fio's MIXED line). Its min and max: with "both", over
+            // the direction rows' min and max; with "mixed", over the entries' combined
+            // bandwidth (fio 3.33, observed).
             let active: Vec<&GroupDir> = g
                 .dirs
                 .iter()
@@ -616,19 +635,25 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
                 .collect();
             let io_bytes: u64 = active.iter().map(|d| d.io_bytes).sum();
             let max_run = active.iter().map(|d| d.max_run).max().unwrap_or(0);
+            let (min_bw, max_bw) = if g.unified == "mixed" {
+                entry_bw
+                    .iter()
+                    .find(|e| e.0 == g.groupid)
+                    .map_or((0, 0), |e| (e.1, e.2))
+            } else {
+                (
+                    active.iter().map(|d| d.min_bw).min().unwrap_or(0),
+                    active.iter().map(|d| d.max_bw).max().unwrap_or(0),
+                )
+            };
             g.mixed = Some(GroupDir {
                 io_bytes,
                 agg_bw: bw_of(io_bytes, max_run),
-                min_bw: active.iter().map(|d| d.agg_bw).min().unwrap_or(0),
-                max_bw: active.iter().map(|d| d.agg_bw).max().unwrap_or(0),
+                min_bw,
+                max_bw,
                 min_run: active.iter().map(|d| d.min_run).min().unwrap_or(0),
                 max_run,
             });
-            if g.unified == "mixed" {
-                let m = g.mixed.as_mut().expect("just set");
-                m.min_bw = m.agg_bw;
-                m.max_bw = m.agg_bw;
-            }
         }
     }
     groups.sort_by_key(|g| g.groupid);
