@@ -66,6 +66,8 @@ pub struct LibaioEngine {
     events: Vec<IoEvent>,
     /// I/Os the kernel refused at submission, completed with their error by the next reap.
     failed: Vec<Completion>,
+    /// I/Os submitted and not yet reaped.
+    in_kernel: usize,
 }
 
 impl std::fmt::Debug for LibaioEngine {
@@ -103,6 +105,7 @@ impl LibaioEngine {
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth.max(1) as usize],
             failed: Vec::new(),
+            in_kernel: 0,
         })
     }
 }
@@ -184,8 +187,10 @@ impl IoEngine for LibaioEngine {
                 let e = io::Error::last_os_error();
                 match e.raw_os_error() {
                     Some(libc::EINTR) => continue,
-                    // The ring is full: what was not taken stays pending for the next commit.
-                    Some(libc::EAGAIN) if submitted > 0 => break,
+                    // Out of room while I/Os are in flight: what was not taken stays pending
+                    // for the next commit, after a reap has made room. With nothing in flight
+                    // no reap would, so then the iocb fails with EAGAIN below.
+                    Some(libc::EAGAIN) if submitted > 0 || self.in_kernel > 0 => break,
                     // The kernel refused the first iocb of the batch: it completes with the
                     // error (handed out by the next reap) and the rest are submitted.
                     Some(errno) => {
@@ -205,6 +210,7 @@ impl IoEngine for LibaioEngine {
                 break;
             }
             submitted += rc as usize;
+            self.in_kernel += rc as usize;
         }
         self.pending.drain(..submitted);
         Ok(submitted as u32)
@@ -242,6 +248,7 @@ impl IoEngine for LibaioEngine {
                 }
                 return Err(e);
             }
+            self.in_kernel = self.in_kernel.saturating_sub(rc as usize);
             for (o, ev) in out.iter_mut().zip(&self.events[..rc as usize]) {
                 *o = Completion {
                     slot: ev.data as u32,
