@@ -328,7 +328,13 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 });
             }
             let total: u64 = files.iter().map(|f| f.len).sum();
-            let io_limit = spec.io_size.unwrap_or(total);
+            // With filesize given, size is only the default amount of I/O (capped by what
+            // the files hold), as fio does.
+            let default_io = match (spec.filesize, spec.size) {
+                (Some(_), Some(SizeOrPct::Bytes(b))) => b.min(total),
+                _ => total,
+            };
+            let io_limit = spec.io_size.unwrap_or(default_io);
             let pj = PlannedJob {
                 spec: spec_arc.clone(),
                 index,
@@ -364,6 +370,24 @@ mod tests {
     #[test]
     fn filenames_split_and_escape() {
         assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
+    }
+
+    #[test]
+    fn with_filesize_size_is_the_io_amount_capped_by_the_files() {
+        let io = |extra: &str| {
+            let p = plan_of(&format!(
+                "[a]\nioengine=null\nnrfiles=2\nfilesize=8m\n{extra}"
+            ))
+            .unwrap();
+            (
+                p.jobs[0].io_limit,
+                p.jobs[0].files.iter().map(|f| f.len).sum::<u64>(),
+            )
+        };
+        assert_eq!(io("size=4m\n"), (4 << 20, 16 << 20));
+        assert_eq!(io("size=40m\n"), (16 << 20, 16 << 20));
+        assert_eq!(io("size=4m\nio_size=12m\n"), (12 << 20, 16 << 20));
+        assert_eq!(io(""), (16 << 20, 16 << 20));
     }
 
     #[test]
