@@ -2,6 +2,7 @@
 //! reached, latency accounting consistent, and clear errors where the kernel says no.
 
 use crate::common::*;
+use std::path::Path;
 
 /// Engines available here, each with a depth to test at.
 pub fn engines() -> Vec<(&'static str, u32)> {
@@ -326,6 +327,115 @@ fn io_uring_options_move_data_correctly() {
             j["verify"]["failures"].as_array().map(|a| a.len()),
             Some(0),
             "{opts:?}"
+        );
+    }
+}
+
+/// `/dev/zram0` sized to `size` for one test, reset when dropped; None (with the reason
+/// printed) where zram is missing or already in use.
+struct Zram;
+
+impl Zram {
+    fn take(size: &str) -> Option<Zram> {
+        if !is_root() {
+            eprintln!("skipping: zram needs root");
+            return None;
+        }
+        if !Path::new("/sys/block/zram0").exists() {
+            let _ = std::process::Command::new("modprobe").arg("zram").output();
+        }
+        let disksize = std::fs::read_to_string("/sys/block/zram0/disksize").ok();
+        match disksize.as_deref().map(str::trim) {
+            None => {
+                eprintln!("skipping: no /dev/zram0 (zram module missing)");
+                None
+            }
+            Some("0") => match std::fs::write("/sys/block/zram0/disksize", size) {
+                Ok(()) => Some(Zram),
+                Err(e) => {
+                    eprintln!("skipping: cannot size /dev/zram0: {e}");
+                    None
+                }
+            },
+            Some(_) => {
+                eprintln!("skipping: /dev/zram0 is in use");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        // udev may still hold the device open for a moment after the last write: retry.
+        for _ in 0..50 {
+            if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: could not reset /dev/zram0");
+    }
+}
+
+#[test]
+fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
+    if skip_unless(
+        iolens_engine::uring::available(),
+        "io_uring is not available here",
+    ) {
+        return;
+    }
+    let _x = exclusive_loop();
+    let Some(_z) = Zram::take("64M") else {
+        return;
+    };
+    // zram is bio-based without nowait support: the engine sends its I/O straight to the
+    // kernel's workers. Whatever path the I/O takes, every block must land and verify.
+    let f = std::fs::File::open("/dev/zram0").unwrap();
+    assert_eq!(
+        iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
+        Some(false)
+    );
+    let d = TempDir::new("zram-uring");
+    for extra in [&[][..], &["--fixedbufs", "--registerfiles"][..]] {
+        let mut args = vec![
+            "--name=z",
+            "--filename=/dev/zram0",
+            "--size=16m",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=32",
+            "--direct=1",
+            "--verify=crc32c",
+            "--destructive",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let o = run_in(&d.0, &args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let j = &json_of(&stdout(&o))["jobs"][0];
+        assert_eq!(j["write"]["total_ios"], 4096, "{extra:?}");
+        assert_eq!(j["verify"]["blocks_checked"], 4096, "{extra:?}");
+        assert_eq!(
+            j["verify"]["failures"].as_array().map(|a| a.len()),
+            Some(0),
+            "{extra:?}"
+        );
+    }
+    // A regular file on ext4 takes nowait I/O: nothing changes there.
+    let path = d.0.join("plain");
+    std::fs::write(&path, vec![1u8; 8192]).unwrap();
+    let f = std::fs::File::open(&path).unwrap();
+    // SAFETY: statfs fills the zeroed struct for an open fd.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    let on_ext4 = unsafe { libc::fstatfs(std::os::fd::AsRawFd::as_raw_fd(&f), &mut st) } == 0
+        && st.f_type == 0xEF53;
+    if on_ext4 {
+        assert_eq!(
+            iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
+            Some(true)
         );
     }
 }

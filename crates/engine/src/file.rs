@@ -108,6 +108,34 @@ fn iolens_disk_lbs(path: &Path) -> Option<u64> {
         .ok()
 }
 
+/// Whether reads on `fd` can be attempted without blocking (the kernel's FMODE_NOWAIT), probed
+/// with one 4 KiB `preadv2(RWF_NOWAIT)` at offset 0; `None` when the probe cannot tell (the
+/// file is not open for reading). io_uring hands every I/O on a file without it to a kernel
+/// worker after a failed inline attempt; knowing it up front lets the engine skip that attempt.
+pub fn supports_nowait(fd: libc::c_int) -> Option<bool> {
+    const LEN: usize = 4096;
+    let layout = std::alloc::Layout::from_size_align(LEN, LEN).ok()?;
+    // SAFETY: the layout has a non-zero size; the buffer is freed below.
+    let buf = unsafe { std::alloc::alloc(layout) };
+    if buf.is_null() {
+        return None;
+    }
+    let iov = libc::iovec {
+        iov_base: buf.cast(),
+        iov_len: LEN,
+    };
+    // SAFETY: one iovec over the LEN-byte buffer allocated above.
+    let r = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
+    let err = io::Error::last_os_error().raw_os_error();
+    // SAFETY: allocated above with the same layout.
+    unsafe { std::alloc::dealloc(buf, layout) };
+    match (r, err) {
+        (-1, Some(libc::EOPNOTSUPP)) => Some(false),
+        (-1, Some(libc::EBADF)) => None,
+        _ => Some(true),
+    }
+}
+
 /// Discards a range: BLKDISCARD on block devices, a punched hole on files.
 pub fn trim(fd: libc::c_int, block_device: bool, offset: u64, len: u64) -> io::Result<()> {
     if block_device {

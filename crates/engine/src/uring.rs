@@ -52,6 +52,9 @@ pub struct UringEngine {
     fds: Vec<libc::c_int>,
     block_device: Vec<bool>,
     opts: UringOpts,
+    /// Per file: reads and writes go straight to the kernel's workers (IOSQE_ASYNC), because
+    /// the file cannot be tried without blocking and the kernel would hand them over anyway.
+    punt: Vec<bool>,
     iovecs: Vec<libc::iovec>,
     queued: u32,
     count: u64,
@@ -126,8 +129,20 @@ impl UringEngine {
                 .register_files(&fds)
                 .map_err(|e| format!("io_uring could not register files (registerfiles): {e}"))?;
         }
+        // Block devices whose driver cannot take I/O without blocking (zram, other bio-based
+        // drivers): io_uring tries each I/O inline, fails, and hands it to a worker. Skipping
+        // the doomed attempt changes nothing the device sees and saves CPU per I/O. Polled
+        // I/O (hipri) needs nowait support anyway.
+        let punt = fds
+            .iter()
+            .zip(&block_device)
+            .map(|(&fd, &blk)| {
+                blk && !opts.hipri && crate::file::supports_nowait(fd) == Some(false)
+            })
+            .collect();
         Ok(UringEngine {
             ring,
+            punt,
             fds,
             block_device,
             opts,
@@ -233,7 +248,9 @@ impl IoEngine for UringEngine {
         };
         self.count += 1;
         let mut sqe = sqe.user_data(r.slot as u64);
-        if o.force_async > 0 && self.count % o.force_async as u64 == 0 {
+        if self.punt[r.file as usize]
+            || (o.force_async > 0 && self.count % o.force_async as u64 == 0)
+        {
             sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         match self.push(sqe) {
