@@ -1,6 +1,6 @@
 //! Property-based fuzzing of the job language: whatever the text or arguments, parsing returns
-//! a value or an error, never a panic. Set PROPTEST_CASES to run longer (the release notes
-//! record a run of one million cases).
+//! a value or an error, never a panic. Set PROPTEST_CASES to run longer (the README records a
+//! run of one million cases).
 
 use iolens_job::value::{self, KbBase, TimeUnit};
 use iolens_job::{build_jobs, ini, options, parse_args};
