@@ -2,7 +2,7 @@
 //! ranges so that an impossible volume (io1 at 100,000 IOPS, 48,000 IOPS on 500 GiB) is an error
 //! with the allowed range, not a silently wrong ceiling.
 
-use super::data::{data, volume_model, Params, VolumeModel};
+use super::data::{data, volume_model, Params, Range, VolumeModel};
 use super::volume::Volume;
 use crate::{fmt, AnalyzeError};
 
@@ -294,27 +294,17 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
             vol.iops = Some(i);
         }
         Params::Hyperdisk(p) => {
-            let i = iops.unwrap_or(p.included_iops);
-            if i < p.included_iops || i > p.max_iops {
-                return Err(bad(format!(
-                    "{ty} IOPS must be {}..{} (given {})",
-                    fmt::int(p.included_iops),
-                    fmt::int(p.max_iops),
-                    fmt::int(i)
-                )));
-            }
-            let s = size_for_ratio(
+            let i = provisioned_iops(
                 ty,
-                i,
+                iops,
                 p.included_iops,
+                p.max_iops,
                 p.max_iops_per_gib,
                 size,
-                p.size_gib.min,
-                p.size_gib.max,
-                &mut vol.notes,
+                p.size_gib,
+                &mut vol,
             )
             .map_err(bad)?;
-            vol.size_gib = Some(s);
             let t = tput.unwrap_or(p.included_mib_s * MIB);
             if t / MIB < p.min_mib_s - 1e-9 || t / MIB > p.max_mib_s + 1e-9 {
                 return Err(bad(format!(
@@ -328,27 +318,17 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
             vol.throughput = Some(t);
         }
         Params::AzureV2(p) => {
-            let i = iops.unwrap_or(p.included_iops);
-            if i < p.included_iops || i > p.max_iops {
-                return Err(bad(format!(
-                    "{ty} IOPS must be {}..{} (given {})",
-                    fmt::int(p.included_iops),
-                    fmt::int(p.max_iops),
-                    fmt::int(i)
-                )));
-            }
-            let s = size_for_ratio(
+            let i = provisioned_iops(
                 ty,
-                i,
+                iops,
                 p.included_iops,
+                p.max_iops,
                 p.max_iops_per_gib,
                 size,
-                p.size_gib.min,
-                p.size_gib.max,
-                &mut vol.notes,
+                p.size_gib,
+                &mut vol,
             )
             .map_err(bad)?;
-            vol.size_gib = Some(s);
             let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
             let t = tput.unwrap_or(p.included_mb_s * 1e6);
             if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
@@ -393,6 +373,43 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
         }
     }
     Ok(vol)
+}
+
+/// Provisioned IOPS for types that include a baseline and allow more per GiB (Hyperdisk
+/// Balanced, Premium SSD v2): checks the range, sets the volume's size from the ratio (given
+/// or the smallest that allows the IOPS) and returns the IOPS.
+#[allow(clippy::too_many_arguments)]
+fn provisioned_iops(
+    ty: &str,
+    iops: Option<f64>,
+    included: f64,
+    max: f64,
+    per_gib: f64,
+    size: Option<f64>,
+    size_gib: Range,
+    vol: &mut Volume,
+) -> Result<f64, String> {
+    let i = iops.unwrap_or(included);
+    if i < included || i > max {
+        return Err(format!(
+            "{ty} IOPS must be {}..{} (given {})",
+            fmt::int(included),
+            fmt::int(max),
+            fmt::int(i)
+        ));
+    }
+    let s = size_for_ratio(
+        ty,
+        i,
+        included,
+        per_gib,
+        size,
+        size_gib.min,
+        size_gib.max,
+        &mut vol.notes,
+    )?;
+    vol.size_gib = Some(s);
+    Ok(i)
 }
 
 /// Checks the IOPS-per-GiB ratio against a given size, or derives the smallest size that
