@@ -233,7 +233,9 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                             index as u64 * 1000 + k as u64,
                             crate::rand::Stream::File,
                         );
-                        lo + r.below(hi - lo + 1)
+                        // A size drawn from the range, in whole blocks (fio).
+                        let min_bs = spec.min_bs_used().max(1);
+                        ((lo + r.below(hi - lo + 1)) / min_bs * min_bs).max(min_bs)
                     }
                 } else {
                     match spec.size {
@@ -259,30 +261,41 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                         },
                     }
                 };
+                // A percentage offset or increment is a share of the file, moved up to the
+                // next offset_align (else minimum block size) boundary, as fio does.
+                let share = |p: f64| (real.unwrap_or(per_file) as f64 * p / 100.0) as u64;
+                let mut align = false;
                 let base_off = match spec.offset {
                     SizeOrPct::Bytes(b) => b,
                     SizeOrPct::Zones(z) => z * spec.zonesize,
                     SizeOrPct::Percent(p) => {
-                        let r = real.unwrap_or(per_file);
-                        let o = (r as f64 * p / 100.0) as u64;
-                        match spec
-                            .offset_align
-                            .or(Some(spec.min_bs(iolens_job::Ddir::Read)))
-                        {
-                            Some(a) if a > 0 => o / a * a,
-                            _ => o,
-                        }
+                        align = true;
+                        share(p)
                     }
                 };
                 let inc = match spec.offset_increment {
                     SizeOrPct::Bytes(b) => b,
                     SizeOrPct::Zones(z) => z * spec.zonesize,
-                    SizeOrPct::Percent(p) => (real.unwrap_or(per_file) as f64 * p / 100.0) as u64,
+                    SizeOrPct::Percent(p) => {
+                        align = true;
+                        share(p)
+                    }
                 };
-                let offset = base_off + inc * jobnum as u64;
+                let mut offset = base_off + inc * jobnum as u64;
+                if align {
+                    let a = spec.offset_align.unwrap_or(spec.min_bs_used()).max(1);
+                    offset = offset.div_ceil(a) * a;
+                }
                 let mut len = per_file;
                 if spec.size.is_none() && spec.filesize.is_none() {
                     len = per_file.saturating_sub(offset);
+                }
+                if let (Some(SizeOrPct::Percent(_)), None, Some(r)) =
+                    (spec.size, spec.filesize, real)
+                {
+                    // A share of an existing file stays inside it, in whole blocks (fio).
+                    let min_bs = spec.min_bs_used().max(1);
+                    len = len.min(r.saturating_sub(offset)) / min_bs * min_bs;
                 }
                 if block_device {
                     let dev = real.unwrap_or(0);
@@ -373,6 +386,39 @@ mod tests {
     }
 
     #[test]
+    fn percentages_stay_inside_the_file_and_align_up() {
+        let dir = std::env::temp_dir().join(format!("iolens-plan-pct-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("f");
+        std::fs::write(&f, vec![0u8; 4 << 20]).unwrap();
+        let range = |extra: &str| {
+            let p = plan_of(&format!(
+                "[a]\nfilename={}\nrw=read\nbs=4k\n{extra}",
+                f.display()
+            ))
+            .unwrap();
+            p.jobs
+                .iter()
+                .map(|j| (j.files[0].offset, j.files[0].len))
+                .collect::<Vec<_>>()
+        };
+        // 50% from 75% would run past the end: capped at the end, nothing laid out beyond.
+        assert_eq!(range("size=50%\noffset=75%\n"), [(3 << 20, 1 << 20)]);
+        // 10% of 4 MiB from 95%: the offset moves up to a 4 KiB boundary, the length down.
+        assert_eq!(range("size=10%\noffset=95%\n"), [(3_985_408, 208_896)]);
+        assert_eq!(range("size=64k\noffset=10%\n"), [(421_888, 65_536)]);
+        assert_eq!(
+            range("size=64k\noffset=10%\noffset_align=64k\n"),
+            [(458_752, 65_536)]
+        );
+        assert_eq!(
+            range("size=64k\nnumjobs=3\noffset_increment=10%\n"),
+            [(0, 65_536), (421_888, 65_536), (839_680, 65_536)]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn with_filesize_size_is_the_io_amount_capped_by_the_files() {
         let io = |extra: &str| {
             let p = plan_of(&format!(
@@ -388,6 +434,14 @@ mod tests {
         assert_eq!(io("size=40m\n"), (16 << 20, 16 << 20));
         assert_eq!(io("size=4m\nio_size=12m\n"), (12 << 20, 16 << 20));
         assert_eq!(io(""), (16 << 20, 16 << 20));
+        let p = plan_of("[a]\nioengine=null\nnrfiles=8\nfilesize=8k-40k\nbs=4k\n").unwrap();
+        for f in &p.jobs[0].files {
+            assert!(
+                f.len % 4096 == 0 && (8192..=40960).contains(&f.len),
+                "{}",
+                f.len
+            );
+        }
     }
 
     #[test]
