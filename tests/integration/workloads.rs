@@ -1281,6 +1281,23 @@ fn exitall_stops_the_other_jobs() {
         later.is_none_or(|j| num(&j["read"]["total_ios"]) == 0.0),
         "exit_what=all: the later phase never runs"
     );
+
+    // exitall is one switch for the run (fio): set on the long job, the short job's end
+    // still stops it.
+    d.write(
+        "z.fio",
+        "[global]\nioengine=null\nsize=1g\n\n[long]\nruntime=30\ntime_based\nexitall\n\n[short]\nnumber_ios=1000\n",
+    );
+    let start = Instant::now();
+    let (rc, v, err) = run_json(&d.0, &["z.fio"], &[]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(v["jobs"][0]["jobname"], "long");
+    assert!(
+        num(&v["jobs"][0]["job_runtime"]) < 5000.0,
+        "{}",
+        v["jobs"][0]["job_runtime"]
+    );
 }
 
 #[test]

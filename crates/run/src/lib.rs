@@ -322,6 +322,9 @@ pub fn execute(
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
     let stop_later_phases = AtomicBool::new(false);
     let mut panicked: Vec<String> = Vec::new();
+    // exitall is one switch for the whole run, as in fio: set on any job, the first job to
+    // finish (whichever it is) ends the others of its group.
+    let exitall = plan.jobs.iter().any(|j| j.spec.exitall);
     for phase in 0..plan.phases {
         if interrupted() || stop_later_phases.load(Ordering::SeqCst) {
             break;
@@ -334,7 +337,7 @@ pub fn execute(
             .map(|(i, _)| i)
             .collect();
         let finished = AtomicU32::new(0);
-        // The group of the job with exitall that finished first (u32::MAX: none yet).
+        // The group of the job that finished first when exitall is set (u32::MAX: none yet).
         let exitall_group = AtomicU32::new(u32::MAX);
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
@@ -367,7 +370,7 @@ pub fn execute(
                             }
                         }
                         let out = worker::run_job(job, &ctl.jobs[i], &ctl.stop_all, wopts, sims);
-                        if job.spec.exitall {
+                        if exitall {
                             let _ = exitall_group.compare_exchange(
                                 u32::MAX,
                                 job.groupid,
