@@ -2574,7 +2574,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Flag,
         "0",
         Process,
-        "When this job finishes, stop the others",
+        "When one job finishes, stop the others of its group (set on any job, it applies to all)",
         "1",
         |s, v| {
             s.exitall = boolean(v)?;
