@@ -232,6 +232,17 @@ mod tests {
     }
 
     #[test]
+    fn blockalign_turns_off_the_random_map_with_a_warning() {
+        let set = jobs("[a]\nrw=randread\nblockalign=8k\n[b]\nrw=randread\n").unwrap();
+        assert!(set.jobs[0].norandommap);
+        assert!(!set.jobs[1].norandommap);
+        assert_eq!(
+            set.warnings,
+            ["job 'a': any use of blockalign= turns off randommap"]
+        );
+    }
+
+    #[test]
     fn globals_apply_only_to_later_jobs() {
         let set = jobs("[global]\nbs=8k\n[a]\n[global2]\nbs=16k\n[b]\nbs=32k\n[c]\n").unwrap();
         assert_eq!(set.jobs.len(), 3);

@@ -1098,6 +1098,14 @@ impl JobSpec {
                 }
             }
         }
+        if self.ba.iter().any(Option::is_some) && !self.norandommap {
+            // fio: aligned offsets are drawn freely, without the random map.
+            self.norandommap = true;
+            self.warnings.push(format!(
+                "job '{}': any use of blockalign= turns off randommap",
+                self.name
+            ));
+        }
         if self.time_based && self.runtime.is_none() {
             // fio runs forever; we keep that, but the user gets told.
             self.warnings.push(format!(
