@@ -434,6 +434,11 @@ fn passes_loops_and_sizes_count_as_fio() {
         // Whole blocks of the range only; holes end the pass at the end of the range.
         (&["--rw=read", "--size=10k", "--bs=4k"][..], 8192, 2),
         (&["--rw=read:8k", "--size=64k", "--bs=4k"][..], 24576, 6),
+        // A hole that passes the end of the file wraps to the start (the I/O before it
+        // did not reach the end); sequential reads and writes keep their own positions.
+        (&["--rw=read:4k", "--size=64k", "--bs=4k"][..], 65536, 16),
+        (&["--rw=read:8k", "--size=1m", "--bs=4k"][..], 352256, 86),
+        (&["--rw=read:12k", "--size=1m", "--bs=4k"][..], 1048576, 256),
         (
             &["--rw=read", "--size=256k", "--bs=4k", "--loops=3"][..],
             786432,

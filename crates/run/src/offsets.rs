@@ -225,7 +225,11 @@ pub struct FileOffsets {
     pub start: u64,
     /// Length of the I/O range.
     pub len: u64,
-    seq_pos: i64,
+    /// Relative offset at which sequential I/O with holes wraps to the start (the file's end).
+    hole_wrap: u64,
+    /// Next sequential offset per direction (fio keeps one per direction, so `rw=rw` reads
+    /// and writes each walk the range from its start).
+    seq_pos: [i64; 3],
     map: Option<RandomMap>,
     /// Pickers, and which one each direction uses (one shared unless zone lists differ).
     pickers: Vec<Picker>,
@@ -242,6 +246,8 @@ pub struct FileOffsets {
     /// whether it started a new `rw=...:N` run; the end of the window it lies in.
     placed: u64,
     placed_random: bool,
+    /// Direction index of the placed I/O.
+    placed_dir: usize,
     placed_new_run: bool,
     window_end: u64,
 }
@@ -369,7 +375,8 @@ impl FileOffsets {
         FileOffsets {
             start,
             len,
-            seq_pos: 0,
+            seq_pos: [0; 3],
+            hole_wrap: u64::MAX,
             map: (spec.random && spec.use_map).then(|| RandomMap::new(blocks)),
             pickers,
             picker_of,
@@ -381,6 +388,7 @@ impl FileOffsets {
             zone_bytes: 0,
             placed: 0,
             placed_random: false,
+            placed_dir: 0,
             placed_new_run: false,
             window_end: len,
         }
@@ -484,7 +492,7 @@ impl FileOffsets {
                     if self.zone_start + bs > self.len {
                         self.zone_start = 0;
                     }
-                    self.seq_pos = self.zone_start as i64;
+                    self.seq_pos = [self.zone_start as i64; 3];
                 }
                 (self.zone_start, range.min(self.len - self.zone_start))
             }
@@ -511,18 +519,20 @@ impl FileOffsets {
             }
         } else {
             let last = (zlo + zlen - bs) as i64;
-            if self.seq_pos > last {
+            let pos = &mut self.seq_pos[d.idx()];
+            if *pos > last {
                 // Mixed random jobs and strided zones wrap; sequential jobs end the pass.
                 if !spec.random && spec.zonemode_strided.is_none() {
                     return None;
                 }
-                self.seq_pos = zlo as i64;
-            } else if self.seq_pos < zlo as i64 {
+                *pos = zlo as i64;
+            } else if *pos < zlo as i64 {
                 // Walking backwards (negative modifier): wrap to the last block.
-                self.seq_pos = last / self.align as i64 * self.align as i64;
+                *pos = last / self.align as i64 * self.align as i64;
             }
-            self.seq_pos as u64
+            *pos as u64
         };
+        self.placed_dir = d.idx();
         self.placed = rel;
         self.placed_random = random;
         self.window_end = zlo + zlen;
@@ -568,14 +578,21 @@ impl FileOffsets {
             }
             // percentage_random: a sequential I/O continues after the last I/O, whichever
             // kind it was (fio's last_pos).
-            self.seq_pos = (o + len) as i64;
+            self.seq_pos[self.placed_dir] = (o + len) as i64;
         } else {
             let hole = if spec.random {
                 0
             } else {
                 spec.modifier.unwrap_or(0)
             };
-            self.seq_pos = (o + len) as i64 + hole;
+            let end = o + len;
+            let mut next = end as i64 + hole;
+            if hole > 0 && end < self.hole_wrap && next as u64 >= self.hole_wrap {
+                // A hole that passes the end of the file wraps to the start; an I/O that
+                // reached the end ends the pass (fio).
+                next = 0;
+            }
+            self.seq_pos[self.placed_dir] = next;
             if spec.random {
                 // Sequential I/O of a random job covers its blocks in the random map too.
                 if let Some(m) = &mut self.map {
@@ -592,9 +609,16 @@ impl FileOffsets {
         len
     }
 
+    /// Sets where the file ends (absolute): sequential I/O with holes that passes it wraps
+    /// to the start of the range instead of ending the pass.
+    pub fn wrap_holes_at(mut self, file_end: u64) -> Self {
+        self.hole_wrap = file_end.saturating_sub(self.start);
+        self
+    }
+
     /// Resets sequential position and map (a new loop).
     pub fn rewind(&mut self) {
-        self.seq_pos = 0;
+        self.seq_pos = [0; 3];
         self.run_left = 0;
         self.zone_start = 0;
         self.zone_bytes = 0;
@@ -707,6 +731,36 @@ mod tests {
         (0..n)
             .map(|_| f.next(o, Ddir::Read, bs, &mut r, &mut p).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn reads_and_writes_keep_their_own_sequential_positions() {
+        let (_, o) = spec(|j| j.rw = iolens_job::RwKind::ReadWrite);
+        let mut f = FileOffsets::new(&o, 0, 65536, 4096, 7);
+        let (mut r, mut p) = (Taus::new(1), Taus::new(2));
+        let mut next = |d| f.next(&o, d, 4096, &mut r, &mut p).unwrap();
+        assert_eq!(next(Ddir::Write), 0);
+        assert_eq!(next(Ddir::Read), 0);
+        assert_eq!(next(Ddir::Read), 4096);
+        assert_eq!(next(Ddir::Write), 4096);
+        assert_eq!(next(Ddir::Read), 8192);
+    }
+
+    #[test]
+    fn holes_wrap_at_the_file_end_unless_the_io_reached_it() {
+        let (_, o) = spec(|j| j.rw_modifier = Some(4096));
+        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).wrap_holes_at(16384);
+        let (mut r, mut p) = (Taus::new(1), Taus::new(2));
+        let got: Vec<u64> = (0..4)
+            .map(|_| f.next(&o, Ddir::Read, 4096, &mut r, &mut p).unwrap())
+            .collect();
+        assert_eq!(got, [0, 8192, 0, 8192]);
+        let (_, o) = spec(|j| j.rw_modifier = Some(8192));
+        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).wrap_holes_at(16384);
+        assert_eq!(f.next(&o, Ddir::Read, 4096, &mut r, &mut p), Some(0));
+        assert_eq!(f.next(&o, Ddir::Read, 4096, &mut r, &mut p), Some(12288));
+        // That I/O ended at the end of the file: the pass ends.
+        assert_eq!(f.next(&o, Ddir::Read, 4096, &mut r, &mut p), None);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct PlannedFile {
     pub char_device: bool,
     /// Size the file must have (offset + len) for regular files.
     pub need_size: u64,
+    /// The file's end during the run (its size, at least `need_size`): sequential I/O with
+    /// holes (`rw=read:8k`) that would pass it wraps to the range's start, as in fio.
+    pub file_end: u64,
     /// The option that named this file (for error messages).
     pub origin: &'static str,
 }
@@ -336,6 +339,11 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                         0
                     } else {
                         offset + len
+                    },
+                    file_end: if char_device {
+                        u64::MAX
+                    } else {
+                        real.unwrap_or(0).max(offset + len)
                     },
                     origin,
                 });

@@ -648,6 +648,7 @@ mod tests {
                 block_device: false,
                 char_device: false,
                 need_size: 1 << 20,
+                file_end: 1 << 20,
                 origin: "filename",
             }],
             io_limit: 1 << 20,
