@@ -460,7 +460,7 @@ impl FileOffsets {
         pct_rng: &mut Taus,
     ) -> Option<u64> {
         let o = self.place(spec, d, bs, rng, pct_rng)?;
-        self.advance(spec, bs);
+        self.advance(spec, bs, bs);
         Some(o)
     }
 
@@ -547,9 +547,10 @@ impl FileOffsets {
 
     /// Commits an I/O of `bs` bytes at the placed offset and returns its length: `bs`, or less
     /// where a random I/O would cover blocks the random map already has in this pass (as fio
-    /// trims it), so a pass does every block exactly once whatever the sizes.
+    /// trims it), so a pass does every block exactly once whatever the sizes; never less
+    /// than `min_bs`, the direction's smallest size (with `bs=4k,16k` writes stay 16k).
     #[inline(always)]
-    pub fn advance(&mut self, spec: &OffsetSpec, bs: u64) -> u64 {
+    pub fn advance(&mut self, spec: &OffsetSpec, bs: u64, min_bs: u64) -> u64 {
         let o = self.placed;
         let mut len = bs.min(self.room());
         if self.placed_random {
@@ -559,7 +560,8 @@ impl FileOffsets {
                     let want = len.div_ceil(self.align);
                     let got = 1 + m.take_run(o / self.align + 1, want - 1);
                     if got < want {
-                        len = got * self.align;
+                        let unit = min_bs.clamp(1, len);
+                        len = (got * self.align / unit * unit).max(unit);
                     }
                 }
             }
@@ -744,6 +746,30 @@ mod tests {
         assert_eq!(next(Ddir::Read), 4096);
         assert_eq!(next(Ddir::Write), 4096);
         assert_eq!(next(Ddir::Read), 8192);
+    }
+
+    #[test]
+    fn random_map_trims_never_go_below_the_directions_smallest_size() {
+        let (_, o) = spec(|j| j.rw = iolens_job::RwKind::RandRw);
+        // Map blocks of 4k (the reads' size); writes are 16k or 32k.
+        let mut f = FileOffsets::new(&o, 0, 1 << 20, 4096, 7);
+        let (mut r, mut p) = (Taus::new(1), Taus::new(2));
+        for i in 0..400 {
+            let (d, min, bs) = if i % 2 == 0 {
+                (Ddir::Read, 4096, 4096)
+            } else {
+                (Ddir::Write, 16384, 32768)
+            };
+            let Some(_) = f.place(&o, d, min, &mut r, &mut p) else {
+                break;
+            };
+            // As pick_fitting: the largest allowed size that fits.
+            let bs = if bs <= f.room() { bs } else { min };
+            let len = f.advance(&o, bs, min);
+            if d == Ddir::Write {
+                assert!(len >= 16384 && len % 16384 == 0, "write of {len}");
+            }
+        }
     }
 
     #[test]

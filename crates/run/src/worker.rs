@@ -325,7 +325,7 @@ impl<'a> Worker<'a> {
                 let bs = self
                     .bsz
                     .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
-                let len = self.offsets[f].advance(&self.ospec, bs);
+                let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
                 let len = len.min(u32::MAX as u64) as u32;
                 let counts = d != Ddir::Trim
                     || !matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
