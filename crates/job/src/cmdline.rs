@@ -389,6 +389,14 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
     } else {
         formats
     };
+    // --append-terse: terse lines too, before the normal output (fio ignores it otherwise).
+    if a.append_terse
+        && a.formats.contains(&OutputFormat::Normal)
+        && !a.formats.contains(&OutputFormat::Terse)
+    {
+        a.formats.push(OutputFormat::Terse);
+        a.formats.sort();
+    }
     Ok(a)
 }
 
@@ -428,6 +436,7 @@ fio options:
   --output-format=LIST   normal, json, json+, terse (comma list)
   --minimal              terse output (same as --output-format=terse)
   --terse-version=N      terse format version 2..5 (default 3)
+  --append-terse         terse lines too, before normal output
   --eta=WHEN             live status line: always, never, auto (default)
   --eta-interval=TIME    status line interval (default 1s)
   --section=NAME         only run this section (repeatable)
@@ -475,6 +484,19 @@ mod tests {
         assert_eq!(a.cli_sections[1].entries.len(), 3, "name, bs, thread");
         assert_eq!(a.cli_sections[1].entries[2].value, None);
         assert_eq!(a.formats, [OutputFormat::Json, OutputFormat::Normal]);
+    }
+
+    #[test]
+    fn append_terse_adds_terse_to_normal_output_only() {
+        let f = |v: &[&str]| parse_args(&args(v)).unwrap().formats;
+        assert_eq!(
+            f(&["--name=a", "--append-terse"]),
+            [OutputFormat::Terse, OutputFormat::Normal]
+        );
+        assert_eq!(
+            f(&["--name=a", "--append-terse", "--output-format=json"]),
+            [OutputFormat::Json]
+        );
     }
 
     #[test]
