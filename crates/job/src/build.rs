@@ -15,8 +15,12 @@ use crate::spec::{JobSpec, TypedOption};
 /// Every job to run, in order, with the global options for reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSet {
-    /// Options set in global sections (and before the first `--name`), as typed, for JSON.
+    /// Options set in global sections (and before the first `--name`), by canonical name with
+    /// values as typed, for JSON.
     pub global_options: Vec<TypedOption>,
+    /// Some global section had any option, valued or a bare flag (fio then prints
+    /// `"global options"` in JSON, empty if only flags were given).
+    pub globals_given: bool,
     /// Jobs in the order fio would start them (command-line jobs first).
     pub jobs: Vec<JobSpec>,
     /// One-line warnings (options accepted without effect, etc.), deduplicated.
@@ -59,15 +63,19 @@ fn value_of<'a>(entry: &'a RawEntry, def: &OptDef) -> Result<&'a str, JobError> 
 fn by_priority(entries: &[(RawEntry, &'static OptDef)]) -> Vec<TypedOption> {
     let mut v: Vec<&(RawEntry, &'static OptDef)> =
         entries.iter().filter(|(e, _)| e.value.is_some()).collect();
-    v.sort_by_key(|(_, d)| -json_rank(d));
+    // Job files: kb_base/unit_base first and filename last; command lines: as written (fio).
+    if !v.iter().all(|(e, _)| e.span.is_cmdline()) {
+        v.sort_by_key(|(_, d)| -json_rank(d));
+    }
     let mut out: Vec<TypedOption> = Vec::new();
-    for (e, _) in v {
+    // fio reports each option by its canonical name (`blocksize=8k` as `bs`).
+    for (e, d) in v {
         let value = e.value.clone().unwrap_or_default();
-        if let Some(existing) = out.iter_mut().find(|o| o.name == e.key) {
+        if let Some(existing) = out.iter_mut().find(|o| o.name == d.name) {
             existing.value = value;
         } else {
             out.push(TypedOption {
-                name: e.key.clone(),
+                name: d.name.to_string(),
                 value,
             });
         }
@@ -211,6 +219,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
     }
 
     Ok(JobSet {
+        globals_given: globals.iter().any(|c| !c.is_empty()),
         global_options: by_priority(&globals.concat()),
         jobs,
         warnings,
@@ -290,6 +299,43 @@ mod tests {
         assert_eq!(g, ["size"], "bare flags are not recorded");
         assert!(set.jobs[0].time_based);
         assert_eq!(set.jobs[0].rw, RwKind::RandRead);
+        assert!(set.globals_given);
+    }
+
+    #[test]
+    fn reported_options_use_canonical_names_and_globals_may_be_only_flags() {
+        let set = jobs(
+            "[global]
+thread
+[a]
+readwrite=randread
+blocksize=8k
+timeout=2
+",
+        )
+        .unwrap();
+        let own: Vec<_> = set.jobs[0]
+            .own_options
+            .iter()
+            .map(|o| (o.name.as_str(), o.value.as_str()))
+            .collect();
+        assert_eq!(own, [("rw", "randread"), ("bs", "8k"), ("runtime", "2")]);
+        assert!(set.globals_given && set.global_options.is_empty());
+        let set = jobs("[global]\n; nothing\n[a]\n").unwrap();
+        assert!(!set.globals_given);
+        // Command-line jobs keep the order written (filename is not moved last).
+        let v: Vec<String> = ["--name=a", "--filename=/x", "--size=1m"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let a = crate::cmdline::parse_args(&v).unwrap();
+        let set = build_jobs(&a.cli_sections, &[]).unwrap();
+        let own: Vec<_> = set.jobs[0]
+            .own_options
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        assert_eq!(own, ["name", "filename", "size"]);
     }
 
     #[test]

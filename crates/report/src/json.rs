@@ -281,9 +281,9 @@ pub fn render(r: &RunResult, plus: bool) -> String {
     w.int("timestamp", r.timestamp);
     w.int("timestamp_ms", r.timestamp_ms);
     w.string("time", &r.time);
-    if !r.global_options.is_empty() {
+    if let Some(globals) = &r.global_options {
         w.open(Some("global options"), '{');
-        for (k, v) in &r.global_options {
+        for (k, v) in globals {
             w.string(k, v);
         }
         w.close('}');

@@ -480,11 +480,12 @@ pub fn execute(
         timestamp_ms: ms,
         time,
         elapsed_s: run_start.elapsed().as_secs_f64().round() as u64,
-        global_options: set
-            .global_options
-            .iter()
-            .map(|o| (o.name.clone(), o.value.clone()))
-            .collect(),
+        global_options: set.globals_given.then(|| {
+            set.global_options
+                .iter()
+                .map(|o| (o.name.clone(), o.value.clone()))
+                .collect()
+        }),
         disks: disk_util,
         interrupted: interrupted(),
     };

@@ -269,8 +269,9 @@ pub struct RunMeta {
     pub time: String,
     /// Seconds since the run started.
     pub elapsed_s: u64,
-    /// Global options as typed.
-    pub global_options: Vec<(String, String)>,
+    /// Global options (canonical names, values as typed); None when no global section
+    /// set any option.
+    pub global_options: Option<Vec<(String, String)>>,
     /// Disk utilization.
     pub disks: Vec<DiskUtil>,
     /// Interrupted by the user.

@@ -313,8 +313,9 @@ pub struct RunResult {
     pub timestamp_ms: u64,
     /// ctime-style local time (`Sun Nov 29 22:47:57 2026`).
     pub time: String,
-    /// Global options as typed.
-    pub global_options: Vec<(String, String)>,
+    /// Global options (canonical names, values as typed); None when no global section
+    /// set any option.
+    pub global_options: Option<Vec<(String, String)>>,
     /// Reported jobs.
     pub jobs: Vec<JobResult>,
     /// Reporting groups.
