@@ -428,12 +428,43 @@ fn read_counts(args: &[&str]) -> (u64, u64) {
 }
 
 #[test]
+fn sequential_last_io_may_cross_the_range_in_a_longer_file() {
+    // (arguments, bytes) as fio 3.33 reports them on a 4 MiB file.
+    let d = TempDir::new("cross");
+    let f = d.join("f.dat");
+    let fname = format!("--filename={}", f.display());
+    for (args, bytes) in [
+        (&["--rw=read", "--size=10k", "--bs=4k"][..], 12288u64),
+        (&["--rw=read", "--size=64k", "--bs=3k"][..], 67584),
+        (
+            &["--rw=read", "--size=10k", "--bs=4k", "--loops=2"][..],
+            20480,
+        ),
+        (&["--rw=read:4k", "--size=10k", "--bs=4k"][..], 8192),
+        (&["--rw=randread", "--size=10k", "--bs=4k"][..], 8192),
+    ] {
+        std::fs::write(&f, vec![7u8; 4 << 20]).expect("file");
+        let mut a = vec!["--name=c", fname.as_str()];
+        a.extend_from_slice(args);
+        let (rc, v, err) = run_json(&d.0, &a, &[]);
+        assert_eq!(rc, 0, "{args:?}: {err}");
+        assert_eq!(
+            num(&v["jobs"][0]["read"]["io_bytes"]) as u64,
+            bytes,
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn passes_loops_and_sizes_count_as_fio() {
     // (arguments, bytes, I/Os) as fio 3.33 reports them for the same job.
     for (args, bytes, ios) in [
         // Whole blocks of the range only; holes end the pass at the end of the range.
         (&["--rw=read", "--size=10k", "--bs=4k"][..], 8192, 2),
         (&["--rw=read:8k", "--size=64k", "--bs=4k"][..], 24576, 6),
+        // Sequential I/O never runs past the end of the file (with the null engine the
+        // file is the range): see sequential_last_io_may_cross_the_range_in_a_longer_file.
         // A hole that passes the end of the file wraps to the start (the I/O before it
         // did not reach the end); sequential reads and writes keep their own positions.
         (&["--rw=read:4k", "--size=64k", "--bs=4k"][..], 65536, 16),

@@ -518,24 +518,43 @@ impl FileOffsets {
                 o
             }
         } else {
-            let last = (zlo + zlen - bs) as i64;
+            let range_end = zlo + zlen;
+            let last = (range_end - bs) as i64;
             let pos = &mut self.seq_pos[d.idx()];
-            if *pos > last {
-                // Mixed random jobs and strided zones wrap; sequential jobs end the pass.
-                if !spec.random && spec.zonemode_strided.is_none() {
+            if !spec.random && spec.zonemode_strided.is_none() {
+                // A sequential job's I/O starts inside the range and may run past its end
+                // while it stays inside the file (fio: size=10k, bs=4k on a larger file is
+                // three reads); the pass ends at the range's end.
+                let io_end = if self.hole_wrap == u64::MAX {
+                    range_end
+                } else {
+                    range_end.max(self.hole_wrap)
+                };
+                if *pos < zlo as i64 {
+                    // Walking backwards (negative modifier): wrap to the last block.
+                    *pos = last / self.align as i64 * self.align as i64;
+                }
+                if *pos >= range_end as i64 || *pos as u64 + bs > io_end {
                     return None;
                 }
-                *pos = zlo as i64;
-            } else if *pos < zlo as i64 {
-                // Walking backwards (negative modifier): wrap to the last block.
-                *pos = last / self.align as i64 * self.align as i64;
+                self.window_end = io_end;
+            } else {
+                if *pos > last {
+                    // Mixed random jobs and strided zones wrap.
+                    *pos = zlo as i64;
+                } else if *pos < zlo as i64 {
+                    *pos = last / self.align as i64 * self.align as i64;
+                }
+                self.window_end = range_end;
             }
             *pos as u64
         };
+        if random {
+            self.window_end = zlo + zlen;
+        }
         self.placed_dir = d.idx();
         self.placed = rel;
         self.placed_random = random;
-        self.window_end = zlo + zlen;
         Some(self.start + rel)
     }
 

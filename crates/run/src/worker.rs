@@ -1484,8 +1484,14 @@ pub fn run_job(
             .files
             .iter()
             .map(|f| {
-                let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
-                (f.len / unit * unit).max(1)
+                if spec.rw.is_random() {
+                    // Whole blocks: what the random map can hand out in a pass.
+                    let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
+                    (f.len / unit * unit).max(1)
+                } else {
+                    // Sequential: the last I/O may run past the range inside the file.
+                    f.len.max(1)
+                }
             })
             .collect(),
         file_done: vec![false; job.files.len()],
