@@ -593,10 +593,10 @@ pub static OPTIONS: &[OptDef] = &[
         K::Int,
         "1",
         Time,
-        "Run the workload this many times",
+        "Run the workload this many times (0 runs it once, as fio)",
         "1",
         |s, v| {
-            s.loops = uint(s, v, 1, u32::MAX as u64)?;
+            s.loops = uint(s, v, 0, u32::MAX as u64)?.max(1);
             Ok(())
         }
     ),
