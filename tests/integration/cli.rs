@@ -192,3 +192,44 @@ fn compat_doc_is_in_sync_with_the_option_table() {
         "docs/compat.md is stale: run `cargo run -- --compat-doc > docs/compat.md`"
     );
 }
+
+#[test]
+fn a_file_the_job_cannot_open_reports_its_errno() {
+    use std::os::unix::fs::PermissionsExt;
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output();
+    if skip_unless(
+        is_root() && setpriv.is_ok_and(|o| o.status.success()),
+        "needs root and setpriv to run as an unprivileged user",
+    ) {
+        return;
+    }
+    // The job runs as nobody, so everything it touches lives in a world-readable place.
+    let dir = std::env::temp_dir().join(format!("iolens-eacces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = dir.join("iolens");
+    std::fs::copy(env!("CARGO_BIN_EXE_iolens"), &bin).unwrap();
+    let file = dir.join("readonly.dat");
+    std::fs::write(&file, vec![0u8; 65536]).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let fname = format!("--filename={}", file.display());
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args([
+            "--name=e",
+            fname.as_str(),
+            "--rw=write",
+            "--size=64k",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let v = json_of(&stdout(&o));
+    // fio: err=13 (EACCES), not a generic EIO.
+    assert_eq!(v["jobs"][0]["error"], 13, "{}", stderr(&o));
+    assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+}

@@ -1257,8 +1257,8 @@ fn apply_scheduling(job: &PlannedJob) {
     }
 }
 
-/// Opens the job's files; returns (files, fds, block flags).
-fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, String> {
+/// Opens the job's files; an error carries the errno the job reports (as fio's `err=`).
+fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, (i32, String)> {
     let spec = &job.spec;
     let write =
         spec.rw.writes() || (spec.verify.is_some() && !spec.verify_only && spec.rw.writes());
@@ -1276,7 +1276,7 @@ fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, String> {
             if spec.direct && e.raw_os_error() == Some(libc::EINVAL) {
                 m.push_str(" (this filesystem does not support O_DIRECT; set direct=0)");
             }
-            m
+            (e.raw_os_error().unwrap_or(libc::EIO), m)
         })?;
         if !f.block_device && !f.char_device && spec.invalidate && !spec.direct {
             file::invalidate_cache(&fh);
@@ -1315,6 +1315,16 @@ pub fn run_job(
         stats: JobStats::new(cfg),
         error: Some(msg),
     };
+    // A setup error with its errno, which the job then reports (fio: `err=13` for EACCES).
+    let fail_with = |errno: i32, msg: String| {
+        let mut stats = JobStats::new(cfg);
+        stats.error = errno;
+        stats.error_text = Some(msg.clone());
+        WorkerOutcome {
+            stats,
+            error: Some(msg),
+        }
+    };
     apply_scheduling(job);
     let seed = if spec.randrepeat {
         spec.randseed.unwrap_or(0x89)
@@ -1351,13 +1361,16 @@ pub fn run_job(
     } else {
         match open_files(job) {
             Ok(f) => f,
-            Err(e) => return fail(e),
+            Err((errno, e)) => return fail_with(errno, e),
         }
     };
     if spec.pre_read && !spec.direct {
         for f in job.files.iter().filter(|f| !f.char_device) {
             if let Err(e) = pre_read(&f.path, f.offset, f.len) {
-                return fail(format!("pre_read of '{}' failed: {e}", f.path.display()));
+                return fail_with(
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("pre_read of '{}' failed: {e}", f.path.display()),
+                );
             }
         }
     }
