@@ -351,6 +351,30 @@ timeout=2
         assert!(e.contains("requires a value"), "{e}");
         let e = jobs("[a]\nioengine=rdma\n").unwrap_err().to_string();
         assert!(e.contains("engine rdma is not supported"), "{e}");
+        // What fio rejects is rejected here too, with the reason.
+        for (text, want) in [
+            ("[a]\nbs=\n", "t.fio:2: option 'bs': empty value"),
+            ("[a]\nrate=\n", "t.fio:2: option 'rate': empty value"),
+            (
+                "[a]\ndirect=true\n",
+                "t.fio:2: option 'direct': bad boolean 'true'",
+            ),
+            (
+                "[a]\ndirect=2\n",
+                "t.fio:2: option 'direct': bad boolean '2'",
+            ),
+            (
+                "[a]\nsize=1.5k\n",
+                "t.fio:2: option 'size': bad size '1.5k': not a whole number",
+            ),
+            (
+                "[a]\nruntime=0.5s\n",
+                "t.fio:2: option 'runtime': bad time '0.5s': not a whole number",
+            ),
+        ] {
+            let e = jobs(text).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
     }
 
     #[test]

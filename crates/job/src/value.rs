@@ -183,14 +183,11 @@ pub fn parse_size(s: &str, kb: KbBase) -> Result<u64> {
             .ok()
             .and_then(|v| v.checked_mul(mult))
             .ok_or_else(|| ValueError(format!("size '{s}' is too large"))),
-        None => {
-            let v = f * mult as f64;
-            if v > u64::MAX as f64 {
-                err(format!("size '{s}' is too large"))
-            } else {
-                Ok(v as u64)
-            }
-        }
+        // fio reads the digits before the point and drops the rest (1.5k is 1 byte there):
+        // a job file that means something else in fio is an error here.
+        None => err(format!(
+            "bad size '{s}': not a whole number (fio would read only the part before the point); write it in a smaller unit, e.g. 1536k for 1.5m"
+        )),
     }
 }
 
@@ -283,29 +280,26 @@ pub fn parse_time(s: &str, default: TimeUnit) -> Result<Duration> {
             ))
         }
     };
-    let ns = match exact {
-        Some(v) => u64::try_from(v).ok().and_then(|v| v.checked_mul(ns_per)),
-        None => {
-            let v = f * ns_per as f64;
-            (v < u64::MAX as f64).then_some(v as u64)
-        }
-    }
-    .ok_or_else(|| ValueError(format!("time '{s}' is too large")))?;
+    let Some(v) = exact else {
+        // fio truncates (runtime=0.5s is 0 there): an error rather than a different run.
+        return err(format!(
+            "bad time '{s}': not a whole number (fio would read only the part before the point); use a smaller unit, e.g. 500ms"
+        ));
+    };
+    let ns = u64::try_from(v)
+        .ok()
+        .and_then(|v| v.checked_mul(ns_per))
+        .ok_or_else(|| ValueError(format!("time '{s}' is too large")))?;
     Ok(Duration::from_nanos(ns))
 }
 
 /// Parses a boolean: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
 pub fn parse_bool(s: &str) -> Result<bool> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        other => {
-            // fio's bools are integers: any non-zero number is true.
-            if let Ok(v) = other.parse::<i64>() {
-                return Ok(v != 0);
-            }
-            err(format!("bad boolean '{s}': expected 0 or 1"))
-        }
+    // fio's booleans are integers from 0 to 1: it rejects `true`, `yes` and `2`.
+    match s.trim() {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        _ => err(format!("bad boolean '{s}': expected 0 or 1")),
     }
 }
 
@@ -612,7 +606,7 @@ mod tests {
         assert_eq!(parse_size("1m", b).unwrap(), 1 << 20);
         assert_eq!(parse_size("1g", b).unwrap(), 1 << 30);
         assert_eq!(parse_size("0x1000", b).unwrap(), 4096);
-        assert_eq!(parse_size("1.5k", b).unwrap(), 1536);
+        assert!(parse_size("1.5k", b).is_err(), "fio reads 1.5k as 1");
         assert_eq!(parse_size("512b", b).unwrap(), 512);
         let d = KbBase::Decimal;
         assert_eq!(parse_size("4k", d).unwrap(), 4000);
@@ -717,8 +711,10 @@ mod tests {
     fn bools() {
         assert!(parse_bool("1").unwrap());
         assert!(!parse_bool("0").unwrap());
-        assert!(parse_bool("true").unwrap());
-        assert!(parse_bool("2").unwrap());
-        assert!(parse_bool("maybe").is_err());
+        assert!(parse_bool(" 1 ").unwrap());
+        // As fio: only 0 and 1.
+        for bad in ["true", "yes", "on", "2", "-1", "maybe", ""] {
+            assert!(parse_bool(bad).is_err(), "{bad}");
+        }
     }
 }

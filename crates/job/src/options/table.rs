@@ -41,7 +41,16 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
         })
 }
 
+/// fio rejects an empty value (`bs=`, or `bs=${UNSET}`) rather than keeping the default.
+fn nonempty(v: &str) -> Result<(), String> {
+    if v.trim().is_empty() {
+        return Err("empty value".into());
+    }
+    Ok(())
+}
+
 fn per_dir_sizes(s: &JobSpec, v: &str, cur: [u64; 3]) -> Result<[u64; 3], String> {
+    nonempty(v)?;
     let mut out = cur;
     for (i, p) in value::split_per_dir(v).iter().enumerate() {
         if let Some(p) = p {
@@ -52,6 +61,7 @@ fn per_dir_sizes(s: &JobSpec, v: &str, cur: [u64; 3]) -> Result<[u64; 3], String
 }
 
 fn per_dir_uints(s: &JobSpec, v: &str, cur: [u64; 3], max: u64) -> Result<[u64; 3], String> {
+    nonempty(v)?;
     let mut out = cur;
     for (i, p) in value::split_per_dir(v).iter().enumerate() {
         if let Some(p) = p {
@@ -1511,6 +1521,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Block size ranges lo-hi (read,write,trim)",
         "1k-4k",
         |s, v| {
+            nonempty(v)?;
             let r = value::parse_range_per_dir(v, s.kb_base).map_err(e)?;
             for (i, x) in r.iter().enumerate() {
                 if x.is_some() {
