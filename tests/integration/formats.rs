@@ -165,3 +165,43 @@ fn header_lines() {
         false
     ));
 }
+
+#[test]
+fn json_options_objects_appear_as_fio_prints_them() {
+    use crate::common::{run_json, TempDir};
+    const FAKE: (&str, &str) = ("IOLENS_FAKE_CLOCK_NS", "1000");
+    let d = TempDir::new("json-options");
+    // A section with no options of its own has no "job options"; globals that are only
+    // flags still give an (empty) "global options".
+    d.write("e.fio", "[global]\nioengine=null\nsize=64k\n[a]\n");
+    let (rc, v, err) = run_json(&d.0, &["e.fio"], &[FAKE]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        v["jobs"][0].get("job options").is_none(),
+        "{}",
+        v["jobs"][0]
+    );
+    d.write("f.fio", "[global]\nthread\n[a]\nioengine=null\nsize=64k\n");
+    let (rc, v, err) = run_json(&d.0, &["f.fio"], &[FAKE]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(v["global options"], serde_json::json!({}));
+    // Command-line jobs: canonical names, in the order written.
+    let (rc, v, err) = run_json(
+        &d.0,
+        &[
+            "--name=b",
+            "--ioengine=null",
+            "--filename=x",
+            "--blocksize=8k",
+            "--size=64k",
+        ],
+        &[FAKE],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let keys: Vec<&String> = v["jobs"][0]["job options"]
+        .as_object()
+        .expect("job options")
+        .keys()
+        .collect();
+    assert_eq!(keys, ["name", "ioengine", "filename", "bs", "size"]);
+}

@@ -162,11 +162,14 @@ fn job(w: &mut W, j: &JobResult, plus: bool) {
     w.int("error", j.error);
     w.int("eta", 0);
     w.int("elapsed", j.elapsed_s);
-    w.open(Some("job options"), '{');
-    for (k, v) in &j.options {
-        w.string(k, v);
+    // fio leaves the key out for a job section with no options of its own.
+    if !j.options.is_empty() {
+        w.open(Some("job options"), '{');
+        for (k, v) in &j.options {
+            w.string(k, v);
+        }
+        w.close('}');
     }
-    w.close('}');
     // unified_rw_reporting: "mixed" replaces the directions (and sync); "both" adds it after.
     if j.unified != "mixed" {
         for (i, k) in ["read", "write", "trim"].iter().enumerate() {
