@@ -70,13 +70,14 @@ pub fn render_header(jobs: &[JobHeader], version: &str, threads: bool) -> String
     o
 }
 
-/// `job: Laying out IO file (1 file / 256MiB)`.
+/// `job: Laying out IO file (1 file / 256MiB)`: fio gives the size in whole MiB, rounded
+/// down (a 100 KiB file is `0MiB`).
 pub fn render_layout(job: &str, files: usize, bytes: u64) -> String {
     format!(
-        "{job}: Laying out IO file{} ({files} file{} / {})\n",
+        "{job}: Laying out IO file{} ({files} file{} / {}MiB)\n",
         if files == 1 { "" } else { "s" },
         if files == 1 { "" } else { "s" },
-        num2str(bytes, 4, true, Unit::Bytes)
+        bytes >> 20
     )
 }
 
@@ -442,4 +443,25 @@ pub fn render(r: &RunResult) -> String {
         );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_layout;
+
+    #[test]
+    fn layout_line_gives_whole_mib_as_fio() {
+        assert_eq!(
+            render_layout("a", 1, 1536 << 10),
+            "a: Laying out IO file (1 file / 1MiB)\n"
+        );
+        assert_eq!(
+            render_layout("b", 2, 100 << 10),
+            "b: Laying out IO files (2 files / 0MiB)\n"
+        );
+        assert_eq!(
+            render_layout("c", 1, 16 << 20),
+            "c: Laying out IO file (1 file / 16MiB)\n"
+        );
+    }
 }
