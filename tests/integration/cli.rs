@@ -158,14 +158,18 @@ fn fio_examples_parse_or_name_the_unsupported_engine() {
 #[test]
 fn parse_only_showcmd_cmdhelp_version() {
     let d = TempDir::new("misc");
-    d.write("j.fio", "[global]\nbs=8k\n[a]\nrw=randread\nsize=1m\n");
+    d.write(
+        "j.fio",
+        "[global]\nbs=8k\ndescription=two words\n[a]\nrw=randread\nsize=1m\n[b]\nstonewall\n",
+    );
     let o = run_in(&d.0, &["--parse-only", "j.fio"]);
     assert!(o.status.success());
     assert!(stdout(&o).is_empty());
+    // Exactly fio 3.33's line for this file.
     let o = run_in(&d.0, &["--showcmd", "j.fio"]);
     assert_eq!(
-        stdout(&o).trim(),
-        "fio --name=global --bs=8k --name=a --rw=randread --size=1m"
+        stdout(&o),
+        "fio --bs=8k --description=\"two words\" --name=a --rw=randread --size=1m --name=b --stonewall \n"
     );
     let o = run_in(&d.0, &["--cmdhelp=bs"]);
     assert!(stdout(&o).contains("blocksize"));

@@ -402,16 +402,23 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
 
 /// The equivalent command line of a set of sections (`--showcmd`).
 pub fn showcmd(sections: &[RawSection]) -> String {
-    let mut out = String::from("fio");
+    // As fio prints it: global sections without a --name, values with spaces in double
+    // quotes, a space after every option.
+    let mut out = String::from("fio ");
     for s in sections {
-        out.push_str(&format!(" --name={}", s.name));
+        if !s.is_global() {
+            out.push_str(&format!("--name={} ", s.name));
+        }
         for e in &s.entries {
             if e.key == "name" {
                 continue;
             }
             match &e.value {
-                Some(v) => out.push_str(&format!(" --{}={}", e.key, v)),
-                None => out.push_str(&format!(" --{}", e.key)),
+                Some(v) if v.contains(char::is_whitespace) => {
+                    out.push_str(&format!("--{}=\"{}\" ", e.key, v))
+                }
+                Some(v) => out.push_str(&format!("--{}={} ", e.key, v)),
+                None => out.push_str(&format!("--{} ", e.key)),
             }
         }
     }
