@@ -55,6 +55,22 @@ fn bad_input_gives_one_line_with_file_and_line() {
     );
     let e = error_line(&["nodir.fio"], &d);
     assert!(e.contains("nodir.fio:3: option 'directory'"), "{e}");
+    assert!(
+        e.contains("cannot create directory '/proc/iolens-nonexistent'"),
+        "{e}"
+    );
+    // Where it can, iolens creates missing directories on the way, as fio does.
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=n",
+            "--filename=new/sub/f.dat",
+            "--size=64k",
+            "--output-format=terse",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(d.join("new/sub/f.dat").is_file());
 
     d.write(
         "unwritable.fio",

@@ -173,18 +173,6 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             continue;
         }
         let j = &plan.jobs[*job];
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.is_dir() {
-                return Err(RunError::Layout(j.spec.error_at(
-                    origin,
-                    format!(
-                        "cannot create '{}': directory '{}' does not exist",
-                        path.display(),
-                        parent.display()
-                    ),
-                )));
-            }
-        }
         if !j.spec.allow_file_create && cur.is_none() {
             return Err(RunError::Layout(j.spec.error_at(
                 "allow_file_create",
@@ -193,6 +181,21 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
                     path.display()
                 ),
             )));
+        }
+        // Missing directories on the way are created, as fio does.
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                if let Err(e) = std::fs::create_dir_all(parent) {
+                    return Err(RunError::Layout(j.spec.error_at(
+                        origin,
+                        format!(
+                            "cannot create directory '{}' for '{}': {e}",
+                            parent.display(),
+                            path.display()
+                        ),
+                    )));
+                }
+            }
         }
         let e = per_job.entry(*job).or_insert((0, 0));
         e.0 += 1;
