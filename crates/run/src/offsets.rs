@@ -225,8 +225,9 @@ pub struct FileOffsets {
     pub start: u64,
     /// Length of the I/O range.
     pub len: u64,
-    /// Relative offset at which sequential I/O with holes wraps to the start (the file's end).
-    hole_wrap: u64,
+    /// End of the file relative to `start` (u64::MAX: unknown): a sequential job's last I/O
+    /// may run past the range up to it, and a hole that passes it wraps to the start.
+    file_end: u64,
     /// Next sequential offset per direction (fio keeps one per direction, so `rw=rw` reads
     /// and writes each walk the range from its start).
     seq_pos: [i64; 3],
@@ -376,7 +377,7 @@ impl FileOffsets {
             start,
             len,
             seq_pos: [0; 3],
-            hole_wrap: u64::MAX,
+            file_end: u64::MAX,
             map: (spec.random && spec.use_map).then(|| RandomMap::new(blocks)),
             pickers,
             picker_of,
@@ -525,10 +526,10 @@ impl FileOffsets {
                 // A sequential job's I/O starts inside the range and may run past its end
                 // while it stays inside the file (fio: size=10k, bs=4k on a larger file is
                 // three reads); the pass ends at the range's end.
-                let io_end = if self.hole_wrap == u64::MAX {
+                let io_end = if self.file_end == u64::MAX {
                     range_end
                 } else {
-                    range_end.max(self.hole_wrap)
+                    range_end.max(self.file_end)
                 };
                 if *pos < zlo as i64 {
                     // Walking backwards (negative modifier): wrap to the last block.
@@ -608,7 +609,7 @@ impl FileOffsets {
             };
             let end = o + len;
             let mut next = end as i64 + hole;
-            if hole > 0 && end < self.hole_wrap && next as u64 >= self.hole_wrap {
+            if hole > 0 && end < self.file_end && next as u64 >= self.file_end {
                 // A hole that passes the end of the file wraps to the start; an I/O that
                 // reached the end ends the pass (fio).
                 next = 0;
@@ -630,10 +631,11 @@ impl FileOffsets {
         len
     }
 
-    /// Sets where the file ends (absolute): sequential I/O with holes that passes it wraps
-    /// to the start of the range instead of ending the pass.
-    pub fn wrap_holes_at(mut self, file_end: u64) -> Self {
-        self.hole_wrap = file_end.saturating_sub(self.start);
+    /// Sets where the file ends (absolute): a sequential job's last I/O may run past the
+    /// range up to it, and sequential I/O with holes that passes it wraps to the start of
+    /// the range instead of ending the pass.
+    pub fn with_file_end(mut self, file_end: u64) -> Self {
+        self.file_end = file_end.saturating_sub(self.start);
         self
     }
 
@@ -794,14 +796,14 @@ mod tests {
     #[test]
     fn holes_wrap_at_the_file_end_unless_the_io_reached_it() {
         let (_, o) = spec(|j| j.rw_modifier = Some(4096));
-        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).wrap_holes_at(16384);
+        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).with_file_end(16384);
         let (mut r, mut p) = (Taus::new(1), Taus::new(2));
         let got: Vec<u64> = (0..4)
             .map(|_| f.next(&o, Ddir::Read, 4096, &mut r, &mut p).unwrap())
             .collect();
         assert_eq!(got, [0, 8192, 0, 8192]);
         let (_, o) = spec(|j| j.rw_modifier = Some(8192));
-        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).wrap_holes_at(16384);
+        let mut f = FileOffsets::new(&o, 0, 16384, 4096, 7).with_file_end(16384);
         assert_eq!(f.next(&o, Ddir::Read, 4096, &mut r, &mut p), Some(0));
         assert_eq!(f.next(&o, Ddir::Read, 4096, &mut r, &mut p), Some(12288));
         // That I/O ended at the end of the file: the pass ends.

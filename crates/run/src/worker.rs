@@ -1406,7 +1406,7 @@ pub fn run_job(
                 align,
                 seed ^ ((job.index as u64) << 20) ^ k as u64,
             )
-            .wrap_holes_at(f.file_end)
+            .with_file_end(f.file_end)
         })
         .collect();
     let mut content = Content::from_job(
