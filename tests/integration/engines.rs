@@ -594,3 +594,31 @@ fn quick_runs_every_preset_and_prints_one_table() {
     let left: Vec<_> = std::fs::read_dir(&d.0).expect("dir").flatten().collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn the_cache_flush_between_passes_is_not_in_any_latency() {
+    let _disk = exclusive_disk();
+    // Buffered writes, 8 passes: each pass ends by dropping the file's cached pages
+    // (invalidate=1), which takes milliseconds. For psync, lat is clat plus the few tens of
+    // nanoseconds before the syscall; the flush must be in neither.
+    let d = TempDir::new("passflush");
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=w",
+            "--filename=data",
+            "--size=8m",
+            "--loops=8",
+            "--bs=4k",
+            "--rw=write",
+            "--ioengine=psync",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let w = &json_of(&stdout(&o))["jobs"][0]["write"];
+    // The largest lat may exceed the largest clat only by the moment before a syscall (a
+    // flush in it would add milliseconds).
+    let gap = num(&w["lat_ns"]["max"]) - num(&w["clat_ns"]["max"]);
+    assert!(gap < 500_000.0, "max lat - max clat = {gap} ns");
+}

@@ -358,6 +358,9 @@ impl<'a> Worker<'a> {
             // This file's share of the pass is issued (random offsets, or sequential ones
             // that ended exactly at the end of the range).
             self.file_finished(file as usize);
+            // Ending the pass may have dropped the cache (and read the clock after it): this
+            // I/O starts after that, so the flush is not in its latency.
+            self.units[slot as usize].start = self.t_last;
         }
         if d == Ddir::Write {
             // fsync=N counts writes issued, as fio: the sync follows the Nth write.
@@ -454,8 +457,12 @@ impl<'a> Worker<'a> {
             self.file_issued[k] = 0;
         }
         self.files_left = self.offsets.len();
-        for fd in &self.invalidate_fds {
-            file::invalidate_fd(*fd);
+        if !self.invalidate_fds.is_empty() {
+            for fd in &self.invalidate_fds {
+                file::invalidate_fd(*fd);
+            }
+            // The cache flush between passes is not part of the next I/O's latency.
+            self.now();
         }
         true
     }
