@@ -241,6 +241,12 @@ mod tests {
     }
 
     #[test]
+    fn percentile_list_is_sorted_as_fio_reports_it() {
+        let set = jobs("[a]\npercentile_list=99.999:50:90\n").unwrap();
+        assert_eq!(set.jobs[0].percentile_list, [50.0, 90.0, 99.999]);
+    }
+
+    #[test]
     fn blockalign_turns_off_the_random_map_with_a_warning() {
         let set = jobs("[a]\nrw=randread\nblockalign=8k\n[b]\nrw=randread\n").unwrap();
         assert!(set.jobs[0].norandommap);

@@ -3196,6 +3196,9 @@ pub static OPTIONS: &[OptDef] = &[
             if let Some(bad) = l.iter().find(|p| !(0.0..=100.0).contains(*p)) {
                 return Err(format!("percentile {bad} is outside 0..100"));
             }
+            // fio reports them in ascending order whatever the order given.
+            let mut l = l;
+            l.sort_by(f64::total_cmp);
             s.percentile_list = l;
             Ok(())
         }
