@@ -242,6 +242,11 @@ fn unified_rw_reporting_prints_fio_mixed_lines() {
         line(&out, "MIXED:"),
         "MIXED: bw=60.0MiB/s (62.9MB/s), 40.0MiB/s-40.0MiB/s (41.9MB/s-41.9MB/s), io=96.0MiB (101MB), run=800-1600msec"
     );
+    // The issued counts fold into the first slot.
+    assert_eq!(
+        line(&out, "issued rwts:"),
+        "issued rwts: total=16384,0,0,0 short=0,0,0,0 dropped=0,0,0,0"
+    );
     // JSON and terse carry one mixed block instead of the directions (terse v3: 80 fields),
     // or the directions and then the mixed block (v3: 162 fields).
     let json = json_of(&run(job("mixed", "20m"), &["--output-format=json"]));

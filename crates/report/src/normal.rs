@@ -332,21 +332,30 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
             ["0", "4", "8", "16", "32", "64", ">=64"]
         )
     );
+    // unified_rw_reporting=mixed folds reads, writes and trims into the first slot (fio).
+    let fold = |v: &[u64; 4]| {
+        if j.unified == "mixed" {
+            [v[0] + v[1] + v[2], 0, 0, v[3]]
+        } else {
+            *v
+        }
+    };
+    let (issued, short, dropped) = (fold(&j.issued), fold(&j.short), fold(&j.dropped));
     let _ = writeln!(
         o,
         "     issued rwts: total={},{},{},{} short={},{},{},{} dropped={},{},{},{}",
-        j.issued[0],
-        j.issued[1],
-        j.issued[2],
-        j.issued[3],
-        j.short[0],
-        j.short[1],
-        j.short[2],
-        j.short[3],
-        j.dropped[0],
-        j.dropped[1],
-        j.dropped[2],
-        j.dropped[3]
+        issued[0],
+        issued[1],
+        issued[2],
+        issued[3],
+        short[0],
+        short[1],
+        short[2],
+        short[3],
+        dropped[0],
+        dropped[1],
+        dropped[2],
+        dropped[3]
     );
     if j.display.continue_on_error {
         let _ = writeln!(
