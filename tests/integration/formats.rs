@@ -205,3 +205,36 @@ fn json_options_objects_appear_as_fio_prints_them() {
         .collect();
     assert_eq!(keys, ["name", "ioengine", "filename", "bs", "size"]);
 }
+
+#[test]
+fn each_job_reports_its_own_thread_id_and_fio_elapsed_seconds() {
+    use crate::common::{iolens, stdout};
+    let o = iolens()
+        .args([
+            "--name=a",
+            "--ioengine=null",
+            "--size=64k",
+            "--numjobs=3",
+            "--output-format=json",
+        ])
+        .output()
+        .expect("iolens");
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    for j in v["jobs"].as_array().expect("jobs") {
+        // fio's elapsed counts seconds started: a run shorter than a second is 1.
+        assert_eq!(j["elapsed"], 1);
+    }
+    let mut pids: Vec<u64> = Vec::new();
+    let o = iolens()
+        .args(["--name=a", "--ioengine=null", "--size=64k", "--numjobs=3"])
+        .output()
+        .expect("iolens");
+    for l in stdout(&o).lines().filter(|l| l.contains(" pid=")) {
+        let pid = l.split(" pid=").nth(1).and_then(|r| r.split(':').next());
+        pids.push(pid.and_then(|p| p.parse().ok()).expect("a pid"));
+    }
+    pids.sort();
+    pids.dedup();
+    assert_eq!(pids.len(), 3, "one thread id per job");
+}

@@ -482,7 +482,8 @@ pub fn execute(
         version: opts.version.clone(),
         timestamp_ms: ms,
         time,
-        elapsed_s: run_start.elapsed().as_secs_f64().round() as u64,
+        // fio counts whole seconds started: a run of 1.0x s reports 2.
+        elapsed_s: run_start.elapsed().as_secs() + 1,
         global_options: set.globals_given.then(|| {
             set.global_options
                 .iter()

@@ -109,6 +109,8 @@ pub struct JobStats {
     pub verified_blocks: u64,
     /// Steady state outcome.
     pub steadystate: Option<SteadyState>,
+    /// Thread id of the job (its `pid=` in fio's thread mode).
+    pub tid: u32,
     table: &'static LatBucketTable,
 }
 
@@ -132,6 +134,8 @@ impl JobStats {
             verify_failures: Vec::new(),
             verified_blocks: 0,
             steadystate: None,
+            // SAFETY: gettid has no preconditions; the stats are made on the job's thread.
+            tid: unsafe { libc::gettid() } as u32,
             table: table(),
         }
     }
@@ -309,6 +313,7 @@ struct Merged {
     verify_failures: Vec<VerifyFailure>,
     verified_blocks: u64,
     steadystate: Option<SteadyState>,
+    tid: u32,
 }
 
 #[derive(Default, Clone)]
@@ -415,6 +420,7 @@ impl Merged {
             verify_failures: s.verify_failures.clone(),
             verified_blocks: s.verified_blocks,
             steadystate: s.steadystate.clone(),
+            tid: s.tid,
         }
     }
 
@@ -492,7 +498,7 @@ impl Merged {
             jobs: self.jobs,
             error: self.error,
             error_text: self.error_text.clone(),
-            pid: std::process::id(),
+            pid: self.tid,
             description: self.info.description.clone(),
             elapsed_s: meta.elapsed_s,
             options: self.info.options.clone(),
