@@ -97,14 +97,23 @@ mod tests {
 
     #[test]
     fn thread_usage_grows() {
+        // Burn CPU (opaque to the optimizer) until the thread's usage moves: the kernel
+        // accounts it in ticks, so a fixed short loop may land inside one tick.
         let a = Rusage::thread_now();
+        let start = std::time::Instant::now();
         let mut x = 0u64;
-        for i in 0..5_000_000u64 {
-            x = x.wrapping_add(i * i);
-        }
-        std::hint::black_box(x);
-        let b = Rusage::thread_now();
-        let d = b.since(&a);
-        assert!(d.user_us + d.sys_us > 0);
+        let d = loop {
+            for i in 0..1_000_000u64 {
+                x = std::hint::black_box(x.wrapping_add(i * i));
+            }
+            let d = Rusage::thread_now().since(&a);
+            if d.user_us + d.sys_us > 0 || start.elapsed().as_secs() >= 5 {
+                break d;
+            }
+        };
+        assert!(
+            d.user_us + d.sys_us > 0,
+            "5 s of CPU work and no usage counted"
+        );
     }
 }
