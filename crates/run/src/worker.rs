@@ -185,9 +185,8 @@ struct Worker<'a> {
     pass_limit: u64,
     /// I/Os issued when the current pass began.
     pass_start_ios: u64,
-    /// Loops the job runs (`loops`), and whether it is time based (then passes go on).
+    /// Passes the job runs when number_ios ends them: `loops`, or unbounded when time based.
     loops: u64,
-    time_based: bool,
     file_service: FileService,
     content: Content,
     stats: JobStats,
@@ -283,6 +282,9 @@ impl<'a> Worker<'a> {
         if self.pacing && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
         }
+        // trimwrite: each block is trimmed, then written; the size counts the writes only.
+        let trim_of_trimwrite = d == Ddir::Trim
+            && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
         let mut pass_share_done = false;
         let (file, offset, len) =
             if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
@@ -291,15 +293,8 @@ impl<'a> Worker<'a> {
                 // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
                 // jobs go on with the next one, others after their loops.
                 if let Some(n) = self.job.spec.number_ios {
-                    if self.issued_ios - self.pass_start_ios >= n {
-                        let limit = if self.time_based {
-                            u64::MAX
-                        } else {
-                            self.loops
-                        };
-                        if !self.end_pass(limit) {
-                            return None;
-                        }
+                    if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
+                        return None;
                     }
                 }
                 // As fio: the offset first (room for the smallest size), then a size that fits.
@@ -327,16 +322,13 @@ impl<'a> Worker<'a> {
                     .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
                 let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
                 let len = len.min(u32::MAX as u64) as u32;
-                let counts = d != Ddir::Trim
-                    || !matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
-                if counts {
+                if !trim_of_trimwrite {
                     self.file_issued[f] += len as u64;
                     pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
                 }
                 (f as u32, off, len)
             };
-        if d == Ddir::Trim && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite)
-        {
+        if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
         }
         let slot = self.free.pop()?;
@@ -349,8 +341,7 @@ impl<'a> Worker<'a> {
             start: self.t_last,
             ..Unit::default()
         };
-        // trimwrite: the size counts writes only (each block is trimmed, then written), as fio.
-        if d != Ddir::Trim || self.trim_then_write.is_none() {
+        if !trim_of_trimwrite {
             self.issued_bytes += len as u64;
         }
         self.issued_ios += 1;
@@ -1525,8 +1516,7 @@ pub fn run_job(
             spec.loops.max(1)
         },
         pass_start_ios: 0,
-        loops: spec.loops.max(1),
-        time_based: spec.time_based && !dry_writes,
+        loops,
         file_service: FileService::parse(&spec.file_service_type),
         content,
         stats: JobStats::new(cfg),
