@@ -113,22 +113,17 @@ fn iolens_disk_lbs(path: &Path) -> Option<u64> {
 /// file is not open for reading). io_uring hands every I/O on a file without it to a kernel
 /// worker after a failed inline attempt; knowing it up front lets the engine skip that attempt.
 pub fn supports_nowait(fd: libc::c_int) -> Option<bool> {
-    const LEN: usize = 4096;
-    let layout = std::alloc::Layout::from_size_align(LEN, LEN).ok()?;
-    // SAFETY: the layout has a non-zero size; the buffer is freed below.
-    let buf = unsafe { std::alloc::alloc(layout) };
-    if buf.is_null() {
-        return None;
-    }
+    // Aligned for O_DIRECT descriptors.
+    #[repr(C, align(4096))]
+    struct Block([u8; 4096]);
+    let mut buf = Box::new(Block([0; 4096]));
     let iov = libc::iovec {
-        iov_base: buf.cast(),
-        iov_len: LEN,
+        iov_base: buf.0.as_mut_ptr().cast(),
+        iov_len: buf.0.len(),
     };
-    // SAFETY: one iovec over the LEN-byte buffer allocated above.
+    // SAFETY: one iovec over the buffer above, which outlives the call.
     let r = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
     let err = io::Error::last_os_error().raw_os_error();
-    // SAFETY: allocated above with the same layout.
-    unsafe { std::alloc::dealloc(buf, layout) };
     match (r, err) {
         (-1, Some(libc::EOPNOTSUPP)) => Some(false),
         (-1, Some(libc::EBADF)) => None,

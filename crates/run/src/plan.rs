@@ -26,8 +26,9 @@ pub struct PlannedFile {
     pub char_device: bool,
     /// Size the file must have (offset + len) for regular files.
     pub need_size: u64,
-    /// The file's end during the run (its size, at least `need_size`): sequential I/O with
-    /// holes (`rw=read:8k`) that would pass it wraps to the range's start, as in fio.
+    /// The file's end during the run (its size, at least `need_size`), as in fio: a
+    /// sequential job's last I/O may run past the range up to it, and sequential I/O with
+    /// holes (`rw=read:8k`) that would pass it wraps to the range's start.
     pub file_end: u64,
     /// The option that named this file (for error messages).
     pub origin: &'static str,
@@ -205,6 +206,8 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
         } else {
             "filename_format"
         };
+        // The smallest I/O the job makes: file sizes and shares come in whole ones of it.
+        let min_bs = spec.min_bs_used().max(1);
         for jobnum in 0..spec.numjobs {
             let paths = resolve_files(spec, jobnum);
             if paths.is_empty() {
@@ -237,7 +240,6 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                             crate::rand::Stream::File,
                         );
                         // A size drawn from the range, in whole blocks (fio).
-                        let min_bs = spec.min_bs_used().max(1);
                         ((lo + r.below(hi - lo + 1)) / min_bs * min_bs).max(min_bs)
                     }
                 } else {
@@ -286,7 +288,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 };
                 let mut offset = base_off + inc * jobnum as u64;
                 if align {
-                    let a = spec.offset_align.unwrap_or(spec.min_bs_used()).max(1);
+                    let a = spec.offset_align.unwrap_or(min_bs).max(1);
                     offset = offset.div_ceil(a) * a;
                 }
                 let mut len = per_file;
@@ -297,7 +299,6 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                     (spec.size, spec.filesize, real)
                 {
                     // A share of an existing file stays inside it, in whole blocks (fio).
-                    let min_bs = spec.min_bs_used().max(1);
                     len = len.min(r.saturating_sub(offset)) / min_bs * min_bs;
                 }
                 if block_device {
@@ -322,7 +323,6 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                         ),
                     )));
                 }
-                let min_bs = spec.min_bs_used();
                 if len < min_bs {
                     return Err(RunError::Plan(spec.error_at(
                         "size",
