@@ -505,6 +505,7 @@ impl FileOffsets {
         let random = spec.random && pct_rng.percent(spec.pct_random[d.idx()]);
         self.placed_new_run = false;
         let rel = if random {
+            self.window_end = zlo + zlen;
             if self.run_left > 0 {
                 // rw=randread:N issues N I/Os per random offset.
                 self.run_left -= 1;
@@ -550,9 +551,6 @@ impl FileOffsets {
             }
             *pos as u64
         };
-        if random {
-            self.window_end = zlo + zlen;
-        }
         self.placed_dir = d.idx();
         self.placed = rel;
         self.placed_random = random;
