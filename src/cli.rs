@@ -1,296 +1,314 @@
-//! Command dispatch: subcommands (`quick`, `explain`, `models`, `cost`) or, with none, a fio
-//! command line (job files and `--opt=value`).
+//! The command line: subcommands as clap definitions (the same definitions give `--help`,
+//! completions and the man page) and, with no subcommand, a fio command line for
+//! `iolens_job::cmdline`.
 
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-use iolens_job::cmdline::{showcmd, USAGE};
-use iolens_job::{
-    collect_sections, options, parse_args, Eta, FioArgs, JobSet, OutputFormat, SystemEnvironment,
-};
-use iolens_report::normal::{render_header, render_layout};
-use iolens_report::status::Letter;
-use iolens_report::JobHeader;
-use iolens_run::{Event, JobState, Plan, PlanOptions, RunOptions, WorkerOptions};
-use iolens_stats::RunResult;
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-/// Program name and version as printed where fio prints `fio-3.33`.
-pub fn version() -> String {
-    format!("iolens-{}", env!("CARGO_PKG_VERSION"))
+/// What the command line asks for.
+pub enum Invocation {
+    /// A subcommand.
+    Sub(Command),
+    /// fio mode: job files and `--option=value`.
+    Fio(Vec<String>),
 }
 
-/// Where results go: stdout or `--output FILE`.
-pub struct Sink {
-    file: Option<std::fs::File>,
+#[derive(Parser, Debug)]
+#[command(
+    name = "iolens",
+    version,
+    propagate_version = true,
+    about = "A storage I/O benchmark that runs fio workloads, reports like fio, and explains its numbers",
+    after_help = "With no subcommand, the arguments are a fio command line: job files and \
+                  --option=value (see `iolens --help`)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-impl Sink {
-    /// Opens the sink.
-    pub fn open(path: Option<&PathBuf>) -> Result<Sink> {
-        let file = match path {
-            Some(p) => Some(
-                std::fs::File::create(p)
-                    .with_context(|| format!("cannot create output file '{}'", p.display()))?,
-            ),
-            None => None,
-        };
-        Ok(Sink { file })
-    }
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// CrystalDiskMark-style presets (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1) on a
+    /// file or device
+    Quick(QuickArgs),
+    /// Explain a fio or iolens JSON result: what bounds its numbers and what to change
+    Explain(ExplainArgs),
+    /// List the volume and instance models iolens knows
+    Models,
+    /// Monthly cost of a volume, and right-sizing for a peak
+    Cost(CostArgs),
+    /// Print a shell completion script
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff)
+    Man,
+}
 
-    /// Writes text.
-    pub fn write(&mut self, s: &str) -> std::io::Result<()> {
-        match &mut self.file {
-            Some(f) => f.write_all(s.as_bytes()),
-            None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(s.as_bytes())?;
-                out.flush()
-            }
+/// Shells with completion scripts.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Shell {
+    /// bash
+    Bash,
+    /// zsh
+    Zsh,
+    /// fish
+    Fish,
+}
+
+/// Output of `iolens quick`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuickFormat {
+    /// One summary table
+    Table,
+    /// fio's JSON
+    Json,
+    /// fio's normal output
+    Normal,
+}
+
+/// When to draw the status line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtaWhen {
+    /// Always
+    Always,
+    /// Never
+    Never,
+    /// When stderr is a terminal
+    Auto,
+}
+
+/// Engines `quick` can use.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuickEngine {
+    /// Linux io_uring
+    #[value(name = "io_uring")]
+    IoUring,
+    /// Linux native AIO
+    Libaio,
+    /// pread/pwrite
+    Psync,
+}
+
+impl QuickEngine {
+    /// The engine's name in a job file.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuickEngine::IoUring => "io_uring",
+            QuickEngine::Libaio => "libaio",
+            QuickEngine::Psync => "psync",
         }
     }
 }
 
-/// Runs the command line; returns the exit code.
-pub fn run(args: Vec<String>) -> Result<i32> {
-    match args.first().map(String::as_str) {
-        Some("quick") => crate::commands::quick(&args[1..]),
-        Some("explain") => crate::commands::explain_cmd(&args[1..]),
-        Some("models") => crate::commands::models(&args[1..]),
-        Some("cost") => crate::commands::cost(&args[1..]),
-        _ => fio_mode(&args),
+/// `iolens quick`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each preset runs a read then a write test against TARGET (default: a temporary \
+                  file in the current directory, deleted afterwards)."
+)]
+pub struct QuickArgs {
+    /// File or block device to test
+    pub target: Option<String>,
+    /// Size of the test file or range
+    #[arg(long, default_value = "256m")]
+    pub size: String,
+    /// Seconds per test (fio time syntax: 4, 10s, 1m)
+    #[arg(long, default_value = "4", value_parser = parse_seconds)]
+    pub runtime: u64,
+    /// I/O engine [default: io_uring, or libaio where io_uring is unavailable]
+    #[arg(long, value_enum)]
+    pub engine: Option<QuickEngine>,
+    /// O_DIRECT (bypass the page cache)
+    #[arg(long, default_value = "1", value_parser = parse_bool01, action = clap::ArgAction::Set)]
+    pub direct: bool,
+    /// Read tests only (nothing is written); --read-only=0 turns it off again
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "1",
+          default_value = "0", value_parser = parse_bool01, action = clap::ArgAction::Set)]
+    pub read_only: bool,
+    /// Allow writes to a device that holds a filesystem or partition table
+    #[arg(long)]
+    pub destructive: bool,
+    /// Explain the results after the table
+    #[arg(long)]
+    pub explain: bool,
+    /// Volume model for --explain, e.g. io1:iops=48000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub output_format: QuickFormat,
+    /// Live status line
+    #[arg(long, value_enum, default_value = "auto")]
+    pub eta: EtaWhen,
+}
+
+/// Output of `iolens explain`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExplainFormat {
+    /// Text for people
+    Text,
+    /// JSON
+    Json,
+}
+
+/// `iolens explain`.
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// fio 3.x json/json+ output or iolens JSON ('-' reads stdin)
+    #[arg(value_name = "RESULT.json")]
+    pub result: PathBuf,
+    /// Volume model, e.g. io1:iops=48000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Instance type, e.g. c7g.16xlarge
+    #[arg(long, value_name = "TYPE")]
+    pub instance: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ExplainFormat,
+}
+
+/// `iolens cost`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000")]
+pub struct CostArgs {
+    /// Volume model, e.g. gp3:size=500G,iops=6000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: String,
+    /// Right-size the volume for this p99 peak of IOPS
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub p99_iops: Option<f64>,
+}
+
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
+        .map(|d| d.as_secs().max(1))
+        .map_err(|e| e.to_string())
+}
+
+fn parse_bool01(s: &str) -> Result<bool, String> {
+    match s {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(format!("'{s}' is not 0 or 1")),
     }
 }
 
-/// Headers fio prints before the run.
-pub fn headers(set: &JobSet, plan: &Plan) -> Vec<JobHeader> {
-    set.jobs
-        .iter()
-        .map(|s| {
-            let groupid = plan
-                .jobs
-                .iter()
-                .find(|j| j.spec.name == s.name && j.spec.span == s.span)
-                .map(|j| j.groupid)
-                .unwrap_or(0);
-            let bs = |d: iolens_job::Ddir| (s.min_bs(d), s.max_bs(d));
-            JobHeader {
-                name: s.name.clone(),
-                groupid,
-                rw: s.rw.name().to_string(),
-                bs: [
-                    bs(iolens_job::Ddir::Read),
-                    bs(iolens_job::Ddir::Write),
-                    bs(iolens_job::Ddir::Trim),
-                ],
-                ioengine: s.ioengine_name.clone(),
-                iodepth: s.effective_iodepth(),
-                numjobs: s.numjobs,
-            }
-        })
-        .collect()
+fn parse_count(s: &str) -> Result<f64, String> {
+    s.replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| format!("'{s}' is not a positive number"))
 }
 
-fn letter(state: JobState, rw: iolens_job::RwKind) -> Letter {
-    use iolens_job::RwKind::*;
-    match state {
-        JobState::Waiting | JobState::Setup => Letter::Setup,
-        JobState::Ramp => Letter::Ramp,
-        JobState::Verifying => Letter::Verify,
-        JobState::Done => Letter::Done,
-        JobState::Running => Letter::Running(match rw {
-            Read => 'R',
-            RandRead => 'r',
-            Write => 'W',
-            RandWrite => 'w',
-            ReadWrite => 'M',
-            RandRw => 'm',
-            Trim | TrimWrite => 'D',
-            RandTrim | RandTrimWrite => 'd',
-        }),
-    }
+/// The clap definition of every subcommand (for completions and the man page).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
-/// What the run loop needs from the command line, shared by fio mode and suites.
-pub struct RunSettings {
-    /// Show the status line.
-    pub status: bool,
-    /// Its interval.
-    pub status_every: Duration,
-    /// Worker options.
-    pub worker: WorkerOptions,
+/// Subcommand names (clap's `help` included).
+fn subcommand_names() -> Vec<String> {
+    let mut v: Vec<String> = command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    v.push("help".into());
+    v
 }
 
-/// Runs a planned job set, printing layout notices and the status line.
-pub fn execute(
-    set: &JobSet,
-    plan: &Plan,
-    rs: &RunSettings,
-    sink: &mut Sink,
-    print_layout: bool,
-) -> Result<(RunResult, Vec<String>)> {
-    let opts = RunOptions {
-        worker: rs.worker.clone(),
-        status_every: rs.status.then_some(rs.status_every),
-        version: version(),
+/// Sorts argv into a subcommand or a fio command line. Help, version and usage errors of
+/// subcommands come back as clap errors (the caller prints them: exit 0 or 2).
+pub fn parse(args: Vec<String>) -> Result<Invocation, clap::Error> {
+    let names = subcommand_names();
+    let Some(first) = args.first() else {
+        return Ok(Invocation::Fio(args));
     };
-    let sims = crate::commands::sim_registry();
-    let mut status_shown = false;
-    let mut layout_err: Option<std::io::Error> = None;
-    let out = {
-        let mut events = |e: Event| match e {
-            Event::LayingOut(job, n, bytes) => {
-                if print_layout {
-                    if let Err(e) = sink.write(&render_layout(&job, n, bytes)) {
-                        layout_err.get_or_insert(e);
-                    }
-                }
-            }
-            Event::Status(s) => {
-                let letters: Vec<(Letter, usize)> = s
-                    .jobs
-                    .iter()
-                    .map(|j| (letter(j.state, j.rw), j.files))
-                    .collect();
-                let line =
-                    iolens_report::status::render(&letters, s.percent, s.bw, s.iops, s.eta_s);
-                let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r{line}\x1b[K");
-                let _ = err.flush();
-                status_shown = true;
-            }
-        };
-        iolens_run::execute(set, plan, &opts, &sims, &mut events)?
-    };
-    if status_shown {
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[K");
-        let _ = err.flush();
+    if names.iter().any(|n| n == first) {
+        let argv = std::iter::once("iolens".to_string()).chain(args);
+        return Cli::try_parse_from(argv).map(|c| Invocation::Sub(c.command));
     }
-    if let Some(e) = layout_err {
-        return Err(e.into());
-    }
-    Ok((out.result, out.errors))
-}
-
-/// Renders the requested formats in fio's order (terse, json, normal).
-pub fn render_all(r: &RunResult, a: &FioArgs) -> String {
-    let mut s = String::new();
-    for f in &a.formats {
-        match f {
-            OutputFormat::Terse => s.push_str(&iolens_report::terse::render(r, a.terse_version)),
-            OutputFormat::Json => s.push_str(&iolens_report::json::render(r, false)),
-            OutputFormat::JsonPlus => s.push_str(&iolens_report::json::render(r, true)),
-            OutputFormat::Normal => s.push_str(&iolens_report::normal::render(r)),
+    // A mistyped subcommand, unless a job file of that name exists.
+    if !first.starts_with('-') && !Path::new(first).exists() {
+        if let Some(s) = iolens_job::error::suggest(first, names.iter().map(String::as_str)) {
+            return Err(command().error(
+                ErrorKind::InvalidSubcommand,
+                format!(
+                    "unrecognized subcommand '{first}' (and no job file of that name)\n\n  \
+                     tip: did you mean '{s}'?"
+                ),
+            ));
         }
     }
+    Ok(Invocation::Fio(args))
+}
+
+/// `iolens --help`: the subcommands (from their definitions), then fio mode's options.
+pub fn top_help() -> String {
+    let mut s = String::from(
+        "iolens: a storage I/O benchmark that runs fio workloads and explains the numbers\n\n\
+         Usage:\n  iolens [options] [job files...]        run fio job files and/or --name jobs\n",
+    );
+    for c in command().get_subcommands() {
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let first = about.lines().next().unwrap_or("");
+        s.push_str(&format!(
+            "  iolens {:<31} {first}\n",
+            format!("{} ...", c.get_name())
+        ));
+    }
+    s.push_str("  iolens COMMAND --help                  help of a subcommand\n\n");
+    s.push_str(iolens_job::cmdline::USAGE);
     s
 }
 
-fn fio_mode(argv: &[String]) -> Result<i32> {
-    let a = parse_args(argv)?;
-    if a.version {
-        println!("{}", version());
-        return Ok(0);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_consistent() {
+        command().debug_assert();
     }
-    if a.help || (argv.is_empty()) {
-        print!("{USAGE}");
-        return Ok(if argv.is_empty() { 1 } else { 0 });
-    }
-    if let Some(opt) = &a.cmdhelp {
-        match options::cmdhelp(opt.as_deref()) {
-            Ok(h) => {
-                print!("{h}");
-                return Ok(0);
-            }
-            Err(e) => bail!("{e}"),
+
+    fn quick(args: &[&str]) -> QuickArgs {
+        match parse(args.iter().map(|s| s.to_string()).collect()) {
+            Ok(Invocation::Sub(Command::Quick(q))) => q,
+            Ok(_) => panic!("{args:?} should be the quick subcommand"),
+            Err(e) => panic!("{args:?} should parse: {e}"),
         }
     }
-    if let Some(e) = &a.enghelp {
-        match e.as_deref() {
-            None => println!("Available IO engines:\n\tpsync\n\tsync\n\tvsync\n\tpvsync\n\tpvsync2\n\tlibaio\n\tio_uring\n\tnull"),
-            Some(name) => println!("{name}: see `iolens --cmdhelp` (engine options are listed under 'I/O engine')"),
-        }
-        return Ok(0);
+
+    #[test]
+    fn quick_switches_take_an_optional_0_or_1() {
+        assert!(!quick(&["quick"]).read_only, "default: read and write");
+        assert!(quick(&["quick", "--read-only"]).read_only);
+        assert!(quick(&["quick", "--read-only=1"]).read_only);
+        assert!(!quick(&["quick", "--read-only=0"]).read_only, "--read-only=0 is off");
+        let q = quick(&["quick", "--read-only", "/dev/sdx"]);
+        assert!(q.read_only, "a bare --read-only before TARGET");
+        assert_eq!(q.target.as_deref(), Some("/dev/sdx"), "TARGET is not its value");
+        assert!(quick(&["quick"]).direct, "O_DIRECT by default");
+        assert!(!quick(&["quick", "--direct=0"]).direct);
+        assert!(!quick(&["quick", "--direct", "0"]).direct);
+        assert_eq!(quick(&["quick", "--runtime=1m"]).runtime, 60);
     }
-    if a.compat_doc {
-        print!("{}", options::compat_markdown());
-        return Ok(0);
-    }
-    let env = SystemEnvironment;
-    let sections = collect_sections(&a, &env)?;
-    if a.showcmd {
-        println!("{}", showcmd(&sections));
-        return Ok(0);
-    }
-    let set = iolens_job::build_jobs(&sections, &a.sections)?;
-    for w in &set.warnings {
-        eprintln!("iolens: warning: {w}");
-    }
-    if a.warnings_fatal && !set.warnings.is_empty() {
-        bail!("warnings are fatal (--warnings-fatal)");
-    }
-    if a.parse_only {
-        return Ok(0);
-    }
-    if set.jobs.is_empty() {
-        bail!("no jobs defined: give a job file or --name=NAME with options");
-    }
-    if let Some(max) = a.max_jobs {
-        let n: u32 = set.jobs.iter().map(|j| j.numjobs).sum();
-        if n > max {
-            bail!("{n} jobs exceed --max-jobs={max}");
+
+    #[test]
+    fn fio_command_lines_are_not_subcommands() {
+        for args in [&["--name=x", "--rw=read"][..], &["job.fio"], &[]] {
+            let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            assert!(
+                matches!(parse(v), Ok(Invocation::Fio(_))),
+                "{args:?} is a fio command line"
+            );
         }
     }
-    let plan = iolens_run::plan(
-        &set,
-        &PlanOptions {
-            readonly: a.readonly,
-            destructive: a.destructive,
-        },
-    )?;
-    let mut sink = Sink::open(a.output.as_ref())?;
-    let normal = a.formats.contains(&OutputFormat::Normal);
-    for n in &plan.notes {
-        if normal {
-            sink.write(&format!("{n}\n"))?;
-        } else {
-            eprintln!("{n}");
-        }
-    }
-    if normal {
-        let threads = set.jobs.iter().all(|j| j.thread);
-        sink.write(&render_header(&headers(&set, &plan), &version(), threads))?;
-    }
-    let tty = std::io::stdout().is_terminal() || std::io::stderr().is_terminal();
-    let status = match a.eta {
-        Eta::Always => true,
-        Eta::Never => false,
-        Eta::Auto => tty && std::io::stderr().is_terminal(),
-    };
-    let rs = RunSettings {
-        status,
-        status_every: a
-            .eta_interval
-            .unwrap_or(Duration::from_secs(1))
-            .max(Duration::from_millis(100)),
-        worker: crate::commands::worker_options_from_env(),
-    };
-    iolens_run::install_sigint_handler();
-    let (result, errors) = execute(&set, &plan, &rs, &mut sink, normal)?;
-    sink.write(&render_all(&result, &a))?;
-    for e in &errors {
-        eprintln!("iolens: {e}");
-    }
-    if a.explain {
-        let text =
-            crate::commands::explain_result(&result, a.volume.as_deref(), a.instance.as_deref())?;
-        sink.write(&text)?;
-    }
-    Ok(if errors.is_empty() && !result.interrupted {
-        0
-    } else {
-        1
-    })
 }

@@ -1,199 +1,111 @@
-//! Subcommands beyond fio's command line (`explain`, `models`, `cost`, `quick`), and the glue
-//! they share with it.
+//! The subcommands: each turns its clap arguments into one library call.
 
-use anyhow::{bail, Context, Result};
+use std::io::Read;
+
+use anyhow::{Context, Result};
 use iolens_analyze::{explain, parse_result, parse_volume, right_size, ExplainContext};
-use iolens_run::sim::{LatencyModel, SimLimits, SimRegistry};
-use iolens_run::WorkerOptions;
-use iolens_stats::RunResult;
+use iolens_session::Sink;
 
-/// Worker options for tests: `IOLENS_FAKE_CLOCK_NS` makes runs deterministic,
-/// `IOLENS_NULL_DELAY_US` gives the null engine a fixed latency.
-pub fn worker_options_from_env() -> WorkerOptions {
-    WorkerOptions {
-        fake_clock_step: std::env::var("IOLENS_FAKE_CLOCK_NS")
-            .ok()
-            .and_then(|v| v.parse().ok()),
-        null_delay: std::env::var("IOLENS_NULL_DELAY_US")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map(std::time::Duration::from_micros),
-    }
-}
+use crate::cli::{Command, CostArgs, ExplainArgs, ExplainFormat, Shell};
 
-/// Limits of a `sim_volume=` spec from the volume models.
-pub fn sim_limits(spec: &str) -> std::result::Result<SimLimits, String> {
-    let v = parse_volume(spec).map_err(|e| e.to_string())?;
-    let finite = |x: f64| (x.is_finite() && x > 0.0).then_some(x);
-    Ok(SimLimits {
-        name: v.name(),
-        iops: finite(v.iops()),
-        bw: finite(v.throughput_bytes_per_s()),
-        io_unit: v.io_unit(),
-        latency: LatencyModel::Fixed(v.typical_latency_us() * 1000.0),
-    })
-}
-
-/// Simulated volumes resolved through the model data.
-pub fn sim_registry() -> SimRegistry {
-    SimRegistry::new(Box::new(sim_limits))
-}
-
-/// Small flag parser for subcommands: `--key value` or `--key=value`, plus positionals.
-struct Flags {
-    positional: Vec<String>,
-    named: Vec<(String, String)>,
-}
-
-impl Flags {
-    fn parse(args: &[String], with_value: &[&str], switches: &[&str]) -> Result<Flags> {
-        let mut f = Flags {
-            positional: Vec::new(),
-            named: Vec::new(),
-        };
-        let mut i = 0;
-        while i < args.len() {
-            let a = &args[i];
-            i += 1;
-            let Some(body) = a.strip_prefix("--") else {
-                f.positional.push(a.clone());
-                continue;
-            };
-            let (k, inline) = match body.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (body, None),
-            };
-            if switches.contains(&k) {
-                f.named.push((k.to_string(), "1".into()));
-            } else if with_value.contains(&k) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => {
-                        let v = args
-                            .get(i)
-                            .cloned()
-                            .with_context(|| format!("--{k} needs a value"))?;
-                        i += 1;
-                        v
-                    }
-                };
-                f.named.push((k.to_string(), v));
-            } else {
-                let all: Vec<String> = with_value
-                    .iter()
-                    .chain(switches)
-                    .map(|s| format!("--{s}"))
-                    .collect();
-                bail!("unknown option --{k}; allowed: {}", all.join(", "));
-            }
+/// Runs a subcommand; returns the exit code.
+pub fn run(c: Command) -> Result<i32> {
+    let mut out = Sink::stdout();
+    match c {
+        Command::Quick(a) => crate::quick::run(&a),
+        Command::Explain(a) => explain_cmd(&a, &mut out),
+        Command::Models => {
+            out.write(&iolens_analyze::list_models())?;
+            Ok(0)
         }
-        Ok(f)
-    }
-
-    fn get(&self, k: &str) -> Option<&str> {
-        self.named
-            .iter()
-            .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.as_str())
+        Command::Cost(a) => cost(&a, &mut out),
+        Command::Completions { shell } => {
+            let mut buf = Vec::new();
+            let mut cmd = crate::cli::command();
+            match shell {
+                Shell::Bash => {
+                    clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "iolens", &mut buf)
+                }
+                Shell::Zsh => {
+                    clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "iolens", &mut buf)
+                }
+                Shell::Fish => {
+                    clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "iolens", &mut buf)
+                }
+            }
+            out.write(&String::from_utf8_lossy(&buf))?;
+            Ok(0)
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(crate::cli::command()).render(&mut buf)?;
+            out.write(&String::from_utf8_lossy(&buf))?;
+            Ok(0)
+        }
     }
 }
 
-fn context(volume: Option<&str>, instance: Option<&str>) -> Result<ExplainContext> {
+/// The context of an explanation: a volume model and an instance type, when given.
+pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<ExplainContext> {
     Ok(ExplainContext {
-        volume: volume.map(parse_volume).transpose()?,
-        instance: instance.map(iolens_analyze::instance).transpose()?,
+        volume: volume
+            .map(parse_volume)
+            .transpose()
+            .context("--volume")?,
+        instance: instance
+            .map(iolens_analyze::instance)
+            .transpose()
+            .context("--instance")?,
     })
 }
 
-/// `iolens explain RESULT.json [--volume SPEC] [--instance TYPE] [--format text|json]`.
-pub fn explain_cmd(args: &[String]) -> Result<i32> {
-    let f = Flags::parse(args, &["volume", "instance", "format"], &["help"])?;
-    if f.get("help").is_some() || f.positional.is_empty() {
-        println!("usage: iolens explain RESULT.json [--volume SPEC] [--instance TYPE] [--format text|json]");
-        println!(
-            "       RESULT.json is fio 3.x json/json+ output or iolens JSON ('-' reads stdin)"
-        );
-        return Ok(if f.get("help").is_some() { 0 } else { 1 });
-    }
-    let path = &f.positional[0];
+fn explain_cmd(a: &ExplainArgs, out: &mut Sink) -> Result<i32> {
+    let path = a.result.display().to_string();
     let text = if path == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("cannot read the result from stdin")?;
         s
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?
+        std::fs::read_to_string(&a.result).with_context(|| format!("cannot read '{path}'"))?
     };
     let view = parse_result(&text)
         .with_context(|| format!("'{path}' is not a fio or iolens JSON result"))?;
-    let ctx = context(f.get("volume"), f.get("instance"))?;
+    let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
     let e = explain(&view, &ctx);
-    match f.get("format").unwrap_or("text") {
-        "text" => print!("{}", e.to_text()),
-        "json" => println!("{}", serde_json::to_string_pretty(&e.to_json())?),
-        other => bail!("unknown --format '{other}': use text or json"),
+    match a.format {
+        ExplainFormat::Text => out.write(&e.to_text())?,
+        ExplainFormat::Json => out.write(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&e.to_json())?
+        ))?,
     }
     Ok(0)
 }
 
-/// Explanation text for `--explain` after a run.
-pub fn explain_result(
-    r: &RunResult,
-    volume: Option<&str>,
-    instance: Option<&str>,
-) -> Result<String> {
-    let json = iolens_report::json::render(r, false);
-    let view = parse_result(&json)?;
-    let ctx = context(volume, instance)?;
-    Ok(format!("\n{}", explain(&view, &ctx).to_text()))
-}
-
-/// `iolens models`.
-pub fn models(args: &[String]) -> Result<i32> {
-    let f = Flags::parse(args, &[], &["help"])?;
-    if f.get("help").is_some() {
-        println!("usage: iolens models   (lists the volume and instance models iolens knows)");
-        return Ok(0);
-    }
-    print!("{}", iolens_analyze::list_models());
-    Ok(0)
-}
-
-/// `iolens cost --volume SPEC [--p99-iops N]`.
-pub fn cost(args: &[String]) -> Result<i32> {
-    let f = Flags::parse(args, &["volume", "p99-iops"], &["help"])?;
-    let Some(spec) = f.get("volume") else {
-        println!("usage: iolens cost --volume SPEC [--p99-iops N]");
-        println!("       e.g. iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000");
-        return Ok(if f.get("help").is_some() { 0 } else { 1 });
-    };
-    let v = parse_volume(spec)?;
-    println!("{}", v.name());
+fn cost(a: &CostArgs, out: &mut Sink) -> Result<i32> {
+    let v = parse_volume(&a.volume).context("--volume")?;
+    let mut s = format!("{}\n", v.name());
     for n in v.notes() {
-        println!("  note: {n}");
+        s.push_str(&format!("  note: {n}\n"));
     }
     match v.monthly_cost() {
         Some(c) => {
             for d in &c.detail {
-                println!("  {d}");
+                s.push_str(&format!("  {d}\n"));
             }
-            println!("  total: ${:.2} per month", c.total);
+            s.push_str(&format!("  total: ${:.2} per month\n", c.total));
         }
-        None => println!("  no published price in the model data for this volume type"),
+        None => s.push_str("  no published price in the model data for this volume type\n"),
     }
-    if let Some(p) = f.get("p99-iops") {
-        let peak: f64 = p
-            .replace(',', "")
-            .parse()
-            .with_context(|| format!("--p99-iops '{p}' is not a number"))?;
+    if let Some(peak) = a.p99_iops {
         let r = right_size(&v, peak);
-        println!("\nright-sizing for a p99 peak of {peak:.0} IOPS:");
-        println!("  {}", r.explanation);
+        s.push_str(&format!(
+            "\nright-sizing for a p99 peak of {peak:.0} IOPS:\n  {}\n",
+            r.explanation
+        ));
     }
+    out.write(&s)?;
     Ok(0)
-}
-
-/// `iolens quick [TARGET]`.
-pub fn quick(args: &[String]) -> Result<i32> {
-    crate::quick::run(args)
 }

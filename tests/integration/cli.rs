@@ -253,3 +253,199 @@ fn a_file_the_job_cannot_open_reports_its_errno() {
     assert_eq!(v["jobs"][0]["error"], 13, "{}", stderr(&o));
     assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
 }
+
+const SUBCOMMANDS: [&str; 6] = ["quick", "explain", "models", "cost", "completions", "man"];
+
+#[test]
+fn every_subcommand_answers_help_and_version() {
+    let d = TempDir::new("sub-help");
+    for sub in SUBCOMMANDS {
+        for flag in ["-h", "--help"] {
+            let o = run_in(&d.0, &[sub, flag]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "`iolens {sub} {flag}` should exit 0; stderr: {}",
+                stderr(&o)
+            );
+            assert!(
+                stdout(&o).contains(&format!("Usage: iolens {sub}")),
+                "`iolens {sub} {flag}` should print its usage, got: {}",
+                stdout(&o)
+            );
+        }
+        let o = run_in(&d.0, &[sub, "-V"]);
+        assert_eq!(o.status.code(), Some(0), "`iolens {sub} -V`: {}", stderr(&o));
+        assert!(stdout(&o).starts_with("iolens"), "`iolens {sub} -V`: {}", stdout(&o));
+    }
+    for args in [&["-V"][..], &["--version"], &["-v"]] {
+        let o = run_in(&d.0, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).starts_with("iolens-"), "{args:?}: {}", stdout(&o));
+    }
+    // The top-level help lists every subcommand (from the clap definitions) and fio mode.
+    let o = run_in(&d.0, &["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    for sub in SUBCOMMANDS {
+        assert!(
+            stdout(&o).contains(&format!("iolens {sub} ")),
+            "--help should list '{sub}': {}",
+            stdout(&o)
+        );
+    }
+    assert!(stdout(&o).contains("--output-format"), "{}", stdout(&o));
+}
+
+#[test]
+fn usage_errors_exit_2_with_usage_on_stderr() {
+    let d = TempDir::new("usage");
+    for args in [
+        &["explain"][..],
+        &["cost"],
+        &["quick", "--bogus"],
+        &["quick", "--engine=spdk"],
+        &["quick", "--read-only=maybe"],
+        &["explain", "r.json", "--format=xml"],
+        &["completions", "tcsh"],
+        &["models", "extra"],
+    ] {
+        let o = run_in(&d.0, args);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?} is a usage error (exit 2); stderr: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).starts_with("error: ") && stderr(&o).contains("--help"),
+            "{args:?}: the error and a pointer to --help on stderr expected, got: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing on stdout: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn explain_without_a_file_prints_its_usage() {
+    let d = TempDir::new("explain-usage");
+    let o = run_in(&d.0, &["explain"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Usage: iolens explain <RESULT.json>"),
+        "usage on stderr expected, got: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_mistyped_subcommand_gets_did_you_mean_unless_a_job_file_has_that_name() {
+    let d = TempDir::new("didyoumean");
+    let o = run_in(&d.0, &["qiuck"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did you mean 'quick'?"),
+        "expected a suggestion of 'quick', got: {}",
+        stderr(&o)
+    );
+    let o = run_in(&d.0, &["explian", "r.json"]);
+    assert!(stderr(&o).contains("did you mean 'explain'?"), "{}", stderr(&o));
+    // A job file with a name like a subcommand still runs.
+    d.write("qiuck", "[j]\nioengine=null\nsize=64k\n");
+    let o = run_in(&d.0, &["qiuck", "--output-format=terse"]);
+    assert_eq!(o.status.code(), Some(0), "job file 'qiuck' should run: {}", stderr(&o));
+    assert!(stdout(&o).starts_with("3;"), "terse line expected: {}", stdout(&o));
+    // A word far from every subcommand is a job file, as in fio.
+    let o = run_in(&d.0, &["nosuchfile.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot read job file"), "{}", stderr(&o));
+}
+
+#[test]
+fn completions_and_man_page_generate_from_the_definitions() {
+    let d = TempDir::new("completions");
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef iolens"),
+        ("fish", "complete -c iolens"),
+    ] {
+        let o = run_in(&d.0, &["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let s = stdout(&o);
+        assert!(s.contains(marker), "{shell} script should contain '{marker}'");
+        for sub in ["quick", "explain", "cost", "models"] {
+            assert!(s.contains(sub), "{shell} completions should offer '{sub}'");
+        }
+    }
+    let o = run_in(&d.0, &["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let man = stdout(&o);
+    assert!(man.contains(".TH iolens"), "roff header expected: {man}");
+    assert!(man.contains("quick"), "the man page lists the subcommands: {man}");
+}
+
+#[test]
+fn explain_after_a_run_reads_the_result_in_memory_as_explain_reads_its_json() {
+    let d = TempDir::new("explain-mem");
+    let job = [
+        "--name=e",
+        "--ioengine=null",
+        "--size=4m",
+        "--bs=4k",
+        "--iodepth=4",
+        "--rw=randread",
+        "--output-format=json",
+    ];
+    let mut c = iolens();
+    c.current_dir(&d.0)
+        .args(job)
+        .arg("--explain")
+        .env("IOLENS_FAKE_CLOCK_NS", "1000");
+    let o = output_within(c, std::time::Duration::from_secs(120));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    // JSON first, then the explanation after a blank line.
+    let end = out.find("\n}\n").expect("the JSON document ends with a '}' line") + 3;
+    let (json, explained) = out.split_at(end);
+    let f = d.write("r.json", json);
+    let o = run_in(&d.0, &["explain", f.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        explained.trim(),
+        stdout(&o).trim(),
+        "--explain (from memory) and `iolens explain` of the same run's JSON should agree"
+    );
+}
+
+#[test]
+fn options_with_structure_are_checked_when_the_job_is_parsed() {
+    let d = TempDir::new("parse-once");
+    for (line, option) in [
+        ("file_service_type=roundrobin:x", "file_service_type"),
+        ("file_service_type=roundrobin:0", "file_service_type"),
+        ("steadystate=lat:1", "steadystate"),
+        ("steadystate=iops:abc%", "steadystate"),
+        ("sim_latency=normal:1ms", "sim_latency"),
+        ("exit_what=some", "exit_what"),
+        ("sim_volume=nosuchvolume:iops=1", "sim_volume"),
+    ] {
+        // A first phase that would run (and print) if the second job's error were found late.
+        d.write(
+            "p.fio",
+            &format!("[first]\nioengine=null\nsize=64k\n[second]\nstonewall\nioengine=null\nsize=64k\n{line}\n"),
+        );
+        let o = run_in(&d.0, &["p.fio", "--output-format=terse"]);
+        assert_eq!(o.status.code(), Some(1), "{line}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("p.fio:8: option '{option}'")),
+            "{line}: the error should name p.fio:8 and '{option}', got: {}",
+            stderr(&o)
+        );
+        assert!(
+            stdout(&o).is_empty(),
+            "{line}: nothing may run before the error, got: {}",
+            stdout(&o)
+        );
+        let o = run_in(&d.0, &["--parse-only", "p.fio"]);
+        assert_eq!(o.status.code(), Some(1), "--parse-only {line}: {}", stderr(&o));
+    }
+}

@@ -2,7 +2,7 @@
 //! clock that advances 1 µs per reading, so every number is the same on every machine.
 
 use iolens_job::{parse_job_text, SystemEnvironment};
-use iolens_run::{plan, sim::SimRegistry, PlanOptions, RunOptions, WorkerOptions};
+use iolens_run::{plan, sim::SimRegistry, RunOptions, WorkerOptions};
 use iolens_stats::RunResult;
 
 const JOBS: &str = "\
@@ -35,11 +35,16 @@ time_based
 /// Runs the jobs deterministically and blanks what depends on the machine or the moment
 /// (CPU usage, pid, wall-clock time).
 pub fn deterministic(text: &str) -> RunResult {
+    deterministic_with(text, 1000)
+}
+
+/// As [`deterministic`], with the fake clock advancing `step_ns` per reading.
+pub fn deterministic_with(text: &str, step_ns: u64) -> RunResult {
     let set = parse_job_text("snapshot.fio", text, &SystemEnvironment).expect("job text");
-    let p = plan(&set, &PlanOptions::default()).expect("plan");
+    let p = plan(&set).expect("plan");
     let opts = RunOptions {
         worker: WorkerOptions {
-            fake_clock_step: Some(1000),
+            fake_clock_step: Some(step_ns),
             null_delay: None,
         },
         status_every: None,
@@ -132,33 +137,7 @@ fn terse_output() {
 #[test]
 fn header_lines() {
     let set = parse_job_text("snapshot.fio", JOBS, &SystemEnvironment).expect("job text");
-    let headers: Vec<iolens_report::JobHeader> = set
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| iolens_report::JobHeader {
-            name: s.name.clone(),
-            groupid: i.saturating_sub(1) as u32,
-            rw: s.rw.name().into(),
-            bs: [
-                (
-                    s.min_bs(iolens_job::Ddir::Read),
-                    s.max_bs(iolens_job::Ddir::Read),
-                ),
-                (
-                    s.min_bs(iolens_job::Ddir::Write),
-                    s.max_bs(iolens_job::Ddir::Write),
-                ),
-                (
-                    s.min_bs(iolens_job::Ddir::Trim),
-                    s.max_bs(iolens_job::Ddir::Trim),
-                ),
-            ],
-            ioengine: s.ioengine_name.clone(),
-            iodepth: s.effective_iodepth(),
-            numjobs: s.numjobs,
-        })
-        .collect();
+    let headers = iolens_report::JobHeader::of_jobs(&set, &plan(&set).expect("plan"));
     insta::assert_snapshot!(iolens_report::normal::render_header(
         &headers,
         "iolens-test",

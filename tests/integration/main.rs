@@ -5,10 +5,12 @@
 mod cli;
 mod common;
 mod engines;
+mod exits;
 mod explain;
 mod fio_compat;
 mod formats;
 mod runtime;
 mod safety;
+mod snapshots;
 mod verify;
 mod workloads;

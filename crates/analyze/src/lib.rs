@@ -23,7 +23,7 @@ pub mod models;
 
 pub use error::AnalyzeError;
 pub use explain::{
-    explain, parse_result, ExplainContext, Explanation, Finding, ResultView, Severity,
+    explain, parse_result, view_of_run, ExplainContext, Explanation, Finding, ResultView, Severity,
 };
 pub use models::{
     expected_ceiling, instance, list_models, parse_volume, right_size, Ceiling, Cost, Instance,

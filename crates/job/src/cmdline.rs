@@ -209,7 +209,7 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
             a.help = true;
             continue;
         }
-        if arg == "-v" {
+        if arg == "-v" || arg == "-V" {
             a.version = true;
             continue;
         }
@@ -425,17 +425,8 @@ pub fn showcmd(sections: &[RawSection]) -> String {
     out
 }
 
-/// One-screen usage text for `--help`.
+/// The fio-mode part of `--help` (the binary puts the subcommands before it).
 pub const USAGE: &str = "\
-iolens: a storage I/O benchmark that runs fio workloads and explains the numbers
-
-Usage:
-  iolens [options] [job files...]        run fio job files and/or --name jobs
-  iolens quick [TARGET]                  CrystalDiskMark-style presets on TARGET
-  iolens explain RESULT.json             explain a fio or iolens JSON result
-  iolens models                          list known volume and instance models
-  iolens cost --volume SPEC              monthly cost of a volume (and right-sizing)
-
 fio options:
   --name=NAME            start a job (options before the first --name are globals)
   --OPTION=VALUE         any job option, e.g. --rw=randread --bs=4k --iodepth=32

@@ -88,10 +88,14 @@ impl fmt::Display for JobError {
 
 impl std::error::Error for JobError {}
 
-/// Levenshtein distance, for "did you mean" suggestions.
+/// Edit distance for "did you mean" suggestions: insertions, deletions, substitutions and
+/// swaps of two neighbouring characters (`qiuck` -> `quick`) each count 1 (optimal string
+/// alignment distance).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Rows i-2, i-1 and i of the distance table.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
     for i in 1..=a.len() {
@@ -99,7 +103,11 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(before[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
@@ -123,6 +131,9 @@ mod tests {
     #[test]
     fn distance_and_suggestions() {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("qiuck", "quick"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(suggest("qiuck", ["quick", "explain"]), Some("quick"));
         assert_eq!(
             suggest("iodpeth", ["iodepth", "size", "bs"]),
             Some("iodepth")

@@ -11,6 +11,7 @@ pub mod error;
 pub mod ini;
 pub mod options;
 pub mod spec;
+pub mod typed;
 pub mod value;
 
 use std::path::Path;

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::error::Span;
+pub use crate::typed::{ExitWhat, FileService, LatencyDist, SteadyCriterion, SteadyMetric};
 use crate::value::{KbBase, SizeOrPct, SplitEntry};
 
 /// I/O direction, as fio indexes them.
@@ -475,8 +476,8 @@ pub struct SimSpec {
     pub iops: Option<f64>,
     /// Explicit bandwidth limit in bytes/s.
     pub bw: Option<f64>,
-    /// Base latency distribution as written (`463us`, `normal:463us:50us`, `lognormal:...`).
-    pub latency: Option<String>,
+    /// Base latency distribution (`463us`, `normal:463us:50us`, `lognormal:...`).
+    pub latency: Option<LatencyDist>,
 }
 
 impl SimSpec {
@@ -546,8 +547,8 @@ pub struct JobSpec {
     pub nrfiles: u32,
     /// `openfiles`.
     pub openfiles: Option<u32>,
-    /// `file_service_type` as written.
-    pub file_service_type: String,
+    /// `file_service_type`.
+    pub file_service_type: FileService,
     /// `create_serialize`.
     pub create_serialize: bool,
     /// `create_fsync`.
@@ -743,7 +744,7 @@ pub struct JobSpec {
     /// `exitall`.
     pub exitall: bool,
     /// `exit_what` (group, stonewall, all).
-    pub exit_what: String,
+    pub exit_what: ExitWhat,
 
     // --- verify
     /// `verify`.
@@ -822,8 +823,8 @@ pub struct JobSpec {
     pub latency_window: Duration,
     /// `latency_percentile`.
     pub latency_percentile: f64,
-    /// `steadystate` criterion as written (`iops_slope:0.3%`).
-    pub steadystate: Option<String>,
+    /// `steadystate` criterion (`iops_slope:0.3%`).
+    pub steadystate: Option<SteadyCriterion>,
     /// `steadystate_duration`.
     pub steadystate_duration: Duration,
     /// `steadystate_ramp_time`.
@@ -866,7 +867,7 @@ impl JobSpec {
             unique_filename: true,
             nrfiles: 1,
             openfiles: None,
-            file_service_type: "roundrobin".to_string(),
+            file_service_type: FileService::default(),
             create_serialize: true,
             create_fsync: true,
             create_on_open: false,
@@ -956,7 +957,7 @@ impl JobSpec {
             stonewall: false,
             new_group: false,
             exitall: false,
-            exit_what: "group".to_string(),
+            exit_what: ExitWhat::Group,
             verify: None,
             verify_name: "0".to_string(),
             do_verify: true,

@@ -284,6 +284,11 @@ pub fn render(r: &RunResult, plus: bool) -> String {
     w.int("timestamp", r.timestamp);
     w.int("timestamp_ms", r.timestamp_ms);
     w.string("time", &r.time);
+    // Not in fio: a run stopped by SIGINT, SIGTERM or SIGHUP says so, so that nobody reads its
+    // partial numbers as a whole run's.
+    if r.interrupted {
+        w.raw("interrupted", "true");
+    }
     if let Some(globals) = &r.global_options {
         w.open(Some("global options"), '{');
         for (k, v) in globals {

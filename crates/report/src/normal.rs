@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use iolens_job::{Ddir, JobSet};
+use iolens_run::Plan;
 use iolens_stats::{DirResult, GroupDir, GroupResult, JobResult, LatResult, RunResult};
 
 use crate::fmt::{lat_unit, num2str, pct_precision, pct_unit, Unit};
@@ -23,6 +25,34 @@ pub struct JobHeader {
     pub iodepth: u32,
     /// Clones.
     pub numjobs: u32,
+}
+
+impl JobHeader {
+    /// What fio prints before the run about each job of `set`, with the reporting group the
+    /// plan gave it.
+    pub fn of_jobs(set: &JobSet, plan: &Plan) -> Vec<JobHeader> {
+        set.jobs
+            .iter()
+            .map(|s| {
+                let groupid = plan
+                    .jobs
+                    .iter()
+                    .find(|j| j.spec.name == s.name && j.spec.span == s.span)
+                    .map(|j| j.groupid)
+                    .unwrap_or(0);
+                let bs = |d: Ddir| (s.min_bs(d), s.max_bs(d));
+                JobHeader {
+                    name: s.name.clone(),
+                    groupid,
+                    rw: s.rw.name().to_string(),
+                    bs: [bs(Ddir::Read), bs(Ddir::Write), bs(Ddir::Trim)],
+                    ioengine: s.ioengine_name.clone(),
+                    iodepth: s.effective_iodepth(),
+                    numjobs: s.numjobs,
+                }
+            })
+            .collect()
+    }
 }
 
 /// The lines printed before a run: one per job (plus `...` for clones), the version and

@@ -1,5 +1,8 @@
 //! The live status line: `Jobs: 4 (f=4): [r(4)][45.0%][r=750MiB/s][r=3000 IOPS][eta 00m:05s]`.
 
+use iolens_job::RwKind;
+use iolens_run::{JobState, LiveStatus};
+
 use crate::fmt::{num2str, Unit};
 
 /// A job's state letter as fio shows it.
@@ -18,6 +21,27 @@ pub enum Letter {
 }
 
 impl Letter {
+    /// The letter fio shows for a job in `state` doing `rw`.
+    pub fn of(state: JobState, rw: RwKind) -> Letter {
+        use RwKind::*;
+        match state {
+            JobState::Waiting | JobState::Setup => Letter::Setup,
+            JobState::Ramp => Letter::Ramp,
+            JobState::Verifying => Letter::Verify,
+            JobState::Done => Letter::Done,
+            JobState::Running => Letter::Running(match rw {
+                Read => 'R',
+                RandRead => 'r',
+                Write => 'W',
+                RandWrite => 'w',
+                ReadWrite => 'M',
+                RandRw => 'm',
+                Trim | TrimWrite => 'D',
+                RandTrim | RandTrimWrite => 'd',
+            }),
+        }
+    }
+
     fn ch(self) -> char {
         match self {
             Letter::Setup => 'P',
@@ -39,6 +63,16 @@ pub fn eta_str(secs: u64) -> String {
     } else {
         format!("{m:02}m:{s:02}s")
     }
+}
+
+/// Renders a run's live status as the status line (without `\r` or newline).
+pub fn render_live(s: &LiveStatus) -> String {
+    let letters: Vec<(Letter, usize)> = s
+        .jobs
+        .iter()
+        .map(|j| (Letter::of(j.state, j.rw), j.files))
+        .collect();
+    render(&letters, s.percent, s.bw, s.iops, s.eta_s)
 }
 
 /// Renders the status line (without `\r` or newline).

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use iolens_engine::file::{self as efile, Prealloc};
-use iolens_job::{Ddir, JobSet, RwKind};
+use iolens_job::{Ddir, ExitWhat, JobSet, RwKind};
 use iolens_stats::disk::{device_of, DiskSampler};
 use iolens_stats::{build_run, Display, JobInfo, JobStats, RunMeta, RunResult};
 
@@ -111,27 +111,18 @@ pub struct RunOutput {
     pub errors: Vec<String>,
 }
 
-static SIGINT: AtomicU32 = AtomicU32::new(0);
+/// Stop requests so far (SIGINT, SIGTERM, SIGHUP: the caller's signal handling counts them).
+static STOP_REQUESTS: AtomicU32 = AtomicU32::new(0);
 
-extern "C" fn on_sigint(_: libc::c_int) {
-    if SIGINT.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // Second Ctrl-C: the user really wants out.
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
+/// Asks the running jobs to stop and the run to report what they measured. The caller decides
+/// what a signal means; this crate installs no handlers.
+pub fn request_stop() {
+    STOP_REQUESTS.fetch_add(1, Ordering::SeqCst);
 }
 
-/// Installs the Ctrl-C handler: the first stops the jobs and reports, a second exits at once.
-pub fn install_sigint_handler() {
-    // SAFETY: installing a handler that only touches an atomic and calls _exit.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-    }
-}
-
-/// True once Ctrl-C was pressed.
+/// True once a stop was requested.
 pub fn interrupted() -> bool {
-    SIGINT.load(Ordering::Relaxed) > 0
+    STOP_REQUESTS.load(Ordering::Relaxed) > 0
 }
 
 fn needs_data(j: &PlannedJob) -> bool {
@@ -325,6 +316,7 @@ pub fn execute(
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
     let stop_later_phases = AtomicBool::new(false);
     let mut panicked: Vec<String> = Vec::new();
+    let mut spawn_failed: Option<String> = None;
     // exitall is one switch for the whole run, as in fio: set on any job, the first job to
     // finish (whichever it is) ends the others of its group.
     let exitall = plan.jobs.iter().any(|j| j.spec.exitall);
@@ -383,14 +375,25 @@ pub fn execute(
                         }
                         (i, out)
                     })
-                    .expect("spawning a job thread");
-                handles.push(h);
+                ;
+                match h {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        // No more threads (EAGAIN): stop the jobs already started and report.
+                        spawn_failed.get_or_insert_with(|| {
+                            format!("cannot start a thread for job '{}': {e}", job.spec.name)
+                        });
+                        ctl.stop_all.store(true, Ordering::SeqCst);
+                        stop_later_phases.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                }
             }
             // Monitor: status events, Ctrl-C, exitall.
             let mut last = Instant::now();
             let mut last_bytes = [0u64; 3];
             let mut last_ios = [0u64; 3];
-            while (finished.load(Ordering::SeqCst) as usize) < idx.len() {
+            while (finished.load(Ordering::SeqCst) as usize) < handles.len() {
                 std::thread::sleep(Duration::from_millis(20));
                 if interrupted() {
                     ctl.stop_all.store(true, Ordering::SeqCst);
@@ -400,15 +403,15 @@ pub fn execute(
                     // exit_what: the job's group (default), its stonewall phase, or everything.
                     let what = idx
                         .iter()
-                        .map(|&i| plan.jobs[i].spec.exit_what.as_str())
-                        .find(|w| *w != "group")
-                        .unwrap_or("group");
+                        .map(|&i| plan.jobs[i].spec.exit_what)
+                        .find(|w| *w != ExitWhat::Group)
+                        .unwrap_or(ExitWhat::Group);
                     for &i in &idx {
-                        if what != "group" || plan.jobs[i].groupid == g {
+                        if what != ExitWhat::Group || plan.jobs[i].groupid == g {
                             ctl.jobs[i].stop.store(true, Ordering::SeqCst);
                         }
                     }
-                    if what == "all" {
+                    if what == ExitWhat::All {
                         stop_later_phases.store(true, Ordering::SeqCst);
                     }
                 }
@@ -458,6 +461,7 @@ pub fn execute(
     }
     let disk_util = sampler.finish();
     let mut errors = panicked;
+    errors.extend(spawn_failed);
     let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {

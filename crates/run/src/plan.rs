@@ -1,6 +1,6 @@
 //! From jobs to a plan: clones for `numjobs`, reporting groups and stonewall phases, the files
-//! each clone works on (names, sizes, I/O ranges), and the checks that must pass before any
-//! I/O starts.
+//! each clone works on (names, sizes, I/O ranges). Pure: what may be written is decided after
+//! it, by [`crate::safety::check`], which the caller runs before any I/O starts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,7 +8,6 @@ use std::sync::Arc;
 use iolens_engine::file;
 use iolens_job::{JobSet, JobSpec, SizeOrPct};
 
-use crate::safety;
 use crate::RunError;
 
 /// A file as one clone uses it.
@@ -66,7 +65,7 @@ pub struct Plan {
     pub notes: Vec<String>,
 }
 
-/// Run-wide settings that affect planning.
+/// Run-wide settings that the safety checks read ([`crate::safety::check`]).
 #[derive(Debug, Clone, Default)]
 pub struct PlanOptions {
     /// `--readonly`: refuse every write, trim and layout.
@@ -146,7 +145,7 @@ fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
 }
 
 /// Builds the plan for a job set.
-pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
+pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
     let mut groupid = 0u32;
@@ -366,7 +365,6 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 io_limit,
                 depth: spec.effective_iodepth(),
             };
-            safety::check_job(&pj, opts)?;
             jobs.push(pj);
             index += 1;
         }
@@ -385,7 +383,7 @@ mod tests {
 
     fn plan_of(text: &str) -> Result<Plan, RunError> {
         let set = parse_job_text("t.fio", text, &SystemEnvironment).unwrap();
-        plan(&set, &PlanOptions::default())
+        plan(&set)
     }
 
     #[test]

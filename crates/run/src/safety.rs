@@ -1,5 +1,5 @@
-//! Refuses jobs that would destroy data they were not told to, while planning, so before any
-//! file is laid out or any I/O starts:
+//! Refuses jobs that would destroy data they were not told to, after planning (the caller runs
+//! [`check`] on the plan), so before any file is laid out or any I/O starts:
 //!
 //! - under `--readonly`, every job that writes, trims or verifies what it writes, and every job
 //!   that would create or extend a file;
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use iolens_engine::safety::inspect_device;
 use iolens_job::{Ddir, JobSpec};
 
-use crate::plan::{PlanOptions, PlannedJob};
+use crate::plan::{Plan, PlanOptions, PlannedJob};
 use crate::RunError;
 
 /// How a job changes data on its files, if it does.
@@ -69,6 +69,11 @@ fn in_dev_dir(path: &Path) -> bool {
         && !parent.starts_with("/dev/shm")
         && !parent.starts_with("/dev/hugepages")
         && !parent.starts_with("/dev/mqueue")
+}
+
+/// Checks every clone of a plan; run it after [`crate::plan::plan`] and before any I/O.
+pub fn check(plan: &Plan, opts: &PlanOptions) -> Result<(), RunError> {
+    plan.jobs.iter().try_for_each(|j| check_job(j, opts))
 }
 
 /// Checks one planned clone.
@@ -174,14 +179,12 @@ mod tests {
 
     fn check(text: &str, readonly: bool) -> Result<(), String> {
         let set = parse_job_text("t.fio", text, &SystemEnvironment).unwrap();
-        plan(
-            &set,
-            &PlanOptions {
-                readonly,
-                destructive: false,
-            },
-        )
-        .map(|_| ())
+        let opts = PlanOptions {
+            readonly,
+            destructive: false,
+        };
+        plan(&set)
+            .and_then(|p| super::check(&p, &opts))
         .map_err(|e| e.to_string())
     }
 

@@ -14,64 +14,28 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use iolens_engine::{Completion, IoEngine, IoReq, Op, Queued};
-use iolens_job::{parse_time, JobSpec, TimeUnit};
+use iolens_job::JobSpec;
 
 use crate::clock::mono_now;
 use crate::rand::Taus;
 
-/// Base latency distribution.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum LatencyModel {
-    /// Always this many ns.
-    Fixed(f64),
-    /// Normal with mean and standard deviation (ns), truncated at 0.
-    Normal(f64, f64),
-    /// Log-normal with the given mean and standard deviation (ns).
-    LogNormal(f64, f64),
-}
+/// Base latency distribution, parsed with the job (`sim_latency=`).
+pub use iolens_job::LatencyDist as LatencyModel;
 
-impl LatencyModel {
-    /// Parses `463us`, `fixed:463us`, `normal:463us:50us`, `lognormal:463us:50us`.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        let parts: Vec<&str> = s.split(':').collect();
-        let t = |v: &str| -> Result<f64, String> {
-            parse_time(v, TimeUnit::Usec)
-                .map(|d| d.as_nanos() as f64)
-                .map_err(|e| format!("sim_latency: {e}"))
-        };
-        match parts.as_slice() {
-            [v] | ["fixed", v] => Ok(LatencyModel::Fixed(t(v)?)),
-            ["normal", m, sd] => Ok(LatencyModel::Normal(t(m)?, t(sd)?)),
-            ["lognormal", m, sd] => Ok(LatencyModel::LogNormal(t(m)?, t(sd)?)),
-            _ => Err(format!(
-                "bad sim_latency '{s}': expected a time (463us), fixed:T, normal:MEAN:SD or lognormal:MEAN:SD"
-            )),
-        }
-    }
-
-    /// Mean in ns.
-    pub fn mean(&self) -> f64 {
-        match self {
-            LatencyModel::Fixed(m) | LatencyModel::Normal(m, _) | LatencyModel::LogNormal(m, _) => {
-                *m
-            }
-        }
-    }
-
-    fn sample(&self, r: &mut Taus) -> f64 {
-        let gauss = |r: &mut Taus| {
-            let u1 = r.unit().max(f64::MIN_POSITIVE);
-            let u2 = r.unit();
-            (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-        };
-        match *self {
-            LatencyModel::Fixed(m) => m,
-            LatencyModel::Normal(m, sd) => (m + sd * gauss(r)).max(0.0),
-            LatencyModel::LogNormal(m, sd) => {
-                let s2 = (1.0 + (sd * sd) / (m * m)).ln();
-                let mu = m.ln() - s2 / 2.0;
-                (mu + s2.sqrt() * gauss(r)).exp()
-            }
+/// A base latency drawn from `l`, in ns.
+fn sample(l: &LatencyModel, r: &mut Taus) -> f64 {
+    let gauss = |r: &mut Taus| {
+        let u1 = r.unit().max(f64::MIN_POSITIVE);
+        let u2 = r.unit();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    };
+    match *l {
+        LatencyModel::Fixed(m) => m,
+        LatencyModel::Normal(m, sd) => (m + sd * gauss(r)).max(0.0),
+        LatencyModel::LogNormal(m, sd) => {
+            let s2 = (1.0 + (sd * sd) / (m * m)).ln();
+            let mu = m.ln() - s2 / 2.0;
+            (mu + s2.sqrt() * gauss(r)).exp()
         }
     }
 }
@@ -149,7 +113,7 @@ impl SimVolume {
         if let Some(bw) = l.bw {
             start = start.max(take(&mut s.next_bw, len as f64 * 1e9 / bw));
         }
-        let lat = l.latency.sample(&mut s.rng);
+        let lat = sample(&l.latency, &mut s.rng);
         (start + lat) as u64
     }
 }
@@ -209,8 +173,8 @@ impl SimRegistry {
         if let Some(b) = spec.sim.bw {
             l.bw = Some(b);
         }
-        if let Some(lat) = &spec.sim.latency {
-            l.latency = LatencyModel::parse(lat)?;
+        if let Some(lat) = spec.sim.latency {
+            l.latency = lat;
         }
         Ok(l)
     }
@@ -390,7 +354,7 @@ mod tests {
         assert!(LatencyModel::parse("weird:1:2:3").is_err());
         let m = LatencyModel::LogNormal(500_000.0, 100_000.0);
         let mut r = Taus::new(1);
-        let mean: f64 = (0..20_000).map(|_| m.sample(&mut r)).sum::<f64>() / 20_000.0;
+        let mean: f64 = (0..20_000).map(|_| sample(&m, &mut r)).sum::<f64>() / 20_000.0;
         assert!((mean - 500_000.0).abs() / 500_000.0 < 0.02, "{mean}");
     }
 

@@ -10,58 +10,8 @@ use std::collections::VecDeque;
 
 use iolens_stats::SteadyState;
 
-/// The metric a criterion watches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// IOPS, all samples within the limit of the mean.
-    Iops,
-    /// Bandwidth, all samples within the limit of the mean.
-    Bw,
-    /// IOPS, slope within the limit.
-    IopsSlope,
-    /// Bandwidth, slope within the limit.
-    BwSlope,
-}
-
-/// A parsed `steadystate=` criterion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Criterion {
-    /// Watched metric.
-    pub metric: Metric,
-    /// Limit value.
-    pub limit: f64,
-    /// The limit is a percentage of the mean.
-    pub percent: bool,
-    /// As written, normalised the way fio prints it (`iops_slope:0.300000%`).
-    pub text: String,
-}
-
-impl Criterion {
-    /// Parses `metric:limit[%]`.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        let (m, l) = s
-            .split_once(':')
-            .ok_or_else(|| format!("bad steadystate '{s}': expected metric:limit"))?;
-        let metric = match m {
-            "iops" => Metric::Iops,
-            "bw" => Metric::Bw,
-            "iops_slope" => Metric::IopsSlope,
-            "bw_slope" => Metric::BwSlope,
-            other => return Err(format!("steadystate metric '{other}' is not supported; use iops, bw, iops_slope or bw_slope")),
-        };
-        let percent = l.ends_with('%');
-        let limit: f64 = l
-            .trim_end_matches('%')
-            .parse()
-            .map_err(|_| format!("bad steadystate limit '{l}'"))?;
-        Ok(Criterion {
-            metric,
-            limit,
-            percent,
-            text: format!("{m}:{limit:.6}{}", if percent { "%" } else { "" }),
-        })
-    }
-}
+/// A criterion and its metric, parsed with the job (`steadystate=`).
+pub use iolens_job::{SteadyCriterion as Criterion, SteadyMetric as Metric};
 
 /// Least-squares slope of `y` over x = 0..n.
 pub fn slope(y: &[f64]) -> f64 {

@@ -16,7 +16,7 @@ use iolens_engine::null::NullEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{file, BufPool, Completion, IoEngine, IoReq, Op, Queued};
-use iolens_job::{ClockSource, Ddir, EngineKind, RateProcess, RwKind};
+use iolens_job::{ClockSource, Ddir, EngineKind, FileService, RateProcess, RwKind};
 use iolens_stats::{JobStats, Rusage, StatsConfig};
 
 use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
@@ -79,31 +79,6 @@ fn errno_name(e: i32) -> String {
         format!("{s} (errno {e})")
     } else {
         format!("{s} ({name})")
-    }
-}
-
-/// How the next file is chosen (`file_service_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FileService {
-    /// Switch to the next file every N I/Os.
-    RoundRobin(u64),
-    /// Finish one file's range before moving on.
-    Sequential,
-    /// A random file for every I/O.
-    Random,
-}
-
-impl FileService {
-    fn parse(s: &str) -> Self {
-        let (kind, n) = match s.split_once(':') {
-            Some((k, n)) => (k, n.parse().unwrap_or(1)),
-            None => (s, 1),
-        };
-        match kind {
-            "sequential" => FileService::Sequential,
-            "random" | "zipf" | "pareto" | "normal" | "gauss" => FileService::Random,
-            _ => FileService::RoundRobin(n.max(1)),
-        }
     }
 }
 
@@ -764,16 +739,14 @@ impl<'a> Worker<'a> {
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
         self.bw_sampler_ios = [0; 3];
         self.usage_start = Rusage::thread_now();
-        if let Some(text) = &spec.steadystate {
-            if let Ok(c) = crate::steady::Criterion::parse(text) {
-                if !spec.steadystate_duration.is_zero() {
-                    self.ss = Some(crate::steady::SteadyCheck::new(
-                        c,
-                        t,
-                        spec.steadystate_duration.as_nanos() as u64,
-                        spec.steadystate_ramp_time.as_nanos() as u64,
-                    ));
-                }
+        if let Some(c) = &spec.steadystate {
+            if !spec.steadystate_duration.is_zero() {
+                self.ss = Some(crate::steady::SteadyCheck::new(
+                    c.clone(),
+                    t,
+                    spec.steadystate_duration.as_nanos() as u64,
+                    spec.steadystate_ramp_time.as_nanos() as u64,
+                ));
             }
         }
         if spec
@@ -1517,7 +1490,7 @@ pub fn run_job(
         },
         pass_start_ios: 0,
         loops,
-        file_service: FileService::parse(&spec.file_service_type),
+        file_service: spec.file_service_type,
         content,
         stats: JobStats::new(cfg),
         count_calls: !(engine_kind == EngineKind::Null && depth <= 1),

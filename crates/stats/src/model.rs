@@ -322,6 +322,7 @@ pub struct RunResult {
     pub groups: Vec<GroupResult>,
     /// Disks under the files.
     pub disks: Vec<DiskUtil>,
-    /// True when the run was interrupted (Ctrl-C) and the numbers cover only part of it.
+    /// True when the run was interrupted (SIGINT, SIGTERM or SIGHUP) and the numbers cover only
+    /// part of it; the JSON output then has a top-level `"interrupted" : true`.
     pub interrupted: bool,
 }

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::models::{Ceiling, Instance, Volume};
 
-pub use result::{parse_result, DirStats, DiskUtil, JobView, LatStats, ResultView};
+pub use result::{parse_result, view_of_run, DirStats, DiskUtil, JobView, LatStats, ResultView};
 
 /// What the user told us about the system under test: the volume and the instance, both
 /// optional. With them, findings compare results against the expected ceiling.

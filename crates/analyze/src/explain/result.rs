@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use iolens_stats::{DirResult, JobResult, LatResult, RunResult};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -387,28 +388,7 @@ pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
             ))
         }
     };
-    let mut jobs: Vec<JobView> = vec![];
-    for j in raw_jobs {
-        let view = job_view(j, &globals);
-        // Without group_reporting fio prints one entry per clone, all with the same name and
-        // group; merge them so that a job is explained once, with its real concurrency.
-        if let Some(prev) = jobs
-            .iter_mut()
-            .find(|p| p.name == view.name && p.groupid == view.groupid)
-        {
-            merge(prev, &view);
-        } else {
-            jobs.push(view);
-        }
-    }
-    for j in &jobs {
-        if j.merged_entries > 1 {
-            notes.push(format!(
-                "{}: merged {} clone entries (numjobs without group_reporting); percentiles dropped, means weighted by I/O count",
-                j.name, j.merged_entries
-            ));
-        }
-    }
+    let jobs = merge_clones(raw_jobs.into_iter().map(|j| job_view(j, &globals)), &mut notes);
     let disk_util = root
         .get("disk_util")
         .and_then(Value::as_array)
@@ -432,6 +412,122 @@ pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
         disk_util,
         notes,
     })
+}
+
+/// Without group_reporting fio prints one entry per clone, all with the same name and group;
+/// merges them so that a job is explained once, with its real concurrency.
+fn merge_clones(views: impl Iterator<Item = JobView>, notes: &mut Vec<String>) -> Vec<JobView> {
+    let mut jobs: Vec<JobView> = vec![];
+    for view in views {
+        if let Some(prev) = jobs
+            .iter_mut()
+            .find(|p| p.name == view.name && p.groupid == view.groupid)
+        {
+            merge(prev, &view);
+        } else {
+            jobs.push(view);
+        }
+    }
+    for j in &jobs {
+        if j.merged_entries > 1 {
+            notes.push(format!(
+                "{}: merged {} clone entries (numjobs without group_reporting); percentiles dropped, means weighted by I/O count",
+                j.name, j.merged_entries
+            ));
+        }
+    }
+    jobs
+}
+
+/// The view of a result still in memory (`--explain` after a run): the same view
+/// [`parse_result`] reads from that result's JSON, without rendering and parsing it.
+pub fn view_of_run(r: &RunResult) -> ResultView {
+    let globals: BTreeMap<String, String> = r
+        .global_options
+        .iter()
+        .flatten()
+        .map(|(k, v)| (canonical(k), v.clone()))
+        .collect();
+    let lat = |l: &LatResult| LatStats {
+        min_ns: l.moments.min as f64,
+        max_ns: l.moments.max as f64,
+        mean_ns: l.moments.mean,
+        stddev_ns: l.moments.stddev(),
+        n: l.moments.n as f64,
+        percentiles: l
+            .percentiles
+            .iter()
+            .flatten()
+            .map(|(p, v)| (*p, *v as f64))
+            .collect(),
+    };
+    let dir = |name: &str, d: &DirResult| DirStats {
+        direction: name.to_string(),
+        io_bytes: d.io_bytes as f64,
+        bw_bytes: d.bw_bytes() as f64,
+        iops: d.iops(),
+        runtime_ms: d.runtime_ms as f64,
+        total_ios: d.total_ios as f64,
+        slat: lat(&d.slat),
+        clat: lat(&d.clat),
+        lat: lat(&d.lat),
+        bw_samples: d.bw_samples.samples as f64,
+        iops_mean: d.iops_samples.mean,
+        iops_stddev: d.iops_samples.stddev(),
+    };
+    let job = |j: &JobResult| {
+        let mut options = globals.clone();
+        for (k, v) in &j.options {
+            options.insert(canonical(k), v.clone());
+        }
+        // As the JSON has them: "mixed" replaces the directions, "both" adds it after.
+        let mut dirs: Vec<DirStats> = if j.unified == "mixed" {
+            vec![]
+        } else {
+            ["read", "write", "trim"]
+                .iter()
+                .zip(&j.dirs)
+                .map(|(n, d)| dir(n, d))
+                .collect()
+        };
+        dirs.extend(j.mixed.as_ref().map(|m| dir("mixed", m)));
+        JobView {
+            name: j.name.clone(),
+            groupid: i64::from(j.groupid),
+            error: i64::from(j.error),
+            options,
+            dirs,
+            job_runtime_ms: j.job_runtime_ms as f64,
+            usr_cpu: j.usr_cpu,
+            sys_cpu: j.sys_cpu,
+            iodepth_level: ["1", "2", "4", "8", "16", "32", ">=64"]
+                .iter()
+                .zip(j.iodepth_level)
+                .map(|(l, p)| (l.to_string(), p))
+                .collect(),
+            merged_entries: 1,
+        }
+    };
+    let mut notes = vec![];
+    let jobs = merge_clones(r.jobs.iter().map(job), &mut notes);
+    ResultView {
+        fio_version: r.version.clone(),
+        jobs,
+        disk_util: r
+            .disks
+            .iter()
+            .map(|d| DiskUtil {
+                name: d.name.clone(),
+                read_ios: d.read_ios as f64,
+                write_ios: d.write_ios as f64,
+                read_ticks: d.read_ticks as f64,
+                write_ticks: d.write_ticks as f64,
+                in_queue: d.in_queue as f64,
+                util: d.util,
+            })
+            .collect(),
+        notes,
+    }
 }
 
 fn merge_lat(a: &mut LatStats, b: &LatStats) {

@@ -842,26 +842,10 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "roundrobin",
         Files,
-        "How to pick the next file (roundrobin, sequential, random)",
+        "How to pick the next file (roundrobin, sequential, random; :N I/Os per file)",
         "roundrobin",
         |s, v| {
-            let base = v.split(':').next().unwrap_or("");
-            if ![
-                "roundrobin",
-                "sequential",
-                "random",
-                "zipf",
-                "pareto",
-                "normal",
-                "gauss",
-            ]
-            .contains(&base)
-            {
-                return Err(format!(
-                    "bad file_service_type '{v}': allowed roundrobin, sequential, random"
-                ));
-            }
-            s.file_service_type = v.to_string();
+            s.file_service_type = FileService::parse(v)?;
             Ok(())
         }
     ),
@@ -2600,15 +2584,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Which jobs exitall stops",
         "group",
         |s, v| {
-            s.exit_what = pick(
-                v.trim(),
-                &[
-                    ("group", "group"),
-                    ("stonewall", "stonewall"),
-                    ("all", "all"),
-                ],
-            )?
-            .to_string();
+            s.exit_what = pick(v.trim(), ExitWhat::CHOICES)?;
             Ok(())
         }
     ),
@@ -2859,18 +2835,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stop when a metric is steady (iops, bw, iops_slope, bw_slope : limit[%])",
         "iops_slope:0.3%",
         |s, v| {
-            let (m, l) = v
-                .split_once(':')
-                .ok_or("steadystate needs metric:limit, e.g. iops_slope:0.3%")?;
-            if !["iops", "bw", "iops_slope", "bw_slope", "lat"].contains(&m) {
-                return Err(format!(
-                    "bad steadystate metric '{m}': allowed iops, bw, iops_slope, bw_slope"
-                ));
-            }
-            l.trim_end_matches('%')
-                .parse::<f64>()
-                .map_err(|_| format!("bad steadystate limit '{l}'"))?;
-            s.steadystate = Some(v.to_string());
+            s.steadystate = Some(SteadyCriterion::parse(v)?);
             Ok(())
         }
     ),
@@ -3394,12 +3359,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Base latency of the simulated volume: 463us, normal:463us:50us, lognormal:463us:50us",
         "500us",
         |s, v| {
-            let first = v
-                .split(':')
-                .find(|p| !matches!(*p, "fixed" | "normal" | "lognormal"))
-                .unwrap_or("");
-            time(first, TimeUnit::Usec)?;
-            s.sim.latency = Some(v.trim().to_string());
+            s.sim.latency = Some(LatencyDist::parse(v)?);
             Ok(())
         }
     ),

@@ -1,0 +1,245 @@
+//! One benchmark session: plan, safety checks, signals, the status line, the run itself, the
+//! report, `--explain` and the exit code. fio mode, `iolens quick` and the suites all run jobs
+//! through [`run`], so each of these steps is written once.
+//!
+//! Output goes through [`Sink`] (results) and [`diag`] (stderr): a write that fails is an
+//! error the caller turns into an exit code, never a panic.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod output;
+pub mod signals;
+pub mod sim;
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use iolens_analyze::{explain, view_of_run, ExplainContext};
+use iolens_job::{JobSet, OutputFormat};
+use iolens_report::normal::{render_header, render_layout};
+use iolens_report::JobHeader;
+use iolens_run::{Event, PlanOptions, RunOptions, WorkerOptions};
+use iolens_stats::RunResult;
+
+pub use output::{diag, Sink};
+
+/// The most jobs (clones included) one run may start, as fio's default `--max-jobs`: more
+/// threads than this are refused before anything runs, instead of failing to start them.
+pub const MAX_JOBS: u32 = 4096;
+
+/// Program name and version as printed where fio prints `fio-3.33`.
+pub fn version() -> String {
+    format!("iolens-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// How a session prints its result.
+pub enum Report<'a> {
+    /// fio's formats, in fio's order (terse, json, normal).
+    Fio {
+        /// `--output-format`.
+        formats: &'a [OutputFormat],
+        /// `--terse-version`.
+        terse_version: u32,
+    },
+    /// A caller's own renderer (the quick table).
+    With(&'a dyn Fn(&RunResult) -> String),
+    /// Nothing: the caller reads the result (suites).
+    Silent,
+}
+
+/// Everything a session needs besides the jobs.
+pub struct Settings<'a> {
+    /// `--readonly`, `--destructive`.
+    pub safety: PlanOptions,
+    /// Show the live status line on stderr.
+    pub status: bool,
+    /// Its interval.
+    pub status_every: Duration,
+    /// Worker options (test hooks).
+    pub worker: WorkerOptions,
+    /// Print fio's header, planning notes and layout lines on the sink (normal output); else
+    /// notes go to stderr.
+    pub header: bool,
+    /// Explain the result after the report.
+    pub explain: Option<&'a ExplainContext>,
+    /// Most jobs (clones included) allowed.
+    pub max_jobs: u32,
+    /// How to print the result.
+    pub report: Report<'a>,
+}
+
+impl Default for Settings<'_> {
+    fn default() -> Self {
+        Settings {
+            safety: PlanOptions::default(),
+            status: false,
+            status_every: Duration::from_secs(1),
+            worker: WorkerOptions::default(),
+            header: false,
+            explain: None,
+            max_jobs: MAX_JOBS,
+            report: Report::Silent,
+        }
+    }
+}
+
+/// What a session measured.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The result model.
+    pub result: RunResult,
+    /// Fatal job errors, one line each (already printed on stderr).
+    pub errors: Vec<String>,
+}
+
+impl Outcome {
+    /// 0 when every job ran to its end without error, else 1.
+    pub fn exit_code(&self) -> i32 {
+        i32::from(!self.errors.is_empty() || self.result.interrupted)
+    }
+}
+
+/// Renders the requested fio formats in fio's order (terse, json, normal).
+pub fn render_fio(r: &RunResult, formats: &[OutputFormat], terse_version: u32) -> String {
+    let mut s = String::new();
+    for f in formats {
+        match f {
+            OutputFormat::Terse => s.push_str(&iolens_report::terse::render(r, terse_version)),
+            OutputFormat::Json => s.push_str(&iolens_report::json::render(r, false)),
+            OutputFormat::JsonPlus => s.push_str(&iolens_report::json::render(r, true)),
+            OutputFormat::Normal => s.push_str(&iolens_report::normal::render(r)),
+        }
+    }
+    s
+}
+
+/// The explanation printed after a run (`--explain`), from the result in memory.
+pub fn explain_text(r: &RunResult, ctx: &ExplainContext) -> String {
+    format!("\n{}", explain(&view_of_run(r), ctx).to_text())
+}
+
+/// Refuses more jobs than `max` before anything is planned.
+pub fn check_job_count(set: &JobSet, max: u32) -> Result<()> {
+    let n: u64 = set.jobs.iter().map(|j| u64::from(j.numjobs)).sum();
+    if n > u64::from(max) {
+        bail!(
+            "{n} jobs (numjobs included) exceed the limit of {max} per run; fio refuses them too \
+             (\"maximum number of jobs reached\"); split the job file or raise --max-jobs (at most {MAX_JOBS})"
+        );
+    }
+    Ok(())
+}
+
+/// Resolves every `sim_volume=` model, so that a bad model is an error naming the option
+/// before any job runs (the models live in the analyze crate, which the job parser does not
+/// know).
+pub fn check_models(set: &JobSet) -> Result<()> {
+    for j in &set.jobs {
+        if let Some(v) = &j.sim.volume {
+            if let Err(e) = sim::limits(v) {
+                bail!("{}", j.error_at("sim_volume", e));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a job set from start to report: job limit, plan, safety checks, notes and header,
+/// signal handling (SIGINT, SIGTERM, SIGHUP), the run with its status line, the report,
+/// errors, and the explanation.
+pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
+    check_job_count(set, s.max_jobs)?;
+    check_models(set)?;
+    let plan = iolens_run::plan(set)?;
+    iolens_run::safety::check(&plan, &s.safety)?;
+    for n in &plan.notes {
+        if s.header {
+            sink.write(&format!("{n}\n"))?;
+        } else {
+            diag(n)?;
+        }
+    }
+    if s.header {
+        let threads = set.jobs.iter().all(|j| j.thread);
+        sink.write(&render_header(
+            &JobHeader::of_jobs(set, &plan),
+            &version(),
+            threads,
+        ))?;
+    }
+    signals::install()?;
+    let opts = RunOptions {
+        worker: s.worker.clone(),
+        // Status is always computed: a second interrupt prints the last one.
+        status_every: Some(s.status_every),
+        version: version(),
+    };
+    let sims = sim::registry();
+    let mut status_shown = false;
+    let mut layout_err: Option<std::io::Error> = None;
+    let out = {
+        let mut events = |e: Event| match e {
+            Event::LayingOut(job, n, bytes) => {
+                if s.header {
+                    if let Err(e) = sink.write(&render_layout(&job, n, bytes)) {
+                        layout_err.get_or_insert(e);
+                    }
+                }
+            }
+            Event::Status(st) => {
+                let line = iolens_report::status::render_live(&st);
+                if s.status {
+                    output::status_line(&line);
+                    status_shown = true;
+                }
+                signals::set_last_status(line);
+            }
+        };
+        iolens_run::execute(set, &plan, &opts, &sims, &mut events)?
+    };
+    if status_shown {
+        output::status_line("");
+    }
+    if let Some(e) = layout_err {
+        return Err(e.into());
+    }
+    let outcome = Outcome {
+        result: out.result,
+        errors: out.errors,
+    };
+    match &s.report {
+        Report::Fio {
+            formats,
+            terse_version,
+        } => sink.write(&render_fio(&outcome.result, formats, *terse_version))?,
+        Report::With(f) => sink.write(&f(&outcome.result))?,
+        Report::Silent => {}
+    }
+    for e in &outcome.errors {
+        diag(&format!("iolens: {e}"))?;
+    }
+    if let Some(ctx) = s.explain {
+        sink.write(&explain_text(&outcome.result, ctx))?;
+    }
+    if outcome.result.interrupted {
+        diag(&format!(
+            "iolens: interrupted by {}: the results cover only the part of the run before it",
+            signals::first_signal_name().unwrap_or("a stop request")
+        ))?;
+    }
+    Ok(outcome)
+}
+
+/// Worker options from the test hooks in the environment: `IOLENS_FAKE_CLOCK_NS` makes runs
+/// deterministic, `IOLENS_NULL_DELAY_US` gives the null engine a fixed latency.
+pub fn worker_options_from_env() -> WorkerOptions {
+    WorkerOptions {
+        fake_clock_step: std::env::var("IOLENS_FAKE_CLOCK_NS")
+            .ok()
+            .and_then(|v| v.parse().ok()),
+        null_delay: std::env::var("IOLENS_NULL_DELAY_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_micros),
+    }
+}

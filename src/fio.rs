@@ -1,0 +1,108 @@
+//! fio mode: job files and `--option=value`, parsed by `iolens_job::cmdline`, run by the
+//! session.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use iolens_job::cmdline::showcmd;
+use iolens_job::{collect_sections, options, parse_args, Eta, OutputFormat, SystemEnvironment};
+use iolens_run::PlanOptions;
+use iolens_session::{diag, Report, Settings, Sink};
+
+use crate::commands::explain_context;
+
+/// Runs a fio command line; returns the exit code.
+pub fn run(argv: &[String]) -> Result<i32> {
+    let a = parse_args(argv)?;
+    let mut out = Sink::stdout();
+    if a.version {
+        out.write(&format!("{}\n", iolens_session::version()))?;
+        return Ok(0);
+    }
+    if a.help || argv.is_empty() {
+        // fio prints its usage and fails when given nothing to do.
+        if argv.is_empty() {
+            diag(crate::cli::top_help().trim_end())?;
+            return Ok(1);
+        }
+        out.write(&crate::cli::top_help())?;
+        return Ok(0);
+    }
+    if let Some(opt) = &a.cmdhelp {
+        match options::cmdhelp(opt.as_deref()) {
+            Ok(h) => {
+                out.write(&h)?;
+                return Ok(0);
+            }
+            Err(e) => bail!("{e}"),
+        }
+    }
+    if let Some(e) = &a.enghelp {
+        out.write(&match e.as_deref() {
+            None => "Available IO engines:\n\tpsync\n\tsync\n\tvsync\n\tpvsync\n\tpvsync2\n\tlibaio\n\tio_uring\n\tnull\n".to_string(),
+            Some(name) => format!("{name}: see `iolens --cmdhelp` (engine options are listed under 'I/O engine')\n"),
+        })?;
+        return Ok(0);
+    }
+    if a.compat_doc {
+        out.write(&options::compat_markdown())?;
+        return Ok(0);
+    }
+    let sections = collect_sections(&a, &SystemEnvironment)?;
+    if a.showcmd {
+        out.write(&format!("{}\n", showcmd(&sections)))?;
+        return Ok(0);
+    }
+    let set = iolens_job::build_jobs(&sections, &a.sections)?;
+    for w in &set.warnings {
+        diag(&format!("iolens: warning: {w}"))?;
+    }
+    if a.warnings_fatal && !set.warnings.is_empty() {
+        bail!("warnings are fatal (--warnings-fatal)");
+    }
+    iolens_session::check_models(&set)?;
+    if a.parse_only {
+        return Ok(0);
+    }
+    if set.jobs.is_empty() {
+        bail!("no jobs defined: give a job file or --name=NAME with options");
+    }
+    // Before the run: a bad --volume or --instance must not cost a whole benchmark.
+    let explain = if a.explain {
+        Some(explain_context(a.volume.as_deref(), a.instance.as_deref())?)
+    } else {
+        None
+    };
+    let status = match a.eta {
+        Eta::Always => true,
+        Eta::Never => false,
+        Eta::Auto => std::io::stderr().is_terminal(),
+    };
+    let settings = Settings {
+        safety: PlanOptions {
+            readonly: a.readonly,
+            destructive: a.destructive,
+        },
+        status,
+        status_every: a
+            .eta_interval
+            .unwrap_or(Duration::from_secs(1))
+            .max(Duration::from_millis(100)),
+        worker: iolens_session::worker_options_from_env(),
+        header: a.formats.contains(&OutputFormat::Normal),
+        explain: explain.as_ref(),
+        // fio caps --max-jobs at its compiled-in limit as well.
+        max_jobs: a
+            .max_jobs
+            .unwrap_or(iolens_session::MAX_JOBS)
+            .min(iolens_session::MAX_JOBS),
+        report: Report::Fio {
+            formats: &a.formats,
+            terse_version: a.terse_version,
+        },
+    };
+    let mut sink = Sink::open(a.output.as_deref())?;
+    let outcome = iolens_session::run(&set, &settings, &mut sink)?;
+    Ok(outcome.exit_code())
+}

@@ -1,0 +1,160 @@
+//! Snapshot tests of the outputs formats.rs does not cover: terse v2 and v4,
+//! `unified_rw_reporting`, disk statistics, error lines, interrupted runs, the quick table,
+//! `models`/`cost` and the status line. Runs are deterministic (null engine, fake clock).
+
+use iolens_stats::{DiskUtil, RunResult};
+
+use crate::common::*;
+use crate::formats::{deterministic, deterministic_with};
+
+const MIXED: &str = "\
+[global]
+ioengine=null
+size=4m
+randseed=7
+
+[rw]
+rw=randrw
+rwmixread=60
+bs=4k
+iodepth=4
+";
+
+fn with_disk(mut r: RunResult) -> RunResult {
+    r.disks = vec![DiskUtil {
+        name: "loop7".into(),
+        read_ios: 612,
+        write_ios: 412,
+        read_merges: 3,
+        write_merges: 9,
+        read_sectors: 4896,
+        write_sectors: 3296,
+        read_ticks: 151,
+        write_ticks: 203,
+        in_queue: 354,
+        util: 87.5,
+    }];
+    r
+}
+
+#[test]
+fn terse_v2_and_v4() {
+    let r = with_disk(deterministic(MIXED));
+    insta::assert_snapshot!("terse_v2", iolens_report::terse::render(&r, 2));
+    insta::assert_snapshot!("terse_v4", iolens_report::terse::render(&r, 4));
+}
+
+#[test]
+fn disk_stats_sections() {
+    let r = with_disk(deterministic(MIXED));
+    let normal = iolens_report::normal::render(&r);
+    let at = normal.find("Disk stats").expect("a Disk stats section");
+    insta::assert_snapshot!("disk_stats_normal", &normal[at..]);
+    let json = iolens_report::json::render(&r, false);
+    let v = json_of(&json);
+    insta::assert_snapshot!(
+        "disk_stats_json",
+        serde_json::to_string_pretty(&v["disk_util"]).expect("disk_util")
+    );
+}
+
+#[test]
+fn unified_rw_reporting_mixed_and_both() {
+    for mode in ["mixed", "both"] {
+        let r = deterministic(&format!("{MIXED}unified_rw_reporting={mode}\n"));
+        insta::assert_snapshot!(
+            format!("unified_{mode}_normal"),
+            iolens_report::normal::render(&r)
+        );
+        insta::assert_snapshot!(
+            format!("unified_{mode}_json"),
+            iolens_report::json::render(&r, false)
+        );
+    }
+}
+
+#[test]
+fn error_lines() {
+    let mut r = deterministic(MIXED);
+    r.jobs[0].error = 5;
+    r.jobs[0].error_text = Some("Input/output error".into());
+    let normal = iolens_report::normal::render(&r);
+    insta::assert_snapshot!("error_normal", normal.lines().next().unwrap_or(""));
+    let v = json_of(&iolens_report::json::render(&r, false));
+    assert_eq!(v["jobs"][0]["error"], 5, "the JSON error key");
+    let terse = iolens_report::terse::render(&r, 3);
+    insta::assert_snapshot!("error_terse_head", terse.split(';').take(6).collect::<Vec<_>>().join(";"));
+}
+
+#[test]
+fn interrupted_runs() {
+    let mut r = deterministic(MIXED);
+    r.interrupted = true;
+    let json = iolens_report::json::render(&r, false);
+    let v = json_of(&json);
+    assert_eq!(v["interrupted"], true, "top-level interrupted key");
+    insta::assert_snapshot!(
+        "interrupted_json_head",
+        json.lines().take(6).collect::<Vec<_>>().join("\n")
+    );
+    let normal = iolens_report::normal::render(&r);
+    insta::assert_snapshot!("interrupted_normal", normal);
+    // An uninterrupted run has no such key, as fio.
+    let v = json_of(&iolens_report::json::render(&deterministic(MIXED), false));
+    assert!(v.get("interrupted").is_none(), "no key when the run finished");
+}
+
+#[test]
+fn quick_table() {
+    use iolens_suite::quick::{job_file, table, QuickSpec};
+    let q = QuickSpec {
+        target: "quick.tmp".into(),
+        size: "1m".into(),
+        runtime_s: 1,
+        ramp_s: 0,
+        engine: "null".into(),
+        direct: true,
+        read_only: false,
+    };
+    // 1 ms per clock reading: a 1 s test is a few hundred I/Os per thread.
+    let r = deterministic_with(&job_file(&q), 1_000_000);
+    insta::assert_snapshot!("quick_table", table(&q, &r));
+}
+
+#[test]
+fn models_and_cost() {
+    let d = TempDir::new("models");
+    let o = run_in(&d.0, &["models"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("models", stdout(&o));
+    let o = run_in(
+        &d.0,
+        &["cost", "--volume", "io2-be:iops=100000,size=500G", "--p99-iops", "60000"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("cost", stdout(&o));
+}
+
+#[test]
+fn status_line() {
+    use iolens_job::RwKind;
+    use iolens_run::{JobState, LiveJob, LiveStatus};
+    let job = |state, rw| LiveJob { state, rw, files: 1 };
+    let mut jobs = vec![job(JobState::Done, RwKind::Read); 3];
+    jobs.extend([
+        job(JobState::Running, RwKind::RandRead),
+        job(JobState::Running, RwKind::RandRead),
+        job(JobState::Running, RwKind::Write),
+        job(JobState::Ramp, RwKind::RandRw),
+        job(JobState::Verifying, RwKind::Write),
+        job(JobState::Setup, RwKind::Trim),
+    ]);
+    let s = LiveStatus {
+        jobs,
+        bw: [750.0 * 1024.0 * 1024.0, 120.0 * 1024.0 * 1024.0, 0.0],
+        iops: [192_000.0, 30_720.0, 0.0],
+        percent: 42.5,
+        eta_s: Some(3725),
+    };
+    insta::assert_snapshot!("status_line", iolens_report::status::render_live(&s));
+}
