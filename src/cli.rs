@@ -177,7 +177,9 @@ pub struct ExplainArgs {
 
 /// `iolens cost`.
 #[derive(Args, Debug)]
-#[command(after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000")]
+#[command(
+    after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000"
+)]
 pub struct CostArgs {
     /// Volume model, e.g. gp3:size=500G,iops=6000
     #[arg(long, value_name = "SPEC")]
@@ -291,10 +293,17 @@ mod tests {
         assert!(!quick(&["quick"]).read_only, "default: read and write");
         assert!(quick(&["quick", "--read-only"]).read_only);
         assert!(quick(&["quick", "--read-only=1"]).read_only);
-        assert!(!quick(&["quick", "--read-only=0"]).read_only, "--read-only=0 is off");
+        assert!(
+            !quick(&["quick", "--read-only=0"]).read_only,
+            "--read-only=0 is off"
+        );
         let q = quick(&["quick", "--read-only", "/dev/sdx"]);
         assert!(q.read_only, "a bare --read-only before TARGET");
-        assert_eq!(q.target.as_deref(), Some("/dev/sdx"), "TARGET is not its value");
+        assert_eq!(
+            q.target.as_deref(),
+            Some("/dev/sdx"),
+            "TARGET is not its value"
+        );
         assert!(quick(&["quick"]).direct, "O_DIRECT by default");
         assert!(!quick(&["quick", "--direct=0"]).direct);
         assert!(!quick(&["quick", "--direct", "0"]).direct);

@@ -23,15 +23,21 @@ pub fn run(c: Command) -> Result<i32> {
             let mut buf = Vec::new();
             let mut cmd = crate::cli::command();
             match shell {
-                Shell::Bash => {
-                    clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "iolens", &mut buf)
-                }
+                Shell::Bash => clap_complete::generate(
+                    clap_complete::Shell::Bash,
+                    &mut cmd,
+                    "iolens",
+                    &mut buf,
+                ),
                 Shell::Zsh => {
                     clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "iolens", &mut buf)
                 }
-                Shell::Fish => {
-                    clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "iolens", &mut buf)
-                }
+                Shell::Fish => clap_complete::generate(
+                    clap_complete::Shell::Fish,
+                    &mut cmd,
+                    "iolens",
+                    &mut buf,
+                ),
             }
             out.write(&String::from_utf8_lossy(&buf))?;
             Ok(0)
@@ -48,10 +54,7 @@ pub fn run(c: Command) -> Result<i32> {
 /// The context of an explanation: a volume model and an instance type, when given.
 pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<ExplainContext> {
     Ok(ExplainContext {
-        volume: volume
-            .map(parse_volume)
-            .transpose()
-            .context("--volume")?,
+        volume: volume.map(parse_volume).transpose().context("--volume")?,
         instance: instance
             .map(iolens_analyze::instance)
             .transpose()

@@ -19,9 +19,7 @@ fn main() -> ExitCode {
         match a.into_string() {
             Ok(s) => args.push(s),
             Err(a) => {
-                let _ = diag(&format!(
-                    "iolens: error: argument {a:?} is not valid UTF-8"
-                ));
+                let _ = diag(&format!("iolens: error: argument {a:?} is not valid UTF-8"));
                 return ExitCode::from(2);
             }
         }

@@ -275,13 +275,26 @@ fn every_subcommand_answers_help_and_version() {
             );
         }
         let o = run_in(&d.0, &[sub, "-V"]);
-        assert_eq!(o.status.code(), Some(0), "`iolens {sub} -V`: {}", stderr(&o));
-        assert!(stdout(&o).starts_with("iolens"), "`iolens {sub} -V`: {}", stdout(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "`iolens {sub} -V`: {}",
+            stderr(&o)
+        );
+        assert!(
+            stdout(&o).starts_with("iolens"),
+            "`iolens {sub} -V`: {}",
+            stdout(&o)
+        );
     }
     for args in [&["-V"][..], &["--version"], &["-v"]] {
         let o = run_in(&d.0, args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
-        assert!(stdout(&o).starts_with("iolens-"), "{args:?}: {}", stdout(&o));
+        assert!(
+            stdout(&o).starts_with("iolens-"),
+            "{args:?}: {}",
+            stdout(&o)
+        );
     }
     // The top-level help lists every subcommand (from the clap definitions) and fio mode.
     let o = run_in(&d.0, &["--help"]);
@@ -321,7 +334,11 @@ fn usage_errors_exit_2_with_usage_on_stderr() {
             "{args:?}: the error and a pointer to --help on stderr expected, got: {}",
             stderr(&o)
         );
-        assert!(stdout(&o).is_empty(), "{args:?}: nothing on stdout: {}", stdout(&o));
+        assert!(
+            stdout(&o).is_empty(),
+            "{args:?}: nothing on stdout: {}",
+            stdout(&o)
+        );
     }
 }
 
@@ -348,16 +365,33 @@ fn a_mistyped_subcommand_gets_did_you_mean_unless_a_job_file_has_that_name() {
         stderr(&o)
     );
     let o = run_in(&d.0, &["explian", "r.json"]);
-    assert!(stderr(&o).contains("did you mean 'explain'?"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did you mean 'explain'?"),
+        "{}",
+        stderr(&o)
+    );
     // A job file with a name like a subcommand still runs.
     d.write("qiuck", "[j]\nioengine=null\nsize=64k\n");
     let o = run_in(&d.0, &["qiuck", "--output-format=terse"]);
-    assert_eq!(o.status.code(), Some(0), "job file 'qiuck' should run: {}", stderr(&o));
-    assert!(stdout(&o).starts_with("3;"), "terse line expected: {}", stdout(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "job file 'qiuck' should run: {}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).starts_with("3;"),
+        "terse line expected: {}",
+        stdout(&o)
+    );
     // A word far from every subcommand is a job file, as in fio.
     let o = run_in(&d.0, &["nosuchfile.fio"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("cannot read job file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read job file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -371,7 +405,10 @@ fn completions_and_man_page_generate_from_the_definitions() {
         let o = run_in(&d.0, &["completions", shell]);
         assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
         let s = stdout(&o);
-        assert!(s.contains(marker), "{shell} script should contain '{marker}'");
+        assert!(
+            s.contains(marker),
+            "{shell} script should contain '{marker}'"
+        );
         for sub in ["quick", "explain", "cost", "models"] {
             assert!(s.contains(sub), "{shell} completions should offer '{sub}'");
         }
@@ -380,7 +417,10 @@ fn completions_and_man_page_generate_from_the_definitions() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let man = stdout(&o);
     assert!(man.contains(".TH iolens"), "roff header expected: {man}");
-    assert!(man.contains("quick"), "the man page lists the subcommands: {man}");
+    assert!(
+        man.contains("quick"),
+        "the man page lists the subcommands: {man}"
+    );
 }
 
 #[test]
@@ -404,7 +444,10 @@ fn explain_after_a_run_reads_the_result_in_memory_as_explain_reads_its_json() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     // JSON first, then the explanation after a blank line.
-    let end = out.find("\n}\n").expect("the JSON document ends with a '}' line") + 3;
+    let end = out
+        .find("\n}\n")
+        .expect("the JSON document ends with a '}' line")
+        + 3;
     let (json, explained) = out.split_at(end);
     let f = d.write("r.json", json);
     let o = run_in(&d.0, &["explain", f.to_str().expect("utf-8 path")]);
@@ -446,6 +489,11 @@ fn options_with_structure_are_checked_when_the_job_is_parsed() {
             stdout(&o)
         );
         let o = run_in(&d.0, &["--parse-only", "p.fio"]);
-        assert_eq!(o.status.code(), Some(1), "--parse-only {line}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "--parse-only {line}: {}",
+            stderr(&o)
+        );
     }
 }

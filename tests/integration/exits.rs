@@ -136,7 +136,8 @@ fn sigint_sigterm_and_sighup_stop_the_run_with_partial_valid_json() {
             "SIG{sig}: the I/Os done before the signal are reported: {out}"
         );
         assert!(
-            err.iter().any(|l| l.contains(&format!("interrupted by SIG{sig}"))),
+            err.iter()
+                .any(|l| l.contains(&format!("interrupted by SIG{sig}"))),
             "SIG{sig}: stderr names the signal: {err:?}"
         );
     }
@@ -164,10 +165,14 @@ fn a_second_interrupt_prints_the_last_status_and_exits_at_once() {
     kill(child.id(), "INT");
     let (code, out, err) = finish(child, rx);
     assert_eq!(code, Some(130), "128 + SIGINT expected; stderr: {err:?}");
-    assert!(out.is_empty(), "no report after the second interrupt: {out}");
     assert!(
-        err.iter()
-            .any(|l| l.contains("SIGINT again: exiting at once") && l.contains("last status: Jobs:")),
+        out.is_empty(),
+        "no report after the second interrupt: {out}"
+    );
+    assert!(
+        err.iter().any(
+            |l| l.contains("SIGINT again: exiting at once") && l.contains("last status: Jobs:")
+        ),
         "the exit line with the last status expected: {err:?}"
     );
 }
@@ -182,7 +187,11 @@ fn more_jobs_than_fios_limit_are_refused_before_anything_runs() {
     d.write("many.fio", &text);
     let o = run_in(&d.0, &["many.fio", "--output-format=terse"]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "50,000 sections: exit 1; stderr: {err}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "50,000 sections: exit 1; stderr: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
     assert!(
         err.contains("50000 jobs (numjobs included) exceed the limit of 4096"),
@@ -194,7 +203,11 @@ fn more_jobs_than_fios_limit_are_refused_before_anything_runs() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("5000 jobs"), "{}", stderr(&o));
     let o = run_in(&d.0, &["clones.fio", "--max-jobs=10"]);
-    assert!(stderr(&o).contains("exceed the limit of 10"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("exceed the limit of 10"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn dev_full() -> std::fs::File {
@@ -206,7 +219,10 @@ fn dev_full() -> std::fs::File {
 
 fn run_with(args: &[&str], stdout: Stdio, stderr: Stdio) -> (Option<i32>, String, String) {
     let mut c = iolens();
-    c.args(args).stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+    c.args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr);
     let o = c.output().expect("running iolens");
     (
         o.status.code(),
@@ -217,7 +233,10 @@ fn run_with(args: &[&str], stdout: Stdio, stderr: Stdio) -> (Option<i32>, String
 
 #[test]
 fn a_full_or_closed_stdout_or_stderr_is_an_exit_code_not_a_panic() {
-    if skip_unless(std::path::Path::new("/dev/full").exists(), "needs /dev/full") {
+    if skip_unless(
+        std::path::Path::new("/dev/full").exists(),
+        "needs /dev/full",
+    ) {
         return;
     }
     let job = ["--name=f", "--ioengine=null", "--size=64k"];
@@ -226,7 +245,12 @@ fn a_full_or_closed_stdout_or_stderr_is_an_exit_code_not_a_panic() {
     assert_eq!(code, Some(1), ">/dev/full: exit 1 expected; stderr: {err}");
     assert!(err.contains("No space left on device"), ">/dev/full: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    for args in [&["--help"][..], &["quick", "--help"], &["models"], &["--version"]] {
+    for args in [
+        &["--help"][..],
+        &["quick", "--help"],
+        &["models"],
+        &["--version"],
+    ] {
         let (code, _, err) = run_with(args, dev_full().into(), Stdio::piped());
         assert_eq!(code, Some(1), "{args:?} >/dev/full: exit 1; stderr: {err}");
     }
@@ -234,17 +258,33 @@ fn a_full_or_closed_stdout_or_stderr_is_an_exit_code_not_a_panic() {
     let (code, _, _) = run_with(&["--name=f", "--bs=4q"], Stdio::piped(), dev_full().into());
     assert_eq!(code, Some(1), "a bad option with 2>/dev/full: exit 1");
     let (code, out, _) = run_with(
-        &["--name=f", "--ioengine=null", "--size=64k", "--output-format=terse"],
+        &[
+            "--name=f",
+            "--ioengine=null",
+            "--size=64k",
+            "--output-format=terse",
+        ],
         Stdio::piped(),
         dev_full().into(),
     );
-    assert_eq!(code, Some(0), "a clean run with 2>/dev/full: exit 0; stdout: {out}");
+    assert_eq!(
+        code,
+        Some(0),
+        "a clean run with 2>/dev/full: exit 0; stdout: {out}"
+    );
     assert!(out.starts_with("3;"), "{out}");
     let (code, _, _) = run_with(&["qiuck"], Stdio::piped(), dev_full().into());
-    assert_eq!(code, Some(2), "a usage error with 2>/dev/full: still exit 2");
+    assert_eq!(
+        code,
+        Some(2),
+        "a usage error with 2>/dev/full: still exit 2"
+    );
     // A closed pipe (`iolens ... | head`) is not an error (design.md): exit 0.
     let mut c = iolens();
-    c.args(job).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.args(job)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = c.spawn().expect("spawning iolens");
     drop(child.stdout.take());
     let o = child.wait_with_output().expect("waiting");

@@ -79,17 +79,25 @@ fn error_lines() {
     r.jobs[0].error = 5;
     r.jobs[0].error_text = Some("Input/output error".into());
     let normal = iolens_report::normal::render(&r);
-    insta::assert_snapshot!("error_normal", normal.lines().next().unwrap_or(""));
+    let line = normal
+        .lines()
+        .find(|l| l.contains("err="))
+        .expect("a job line");
+    insta::assert_snapshot!("error_normal", line);
     let v = json_of(&iolens_report::json::render(&r, false));
     assert_eq!(v["jobs"][0]["error"], 5, "the JSON error key");
     let terse = iolens_report::terse::render(&r, 3);
-    insta::assert_snapshot!("error_terse_head", terse.split(';').take(6).collect::<Vec<_>>().join(";"));
+    insta::assert_snapshot!(
+        "error_terse_head",
+        terse.split(';').take(6).collect::<Vec<_>>().join(";")
+    );
 }
 
 #[test]
 fn interrupted_runs() {
     let mut r = deterministic(MIXED);
     r.interrupted = true;
+    r.interrupted_by = Some(15);
     let json = iolens_report::json::render(&r, false);
     let v = json_of(&json);
     assert_eq!(v["interrupted"], true, "top-level interrupted key");
@@ -101,7 +109,10 @@ fn interrupted_runs() {
     insta::assert_snapshot!("interrupted_normal", normal);
     // An uninterrupted run has no such key, as fio.
     let v = json_of(&iolens_report::json::render(&deterministic(MIXED), false));
-    assert!(v.get("interrupted").is_none(), "no key when the run finished");
+    assert!(
+        v.get("interrupted").is_none(),
+        "no key when the run finished"
+    );
 }
 
 #[test]
@@ -129,7 +140,13 @@ fn models_and_cost() {
     insta::assert_snapshot!("models", stdout(&o));
     let o = run_in(
         &d.0,
-        &["cost", "--volume", "io2-be:iops=100000,size=500G", "--p99-iops", "60000"],
+        &[
+            "cost",
+            "--volume",
+            "io2-be:iops=100000,size=500G",
+            "--p99-iops",
+            "60000",
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     insta::assert_snapshot!("cost", stdout(&o));
@@ -139,7 +156,11 @@ fn models_and_cost() {
 fn status_line() {
     use iolens_job::RwKind;
     use iolens_run::{JobState, LiveJob, LiveStatus};
-    let job = |state, rw| LiveJob { state, rw, files: 1 };
+    let job = |state, rw| LiveJob {
+        state,
+        rw,
+        files: 1,
+    };
     let mut jobs = vec![job(JobState::Done, RwKind::Read); 3];
     jobs.extend([
         job(JobState::Running, RwKind::RandRead),

@@ -136,9 +136,9 @@ impl SteadyCriterion {
     /// Parses `metric:limit[%]`.
     pub fn parse(s: &str) -> Result<Self, String> {
         let s = s.trim();
-        let (m, l) = s
-            .split_once(':')
-            .ok_or_else(|| format!("bad value '{s}': expected metric:limit, e.g. iops_slope:0.3%"))?;
+        let (m, l) = s.split_once(':').ok_or_else(|| {
+            format!("bad value '{s}': expected metric:limit, e.g. iops_slope:0.3%")
+        })?;
         let metric = SteadyMetric::CHOICES
             .iter()
             .find(|(n, _)| *n == m)
@@ -196,7 +196,9 @@ impl LatencyDist {
         };
         if let LatencyDist::LogNormal(m, _) = d {
             if m <= 0.0 {
-                return Err(format!("bad value '{s}': a log-normal mean must be above 0"));
+                return Err(format!(
+                    "bad value '{s}': a log-normal mean must be above 0"
+                ));
             }
         }
         Ok(d)
@@ -216,13 +218,31 @@ mod tests {
 
     #[test]
     fn file_service_takes_a_checked_count() {
-        assert_eq!(FileService::parse("roundrobin"), Ok(FileService::RoundRobin(1)));
-        assert_eq!(FileService::parse("roundrobin:4"), Ok(FileService::RoundRobin(4)));
-        assert_eq!(FileService::parse("sequential"), Ok(FileService::Sequential));
+        assert_eq!(
+            FileService::parse("roundrobin"),
+            Ok(FileService::RoundRobin(1))
+        );
+        assert_eq!(
+            FileService::parse("roundrobin:4"),
+            Ok(FileService::RoundRobin(4))
+        );
+        assert_eq!(
+            FileService::parse("sequential"),
+            Ok(FileService::Sequential)
+        );
         assert_eq!(FileService::parse("zipf:1.2"), Ok(FileService::Random));
-        for bad in ["roundrobin:0", "roundrobin:x", "random:-1", "zipf:abc", "lru"] {
+        for bad in [
+            "roundrobin:0",
+            "roundrobin:x",
+            "random:-1",
+            "zipf:abc",
+            "lru",
+        ] {
             let e = FileService::parse(bad).unwrap_err();
-            assert!(e.contains(bad), "'{bad}' should be refused naming itself, got: {e}");
+            assert!(
+                e.contains(bad),
+                "'{bad}' should be refused naming itself, got: {e}"
+            );
         }
     }
 
@@ -239,7 +259,10 @@ mod tests {
 
     #[test]
     fn latency_distributions() {
-        assert_eq!(LatencyDist::parse("463us"), Ok(LatencyDist::Fixed(463_000.0)));
+        assert_eq!(
+            LatencyDist::parse("463us"),
+            Ok(LatencyDist::Fixed(463_000.0))
+        );
         assert_eq!(
             LatencyDist::parse("normal:1ms:100us"),
             Ok(LatencyDist::Normal(1e6, 1e5))

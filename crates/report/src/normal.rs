@@ -477,8 +477,13 @@ pub fn render(r: &RunResult) -> String {
         }
     }
     if r.interrupted {
-        o.push_str(
-            "\nfio: terminating on signal 2 (results cover the part of the run before it)\n",
+        let on = r
+            .interrupted_by
+            .map(|s| format!(" on signal {s}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "\nfio: terminating{on} (results cover the part of the run before it)"
         );
     }
     o

@@ -374,8 +374,7 @@ pub fn execute(
                             );
                         }
                         (i, out)
-                    })
-                ;
+                    });
                 match h {
                     Ok(h) => handles.push(h),
                     Err(e) => {

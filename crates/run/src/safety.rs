@@ -185,7 +185,7 @@ mod tests {
         };
         plan(&set)
             .and_then(|p| super::check(&p, &opts))
-        .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -203,10 +203,13 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
     if let Some(e) = layout_err {
         return Err(e.into());
     }
-    let outcome = Outcome {
+    let mut outcome = Outcome {
         result: out.result,
         errors: out.errors,
     };
+    if outcome.result.interrupted {
+        outcome.result.interrupted_by = signals::first_signal();
+    }
     match &s.report {
         Report::Fio {
             formats,
@@ -224,7 +227,7 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
     if outcome.result.interrupted {
         diag(&format!(
             "iolens: interrupted by {}: the results cover only the part of the run before it",
-            signals::first_signal_name().unwrap_or("a stop request")
+            signals::first_signal().map_or("a stop request", signals::name)
         ))?;
     }
     Ok(outcome)

@@ -19,7 +19,8 @@ static LAST_STATUS: Mutex<Option<String>> = Mutex::new(None);
 /// Whether the handlers are installed (once per process; a suite runs many sessions).
 static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
 
-fn name(sig: i32) -> &'static str {
+/// A stop signal's name.
+pub fn name(sig: i32) -> &'static str {
     match sig {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
@@ -28,11 +29,11 @@ fn name(sig: i32) -> &'static str {
     }
 }
 
-/// The name of the first stop signal received, if any.
-pub fn first_signal_name() -> Option<&'static str> {
+/// The first stop signal received, if any.
+pub fn first_signal() -> Option<i32> {
     match FIRST.load(Ordering::SeqCst) {
         0 => None,
-        s => Some(name(s)),
+        s => Some(s),
     }
 }
 
@@ -47,8 +48,7 @@ pub fn set_last_status(line: String) {
 pub fn install() -> io::Result<()> {
     INSTALLED
         .get_or_init(|| {
-            let mut signals =
-                Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| e.to_string())?;
+            let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| e.to_string())?;
             std::thread::Builder::new()
                 .name("iolens-signals".into())
                 .spawn(move || {

@@ -686,6 +686,7 @@ pub fn build_run(jobs: &[(JobInfo, JobStats)], meta: RunMeta) -> RunResult {
         groups,
         disks: meta.disks.clone(),
         interrupted: meta.interrupted,
+        interrupted_by: None,
     }
 }
 

@@ -325,4 +325,8 @@ pub struct RunResult {
     /// True when the run was interrupted (SIGINT, SIGTERM or SIGHUP) and the numbers cover only
     /// part of it; the JSON output then has a top-level `"interrupted" : true`.
     pub interrupted: bool,
+    /// The signal that interrupted the run, when one did (set by the caller that handles
+    /// signals).
+    #[serde(default)]
+    pub interrupted_by: Option<i32>,
 }

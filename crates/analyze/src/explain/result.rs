@@ -388,7 +388,10 @@ pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
             ))
         }
     };
-    let jobs = merge_clones(raw_jobs.into_iter().map(|j| job_view(j, &globals)), &mut notes);
+    let jobs = merge_clones(
+        raw_jobs.into_iter().map(|j| job_view(j, &globals)),
+        &mut notes,
+    );
     let disk_util = root
         .get("disk_util")
         .and_then(Value::as_array)
