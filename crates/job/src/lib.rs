@@ -4,6 +4,7 @@
 //! exactly as written (with file and line), then [`build`] applies them through the single
 //! [`options`] table into validated specs. Nothing here does I/O except reading job files.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod build;
 pub mod cmdline;

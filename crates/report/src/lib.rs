@@ -2,6 +2,7 @@
 //! (plus, for the header and status line, their own small inputs), so every format is
 //! snapshot-tested from deterministic runs.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod fmt;
 pub mod json;

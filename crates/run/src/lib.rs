@@ -272,6 +272,8 @@ fn ctime_now() -> (u64, String) {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let secs = now.as_secs() as libc::time_t;
+    // SAFETY: libc::tm is integers and one pointer (tm_zone), for which all zeros (null) is a
+    // valid value; localtime_r fills it in.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: localtime_r writes into tm; strftime writes at most buf.len() bytes.
     let s = unsafe {

@@ -134,8 +134,8 @@ impl JobStats {
             verify_failures: Vec::new(),
             verified_blocks: 0,
             steadystate: None,
-            // SAFETY: gettid has no preconditions; the stats are made on the job's thread.
-            tid: unsafe { libc::gettid() } as u32,
+            // The stats are made on the job's thread.
+            tid: nix::unistd::gettid().as_raw() as u32,
             table: table(),
         }
     }

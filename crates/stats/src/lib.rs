@@ -1,6 +1,7 @@
 //! Statistics for iolens: fio-compatible latency histograms, exact moments, bandwidth and IOPS
 //! samples, CPU usage and disk counters, and the result model every reporter reads.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod acc;
 pub mod collect;

@@ -23,31 +23,23 @@ pub struct Rusage {
 impl Rusage {
     /// Usage of the calling thread so far.
     pub fn thread_now() -> Rusage {
-        // SAFETY: getrusage writes a plain struct we own; RUSAGE_THREAD is valid on Linux.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
-        if rc != 0 {
+        use nix::sys::resource::{getrusage, UsageWho};
+        use nix::sys::time::TimeValLike;
+        use nix::time::{clock_gettime, ClockId};
+        let Ok(ru) = getrusage(UsageWho::RUSAGE_THREAD) else {
             return Rusage::default();
-        }
-        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
         };
-        // SAFETY: clock_gettime writes a timespec we own.
-        let cpu_ns = if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0
-        {
-            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-        } else {
-            0
-        };
+        let us = |t: nix::sys::time::TimeVal| t.num_microseconds().max(0) as u64;
+        let cpu_ns = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
+            .map(|t| t.num_nanoseconds().max(0) as u64)
+            .unwrap_or(0);
         Rusage {
             cpu_ns,
-            user_us: us(ru.ru_utime),
-            sys_us: us(ru.ru_stime),
-            ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-            majflt: ru.ru_majflt as u64,
-            minflt: ru.ru_minflt as u64,
+            user_us: us(ru.user_time()),
+            sys_us: us(ru.system_time()),
+            ctx: (ru.voluntary_context_switches() + ru.involuntary_context_switches()) as u64,
+            majflt: ru.major_page_faults() as u64,
+            minflt: ru.minor_page_faults() as u64,
         }
     }
 

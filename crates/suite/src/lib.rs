@@ -2,5 +2,6 @@
 //! table. They produce job text (so everything a suite runs can also be run, and read, as a
 //! plain fio job file) and read `RunResult`s; they do no I/O themselves.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod quick;
