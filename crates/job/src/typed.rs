@@ -87,15 +87,6 @@ pub enum ExitWhat {
     All,
 }
 
-impl ExitWhat {
-    /// The values with their names, in the order the docs list them.
-    pub const CHOICES: &'static [(&'static str, ExitWhat)] = &[
-        ("group", ExitWhat::Group),
-        ("stonewall", ExitWhat::Stonewall),
-        ("all", ExitWhat::All),
-    ];
-}
-
 /// The metric a steady-state criterion watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SteadyMetric {

@@ -381,6 +381,29 @@ mod tests {
     }
 
     #[test]
+    fn every_listed_value_of_an_enum_option_parses_and_others_are_refused_naming_them() {
+        for o in OPTIONS {
+            let (Kind::Enum(values), Some(apply)) = (&o.kind, o.apply) else {
+                continue;
+            };
+            for v in *values {
+                let mut s = JobSpec::new("t", Span::cmdline(0), 0);
+                apply(&mut s, v)
+                    .unwrap_or_else(|e| panic!("{}={v} is listed but refused: {e}", o.name));
+            }
+            let mut s = JobSpec::new("t", Span::cmdline(0), 0);
+            let e = apply(&mut s, "no-such-value").expect_err(o.name);
+            for v in *values {
+                assert!(
+                    e.contains(v),
+                    "{}: the error should list '{v}': {e}",
+                    o.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn unsupported_and_ignored_have_reasons() {
         for o in OPTIONS {
             match o.status {

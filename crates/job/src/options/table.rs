@@ -41,6 +41,92 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
         })
 }
 
+/// An enum option's values, each listed once: `$table` is what the parser picks from,
+/// `$names` what `--cmdhelp` and docs/compat.md show (the option's `K::Enum`).
+macro_rules! choices {
+    ($table:ident, $names:ident: $t:ty = [$(($n:literal, $v:expr)),+ $(,)?]) => {
+        const $table: &[(&str, $t)] = &[$(($n, $v)),+];
+        const $names: &[&str] = &[$($n),+];
+    };
+}
+
+choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
+choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
+choices!(CLOCKSOURCE, CLOCKSOURCE_NAMES: ClockSource = [
+    ("gettimeofday", ClockSource::Gettimeofday),
+    ("clock_gettime", ClockSource::ClockGettime),
+    ("cpu", ClockSource::Cpu),
+]);
+choices!(ZONEMODE, ZONEMODE_NAMES: ZoneMode = [
+    ("none", ZoneMode::None),
+    ("strided", ZoneMode::Strided),
+    ("zbd", ZoneMode::Zbd),
+]);
+choices!(RW_SEQUENCER, RW_SEQUENCER_NAMES: RwSequencer = [
+    ("sequential", RwSequencer::Sequential),
+    ("identical", RwSequencer::Identical),
+]);
+choices!(UNIFIED_RW, UNIFIED_RW_NAMES: UnifiedRw = [
+    ("none", UnifiedRw::None),
+    ("mixed", UnifiedRw::Mixed),
+    ("both", UnifiedRw::Both),
+    ("0", UnifiedRw::None),
+    ("1", UnifiedRw::Mixed),
+    ("2", UnifiedRw::Both),
+]);
+choices!(FALLOCATE, FALLOCATE_NAMES: Fallocate = [
+    ("none", Fallocate::None),
+    ("native", Fallocate::Native),
+    ("posix", Fallocate::Posix),
+    ("keep", Fallocate::Keep),
+    ("zero", Fallocate::Zero),
+    ("truncate", Fallocate::Truncate),
+    ("0", Fallocate::None),
+    ("1", Fallocate::Posix),
+]);
+choices!(FADVISE, FADVISE_NAMES: Fadvise = [
+    ("0", Fadvise::Off),
+    ("1", Fadvise::Auto),
+    ("sequential", Fadvise::Sequential),
+    ("random", Fadvise::Random),
+    ("normal", Fadvise::Normal),
+]);
+choices!(RANDOM_GENERATOR, RANDOM_GENERATOR_NAMES: RandomGenerator = [
+    ("tausworthe", RandomGenerator::Tausworthe),
+    ("lfsr", RandomGenerator::Lfsr),
+    ("tausworthe64", RandomGenerator::Tausworthe64),
+]);
+choices!(SYNC, SYNC_NAMES: SyncMode = [
+    ("none", SyncMode::None),
+    ("0", SyncMode::None),
+    ("sync", SyncMode::Sync),
+    ("1", SyncMode::Sync),
+    ("dsync", SyncMode::Dsync),
+]);
+choices!(RATE_PROCESS, RATE_PROCESS_NAMES: RateProcess = [
+    ("linear", RateProcess::Linear),
+    ("poisson", RateProcess::Poisson),
+]);
+choices!(CPUS_POLICY, CPUS_POLICY_NAMES: CpusPolicy = [
+    ("shared", CpusPolicy::Shared),
+    ("split", CpusPolicy::Split),
+]);
+choices!(EXIT_WHAT, EXIT_WHAT_NAMES: ExitWhat = [
+    ("group", ExitWhat::Group),
+    ("stonewall", ExitWhat::Stonewall),
+    ("all", ExitWhat::All),
+]);
+choices!(CONTINUE_ON_ERROR, CONTINUE_ON_ERROR_NAMES: ContinueOnError = [
+    ("none", ContinueOnError::None),
+    ("read", ContinueOnError::Read),
+    ("write", ContinueOnError::Write),
+    ("io", ContinueOnError::Io),
+    ("verify", ContinueOnError::Verify),
+    ("all", ContinueOnError::All),
+    ("0", ContinueOnError::None),
+    ("1", ContinueOnError::All),
+]);
+
 /// fio rejects an empty value (`bs=`, or `bs=${UNSET}`) rather than keeping the default.
 fn nonempty(v: &str) -> Result<(), String> {
     if v.trim().is_empty() {
@@ -544,16 +630,13 @@ pub static OPTIONS: &[OptDef] = &[
         prio: 2,
         ..opt!(
             "kb_base",
-            K::Enum(&["1024", "1000"]),
+            K::Enum(KB_BASE_NAMES),
             "1024",
             Description,
             "Base of k/m/g size suffixes (1024 or 1000)",
             "1024",
             |s, v| {
-                s.kb_base = pick(
-                    v.trim(),
-                    &[("1024", KbBase::Binary), ("1000", KbBase::Decimal)],
-                )?;
+                s.kb_base = pick(v.trim(), KB_BASE)?;
                 Ok(())
             }
         )
@@ -562,13 +645,13 @@ pub static OPTIONS: &[OptDef] = &[
         prio: 2,
         ..opt!(
             "unit_base",
-            K::Enum(&["0", "1", "8"]),
+            K::Enum(UNIT_BASE_NAMES),
             "0",
             Description,
             "Report in bytes (8, 0 = auto) or bits (1)",
             "0",
             |s, v| {
-                s.unit_base = pick(v.trim(), &[("0", 0), ("1", 1), ("8", 8)])?;
+                s.unit_base = pick(v.trim(), UNIT_BASE)?;
                 Ok(())
             }
         )
@@ -687,20 +770,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "clocksource",
-        K::Enum(&["gettimeofday", "clock_gettime", "cpu"]),
+        K::Enum(CLOCKSOURCE_NAMES),
         "auto",
         Time,
         "Clock for timestamps",
         "clock_gettime",
         |s, v| {
-            s.clocksource = pick(
-                v.trim(),
-                &[
-                    ("gettimeofday", ClockSource::Gettimeofday),
-                    ("clock_gettime", ClockSource::ClockGettime),
-                    ("cpu", ClockSource::Cpu),
-                ],
-            )?;
+            s.clocksource = pick(v.trim(), CLOCKSOURCE)?;
             Ok(())
         }
     ),
@@ -972,22 +1048,13 @@ pub static OPTIONS: &[OptDef] = &[
     // ---------------------------------------------------------------- zones
     opt!(
         "zonemode",
-        K::Enum(&["none", "strided", "zbd"]),
+        K::Enum(ZONEMODE_NAMES),
         "none",
         Zones,
         "Zone mode (strided: zonesize bytes, then skip zoneskip; zbd: zoned block devices)",
         "strided",
         |s, v| {
-            s.zonemode = match v.trim() {
-                "none" => ZoneMode::None,
-                "strided" => ZoneMode::Strided,
-                "zbd" => ZoneMode::Zbd,
-                other => {
-                    return Err(format!(
-                        "bad zonemode '{other}': allowed none, strided, zbd"
-                    ))
-                }
-            };
+            s.zonemode = pick(v.trim(), ZONEMODE)?;
             Ok(())
         }
     ),
@@ -1117,41 +1184,25 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "rw_sequencer",
-        K::Enum(&["sequential", "identical"]),
+        K::Enum(RW_SEQUENCER_NAMES),
         "sequential",
         IoType,
         "How rw=...:N modifies offsets",
         "sequential",
         |s, v| {
-            s.rw_sequencer = pick(
-                v.trim(),
-                &[
-                    ("sequential", RwSequencer::Sequential),
-                    ("identical", RwSequencer::Identical),
-                ],
-            )?;
+            s.rw_sequencer = pick(v.trim(), RW_SEQUENCER)?;
             Ok(())
         }
     ),
     opt!(
         "unified_rw_reporting",
-        K::Enum(&["none", "mixed", "both", "0", "1", "2"]),
+        K::Enum(UNIFIED_RW_NAMES),
         "none",
         IoType,
         "Report reads and writes together",
         "mixed",
         |s, v| {
-            s.unified_rw_reporting = pick(
-                v.trim(),
-                &[
-                    ("none", UnifiedRw::None),
-                    ("0", UnifiedRw::None),
-                    ("mixed", UnifiedRw::Mixed),
-                    ("1", UnifiedRw::Mixed),
-                    ("both", UnifiedRw::Both),
-                    ("2", UnifiedRw::Both),
-                ],
-            )?;
+            s.unified_rw_reporting = pick(v.trim(), UNIFIED_RW)?;
             Ok(())
         }
     ),
@@ -1182,46 +1233,25 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "fallocate",
-        K::Enum(&["none", "native", "posix", "keep", "truncate", "0", "1"]),
+        K::Enum(FALLOCATE_NAMES),
         "native",
         IoType,
         "Preallocate files when laying them out",
         "native",
         |s, v| {
-            s.fallocate = pick(
-                v.trim(),
-                &[
-                    ("none", Fallocate::None),
-                    ("0", Fallocate::None),
-                    ("native", Fallocate::Native),
-                    ("posix", Fallocate::Posix),
-                    ("1", Fallocate::Posix),
-                    ("keep", Fallocate::Keep),
-                    ("zero", Fallocate::Zero),
-                    ("truncate", Fallocate::Truncate),
-                ],
-            )?;
+            s.fallocate = pick(v.trim(), FALLOCATE)?;
             Ok(())
         }
     ),
     opt!(
         "fadvise_hint",
-        K::Enum(&["0", "1", "sequential", "random", "normal"]),
+        K::Enum(FADVISE_NAMES),
         "1",
         IoType,
         "posix_fadvise hint for the access pattern",
         "1",
         |s, v| {
-            s.fadvise_hint = pick(
-                v.trim(),
-                &[
-                    ("0", Fadvise::Off),
-                    ("1", Fadvise::Auto),
-                    ("sequential", Fadvise::Sequential),
-                    ("random", Fadvise::Random),
-                    ("normal", Fadvise::Normal),
-                ],
-            )?;
+            s.fadvise_hint = pick(v.trim(), FADVISE)?;
             Ok(())
         }
     ),
@@ -1443,20 +1473,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "random_generator",
-        K::Enum(&["tausworthe", "lfsr", "tausworthe64"]),
+        K::Enum(RANDOM_GENERATOR_NAMES),
         "tausworthe",
         IoType,
         "Generator of random offsets",
         "lfsr",
         |s, v| {
-            s.random_generator = pick(
-                v.trim(),
-                &[
-                    ("tausworthe", RandomGenerator::Tausworthe),
-                    ("lfsr", RandomGenerator::Lfsr),
-                    ("tausworthe64", RandomGenerator::Tausworthe64),
-                ],
-            )?;
+            s.random_generator = pick(v.trim(), RANDOM_GENERATOR)?;
             Ok(())
         }
     ),
@@ -1684,22 +1707,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "sync",
-        K::Enum(&["none", "0", "sync", "1", "dsync"]),
+        K::Enum(SYNC_NAMES),
         "none",
         IoType,
         "Open files with O_SYNC or O_DSYNC",
         "sync",
         |s, v| {
-            s.sync = pick(
-                v.trim(),
-                &[
-                    ("none", SyncMode::None),
-                    ("0", SyncMode::None),
-                    ("sync", SyncMode::Sync),
-                    ("1", SyncMode::Sync),
-                    ("dsync", SyncMode::Dsync),
-                ],
-            )?;
+            s.sync = pick(v.trim(), SYNC)?;
             Ok(())
         }
     ),
@@ -2222,19 +2236,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "rate_process",
-        K::Enum(&["linear", "poisson"]),
+        K::Enum(RATE_PROCESS_NAMES),
         "linear",
         Rate,
         "Spacing of rate-limited I/Os",
         "linear",
         |s, v| {
-            s.rate_process = pick(
-                v.trim(),
-                &[
-                    ("linear", RateProcess::Linear),
-                    ("poisson", RateProcess::Poisson),
-                ],
-            )?;
+            s.rate_process = pick(v.trim(), RATE_PROCESS)?;
             Ok(())
         }
     ),
@@ -2482,16 +2490,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "cpus_allowed_policy",
-        K::Enum(&["shared", "split"]),
+        K::Enum(CPUS_POLICY_NAMES),
         "shared",
         Process,
         "Share the CPU set or give each job one CPU",
         "shared",
         |s, v| {
-            s.cpus_allowed_policy = pick(
-                v.trim(),
-                &[("shared", CpusPolicy::Shared), ("split", CpusPolicy::Split)],
-            )?;
+            s.cpus_allowed_policy = pick(v.trim(), CPUS_POLICY)?;
             Ok(())
         }
     ),
@@ -2578,13 +2583,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "exit_what",
-        K::Enum(&["group", "stonewall", "all"]),
+        K::Enum(EXIT_WHAT_NAMES),
         "group",
         Process,
         "Which jobs exitall stops",
         "group",
         |s, v| {
-            s.exit_what = pick(v.trim(), ExitWhat::CHOICES)?;
+            s.exit_what = pick(v.trim(), EXIT_WHAT)?;
             Ok(())
         }
     ),
@@ -3189,25 +3194,13 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "continue_on_error",
-        K::Enum(&["none", "read", "write", "io", "verify", "all", "0", "1"]),
+        K::Enum(CONTINUE_ON_ERROR_NAMES),
         "none",
         Errors,
         "Keep going after I/O or verify errors",
         "io",
         |s, v| {
-            s.continue_on_error = pick(
-                v.trim(),
-                &[
-                    ("none", ContinueOnError::None),
-                    ("0", ContinueOnError::None),
-                    ("read", ContinueOnError::Read),
-                    ("write", ContinueOnError::Write),
-                    ("io", ContinueOnError::Io),
-                    ("verify", ContinueOnError::Verify),
-                    ("all", ContinueOnError::All),
-                    ("1", ContinueOnError::All),
-                ],
-            )?;
+            s.continue_on_error = pick(v.trim(), CONTINUE_ON_ERROR)?;
             Ok(())
         }
     ),
