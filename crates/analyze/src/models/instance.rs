@@ -99,7 +99,7 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
 /// Edit distance, with a bonus for the same family or the same size, so that `r6i.8xl` and
 /// `r6i.9xlarge` both find `r6i.8xlarge`.
 fn closeness(a: &str, b: &str) -> usize {
-    let d = levenshtein(a, b);
+    let d = iolens_job::error::edit_distance(a, b);
     let fam = |s: &str| s.split('.').next().unwrap_or("").to_string();
     let size = |s: &str| s.split('.').nth(1).unwrap_or("").to_string();
     if fam(a) == fam(b) && !fam(a).is_empty() {
@@ -110,25 +110,10 @@ fn closeness(a: &str, b: &str) -> usize {
         }
         return d.min(3);
     }
-    if size(a) == size(b) && levenshtein(&fam(a), &fam(b)) <= 1 {
+    if size(a) == size(b) && iolens_job::error::edit_distance(&fam(a), &fam(b)) <= 1 {
         return d.min(2);
     }
     d
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
