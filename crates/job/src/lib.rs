@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cmdline;
+pub mod errno;
 pub mod error;
 pub mod ini;
 pub mod options;

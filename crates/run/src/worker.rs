@@ -59,29 +59,6 @@ struct Unit {
     verify_read: bool,
 }
 
-fn errno_name(e: i32) -> String {
-    let s = std::io::Error::from_raw_os_error(e).to_string();
-    let name = match e {
-        libc::EINVAL => "EINVAL",
-        libc::EIO => "EIO",
-        libc::ENOSPC => "ENOSPC",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::EAGAIN => "EAGAIN",
-        libc::EBADF => "EBADF",
-        libc::EFAULT => "EFAULT",
-        libc::EILSEQ => "EILSEQ",
-        libc::ENODATA => "ENODATA",
-        libc::EPERM => "EPERM",
-        libc::EACCES => "EACCES",
-        _ => "",
-    };
-    if name.is_empty() {
-        format!("{s} (errno {e})")
-    } else {
-        format!("{s} ({name})")
-    }
-}
-
 /// A periodic sampler of per-direction counters.
 #[derive(Debug, Clone, Copy)]
 struct Sampler {
@@ -635,7 +612,7 @@ impl<'a> Worker<'a> {
             u.len,
             u.offset,
             f.path.display(),
-            errno_name(errno)
+            iolens_job::errno::describe(errno)
         );
         if errno == libc::EINVAL && spec.direct {
             let lbs = self.lbs.get(u.file as usize).copied().unwrap_or(512);
@@ -976,7 +953,7 @@ impl<'a> Worker<'a> {
                 self.error = Some(format!(
                     "fsync of '{}' failed: {}",
                     self.job.files[f as usize].path.display(),
-                    errno_name(-res as i32)
+                    iolens_job::errno::describe(-res as i32)
                 ));
                 return;
             }

@@ -463,44 +463,15 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// errno values by name for `ignore_error`.
-fn errno_by_name(n: &str) -> Option<i32> {
-    Some(match n {
-        "EPERM" => 1,
-        "ENOENT" => 2,
-        "EIO" => 5,
-        "ENXIO" => 6,
-        "EBADF" => 9,
-        "EAGAIN" => 11,
-        "ENOMEM" => 12,
-        "EACCES" => 13,
-        "EFAULT" => 14,
-        "EBUSY" => 16,
-        "EEXIST" => 17,
-        "ENODEV" => 19,
-        "EINVAL" => 22,
-        "EFBIG" => 27,
-        "ENOSPC" => 28,
-        "EROFS" => 30,
-        "ENODATA" => 61,
-        "ETIME" => 62,
-        "EOPNOTSUPP" => 95,
-        "ETIMEDOUT" => 110,
-        "EILSEQ" => 84,
-        "EREMOTEIO" => 121,
-        "EMEDIUMTYPE" => 124,
-        "ECANCELED" => 125,
-        _ => return None,
-    })
-}
-
 fn apply_ignore_error(s: &mut JobSpec, v: &str) -> R {
     for (i, list) in v.split(',').take(3).enumerate() {
         let mut errs = Vec::new();
         for x in list.split(':').map(str::trim).filter(|x| !x.is_empty()) {
             let n = match x.parse::<i32>() {
                 Ok(n) => n,
-                Err(_) => errno_by_name(x).ok_or_else(|| format!("unknown error name '{x}'"))?,
+                Err(_) => {
+                    crate::errno::by_name(x).ok_or_else(|| format!("unknown error name '{x}'"))?
+                }
             };
             errs.push(n);
         }
