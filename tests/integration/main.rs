@@ -7,6 +7,7 @@ mod common;
 mod engines;
 mod exits;
 mod explain;
+mod faults;
 mod fio_compat;
 mod formats;
 mod runtime;
