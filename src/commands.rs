@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use anyhow::{Context, Result};
-use iolens_analyze::{explain, parse_result, parse_volume, right_size, ExplainContext};
+use iolens_analyze::{explain, parse_result, parse_volume, right_size};
 use iolens_session::Sink;
 
 use crate::cli::{Command, CostArgs, ExplainArgs, ExplainFormat, Shell};
@@ -51,17 +51,6 @@ pub fn run(c: Command) -> Result<i32> {
     }
 }
 
-/// The context of an explanation: a volume model and an instance type, when given.
-pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<ExplainContext> {
-    Ok(ExplainContext {
-        volume: volume.map(parse_volume).transpose().context("--volume")?,
-        instance: instance
-            .map(iolens_analyze::instance)
-            .transpose()
-            .context("--instance")?,
-    })
-}
-
 fn explain_cmd(a: &ExplainArgs, out: &mut Sink) -> Result<i32> {
     let path = a.result.display().to_string();
     let text = if path == "-" {
@@ -75,7 +64,7 @@ fn explain_cmd(a: &ExplainArgs, out: &mut Sink) -> Result<i32> {
     };
     let view = parse_result(&text)
         .with_context(|| format!("'{path}' is not a fio or iolens JSON result"))?;
-    let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
+    let ctx = iolens_session::explain_context(a.volume.as_deref(), a.instance.as_deref())?;
     let e = explain(&view, &ctx);
     match a.format {
         ExplainFormat::Text => out.write(&e.to_text())?,

@@ -10,7 +10,7 @@ use iolens_job::{collect_sections, options, parse_args, Eta, OutputFormat, Syste
 use iolens_run::PlanOptions;
 use iolens_session::{diag, Report, Settings, Sink};
 
-use crate::commands::explain_context;
+use iolens_session::explain_context;
 
 /// Runs a fio command line; returns the exit code.
 pub fn run(argv: &[String]) -> Result<i32> {

@@ -10,7 +10,7 @@ use iolens_session::{diag, Report, Settings, Sink};
 use iolens_suite::quick::{job_file, table, QuickSpec};
 
 use crate::cli::{EtaWhen, QuickArgs, QuickFormat};
-use crate::commands::explain_context;
+use iolens_session::explain_context;
 
 /// Runs the quick suite; returns the exit code.
 pub fn run(a: &QuickArgs) -> Result<i32> {

@@ -118,6 +118,22 @@ pub fn explain_text(r: &RunResult, ctx: &ExplainContext) -> String {
     format!("\n{}", explain(&view_of_run(r), ctx).to_text())
 }
 
+/// The context of an explanation: a volume model and an instance type, when given (parsed
+/// before a run, so that a bad one does not cost a whole benchmark).
+pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<ExplainContext> {
+    use anyhow::Context;
+    Ok(ExplainContext {
+        volume: volume
+            .map(iolens_analyze::parse_volume)
+            .transpose()
+            .context("--volume")?,
+        instance: instance
+            .map(iolens_analyze::instance)
+            .transpose()
+            .context("--instance")?,
+    })
+}
+
 /// Refuses more jobs than `max` before anything is planned.
 pub fn check_job_count(set: &JobSet, max: u32) -> Result<()> {
     let n: u64 = set.jobs.iter().map(|j| u64::from(j.numjobs)).sum();

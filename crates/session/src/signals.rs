@@ -50,7 +50,8 @@ pub fn install() -> io::Result<()> {
         .get_or_init(|| {
             let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| e.to_string())?;
             std::thread::Builder::new()
-                .name("iolens-signals".into())
+                // Not "iolens-...": that prefix names job threads.
+                .name("signal-handler".into())
                 .spawn(move || {
                     for sig in signals.forever() {
                         if FIRST
