@@ -3,7 +3,7 @@
 //! refused; a full or closed stdout/stderr is an exit code, never a panic.
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -67,11 +67,15 @@ fn wait_for(rx: &mpsc::Receiver<String>, what: &str) -> Vec<String> {
 }
 
 fn kill(pid: u32, sig: &str) {
-    let ok = Command::new("kill")
-        .args([format!("-{sig}"), pid.to_string()])
-        .status()
-        .expect("running kill");
-    assert!(ok.success(), "kill -{sig} {pid} failed");
+    let signo = match sig {
+        "INT" => libc::SIGINT,
+        "TERM" => libc::SIGTERM,
+        "HUP" => libc::SIGHUP,
+        other => panic!("no signal {other} in this test"),
+    };
+    // SAFETY: kill takes plain integers; pid is our own child, still unreaped.
+    let rc = unsafe { libc::kill(pid as libc::pid_t, signo) };
+    assert_eq!(rc, 0, "kill(SIG{sig}, {pid}) failed");
 }
 
 /// Reads what the child wrote and waits for it (killing it after two minutes).

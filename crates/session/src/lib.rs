@@ -262,3 +262,49 @@ pub fn worker_options_from_env() -> WorkerOptions {
             .map(Duration::from_micros),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolens_job::{parse_job_text, SystemEnvironment};
+
+    fn jobs(text: &str) -> JobSet {
+        parse_job_text("t.fio", text, &SystemEnvironment).expect("job text")
+    }
+
+    #[test]
+    fn the_job_limit_counts_clones() {
+        let set = jobs("[a]\nioengine=null\nsize=4k\nnumjobs=3\n[b]\nioengine=null\nsize=4k\n");
+        assert!(check_job_count(&set, 4).is_ok(), "4 jobs fit a limit of 4");
+        let e = check_job_count(&set, 3).expect_err("4 jobs exceed 3").to_string();
+        assert!(e.contains("4 jobs (numjobs included) exceed the limit of 3"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_volume_model_names_its_line_and_option() {
+        let set = jobs("[a]\nioengine=null\nsize=4k\nsim_volume=io9:iops=1\n");
+        let e = check_models(&set).expect_err("io9 is no model").to_string();
+        assert!(e.starts_with("t.fio:4: option 'sim_volume'"), "{e}");
+        assert!(check_models(&jobs("[a]\nsim_volume=io1:iops=3000\n")).is_ok());
+    }
+
+    #[test]
+    fn a_session_runs_jobs_and_an_interrupted_or_failed_run_exits_1() {
+        let set = jobs("[a]\nioengine=null\nsize=64k\n");
+        let s = Settings {
+            worker: WorkerOptions {
+                fake_clock_step: Some(1000),
+                null_delay: None,
+            },
+            ..Settings::default()
+        };
+        let mut o = run(&set, &s, &mut Sink::stdout()).expect("a null job runs");
+        assert_eq!(o.result.jobs[0].dirs[0].total_ios, 16, "64 KiB in 4 KiB reads");
+        assert_eq!(o.exit_code(), 0);
+        o.result.interrupted = true;
+        assert_eq!(o.exit_code(), 1, "interrupted");
+        o.result.interrupted = false;
+        o.errors.push("job 'a': Input/output error (EIO)".into());
+        assert_eq!(o.exit_code(), 1, "a job error");
+    }
+}
