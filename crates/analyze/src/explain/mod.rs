@@ -153,4 +153,6 @@ pub fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
 }
 
 #[cfg(test)]
+mod corpus;
+#[cfg(test)]
 mod tests;
