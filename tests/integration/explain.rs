@@ -157,14 +157,73 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     );
     let text = &out[out.rfind("\n}\n").expect("json") + 3..];
     let first = &text[..text.find("phase3-fixed").expect("second job explained")];
-    assert!(first.contains("latency-bound"), "{text}");
+    assert!(first.contains("; bound: concurrency"), "{text}");
     assert!(
         first.contains("22."),
         "the arithmetic: in flight needed\n{text}"
     );
     assert!(first.contains("iodepth"), "the fix\n{text}");
     let second = &text[text.find("phase3-fixed").expect("second job")..];
-    assert!(second.contains("limit-bound"), "{text}");
+    assert!(second.contains("; bound: limit"), "{text}");
+}
+
+#[test]
+fn sim_volume_is_the_context_without_volume() {
+    let d = TempDir::new("simctx");
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=seed",
+            "--filename=/dev/nvme2n1",
+            "--sim_volume=io1:iops=48000",
+            "--ioengine=psync",
+            "--numjobs=4",
+            "--group_reporting",
+            "--rw=randread",
+            "--bs=16k",
+            "--size=1g",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+            "--output=r.json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_in(&d.0, &["explain", "r.json", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let ctx = v["context"][0].as_str().unwrap_or("");
+    assert!(
+        ctx.contains("io1 48,000 IOPS") && ctx.contains("sim_volume=io1:iops=48000"),
+        "explain without --volume takes the job's sim_volume as context: {v}"
+    );
+    assert_eq!(
+        v["jobs"][0]["bound"], "concurrency",
+        "4 psync jobs on a 48,000-IOPS volume: {v}"
+    );
+    assert!(
+        v["jobs"][0]["expected"]["iops"].as_f64().unwrap_or(0.0) > 40_000.0,
+        "the ceiling comes from the simulated volume: {v}"
+    );
+}
+
+/// Holds an exclusive flock on /tmp/NAME.lock: cgroups are shared with other test runs.
+struct FileLock(std::fs::File);
+
+impl FileLock {
+    fn new(name: &str) -> FileLock {
+        use std::os::fd::AsRawFd;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(format!("/tmp/{name}.lock"))
+            .expect("lock file");
+        // SAFETY: flock on a descriptor we own; released when the file closes.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        assert_eq!(rc, 0, "flock /tmp/{name}.lock");
+        FileLock(f)
+    }
 }
 
 #[test]
@@ -177,13 +236,15 @@ fn cgroup_throttled_disk_is_explained_as_limit_bound() {
         return;
     }
     let d = TempDir::new("cgroup");
-    let Some(dev) = iolens_stats::disk::device_of(&d.0) else {
-        eprintln!("skipping: temp dir is not on a block device");
+    let _loop_guard = exclusive_loop();
+    // A loop device of our own: never throttle the shared root disk.
+    let Some(lo) = LoopDevice::new(d.0.join("backing.img"), 64 << 20) else {
         return;
     };
-    let majmin = std::fs::read_to_string(format!("/sys/block/{dev}/dev")).expect("dev numbers");
-    let _disk = exclusive_disk();
+    let majmin =
+        std::fs::read_to_string(format!("/sys/block/{}/dev", lo.name)).expect("dev numbers");
     let _sysctl = exclusive_sysctl();
+    let _cg_lock = FileLock::new("iolens-blkio-cgroup");
     let cg = cg_root.join(format!("iolens-it-{}", std::process::id()));
     std::fs::create_dir_all(&cg).expect("create cgroup");
     struct Remove(std::path::PathBuf);
@@ -204,9 +265,11 @@ fn cgroup_throttled_disk_is_explained_as_limit_bound() {
     )
     .expect("set throttle");
     let iolens_bin = env!("CARGO_BIN_EXE_iolens");
+    // The throttled Q32x4 shape, explained without --volume.
     let script = format!(
-        "echo $$ > {}/cgroup.procs && exec {iolens_bin} --name=thr --filename=data --size=64m --direct=1 --rw=randread --bs=4k --ioengine=libaio --iodepth=16 --runtime=4 --time_based --output-format=json --explain --volume custom:iops=2000",
-        cg.display()
+        "echo $$ > {}/cgroup.procs && exec {iolens_bin} --name=thr --filename={} --size=64m --direct=1 --rw=randread --bs=4k --ioengine=libaio --iodepth=32 --numjobs=4 --group_reporting --runtime=4 --time_based --output-format=json --output=r.json",
+        cg.display(),
+        lo.dev.display()
     );
     let o = std::process::Command::new("sh")
         .arg("-c")
@@ -214,14 +277,27 @@ fn cgroup_throttled_disk_is_explained_as_limit_bound() {
         .current_dir(&d.0)
         .output_timed()
         .expect("sh");
-    let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
-    let v = json_of(&out[..out.rfind("\n}\n").expect("json") + 3]);
-    let iops = v["jobs"][0]["read"]["iops"].as_f64().expect("iops");
+    let o = run_in(&d.0, &["explain", "r.json", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let iops = v["jobs"][0]["iops"].as_f64().expect("iops");
     assert!(
-        (1700.0..=2200.0).contains(&iops),
-        "throttled to 2,000 IOPS, measured {iops}"
+        iops <= 2200.0,
+        "throttled to 2,000 IOPS on {} ({}), measured {iops}",
+        lo.name,
+        majmin.trim()
     );
-    let text = &out[out.rfind("\n}\n").expect("json") + 3..];
-    assert!(text.contains("limit-bound"), "{text}");
+    let bound = v["jobs"][0]["bound"].as_str().unwrap_or("");
+    assert!(
+        bound == "limit" || bound == "saturated",
+        "a throttled Q32x4 run is limit (or saturated), got {bound}: {v}"
+    );
+    for f in v["findings"].as_array().expect("findings") {
+        let fix = f["fix"].as_str().unwrap_or("").to_ascii_lowercase();
+        assert!(
+            !fix.contains("raise iodepth") && !fix.contains("iodepth >="),
+            "no advice to add depth on a throttled disk: {f}"
+        );
+    }
 }

@@ -191,9 +191,15 @@ fn device_side(d: &DiskUtil, runtime_ms: f64) -> Option<DeviceSide> {
 pub(super) fn ram_device(filename: Option<&str>) -> bool {
     filename
         .map(|f| {
-            ["/dev/zram", "/dev/ram", "/dev/pmem", "/dev/nullb", "/dev/brd"]
-                .iter()
-                .any(|p| f.starts_with(p))
+            [
+                "/dev/zram",
+                "/dev/ram",
+                "/dev/pmem",
+                "/dev/nullb",
+                "/dev/brd",
+            ]
+            .iter()
+            .any(|p| f.starts_with(p))
         })
         .unwrap_or(false)
 }
@@ -253,7 +259,10 @@ fn enough_in_flight(iops: f64, floor_us: f64) -> f64 {
 fn shallower(o: &JobOpts, enough: f64) -> String {
     let per_job = (enough / o.numjobs).ceil().max(1.0);
     if o.sync {
-        format!("about {} jobs in flight give the same IOPS", fmt::int(enough))
+        format!(
+            "about {} jobs in flight give the same IOPS",
+            fmt::int(enough)
+        )
     } else {
         format!(
             "iodepth ~{} per job ({} {}) gives the same IOPS at lower latency",
@@ -544,7 +553,10 @@ pub(super) fn judge(
                     Severity::Warning,
                 )
             };
-            return judged(Bound::Cache, finding(u, Bound::Cache, sev, claim, arith, fix));
+            return judged(
+                Bound::Cache,
+                finding(u, Bound::Cache, sev, claim, arith, fix),
+            );
         }
     }
 

@@ -10,7 +10,12 @@ const EXPECTED: &str = include_str!("../../tests-data/corpus/expected.json");
 fn no_depth_advice(e: &Explanation) -> Result<(), String> {
     for f in &e.findings {
         let fix = f.fix.to_ascii_lowercase();
-        for bad in ["raise iodepth", "iodepth >=", "more in flight raises", "numjobs >="] {
+        for bad in [
+            "raise iodepth",
+            "iodepth >=",
+            "more in flight raises",
+            "numjobs >=",
+        ] {
             if fix.contains(bad) {
                 return Err(format!(
                     "the {} finding advises more depth ('{bad}'): {}",
@@ -26,7 +31,11 @@ fn no_depth_advice(e: &Explanation) -> Result<(), String> {
 fn corpus_cases_get_their_bound_and_fix() {
     let expected: Value = serde_json::from_str(EXPECTED).expect("expected.json parses");
     let cases = expected["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 25, "the corpus has {} cases, at least 25 expected", cases.len());
+    assert!(
+        cases.len() >= 25,
+        "the corpus has {} cases, at least 25 expected",
+        cases.len()
+    );
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data");
     let mut failures = vec![];
     for c in cases {
@@ -72,7 +81,9 @@ fn corpus_cases_get_their_bound_and_fix() {
             }
         }
         if !rendered.contains(&format!("; bound: {got}\n")) {
-            failures.push(format!("{file}: the text headline does not name the bound {got}"));
+            failures.push(format!(
+                "{file}: the text headline does not name the bound {got}"
+            ));
         }
         let json = e.to_json().to_string();
         if json.contains("shared/") || rendered.contains("shared/") {
@@ -99,7 +110,10 @@ fn acceptance_cases_of_issue_9() {
     let e = load("fsync-iouring-fsync1.fio.json");
     assert_eq!(e.jobs[0].bound, Bound::Fsync, "{}", e.to_text());
     let j = &e.to_json()["jobs"][0];
-    assert_eq!(j["bound"], "fsync", "explain --format json names the bound: {j}");
+    assert_eq!(
+        j["bound"], "fsync",
+        "explain --format json names the bound: {j}"
+    );
     // The throttled Q32x4 run: saturated or limit, never more depth.
     for f in [
         "throttle2000-libaio-q32t4.fio.json",
@@ -118,11 +132,15 @@ fn acceptance_cases_of_issue_9() {
     let e = load("sim-io1-psync-numjobs4.iolens.json");
     assert_eq!(e.jobs[0].bound, Bound::Concurrency, "{}", e.to_text());
     assert!(
-        e.context[0].contains("io1 48,000 IOPS") && e.context[0].contains("sim_volume=io1:iops=48000"),
+        e.context[0].contains("io1 48,000 IOPS")
+            && e.context[0].contains("sim_volume=io1:iops=48000"),
         "context from the job's sim_volume: {:?}",
         e.context
     );
-    assert!(e.jobs[0].expected.is_some(), "the ceiling comes from the simulated volume");
+    assert!(
+        e.jobs[0].expected.is_some(),
+        "the ceiling comes from the simulated volume"
+    );
     // Glitches: configured depth printed as configured, shares of their own sum, no -0.0.
     let e = load("fsync-iouring-fsync1.fio.json");
     let text = e.to_text();

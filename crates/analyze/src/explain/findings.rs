@@ -219,7 +219,12 @@ fn limit_bound(
     if let Some(vol) = &ctx.volume {
         if let (Some(b), Some(bc)) = (
             vol.burst(),
-            vol.burst_ceiling(bs as u64, u.read_fraction, o.sequential),
+            vol.burst_ceiling_on(
+                ctx.instance.as_ref(),
+                bs as u64,
+                u.read_fraction,
+                o.sequential,
+            ),
         ) {
             if u.iops <= bc.iops * 1.10 {
                 return Some(finding(
@@ -262,7 +267,12 @@ fn limit_bound(
 /// Secondary cache findings: buffered I/O that may be partly cached, and direct reads faster
 /// than the storage can answer. When the page cache is a unit's bound, its bound finding says
 /// so instead.
-fn cache_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext, bounds: &[(String, Bound)]) -> Vec<Finding> {
+fn cache_findings(
+    job: &JobView,
+    o: &JobOpts,
+    ctx: &ExplainContext,
+    bounds: &[(String, Bound)],
+) -> Vec<Finding> {
     let mut out = vec![];
     let buffered = !o.direct || o.engine == "mmap";
     let bound_of = |dir: &str| bounds.iter().find(|(d, _)| d == dir).map(|(_, b)| *b);
@@ -594,9 +604,7 @@ fn device_findings(view: &ResultView) -> Vec<Finding> {
 /// Within one severity, the finding that names the result's cause comes first.
 fn kind_rank(kind: &str) -> u8 {
     match kind {
-        "concurrency" | "saturated" | "limit" | "fsync" | "cache" | "cpu" | "rate" | "unknown" => {
-            0
-        }
+        "concurrency" | "saturated" | "limit" | "fsync" | "cache" | "cpu" | "rate" | "unknown" => 0,
         "burst" | "model" => 1,
         _ => 3,
     }
@@ -614,7 +622,9 @@ fn sim_context(o: &JobOpts, notes: &mut Vec<String>, job: &str) -> Option<Volume
             Some(v)
         }
         Err(e) => {
-            notes.push(format!("{job}: sim_volume={spec} is not a known model ({e})"));
+            notes.push(format!(
+                "{job}: sim_volume={spec} is not a known model ({e})"
+            ));
             None
         }
     }

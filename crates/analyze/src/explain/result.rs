@@ -279,7 +279,11 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
         })
         .unwrap_or_default();
     let mut lat_buckets = vec![];
-    for (key, unit) in [("latency_ns", 1.0), ("latency_us", 1e3), ("latency_ms", 1e6)] {
+    for (key, unit) in [
+        ("latency_ns", 1.0),
+        ("latency_us", 1e3),
+        ("latency_ms", 1e6),
+    ] {
         if let Some(o) = v.get(key).and_then(Value::as_object) {
             for (k, x) in o {
                 let upper = if k.starts_with(">=") {

@@ -109,7 +109,12 @@ fn run(jobs: &[J], globals: Value, c: &ExplainContext) -> Explanation {
 fn assert_no_depth_advice(e: &Explanation, what: &str) {
     for f in &e.findings {
         let fix = f.fix.to_ascii_lowercase();
-        for bad in ["raise iodepth", "iodepth >=", "more in flight raises", "numjobs >="] {
+        for bad in [
+            "raise iodepth",
+            "iodepth >=",
+            "more in flight raises",
+            "numjobs >=",
+        ] {
             assert!(
                 !fix.contains(bad),
                 "{what}: expected no advice to add depth, found '{bad}' in the {} finding's fix: {}",
@@ -157,7 +162,8 @@ fn seed_phase3_is_latency_bound_far_below_the_volume() {
     assert_eq!(f.severity, Severity::Critical);
     assert_eq!(f.direction, "read");
     assert!(
-        f.claim.starts_with("4 I/Os in flight (18.0 % of the expected 48,000 IOPS)"),
+        f.claim
+            .starts_with("4 I/Os in flight (18.0 % of the expected 48,000 IOPS)"),
         "{}",
         f.claim
     );
@@ -223,7 +229,11 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
         "{}",
         lb.arithmetic
     );
-    assert!(lb.arithmetic.contains("wait in a queue"), "{}", lb.arithmetic);
+    assert!(
+        lb.arithmetic.contains("wait in a queue"),
+        "{}",
+        lb.arithmetic
+    );
     assert!(lb.fix.contains("iodepth ~8 per job"), "{}", lb.fix);
     assert!(find(&e, "concurrency").is_none());
     assert_no_depth_advice(&e, "seed fix");
@@ -256,7 +266,12 @@ fn latency_bound_without_context_is_info() {
     let e = run(&[seed_phase3()], seed_globals(), &ExplainContext::default());
     let f = find(&e, "concurrency").unwrap();
     assert_eq!(f.severity, Severity::Info);
-    assert!(f.claim.starts_with("4 I/Os in flight: IOPS = in-flight / latency"), "{}", f.claim);
+    assert!(
+        f.claim
+            .starts_with("4 I/Os in flight: IOPS = in-flight / latency"),
+        "{}",
+        f.claim
+    );
     assert!(e.to_text().starts_with("context: none given"));
 }
 
