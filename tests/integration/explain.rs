@@ -136,7 +136,10 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     let out = stdout(&o);
     let v = json_of(&out[..out.rfind("\n}\n").expect("json") + 3]);
     let psync = v["jobs"][0]["read"]["iops"].as_f64().expect("iops");
-    let lat_us = v["jobs"][0]["read"]["lat_ns"]["mean"].as_f64().expect("lat") / 1e3;
+    let lat_us = v["jobs"][0]["read"]["lat_ns"]["mean"]
+        .as_f64()
+        .expect("lat")
+        / 1e3;
     let fixed = v["jobs"][1]["read"]["iops"].as_f64().expect("iops");
     // Little's law holds whatever the machine's load: 4 jobs in flight = IOPS x latency, and
     // each I/O takes at least the simulated 463 µs, so at most 4 / 463 µs = 8,639 IOPS.
@@ -153,10 +156,13 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     );
     let text = &out[out.rfind("\n}\n").expect("json") + 3..];
     assert!(
-        text.contains("context: volume io1 48,000 IOPS") && text.contains("from sim_volume=io1:iops=48000"),
+        text.contains("context: volume io1 48,000 IOPS")
+            && text.contains("from sim_volume=io1:iops=48000"),
         "the job's sim_volume is the context without --volume:\n{text}"
     );
-    let first = &text[..text.find("phase3-fixed (read)").expect("second job explained")];
+    let first = &text[..text
+        .find("phase3-fixed (read)")
+        .expect("second job explained")];
     assert!(first.contains("; bound: concurrency"), "{text}");
     assert!(
         first.contains("I/Os in flight needed"),
@@ -165,7 +171,10 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     assert!(first.contains("iodepth"), "the fix\n{text}");
     let second = &text[text.find("phase3-fixed (read)").expect("second job")..];
     assert!(second.contains("; bound: limit"), "{text}");
-    assert!(!second.contains("raise iodepth"), "no depth advice at the limit: {text}");
+    assert!(
+        !second.contains("raise iodepth"),
+        "no depth advice at the limit: {text}"
+    );
 }
 
 #[test]
@@ -208,8 +217,11 @@ fn sim_volume_is_the_context_without_volume() {
     );
 }
 
-/// Holds an exclusive flock on /tmp/NAME.lock: cgroups are shared with other test runs.
-struct FileLock(std::fs::File);
+/// Holds an exclusive flock on /tmp/NAME.lock: cgroups are shared with other test runs. The
+/// lock is released when the file closes, on drop.
+struct FileLock {
+    _file: std::fs::File,
+}
 
 impl FileLock {
     fn new(name: &str) -> FileLock {
@@ -223,7 +235,7 @@ impl FileLock {
         // SAFETY: flock on a descriptor we own; released when the file closes.
         let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
         assert_eq!(rc, 0, "flock /tmp/{name}.lock");
-        FileLock(f)
+        FileLock { _file: f }
     }
 }
 
