@@ -245,6 +245,13 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         Params::Custom => {
             new.iops = Some(target.max(1.0));
         }
+        Params::HdThroughput(_) => {
+            why.push(format!(
+                "{} is provisioned by throughput (its IOPS follow from it), so an IOPS peak is no basis for its size; keep {} or move random I/O to a type with provisioned IOPS.",
+                vol.model.ty,
+                size_label(vol)
+            ));
+        }
         Params::Hdd(_) => {
             why.push(format!(
                 "{} is sized by throughput (MiB/s per TiB), not IOPS: every random I/O costs a 1 MiB credit, so an IOPS peak is no basis for its size; keep {} or move random I/O to an SSD type.",

@@ -114,6 +114,8 @@ pub(crate) enum Params {
     AzureV2(AzureV2),
     #[serde(rename = "azure-tiered")]
     Tiered(Tiered),
+    #[serde(rename = "gcp-hyperdisk-throughput")]
+    HdThroughput(HdThroughput),
     #[serde(rename = "custom")]
     Custom,
 }
@@ -263,6 +265,18 @@ pub(crate) struct GcpPd {
     pub baseline_mib_s: f64,
 }
 
+/// Throughput-provisioned volumes whose IOPS follow from the throughput (Hyperdisk Throughput).
+#[derive(Debug, Deserialize)]
+pub(crate) struct HdThroughput {
+    pub size_gib: Range,
+    pub min_mib_s: f64,
+    pub max_mib_s: f64,
+    pub min_mib_s_per_tib: f64,
+    pub max_mib_s_per_tib: f64,
+    pub iops_per_mib_s: f64,
+    pub max_iops: f64,
+}
+
 /// Disks sold in fixed tiers: the smallest tier that holds the size gives the limits.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Tiered {
@@ -337,6 +351,7 @@ pub(crate) fn volume_model(name: &str) -> Option<&'static VolumeModel> {
         "pd-balanced" => "gcp-pd-balanced",
         "pd-standard" => "gcp-pd-standard",
         "hyperdisk-extreme" | "gcp-hdx" => "gcp-hyperdisk-extreme",
+        "hyperdisk-throughput" | "gcp-hdt" => "gcp-hyperdisk-throughput",
         "oci-hp" | "oci-higher" => "oci-higher-performance",
         "oci-lower" | "oci-lowercost" => "oci-lower-cost",
         "oci-ultra-high-performance" | "oci-ultra" => "oci-uhp",

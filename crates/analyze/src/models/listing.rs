@@ -151,6 +151,17 @@ fn formula(m: &VolumeModel) -> Vec<String> {
             fmt::int(p.size_gib.min),
             fmt::int(p.size_gib.max)
         )],
+        Params::HdThroughput(p) => vec![format!(
+            "throughput {}..{} MiB/s per TiB, {}..{} MiB/s overall; {} IOPS per MiB/s up to {}; size {}..{}",
+            fmt::int(p.min_mib_s_per_tib),
+            fmt::int(p.max_mib_s_per_tib),
+            fmt::int(p.min_mib_s),
+            fmt::int(p.max_mib_s),
+            fmt::trim(p.iops_per_mib_s, 2),
+            fmt::int(p.max_iops),
+            fmt::gib(p.size_gib.min),
+            fmt::gib(p.size_gib.max)
+        )],
         Params::Tiered(p) => p
             .tiers
             .iter()

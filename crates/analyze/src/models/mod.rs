@@ -591,6 +591,14 @@ mod tests {
         assert!(close(x.throughput_bytes_per_s(), 5_000.0 * MIB));
         assert_eq!(x.io_unit(), None);
         assert!(parse_volume("hyperdisk-extreme:iops=350001").is_err());
+        let t = parse_volume("gcp-hyperdisk-throughput:size=32T,throughput=2400").unwrap();
+        assert!(close(t.iops(), 9_600.0) && close(t.throughput_bytes_per_s(), 2400.0 * MIB));
+        let t = parse_volume("hyperdisk-throughput").unwrap();
+        assert!(close(t.throughput_bytes_per_s(), 20.0 * MIB) && close(t.iops(), 80.0));
+        let e = parse_volume("hyperdisk-throughput:size=2T,throughput=200")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("20..180 MiB/s"), "{e}");
         let i = instance("i4i.32xlarge").unwrap();
         assert_eq!((i.max_iops, i.max_mb_s), (160_000.0, 5_000.0));
         assert!(instance("i4i.large").unwrap().burst);
@@ -645,6 +653,7 @@ mod tests {
             "gcp-pd-balanced",
             "gcp-pd-standard",
             "gcp-hyperdisk-extreme",
+            "gcp-hyperdisk-throughput",
             "azure-premium-v2",
             "azure-premium-ssd",
             "azure-ultra",

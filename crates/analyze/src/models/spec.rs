@@ -20,6 +20,7 @@ pub(crate) fn fields_of(model: &VolumeModel) -> Vec<&'static str> {
         Params::Oci(o) if o.vpus.min < o.vpus.max => vec!["size", "vpus"],
         Params::Oci(_) => vec!["size"],
         Params::Tiered(_) => vec!["size"],
+        Params::HdThroughput(_) => vec!["throughput", "size"],
         Params::Hyperdisk(_) | Params::AzureV2(_) => vec!["iops", "throughput", "size"],
         Params::Custom => vec!["iops", "throughput", "latency", "size"],
     }
@@ -186,6 +187,45 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
                     )))
                 }
             };
+        }
+        Params::HdThroughput(p) => {
+            let s = size.unwrap_or(p.size_gib.min);
+            if size.is_none() {
+                vol.notes.push(format!(
+                    "size not given: assumed {}, the smallest {ty}",
+                    fmt::gib(s)
+                ));
+            }
+            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+            vol.size_gib = Some(s);
+            let tib = s / 1024.0;
+            let lo = (p.min_mib_s_per_tib * tib).max(p.min_mib_s);
+            let hi = (p.max_mib_s_per_tib * tib).min(p.max_mib_s);
+            let t = match tput {
+                Some(t) => t / MIB,
+                None => {
+                    vol.notes.push(format!(
+                        "throughput not given: assumed the minimum for {}, {} MiB/s",
+                        fmt::gib(s),
+                        fmt::trim(lo, 2)
+                    ));
+                    lo
+                }
+            };
+            if t < lo - 1e-9 || t > hi + 1e-9 {
+                return Err(bad(format!(
+                    "{ty} throughput must be {}..{} MiB/s for {} ({}..{} MiB/s per TiB, {}..{} overall); given {} MiB/s",
+                    fmt::trim(lo, 2),
+                    fmt::trim(hi, 2),
+                    fmt::gib(s),
+                    fmt::int(p.min_mib_s_per_tib),
+                    fmt::int(p.max_mib_s_per_tib),
+                    fmt::int(p.min_mib_s),
+                    fmt::int(p.max_mib_s),
+                    fmt::trim(t, 2)
+                )));
+            }
+            vol.throughput = Some(t * MIB);
         }
         Params::Tiered(p) => {
             let s = size.ok_or_else(|| need_size(&format!("{ty}:size=1024G")))?;

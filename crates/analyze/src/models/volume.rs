@@ -92,6 +92,14 @@ impl Volume {
                     fmt::mb_s(l.bytes_per_s)
                 )
             }
+            Params::HdThroughput(_) => {
+                let l = self.limits(false);
+                format!(
+                    "{ty} {}, {} IOPS, {size}",
+                    fmt::bw(l.bytes_per_s),
+                    fmt::int(l.iops)
+                )
+            }
             Params::Tiered(p) => {
                 let l = self.limits(false);
                 let tier = self
@@ -553,6 +561,23 @@ impl Volume {
                     fmt::int(iops),
                     t,
                     format!("{} provisioned", fmt::mb_s(t)),
+                )
+            }
+            Params::HdThroughput(p) => {
+                let t = self.throughput.unwrap_or(p.min_mib_s * MIB);
+                let raw = t / MIB * p.iops_per_mib_s;
+                let iops = raw.min(p.max_iops);
+                unlimited(
+                    iops,
+                    format!(
+                        "{} = {} MiB/s x {} IOPS per MiB/s{}",
+                        fmt::int(iops),
+                        fmt::trim(t / MIB, 2),
+                        fmt::trim(p.iops_per_mib_s, 2),
+                        if raw > p.max_iops { ", capped" } else { "" }
+                    ),
+                    t,
+                    format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
                 )
             }
             Params::Tiered(p) => match self.tier(p) {
