@@ -729,3 +729,46 @@ fn explanation_never_panics_on_odd_input() {
         let _ = e.to_json();
     }
 }
+
+#[test]
+fn a_queue_not_kept_full_is_unknown_with_its_reason() {
+    // 32 in flight configured, 1,000 IOPS x 1 ms = 1 in flight on average; no rate, no
+    // thinktime, no busy CPU, no flushes: the bound is unknown, and it says why.
+    let j = J {
+        opts: vec![
+            ("direct", "1"),
+            ("rw", "randread"),
+            ("ioengine", "libaio"),
+            ("iodepth", "32"),
+        ],
+        iops: 1_000.0,
+        lat_us: 1_000.0,
+        p50_us: Some(1_000.0),
+        p5_us: Some(800.0),
+        depth: Some("32"),
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    assert_eq!(e.jobs[0].bound, Bound::Unknown, "{}", e.to_text());
+    let f = find(&e, "unknown").unwrap();
+    assert!(
+        f.claim.contains("1 of 32 I/Os in flight on average"),
+        "the claim gives the measured and configured depth: {}",
+        f.claim
+    );
+    assert!(f.fix.contains("iodepth_batch"), "{}", f.fix);
+}
+
+#[test]
+fn thinktime_is_a_rate_bound() {
+    // 2 ms of think time per I/O of 200 µs: the job paces itself.
+    let j = J {
+        opts: vec![("direct", "1"), ("rw", "randread"), ("thinktime", "2ms")],
+        iops: 450.0,
+        lat_us: 200.0,
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    assert_eq!(e.jobs[0].bound, Bound::Rate, "{}", e.to_text());
+    assert!(find(&e, "rate").unwrap().claim.contains("thinktime takes"));
+}
