@@ -75,7 +75,51 @@ fn bad_volume_specs_list_the_known_types() {
     let o = run_in(&d.0, &["cost", "--volume", "gp3:iops=99999999"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let o = run_in(&d.0, &["models"]);
-    assert!(stdout(&o).contains("io2"));
+    let out = stdout(&o);
+    for m in [
+        "io2",
+        "Ultra Disk",
+        "Hyperdisk Extreme",
+        "pd-balanced",
+        "i4i.32xlarge",
+    ] {
+        assert!(out.contains(m), "iolens models should list {m}");
+    }
+    assert!(
+        !out.contains("shared/"),
+        "no internal paths in iolens models"
+    );
+    let o = run_in(&d.0, &["models", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("models --format json");
+    assert!(
+        v["volumes"]
+            .as_array()
+            .expect("volumes")
+            .iter()
+            .all(|m| m["source"].is_string() && m["date"].is_string()),
+        "every model has a source and a date"
+    );
+    // Issue 9 acceptance: $40 + 17,000 x $0.005 + 875 MiB/s x $0.04 = $160.00 per month.
+    let o = run_in(
+        &d.0,
+        &[
+            "cost",
+            "--volume",
+            "gp3:iops=20000,throughput=1000,size=500G",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("total: $160.00 per month"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_in(&d.0, &["cost", "--volume", "io2:iops=256000"]);
+    assert!(
+        o.status.success(),
+        "io2 at 256,000 IOPS is accepted: {}",
+        stderr(&o)
+    );
     let o = run_in(
         &d.0,
         &[
