@@ -296,7 +296,10 @@ fn series(w: &mut W, j: &JobResult) {
         return;
     }
     let line = |s: &[(u64, f64)]| {
-        let pts: Vec<String> = s.iter().map(|(t, v)| format!("[{t},{}]", if v.is_finite() { *v } else { 0.0 })).collect();
+        let pts: Vec<String> = s
+            .iter()
+            .map(|(t, v)| format!("[{t},{}]", if v.is_finite() { *v } else { 0.0 }))
+            .collect();
         format!("[{}]", pts.join(","))
     };
     w.open(Some("iolens_series"), '{');
