@@ -180,12 +180,17 @@ fn report_of_a_randrw_io_uring_run() {
 
 #[test]
 fn report_of_fio_json_plus_output() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fio-3.33/randrw-io_uring-jsonplus.json");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio-3.33");
     let d = TempDir::new("report-fio");
+    let out = d.join("fio.html");
     let o = run_in(
-        &d.0,
-        &["report", &fixture.display().to_string(), "-o", "fio.html"],
+        &fixtures,
+        &[
+            "report",
+            "randrw-io_uring-jsonplus.json",
+            "-o",
+            &out.display().to_string(),
+        ],
     );
     assert!(
         o.status.success(),

@@ -121,8 +121,11 @@ pub type Dist<'a> = (&'a str, usize, &'a LatDist);
 /// to show a second mode, coarse enough that each bar holds many I/Os.
 const PER_DECADE: f64 = 10.0;
 
-/// The bins regrouped into equal widths on a log axis: (lower edge ns, upper edge ns, percent).
-pub fn log_buckets(d: &LatDist) -> Vec<(f64, f64, f64)> {
+/// A histogram bar: (lower edge ns, upper edge ns, percent of the I/Os).
+pub type Bucket = (f64, f64, f64);
+
+/// The bins regrouped into equal widths on a log axis.
+pub fn log_buckets(d: &LatDist) -> Vec<Bucket> {
     let total: u64 = d.bins.iter().map(|b| b.1).sum();
     if total == 0 {
         return Vec::new();
@@ -186,7 +189,7 @@ fn mark_lines(svg: &mut Svg, f: &Frame, dists: &[Dist]) {
 /// A latency histogram: the share of I/Os in each bucket (10 per decade) on a log latency axis,
 /// one outlined area per direction, p50/p99/p99.9 marked. None when no distribution has bins.
 pub fn latency_histogram(label: &str, dists: &[Dist]) -> Option<String> {
-    let buckets: Vec<(usize, Vec<(f64, f64, f64)>)> = dists
+    let buckets: Vec<(usize, Vec<Bucket>)> = dists
         .iter()
         .map(|(_, c, d)| (*c, log_buckets(d)))
         .filter(|(_, b)| !b.is_empty())

@@ -188,8 +188,8 @@ impl Scale {
             Kind::Log => {
                 let a = self.d.0.log10().floor() as i32;
                 let b = self.d.1.log10().ceil() as i32;
-                // 1, 2 and 5 in each decade when the axis spans at most two, else decades.
-                let mults: &[f64] = if self.d.1 / self.d.0 <= 100.0 * (1.0 + 1e-9) {
+                // 1, 2 and 5 in each decade when the axis spans at most three, else decades.
+                let mults: &[f64] = if self.d.1 / self.d.0 <= 1000.0 * (1.0 + 1e-9) {
                     &[1.0, 2.0, 5.0]
                 } else {
                     &[1.0]
@@ -599,12 +599,18 @@ mod tests {
 
     #[test]
     fn auto_picks_log_only_over_two_decades() {
-        let s = Scale::auto(&[50_000.0, 9_000_000.0], Unit::Nanos, Some(100.0), true);
-        assert_eq!((s.kind, s.d), (Kind::Log, (50_000.0, 10_000_000.0)));
+        let s = Scale::auto(&[5_000.0, 9_000_000.0], Unit::Nanos, Some(100.0), true);
+        assert_eq!((s.kind, s.d), (Kind::Log, (5_000.0, 10_000_000.0)));
         assert_eq!(
             s.ticks(),
-            vec![1e5, 1e6, 1e7],
-            "one tick per decade over two decades"
+            vec![1e4, 1e5, 1e6, 1e7],
+            "one tick per decade over more than three decades"
+        );
+        let s = Scale::log(200.0, 50_000.0, Unit::Nanos);
+        assert_eq!(
+            s.ticks(),
+            vec![200.0, 500.0, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4],
+            "1, 2 and 5 over 2.4 decades"
         );
         let s = Scale::auto(&[50_000.0, 900_000.0], Unit::Nanos, Some(100.0), true);
         assert_eq!(s.kind, Kind::Lin, "18x is not more than two decades");
