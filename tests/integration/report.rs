@@ -175,7 +175,35 @@ fn report_of_a_randrw_io_uring_run() {
         chart_count(&html),
         "the saved result gives as many charts as the live run"
     );
-    check_in_chromium(&d.join("run.html"), "run", 3000);
+    // Several inputs, one page: a section per file.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fio-3.33/randrw-io_uring-jsonplus.json");
+    let o = run_in(
+        &d.0,
+        &[
+            "report",
+            "run.json",
+            &fixture.display().to_string(),
+            "-o",
+            "both.html",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "iolens report with two files: {}",
+        stderr(&o)
+    );
+    let both = std::fs::read_to_string(d.join("both.html")).expect("both.html");
+    assert!(
+        both.contains("id=\"run-0\"") && both.contains("id=\"run-1\""),
+        "a section per input file"
+    );
+    assert_eq!(
+        chart_count(&both),
+        chart_count(&html) + 2,
+        "the run's charts and the fio file's histogram and percentiles"
+    );
+    check_in_chromium(&d.join("run.html"), "run", 3300);
 }
 
 #[test]

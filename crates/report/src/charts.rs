@@ -163,7 +163,12 @@ fn mark_lines(svg: &mut Svg, f: &Frame, dists: &[Dist]) {
             let x = f.x.px(v);
             svg.line(x, t, x, b, &format!("ln thin dash s{color}"));
             let w = text_w(name) + 4.0;
-            let (x0, x1) = (x + 3.0, x + 3.0 + w);
+            // Right of the line, or left of it near the plot's right edge.
+            let (x0, x1) = if x + 3.0 + w > f.area.1 {
+                (x - 3.0 - w, x - 3.0)
+            } else {
+                (x + 3.0, x + 3.0 + w)
+            };
             let row = (0..)
                 .find(|r| {
                     rows.get(*r).is_none_or(|taken: &Vec<(f64, f64)>| {

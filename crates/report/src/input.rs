@@ -208,7 +208,10 @@ pub fn from_run(r: &iolens_stats::RunResult, source: &str) -> RunReport {
 /// `explain`, and the machine it ran on (the devices under its files included).
 pub fn run_report(r: &iolens_stats::RunResult, generator: &str, findings: Vec<Finding>) -> Report {
     let run = from_run(r, "this run");
-    let machine = crate::machine::detect("this run", &run.disks);
+    let machine = crate::machine::detect(
+        "where this run ran (read from /proc and sysfs at its end)",
+        &run.disks,
+    );
     Report {
         title: format!("iolens report: {}", job_names(&run)),
         generator: generator.to_string(),

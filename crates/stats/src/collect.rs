@@ -747,6 +747,12 @@ mod tests {
             r.jobs[0].dirs[0].bw_samples.mean, 200.0,
             "fio sums sample means"
         );
+        assert_eq!(
+            r.jobs[0].dirs[0].bw_series,
+            vec![(500, 200.0)],
+            "the two jobs' samples of the same interval add up"
+        );
+        assert_eq!(r.jobs[1].dirs[0].iops_series, vec![(500, 25.0)]);
         // With group_reporting the group line describes the merged entry (as fio).
         let g = &r.groups[0].dirs[0];
         assert_eq!(g.io_bytes, 400 * 4096);
