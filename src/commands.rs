@@ -206,7 +206,13 @@ pub fn report_cmd(args: &[String]) -> Result<i32> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
         if let Ok(view) = parse_result(&text) {
-            findings.extend(report_findings(&explain(&view, &ctx)));
+            let mut fs = report_findings(&explain(&view, &ctx));
+            if f.positional.len() > 1 {
+                // Several inputs: say which one each finding is about.
+                fs.iter_mut()
+                    .for_each(|x| x.subject = format!("{path}: {}", x.subject));
+            }
+            findings.extend(fs);
         }
         files.push((path.clone(), text));
     }

@@ -198,6 +198,10 @@ fn report_of_a_randrw_io_uring_run() {
         both.contains("id=\"run-0\"") && both.contains("id=\"run-1\""),
         "a section per input file"
     );
+    assert!(
+        both.contains("run.json: randrw"),
+        "with several inputs a finding names its file"
+    );
     assert_eq!(
         chart_count(&both),
         chart_count(&html) + 2,
