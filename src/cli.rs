@@ -37,8 +37,10 @@ pub enum Command {
     Quick(QuickArgs),
     /// Explain a fio or iolens JSON result: what bounds its numbers and what to change
     Explain(ExplainArgs),
-    /// List the volume and instance models iolens knows
-    Models,
+    /// Write an HTML report with charts of fio or iolens JSON results
+    Report(ReportArgs),
+    /// List the volume and instance models iolens knows, with their sources
+    Models(ModelsArgs),
     /// Monthly cost of a volume, and right-sizing for a peak
     Cost(CostArgs),
     /// Print a shell completion script
@@ -149,9 +151,9 @@ pub struct QuickArgs {
     pub eta: EtaWhen,
 }
 
-/// Output of `iolens explain`.
+/// Output of `iolens explain` and `iolens models`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExplainFormat {
+pub enum TextOrJson {
     /// Text for people
     Text,
     /// JSON
@@ -172,7 +174,32 @@ pub struct ExplainArgs {
     pub instance: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
-    pub format: ExplainFormat,
+    pub format: TextOrJson,
+}
+
+/// `iolens report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// fio 3.x json/json+ output or iolens JSON (several: compared in one report)
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub results: Vec<String>,
+    /// The HTML file to write
+    #[arg(short = 'o', long, value_name = "FILE.html")]
+    pub output: PathBuf,
+    /// Volume model for the findings, e.g. io1:iops=48000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Instance type for the findings, e.g. c7g.16xlarge
+    #[arg(long, value_name = "TYPE")]
+    pub instance: Option<String>,
+}
+
+/// `iolens models`.
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
 }
 
 /// `iolens cost`.

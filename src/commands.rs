@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use iolens_analyze::{explain, parse_result, parse_volume, right_size};
 use iolens_session::Sink;
 
-use crate::cli::{Command, CostArgs, ExplainArgs, ExplainFormat, Shell};
+use crate::cli::{Command, CostArgs, ExplainArgs, ReportArgs, Shell, TextOrJson};
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(c: Command) -> Result<i32> {
@@ -14,10 +14,17 @@ pub fn run(c: Command) -> Result<i32> {
     match c {
         Command::Quick(a) => crate::quick::run(&a),
         Command::Explain(a) => explain_cmd(&a, &mut out),
-        Command::Models => {
-            out.write(&iolens_analyze::list_models())?;
+        Command::Models(a) => {
+            out.write(&match a.format {
+                TextOrJson::Text => iolens_analyze::list_models(),
+                TextOrJson::Json => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&iolens_analyze::list_models_json())?
+                ),
+            })?;
             Ok(0)
         }
+        Command::Report(a) => report_cmd(&a),
         Command::Cost(a) => cost(&a, &mut out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
@@ -67,12 +74,37 @@ fn explain_cmd(a: &ExplainArgs, out: &mut Sink) -> Result<i32> {
     let ctx = iolens_session::explain_context(a.volume.as_deref(), a.instance.as_deref())?;
     let e = explain(&view, &ctx);
     match a.format {
-        ExplainFormat::Text => out.write(&e.to_text())?,
-        ExplainFormat::Json => out.write(&format!(
+        TextOrJson::Text => out.write(&e.to_text())?,
+        TextOrJson::Json => out.write(&format!(
             "{}\n",
             serde_json::to_string_pretty(&e.to_json())?
         ))?,
     }
+    Ok(0)
+}
+
+/// `iolens report RESULT.json... -o FILE.html`: charts of each result, explain's findings.
+fn report_cmd(a: &ReportArgs) -> Result<i32> {
+    let ctx = iolens_session::explain_context(a.volume.as_deref(), a.instance.as_deref())?;
+    let mut files = Vec::new();
+    let mut findings = Vec::new();
+    for path in &a.results {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
+        if let Ok(view) = parse_result(&text) {
+            let mut fs = iolens_session::html_findings(&explain(&view, &ctx));
+            if a.results.len() > 1 {
+                // Several inputs: say which one each finding is about.
+                fs.iter_mut()
+                    .for_each(|x| x.subject = format!("{path}: {}", x.subject));
+            }
+            findings.extend(fs);
+        }
+        files.push((path.clone(), text));
+    }
+    let report = iolens_report::input::files_report(&files, &iolens_session::version(), findings)?;
+    std::fs::write(&a.output, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{}'", a.output.display()))?;
     Ok(0)
 }
 

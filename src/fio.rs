@@ -69,7 +69,7 @@ pub fn run(argv: &[String]) -> Result<i32> {
         bail!("no jobs defined: give a job file or --name=NAME with options");
     }
     // Before the run: a bad --volume or --instance must not cost a whole benchmark.
-    let explain = if a.explain {
+    let context = if a.explain || a.report.is_some() {
         Some(explain_context(a.volume.as_deref(), a.instance.as_deref())?)
     } else {
         None
@@ -91,7 +91,8 @@ pub fn run(argv: &[String]) -> Result<i32> {
             .max(Duration::from_millis(100)),
         worker: iolens_session::worker_options_from_env(),
         header: a.formats.contains(&OutputFormat::Normal),
-        explain: explain.as_ref(),
+        explain: context.as_ref().filter(|_| a.explain),
+        html: a.report.as_deref().zip(context.as_ref()),
         // fio caps --max-jobs at its compiled-in limit as well.
         max_jobs: a
             .max_jobs

@@ -274,7 +274,15 @@ fn a_file_the_job_cannot_open_reports_its_errno() {
     assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
 }
 
-const SUBCOMMANDS: [&str; 6] = ["quick", "explain", "models", "cost", "completions", "man"];
+const SUBCOMMANDS: [&str; 7] = [
+    "quick",
+    "explain",
+    "report",
+    "models",
+    "cost",
+    "completions",
+    "man",
+];
 
 #[test]
 fn every_subcommand_answers_help_and_version() {

@@ -337,7 +337,6 @@ pub fn execute(
         (0..plan.jobs.len()).map(|_| None).collect();
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
     let stop_later_phases = AtomicBool::new(false);
-    let mut panicked: Vec<String> = Vec::new();
     // exitall is one switch for the whole run, as in fio: set on any job, the first job to
     // finish (whichever it is) ends the others of its group.
     let exitall = plan.jobs.iter().any(|j| j.spec.exitall);
@@ -478,9 +477,12 @@ pub fn execute(
                             .cloned()
                             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                             .unwrap_or_else(|| "unknown panic".into());
-                        panicked.push(format!(
-                            "job '{}': internal error, its thread panicked: {what}",
-                            plan.jobs[i].spec.name
+                        // Its engine has reaped every I/O while unwinding; the job is
+                        // reported with the error, as any failed job.
+                        outcomes[i] = Some(worker::failed(
+                            &plan.jobs[i],
+                            libc::EIO,
+                            format!("internal error, its thread panicked: {what}"),
                         ));
                     }
                 }
@@ -488,7 +490,7 @@ pub fn execute(
         });
     }
     let disk_util = sampler.finish();
-    let mut errors = panicked;
+    let mut errors = Vec::new();
     let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {

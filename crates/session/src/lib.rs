@@ -62,6 +62,8 @@ pub struct Settings<'a> {
     pub header: bool,
     /// Explain the result after the report.
     pub explain: Option<&'a ExplainContext>,
+    /// Write an HTML report of the run here (`--report`), with findings in this context.
+    pub html: Option<(&'a std::path::Path, &'a ExplainContext)>,
     /// Most jobs (clones included) allowed.
     pub max_jobs: u32,
     /// How to print the result.
@@ -77,6 +79,7 @@ impl Default for Settings<'_> {
             worker: WorkerOptions::default(),
             header: false,
             explain: None,
+            html: None,
             max_jobs: MAX_JOBS,
             report: Report::Silent,
         }
@@ -132,6 +135,33 @@ pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<E
             .transpose()
             .context("--instance")?,
     })
+}
+
+/// explain's findings as the HTML report shows them.
+pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html::Finding> {
+    e.findings
+        .iter()
+        .map(|f| iolens_report::html::Finding {
+            severity: f.severity.label().to_string(),
+            subject: match f.direction.as_str() {
+                "" => f.job.clone(),
+                d => format!("{}, {d}", f.job),
+            },
+            claim: f.claim.clone(),
+            detail: f.arithmetic.clone(),
+            fix: f.fix.clone(),
+        })
+        .collect()
+}
+
+/// `--report=FILE.html` after a run: charts of the run, explain's findings (from the result in
+/// memory), the machine.
+pub fn write_html(r: &RunResult, path: &std::path::Path, ctx: &ExplainContext) -> Result<()> {
+    use anyhow::Context;
+    let findings = html_findings(&explain(&view_of_run(r), ctx));
+    let report = iolens_report::input::run_report(r, &version(), findings);
+    std::fs::write(path, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{}'", path.display()))
 }
 
 /// Refuses more jobs than `max` before anything is planned.
@@ -240,6 +270,9 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
     if let Some(ctx) = s.explain {
         sink.write(&explain_text(&outcome.result, ctx))?;
     }
+    if let Some((path, ctx)) = s.html {
+        write_html(&outcome.result, path, ctx)?;
+    }
     if outcome.result.interrupted {
         diag(&format!(
             "iolens: interrupted by {}: the results cover only the part of the run before it",
@@ -276,8 +309,13 @@ mod tests {
     fn the_job_limit_counts_clones() {
         let set = jobs("[a]\nioengine=null\nsize=4k\nnumjobs=3\n[b]\nioengine=null\nsize=4k\n");
         assert!(check_job_count(&set, 4).is_ok(), "4 jobs fit a limit of 4");
-        let e = check_job_count(&set, 3).expect_err("4 jobs exceed 3").to_string();
-        assert!(e.contains("4 jobs (numjobs included) exceed the limit of 3"), "{e}");
+        let e = check_job_count(&set, 3)
+            .expect_err("4 jobs exceed 3")
+            .to_string();
+        assert!(
+            e.contains("4 jobs (numjobs included) exceed the limit of 3"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -299,7 +337,10 @@ mod tests {
             ..Settings::default()
         };
         let mut o = run(&set, &s, &mut Sink::stdout()).expect("a null job runs");
-        assert_eq!(o.result.jobs[0].dirs[0].total_ios, 16, "64 KiB in 4 KiB reads");
+        assert_eq!(
+            o.result.jobs[0].dirs[0].total_ios, 16,
+            "64 KiB in 4 KiB reads"
+        );
         assert_eq!(o.exit_code(), 0);
         o.result.interrupted = true;
         assert_eq!(o.exit_code(), 1, "interrupted");

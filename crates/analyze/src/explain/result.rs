@@ -96,9 +96,32 @@ pub struct JobView {
     pub iodepth_level: Vec<(String, f64)>,
     /// How many JSON entries were merged into this view (clones without group_reporting).
     pub merged_entries: u32,
+    /// The `sync` section (fsync/fdatasync/sync_file_range): latency of each flush, `n` flushes.
+    pub sync: LatStats,
+    /// Context switches (`ctx`).
+    pub ctx: f64,
+    /// Completion latency buckets (`latency_ns`, `latency_us`, `latency_ms`) as (upper bound
+    /// in ns, percent of I/Os); the open last bucket has an infinite bound.
+    pub lat_buckets: Vec<(f64, f64)>,
 }
 
 impl JobView {
+    /// Percent of I/Os whose latency was at most `ns` (from the latency buckets), or `None`
+    /// when the result has no buckets.
+    pub fn share_at_most(&self, ns: f64) -> Option<f64> {
+        let total: f64 = self.lat_buckets.iter().map(|(_, p)| *p).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        let below: f64 = self
+            .lat_buckets
+            .iter()
+            .filter(|(u, _)| *u <= ns)
+            .map(|(_, p)| *p)
+            .sum();
+        Some(100.0 * below / total)
+    }
+
     /// A merged option value.
     pub fn opt(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
@@ -256,6 +279,37 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
                 .collect()
         })
         .unwrap_or_default();
+    let mut lat_buckets = vec![];
+    for (key, unit) in [
+        ("latency_ns", 1.0),
+        ("latency_us", 1e3),
+        ("latency_ms", 1e6),
+    ] {
+        if let Some(o) = v.get(key).and_then(Value::as_object) {
+            for (k, x) in o {
+                let upper = if k.starts_with(">=") {
+                    f64::INFINITY
+                } else {
+                    match k.trim().parse::<f64>() {
+                        Ok(u) => u * unit,
+                        Err(_) => continue,
+                    }
+                };
+                lat_buckets.push((upper, as_f64(Some(x))));
+            }
+        }
+    }
+    let sync = v
+        .get("sync")
+        .map(|s| {
+            let mut l = lat_stats(s.get("lat_ns"));
+            let n = as_f64(s.get("total_ios"));
+            if n > 0.0 {
+                l.n = n;
+            }
+            l
+        })
+        .unwrap_or_default();
     JobView {
         name: v
             .get("jobname")
@@ -270,6 +324,9 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
         sys_cpu: as_f64(v.get("sys_cpu")),
         iodepth_level,
         merged_entries: 1,
+        sync,
+        ctx: as_f64(v.get("ctx")),
+        lat_buckets,
     }
 }
 
@@ -494,6 +551,30 @@ pub fn view_of_run(r: &RunResult) -> ResultView {
                 .collect()
         };
         dirs.extend(j.mixed.as_ref().map(|m| dir("mixed", m)));
+        // fio's latency buckets: 10 in ns, 10 in µs, 12 in ms (the last one open).
+        let bounds = [
+            2.0, 4.0, 10.0, 20.0, 50.0, 100.0, 250.0, 500.0, 750.0, 1000.0,
+        ];
+        let ms = [
+            2.0, 4.0, 10.0, 20.0, 50.0, 100.0, 250.0, 500.0, 750.0, 1000.0, 2000.0,
+        ];
+        let uppers = bounds
+            .iter()
+            .copied()
+            .chain(bounds.iter().map(|b| b * 1e3))
+            .chain(ms.iter().map(|b| b * 1e6))
+            .chain([f64::INFINITY]);
+        let lat_buckets = uppers.zip(j.lat_buckets.iter().copied()).collect();
+        // As the JSON: no sync section when "mixed" replaces the directions.
+        let sync = if j.unified == "mixed" {
+            LatStats::default()
+        } else {
+            let mut l = lat(&j.sync.lat);
+            if j.sync.total_ios > 0 {
+                l.n = j.sync.total_ios as f64;
+            }
+            l
+        };
         JobView {
             name: j.name.clone(),
             groupid: i64::from(j.groupid),
@@ -509,6 +590,9 @@ pub fn view_of_run(r: &RunResult) -> ResultView {
                 .map(|(l, p)| (l.to_string(), p))
                 .collect(),
             merged_entries: 1,
+            sync,
+            ctx: j.ctx as f64,
+            lat_buckets,
         }
     };
     let mut notes = vec![];
@@ -582,6 +666,17 @@ fn merge(a: &mut JobView, b: &JobView) {
             .iodepth_level
             .iter()
             .find(|(l, _)| l == label)
+            .map(|(_, p)| *p)
+            .unwrap_or(0.0);
+        *pct = (*pct * total_before + other) / (total_before + 1.0);
+    }
+    merge_lat(&mut a.sync, &b.sync);
+    a.ctx += b.ctx;
+    for (upper, pct) in &mut a.lat_buckets {
+        let other = b
+            .lat_buckets
+            .iter()
+            .find(|(u, _)| u == upper)
             .map(|(_, p)| *p)
             .unwrap_or(0.0);
         *pct = (*pct * total_before + other) / (total_before + 1.0);
