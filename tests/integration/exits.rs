@@ -99,7 +99,8 @@ fn finish(mut child: Child, rx: mpsc::Receiver<String>) -> (Option<i32>, String,
         std::thread::sleep(Duration::from_millis(20));
     };
     let stdout = reader.join().expect("stdout reader");
-    let lines: Vec<String> = rx.try_iter().collect();
+    // Every line up to stderr's end (the forwarding thread ends there, the child has exited).
+    let lines: Vec<String> = rx.iter().collect();
     (status.code(), stdout, lines)
 }
 
