@@ -3,6 +3,7 @@
 //! snapshot-tested from deterministic runs.
 #![deny(missing_docs)]
 
+pub mod clients;
 pub mod fmt;
 pub mod json;
 pub mod normal;
