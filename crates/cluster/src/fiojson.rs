@@ -25,7 +25,14 @@ fn pairs(v: Option<&Value>) -> Vec<(String, String)> {
     v.and_then(Value::as_object)
         .map(|o| {
             o.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string()),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -131,7 +138,10 @@ fn job(v: &Value) -> JobResult {
         dir(v.get("trim"), &mut display),
     ];
     let mixed = v.get("mixed").map(|m| dir(Some(m), &mut display));
-    let sync = v.get("sync").map(|s| (u(s, "total_ios"), lat(s.get("lat_ns")).0)).unwrap_or_default();
+    let sync = v
+        .get("sync")
+        .map(|s| (u(s, "total_ios"), lat(s.get("lat_ns")).0))
+        .unwrap_or_default();
     display.sync_engine = dirs.iter().all(|d| d.slat.moments.n == 0);
     display.continue_on_error = v.get("total_err").is_some();
     let seven = |k: &str| {
@@ -154,7 +164,11 @@ fn job(v: &Value) -> JobResult {
     };
     let issued = [0, 1, 2].map(|i| dirs[i].total_ios);
     JobResult {
-        name: v.get("jobname").and_then(Value::as_str).unwrap_or("").to_string(),
+        name: v
+            .get("jobname")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         groupid: u(v, "groupid") as u32,
         jobs: 1,
         error: v.get("error").and_then(Value::as_i64).unwrap_or(0) as i32,
@@ -218,7 +232,11 @@ pub fn groups_of(jobs: &[JobResult]) -> Vec<GroupResult> {
             gd.io_bytes += d.io_bytes;
             gd.max_run = gd.max_run.max(d.runtime_ms);
             gd.max_bw = gd.max_bw.max(bw);
-            gd.min_run = if first { d.runtime_ms } else { gd.min_run.min(d.runtime_ms) };
+            gd.min_run = if first {
+                d.runtime_ms
+            } else {
+                gd.min_run.min(d.runtime_ms)
+            };
             gd.min_bw = if first { bw } else { gd.min_bw.min(bw) };
             gd.agg_bw = (gd.io_bytes as u128 * 1000)
                 .checked_div(gd.max_run as u128)
@@ -265,7 +283,11 @@ pub fn parse(text: &str) -> Result<RunResult> {
         })
         .unwrap_or_default();
     Ok(RunResult {
-        version: v.get("fio version").and_then(Value::as_str).unwrap_or("").into(),
+        version: v
+            .get("fio version")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .into(),
         timestamp: u(&v, "timestamp"),
         timestamp_ms: u(&v, "timestamp_ms"),
         time: v.get("time").and_then(Value::as_str).unwrap_or("").into(),

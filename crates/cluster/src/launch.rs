@@ -36,14 +36,28 @@ pub fn detect(
 ) -> Result<Option<Launch>> {
     let first = |names: &[&str]| names.iter().find_map(|n| get(n));
     let pairs: [(&str, &str, &'static str, &[&str]); 4] = [
-        ("IOLENS_RANK", "IOLENS_SIZE", "IOLENS_RANK", &["IOLENS_JOB_ID"]),
+        (
+            "IOLENS_RANK",
+            "IOLENS_SIZE",
+            "IOLENS_RANK",
+            &["IOLENS_JOB_ID"],
+        ),
         (
             "OMPI_COMM_WORLD_RANK",
             "OMPI_COMM_WORLD_SIZE",
             "Open MPI",
-            &["OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid", "PMIX_NAMESPACE"],
+            &[
+                "OMPI_MCA_ess_base_jobid",
+                "OMPI_MCA_orte_ess_jobid",
+                "PMIX_NAMESPACE",
+            ],
         ),
-        ("PMI_RANK", "PMI_SIZE", "MPICH/Hydra", &["PMI_JOBID", "PMIX_NAMESPACE"]),
+        (
+            "PMI_RANK",
+            "PMI_SIZE",
+            "MPICH/Hydra",
+            &["PMI_JOBID", "PMIX_NAMESPACE"],
+        ),
         ("SLURM_PROCID", "SLURM_NTASKS", "Slurm", &["SLURM_JOB_ID"]),
     ];
     for (r, s, source, ids) in pairs {
@@ -72,7 +86,12 @@ pub fn detect(
 }
 
 impl Launch {
-    fn checked(rank: u32, size: u32, source: &'static str, job_id: Option<String>) -> Result<Launch> {
+    fn checked(
+        rank: u32,
+        size: u32,
+        source: &'static str,
+        job_id: Option<String>,
+    ) -> Result<Launch> {
         if size == 0 || rank >= size {
             bail!("{source}: rank {rank} is outside 0..{size}");
         }
@@ -103,12 +122,19 @@ pub fn token(get: &dyn Fn(&str) -> Option<String>, l: &Launch) -> Result<String>
     h.update(l.source.as_bytes());
     h.update(b"\0");
     h.update(id.as_bytes());
-    Ok(h.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect())
+    Ok(h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Compares tokens without an early exit.
 pub fn same_token(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// This machine's host name.
@@ -156,23 +182,61 @@ mod tests {
     use super::*;
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |n: &str| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
+        move |n: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
     fn launchers_are_detected() {
         let cases: &[(&[(&str, &str)], Option<u32>, Option<(u32, u32, &str)>)] = &[
             (&[], None, None),
-            (&[("OMPI_COMM_WORLD_RANK", "2"), ("OMPI_COMM_WORLD_SIZE", "4")], None, Some((2, 4, "Open MPI"))),
-            (&[("PMI_RANK", "1"), ("PMI_SIZE", "3")], None, Some((1, 3, "MPICH/Hydra"))),
-            (&[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "8"), ("SLURM_JOB_ID", "77")], None, Some((0, 8, "Slurm"))),
-            (&[("JOB_COMPLETION_INDEX", "3")], Some(5), Some((3, 5, "Kubernetes"))),
+            (
+                &[("OMPI_COMM_WORLD_RANK", "2"), ("OMPI_COMM_WORLD_SIZE", "4")],
+                None,
+                Some((2, 4, "Open MPI")),
+            ),
+            (
+                &[("PMI_RANK", "1"), ("PMI_SIZE", "3")],
+                None,
+                Some((1, 3, "MPICH/Hydra")),
+            ),
+            (
+                &[
+                    ("SLURM_PROCID", "0"),
+                    ("SLURM_NTASKS", "8"),
+                    ("SLURM_JOB_ID", "77"),
+                ],
+                None,
+                Some((0, 8, "Slurm")),
+            ),
+            (
+                &[("JOB_COMPLETION_INDEX", "3")],
+                Some(5),
+                Some((3, 5, "Kubernetes")),
+            ),
             // IOLENS_RANK wins over a launcher's variables.
-            (&[("IOLENS_RANK", "1"), ("IOLENS_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0"), ("OMPI_COMM_WORLD_SIZE", "4")], None, Some((1, 2, "IOLENS_RANK"))),
+            (
+                &[
+                    ("IOLENS_RANK", "1"),
+                    ("IOLENS_SIZE", "2"),
+                    ("OMPI_COMM_WORLD_RANK", "0"),
+                    ("OMPI_COMM_WORLD_SIZE", "4"),
+                ],
+                None,
+                Some((1, 2, "IOLENS_RANK")),
+            ),
         ];
         for (vars, ws, want) in cases {
-            let got = detect(&env(vars), *ws).unwrap().map(|l| (l.rank, l.size, l.source));
-            assert_eq!(got, *want, "launcher from {vars:?} with --world-size {ws:?}");
+            let got = detect(&env(vars), *ws)
+                .unwrap()
+                .map(|l| (l.rank, l.size, l.source));
+            assert_eq!(
+                got, *want,
+                "launcher from {vars:?} with --world-size {ws:?}"
+            );
         }
     }
 
@@ -185,21 +249,38 @@ mod tests {
             &[("PMI_RANK", "0")],
         ];
         for vars in bad {
-            assert!(detect(&env(vars), None).is_err(), "expected an error from {vars:?}");
+            assert!(
+                detect(&env(vars), None).is_err(),
+                "expected an error from {vars:?}"
+            );
         }
     }
 
     #[test]
     fn token_from_env_or_job_id() {
-        let l = detect(&env(&[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "2"), ("SLURM_JOB_ID", "9")]), None)
-            .unwrap()
-            .unwrap();
+        let l = detect(
+            &env(&[
+                ("SLURM_PROCID", "0"),
+                ("SLURM_NTASKS", "2"),
+                ("SLURM_JOB_ID", "9"),
+            ]),
+            None,
+        )
+        .unwrap()
+        .unwrap();
         let a = token(&env(&[]), &l).unwrap();
         assert_eq!(a.len(), 32);
         let mut other = l.clone();
         other.job_id = Some("10".into());
-        assert_ne!(a, token(&env(&[]), &other).unwrap(), "another job, another token");
-        assert_eq!(token(&env(&[("IOLENS_TOKEN", "s3cret")]), &l).unwrap(), "s3cret");
+        assert_ne!(
+            a,
+            token(&env(&[]), &other).unwrap(),
+            "another job, another token"
+        );
+        assert_eq!(
+            token(&env(&[("IOLENS_TOKEN", "s3cret")]), &l).unwrap(),
+            "s3cret"
+        );
         other.job_id = None;
         assert!(token(&env(&[]), &other).is_err());
         assert!(same_token("abc", "abc") && !same_token("abc", "abd") && !same_token("abc", "ab"));
@@ -208,7 +289,12 @@ mod tests {
     #[test]
     fn substitution() {
         assert_eq!(
-            substitute("filename=/mnt/x.$rank.of.$size,$hostname,$ranks,$sizeX,$$rank", 2, 4, "h1"),
+            substitute(
+                "filename=/mnt/x.$rank.of.$size,$hostname,$ranks,$sizeX,$$rank",
+                2,
+                4,
+                "h1"
+            ),
             "filename=/mnt/x.2.of.4,h1,$ranks,$sizeX,$2"
         );
     }

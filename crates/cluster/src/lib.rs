@@ -243,12 +243,24 @@ mod tests {
 
     #[test]
     fn flags_are_taken_out() {
-        let mut v: Vec<String> = ["--name=a", "--coordinator", "h:1", "--world-size=3", "--rw=read"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(take_flag(&mut v, "coordinator").unwrap().as_deref(), Some("h:1"));
-        assert_eq!(take_flag(&mut v, "world-size").unwrap().as_deref(), Some("3"));
+        let mut v: Vec<String> = [
+            "--name=a",
+            "--coordinator",
+            "h:1",
+            "--world-size=3",
+            "--rw=read",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            take_flag(&mut v, "coordinator").unwrap().as_deref(),
+            Some("h:1")
+        );
+        assert_eq!(
+            take_flag(&mut v, "world-size").unwrap().as_deref(),
+            Some("3")
+        );
         assert_eq!(v, ["--name=a", "--rw=read"]);
         let mut bad = vec!["--coordinator".to_string()];
         assert!(take_flag(&mut bad, "coordinator").is_err());

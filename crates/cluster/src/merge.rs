@@ -18,7 +18,10 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
     let mut formats = vec![OutputFormat::Json];
     for a in args {
         if a == "--help" || a == "-h" {
-            return Ok(crate::Outcome { text: USAGE.into(), code: 0 });
+            return Ok(crate::Outcome {
+                text: USAGE.into(),
+                code: 0,
+            });
         } else if let Some(f) = a.strip_prefix("--output-format=") {
             formats = f
                 .split(',')
@@ -37,7 +40,10 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
         }
     }
     if files.is_empty() {
-        return Ok(crate::Outcome { text: USAGE.into(), code: 1 });
+        return Ok(crate::Outcome {
+            text: USAGE.into(),
+            code: 1,
+        });
     }
     let mut runs: Vec<RunResult> = Vec::new();
     for p in &files {
@@ -64,7 +70,11 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
             })
             .collect(),
         merged: &merged,
-        all: if runs.len() > 1 { all.jobs.first() } else { None },
+        all: if runs.len() > 1 {
+            all.jobs.first()
+        } else {
+            None
+        },
         notes: &notes,
     };
     let mut text = String::new();
@@ -106,8 +116,14 @@ mod tests {
         let p = d.clat.percentiles.clone().unwrap();
         // 75% of the I/Os took ~1000 ns, 25% ~50000 ns.
         assert_eq!(p[0].0, 50.0);
-        assert_eq!(iolens_stats::hist::bucket_index(p[0].1), iolens_stats::hist::bucket_index(1000));
-        assert_eq!(iolens_stats::hist::bucket_index(p[1].1), iolens_stats::hist::bucket_index(50000));
+        assert_eq!(
+            iolens_stats::hist::bucket_index(p[0].1),
+            iolens_stats::hist::bucket_index(1000)
+        );
+        assert_eq!(
+            iolens_stats::hist::bucket_index(p[1].1),
+            iolens_stats::hist::bucket_index(50000)
+        );
         assert_eq!(m.groups[0].dirs[0].io_bytes, 400 * 4096);
     }
 }

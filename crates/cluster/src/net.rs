@@ -152,7 +152,10 @@ fn resolve(addr: &str) -> Result<Vec<SocketAddr>> {
 fn why(e: &anyhow::Error, silence: Duration) -> String {
     match e.downcast_ref::<std::io::Error>().map(|e| e.kind()) {
         Some(ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-            format!("no heartbeat for {:.0} s (hung, or the network is down)", silence.as_secs_f64())
+            format!(
+                "no heartbeat for {:.0} s (hung, or the network is down)",
+                silence.as_secs_f64()
+            )
         }
         Some(ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => {
             "connection closed (the process died or was killed)".into()
@@ -266,10 +269,15 @@ impl Coordinator {
                         s.size,
                         s.t.join.as_secs_f64()
                     );
-                    s.broadcast(&Msg::Abort { reason: msg.clone() });
+                    s.broadcast(&Msg::Abort {
+                        reason: msg.clone(),
+                    });
                     bail!("{msg}");
                 }
-                st = s.cv.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                st =
+                    s.cv.wait_timeout(st, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
             }
             st.started = true;
         }
@@ -310,7 +318,10 @@ impl Coordinator {
                 }
                 break;
             }
-            st = s.cv.wait_timeout(st, gather_end - now).unwrap_or_else(|e| e.into_inner()).0;
+            st =
+                s.cv.wait_timeout(st, gather_end - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
         }
         st.finished = true;
         let mut ranks = vec![RankResult {
@@ -348,7 +359,13 @@ fn serve(s: &Shared, mut c: TcpStream) {
     let _ = c.set_write_timeout(Some(WRITE_TIMEOUT));
     let refuse = |c: &mut TcpStream, reason: &str| {
         log(0, &format!("refused connection from {from}: {reason}"));
-        let _ = send(c, "", &Msg::Refused { reason: reason.into() });
+        let _ = send(
+            c,
+            "",
+            &Msg::Refused {
+                reason: reason.into(),
+            },
+        );
     };
     let f = match recv(&mut c) {
         Ok(f) => f,
@@ -375,7 +392,10 @@ fn serve(s: &Shared, mut c: TcpStream) {
     {
         let mut st = s.lock();
         let bad = if size != s.size {
-            Some(format!("rank {rank} was launched with {size} ranks, rank 0 with {}", s.size))
+            Some(format!(
+                "rank {rank} was launched with {size} ranks, rank 0 with {}",
+                s.size
+            ))
         } else if rank == 0 || rank >= s.size {
             Some(format!("rank {rank} is not in 1..{}", s.size))
         } else if st.peers[rank as usize].is_some() {
@@ -401,7 +421,13 @@ fn serve(s: &Shared, mut c: TcpStream) {
         s.cv.notify_all();
     }
     if version != env!("CARGO_PKG_VERSION") {
-        log(0, &format!("rank {rank} ({hostname}) runs iolens {version}, rank 0 {}", env!("CARGO_PKG_VERSION")));
+        log(
+            0,
+            &format!(
+                "rank {rank} ({hostname}) runs iolens {version}, rank 0 {}",
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
     }
     let _ = c.set_read_timeout(Some(s.t.heartbeat));
     loop {
@@ -475,7 +501,8 @@ pub fn member(
         },
     )
     .with_context(|| format!("rank {rank}: cannot greet rank 0 at {addr}"))?;
-    let f = recv(&mut c).with_context(|| format!("rank {rank}: no answer from rank 0 at {addr}"))?;
+    let f =
+        recv(&mut c).with_context(|| format!("rank {rank}: no answer from rank 0 at {addr}"))?;
     match f.msg {
         Msg::Welcome if same_token(&f.token, token) => {}
         Msg::Refused { reason } => bail!("rank 0 at {addr} refused rank {rank}: {reason}"),
@@ -497,7 +524,9 @@ pub fn member(
                     st.lost = Some("rank 0 sent a message with a wrong token".into());
                 }
                 Ok(f) => match f.msg {
-                    Msg::Start { at_ms, delay_ms } => st.start = Some((at_ms, delay_ms, Instant::now())),
+                    Msg::Start { at_ms, delay_ms } => {
+                        st.start = Some((at_ms, delay_ms, Instant::now()))
+                    }
                     Msg::Abort { reason } => {
                         st.abort = Some(reason);
                         if st.start.is_some() {
@@ -558,9 +587,15 @@ pub fn member(
             }
             let now = Instant::now();
             if now >= wait_end {
-                bail!("rank {rank}: no start from rank 0 at {addr} within {:.0} s", (t.join + Duration::from_secs(10)).as_secs_f64());
+                bail!(
+                    "rank {rank}: no start from rank 0 at {addr} within {:.0} s",
+                    (t.join + Duration::from_secs(10)).as_secs_f64()
+                );
             }
-            st = cv.wait_timeout(st, wait_end - now).unwrap_or_else(|e| e.into_inner()).0;
+            st = cv
+                .wait_timeout(st, wait_end - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     };
     // The start time is rank 0's clock; a host whose clock is far off waits the delay instead.
@@ -612,10 +647,16 @@ pub fn member(
     }
     if let Some(a) = &st.abort {
         log(rank, &format!("stopped early: {a}"));
-        return Ok(crate::Outcome { text: String::new(), code: 1 });
+        return Ok(crate::Outcome {
+            text: String::new(),
+            code: 1,
+        });
     }
     if !st.done {
-        let why = st.lost.clone().unwrap_or_else(|| "no acknowledgement of the result".into());
+        let why = st
+            .lost
+            .clone()
+            .unwrap_or_else(|| "no acknowledgement of the result".into());
         bail!("rank {rank}: {why}");
     }
     Ok(crate::Outcome {
@@ -632,7 +673,9 @@ fn connect(addr: &str, within: Duration) -> Result<TcpStream> {
         match resolve(addr) {
             Ok(addrs) => {
                 for a in addrs {
-                    let left = end.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
+                    let left = end
+                        .saturating_duration_since(Instant::now())
+                        .max(Duration::from_millis(100));
                     match TcpStream::connect_timeout(&a, left.min(Duration::from_secs(3))) {
                         Ok(c) => return Ok(c),
                         Err(e) => last = e.to_string(),
@@ -693,7 +736,11 @@ pub fn outcome(
             })
             .collect(),
         merged: &merged,
-        all: if ranks.len() > 1 { all.jobs.first() } else { None },
+        all: if ranks.len() > 1 {
+            all.jobs.first()
+        } else {
+            None
+        },
         notes: &notes,
     };
     let mut text = String::new();
@@ -706,7 +753,9 @@ pub fn outcome(
         }
     }
     let bad = !failures.is_empty()
-        || ranks.iter().any(|r| !r.errors.is_empty() || r.result.interrupted);
+        || ranks
+            .iter()
+            .any(|r| !r.errors.is_empty() || r.result.interrupted);
     crate::Outcome {
         text,
         code: i32::from(bad),

@@ -97,7 +97,8 @@ pub fn recv(r: &mut impl Read) -> Result<Frame> {
     }
     let mut body = vec![0u8; len as usize];
     r.read_exact(&mut body)?;
-    serde_json::from_slice(&body).context("malformed frame (not an iolens peer, or another version?)")
+    serde_json::from_slice(&body)
+        .context("malformed frame (not an iolens peer, or another version?)")
 }
 
 #[cfg(test)]
@@ -107,11 +108,28 @@ mod tests {
     #[test]
     fn frames_round_trip_and_garbage_is_refused() {
         let mut buf = Vec::new();
-        send(&mut buf, "t", &Msg::Start { at_ms: 5, delay_ms: 7 }).unwrap();
+        send(
+            &mut buf,
+            "t",
+            &Msg::Start {
+                at_ms: 5,
+                delay_ms: 7,
+            },
+        )
+        .unwrap();
         let f = recv(&mut buf.as_slice()).unwrap();
         assert_eq!(f.token, "t");
-        assert!(matches!(f.msg, Msg::Start { at_ms: 5, delay_ms: 7 }));
+        assert!(matches!(
+            f.msg,
+            Msg::Start {
+                at_ms: 5,
+                delay_ms: 7
+            }
+        ));
         let garbage = b"GET / HTTP/1.1\r\n\r\n";
-        assert!(recv(&mut &garbage[..]).is_err(), "an HTTP request must not parse as a frame");
+        assert!(
+            recv(&mut &garbage[..]).is_err(),
+            "an HTTP request must not parse as a frame"
+        );
     }
 }

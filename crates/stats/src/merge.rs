@@ -96,7 +96,10 @@ fn weighted(parts: &[&JobResult], w: &[f64], f: fn(&JobResult) -> &[f64]) -> Vec
     (0..n)
         .map(|i| {
             if total <= 0.0 {
-                return parts.first().and_then(|p| f(p).get(i).copied()).unwrap_or(0.0);
+                return parts
+                    .first()
+                    .and_then(|p| f(p).get(i).copied())
+                    .unwrap_or(0.0);
             }
             parts
                 .iter()
@@ -203,7 +206,10 @@ pub fn merge_jobs(name: &str, parts: &[&JobResult], notes: &mut Vec<String>) -> 
 }
 
 fn merge_group_dir(parts: &[GroupDir]) -> GroupDir {
-    let live: Vec<&GroupDir> = parts.iter().filter(|g| g.io_bytes > 0 || g.max_run > 0).collect();
+    let live: Vec<&GroupDir> = parts
+        .iter()
+        .filter(|g| g.io_bytes > 0 || g.max_run > 0)
+        .collect();
     let mut out = GroupDir::default();
     for (i, g) in live.iter().enumerate() {
         out.io_bytes += g.io_bytes;
