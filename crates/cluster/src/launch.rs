@@ -161,8 +161,8 @@ pub fn substitute(s: &str, rank: u32, size: u32, host: &str) -> String {
     'outer: while i < s.len() {
         let rest = &s[i..];
         for (k, v) in &keys {
-            if rest.starts_with(k) {
-                let next = rest[k.len()..].chars().next();
+            if let Some(after) = rest.strip_prefix(*k) {
+                let next = after.chars().next();
                 if !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
                     out.push_str(v);
                     i += k.len();
@@ -189,9 +189,16 @@ mod tests {
         }
     }
 
+    /// Variables, --world-size, expected (rank, size, launcher).
+    type Case<'a> = (
+        &'a [(&'a str, &'a str)],
+        Option<u32>,
+        Option<(u32, u32, &'a str)>,
+    );
+
     #[test]
     fn launchers_are_detected() {
-        let cases: &[(&[(&str, &str)], Option<u32>, Option<(u32, u32, &str)>)] = &[
+        let cases: &[Case] = &[
             (&[], None, None),
             (
                 &[("OMPI_COMM_WORLD_RANK", "2"), ("OMPI_COMM_WORLD_SIZE", "4")],
