@@ -117,6 +117,7 @@ fn dir(v: Option<&Value>, display: &mut Display) -> iolens_stats::DirResult {
         bw_samples: samples(v, "bw", "bw_dev"),
         iops_samples: samples(v, "iops", "iops_stddev"),
         bw_agg: f(v, "bw_agg"),
+        ..Default::default()
     }
 }
 

@@ -10,6 +10,7 @@ pub mod hist;
 pub mod merge;
 pub mod model;
 pub mod rusage;
+pub mod series;
 
 pub use acc::{Accumulator, Moments, SampleStats};
 pub use collect::{build_run, JobInfo, JobStats, RunMeta, StatsConfig};
