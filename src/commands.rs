@@ -304,8 +304,16 @@ pub fn cluster_run(
         &a.formats,
         a.terse_version,
     )?;
-    if !o.text.is_empty() {
-        crate::cli::Sink::open(a.output.as_ref())?.write(&o.text)?;
+    let mut text = o.text;
+    if let (true, Some(m)) = (a.explain, &o.merged) {
+        text.push_str(&explain_result(
+            m,
+            a.volume.as_deref(),
+            a.instance.as_deref(),
+        )?);
+    }
+    if !text.is_empty() {
+        crate::cli::Sink::open(a.output.as_ref())?.write(&text)?;
     }
     Ok(o.code)
 }

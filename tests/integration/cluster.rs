@@ -626,3 +626,36 @@ fn scale_out_examples_are_valid() {
         stderr(&o)
     );
 }
+
+#[test]
+fn normal_output_has_each_rank_and_all_clients_and_explains_the_aggregate() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let mut args = null_job(1);
+    args.retain(|a| !a.starts_with("--output-format"));
+    args.push("--explain".into());
+    let one = rank(1, 2, &coord, "n", &args, &[]);
+    let zero = rank(0, 2, &coord, "n", &args, &[]);
+    let (o, _) = wait_within(zero, Duration::from_secs(60), "rank 0");
+    let (o1, _) = wait_within(one, Duration::from_secs(30), "rank 1");
+    assert!(
+        o.status.success() && o1.status.success(),
+        "{}{}",
+        stderr(&o),
+        stderr(&o1)
+    );
+    let out = stdout(&o);
+    for want in [
+        ", rank=0, job_start=",
+        ", rank=1, job_start=",
+        "All clients: (groupid=0, jobs=2)",
+        "Run status group 0",
+    ] {
+        assert!(out.contains(want), "normal output lacks '{want}':\n{out}");
+    }
+    assert!(
+        out.contains("context:"),
+        "--explain explains the merged result:\n{out}"
+    );
+    assert!(o1.stdout.is_empty(), "rank 1 printed: {}", stdout(&o1));
+}

@@ -84,6 +84,8 @@ pub struct Outcome {
     pub text: String,
     /// Exit code.
     pub code: i32,
+    /// On rank 0, every rank's jobs merged by name (what `--explain` explains).
+    pub merged: Option<RunResult>,
 }
 
 fn take_flag(argv: &mut Vec<String>, name: &str) -> Result<Option<String>> {

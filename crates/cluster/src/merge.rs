@@ -21,6 +21,7 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
             return Ok(crate::Outcome {
                 text: USAGE.into(),
                 code: 0,
+                merged: None,
             });
         } else if let Some(f) = a.strip_prefix("--output-format=") {
             formats = f
@@ -43,6 +44,7 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
         return Ok(crate::Outcome {
             text: USAGE.into(),
             code: 1,
+            merged: None,
         });
     }
     let mut runs: Vec<RunResult> = Vec::new();
@@ -86,7 +88,11 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
             OutputFormat::Terse => text.push_str(&clients::terse(&view, 3)),
         }
     }
-    Ok(crate::Outcome { text, code: 0 })
+    Ok(crate::Outcome {
+        text,
+        code: 0,
+        merged: Some(merged),
+    })
 }
 
 #[cfg(test)]

@@ -650,6 +650,7 @@ pub fn member(
         return Ok(crate::Outcome {
             text: String::new(),
             code: 1,
+            merged: None,
         });
     }
     if !st.done {
@@ -662,6 +663,7 @@ pub fn member(
     Ok(crate::Outcome {
         text: String::new(),
         code: i32::from(failed),
+        merged: None,
     })
 }
 
@@ -759,5 +761,6 @@ pub fn outcome(
     crate::Outcome {
         text,
         code: i32::from(bad),
+        merged: Some(merged),
     }
 }
