@@ -10,5 +10,6 @@ mod fio_compat;
 mod formats;
 mod runtime;
 mod safety;
+mod suites;
 mod verify;
 mod workloads;

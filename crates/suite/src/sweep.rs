@@ -328,6 +328,8 @@ pub fn plan(base: &[RawSection], axes: &[Axis]) -> Result<Vec<PlannedPoint>, Sui
 pub struct Point {
     /// Axis values.
     pub values: Vec<(AxisKind, AxisValue)>,
+    /// The point's first job (block size, mix and simulated volume for the model ceiling).
+    pub job: Option<iolens_job::JobSpec>,
     /// Its figures.
     pub metrics: Metrics,
     /// Its full result.
@@ -378,6 +380,7 @@ pub fn run<E>(
         let interrupted = result.interrupted;
         sweep.points.push(Point {
             values: p.values.clone(),
+            job: p.set.jobs.first().cloned(),
             metrics: of_run(&result),
             result,
         });
@@ -590,6 +593,67 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The model's ceiling for each knee's series (same order as [`knees`]): the volume given
+/// (`--volume`), else the series' simulated volume (`sim_volume`, with `sim_iops`/`sim_bw`
+/// applied), with the instance's caps, for the series' block size and read share.
+pub fn ceilings(
+    s: &Sweep,
+    volume: Option<&iolens_analyze::Volume>,
+    instance: Option<&iolens_analyze::Instance>,
+) -> Vec<Option<ModelCeiling>> {
+    knees(s)
+        .iter()
+        .map(|k| {
+            let p = s.points.iter().find(|p| {
+                k.fixed
+                    .iter()
+                    .all(|(a, v)| p.value(*a).is_some_and(|x| &x.text == v))
+            })?;
+            let j = p.job.as_ref()?;
+            let sim = j
+                .sim
+                .volume
+                .as_deref()
+                .and_then(|v| iolens_analyze::parse_volume(v).ok());
+            let vol = volume.or(sim.as_ref());
+            let bs = j.max_bs_any();
+            let rf = if j.rw.is_mixed() {
+                f64::from(j.rwmixread) / 100.0
+            } else if j.rw.writes() {
+                0.0
+            } else {
+                1.0
+            };
+            let mut c = iolens_analyze::expected_ceiling(vol, instance, bs, rf).map(|c| {
+                ModelCeiling {
+                    iops: c.iops,
+                    limited_by: c.limited_by,
+                    formula: c.formula,
+                }
+            });
+            let jobs_sim = [
+                j.sim.iops.map(|i| (i, format!("sim_iops={}", fmt_int(i)))),
+                j.sim.bw.map(|b| {
+                    (
+                        b / bs.max(1) as f64,
+                        format!("sim_bw={} B/s / {bs} B", fmt_int(b)),
+                    )
+                }),
+            ];
+            for (iops, what) in jobs_sim.into_iter().flatten() {
+                if c.as_ref().is_none_or(|c| iops < c.iops) {
+                    c = Some(ModelCeiling {
+                        iops,
+                        limited_by: what.clone(),
+                        formula: format!("{what} = {} IOPS", fmt_int(iops)),
+                    });
+                }
+            }
+            c
+        })
+        .collect()
 }
 
 fn opt_us(x: Option<f64>) -> Value {
@@ -823,6 +887,7 @@ mod tests {
                 ios: 1,
             },
             result: RunResult::default(),
+            job: None,
         }
     }
 
