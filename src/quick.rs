@@ -184,7 +184,10 @@ pub fn run(args: &[String]) -> Result<i32> {
     }
     if explain {
         let ctx = iolens_analyze::ExplainContext {
-            volume: volume.as_deref().map(iolens_analyze::parse_volume).transpose()?,
+            volume: volume
+                .as_deref()
+                .map(iolens_analyze::parse_volume)
+                .transpose()?,
             instance: None,
         };
         let mut findings = vec![];

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use iolens_job::{collect_sections, parse_args, Eta, FioArgs, JobSet, RawSection, SystemEnvironment};
+use iolens_job::{
+    collect_sections, parse_args, Eta, FioArgs, JobSet, RawSection, SystemEnvironment,
+};
 use iolens_run::PlanOptions;
 use iolens_stats::RunResult;
 use iolens_suite::{compare, curve, progress_line, sweep, Progress};
@@ -167,8 +169,7 @@ fn split_flags(args: &[String], with_axes: bool, curve_flags: bool) -> Result<Su
             "--stop-p99" if curve_flags => f.stop_p99 = Some(value("--stop-p99")?),
             _ if with_axes
                 && !a.starts_with('-')
-                && a
-                    .split_once('=')
+                && a.split_once('=')
                     .is_some_and(|(n, _)| sweep::AxisKind::parse(n).is_some()) =>
             {
                 f.positional_axes.push(a.clone())
@@ -177,10 +178,7 @@ fn split_flags(args: &[String], with_axes: bool, curve_flags: bool) -> Result<Su
         }
     }
     if !["table", "json", "csv"].contains(&f.format.as_str()) {
-        bail!(
-            "--output-format '{}': allowed table, json, csv",
-            f.format
-        );
+        bail!("--output-format '{}': allowed table, json, csv", f.format);
     }
     Ok(f)
 }
@@ -232,8 +230,16 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let (a, sections) = fio_side(&f.rest)?;
     let planned = sweep::plan(&sections, &axes)?;
-    let volume = a.volume.as_deref().map(iolens_analyze::parse_volume).transpose()?;
-    let instance = a.instance.as_deref().map(iolens_analyze::instance).transpose()?;
+    let volume = a
+        .volume
+        .as_deref()
+        .map(iolens_analyze::parse_volume)
+        .transpose()?;
+    let instance = a
+        .instance
+        .as_deref()
+        .map(iolens_analyze::instance)
+        .transpose()?;
     iolens_run::install_sigint_handler();
     let mut first = true;
     let bar = ProgressLine::new(show_progress(&a));
@@ -246,7 +252,10 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
     let ceilings = sweep::ceilings(&s, volume.as_ref(), instance.as_ref());
     let explain = sweep::explain(&s, &ceilings);
     let text = match f.format.as_str() {
-        "json" => format!("{}\n", serde_json::to_string_pretty(&sweep::to_json(&s, &explain))?),
+        "json" => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&sweep::to_json(&s, &explain))?
+        ),
         "csv" => sweep::csv(&s),
         _ => {
             let mut t = sweep::table(&s);

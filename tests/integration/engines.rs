@@ -580,7 +580,15 @@ fn quick_runs_every_preset_and_prints_one_table() {
     let start = std::time::Instant::now();
     let o = run_in(
         &d.0,
-        &["quick", "--profile", "cdm7", "--size", "32m", "--runtime", "1"],
+        &[
+            "quick",
+            "--profile",
+            "cdm7",
+            "--size",
+            "32m",
+            "--runtime",
+            "1",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);

@@ -38,7 +38,10 @@ pub fn load(name: &str, text: &str) -> Result<Input, SuiteError> {
                 for (i, p) in points.iter().enumerate() {
                     let mut label: Vec<String> = AXES
                         .iter()
-                        .filter_map(|a| p.get(a.name()).map(|x| format!("{}={}", a.name(), plain(x))))
+                        .filter_map(|a| {
+                            p.get(a.name())
+                                .map(|x| format!("{}={}", a.name(), plain(x)))
+                        })
                         .collect();
                     if let Some(pc) = p.get("percent") {
                         label.push(format!("load={}%", plain(pc)));
@@ -201,7 +204,9 @@ pub fn compare_views(point: &str, a: &ResultView, b: &ResultView) -> Vec<Row> {
         };
         let Some(jb) = jb else { continue };
         for da in ja.dirs.iter().filter(|d| d.has_io()) {
-            let Some(db) = jb.dir(&da.direction) else { continue };
+            let Some(db) = jb.dir(&da.direction) else {
+                continue;
+            };
             let (sa, sb) = (side(ja, da), side(jb, db));
             let (test, ci) = match (sa.samples, sb.samples) {
                 (Some(x), Some(y)) => (welch(&x, &y), bootstrap_ratio_ci(&x, &y, 4000, SEED)),
@@ -258,7 +263,19 @@ pub fn render_text(a: &Input, b: &Input, rows: &[Row]) -> String {
     let _ = writeln!(
         t,
         "{:<28} {:>11} {:>11} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10} {:>8} {:>10} {:>10} {:>8}",
-        "job / dir", "IOPS A", "IOPS B", "change", "MB/s A", "MB/s B", "change", "mean A", "mean B", "change", "p99 A", "p99 B", "change"
+        "job / dir",
+        "IOPS A",
+        "IOPS B",
+        "change",
+        "MB/s A",
+        "MB/s B",
+        "change",
+        "mean A",
+        "mean B",
+        "change",
+        "p99 A",
+        "p99 B",
+        "change"
     );
     let o = |x: Option<f64>| x.map_or_else(|| "-".into(), fmt_ns);
     for r in rows {
@@ -346,7 +363,7 @@ pub fn parse_pct(s: &str) -> Result<f64, SuiteError> {
 }
 
 /// Rows where B is significantly slower in IOPS by more than `pct` percent.
-pub fn slower_than<'a>(rows: &'a [Row], pct: f64) -> Vec<&'a Row> {
+pub fn slower_than(rows: &[Row], pct: f64) -> Vec<&Row> {
     rows.iter()
         .filter(|r| r.significant() && (1.0 - r.ratio()) * 100.0 > pct)
         .collect()
@@ -375,7 +392,13 @@ mod tests {
         assert!(slower_than(&same, 5.0).is_empty());
         let half = compare(&a, &h).unwrap();
         assert!(half[0].significant());
-        assert!(half[0].verdict().starts_with("significant: B is 50.0 % slower"), "{}", half[0].verdict());
+        assert!(
+            half[0]
+                .verdict()
+                .starts_with("significant: B is 50.0 % slower"),
+            "{}",
+            half[0].verdict()
+        );
         assert_eq!(slower_than(&half, 5.0).len(), 1);
         assert!(slower_than(&half, 60.0).is_empty());
         let t = render_text(&a, &h, &half);

@@ -103,7 +103,10 @@ pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
             "no job for the curve: give a job file or --name=NAME with fio options".into(),
         ));
     }
-    let set = build_jobs(&with_options(base, &[("lat_percentiles".into(), "1".into())]), &[])?;
+    let set = build_jobs(
+        &with_options(base, &[("lat_percentiles".into(), "1".into())]),
+        &[],
+    )?;
     if let Some(j) = set.jobs.iter().find(|j| j.ioengine.is_sync()) {
         return Err(SuiteError(format!(
             "job '{}': a curve needs an asynchronous engine (ioengine=libaio or io_uring, or a simulated volume with one): a synchronous engine cannot have I/O arrive while one is in flight",
@@ -127,17 +130,27 @@ pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
 /// Little's law), at least the job's own depth and 16, at most 4096, so that the depth never
 /// caps the offered load below saturation.
 pub fn open_depth(closed: &Metrics, set: &JobSet) -> u32 {
-    let jobs: u32 = set.jobs.iter().map(|j| j.numjobs.max(1)).sum::<u32>().max(1);
+    let jobs: u32 = set
+        .jobs
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        .max(1);
     let own = set.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
     let need = (4.0 * closed.in_flight() / jobs as f64).ceil() as u32;
-    need.max(own).max(16).min(4096)
+    need.max(own).clamp(16, 4096)
 }
 
 /// The open-loop job at `target` IOPS in total: the rate split over the jobs (and over the
 /// directions of a mixed job by its read share), Poisson arrivals, open loop, `depth`.
 pub fn open_loop_set(base: &[RawSection], target: f64, depth: u32) -> Result<JobSet, SuiteError> {
     let probe = build_jobs(base, &[])?;
-    let jobs: u32 = probe.jobs.iter().map(|j| j.numjobs.max(1)).sum::<u32>().max(1);
+    let jobs: u32 = probe
+        .jobs
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        .max(1);
     let per_job = target / jobs as f64;
     let mixed = probe.jobs.iter().any(|j| j.rw.is_mixed());
     let rate = if mixed {
@@ -258,7 +271,15 @@ pub fn table(c: &Curve) -> String {
     let _ = writeln!(
         t,
         "{:>6} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9}",
-        "load", "offered", "IOPS", "MB/s", "mean lat", "p50 lat", "p99 lat", "p99.9 lat", "in flight"
+        "load",
+        "offered",
+        "IOPS",
+        "MB/s",
+        "mean lat",
+        "p50 lat",
+        "p99 lat",
+        "p99.9 lat",
+        "in flight"
     );
     let o = |x: Option<f64>| x.map_or_else(|| "-".into(), fmt_ns);
     for p in &c.points {
@@ -354,8 +375,14 @@ mod tests {
     #[test]
     fn points_parse() {
         assert_eq!(parse_points("10, 50%,100").unwrap(), [10.0, 50.0, 100.0]);
-        assert!(parse_points("0").unwrap_err().to_string().contains("outside"));
-        assert!(parse_points("x").unwrap_err().to_string().contains("percentage"));
+        assert!(parse_points("0")
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
+        assert!(parse_points("x")
+            .unwrap_err()
+            .to_string()
+            .contains("percentage"));
     }
 
     #[test]
@@ -386,7 +413,8 @@ mod tests {
 
     #[test]
     fn depth_covers_four_times_the_closed_loop_concurrency() {
-        let set = closed_loop_set(&sections("[a]\nioengine=libaio\niodepth=64\nsize=1m\n")).unwrap();
+        let set =
+            closed_loop_set(&sections("[a]\nioengine=libaio\niodepth=64\nsize=1m\n")).unwrap();
         let m = Metrics {
             iops: 48000.0,
             lat_mean_ns: 1_333_333.0,

@@ -70,7 +70,12 @@ fn clock(s: f64) -> String {
 /// The progress line of a suite: step i of N, what it is, elapsed time, ETA of the whole
 /// suite and a bar. `in_step_s` is the time spent in the current step; `avg_step_s` the mean
 /// of the finished steps (the ETA when the steps' lengths are not known in advance).
-pub fn progress_line(p: &Progress, elapsed_s: f64, in_step_s: f64, avg_step_s: Option<f64>) -> String {
+pub fn progress_line(
+    p: &Progress,
+    elapsed_s: f64,
+    in_step_s: f64,
+    avg_step_s: Option<f64>,
+) -> String {
     let left = if !p.expected_s.is_empty() && p.expected_s.iter().all(Option::is_some) {
         let e: Vec<f64> = p.expected_s.iter().map(|x| x.unwrap_or(0.0)).collect();
         Some((e[0] - in_step_s).max(0.0) + e[1..].iter().sum::<f64>())
@@ -113,7 +118,10 @@ mod tests {
             expected_s: vec![Some(2.0); 6],
         };
         let l = progress_line(&p, 5.0, 0.5, None);
-        assert_eq!(l, "[3/8] iodepth=4 | elapsed 0:05 | ETA 0:12 [######--------------]", "6 steps of 2 s less 0.5 s");
+        assert_eq!(
+            l, "[3/8] iodepth=4 | elapsed 0:05 | ETA 0:12 [######--------------]",
+            "6 steps of 2 s less 0.5 s"
+        );
         let unknown = Progress {
             expected_s: vec![None; 6],
             ..p

@@ -223,7 +223,11 @@ pub fn steps(q: &QuickSpec) -> Vec<Step> {
                 continue;
             }
             for pass in 1..=passes {
-                let mut t = format!("; iolens quick --profile {}: {}\n", q.profile.name(), p.label);
+                let mut t = format!(
+                    "; iolens quick --profile {}: {}\n",
+                    q.profile.name(),
+                    p.label
+                );
                 global(q, &mut t, q.direct, &q.engine);
                 let _ = writeln!(t, "\n[{}]", job_name(p, write));
                 let rw = match (p.sequential, write) {
@@ -462,10 +466,16 @@ mod tests {
     #[test]
     fn profiles_hold_the_desktop_tools_sets() {
         let labels = |p: Profile| p.presets().iter().map(|x| x.label).collect::<Vec<_>>();
-        assert_eq!(labels(Profile::Default), ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]);
+        assert_eq!(
+            labels(Profile::Default),
+            ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]
+        );
         assert_eq!(labels(Profile::Peak), ["SEQ1M Q8T1", "RND4K Q32T16"]);
         assert_eq!(labels(Profile::RealWorld), ["SEQ1M Q1T1", "RND4K Q1T1"]);
-        assert_eq!(labels(Profile::Cdm7), ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]);
+        assert_eq!(
+            labels(Profile::Cdm7),
+            ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]
+        );
         assert_eq!(Profile::parse("real-world").unwrap(), Profile::RealWorld);
         let e = Profile::parse("fast").unwrap_err().to_string();
         assert!(e.contains("allowed: default, peak"), "{e}");
@@ -526,7 +536,10 @@ mod tests {
             fix: "set ramp_time=5s".into(),
         };
         let s = explain_summary(&[
-            ("SEQ1M Q8T1 read".into(), vec![f("short-run", "only 1 s"), f("ramp", "no ramp")]),
+            (
+                "SEQ1M Q8T1 read".into(),
+                vec![f("short-run", "only 1 s"), f("ramp", "no ramp")],
+            ),
             ("RND4K Q1T1 read".into(), vec![f("short-run", "only 1 s")]),
         ]);
         assert_eq!(s.matches("short-run").count(), 1, "{s}");

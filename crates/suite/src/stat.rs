@@ -133,14 +133,18 @@ pub fn welch(a: &Summary, b: &Summary) -> Option<Welch> {
         // No spread on either side: any difference is certain, none is none.
         let p = if diff == 0.0 { 1.0 } else { 0.0 };
         return Some(Welch {
-            t: if diff == 0.0 { 0.0 } else { diff.signum() * f64::INFINITY },
+            t: if diff == 0.0 {
+                0.0
+            } else {
+                diff.signum() * f64::INFINITY
+            },
             df: a.n + b.n - 2.0,
             p,
         });
     }
     let t = diff / se;
-    let df = (va + vb).powi(2)
-        / (va * va / (a.n - 1.0) + vb * vb / (b.n - 1.0)).max(f64::MIN_POSITIVE);
+    let df =
+        (va + vb).powi(2) / (va * va / (a.n - 1.0) + vb * vb / (b.n - 1.0)).max(f64::MIN_POSITIVE);
     Some(Welch {
         t,
         df,
@@ -193,7 +197,8 @@ pub fn bootstrap_ratio_ci(a: &Summary, b: &Summary, reps: usize, seed: u64) -> O
         return None;
     }
     ratios.sort_by(f64::total_cmp);
-    let at = |q: f64| ratios[((q * (ratios.len() - 1) as f64).round() as usize).min(ratios.len() - 1)];
+    let at =
+        |q: f64| ratios[((q * (ratios.len() - 1) as f64).round() as usize).min(ratios.len() - 1)];
     Some((at(0.025), at(0.975)))
 }
 
@@ -212,26 +217,53 @@ mod tests {
 
     #[test]
     fn welch_separates_different_means_only() {
-        let a = Summary { mean: 100.0, sd: 5.0, n: 20.0 };
-        let same = Summary { mean: 101.0, sd: 5.0, n: 20.0 };
-        let half = Summary { mean: 50.0, sd: 3.0, n: 20.0 };
+        let a = Summary {
+            mean: 100.0,
+            sd: 5.0,
+            n: 20.0,
+        };
+        let same = Summary {
+            mean: 101.0,
+            sd: 5.0,
+            n: 20.0,
+        };
+        let half = Summary {
+            mean: 50.0,
+            sd: 3.0,
+            n: 20.0,
+        };
         assert!(welch(&a, &same).unwrap().p > 0.05);
         let w = welch(&a, &half).unwrap();
         assert!(w.p < 1e-6 && w.t < 0.0, "{w:?}");
         // Welch–Satterthwaite with equal variances and sizes: 2n - 2.
         assert!((welch(&a, &same).unwrap().df - 38.0).abs() < 1e-9);
         assert!(welch(&Summary { n: 1.0, ..a }, &a).is_none());
-        let flat = Summary { mean: 10.0, sd: 0.0, n: 5.0 };
+        let flat = Summary {
+            mean: 10.0,
+            sd: 0.0,
+            n: 5.0,
+        };
         assert_eq!(welch(&flat, &flat).unwrap().p, 1.0);
         assert_eq!(welch(&flat, &Summary { mean: 9.0, ..flat }).unwrap().p, 0.0);
     }
 
     #[test]
     fn bootstrap_interval_is_reproducible_and_covers_the_ratio() {
-        let a = Summary { mean: 100.0, sd: 10.0, n: 25.0 };
-        let b = Summary { mean: 50.0, sd: 5.0, n: 25.0 };
+        let a = Summary {
+            mean: 100.0,
+            sd: 10.0,
+            n: 25.0,
+        };
+        let b = Summary {
+            mean: 50.0,
+            sd: 5.0,
+            n: 25.0,
+        };
         let ci = bootstrap_ratio_ci(&a, &b, 4000, SEED).unwrap();
         assert_eq!(ci, bootstrap_ratio_ci(&a, &b, 4000, SEED).unwrap());
-        assert!(ci.0 < 0.5 && ci.1 > 0.5 && ci.0 > 0.45 && ci.1 < 0.55, "{ci:?}");
+        assert!(
+            ci.0 < 0.5 && ci.1 > 0.5 && ci.0 > 0.45 && ci.1 < 0.55,
+            "{ci:?}"
+        );
     }
 }

@@ -427,6 +427,9 @@ pub struct Knee {
     pub last_gain: Option<f64>,
 }
 
+/// The values of the axes held in a series.
+type Fixed = Vec<(AxisKind, String)>;
+
 /// Knees of every series along the first concurrency axis in the grid (`iodepth`, else
 /// `numjobs`): series are the points that share every other axis value.
 pub fn knees(s: &Sweep) -> Vec<Knee> {
@@ -439,7 +442,7 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
     else {
         return vec![];
     };
-    let mut series: Vec<(Vec<(AxisKind, String)>, Vec<&Point>)> = vec![];
+    let mut series: Vec<(Fixed, Vec<&Point>)> = vec![];
     for p in &s.points {
         let fixed: Vec<(AxisKind, String)> = p
             .values
@@ -527,7 +530,11 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         let series = if k.fixed.is_empty() {
             String::new()
         } else {
-            let f: Vec<String> = k.fixed.iter().map(|(a, v)| format!("{}={v}", a.name())).collect();
+            let f: Vec<String> = k
+                .fixed
+                .iter()
+                .map(|(a, v)| format!("{}={v}", a.name()))
+                .collect();
             format!("[{}] ", f.join(" "))
         };
         let lab = k.axis.label();
@@ -626,13 +633,12 @@ pub fn ceilings(
             } else {
                 1.0
             };
-            let mut c = iolens_analyze::expected_ceiling(vol, instance, bs, rf).map(|c| {
-                ModelCeiling {
+            let mut c =
+                iolens_analyze::expected_ceiling(vol, instance, bs, rf).map(|c| ModelCeiling {
                     iops: c.iops,
                     limited_by: c.limited_by,
                     formula: c.formula,
-                }
-            });
+                });
             let jobs_sim = [
                 j.sim.iops.map(|i| (i, format!("sim_iops={}", fmt_int(i)))),
                 j.sim.bw.map(|b| {
@@ -864,7 +870,9 @@ mod tests {
             assert!(j.lat_percentiles);
         }
         assert_eq!(pts[2].set.jobs[0].bs[0], 16384);
-        let e = plan(&sections("[global]\nbs=4k\n"), &axes).unwrap_err().to_string();
+        let e = plan(&sections("[global]\nbs=4k\n"), &axes)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no job"), "{e}");
     }
 
@@ -911,13 +919,29 @@ mod tests {
     fn knee_and_littles_law_of_the_seed_volume() {
         let s = seed_sweep();
         let k = &knees(&s)[0];
-        assert_eq!(k.at, 32.0, "QD 16 gives 34,557 IOPS (72 %), QD 32 the 48,000");
-        assert!((k.littles_in_flight - 22.2).abs() < 0.1, "{}", k.littles_in_flight);
+        assert_eq!(
+            k.at, 32.0,
+            "QD 16 gives 34,557 IOPS (72 %), QD 32 the 48,000"
+        );
+        assert!(
+            (k.littles_in_flight - 22.2).abs() < 0.1,
+            "{}",
+            k.littles_in_flight
+        );
         let d = k.per_doubling_ns.unwrap();
-        assert!((d - 666_667.0).abs() < 1000.0, "QD 32 -> 64 adds 32/48,000 s: {d}");
+        assert!(
+            (d - 666_667.0).abs() < 1000.0,
+            "QD 32 -> 64 adds 32/48,000 s: {d}"
+        );
         let lines = explain(&s, &[]);
-        assert!(lines[0].starts_with("saturated at QD 32: 48,000 IOPS"), "{lines:?}");
-        assert!(lines[0].contains("each doubling adds ~666.7 µs"), "{lines:?}");
+        assert!(
+            lines[0].starts_with("saturated at QD 32: 48,000 IOPS"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("each doubling adds ~666.7 µs"),
+            "{lines:?}"
+        );
         assert!(lines[1].contains("22.2 I/Os in flight"), "{lines:?}");
         let c = ModelCeiling {
             iops: 48000.0,
@@ -943,7 +967,11 @@ mod tests {
         let j = to_json(&s, &explain(&s, &[]));
         assert_eq!(j["points"][4]["iodepth"], json!(16));
         assert!(j["points"][0]["lat_p999_us"].is_null());
-        assert!(j["points"][0]["result"]["jobs"].is_array(), "{}", j["points"][0]);
+        assert!(
+            j["points"][0]["result"]["jobs"].is_array(),
+            "{}",
+            j["points"][0]
+        );
         assert_eq!(j["knee"]["iodepth"], json!(32));
         assert!(j["knee"]["littles_in_flight"].as_f64().unwrap() > 22.0);
         assert!(j["explain"][0].as_str().unwrap().contains("saturated"));
