@@ -16,7 +16,8 @@ pub struct Metrics {
     /// Mean total latency (submission to completion; completion latency where total latency
     /// was not recorded), ns.
     pub lat_mean_ns: f64,
-    /// Median latency, ns, when percentiles were recorded.
+    /// Median latency, ns, when percentiles were recorded (of total latency; of completion
+    /// latency when only those were recorded, fio's default).
     pub lat_p50_ns: Option<f64>,
     /// 99th percentile, ns.
     pub lat_p99_ns: Option<f64>,
@@ -44,6 +45,15 @@ fn dirs(j: &JobResult) -> Vec<&DirResult> {
 /// Total latency where it was recorded, else completion latency.
 fn lat_of(d: &DirResult) -> &LatResult {
     if d.lat.moments.n > 0 {
+        &d.lat
+    } else {
+        &d.clat
+    }
+}
+
+/// The latency whose percentiles were recorded: total latency, else completion latency.
+fn pct_of(d: &DirResult) -> &LatResult {
+    if !d.lat.bins.is_empty() || d.lat.percentiles.is_some() {
         &d.lat
     } else {
         &d.clat
@@ -82,10 +92,13 @@ pub fn of_run(r: &RunResult) -> Metrics {
             let l = lat_of(d);
             lat_sum += l.moments.mean * l.moments.n as f64;
             lat_n += l.moments.n;
-            if l.bins.is_empty() && l.moments.n > 0 {
+            // Percentiles of total latency where recorded, else of completion latency
+            // (fio's default: clat_percentiles=1, lat_percentiles=0).
+            let p = pct_of(d);
+            if p.bins.is_empty() && l.moments.n > 0 {
                 all_have_bins = false;
             }
-            bins.extend_from_slice(&l.bins);
+            bins.extend_from_slice(&p.bins);
         }
     }
     if lat_n > 0 {
@@ -107,7 +120,7 @@ pub fn of_run(r: &RunResult) -> Metrics {
         // No bins but one job: its own percentiles are the run's.
         if let Some(d) = dirs(&r.jobs[0]).first() {
             let p = |q: f64| {
-                lat_of(d).percentiles.as_ref().and_then(|v| {
+                pct_of(d).percentiles.as_ref().and_then(|v| {
                     v.iter()
                         .find(|(x, _)| (x - q).abs() < 1e-9)
                         .map(|x| x.1 as f64)
@@ -196,6 +209,24 @@ mod tests {
         assert_eq!(m.lat_p50_ns, Some(300.0), "3 of 4 I/Os took 300 ns");
         assert_eq!(m.lat_p99_ns, Some(300.0));
         assert!((m.in_flight() - 4000.0 * 250e-9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn completion_latency_percentiles_stand_in_when_total_ones_are_off() {
+        let mut d = dir(100, 1000, 500.0, vec![]);
+        d.clat.bins = vec![(400, 98), (900, 2)];
+        d.clat.moments.n = 100;
+        let r = RunResult {
+            jobs: vec![JobResult {
+                dirs: [d, DirResult::default(), DirResult::default()],
+                unified: "none".into(),
+                ..JobResult::default()
+            }],
+            ..RunResult::default()
+        };
+        let m = of_run(&r);
+        assert_eq!(m.lat_mean_ns, 500.0, "the mean stays total latency");
+        assert_eq!(m.lat_p99_ns, Some(900.0), "p99 from the clat histogram");
     }
 
     #[test]
