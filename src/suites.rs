@@ -189,6 +189,21 @@ fn fio_side(rest: &[String]) -> Result<(FioArgs, Vec<RawSection>)> {
     Ok((a, sections))
 }
 
+/// With `--instance`, its caps in effect on simulated volumes (said on stderr).
+fn capped(
+    sections: Vec<RawSection>,
+    inst: Option<&iolens_analyze::Instance>,
+) -> Result<Vec<RawSection>> {
+    let Some(inst) = inst else {
+        return Ok(sections);
+    };
+    let (out, notes) = sweep::with_instance_caps(&sections, inst)?;
+    for n in notes {
+        eprintln!("iolens: {n}");
+    }
+    Ok(out)
+}
+
 fn show_progress(a: &FioArgs) -> bool {
     match a.eta {
         Eta::Always => true,
@@ -229,7 +244,6 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
         .map(|a| sweep::parse_axis(a))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let (a, sections) = fio_side(&f.rest)?;
-    let planned = sweep::plan(&sections, &axes)?;
     let volume = a
         .volume
         .as_deref()
@@ -240,6 +254,8 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
         .as_deref()
         .map(iolens_analyze::instance)
         .transpose()?;
+    let sections = capped(sections, instance.as_ref())?;
+    let planned = sweep::plan(&sections, &axes)?;
     iolens_run::install_sigint_handler();
     let mut first = true;
     let bar = ProgressLine::new(show_progress(&a));
@@ -299,6 +315,12 @@ pub fn curve_cmd(args: &[String]) -> Result<i32> {
         opts.stop_p99_ns = Some(d.as_nanos() as f64);
     }
     let (a, sections) = fio_side(&f.rest)?;
+    let instance = a
+        .instance
+        .as_deref()
+        .map(iolens_analyze::instance)
+        .transpose()?;
+    let sections = capped(sections, instance.as_ref())?;
     iolens_run::install_sigint_handler();
     let mut first = true;
     let bar = ProgressLine::new(show_progress(&a));

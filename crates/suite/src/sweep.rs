@@ -249,6 +249,75 @@ pub fn with_options(base: &[RawSection], opts: &[(String, String)]) -> Vec<RawSe
     out
 }
 
+/// Puts an instance's EBS caps in effect on simulated volumes: each job with a simulated
+/// volume gets `sim_iops`/`sim_bw` at the instance's maximum where that is below the
+/// volume's own limit, so a sweep shows what the volume gives on that instance. Jobs without
+/// a simulated volume are left alone (a real device has its instance already). Returns the
+/// sections and one line per cap put in effect.
+pub fn with_instance_caps(
+    base: &[RawSection],
+    inst: &iolens_analyze::Instance,
+) -> Result<(Vec<RawSection>, Vec<String>), SuiteError> {
+    let set = build_jobs(base, &[])?;
+    let mut out = base.to_vec();
+    let mut notes = vec![];
+    for j in set.jobs.iter().filter(|j| j.sim.enabled()) {
+        let vol = match &j.sim.volume {
+            Some(v) => Some(
+                iolens_analyze::parse_volume(v)
+                    .map_err(|e| SuiteError(format!("job '{}': {e}", j.name)))?,
+            ),
+            None => None,
+        };
+        let vol_iops = j
+            .sim
+            .iops
+            .or(vol.as_ref().map(|v| v.iops()))
+            .unwrap_or(f64::INFINITY);
+        let vol_bw = j
+            .sim
+            .bw
+            .or(vol.as_ref().map(|v| v.throughput_bytes_per_s()))
+            .unwrap_or(f64::INFINITY);
+        let inst_bw = inst.max_mb_s * 1e6;
+        let mut add = vec![];
+        if inst.max_iops < vol_iops {
+            add.push(("sim_iops".to_string(), format!("{}", inst.max_iops.round())));
+        }
+        if inst_bw < vol_bw {
+            add.push(("sim_bw".to_string(), format!("{}", inst_bw.round())));
+        }
+        if add.is_empty() {
+            continue;
+        }
+        notes.push(format!(
+            "job '{}': instance {} caps the simulated volume: {}",
+            j.name,
+            inst.name,
+            add.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+        for s in out
+            .iter_mut()
+            .filter(|s| !s.is_global() && s.name == j.name)
+        {
+            for (k, v) in &add {
+                s.entries.push(RawEntry {
+                    key: k.clone(),
+                    value: Some(v.clone()),
+                    span: Span::new(
+                        std::sync::Arc::from(format!("<--instance {}>", inst.name)),
+                        0,
+                    ),
+                });
+            }
+        }
+    }
+    Ok((out, notes))
+}
+
 /// One planned point.
 #[derive(Debug, Clone)]
 pub struct PlannedPoint {
@@ -852,6 +921,23 @@ mod tests {
         assert!(e.contains("allowed 1..65536"), "{e}");
         let e = parse_axis("rwmixread=101").unwrap_err().to_string();
         assert!(e.contains("0..100"), "{e}");
+    }
+
+    #[test]
+    fn an_instance_caps_only_simulated_volumes_above_it() {
+        let base = sections(
+            "[v]\nsim_volume=io2-be:iops=100000\nsize=1m\n[small]\nsim_volume=io1:iops=3000\nsize=1m\n[real]\nsize=1m\n",
+        );
+        let inst = iolens_analyze::instance("r6i.8xlarge").unwrap();
+        let (out, notes) = with_instance_caps(&base, &inst).unwrap();
+        let set = build_jobs(&out, &[]).unwrap();
+        assert_eq!(set.jobs[0].sim.iops, Some(inst.max_iops), "{notes:?}");
+        assert_eq!(
+            set.jobs[1].sim.iops, None,
+            "3,000 IOPS is under the instance's cap"
+        );
+        assert!(!set.jobs[2].sim.enabled(), "a real device is left alone");
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]
