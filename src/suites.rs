@@ -169,8 +169,11 @@ fn split_flags(args: &[String], with_axes: bool, curve_flags: bool) -> Result<Su
             "--stop-p99" if curve_flags => f.stop_p99 = Some(value("--stop-p99")?),
             _ if with_axes
                 && !a.starts_with('-')
-                && a.split_once('=')
-                    .is_some_and(|(n, _)| sweep::AxisKind::parse(n).is_some()) =>
+                && a.split_once('=').is_some_and(|(n, _)| {
+                    // An axis, or a word that looks like one and is no file (so that a
+                    // mistyped axis gets the list of axes, not "cannot read job file").
+                    sweep::AxisKind::parse(n).is_some() || !std::path::Path::new(a).exists()
+                }) =>
             {
                 f.positional_axes.push(a.clone())
             }
