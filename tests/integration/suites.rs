@@ -463,3 +463,47 @@ fn open_loop_counts_the_wait_behind_busy_slots() {
         );
     }
 }
+
+#[test]
+fn sweep_puts_the_instance_cap_in_effect_on_a_simulated_volume() {
+    let _cpu = exclusive_disk();
+    let d = TempDir::new("sweep-instance");
+    // Seed 001: io2 Block Express at 100,000 IOPS on an r6i.8xlarge, whose EBS cap is 40,000.
+    let o = run_prio(
+        &d.0,
+        &[
+            "sweep",
+            "iodepth=8,64",
+            "--name=r",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--sim_volume=io2-be:iops=100000",
+            "--size=1g",
+            "--time_based",
+            "--runtime=1",
+            "--filename=vol",
+            "--instance=r6i.8xlarge",
+            "--output-format=json",
+            "--eta=never",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("instance r6i.8xlarge caps the simulated volume"),
+        "{}",
+        stderr(&o)
+    );
+    let v = json_of(&stdout(&o));
+    let top = num(&v["points"][1]["iops"]);
+    assert!(
+        (top - 40000.0).abs() / 40000.0 < 0.05,
+        "QD64 on a 100,000-IOPS volume behind r6i.8xlarge: expected the instance's 40,000 IOPS within 5 %, measured {top:.0}"
+    );
+    let explain = v["explain"].to_string();
+    assert!(
+        explain.contains("instance r6i.8xlarge") && explain.contains("binds"),
+        "{explain}"
+    );
+}
