@@ -491,7 +491,7 @@ pub struct Knee {
     /// Mean latency added per doubling of the axis beyond the knee, ns (`None` without
     /// points beyond it).
     pub per_doubling_ns: Option<f64>,
-    /// The last doubling still raised IOPS by this share (0.1 = 10 %); the curve may not have
+    /// IOPS gained per doubling over the last step (0.1 = 10 %); the curve may not have
     /// flattened when it is large.
     pub last_gain: Option<f64>,
 }
@@ -551,9 +551,11 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
                 added.push((w[1].metrics.lat_mean_ns - w[0].metrics.lat_mean_ns) / doublings);
             }
         }
+        // IOPS gained per doubling over the last step (steps may span several doublings).
         let last_gain = (pts.len() >= 2).then(|| {
             let (a, b) = (pts[pts.len() - 2], pts[pts.len() - 1]);
-            b.metrics.iops / a.metrics.iops - 1.0
+            let doublings = (x(b) / x(a)).log2().max(1.0);
+            (b.metrics.iops / a.metrics.iops).powf(1.0 / doublings) - 1.0
         });
         out.push(Knee {
             axis,
@@ -637,7 +639,7 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         if let Some(g) = k.last_gain {
             if g > 0.1 && (k.best_at - k.at).abs() < f64::EPSILON {
                 lines.push(format!(
-                    "{series}not flat yet: the last doubling still added {:.0} % IOPS; sweep further to find the plateau",
+                    "{series}not flat yet: the last step still added {:.0} % IOPS per doubling; sweep further to find the plateau",
                     g * 100.0
                 ));
             }
@@ -1036,6 +1038,25 @@ mod tests {
         };
         let lines = explain(&s, &[Some(c)]);
         assert!(lines[2].contains("volume IOPS (48,000) binds"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_sweep_that_still_grows_says_so() {
+        let s = Sweep {
+            axes: vec![AxisKind::Iodepth],
+            points: vec![point(1.0, 1000.0, 1000.0), point(4.0, 4000.0, 1000.0)],
+            interrupted: false,
+        };
+        let lines = explain(&s, &[]);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("not flat yet") && l.contains("100 % IOPS per doubling")),
+            "QD 1 -> 4 quadrupled IOPS, 100 % per doubling: {lines:?}"
+        );
+        assert!(explain(&seed_sweep(), &[])
+            .iter()
+            .all(|l| !l.contains("not flat")));
     }
 
     #[test]
