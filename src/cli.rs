@@ -60,6 +60,9 @@ pub fn run(args: Vec<String>) -> Result<i32> {
         Some("models") => crate::commands::models(&args[1..]),
         Some("cost") => crate::commands::cost(&args[1..]),
         Some("merge") => crate::commands::merge(&args[1..]),
+        Some("sweep") => crate::suites::sweep_cmd(&args[1..]),
+        Some("curve") => crate::suites::curve_cmd(&args[1..]),
+        Some("compare") => crate::suites::compare_cmd(&args[1..]),
         Some("report") => crate::commands::report_cmd(&args[1..]),
         _ => fio_mode(&args),
     }

@@ -13,5 +13,6 @@ mod formats;
 mod report;
 mod runtime;
 mod safety;
+mod suites;
 mod verify;
 mod workloads;
