@@ -183,6 +183,7 @@ mod tests {
                 },
                 percentiles: None,
                 bins,
+                ..LatResult::default()
             },
             ..DirResult::default()
         }
