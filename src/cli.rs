@@ -7,10 +7,16 @@ use std::path::{Path, PathBuf};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+/// Subcommands that parse their own arguments (suites, with a fio command line inside).
+pub const OWN_PARSERS: [&str; 5] = ["quick", "sweep", "curve", "compare", "merge"];
+const _: () = assert!(OWN_PARSERS.len() == OWN_ABOUT.len());
+
 /// What the command line asks for.
 pub enum Invocation {
     /// A subcommand.
     Sub(Command),
+    /// A subcommand that parses its own arguments (one of [`OWN_PARSERS`]).
+    Own(String, Vec<String>),
     /// fio mode: job files and `--option=value`.
     Fio(Vec<String>),
 }
@@ -32,9 +38,6 @@ struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// CrystalDiskMark-style presets (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1) on a
-    /// file or device
-    Quick(QuickArgs),
     /// Explain a fio or iolens JSON result: what bounds its numbers and what to change
     Explain(ExplainArgs),
     /// Write an HTML report with charts of fio or iolens JSON results
@@ -62,93 +65,6 @@ pub enum Shell {
     Zsh,
     /// fish
     Fish,
-}
-
-/// Output of `iolens quick`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QuickFormat {
-    /// One summary table
-    Table,
-    /// fio's JSON
-    Json,
-    /// fio's normal output
-    Normal,
-}
-
-/// When to draw the status line.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EtaWhen {
-    /// Always
-    Always,
-    /// Never
-    Never,
-    /// When stderr is a terminal
-    Auto,
-}
-
-/// Engines `quick` can use.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QuickEngine {
-    /// Linux io_uring
-    #[value(name = "io_uring")]
-    IoUring,
-    /// Linux native AIO
-    Libaio,
-    /// pread/pwrite
-    Psync,
-}
-
-impl QuickEngine {
-    /// The engine's name in a job file.
-    pub fn name(self) -> &'static str {
-        match self {
-            QuickEngine::IoUring => "io_uring",
-            QuickEngine::Libaio => "libaio",
-            QuickEngine::Psync => "psync",
-        }
-    }
-}
-
-/// `iolens quick`.
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Each preset runs a read then a write test against TARGET (default: a temporary \
-                  file in the current directory, deleted afterwards)."
-)]
-pub struct QuickArgs {
-    /// File or block device to test
-    pub target: Option<String>,
-    /// Size of the test file or range
-    #[arg(long, default_value = "256m")]
-    pub size: String,
-    /// Seconds per test (fio time syntax: 4, 10s, 1m)
-    #[arg(long, default_value = "4", value_parser = parse_seconds)]
-    pub runtime: u64,
-    /// I/O engine [default: io_uring, or libaio where io_uring is unavailable]
-    #[arg(long, value_enum)]
-    pub engine: Option<QuickEngine>,
-    /// O_DIRECT (bypass the page cache)
-    #[arg(long, default_value = "1", value_parser = parse_bool01, action = clap::ArgAction::Set)]
-    pub direct: bool,
-    /// Read tests only (nothing is written); --read-only=0 turns it off again
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "1",
-          default_value = "0", value_parser = parse_bool01, action = clap::ArgAction::Set)]
-    pub read_only: bool,
-    /// Allow writes to a device that holds a filesystem or partition table
-    #[arg(long)]
-    pub destructive: bool,
-    /// Explain the results after the table
-    #[arg(long)]
-    pub explain: bool,
-    /// Volume model for --explain, e.g. io1:iops=48000
-    #[arg(long, value_name = "SPEC")]
-    pub volume: Option<String>,
-    /// Output format
-    #[arg(long, value_enum, default_value = "table")]
-    pub output_format: QuickFormat,
-    /// Live status line
-    #[arg(long, value_enum, default_value = "auto")]
-    pub eta: EtaWhen,
 }
 
 /// Output of `iolens explain` and `iolens models`.
@@ -216,20 +132,6 @@ pub struct CostArgs {
     pub p99_iops: Option<f64>,
 }
 
-fn parse_seconds(s: &str) -> Result<u64, String> {
-    iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
-        .map(|d| d.as_secs().max(1))
-        .map_err(|e| e.to_string())
-}
-
-fn parse_bool01(s: &str) -> Result<bool, String> {
-    match s {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(format!("'{s}' is not 0 or 1")),
-    }
-}
-
 fn parse_count(s: &str) -> Result<f64, String> {
     s.replace(',', "")
         .parse::<f64>()
@@ -238,9 +140,44 @@ fn parse_count(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("'{s}' is not a positive number"))
 }
 
-/// The clap definition of every subcommand (for completions and the man page).
+/// What the subcommands with their own parsers do (their `--help` says how).
+const OWN_ABOUT: [(&str, &str); 5] = [
+    (
+        "quick",
+        "CrystalDiskMark-style test sets on a file or device, one table",
+    ),
+    (
+        "sweep",
+        "Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee",
+    ),
+    (
+        "curve",
+        "Latency against offered load, up to where p99 breaks",
+    ),
+    (
+        "compare",
+        "Compare fio or iolens JSON results, optionally failing if slower",
+    ),
+    (
+        "merge",
+        "Merge the JSON results of the ranks of a cluster run",
+    ),
+];
+
+/// The clap definition of every subcommand, those with their own parsers included as
+/// opaque argument lists (for completions and the man page).
 pub fn command() -> clap::Command {
-    Cli::command()
+    OWN_ABOUT.iter().fold(Cli::command(), |c, (name, about)| {
+        c.subcommand(
+            clap::Command::new(*name).about(*about).arg(
+                clap::Arg::new("args")
+                    .num_args(0..)
+                    .trailing_var_arg(true)
+                    .allow_hyphen_values(true)
+                    .help(format!("see `iolens {name} --help`")),
+            ),
+        )
+    })
 }
 
 /// Subcommand names (clap's `help` included).
@@ -260,6 +197,10 @@ pub fn parse(args: Vec<String>) -> Result<Invocation, clap::Error> {
     let Some(first) = args.first() else {
         return Ok(Invocation::Fio(args));
     };
+    if OWN_PARSERS.contains(&first.as_str()) {
+        let rest = args[1..].to_vec();
+        return Ok(Invocation::Own(first.clone(), rest));
+    }
     if names.iter().any(|n| n == first) {
         let argv = std::iter::once("iolens".to_string()).chain(args);
         return Cli::try_parse_from(argv).map(|c| Invocation::Sub(c.command));
@@ -305,36 +246,6 @@ mod tests {
     #[test]
     fn definitions_are_consistent() {
         command().debug_assert();
-    }
-
-    fn quick(args: &[&str]) -> QuickArgs {
-        match parse(args.iter().map(|s| s.to_string()).collect()) {
-            Ok(Invocation::Sub(Command::Quick(q))) => q,
-            Ok(_) => panic!("{args:?} should be the quick subcommand"),
-            Err(e) => panic!("{args:?} should parse: {e}"),
-        }
-    }
-
-    #[test]
-    fn quick_switches_take_an_optional_0_or_1() {
-        assert!(!quick(&["quick"]).read_only, "default: read and write");
-        assert!(quick(&["quick", "--read-only"]).read_only);
-        assert!(quick(&["quick", "--read-only=1"]).read_only);
-        assert!(
-            !quick(&["quick", "--read-only=0"]).read_only,
-            "--read-only=0 is off"
-        );
-        let q = quick(&["quick", "--read-only", "/dev/sdx"]);
-        assert!(q.read_only, "a bare --read-only before TARGET");
-        assert_eq!(
-            q.target.as_deref(),
-            Some("/dev/sdx"),
-            "TARGET is not its value"
-        );
-        assert!(quick(&["quick"]).direct, "O_DIRECT by default");
-        assert!(!quick(&["quick", "--direct=0"]).direct);
-        assert!(!quick(&["quick", "--direct", "0"]).direct);
-        assert_eq!(quick(&["quick", "--runtime=1m"]).runtime, 60);
     }
 
     #[test]

@@ -12,7 +12,6 @@ use crate::cli::{Command, CostArgs, ExplainArgs, ReportArgs, Shell, TextOrJson};
 pub fn run(c: Command) -> Result<i32> {
     let mut out = Sink::stdout();
     match c {
-        Command::Quick(a) => crate::quick::run(&a),
         Command::Explain(a) => explain_cmd(&a, &mut out),
         Command::Models(a) => {
             out.write(&match a.format {
@@ -106,6 +105,13 @@ fn report_cmd(a: &ReportArgs) -> Result<i32> {
     std::fs::write(&a.output, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", a.output.display()))?;
     Ok(0)
+}
+
+/// `iolens merge A.json B.json ...`.
+pub fn merge(args: &[String]) -> Result<i32> {
+    let o = iolens_cluster::merge_cmd(args)?;
+    Sink::stdout().write(&o.text)?;
+    Ok(o.code)
 }
 
 fn cost(a: &CostArgs, out: &mut Sink) -> Result<i32> {

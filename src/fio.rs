@@ -14,6 +14,9 @@ use iolens_session::explain_context;
 
 /// Runs a fio command line; returns the exit code.
 pub fn run(argv: &[String]) -> Result<i32> {
+    // Launched by mpirun/srun/a Kubernetes Indexed Job: rank, rendezvous, `$rank` substitution.
+    let (argv, cluster) = iolens_cluster::Cluster::from_args(argv)?;
+    let argv = &argv[..];
     let a = parse_args(argv)?;
     let mut out = Sink::stdout();
     if a.version {
@@ -49,7 +52,12 @@ pub fn run(argv: &[String]) -> Result<i32> {
         out.write(&options::compat_markdown())?;
         return Ok(0);
     }
-    let sections = collect_sections(&a, &SystemEnvironment)?;
+    let cluster_env = cluster.as_ref().map(|c| c.environment());
+    let env: &dyn iolens_job::Environment = match &cluster_env {
+        Some(e) => e,
+        None => &SystemEnvironment,
+    };
+    let sections = collect_sections(&a, env)?;
     if a.showcmd {
         out.write(&format!("{}\n", showcmd(&sections)))?;
         return Ok(0);
@@ -91,6 +99,7 @@ pub fn run(argv: &[String]) -> Result<i32> {
             .max(Duration::from_millis(100)),
         worker: iolens_session::worker_options_from_env(),
         header: a.formats.contains(&OutputFormat::Normal),
+        notes: true,
         explain: context.as_ref().filter(|_| a.explain),
         html: a.report.as_deref().zip(context.as_ref()),
         // fio caps --max-jobs at its compiled-in limit as well.
@@ -103,7 +112,46 @@ pub fn run(argv: &[String]) -> Result<i32> {
             terse_version: a.terse_version,
         },
     };
+    if let Some(cl) = cluster {
+        return cluster_run(cl, &set, &settings, &a);
+    }
     let mut sink = Sink::open(a.output.as_deref())?;
     let outcome = iolens_session::run(&set, &settings, &mut sink)?;
     Ok(outcome.exit_code())
+}
+
+/// The job set run as one rank of a cluster run through the session (no report of its own);
+/// rank 0 prints the one merged result.
+fn cluster_run(
+    cl: iolens_cluster::Cluster,
+    set: &iolens_job::JobSet,
+    settings: &Settings,
+    a: &iolens_job::FioArgs,
+) -> Result<i32> {
+    let rank = Settings {
+        status: false,
+        header: false,
+        explain: None,
+        html: None,
+        report: Report::Silent,
+        safety: settings.safety.clone(),
+        worker: settings.worker.clone(),
+        ..Settings::default()
+    };
+    let o = cl.run(
+        || {
+            let o = iolens_session::run(set, &rank, &mut Sink::stdout())?;
+            Ok((o.result, o.errors))
+        },
+        &a.formats,
+        a.terse_version,
+    )?;
+    let mut text = o.text;
+    if let (Some(ctx), Some(m)) = (settings.explain, &o.merged) {
+        text.push_str(&iolens_session::explain_text(m, ctx));
+    }
+    if !text.is_empty() {
+        Sink::open(a.output.as_deref())?.write(&text)?;
+    }
+    Ok(o.code)
 }

@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod fio;
 mod quick;
+mod suites;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;
@@ -38,6 +39,13 @@ fn main() -> ExitCode {
     };
     let result = match invocation {
         cli::Invocation::Sub(c) => commands::run(c),
+        cli::Invocation::Own(name, args) => match name.as_str() {
+            "quick" => quick::run(&args),
+            "sweep" => suites::sweep_cmd(&args),
+            "curve" => suites::curve_cmd(&args),
+            "compare" => suites::compare_cmd(&args),
+            _ => commands::merge(&args),
+        },
         cli::Invocation::Fio(args) => fio::run(&args),
     };
     match result {

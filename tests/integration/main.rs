@@ -3,6 +3,7 @@
 //! and kernel interfaces (each of those detects what it needs and skips with a message).
 
 mod cli;
+mod cluster;
 mod common;
 mod engines;
 mod exits;
@@ -14,5 +15,6 @@ mod report;
 mod runtime;
 mod safety;
 mod snapshots;
+mod suites;
 mod verify;
 mod workloads;

@@ -117,7 +117,7 @@ fn interrupted_runs() {
 
 #[test]
 fn quick_table() {
-    use iolens_suite::quick::{job_file, table, QuickSpec};
+    use iolens_suite::quick::{steps, table, Profile, QuickSpec};
     let q = QuickSpec {
         target: "quick.tmp".into(),
         size: "1m".into(),
@@ -126,10 +126,16 @@ fn quick_table() {
         engine: "null".into(),
         direct: true,
         read_only: false,
+        profile: Profile::Default,
+        passes: 1,
     };
+    let plan = steps(&q);
     // 1 ms per clock reading: a 1 s test is a few hundred I/Os per thread.
-    let r = deterministic_with(&job_file(&q), 1_000_000);
-    insta::assert_snapshot!("quick_table", table(&q, &r));
+    let results: Vec<RunResult> = plan
+        .iter()
+        .map(|s| deterministic_with(&s.job, 1_000_000))
+        .collect();
+    insta::assert_snapshot!("quick_table", table(&q, &plan, &results));
 }
 
 #[test]

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod charts;
+pub mod clients;
 pub mod fmt;
 pub mod html;
 pub mod input;

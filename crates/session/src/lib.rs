@@ -60,6 +60,8 @@ pub struct Settings<'a> {
     /// Print fio's header, planning notes and layout lines on the sink (normal output); else
     /// notes go to stderr.
     pub header: bool,
+    /// Print the plan's notes (a suite prints them for its first run only).
+    pub notes: bool,
     /// Explain the result after the report.
     pub explain: Option<&'a ExplainContext>,
     /// Write an HTML report of the run here (`--report`), with findings in this context.
@@ -78,6 +80,7 @@ impl Default for Settings<'_> {
             status_every: Duration::from_secs(1),
             worker: WorkerOptions::default(),
             header: false,
+            notes: true,
             explain: None,
             html: None,
             max_jobs: MAX_JOBS,
@@ -198,7 +201,7 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
     check_models(set)?;
     let plan = iolens_run::plan(set)?;
     iolens_run::safety::check(&plan, &s.safety)?;
-    for n in &plan.notes {
+    for n in plan.notes.iter().filter(|_| s.notes) {
         if s.header {
             sink.write(&format!("{n}\n"))?;
         } else {
