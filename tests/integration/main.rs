@@ -11,4 +11,5 @@ mod formats;
 mod runtime;
 mod safety;
 mod verify;
+mod verify_fio;
 mod workloads;
