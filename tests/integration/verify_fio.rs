@@ -481,3 +481,51 @@ fn files_written_by_fio_verify_in_iolens_and_the_other_way_round() {
         }
     }
 }
+
+/// A read job whose block sizes differ from the writer's: iolens takes each chunk's extent
+/// from its header (reads that end inside a chunk complete it from the file, reads that
+/// start inside one find it); fio 3.33 needs the writer's sizes and fails ("bad header
+/// length"), a difference the README lists.
+#[test]
+fn reads_of_other_block_sizes_verify_a_file_fio_wrote() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let dir = TempDir::new("vfio-sizes");
+    let job = |rw: &str, bs: &str, extra: &str| {
+        format!("[s]\nfilename=s.dat\nsize=2m\nrw={rw}\n{bs}\nverify=md5\n{extra}\n")
+    };
+    let w = run_tool(Tool::Fio, &dir.0, &job("write", "bs=64k", "do_verify=0"));
+    assert!(!w.verdict.failed, "fio writing: {}", w.said);
+    for bs in [
+        "bs=4k",
+        "bs=1m",
+        "bsrange=512-128k",
+        "bssplit=512/30:8k/30:256k/40",
+    ] {
+        for rw in ["read", "randread"] {
+            let r = run_tool(Tool::Iolens, &dir.0, &job(rw, bs, ""));
+            assert!(
+                !r.verdict.failed && r.reads > 0,
+                "64k blocks written by fio, read by iolens with {bs} rw={rw}: {}",
+                r.said
+            );
+        }
+    }
+    let f = run_tool(Tool::Fio, &dir.0, &job("read", "bs=4k", ""));
+    assert!(
+        f.verdict.failed && f.said.contains("bad header length"),
+        "fio 3.33 reading 64k chunks in 4k reads reports bad header lengths: {}",
+        f.said
+    );
+    // A damaged byte is still found with other sizes.
+    flip(&dir.join("s.dat"), (1 << 20) + 40_000);
+    for bs in ["bs=4k", "bsrange=512-128k"] {
+        let r = run_tool(Tool::Iolens, &dir.0, &job("randread", bs, ""));
+        assert!(
+            r.verdict.failed && r.said.contains("chunk at offset 1048576"),
+            "the damaged 64k chunk at 1 MiB, read with {bs}: {}",
+            r.said
+        );
+    }
+}

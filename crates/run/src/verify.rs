@@ -311,6 +311,8 @@ enum ChunkErr {
     NoHeader([u8; 4]),
     /// Anything else: the message.
     Bad(String),
+    /// A failure in a chunk whose header gave its length: the message and the length.
+    Sized(String, u64),
 }
 
 /// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`).
@@ -745,6 +747,13 @@ impl Verifier {
                         format!("chunk at offset {coff}: {e}")
                     })
                 }
+                Err(ChunkErr::Sized(e, len)) => {
+                    return Some(if pos == 0 && len == n {
+                        e
+                    } else {
+                        format!("chunk at offset {coff}: {e}")
+                    })
+                }
             }
         }
         None
@@ -860,31 +869,37 @@ impl Verifier {
         let hdr = self.header_at(data, pos, file, coff)?;
         let hs = self.hdr_len;
         if hdr.offset != coff {
-            return Err(ChunkErr::Bad(format!(
-                "misplaced data: header says offset {}, chunk is at offset {coff}",
-                hdr.offset
-            )));
+            return Err(ChunkErr::Sized(
+                format!(
+                    "misplaced data: header says offset {}, chunk is at offset {coff}",
+                    hdr.offset
+                ),
+                hdr.len,
+            ));
         }
         if !type_matches(self.kind, hdr.vtype) {
-            return Err(ChunkErr::Bad(format!(
-                "written with another verify method (fio type {}), checked with verify={}",
-                hdr.vtype,
-                method_name(self.kind)
-            )));
+            return Err(ChunkErr::Sized(
+                format!(
+                    "written with another verify method (fio type {}), checked with verify={}",
+                    hdr.vtype,
+                    method_name(self.kind)
+                ),
+                hdr.len,
+            ));
         }
         if hdr.len <= hs as u64 || hdr.len < (self.hdr_off + hs) as u64 || hdr.len > MAX_CHUNK {
-            return Err(ChunkErr::Bad(format!(
+            return Err(ChunkErr::Sized(format!(
                 "verify header gives an impossible chunk length {} (header and checksum take {hs} bytes)",
                 hdr.len
-            )));
+            ), hdr.len));
         }
         let len = hdr.len as usize;
         let mut c = match self.chunk_bytes(data, pos, file, coff, len) {
             Ok(c) => c,
             Err(have) => {
-                return Err(ChunkErr::Bad(format!(
+                return Err(ChunkErr::Sized(format!(
                     "short read: the chunk at offset {coff} is {len} bytes long but the file ends after {have} (torn or truncated block)"
-                )))
+                ), hdr.len))
             }
         };
         if pos as u64 + hdr.len > n {
@@ -904,12 +919,15 @@ impl Verifier {
                     let first = (hs..len).find(|i| c[*i] != p[(pos + *i) % p.len()]);
                     if let Some(i) = first {
                         let at = self.disk_pos(i);
-                        return Err(ChunkErr::Bad(format!(
-                            "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
-                            coff + at as u64,
-                            p[(pos + i) % p.len()],
-                            c[i]
-                        )));
+                        return Err(ChunkErr::Sized(
+                            format!(
+                                "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
+                                coff + at as u64,
+                                p[(pos + i) % p.len()],
+                                c[i]
+                            ),
+                            hdr.len,
+                        ));
                     }
                 }
             }
@@ -925,7 +943,7 @@ impl Verifier {
                         hex(&sum)
                     );
                     m.push_str(&self.first_bad_byte(disk, coff, hdr.seed, pos));
-                    return Err(ChunkErr::Bad(m));
+                    return Err(ChunkErr::Sized(m, hdr.len));
                 }
             }
         }
@@ -998,7 +1016,7 @@ impl Verifier {
                         self.spans[file as usize].insert(p, p + len);
                         Ok(p + len)
                     }
-                    Err(ChunkErr::Bad(e)) => {
+                    Err(ChunkErr::Bad(e) | ChunkErr::Sized(e, _)) => {
                         Err(format!("chunk at offset {p} (covering {at}): {e}"))
                     }
                     Err(ChunkErr::NoHeader(_)) => return None,
@@ -1240,7 +1258,7 @@ mod tests {
                 "fio 3.39+ sha512 digest"
             );
             // 1000 % 128 = 104 < 112: the last block holds the 104-byte tail, 0x80, the length.
-            let mut tail = vec![0u8; 64];
+            let mut tail = [0u8; 64];
             tail[..40].copy_from_slice(&d[960..]);
             tail[104 - 64] = 0x80;
             tail[48..].copy_from_slice(&8000u128.to_be_bytes());
