@@ -30,7 +30,7 @@
 //! chunk that starts past the end of the job's range is checked only when it carries a header
 //! (the job's last write may cross the range end; the bytes after it belong to no write).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -315,42 +315,75 @@ enum ChunkErr {
     Sized(String, u64),
 }
 
-/// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`).
+/// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`): what the job
+/// had completed when it stopped, and which of it a flush had made durable.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VerifyState {
     /// Written blocks: (file index, offset, length).
     pub blocks: Vec<(u32, u64, u32)>,
+    /// Blocks written after the job's last completed flush.
+    pub unflushed: BTreeSet<(u32, u64)>,
+    /// The writing job's flush settings (`fsync=1 fdatasync=0 sync=0 direct=0`).
+    pub flush: String,
+    /// True when that job flushed (fsync, fdatasync or sync), so a write counts as
+    /// acknowledged only once a flush after it completed.
+    pub flushes: bool,
 }
 
 impl VerifyState {
-    /// Text form: one `file offset length` line per block.
+    /// Text form: a comment with the flush settings, then one `file offset length` line per
+    /// block, with ` unflushed` after the blocks no flush covered.
     pub fn to_text(&self) -> String {
-        let mut s = String::from("# iolens verify state v1\n");
+        let mut s = String::from("# iolens verify state v2\n");
+        s.push_str(&format!(
+            "# flush: {} flushes={}\n",
+            self.flush, self.flushes as u8
+        ));
         for (f, o, l) in &self.blocks {
-            s.push_str(&format!("{f} {o} {l}\n"));
+            let tail = if self.unflushed.contains(&(*f, *o)) {
+                " unflushed"
+            } else {
+                ""
+            };
+            s.push_str(&format!("{f} {o} {l}{tail}\n"));
         }
         s
     }
 
-    /// Parses the text form.
+    /// Parses the text form (v1 files, without flush information, too).
     pub fn from_text(t: &str) -> Result<Self, String> {
-        let mut blocks = Vec::new();
+        let mut st = VerifyState::default();
         for (i, line) in t.lines().enumerate() {
+            if let Some(rest) = line.strip_prefix("# flush: ") {
+                let (note, flag) = rest.rsplit_once(" flushes=").unwrap_or((rest, "0"));
+                st.flush = note.to_string();
+                st.flushes = flag.trim() == "1";
+                continue;
+            }
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
             let v: Vec<&str> = line.split_whitespace().collect();
-            let bad = || format!("verify state line {}: expected 'file offset length'", i + 1);
-            if v.len() != 3 {
+            let bad = || {
+                format!(
+                    "verify state line {}: expected 'file offset length [unflushed]'",
+                    i + 1
+                )
+            };
+            if !(v.len() == 3 || v.len() == 4 && v[3] == "unflushed") {
                 return Err(bad());
             }
-            blocks.push((
+            let b: (u32, u64, u32) = (
                 v[0].parse().map_err(|_| bad())?,
                 v[1].parse().map_err(|_| bad())?,
                 v[2].parse().map_err(|_| bad())?,
-            ));
+            );
+            if v.len() == 4 {
+                st.unflushed.insert((b.0, b.1));
+            }
+            st.blocks.push(b);
         }
-        Ok(VerifyState { blocks })
+        Ok(st)
     }
 }
 
@@ -385,6 +418,16 @@ pub struct Verifier {
     state_path: PathBuf,
     save_state: bool,
     interrupted: bool,
+    /// Written blocks no completed flush covers yet.
+    unflushed: BTreeSet<(u32, u64)>,
+    /// This job's flush settings, for the state file.
+    flush: String,
+    /// This job flushes (fsync, fdatasync or sync).
+    flushes: bool,
+    /// Writes are durable when they complete (sync=1: O_SYNC/O_DSYNC).
+    sync_writes: bool,
+    /// The state this job loaded (verify_state_load), for the explanation of losses.
+    loaded: Option<(String, bool, u64)>,
 }
 
 impl Verifier {
@@ -448,6 +491,19 @@ impl Verifier {
             state_path: PathBuf::from(format!("local-{}-{}-verify.state", spec.name, job.index)),
             save_state: spec.verify_state_save,
             interrupted: false,
+            unflushed: BTreeSet::new(),
+            flush: format!(
+                "fsync={} fdatasync={} sync={} direct={}",
+                spec.fsync,
+                spec.fdatasync,
+                (spec.sync != iolens_job::SyncMode::None) as u8,
+                spec.direct as u8
+            ),
+            flushes: spec.fsync > 0
+                || spec.fdatasync > 0
+                || spec.sync != iolens_job::SyncMode::None,
+            sync_writes: spec.sync != iolens_job::SyncMode::None,
+            loaded: None,
         }))
     }
 
@@ -528,8 +584,16 @@ impl Verifier {
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
         if self.verify_phase || self.save_state {
             self.written.insert((file, offset), len);
+            if self.save_state && !self.sync_writes {
+                self.unflushed.insert((file, offset));
+            }
         }
         self.since_backlog += 1;
+    }
+
+    /// Notes a completed fsync/fdatasync of the job's files: what was written is durable.
+    pub fn flushed(&mut self) {
+        self.unflushed.clear();
     }
 
     /// True when `verify_backlog` writes have completed since the last backlog check.
@@ -576,9 +640,16 @@ impl Verifier {
             )
         })?;
         let st = VerifyState::from_text(&t)?;
+        let mut skipped = 0u64;
         for (f, o, l) in st.blocks {
+            // A job that flushes acknowledges a write once a flush after it completed.
+            if st.flushes && st.unflushed.contains(&(f, o)) {
+                skipped += 1;
+                continue;
+            }
             self.written.insert((f, o), l);
         }
+        self.loaded = Some((st.flush, st.flushes, skipped));
         Ok(())
     }
 
@@ -598,6 +669,9 @@ impl Verifier {
                 .iter()
                 .map(|((f, o), l)| (*f, *o, *l))
                 .collect(),
+            unflushed: self.unflushed.clone(),
+            flush: self.flush.clone(),
+            flushes: self.flushes,
         };
         let _ = std::fs::write(&self.state_path, st.to_text());
     }
@@ -620,7 +694,8 @@ impl Verifier {
             if self.dump {
                 self.dump_block(buf, offset, &path);
             }
-            if self.failures.len() < KEEP_FAILURES {
+            // A loaded state names every lost block; otherwise the first few.
+            if self.failures.len() < KEEP_FAILURES || self.loaded.is_some() {
                 self.failures.push(VerifyFailure {
                     file: path,
                     offset,
@@ -1082,16 +1157,47 @@ impl Verifier {
         }
     }
 
+    /// Why blocks of a loaded verify state are gone, in terms of the writing job's flushes.
+    fn loss_explanation(&self) -> Option<String> {
+        let (flush, flushes, skipped) = self.loaded.as_ref()?;
+        let direct = flush.contains("direct=1");
+        let cache = if direct {
+            "the device's volatile write cache (direct=1 bypasses only the page cache)"
+        } else {
+            "the page cache and the device's volatile write cache"
+        };
+        Some(if *flushes {
+            format!(
+                ". These blocks had been flushed ({flush}) before the state was saved: the \
+                 storage acknowledged a flush and still lost the data{}",
+                if *skipped > 0 {
+                    format!(" ({skipped} blocks written after the last flush were not checked)")
+                } else {
+                    String::new()
+                }
+            )
+        } else {
+            format!(
+                ". The job that wrote them never flushed ({flush}): a completed write stays in \
+                 {cache} until a flush, and a power cut loses it. With fsync=1, fdatasync=1 or \
+                 sync=1 each acknowledged write is durable"
+            )
+        })
+    }
+
     /// Puts the outcome into the job's statistics (error 84 when anything failed).
     pub fn finish(&self, stats: &mut JobStats) {
         stats.verified_blocks += self.verified;
         stats.verify_failures.extend(self.failures.iter().cloned());
         if self.failed > 0 {
             let first = &self.failures[0];
-            let msg = format!(
+            let mut msg = format!(
                 "verify: {} of {} blocks failed; first: '{}' offset {} ({} bytes): {}",
                 self.failed, self.verified, first.file, first.offset, first.len, first.detail
             );
+            if let Some(why) = self.loss_explanation() {
+                msg.push_str(&why);
+            }
             stats.error = EILSEQ;
             stats.error_text = Some(msg);
             stats.total_err += self.failed;
@@ -1393,8 +1499,54 @@ mod tests {
     fn state_roundtrip() {
         let s = VerifyState {
             blocks: vec![(0, 4096, 4096), (1, 0, 512)],
+            unflushed: [(1, 0)].into_iter().collect(),
+            flush: "fsync=4 fdatasync=0 sync=0 direct=1".into(),
+            flushes: true,
         };
         assert_eq!(VerifyState::from_text(&s.to_text()).unwrap(), s);
         assert!(VerifyState::from_text("1 2").is_err());
+        assert!(VerifyState::from_text("1 2 3 flushed").is_err());
+        // v1 files (no flush information) load every block as acknowledged.
+        let v1 = VerifyState::from_text("# iolens verify state v1\n0 0 4096\n").unwrap();
+        assert_eq!((v1.blocks.len(), v1.flushes), (1, false));
+    }
+
+    /// Writes after the last completed flush are marked; a job that flushes does not count
+    /// them as acknowledged when the state is loaded.
+    #[test]
+    fn unflushed_writes_are_marked_in_the_state() {
+        let mut v = verifier(|s| s.fsync = 2);
+        v.written(0, 0, 4096);
+        v.written(0, 4096, 4096);
+        v.flushed();
+        v.written(0, 8192, 4096);
+        v.interrupted = true;
+        let dir = std::env::temp_dir().join(format!("iolens-vstate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        v.state_path = dir.join("s.state");
+        v.save_state_if_needed();
+        let text = std::fs::read_to_string(&v.state_path).unwrap();
+        assert!(
+            text.contains("# flush: fsync=2 fdatasync=0 sync=0 direct=0 flushes=1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0 8192 4096 unflushed\n") && text.contains("0 0 4096\n"),
+            "{text}"
+        );
+        let mut l = verifier(|s| s.fsync = 2);
+        l.state_path = v.state_path.clone();
+        l.load_state().unwrap();
+        assert_eq!(
+            l.take_blocks(),
+            [(0, 0, 4096), (0, 4096, 4096)],
+            "the flushed blocks"
+        );
+        assert_eq!(
+            l.loaded.as_ref().map(|x| x.2),
+            Some(1),
+            "one block not yet flushed"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
