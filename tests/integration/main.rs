@@ -8,6 +8,7 @@ mod engines;
 mod explain;
 mod fio_compat;
 mod formats;
+mod powercut;
 mod runtime;
 mod safety;
 mod verify;
