@@ -30,7 +30,8 @@
 //! chunk that starts past the end of the job's range is checked only when it carries a header
 //! (the job's last write may cross the range end; the bytes after it belong to no write).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -300,6 +301,7 @@ fn swap_header(chunk: &mut [u8], at: usize, len: usize) {
 #[derive(Debug, Clone, Copy)]
 struct Header {
     vtype: u16,
+    number: u16,
     len: u64,
     seed: u64,
     offset: u64,
@@ -323,6 +325,9 @@ pub struct VerifyState {
     pub blocks: Vec<(u32, u64, u32)>,
     /// Blocks written after the job's last completed flush.
     pub unflushed: BTreeSet<(u32, u64)>,
+    /// The write number (fio's 16-bit `numberio`) of each block's last completed write, when
+    /// the job checks them.
+    pub numbers: BTreeMap<(u32, u64), u16>,
     /// The writing job's flush settings (`fsync=1 fdatasync=0 sync=0 direct=0`).
     pub flush: String,
     /// True when that job flushed (fsync, fdatasync or sync), so a write counts as
@@ -332,7 +337,8 @@ pub struct VerifyState {
 
 impl VerifyState {
     /// Text form: a comment with the flush settings, then one `file offset length` line per
-    /// block, with ` unflushed` after the blocks no flush covered.
+    /// block, with ` n=NUMBER` (the write number) when known and ` unflushed` after the
+    /// blocks no flush covered.
     pub fn to_text(&self) -> String {
         let mut s = String::from("# iolens verify state v2\n");
         s.push_str(&format!(
@@ -340,12 +346,16 @@ impl VerifyState {
             self.flush, self.flushes as u8
         ));
         for (f, o, l) in &self.blocks {
+            let n = match self.numbers.get(&(*f, *o)) {
+                Some(n) => format!(" n={n}"),
+                None => String::new(),
+            };
             let tail = if self.unflushed.contains(&(*f, *o)) {
                 " unflushed"
             } else {
                 ""
             };
-            s.push_str(&format!("{f} {o} {l}{tail}\n"));
+            s.push_str(&format!("{f} {o} {l}{n}{tail}\n"));
         }
         s
     }
@@ -366,11 +376,11 @@ impl VerifyState {
             let v: Vec<&str> = line.split_whitespace().collect();
             let bad = || {
                 format!(
-                    "verify state line {}: expected 'file offset length [unflushed]'",
+                    "verify state line {}: expected 'file offset length [n=NUMBER] [unflushed]'",
                     i + 1
                 )
             };
-            if !(v.len() == 3 || v.len() == 4 && v[3] == "unflushed") {
+            if v.len() < 3 {
                 return Err(bad());
             }
             let b: (u32, u64, u32) = (
@@ -378,8 +388,14 @@ impl VerifyState {
                 v[1].parse().map_err(|_| bad())?,
                 v[2].parse().map_err(|_| bad())?,
             );
-            if v.len() == 4 {
-                st.unflushed.insert((b.0, b.1));
+            for extra in &v[3..] {
+                if *extra == "unflushed" {
+                    st.unflushed.insert((b.0, b.1));
+                } else if let Some(n) = extra.strip_prefix("n=") {
+                    st.numbers.insert((b.0, b.1), n.parse().map_err(|_| bad())?);
+                } else {
+                    return Err(bad());
+                }
             }
             st.blocks.push(b);
         }
@@ -428,6 +444,14 @@ pub struct Verifier {
     sync_writes: bool,
     /// The state this job loaded (verify_state_load), for the explanation of losses.
     loaded: Option<(String, bool, u64)>,
+    /// Check that each block holds its last write (fio's numberio check: fixed write size,
+    /// not verify_only).
+    check_numbers: bool,
+    /// Write number of each write in flight, and of each block's last completed write.
+    issued: HashMap<(u32, u64), u16>,
+    numbers: HashMap<(u32, u64), u16>,
+    /// Write numbers expected by the blocks being read back.
+    expect: HashMap<(u32, u64), u16>,
 }
 
 impl Verifier {
@@ -504,6 +528,11 @@ impl Verifier {
                 || spec.sync != iolens_job::SyncMode::None,
             sync_writes: spec.sync != iolens_job::SyncMode::None,
             loaded: None,
+            check_numbers: spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
+                && !spec.verify_only,
+            issued: HashMap::new(),
+            numbers: HashMap::new(),
+            expect: HashMap::new(),
         }))
     }
 
@@ -531,6 +560,9 @@ impl Verifier {
     pub fn prepare_write(&mut self, buf: &mut [u8], file: u32, offset: u64) {
         let seq = self.seq;
         self.seq += 1;
+        if self.check_numbers {
+            self.issued.insert((file, offset), seq as u16);
+        }
         let seed = self.write_seed(file, offset, seq);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -584,6 +616,9 @@ impl Verifier {
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
         if self.verify_phase || self.save_state {
             self.written.insert((file, offset), len);
+            if let Some(n) = self.issued.remove(&(file, offset)) {
+                self.numbers.insert((file, offset), n);
+            }
             if self.save_state && !self.sync_writes {
                 self.unflushed.insert((file, offset));
             }
@@ -610,7 +645,17 @@ impl Verifier {
             .map(|((f, o), l)| (*f, *o, *l))
             .collect();
         self.written.clear();
+        self.expect_numbers(&v);
         v
+    }
+
+    /// The blocks about to be read back expect their last write's number.
+    fn expect_numbers(&mut self, blocks: &[(u32, u64, u32)]) {
+        for (f, o, _) in blocks {
+            if let Some(n) = self.numbers.remove(&(*f, *o)) {
+                self.expect.insert((*f, *o), n);
+            }
+        }
     }
 
     /// True when a read of this job must be checked.
@@ -625,10 +670,12 @@ impl Verifier {
 
     /// Every written block, sorted by file and offset (and forgets them).
     pub fn take_blocks(&mut self) -> Vec<(u32, u64, u32)> {
-        std::mem::take(&mut self.written)
+        let v: Vec<(u32, u64, u32)> = std::mem::take(&mut self.written)
             .into_iter()
             .map(|((f, o), l)| (f, o, l))
-            .collect()
+            .collect();
+        self.expect_numbers(&v);
+        v
     }
 
     /// Loads blocks from a saved state instead of writing (verify_state_load).
@@ -648,6 +695,9 @@ impl Verifier {
                 continue;
             }
             self.written.insert((f, o), l);
+            if let (true, Some(n)) = (self.check_numbers, st.numbers.get(&(f, o))) {
+                self.numbers.insert((f, o), *n);
+            }
         }
         self.loaded = Some((st.flush, st.flushes, skipped));
         Ok(())
@@ -670,6 +720,11 @@ impl Verifier {
                 .map(|((f, o), l)| (*f, *o, *l))
                 .collect(),
             unflushed: self.unflushed.clone(),
+            numbers: self
+                .written
+                .keys()
+                .filter_map(|k| self.numbers.get(k).map(|n| (*k, *n)))
+                .collect(),
             flush: self.flush.clone(),
             flushes: self.flushes,
         };
@@ -684,7 +739,8 @@ impl Verifier {
     /// Checks a block read back; `got` is how many bytes the read returned.
     pub fn check(&mut self, buf: &[u8], got: usize, file: u32, offset: u64) {
         self.verified += 1;
-        if let Some(detail) = self.check_block(buf, got, file, offset) {
+        let want = self.expect.remove(&(file, offset));
+        if let Some(detail) = self.check_block(buf, got, file, offset, want) {
             self.failed += 1;
             let path = self
                 .files
@@ -742,14 +798,17 @@ impl Verifier {
 
     /// `len` bytes of the chunk at `pos` in the read data (file offset `coff`), completed from
     /// the file where the read ended first. Err: how many bytes exist.
-    fn chunk_bytes(
+    fn chunk_bytes<'a>(
         &mut self,
-        data: &[u8],
+        data: &'a [u8],
         pos: usize,
         file: u32,
         coff: u64,
         len: usize,
-    ) -> Result<Vec<u8>, usize> {
+    ) -> Result<Cow<'a, [u8]>, usize> {
+        if pos + len <= data.len() {
+            return Ok(Cow::Borrowed(&data[pos..pos + len]));
+        }
         let have = data.len().saturating_sub(pos).min(len);
         let mut v = Vec::with_capacity(len);
         v.extend_from_slice(&data[pos.min(data.len())..pos.min(data.len()) + have]);
@@ -760,11 +819,18 @@ impl Verifier {
         if v.len() < len {
             Err(v.len())
         } else {
-            Ok(v)
+            Ok(Cow::Owned(v))
         }
     }
 
-    fn check_block(&mut self, buf: &[u8], got: usize, file: u32, offset: u64) -> Option<String> {
+    fn check_block(
+        &mut self,
+        buf: &[u8],
+        got: usize,
+        file: u32,
+        offset: u64,
+        want: Option<u16>,
+    ) -> Option<String> {
         let data = &buf[..got.min(buf.len())];
         match self.kind {
             VerifyKind::Null => return None,
@@ -780,7 +846,7 @@ impl Verifier {
                 continue;
             }
             let whole = pos == 0 && self.interval >= n;
-            match self.check_chunk(data, pos as usize, file, coff, n) {
+            match self.check_chunk(data, pos as usize, file, coff, n, want) {
                 Ok(len) => pos += len,
                 Err(ChunkErr::NoHeader(found)) => {
                     if self.check_reads && coff >= self.range_end(file) {
@@ -902,6 +968,7 @@ impl Verifier {
         }
         let hdr = Header {
             vtype: le16(h, 2),
+            number: le16(h, 34),
             len: le32(h, 4) as u64,
             seed: le64(h, 8),
             offset: le64(h, 16),
@@ -940,6 +1007,7 @@ impl Verifier {
         file: u32,
         coff: u64,
         n: u64,
+        want: Option<u16>,
     ) -> Result<u64, ChunkErr> {
         let hdr = self.header_at(data, pos, file, coff)?;
         let hs = self.hdr_len;
@@ -969,7 +1037,7 @@ impl Verifier {
             ), hdr.len));
         }
         let len = hdr.len as usize;
-        let mut c = match self.chunk_bytes(data, pos, file, coff, len) {
+        let disk = match self.chunk_bytes(data, pos, file, coff, len) {
             Ok(c) => c,
             Err(have) => {
                 return Err(ChunkErr::Sized(format!(
@@ -980,14 +1048,15 @@ impl Verifier {
         if pos as u64 + hdr.len > n {
             self.spans[file as usize].insert(coff, coff + hdr.len);
         }
-        let disk = if self.hdr_off > 0 {
-            let d = c.clone();
-            swap_header(&mut c, self.hdr_off, hs);
-            Some(d)
+        // The chunk as it was sealed: with verify_offset, the header traded back to the start.
+        let c: Cow<[u8]> = if self.hdr_off > 0 {
+            let mut u = disk.to_vec();
+            swap_header(&mut u, self.hdr_off, hs);
+            Cow::Owned(u)
         } else {
-            None
+            Cow::Borrowed(&disk)
         };
-        let disk = disk.as_deref().unwrap_or(&c);
+        let disk: &[u8] = &disk;
         match self.kind {
             VerifyKind::Meta | VerifyKind::PatternHdr => {
                 if let Some(p) = &self.pattern {
@@ -1021,6 +1090,15 @@ impl Verifier {
                     return Err(ChunkErr::Sized(m, hdr.len));
                 }
             }
+        }
+        if let Some(w) = want.filter(|w| *w != hdr.number) {
+            return Err(ChunkErr::Sized(
+                format!(
+                    "stale data: the chunk holds write number {}, but the last write completed here was number {w} (16-bit write numbers): an older write survived and the newer one was lost",
+                    hdr.number
+                ),
+                hdr.len,
+            ));
         }
         Ok(hdr.len)
     }
@@ -1086,7 +1164,7 @@ impl Verifier {
                     // The nearest chunk before `at` ends before it: nothing covers `at`.
                     return None;
                 }
-                return Some(match self.check_chunk(&[], 0, file, p, 0) {
+                return Some(match self.check_chunk(&[], 0, file, p, 0, None) {
                     Ok(len) => {
                         self.spans[file as usize].insert(p, p + len);
                         Ok(p + len)
@@ -1495,17 +1573,57 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A block whose newer write was lost but whose older write survived is stale: its
+    /// header's write number is not the last one completed there (fio's numberio check).
+    #[test]
+    fn an_older_surviving_write_is_stale() {
+        let mut v = verifier(|_| {});
+        let mut old = vec![0u8; 4096];
+        v.prepare_write(&mut old, 0, 8192);
+        v.written(0, 8192, 4096);
+        let mut new = vec![0u8; 4096];
+        v.prepare_write(&mut new, 0, 8192);
+        v.written(0, 8192, 4096);
+        assert_eq!(v.take_blocks(), [(0, 8192, 4096)]);
+        v.check(&old, 4096, 0, 8192);
+        assert_eq!(v.failed, 1, "the old version passed");
+        assert!(
+            v.failures[0]
+                .detail
+                .contains("write number 0, but the last write completed here was number 1"),
+            "{}",
+            v.failures[0].detail
+        );
+        // The newest version verifies; with varying write sizes (no numbers) either does.
+        v.written(0, 8192, 4096);
+        v.take_blocks();
+        v.check(&new, 4096, 0, 8192);
+        assert_eq!(v.failed, 1, "{:?}", v.failures);
+        let mut w = verifier(|s| s.bsrange = [Some((4096, 8192)); 3]);
+        let mut old = vec![0u8; 4096];
+        w.prepare_write(&mut old, 0, 0);
+        w.written(0, 0, 4096);
+        let mut new = vec![0u8; 4096];
+        w.prepare_write(&mut new, 0, 0);
+        w.written(0, 0, 4096);
+        w.take_blocks();
+        w.check(&old, 4096, 0, 0);
+        assert_eq!(w.failed, 0, "{:?}", w.failures);
+    }
+
     #[test]
     fn state_roundtrip() {
         let s = VerifyState {
             blocks: vec![(0, 4096, 4096), (1, 0, 512)],
             unflushed: [(1, 0)].into_iter().collect(),
+            numbers: [((0, 4096), 7), ((1, 0), 65535)].into_iter().collect(),
             flush: "fsync=4 fdatasync=0 sync=0 direct=1".into(),
             flushes: true,
         };
         assert_eq!(VerifyState::from_text(&s.to_text()).unwrap(), s);
         assert!(VerifyState::from_text("1 2").is_err());
         assert!(VerifyState::from_text("1 2 3 flushed").is_err());
+        assert!(VerifyState::from_text("1 2 3 n=x").is_err());
         // v1 files (no flush information) load every block as acknowledged.
         let v1 = VerifyState::from_text("# iolens verify state v1\n0 0 4096\n").unwrap();
         assert_eq!((v1.blocks.len(), v1.flushes), (1, false));
