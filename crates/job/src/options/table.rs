@@ -2818,7 +2818,7 @@ pub static OPTIONS: &[OptDef] = &[
         "verify_write_sequence",
         K::Bool,
         Verify,
-        "the write number in the verify header is not checked"
+        "the write number is checked as fio 3.33 does (fixed write size, not verify_only)"
     ),
     ign!(
         "verify_header_seed",
