@@ -297,9 +297,18 @@ fn swap_header(chunk: &mut [u8], at: usize, len: usize) {
     chunk[at..at + len].copy_from_slice(&saved);
 }
 
+/// fio 3.41 and later mark their (48-byte) header with this version byte after the magic.
+const V2_VERSION: u8 = 0x81;
+/// Size of that header; its CRC covers the 44 bytes before the CRC.
+const HDR_V2: usize = 48;
+
 /// The parts of a fio header that a check uses.
 #[derive(Debug, Clone, Copy)]
 struct Header {
+    /// Size of the fixed header (40, or 48 for fio 3.41's versioned one).
+    fixed: usize,
+    /// Fixed header plus checksum area.
+    hs: usize,
     vtype: u16,
     number: u16,
     len: u64,
@@ -946,7 +955,13 @@ impl Verifier {
         coff: u64,
     ) -> Result<Header, ChunkErr> {
         let vo = self.hdr_off;
-        let raw = match self.chunk_bytes(data, pos, file, coff, vo + HDR) {
+        // fio 3.41 and later write a longer, versioned header (read here, never written).
+        let v2 = match self.chunk_bytes(data, pos, file, coff, vo + 4) {
+            Ok(b) => le16(&b, vo) == MAGIC && b[vo + 2] == V2_VERSION,
+            Err(_) => false,
+        };
+        let fixed = if v2 { HDR_V2 } else { HDR };
+        let raw = match self.chunk_bytes(data, pos, file, coff, vo + fixed) {
             Ok(v) => v,
             Err(have) if have >= vo + 4 => {
                 let h = &self.read_file(file, coff + vo as u64, 4);
@@ -962,19 +977,30 @@ impl Verifier {
             }
             Err(_) => return Err(ChunkErr::NoHeader([0; 4])),
         };
-        let h = &raw[vo..vo + HDR];
+        let h = &raw[vo..vo + fixed];
         if le16(h, 0) != MAGIC {
             return Err(ChunkErr::NoHeader([h[0], h[1], h[2], h[3]]));
         }
+        let (vtype, number, crc_at) = if v2 {
+            (h[3] as u16, le64(h, 32) as u16, 44)
+        } else {
+            (le16(h, 2), le16(h, 34), HDR_CRC_AT)
+        };
         let hdr = Header {
-            vtype: le16(h, 2),
-            number: le16(h, 34),
+            fixed,
+            hs: if self.hdr_len == 0 {
+                0
+            } else {
+                self.hdr_len - HDR + fixed
+            },
+            vtype,
+            number,
             len: le32(h, 4) as u64,
             seed: le64(h, 8),
             offset: le64(h, 16),
         };
-        let want = le32(h, HDR_CRC_AT);
-        let got = fio_crc32c(&h[..HDR_CRC_AT]);
+        let want = le32(h, crc_at);
+        let got = fio_crc32c(&h[..crc_at]);
         if want != got {
             let mut bad = Vec::new();
             if hdr.offset != coff {
@@ -1010,7 +1036,7 @@ impl Verifier {
         want: Option<u16>,
     ) -> Result<u64, ChunkErr> {
         let hdr = self.header_at(data, pos, file, coff)?;
-        let hs = self.hdr_len;
+        let hs = hdr.hs;
         if hdr.offset != coff {
             return Err(ChunkErr::Sized(
                 format!(
@@ -1062,7 +1088,7 @@ impl Verifier {
                 if let Some(p) = &self.pattern {
                     let first = (hs..len).find(|i| c[*i] != p[(pos + *i) % p.len()]);
                     if let Some(i) = first {
-                        let at = self.disk_pos(i);
+                        let at = self.disk_pos(i, hs);
                         return Err(ChunkErr::Sized(
                             format!(
                                 "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
@@ -1076,7 +1102,7 @@ impl Verifier {
                 }
             }
             k => {
-                let stored = &c[HDR..hs];
+                let stored = &c[hdr.fixed..hs];
                 let sum = checksum(k, &c[hs..]);
                 let old_sha512 = || k == VerifyKind::Sha512 && fio_sha512_v333(&c[hs..]) == stored;
                 if sum != stored && !old_sha512() {
@@ -1086,7 +1112,9 @@ impl Verifier {
                         hex(stored),
                         hex(&sum)
                     );
-                    m.push_str(&self.first_bad_byte(disk, coff, hdr.seed, pos));
+                    if hdr.fixed == HDR {
+                        m.push_str(&self.first_bad_byte(disk, coff, hdr.seed, pos));
+                    }
                     return Err(ChunkErr::Sized(m, hdr.len));
                 }
             }
@@ -1104,8 +1132,8 @@ impl Verifier {
     }
 
     /// Where byte `i` of the chunk (header first) lies on disk, with verify_offset.
-    fn disk_pos(&self, i: usize) -> usize {
-        let (vo, hs) = (self.hdr_off, self.hdr_len);
+    fn disk_pos(&self, i: usize, hs: usize) -> usize {
+        let vo = self.hdr_off;
         if vo == 0 {
             i
         } else if i < hs {
@@ -1571,6 +1599,39 @@ mod tests {
             r.failures[0].detail
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// fio 3.41 and later write a versioned 48-byte header (version 0x81 after the magic,
+    /// a one-byte type, a 64-bit write number, the job number, the CRC at 44); such chunks
+    /// are read too. The chunk is built here from that layout.
+    #[test]
+    fn versioned_headers_of_newer_fio_are_read() {
+        let mut v = verifier(|s| s.verify = Some(VerifyKind::Md5));
+        let mut c = vec![0u8; 4096];
+        fill_from_seed(&mut c, 99);
+        c[0..2].copy_from_slice(&MAGIC.to_le_bytes());
+        c[2] = V2_VERSION;
+        c[3] = 2;
+        c[4..8].copy_from_slice(&4096u32.to_le_bytes());
+        c[8..16].copy_from_slice(&99u64.to_le_bytes());
+        c[16..24].copy_from_slice(&12288u64.to_le_bytes());
+        c[32..40].copy_from_slice(&70_000u64.to_le_bytes());
+        c[40..42].copy_from_slice(&1u16.to_le_bytes());
+        c[42..44].fill(0);
+        let crc = fio_crc32c(&c[..44]);
+        c[44..48].copy_from_slice(&crc.to_le_bytes());
+        let sum = checksum(VerifyKind::Md5, &c[64..]);
+        c[48..64].copy_from_slice(&sum);
+        v.check(&c, 4096, 0, 12288);
+        assert_eq!(v.failed, 0, "{:?}", v.failures);
+        c[3000] ^= 4;
+        v.check(&c, 4096, 0, 12288);
+        assert_eq!(v.failed, 1);
+        assert!(
+            v.failures[0].detail.contains("md5 mismatch"),
+            "{}",
+            v.failures[0].detail
+        );
     }
 
     /// A block whose newer write was lost but whose older write survived is stale: its
