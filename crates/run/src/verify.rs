@@ -623,9 +623,10 @@ impl Verifier {
 
     /// Notes a completed write.
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
+        let number = self.issued.remove(&(file, offset));
         if self.verify_phase || self.save_state {
             self.written.insert((file, offset), len);
-            if let Some(n) = self.issued.remove(&(file, offset)) {
+            if let Some(n) = number {
                 self.numbers.insert((file, offset), n);
             }
             if self.save_state && !self.sync_writes {
