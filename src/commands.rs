@@ -150,12 +150,19 @@ pub fn explain_result(
 
 /// `iolens models`.
 pub fn models(args: &[String]) -> Result<i32> {
-    let f = Flags::parse(args, &[], &["help"])?;
+    let f = Flags::parse(args, &["format"], &["help"])?;
     if f.get("help").is_some() {
-        println!("usage: iolens models   (lists the volume and instance models iolens knows)");
+        println!("usage: iolens models [--format text|json]   (lists the volume and instance models iolens knows, with sources)");
         return Ok(0);
     }
-    print!("{}", iolens_analyze::list_models());
+    match f.get("format").unwrap_or("text") {
+        "text" => print!("{}", iolens_analyze::list_models()),
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&iolens_analyze::list_models_json())?
+        ),
+        other => bail!("unknown --format '{other}': use text or json"),
+    }
     Ok(0)
 }
 
