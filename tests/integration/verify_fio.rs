@@ -326,6 +326,8 @@ fn verify_corpus_fixed_block_sizes_agrees_with_fio() {
     if skip_unless(has_fio(), "fio is not installed") {
         return;
     }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
     for c in FIXED_BS {
         run_case(c);
     }
@@ -336,6 +338,8 @@ fn verify_corpus_varying_block_sizes_agrees_with_fio() {
     if skip_unless(has_fio(), "fio is not installed") {
         return;
     }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
     for c in VARIABLE_BS {
         run_case(c);
     }
@@ -349,6 +353,8 @@ fn two_job_bssplit_libaio_case_verifies_clean_as_in_fio() {
     if skip_unless(has_fio(), "fio is not installed") {
         return;
     }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
     let dir = TempDir::new("vfio-issue16");
     let probe = run_tool(
         Tool::Fio,
@@ -409,6 +415,8 @@ fn files_written_by_fio_verify_in_iolens_and_the_other_way_round() {
     if skip_unless(has_fio(), "fio is not installed") {
         return;
     }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
     let dir = TempDir::new("vfio-cross");
     let file: PathBuf = dir.join("x.dat");
     let mut methods: Vec<&str> = BOTH_WAYS.to_vec();
@@ -491,6 +499,8 @@ fn reads_of_other_block_sizes_verify_a_file_fio_wrote() {
     if skip_unless(has_fio(), "fio is not installed") {
         return;
     }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
     let dir = TempDir::new("vfio-sizes");
     let job = |rw: &str, bs: &str, extra: &str| {
         format!("[s]\nfilename=s.dat\nsize=2m\nrw={rw}\n{bs}\nverify=md5\n{extra}\n")
