@@ -10,6 +10,7 @@ mod faults;
 mod fio_compat;
 mod formats;
 mod powercut;
+mod report;
 mod runtime;
 mod safety;
 mod verify;

@@ -604,8 +604,11 @@ impl<'a> Worker<'a> {
             if let Some((ms, delta)) = self.bw_sampler.due(t, bytes) {
                 for (d, db) in delta.iter().enumerate() {
                     if ios[d] > self.bw_sampler_ios[d] {
-                        self.stats
-                            .add_bw_sample(d, ((db * 1000 / ms) as f64 / 1024.0).floor());
+                        self.stats.add_bw_sample(
+                            d,
+                            t.saturating_sub(self.measure_start) / 1_000_000,
+                            ((db * 1000 / ms) as f64 / 1024.0).floor(),
+                        );
                     }
                 }
                 self.bw_sampler_ios = ios;
@@ -614,7 +617,11 @@ impl<'a> Worker<'a> {
             if let Some((ms, delta)) = self.iops_sampler.due(t, ios) {
                 for (d, dn) in delta.iter().enumerate() {
                     if *dn > 0 {
-                        self.stats.add_iops_sample(d, (dn * 1000 / ms) as f64);
+                        self.stats.add_iops_sample(
+                            d,
+                            t.saturating_sub(self.measure_start) / 1_000_000,
+                            (dn * 1000 / ms) as f64,
+                        );
                     }
                 }
             }
