@@ -98,6 +98,11 @@ pub fn run(argv: &[String]) -> Result<i32> {
             .unwrap_or(Duration::from_secs(1))
             .max(Duration::from_millis(100)),
         worker: iolens_session::worker_options_from_env(),
+        trigger: iolens_run::Trigger {
+            file: a.trigger_file.clone(),
+            after: a.trigger_timeout,
+            cmd: a.trigger_cmd.clone(),
+        },
         header: a.formats.contains(&OutputFormat::Normal),
         notes: true,
         explain: context.as_ref().filter(|_| a.explain),

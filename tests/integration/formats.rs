@@ -49,6 +49,7 @@ pub fn deterministic_with(text: &str, step_ns: u64) -> RunResult {
         },
         status_every: None,
         version: "iolens-test".into(),
+        ..Default::default()
     };
     let out =
         iolens_run::execute(&set, &p, &opts, &SimRegistry::default(), &mut |_| {}).expect("run");

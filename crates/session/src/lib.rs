@@ -57,6 +57,8 @@ pub struct Settings<'a> {
     pub status_every: Duration,
     /// Worker options (test hooks).
     pub worker: WorkerOptions,
+    /// `--trigger-file`, `--trigger-timeout`, `--trigger`.
+    pub trigger: iolens_run::Trigger,
     /// Print fio's header, planning notes and layout lines on the sink (normal output); else
     /// notes go to stderr.
     pub header: bool,
@@ -79,6 +81,7 @@ impl Default for Settings<'_> {
             status: false,
             status_every: Duration::from_secs(1),
             worker: WorkerOptions::default(),
+            trigger: iolens_run::Trigger::default(),
             header: false,
             notes: true,
             explain: None,
@@ -222,6 +225,7 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
         // Status is always computed: a second interrupt prints the last one.
         status_every: Some(s.status_every),
         version: version(),
+        trigger: s.trigger.clone(),
     };
     let sims = sim::registry();
     let mut status_shown = false;
