@@ -248,6 +248,7 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
         &PlanOptions {
             readonly: a.readonly,
             destructive: a.destructive,
+            allow_fill: a.allow_fill,
         },
     )?;
     let mut sink = Sink::open(a.output.as_ref())?;

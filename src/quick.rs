@@ -13,7 +13,7 @@ use crate::cli::{execute, RunSettings, Sink};
 
 const USAGE: &str = "\
 usage: iolens quick [TARGET] [--size SIZE] [--runtime SECONDS] [--engine io_uring|libaio|psync]
-                    [--direct 0|1] [--read-only] [--destructive] [--explain] [--volume SPEC]
+                    [--direct 0|1] [--read-only] [--destructive] [--allow-fill] [--explain] [--volume SPEC]
                     [--output-format table|json|normal] [--eta always|never|auto]
 
 Runs SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16 and RND4K Q1T1, each read then write, against
@@ -31,6 +31,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut direct = true;
     let mut read_only = false;
     let mut destructive = false;
+    let mut allow_fill = false;
     let mut explain = false;
     let mut volume: Option<String> = None;
     let mut format = "table".to_string();
@@ -67,6 +68,7 @@ pub fn run(args: &[String]) -> Result<i32> {
             "--direct" => direct = value("--direct")? != "0",
             "--read-only" => read_only = true,
             "--destructive" => destructive = true,
+            "--allow-fill" => allow_fill = true,
             "--explain" => explain = true,
             "--volume" => volume = Some(value("--volume")?),
             "--output-format" => format = value("--output-format")?,
@@ -112,6 +114,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         &PlanOptions {
             readonly: false,
             destructive,
+            allow_fill,
         },
     )?;
     let status = match eta.as_str() {

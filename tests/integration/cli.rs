@@ -118,57 +118,103 @@ fn engines_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn fio_examples_parse_or_name_the_unsupported_engine() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fio-reference/examples");
-    if skip_unless(
-        dir.is_dir(),
-        "fio's example job files are not available (../shared/fio-reference/examples)",
-    ) {
-        return;
-    }
+/// Parses one example with `--parse-only`: it parses, or (`allow_unsupported`) fails naming
+/// the engine iolens does not have. True when it named an unsupported engine.
+fn check_example_parses(path: &std::path::Path, allow_unsupported: bool) -> bool {
     let supported = [
         "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
     ];
+    let text = std::fs::read_to_string(path).expect("example");
+    let engines = engines_of(&text);
+    let unsupported: Vec<&String> = engines
+        .iter()
+        .filter(|e| !supported.contains(&e.as_str()))
+        .collect();
+    let o = iolens()
+        .args(["--parse-only", path.to_str().expect("utf-8 path")])
+        .env("FIO_RW", "randread")
+        .env("FIO_BS", "4k")
+        .env("FIO_IODEPTH", "4")
+        .env("FIO_DIR", "/tmp")
+        .output_timed()
+        .expect("running iolens");
+    let err = stderr(&o);
+    assert!(
+        !err.contains("panicked"),
+        "iolens --parse-only {} panicked: {err}",
+        path.display()
+    );
+    if unsupported.is_empty() || !allow_unsupported {
+        assert!(
+            o.status.success(),
+            "expected {} (engines {engines:?}) to parse; exit {:?}: {err}",
+            path.display(),
+            o.status.code()
+        );
+        return false;
+    }
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected {} to fail for its engine {unsupported:?}; stderr: {err}",
+        path.display()
+    );
+    let name = unsupported[0];
+    let base = name.split(':').next().unwrap_or(name);
+    assert!(
+        err.contains(&format!("engine {base} is not supported"))
+            || err.contains(&format!("engine {name} is not supported")),
+        "{}: expected 'engine {name} is not supported', got: {err}",
+        path.display()
+    );
+    true
+}
+
+#[test]
+fn fio_examples_parse_or_name_the_unsupported_engine() {
+    let Some(dir) = fio_examples_dir() else {
+        return;
+    };
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).expect("examples dir") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) != Some("fio") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).expect("example");
-        let engines = engines_of(&text);
-        let unsupported: Vec<&String> = engines
-            .iter()
-            .filter(|e| !supported.contains(&e.as_str()))
-            .collect();
-        let o = iolens()
-            .args(["--parse-only", path.to_str().expect("utf-8 path")])
-            .env("FIO_RW", "randread")
-            .env("FIO_BS", "4k")
-            .env("FIO_IODEPTH", "4")
-            .env("FIO_DIR", "/tmp")
-            .output_timed()
-            .expect("running iolens");
-        let err = stderr(&o);
-        assert!(!err.contains("panicked"), "{}: {err}", path.display());
-        if unsupported.is_empty() {
-            assert!(o.status.success(), "{} should parse: {err}", path.display());
-        } else {
-            assert_eq!(o.status.code(), Some(1), "{} should fail", path.display());
-            let name = unsupported[0];
-            let base = name.split(':').next().unwrap_or(name);
-            assert!(
-                err.contains(&format!("engine {base} is not supported"))
-                    || err.contains(&format!("engine {name} is not supported")),
-                "{}: expected 'engine {name} is not supported', got: {err}",
-                path.display()
-            );
-        }
+        check_example_parses(&path, true);
         checked += 1;
     }
-    assert!(checked > 100, "only {checked} examples found");
+    assert!(
+        checked > 100,
+        "expected fio's 100-odd examples in {}, found {checked}",
+        dir.display()
+    );
+}
+
+#[test]
+fn repository_examples_parse_without_warnings() {
+    let examples = repo_examples();
+    assert!(
+        examples.len() >= 8,
+        "expected the repository's examples/ to hold at least 8 job files, found {examples:?}"
+    );
+    for path in &examples {
+        check_example_parses(path, false);
+        let o = iolens()
+            .args([
+                "--parse-only",
+                "--warnings-fatal",
+                path.to_str().expect("utf-8 path"),
+            ])
+            .output_timed()
+            .expect("running iolens");
+        assert!(
+            o.status.success(),
+            "expected {} to parse without warnings (every option it uses is supported); stderr: {}",
+            path.display(),
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    exclusive_loop, iolens, is_root, json_of, run_in, stderr, stdout, OutputTimed, TempDir,
+    exclusive_loop, iolens, is_root, json_of, run_in, skip, stderr, stdout, OutputTimed, TempDir,
 };
 
 const MIB: u64 = 1 << 20;
@@ -61,16 +61,16 @@ fn sh(name: &str, args: &[&str]) -> Result<String, String> {
 /// True (after printing why) when the machine cannot run loop-device tests, or lacks a tool.
 fn skip_without(tools: &[&str]) -> bool {
     if !is_root() {
-        eprintln!("skipping: loop device tests need root");
+        skip("loop device tests need root");
         return true;
     }
     if !Path::new("/dev/loop-control").exists() {
-        eprintln!("skipping: no /dev/loop-control (loop driver missing)");
+        skip("no /dev/loop-control (loop driver missing)");
         return true;
     }
     for t in ["losetup"].iter().chain(tools) {
         if tool(t).is_none() {
-            eprintln!("skipping: {t} is not installed");
+            skip(&format!("{t} is not installed"));
             return true;
         }
     }
@@ -86,19 +86,9 @@ struct Loop {
 
 impl Loop {
     fn attach(img: &Path, partscan: bool) -> Result<Loop, String> {
-        let img = img.to_str().expect("utf-8 temp path");
-        let mut args = vec!["-f", "--show"];
-        if partscan {
-            args.push("-P");
-        }
-        args.push(img);
-        let out = sh("losetup", &args)?;
-        let dev = out.trim();
-        if !dev.starts_with("/dev/loop") {
-            return Err(format!("losetup printed '{dev}'"));
-        }
+        let extra: &[&str] = if partscan { &["-P"] } else { &[] };
         Ok(Loop {
-            dev: PathBuf::from(dev),
+            dev: crate::common::attach_loop(img, extra)?,
         })
     }
 
@@ -282,25 +272,23 @@ fn partition_node(lo: &Loop, n: u32) -> Option<PathBuf> {
     };
     if !wait(&sys) {
         if tool("partx").is_none() {
-            eprintln!(
-                "skipping: the kernel did not scan the partition table and partx is not installed"
-            );
+            skip("the kernel did not scan the partition table and partx is not installed");
             return None;
         }
         if let Err(e) = sh("partx", &["-a", lo.path()]) {
-            eprintln!("skipping: partx could not add the partitions: {e}");
+            skip(&format!("partx could not add the partitions: {e}"));
             return None;
         }
         if !wait(&sys) {
-            eprintln!("skipping: partition {name} does not appear in sysfs");
+            skip(&format!("partition {name} does not appear in sysfs"));
             return None;
         }
     }
     if !wait(&node) {
-        eprintln!(
-            "skipping: {} does not appear (no devtmpfs or udev?)",
+        skip(&format!(
+            "{} does not appear (no devtmpfs or udev?)",
             node.display()
-        );
+        ));
         return None;
     }
     Some(node)
@@ -423,7 +411,7 @@ fn mounted_device_is_refused() {
     let _m = match Mount::new(dev, &mnt, "ro") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("skipping: cannot mount an ext4 loop device: {e}");
+            skip(&format!("cannot mount an ext4 loop device: {e}"));
             return;
         }
     };
@@ -471,7 +459,9 @@ fn device_with_a_mounted_partition_is_refused() {
     let m = match Mount::new(p1s, &mnt, "ro") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("skipping: cannot mount an ext4 partition of a loop device: {e}");
+            skip(&format!(
+                "cannot mount an ext4 partition of a loop device: {e}"
+            ));
             return;
         }
     };
@@ -600,7 +590,7 @@ fn swap_device_is_refused() {
     sh("mkswap", &[&dev, &(SWAP_AREA / 1024).to_string()]).unwrap();
     // Lowest priority, so the kernel prefers any other swap area.
     if let Err(e) = sh("swapon", &["-p", "0", &dev]) {
-        eprintln!("skipping: swapon failed: {e}");
+        skip(&format!("swapon failed: {e}"));
         return;
     }
     let _s = SwapOn { dev: dev.clone() };
@@ -675,7 +665,7 @@ fn device_held_by_device_mapper_is_refused() {
         return;
     }
     if !Path::new("/dev/mapper/control").exists() {
-        eprintln!("skipping: no device mapper (/dev/mapper/control)");
+        skip("no device mapper (/dev/mapper/control)");
         return;
     }
     let _x = exclusive_loop();
@@ -685,7 +675,7 @@ fn device_held_by_device_mapper_is_refused() {
     let name = format!("iolens-test-{}", std::process::id());
     let table = format!("0 {} linear {} 0", IMG / 512, lo.path());
     if let Err(e) = sh("dmsetup", &["create", &name, "--table", &table]) {
-        eprintln!("skipping: dmsetup create failed: {e}");
+        skip(&format!("dmsetup create failed: {e}"));
         return;
     }
     /// Removes the mapping (before the loop device under it is detached).
@@ -830,7 +820,7 @@ fn every_available_filesystem_signature_is_refused() {
     let mut ran = 0;
     for (t, args, size, needle) in kinds {
         if tool(t).is_none() {
-            eprintln!("skipping {t}: not installed");
+            skip(&format!("{t}: not installed"));
             continue;
         }
         let img = blank_image(&dir, &format!("{t}.img"), size);
@@ -852,9 +842,7 @@ fn every_available_filesystem_signature_is_refused() {
                 .unwrap();
             c.wait().map(|s| s.success()).unwrap_or(false)
         } else {
-            sh(t, &a)
-                .map_err(|e| eprintln!("skipping {t}: {e}"))
-                .is_ok()
+            sh(t, &a).map_err(|e| skip(&format!("{t}: {e}"))).is_ok()
         };
         if !made {
             continue;

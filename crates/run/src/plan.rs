@@ -73,6 +73,8 @@ pub struct PlanOptions {
     pub readonly: bool,
     /// `--destructive`: allow writes to devices holding a filesystem or partition table.
     pub destructive: bool,
+    /// `--allow-fill`: lay out files even when that leaves their filesystem nearly full.
+    pub allow_fill: bool,
 }
 
 /// Splits `a:b\:c` into `["a", "b:c"]`.
@@ -371,6 +373,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
             index += 1;
         }
     }
+    safety::check_free_space(&jobs, opts)?;
     Ok(Plan {
         jobs,
         phases: phase + 1,

@@ -10,11 +10,15 @@
 //!   table signature, naming what was found and where (`allow_destructive_write=1` or
 //!   `--destructive` overrides);
 //! - a file under `/dev` that does not exist: a mistyped device name would otherwise become a
-//!   regular file in the device directory.
+//!   regular file in the device directory;
+//! - laying out or extending files so far that their filesystem would be left with less than
+//!   5 % of its size (at most 1 GiB) free, naming the filesystem, its free space and the
+//!   override (`allow_fill=1` or `--allow-fill`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use iolens_engine::safety::inspect_device;
+use iolens_engine::safety::{inspect_device, unescape};
 use iolens_job::{Ddir, JobSpec};
 
 use crate::plan::{PlanOptions, PlannedJob};
@@ -167,6 +171,219 @@ pub fn check_job(job: &PlannedJob, opts: &PlanOptions) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The filesystem a path is (or would be created) on, and its space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsSpace {
+    /// Mount point, as `/` or `/mnt/scratch`.
+    pub mount: String,
+    /// What is mounted there, as `/dev/vda` or `tmpfs`.
+    pub source: String,
+    /// Filesystem type, as `ext4`.
+    pub fstype: String,
+    /// Size in bytes.
+    pub total: u64,
+    /// Bytes that unprivileged writers may still use (`df`'s "Avail").
+    pub avail: u64,
+}
+
+/// Free space a layout must leave on a filesystem of `total` bytes: 5 % of it, at most 1 GiB.
+pub fn fill_reserve(total: u64) -> u64 {
+    (total / 20).min(1 << 30)
+}
+
+/// The nearest existing path at or above `path` (the file itself, or the directory it will be
+/// created in), made absolute.
+fn existing_ancestor(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let mut p = abs.as_path();
+    loop {
+        if p.exists() {
+            return std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        }
+        match p.parent() {
+            Some(parent) => p = parent,
+            None => return PathBuf::from("/"),
+        }
+    }
+}
+
+/// From /proc/self/mountinfo: the mount that holds `path` (canonical), preferring mounts of
+/// its device number `dev`; (mount point, source, fstype).
+fn find_mount(mountinfo: &str, path: &Path, dev: (u32, u32)) -> Option<(String, String, String)> {
+    let mut best: Option<(bool, usize, (String, String, String))> = None;
+    for line in mountinfo.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let Some(sep) = f.iter().position(|x| *x == "-") else {
+            continue;
+        };
+        if f.len() < 5 || f.len() < sep + 3 {
+            continue;
+        }
+        let at = unescape(f[4]);
+        if !path.starts_with(&at) {
+            continue;
+        }
+        let same_dev = f[2]
+            .split_once(':')
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            == Some(dev);
+        let key = (same_dev, at.len());
+        if best.as_ref().is_none_or(|(d, l, _)| key >= (*d, *l)) {
+            best = Some((
+                same_dev,
+                at.len(),
+                (at, unescape(f[sep + 2]), f[sep + 1].to_string()),
+            ));
+        }
+    }
+    best.map(|(_, _, m)| m)
+}
+
+/// The filesystem `path` is on (or would be created on) and its space.
+pub fn fs_space(path: &Path) -> std::io::Result<FsSpace> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    let at = existing_ancestor(path);
+    let c = std::ffi::CString::new(at.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: statvfs fills the zeroed struct from a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let dev = std::fs::metadata(&at)?.dev();
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let (mount, source, fstype) = find_mount(&mountinfo, &at, (libc::major(dev), libc::minor(dev)))
+        .unwrap_or_else(|| ("?".into(), "?".into(), "?".into()));
+    let frsize = if st.f_frsize > 0 {
+        st.f_frsize
+    } else {
+        st.f_bsize
+    } as u64;
+    Ok(FsSpace {
+        mount,
+        source,
+        fstype,
+        total: st.f_blocks as u64 * frsize,
+        avail: st.f_bavail as u64 * frsize,
+    })
+}
+
+/// `1.5 GiB (1610612736 bytes)`.
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{v:.1} {} ({n} bytes)", UNITS[u])
+    }
+}
+
+/// Why laying out `growth` more bytes on `fs` is refused, if it is.
+pub fn fill_verdict(fs: &FsSpace, growth: u64) -> Option<String> {
+    let reserve = fill_reserve(fs.total);
+    if growth == 0 || fs.avail.saturating_sub(growth) >= reserve {
+        return None;
+    }
+    Some(format!(
+        "would leave the {} filesystem {} (mounted at {}) with {} free, less than the {} \
+         (5 % of its {}, at most 1 GiB) iolens keeps free; it has {} free now",
+        fs.fstype,
+        fs.source,
+        fs.mount,
+        bytes(fs.avail.saturating_sub(growth)),
+        bytes(reserve),
+        bytes(fs.total),
+        bytes(fs.avail),
+    ))
+}
+
+/// Refuses, before anything is laid out, to create or extend regular files so far that their
+/// filesystem would be left with less than [`fill_reserve`] free (summed over every file of
+/// the run on that filesystem); jobs with `allow_fill=1`, or a run with `--allow-fill`, are
+/// not counted.
+pub fn check_free_space(jobs: &[PlannedJob], opts: &PlanOptions) -> Result<(), RunError> {
+    if opts.allow_fill || opts.readonly {
+        return Ok(());
+    }
+    // Per path: the size it must reach and the first job that needs it.
+    let mut need: BTreeMap<PathBuf, (u64, &PlannedJob)> = BTreeMap::new();
+    let mut allowed: std::collections::BTreeSet<PathBuf> = Default::default();
+    for j in jobs {
+        for f in &j.files {
+            if f.block_device || f.char_device || f.need_size == 0 {
+                continue;
+            }
+            if j.spec.allow_fill {
+                allowed.insert(f.path.clone());
+            }
+            let e = need.entry(f.path.clone()).or_insert((0, j));
+            e.0 = e.0.max(f.need_size);
+        }
+    }
+    // Per filesystem (by device number): the files that grow, and by how much in all.
+    let mut per_fs: BTreeMap<u64, (FsSpace, u64, Vec<(PathBuf, u64, &PlannedJob)>)> =
+        BTreeMap::new();
+    for (path, (size, job)) in need {
+        if allowed.contains(&path) {
+            continue;
+        }
+        let cur = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let growth = size.saturating_sub(cur);
+        if growth == 0 {
+            continue;
+        }
+        use std::os::unix::fs::MetadataExt;
+        let Ok(dev) = std::fs::metadata(existing_ancestor(&path)).map(|m| m.dev()) else {
+            continue;
+        };
+        if !per_fs.contains_key(&dev) {
+            // A filesystem that cannot tell its space (statvfs fails) is not guarded: the
+            // layout's own error will say what is wrong.
+            let Ok(space) = fs_space(&path) else {
+                continue;
+            };
+            per_fs.insert(dev, (space, 0, Vec::new()));
+        }
+        let e = per_fs.get_mut(&dev).expect("inserted above");
+        e.1 += growth;
+        e.2.push((path, growth, job));
+    }
+    for (space, growth, files) in per_fs.values() {
+        if let Some(why) = fill_verdict(space, *growth) {
+            let (path, g, job) = &files[0];
+            let what = if files.len() == 1 {
+                format!("laying out '{}' ({} more)", path.display(), bytes(*g))
+            } else {
+                format!(
+                    "laying out '{}' and {} other file(s) on the same filesystem ({} more in all)",
+                    path.display(),
+                    files.len() - 1,
+                    bytes(*growth)
+                )
+            };
+            return Err(RunError::Safety(format!(
+                "job '{}': {what} {why}; nothing was written (set allow_fill=1 or pass \
+                 --allow-fill to lay it out anyway)",
+                job.spec.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::plan::{plan, PlanOptions};
@@ -179,6 +396,7 @@ mod tests {
             &PlanOptions {
                 readonly,
                 destructive: false,
+                allow_fill: false,
             },
         )
         .map(|_| ())
