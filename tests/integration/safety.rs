@@ -981,3 +981,215 @@ fn missing_device_names_are_not_created_in_dev() {
     );
     assert!(!Path::new(&path).exists(), "{path} was created");
 }
+
+// ----------------------------------------------------------------------------- free space
+
+/// A tmpfs of `size` mounted on a new directory inside `dir`, unmounted on drop; None (after
+/// `skip`) where mounting is not possible.
+fn small_tmpfs(dir: &TempDir, size: &str) -> Option<Mount> {
+    if !is_root() {
+        skip("mounting a small tmpfs needs root");
+        return None;
+    }
+    let at = dir.join("small-fs");
+    std::fs::create_dir_all(&at).expect("mount point");
+    let at_s = at.to_str().expect("utf-8 temp path");
+    match sh(
+        "mount",
+        &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", at_s],
+    ) {
+        Ok(_) => Some(Mount { dir: at }),
+        Err(e) => {
+            skip(&format!("cannot mount a {size} tmpfs: {e}"));
+            None
+        }
+    }
+}
+
+/// Bytes in use on the filesystem at `at` (statvfs).
+fn used_bytes(at: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(at.as_os_str().as_bytes()).expect("path");
+    // SAFETY: statvfs fills the zeroed struct from a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::statvfs(c.as_ptr(), &mut st) },
+        0,
+        "statvfs {}",
+        at.display()
+    );
+    (st.f_blocks - st.f_bfree) as u64 * st.f_frsize as u64
+}
+
+/// Runs one iolens job on `file` with `args` (after --name=NAME, --filename=FILE).
+fn fill_job(name: &str, file: &Path, args: &[&str]) -> (Output, Vec<String>) {
+    let mut all = vec![
+        format!("--name={name}"),
+        format!("--filename={}", file.display()),
+    ];
+    all.extend(args.iter().map(|s| s.to_string()));
+    let o = iolens().args(&all).output_timed().expect("running iolens");
+    (o, all)
+}
+
+#[test]
+fn layouts_that_would_nearly_fill_their_filesystem_are_refused_before_any_io() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-refused");
+    let Some(fs) = small_tmpfs(&dir, "64m") else {
+        return;
+    };
+    let used = used_bytes(&fs.dir);
+    // 1 TiB on 64 MiB; then 62 MiB, which would leave 2 MiB, under the 3.2 MiB (5 %) kept free.
+    for size in ["1T", "62m"] {
+        let f = fs.dir.join("big.dat");
+        let (o, args) = fill_job("big", &f, &[&format!("--size={size}"), "--rw=write"]);
+        let err = stderr(&o);
+        let ctx = format!("iolens {args:?} on a 64 MiB tmpfs");
+        assert_refused(
+            &o,
+            &f.display().to_string(),
+            &[
+                "job 'big'",
+                &format!("tmpfs filesystem at {} (tmpfs)", fs.dir.display()),
+                "free of 64.0 MiB",
+                "allow_fill=1",
+                "--allow-fill",
+            ],
+        );
+        assert!(
+            !f.exists(),
+            "expected no file after the refusal of {ctx}; stderr: {err}"
+        );
+        assert_eq!(
+            used_bytes(&fs.dir),
+            used,
+            "expected the filesystem's use unchanged by the refusal of {ctx}"
+        );
+    }
+    // Two files that fit alone but not together are refused together.
+    let jobfile = dir.write(
+        "two.fio",
+        &format!(
+            "[global]\nrw=write\nsize=40m\n[a]\nfilename={0}/a.dat\n[b]\nfilename={0}/b.dat\n",
+            fs.dir.display()
+        ),
+    );
+    let o = iolens()
+        .arg(&jobfile)
+        .output_timed()
+        .expect("running iolens");
+    assert_refused(&o, "a.dat", &["and 1 other file(s) of the run"]);
+    // What leaves enough free runs.
+    let f = fs.dir.join("fits.dat");
+    let (o, args) = fill_job("fits", &f, &["--size=32m", "--rw=write", "--bs=1m"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "expected iolens {args:?} (32 MiB on a 64 MiB tmpfs) to run; stderr: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn allow_fill_tries_the_layout_and_enospc_fails_the_job_without_a_panic() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-allowed");
+    let Some(fs) = small_tmpfs(&dir, "16m") else {
+        return;
+    };
+    // A reading job needs its file filled with data: 64 MiB do not fit in 16 MiB. Both
+    // overrides, and both ways of laying out (fallocate, then writing).
+    for (override_, fallocate) in [
+        ("--allow_fill=1", "--fallocate=native"),
+        ("--allow-fill", "--fallocate=none"),
+    ] {
+        let f = fs.dir.join("fill.dat");
+        let (o, args) = fill_job(
+            "filler",
+            &f,
+            &["--size=64m", "--rw=read", override_, fallocate],
+        );
+        let err = stderr(&o);
+        let ctx = format!("iolens {args:?} on a 16 MiB tmpfs");
+        assert!(
+            !err.contains("panicked"),
+            "expected an error, not a panic, from {ctx}; stderr: {err}"
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "expected exit code 1 from {ctx}; stderr: {err}"
+        );
+        assert!(
+            err.contains("job 'filler'") && err.contains("No space left on device"),
+            "expected the job's name and ENOSPC in the error of {ctx}; stderr: {err}"
+        );
+        assert!(
+            !f.exists(),
+            "expected the partial file iolens created to be removed after {ctx}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_layout_removes_only_files_that_iolens_created() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-partial");
+    let Some(fs) = small_tmpfs(&dir, "16m") else {
+        return;
+    };
+    // Written block by block (fallocate=none) until ENOSPC: iolens created it, so it goes.
+    let created = fs.dir.join("created.dat");
+    let (o, args) = fill_job(
+        "partial",
+        &created,
+        &[
+            "--size=64m",
+            "--rw=read",
+            "--allow-fill",
+            "--fallocate=none",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected ENOSPC from iolens {args:?}; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        !created.exists(),
+        "expected the partial file of iolens {args:?} removed"
+    );
+    assert_eq!(
+        used_bytes(&fs.dir),
+        0,
+        "expected the 16 MiB tmpfs empty again after iolens {args:?} removed its partial file"
+    );
+    // A file that was there before is the user's: extended as far as it went, but kept.
+    let existing = fs.dir.join("existing.dat");
+    std::fs::write(&existing, vec![7u8; 4096]).expect("writing a file");
+    let (o, args) = fill_job(
+        "extend",
+        &existing,
+        &[
+            "--size=64m",
+            "--rw=read",
+            "--allow-fill",
+            "--fallocate=none",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected ENOSPC from iolens {args:?}; stderr: {}",
+        stderr(&o)
+    );
+    let head = std::fs::read(&existing).map(|d| d[..4096].to_vec());
+    assert_eq!(
+        head.ok(),
+        Some(vec![7u8; 4096]),
+        "expected {} kept with its first 4 KiB after iolens {args:?} failed to extend it",
+        existing.display()
+    );
+}

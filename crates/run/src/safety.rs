@@ -291,22 +291,23 @@ fn bytes(n: u64) -> String {
     }
 }
 
-/// Why laying out `growth` more bytes on `fs` is refused, if it is.
+/// Why laying out `growth` more bytes on `fs` is refused, if it is: what is left after it
+/// would be less than [`fill_reserve`].
 pub fn fill_verdict(fs: &FsSpace, growth: u64) -> Option<String> {
     let reserve = fill_reserve(fs.total);
     if growth == 0 || fs.avail.saturating_sub(growth) >= reserve {
         return None;
     }
     Some(format!(
-        "would leave the {} filesystem {} (mounted at {}) with {} free, less than the {} \
-         (5 % of its {}, at most 1 GiB) iolens keeps free; it has {} free now",
+        "needs {} more on the {} filesystem at {} ({}), which has {} free of {}; iolens leaves \
+         at least {} free (5 % of the filesystem, at most 1 GiB)",
+        bytes(growth),
         fs.fstype,
-        fs.source,
         fs.mount,
-        bytes(fs.avail.saturating_sub(growth)),
-        bytes(reserve),
-        bytes(fs.total),
+        fs.source,
         bytes(fs.avail),
+        bytes(fs.total),
+        bytes(reserve),
     ))
 }
 
@@ -363,15 +364,14 @@ pub fn check_free_space(jobs: &[PlannedJob], opts: &PlanOptions) -> Result<(), R
     }
     for (space, growth, files) in per_fs.values() {
         if let Some(why) = fill_verdict(space, *growth) {
-            let (path, g, job) = &files[0];
+            let (path, _, job) = &files[0];
             let what = if files.len() == 1 {
-                format!("laying out '{}' ({} more)", path.display(), bytes(*g))
+                format!("laying out '{}'", path.display())
             } else {
                 format!(
-                    "laying out '{}' and {} other file(s) on the same filesystem ({} more in all)",
+                    "laying out '{}' and {} other file(s) of the run",
                     path.display(),
-                    files.len() - 1,
-                    bytes(*growth)
+                    files.len() - 1
                 )
             };
             return Err(RunError::Safety(format!(
@@ -517,5 +517,107 @@ mod tests {
         assert!(super::in_dev_dir(std::path::Path::new("/dev/sdz1")));
         assert!(!super::in_dev_dir(std::path::Path::new("/dev/shm/x")));
         assert!(!super::in_dev_dir(std::path::Path::new("/tmp/x")));
+    }
+
+    #[test]
+    fn the_fill_reserve_is_five_percent_at_most_one_gib() {
+        assert_eq!(
+            super::fill_reserve(100 << 20),
+            5 << 20,
+            "100 MiB filesystem"
+        );
+        assert_eq!(super::fill_reserve(20 << 30), 1 << 30, "20 GiB filesystem");
+        assert_eq!(super::fill_reserve(1 << 40), 1 << 30, "1 TiB filesystem");
+    }
+
+    #[test]
+    fn fill_verdicts_name_the_filesystem_and_its_space() {
+        let fs = super::FsSpace {
+            mount: "/mnt/scratch".into(),
+            source: "/dev/loop3".into(),
+            fstype: "ext4".into(),
+            total: 100 << 20,
+            avail: 60 << 20,
+        };
+        // 5 MiB must stay free: 55 MiB more is the most that may be laid out.
+        assert_eq!(
+            super::fill_verdict(&fs, 55 << 20),
+            None,
+            "55 of 60 MiB free"
+        );
+        assert_eq!(super::fill_verdict(&fs, 0), None, "nothing to lay out");
+        let why = super::fill_verdict(&fs, (55 << 20) + 1).expect("one byte too many");
+        for needle in [
+            "ext4 filesystem at /mnt/scratch (/dev/loop3)",
+            "60.0 MiB (62914560 bytes) free of 100.0 MiB",
+            "at least 5.0 MiB (5242880 bytes) free",
+        ] {
+            assert!(why.contains(needle), "expected '{needle}' in: {why}");
+        }
+    }
+
+    #[test]
+    fn mounts_are_found_by_device_and_longest_prefix() {
+        let mi = "\
+22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
+30 22 0:40 / /tmp/a\\040b rw - tmpfs tmpfs rw,size=65536k
+31 22 7:3 / /tmp/a\\040b/inner rw - ext4 /dev/loop3 rw
+";
+        let p = std::path::Path::new;
+        assert_eq!(
+            super::find_mount(mi, p("/tmp/a b/inner/x"), (7, 3)),
+            Some(("/tmp/a b/inner".into(), "/dev/loop3".into(), "ext4".into()))
+        );
+        assert_eq!(
+            super::find_mount(mi, p("/tmp/a b/f"), (0, 40)),
+            Some(("/tmp/a b".into(), "tmpfs".into(), "tmpfs".into()))
+        );
+        assert_eq!(
+            super::find_mount(mi, p("/work/x"), (254, 0)),
+            Some(("/".into(), "/dev/vda".into(), "ext4".into()))
+        );
+        // A device number no line has (btrfs subvolumes): the longest mount point above.
+        assert_eq!(
+            super::find_mount(mi, p("/tmp/a b/g"), (0, 99)),
+            Some(("/tmp/a b".into(), "tmpfs".into(), "tmpfs".into()))
+        );
+    }
+
+    #[test]
+    fn the_filesystem_of_a_file_not_yet_created_is_its_directorys() {
+        let dir = std::env::temp_dir();
+        let fs = super::fs_space(&dir.join("iolens-not-created/deeper/file")).unwrap();
+        let here = super::fs_space(&dir).unwrap();
+        assert_eq!(fs.mount, here.mount, "mount of {}", dir.display());
+        assert!(
+            fs.total > 0 && fs.avail <= fs.total,
+            "expected 0 < avail <= total for {}: {fs:?}",
+            dir.display()
+        );
+    }
+
+    #[test]
+    fn planning_refuses_files_that_would_fill_their_filesystem() {
+        let dir = std::env::temp_dir().join(format!("iolens-run-fill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("huge");
+        // More than any test machine's disk has: refused while planning, before any I/O.
+        let text = format!("[j]\nfilename={}\nsize=64p\nrw=write\n", f.display());
+        let e = check(&text, false).unwrap_err();
+        assert!(
+            e.contains("job 'j': laying out")
+                && e.contains("allow_fill=1")
+                && e.contains("--allow-fill"),
+            "{e}"
+        );
+        assert!(!f.exists(), "nothing is created while planning");
+        check(&format!("{text}allow_fill=1\n"), false).unwrap();
+        // Files of jobs that lay nothing out (the null engine) do not count.
+        check(
+            &format!("[j]\nioengine=null\nfilename={}\nsize=64p\n", f.display()),
+            false,
+        )
+        .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
