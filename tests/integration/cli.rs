@@ -69,8 +69,16 @@ fn bad_input_gives_one_line_with_file_and_line() {
             "--output-format=terse",
         ],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(d.join("new/sub/f.dat").is_file());
+    assert!(
+        o.status.success(),
+        "expected --filename=new/sub/f.dat to run, creating the directories; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        d.join("new/sub/f.dat").is_file(),
+        "expected iolens --filename=new/sub/f.dat to create {}",
+        d.join("new/sub/f.dat").display()
+    );
 
     d.write(
         "unwritable.fio",
@@ -225,21 +233,39 @@ fn parse_only_showcmd_cmdhelp_version() {
         "[global]\nbs=8k\ndescription=two words\n[a]\nrw=randread\nsize=1m\n[b]\nstonewall\n",
     );
     let o = run_in(&d.0, &["--parse-only", "j.fio"]);
-    assert!(o.status.success());
-    assert!(stdout(&o).is_empty());
+    assert!(
+        o.status.success() && stdout(&o).is_empty(),
+        "expected --parse-only j.fio to succeed silently; exit {:?}, stdout: {}, stderr: {}",
+        o.status.code(),
+        stdout(&o),
+        stderr(&o)
+    );
     // Exactly fio 3.33's line for this file.
     let o = run_in(&d.0, &["--showcmd", "j.fio"]);
     assert_eq!(
         stdout(&o),
-        "fio --bs=8k --description=\"two words\" --name=a --rw=randread --size=1m --name=b --stonewall \n"
+        "fio --bs=8k --description=\"two words\" --name=a --rw=randread --size=1m --name=b --stonewall \n",
+        "--showcmd j.fio (expected: fio 3.33's line)"
     );
     let o = run_in(&d.0, &["--cmdhelp=bs"]);
-    assert!(stdout(&o).contains("blocksize"));
+    assert!(
+        stdout(&o).contains("blocksize"),
+        "expected --cmdhelp=bs to name its alias blocksize; stdout: {}",
+        stdout(&o)
+    );
     let o = run_in(&d.0, &["--version"]);
-    assert!(stdout(&o).starts_with("iolens-"));
+    assert!(
+        stdout(&o).starts_with("iolens-"),
+        "expected --version to print iolens-X.Y.Z; stdout: {}",
+        stdout(&o)
+    );
     let o = run_in(&d.0, &["--cmdhelp=iodpeth"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("did you mean 'iodepth'"));
+    assert!(
+        o.status.code() == Some(1) && stderr(&o).contains("did you mean 'iodepth'"),
+        "expected --cmdhelp=iodpeth to exit 1 suggesting iodepth; exit {:?}, stderr: {}",
+        o.status.code(),
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -291,11 +317,20 @@ fn a_file_the_job_cannot_open_reports_its_errno() {
             "--size=64k",
             "--output-format=json",
         ])
-        .output()
+        .output_timed()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let v = json_of(&stdout(&o));
     // fio: err=13 (EACCES), not a generic EIO.
-    assert_eq!(v["jobs"][0]["error"], 13, "{}", stderr(&o));
-    assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+    assert_eq!(
+        v["jobs"][0]["error"],
+        13,
+        "expected error 13 (EACCES) for a write to a 0444 file as uid 65534; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("Permission denied"),
+        "expected 'Permission denied' for a write to a 0444 file as uid 65534; stderr: {}",
+        stderr(&o)
+    );
 }

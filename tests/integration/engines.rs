@@ -101,8 +101,16 @@ fn async_engines_reach_depth_64_on_the_seeds_fixed_job() {
             .next()
             .and_then(|v| v.trim_end_matches('%').parse().ok())
             .expect("a >=64 share");
-        assert!(ge64 >= 99.0, "{engine}: {line}");
-        assert!(out.contains("depth=64"), "{engine}");
+        // Each job passes through depths 1..63 once at its start, and a loaded machine
+        // reaps late (more completions at once, so refills start lower): 95 % at 64.
+        assert!(
+            ge64 >= 95.0,
+            "expected {engine} at iodepth=64 (4 jobs, 16k randread, 2 s) to submit at depth 64 at least 95 % of the time: {line}"
+        );
+        assert!(
+            out.contains("depth=64"),
+            "expected 'depth=64' in the {engine} output:\n{out}"
+        );
     }
 }
 
@@ -281,11 +289,18 @@ fn fio_and_iolens_agree_on_psync_qd1() {
     if skip_unless(has_fio(), "fio is not installed (apt-get install fio)") {
         return;
     }
-    let _disk = exclusive_disk();
+    // A loop device of the test's own over a sparse file: reads of its holes cost CPU only,
+    // so other programs' disk traffic on the shared machine does not land on one tool's run.
+    // The two tools take turns, twice, and the best run of each is compared.
+    let _loop = exclusive_loop();
     let d = TempDir::new("vsfio");
+    let Some(lo) = LoopDevice::new(d.join("backing"), 64 << 20) else {
+        return;
+    };
+    let filename = format!("--filename={}", lo.dev.display());
     let args = [
         "--name=p",
-        "--filename=data",
+        filename.as_str(),
         "--size=64m",
         "--direct=1",
         "--rw=randread",
@@ -295,24 +310,28 @@ fn fio_and_iolens_agree_on_psync_qd1() {
         "--time_based",
         "--output-format=json",
     ];
-    let o = run_in(&d.0, &args);
-    assert!(o.status.success());
-    let f = std::process::Command::new("fio")
-        .current_dir(&d.0)
-        .args(args)
-        .output_timed()
-        .expect("fio");
-    let ours = json_of(&stdout(&o))["jobs"][0]["read"]["iops"]
-        .as_f64()
-        .expect("iops");
-    let theirs = json_of(&String::from_utf8_lossy(&f.stdout))["jobs"][0]["read"]["iops"]
-        .as_f64()
-        .expect("iops");
+    let iops_of = |tool: &str, o: &std::process::Output| -> f64 {
+        assert!(o.status.success(), "{tool} {args:?} failed: {}", stderr(o));
+        json_of(&stdout(o))["jobs"][0]["read"]["iops"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no read iops in {tool}'s JSON: {}", stdout(o)))
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        ours.push(iops_of("iolens", &run_in(&d.0, &args)));
+        let f = std::process::Command::new("fio")
+            .current_dir(&d.0)
+            .args(args)
+            .output_timed()
+            .expect("fio");
+        theirs.push(iops_of("fio", &f));
+    }
+    let best = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
     // A sanity check on a shared, noisy machine, not a benchmark (bench/ has the real one).
-    let ratio = ours / theirs;
+    let ratio = best(&ours) / best(&theirs);
     assert!(
         (0.5..2.0).contains(&ratio),
-        "iolens {ours:.0} vs fio {theirs:.0} IOPS"
+        "expected iolens and fio within a factor of 2 on {args:?}: iolens {ours:?} IOPS, fio {theirs:?} IOPS (best of each: ratio {ratio:.2})"
     );
 }
 
@@ -372,7 +391,8 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
     let f = std::fs::File::open("/dev/zram0").unwrap();
     assert_eq!(
         iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
-        Some(false)
+        Some(false),
+        "expected /dev/zram0 (bio-based) to refuse RWF_NOWAIT reads"
     );
     let d = TempDir::new("zram-uring");
     for extra in [&[][..], &["--fixedbufs", "--registerfiles"][..]] {
@@ -412,7 +432,9 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
     if on_ext4 {
         assert_eq!(
             iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
-            Some(true)
+            Some(true),
+            "expected a regular file on ext4 ({}) to take RWF_NOWAIT reads",
+            path.display()
         );
     }
 }
@@ -536,7 +558,11 @@ fn fsync_and_fdatasync_go_through_every_engine() {
                 (n - 1..=n).contains(&syncs),
                 "{engine} {opt}: {syncs} syncs"
             );
-            assert!(j["sync"]["lat_ns"]["mean"].as_f64().expect("mean") > 0.0);
+            assert!(
+                j["sync"]["lat_ns"]["mean"].as_f64().expect("mean") > 0.0,
+                "expected a positive mean sync latency for {engine} {opt}, got {}",
+                j["sync"]["lat_ns"]
+            );
         }
     }
 }
@@ -559,8 +585,16 @@ fn quick_runs_every_preset_and_prints_one_table() {
             "{p} read and write rows:\n{out}"
         );
     }
-    assert!(out.contains("MB/s") && out.contains("IOPS") && out.contains("p99"));
-    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    assert!(
+        out.contains("MB/s") && out.contains("IOPS") && out.contains("p99"),
+        "expected MB/s, IOPS and p99 columns in the quick table:\n{out}"
+    );
+    // 8 tests of 1 s each, not the default 4 s: well under a minute even on a loaded machine.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "expected quick --size 32m --runtime 1 to end within 60 s, it took {:?}",
+        start.elapsed()
+    );
     // The temporary file is gone.
     let left: Vec<_> = std::fs::read_dir(&d.0).expect("dir").flatten().collect();
     assert!(left.is_empty(), "{left:?}");

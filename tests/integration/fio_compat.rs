@@ -98,12 +98,22 @@ fn seed_job_runs_end_to_end_in_fio_layouts() {
         ] {
             assert!(block.contains(line), "{name}: missing '{line}' in\n{block}");
         }
-        assert!(normal.contains(&format!("Run status group {g} (all jobs):")));
+        assert!(
+            normal.contains(&format!("Run status group {g} (all jobs):")),
+            "expected 'Run status group {g} (all jobs):' in the normal output:\n{normal}"
+        );
     }
-    assert!(normal.contains("  WRITE: bw="));
-    assert!(normal.contains("   READ: bw="));
+    for line in ["  WRITE: bw=", "   READ: bw="] {
+        assert!(
+            normal.contains(line),
+            "expected a '{line}' group line in the normal output:\n{normal}"
+        );
+    }
     if iolens_stats::disk::device_of(&d.0).is_some() {
-        assert!(normal.contains("Disk stats (read/write):"));
+        assert!(
+            normal.contains("Disk stats (read/write):"),
+            "expected disk stats for the temp dir's device in:\n{normal}"
+        );
     }
 
     // JSON: valid for python's json.tool, and every key path of fio 3.33's JSON for this job.
@@ -144,9 +154,21 @@ fn seed_job_runs_end_to_end_in_fio_layouts() {
         missing.is_empty(),
         "key paths fio 3.33 has and iolens lacks: {missing:?}"
     );
-    assert_eq!(ours["jobs"].as_array().expect("jobs").len(), 4);
-    assert_eq!(ours["jobs"][2]["job options"]["numjobs"], "4");
-    assert_eq!(ours["global options"]["size"], "64M");
+    assert_eq!(
+        ours["jobs"].as_array().expect("jobs").len(),
+        4,
+        "expected the 4 phases of seed-phases.fio (group_reporting) as 4 jobs"
+    );
+    assert_eq!(
+        ours["jobs"][2]["job options"]["numjobs"], "4",
+        "expected phase 3's own numjobs=4 in its job options: {}",
+        ours["jobs"][2]["job options"]
+    );
+    assert_eq!(
+        ours["global options"]["size"], "64M",
+        "expected the test's size=64M in global options: {}",
+        ours["global options"]
+    );
 }
 
 #[test]
@@ -246,26 +268,37 @@ fn unified_rw_reporting_prints_fio_mixed_lines() {
     assert!(out.contains("   READ: bw=15.0MiB/s"), "{out}");
     assert_eq!(
         line(&out, "MIXED:"),
-        "MIXED: bw=30.0MiB/s (31.5MB/s), 10.0MiB/s-20.0MiB/s (10.5MB/s-21.0MB/s), io=96.0MiB (101MB), run=800-3200msec"
+        "MIXED: bw=30.0MiB/s (31.5MB/s), 10.0MiB/s-20.0MiB/s (10.5MB/s-21.0MB/s), io=96.0MiB (101MB), run=800-3200msec",
+        "unified_rw_reporting=both, rate 10m, fake clock; output:\n{out}"
     );
     // mixed: only MIXED, min/max over each job's combined bandwidth.
     let out = run(job("mixed", "20m"), &[]);
     assert!(!out.contains("READ:"), "{out}");
     assert_eq!(
         line(&out, "MIXED:"),
-        "MIXED: bw=60.0MiB/s (62.9MB/s), 40.0MiB/s-40.0MiB/s (41.9MB/s-41.9MB/s), io=96.0MiB (101MB), run=800-1600msec"
+        "MIXED: bw=60.0MiB/s (62.9MB/s), 40.0MiB/s-40.0MiB/s (41.9MB/s-41.9MB/s), io=96.0MiB (101MB), run=800-1600msec",
+        "unified_rw_reporting=mixed, rate 20m, fake clock; output:\n{out}"
     );
     // The issued counts fold into the first slot.
     assert_eq!(
         line(&out, "issued rwts:"),
-        "issued rwts: total=16384,0,0,0 short=0,0,0,0 dropped=0,0,0,0"
+        "issued rwts: total=16384,0,0,0 short=0,0,0,0 dropped=0,0,0,0",
+        "unified_rw_reporting=mixed folds the issued counts into the first slot; output:\n{out}"
     );
     // JSON and terse carry one mixed block instead of the directions (terse v3: 80 fields),
     // or the directions and then the mixed block (v3: 162 fields).
     let json = json_of(&run(job("mixed", "20m"), &["--output-format=json"]));
-    assert!(json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_null());
+    assert!(
+        json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_null(),
+        "expected only a mixed block with unified_rw_reporting=mixed: {}",
+        json["jobs"][0]
+    );
     let json = json_of(&run(job("both", "20m"), &["--output-format=json"]));
-    assert!(json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_object());
+    assert!(
+        json["jobs"][0]["mixed"].is_object() && json["jobs"][0]["read"].is_object(),
+        "expected read and mixed blocks with unified_rw_reporting=both: {}",
+        json["jobs"][0]
+    );
     for (mode, fields) in [("mixed", 80), ("both", 162)] {
         let t = run(job(mode, "20m"), &["--output-format=terse"]);
         for l in t.lines() {

@@ -377,21 +377,46 @@ fn ext4_device_is_refused_then_written_with_the_override() {
     // Verifying writers are writers.
     let o = job(dev, "write", &["--verify=crc32c"]);
     assert_refused(&o, dev, &["ext4"]);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     // A read is fine.
     assert_ran(&job(dev, "read", &[]));
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 
     let v = assert_ran(&job(dev, "write", &["--allow_destructive_write=1"]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), before, "the override writes");
 
     sh("mkfs.ext4", &["-q", "-F", dev]).unwrap();
     let again = sums(&img, &lo);
     assert_refused(&job(dev, "write", &[]), dev, &["ext4"]);
-    assert_eq!(sums(&img, &lo), again);
+    assert_eq!(
+        sums(&img, &lo),
+        again,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     let v = assert_ran(&job(dev, "write", &["--destructive"]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), again, "--destructive writes");
 }
 
@@ -470,7 +495,12 @@ fn device_with_a_mounted_partition_is_refused() {
     for extra in [&[][..], &["--destructive"][..]] {
         let o = job(dev, "write", extra);
         assert_refused(&o, dev, &[&mounted, "allow_mounted_write=1"]);
-        assert_eq!(sums(&img, &lo), before);
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
     }
     // The blank second partition is not in use: writing to it is fine.
     let Some(p2) = partition_node(&lo, 2) else {
@@ -491,7 +521,12 @@ fn device_with_a_mounted_partition_is_refused() {
             "allow_destructive_write=1",
         ],
     );
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -526,7 +561,12 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
                 "allow_destructive_write=1",
             ],
         );
-        assert_eq!(sums(&img, &lo), before);
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
     }
     drop(lo);
 
@@ -550,7 +590,12 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
             IMG - 512
         )],
     );
-    assert_eq!(sums(&img2, &lo), before);
+    assert_eq!(
+        sums(&img2, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -564,10 +609,18 @@ fn blank_device_is_written() {
     let lo = Loop::attach(&img, false).unwrap();
     let before = sums(&img, &lo);
     let v = assert_ran(&job(lo.path(), "write", &[]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), before, "the job wrote");
     let data = std::fs::read(&img).unwrap();
-    assert!(data[..(4 * MIB) as usize].iter().any(|b| *b != 0));
+    assert!(
+        data[..(4 * MIB) as usize].iter().any(|b| *b != 0),
+        "expected data in the first 4 MiB of the blank device after the job wrote them"
+    );
     assert!(
         data[(4 * MIB) as usize..].iter().all(|b| *b == 0),
         "nothing beyond the job's range"
@@ -631,7 +684,12 @@ fn backing_device_of_a_loop_device_is_refused() {
             "allow_mounted_write=1",
         ],
     );
-    assert_eq!(sums(&img, &lower), before);
+    assert_eq!(
+        sums(&img, &lower),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lower.path()
+    );
 }
 
 #[test]
@@ -655,7 +713,12 @@ fn device_claimed_exclusively_by_another_program_is_refused() {
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["it is busy", "allow_mounted_write=1"]);
     drop(claim);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     assert_ran(&job(lo.path(), "write", &[]));
 }
 
@@ -691,7 +754,12 @@ fn device_held_by_device_mapper_is_refused() {
     let before = sums(&img, &lo);
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["is held by dm-", "allow_mounted_write=1"]);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -738,7 +806,12 @@ fn readonly_refuses_writes_and_trims_on_devices_up_front() {
     );
     assert_refused(&o, dev, &["job 'w'", "--readonly is set"]);
     assert_eq!(stdout(&o), "", "nothing started");
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     // Reads are allowed.
     assert_ran(&job(dev, "randread", &["--readonly"]));
 }
@@ -767,7 +840,12 @@ fn refused_device_stops_the_run_before_any_file_is_laid_out() {
         !dir.join("new.dat").exists(),
         "the other job's file was not laid out"
     );
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -941,7 +1019,11 @@ fn readonly_refuses_file_writes_and_creation_up_front() {
             ],
         );
         assert_refused(&o, &data.display().to_string(), &["--readonly is set"]);
-        assert_eq!(std::fs::read(&data).unwrap(), orig);
+        assert!(
+            std::fs::read(&data).unwrap() == orig,
+            "expected {} unchanged under --readonly",
+            data.display()
+        );
     }
     // A reader of a file that does not exist would create it.
     let jobfile = dir.write(
@@ -950,14 +1032,21 @@ fn readonly_refuses_file_writes_and_creation_up_front() {
     );
     let o = run_in(&dir.0, &["--readonly", jobfile.to_str().unwrap()]);
     assert_refused(&o, "new.dat", &["would have to be created"]);
-    assert!(!dir.join("new.dat").exists());
+    assert!(
+        !dir.join("new.dat").exists(),
+        "expected new.dat not created under --readonly"
+    );
     // Reading what exists is fine.
     let o = run_in(
         &dir.0,
         &["--readonly", "--name=r", &f, "--rw=read", "--size=1m"],
     );
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
-    assert_eq!(std::fs::read(&data).unwrap(), orig);
+    assert!(
+        std::fs::read(&data).unwrap() == orig,
+        "expected {} unchanged under --readonly",
+        data.display()
+    );
 }
 
 #[test]

@@ -371,7 +371,11 @@ fn strides_offset_increment_and_number_ios() {
     );
     // Backwards: each I/O starts 8 KiB before the end of the previous one, wrapping to the
     // last block (fio's backwards-read.fio).
-    assert_eq!(write_order(&f, 4096), [0, 60 << 10, 56 << 10, 52 << 10]);
+    assert_eq!(
+        write_order(&f, 4096),
+        [0, 60 << 10, 56 << 10, 52 << 10],
+        "expected rw=write:-8k to write backwards from 0, wrapping to the last block"
+    );
 
     // offset_increment: clone N starts at offset + N * increment.
     std::fs::remove_file(&f).expect("rm");
@@ -389,7 +393,11 @@ fn strides_offset_increment_and_number_ios() {
             "--group_reporting",
         ],
     );
-    assert_eq!(num(&j["write"]["total_ios"]), 12.0);
+    assert_eq!(
+        num(&j["write"]["total_ios"]),
+        12.0,
+        "expected 3 jobs x 4 writes of 256k (numjobs=3, number_ios=4)"
+    );
     let blocks = data_blocks(&f, 256 << 10);
     let written: Vec<usize> = blocks
         .iter()
@@ -413,7 +421,11 @@ fn strides_offset_increment_and_number_ios() {
             "--number_ios=777",
         ],
     );
-    assert_eq!(num(&j["read"]["total_ios"]), 777.0);
+    assert_eq!(
+        num(&j["read"]["total_ios"]),
+        777.0,
+        "expected exactly number_ios=777 reads"
+    );
 }
 
 /// Bytes and I/Os of a null-engine read job, in 'read'.
@@ -646,7 +658,10 @@ fn trims_punch_holes_in_files() {
         "--end_fsync=1",
     ];
     run_on(&d, &fill);
-    assert!(allocated_bytes(&f) >= 4 << 20);
+    assert!(
+        allocated_bytes(&f) >= 4 << 20,
+        "expected the 4 MiB written and fsynced to be allocated"
+    );
     // Trim the middle 2 MiB.
     let j = run_on(
         &d,
@@ -659,7 +674,11 @@ fn trims_punch_holes_in_files() {
             "--rw=trim",
         ],
     );
-    assert_eq!(num(&j["trim"]["total_ios"]), 32.0);
+    assert_eq!(
+        num(&j["trim"]["total_ios"]),
+        32.0,
+        "expected 2 MiB of trims in 64k blocks"
+    );
     let blocks = data_blocks(&f, 64 << 10);
     let want: Vec<bool> = (0..64).map(|b| !(16..48).contains(&b)).collect();
     assert_eq!(
@@ -684,7 +703,11 @@ fn trims_punch_holes_in_files() {
             "--number_ios=5",
         ],
     );
-    assert_eq!(num(&j["trim"]["total_ios"]), 5.0);
+    assert_eq!(
+        num(&j["trim"]["total_ios"]),
+        5.0,
+        "expected number_ios=5 trims"
+    );
     let holes = data_blocks(&f, 64 << 10).iter().filter(|x| !**x).count();
     assert_eq!(holes, 5, "five random 64 KiB holes");
 
@@ -731,7 +754,11 @@ fn trims_on_a_block_device_are_discards() {
             "--direct=1",
         ],
     );
-    assert_eq!(num(&j["trim"]["total_ios"]), 16.0);
+    assert_eq!(
+        num(&j["trim"]["total_ios"]),
+        16.0,
+        "expected 16 MiB of trims in 1m blocks"
+    );
     let (i1, s1) = dev.discards();
     assert_eq!(s1 - s0, (16 << 20) / 512, "16 MiB discarded");
     assert!(i1 - i0 >= 16, "{} discard requests", i1 - i0);
@@ -748,7 +775,11 @@ fn trims_on_a_block_device_are_discards() {
             "--direct=1",
         ],
     );
-    assert_eq!(num(&j["trim"]["total_ios"]), 5.0);
+    assert_eq!(
+        num(&j["trim"]["total_ios"]),
+        5.0,
+        "expected number_ios=5 trims"
+    );
     let (_, s2) = dev.discards();
     assert_eq!(s2 - s1, 5 * 128, "five 64 KiB discards");
 }
@@ -782,7 +813,10 @@ fn rate_limits_hold_within_one_percent_over_ten_seconds() {
     assert_eq!(rc, 0, "{err}");
     let iops = num(&j["read"]["iops"]);
     assert!(within(iops, 2000.0, 0.01), "rate_iops=2000: {iops} IOPS");
-    assert!(within(num(&j["job_runtime"]), 10_000.0, 0.001));
+    assert!(
+        within(num(&j["job_runtime"]), 10_000.0, 0.001),
+        "expected job_runtime 10,000 ms on the fake clock (runtime=10)"
+    );
 
     let (_, j, _) = null_job(
         &["--rw=write", "--rate=4m", "--runtime=10", "--time_based"],
@@ -877,7 +911,11 @@ fn rate_min_fails_a_job_below_it_over_a_cycle() {
     };
     let (rc, j, err) = with(&["--rate_iops_min=200"]);
     assert_ne!(rc, 0, "100 IOPS is below rate_iops_min=200");
-    assert_ne!(num(&j["error"]), 0.0);
+    assert_ne!(
+        num(&j["error"]),
+        0.0,
+        "expected an error for the job below rate_iops_min"
+    );
     assert!(err.contains("below rate_iops_min"), "{err}");
     let (rc, _, err) = with(&["--rate_iops_min=50"]);
     assert_eq!(rc, 0, "{err}");
@@ -912,28 +950,39 @@ fn thinktime_and_thinktime_blocks_pace_the_job() {
 
 #[test]
 fn thinktime_spin_burns_cpu_and_sleep_does_not() {
+    // CPU use is a share of the run's time: at normal priority a spinning job gets only its
+    // share of a loaded machine, so the runs are made at SCHED_FIFO.
+    if !can_run_realtime() {
+        return;
+    }
     let usr = |spin: &str| {
         let s = format!("--thinktime_spin={spin}");
-        let (rc, j, err) = null_job(
-            &[
-                "--rw=randread",
-                "--runtime=1",
-                "--time_based",
-                "--thinktime=50ms",
-                &s,
-            ],
-            &[],
-        );
-        assert_eq!(rc, 0, "{err}");
+        let args = [
+            "--name=r",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randread",
+            "--runtime=1",
+            "--time_based",
+            "--thinktime=50ms",
+            &s,
+        ];
+        let d = TempDir::new("spin");
+        let (rc, v, err) = run_json_realtime(&d.0, &args, &[]);
+        assert_eq!(rc, 0, "iolens {args:?} failed: {err}");
+        let j = &v["jobs"][0];
         num(&j["usr_cpu"]) + num(&j["sys_cpu"])
     };
     let spinning = usr("50ms");
     let sleeping = usr("0");
     assert!(
         spinning > 25.0,
-        "thinktime_spin=thinktime: {spinning} % CPU"
+        "expected over 25 % CPU with thinktime=50ms, thinktime_spin=50ms (SCHED_FIFO, null engine, 1 s), measured {spinning} %"
     );
-    assert!(sleeping < 15.0, "thinktime sleeps: {sleeping} % CPU");
+    assert!(
+        sleeping < 15.0,
+        "expected under 15 % CPU with thinktime=50ms, thinktime_spin=0 (SCHED_FIFO, null engine, 1 s), measured {sleeping} %"
+    );
 }
 
 // ---------------------------------------------------------------- buffers
@@ -991,7 +1040,10 @@ fn buffer_pattern_and_zero_buffers_are_what_lands_on_disk() {
             "--zero_buffers",
         ],
     );
-    assert!(std::fs::read(&f).expect("read").iter().all(|b| *b == 0));
+    assert!(
+        std::fs::read(&f).expect("read").iter().all(|b| *b == 0),
+        "expected only zero bytes with zero_buffers"
+    );
 }
 
 #[test]
@@ -1154,7 +1206,7 @@ fn cpus_allowed_nice_and_prio_apply_to_job_threads() {
         .expect("nice")
         .parse()
         .expect("number");
-    assert_eq!(nice, 7);
+    assert_eq!(nice, 7, "expected the job thread's nice value 7 (--nice=7)");
     let tid: i64 = threads[0]
         .1
         .file_name()
@@ -1261,12 +1313,23 @@ fn fadvise_invalidate_and_pre_read_shape_the_page_cache() {
     );
     // invalidate=0 keeps what was cached; pre_read caches the whole range first.
     std::fs::read(&f).expect("cache it all");
-    assert_eq!(
-        one_read(&["--fadvise_hint=random", "--invalidate=0"]),
-        pages
+    // Other programs' memory use may reclaim a few pages meanwhile: 95 % of them, against the
+    // one page left without these options, tells the difference.
+    let kept = one_read(&["--fadvise_hint=random", "--invalidate=0"]);
+    assert!(
+        kept >= pages * 95 / 100,
+        "expected invalidate=0 to keep the {pages} cached pages of the 8 MiB file (95 % at least), {kept} are cached"
     );
-    assert_eq!(one_read(&["--fadvise_hint=random", "--pre_read=1"]), pages);
-    assert_eq!(one_read(&["--fadvise_hint=random"]), 1);
+    let pre = one_read(&["--fadvise_hint=random", "--pre_read=1"]);
+    assert!(
+        pre >= pages * 95 / 100,
+        "expected pre_read=1 to cache the {pages} pages of the 8 MiB range (95 % at least), {pre} are cached"
+    );
+    assert_eq!(
+        one_read(&["--fadvise_hint=random"]),
+        1,
+        "expected one cached page after one random read"
+    );
 }
 
 // ---------------------------------------------------------------- exitall and errors
@@ -1282,11 +1345,15 @@ fn exitall_stops_the_other_jobs() {
     let (rc, v, err) = run_json(&d.0, &["x.fio"], &[]);
     assert_eq!(rc, 0, "{err}");
     assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "exitall ended the 30 s job early"
+        start.elapsed() < Duration::from_secs(20),
+        "expected exitall to end the 30 s job early, the run took {:?}",
+        start.elapsed()
     );
     let long = &v["jobs"][1];
-    assert_eq!(long["jobname"], "long");
+    assert_eq!(
+        long["jobname"], "long",
+        "expected the second job to be 'long'"
+    );
     assert!(
         num(&long["job_runtime"]) < 5000.0,
         "{}",
@@ -1294,7 +1361,10 @@ fn exitall_stops_the_other_jobs() {
     );
     // exit_what=group (default) leaves the next stonewall phase alone.
     let later = &v["jobs"][2];
-    assert_eq!(later["jobname"], "later");
+    assert_eq!(
+        later["jobname"], "later",
+        "expected the third job to be 'later'"
+    );
     assert!(
         num(&later["read"]["total_ios"]) > 0.0,
         "the later phase ran"
@@ -1307,7 +1377,11 @@ fn exitall_stops_the_other_jobs() {
     let start = Instant::now();
     let (rc, v, err) = run_json(&d.0, &["y.fio"], &[]);
     assert_eq!(rc, 0, "{err}");
-    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "expected exitall to end the 30 s jobs early, the run took {:?}",
+        start.elapsed()
+    );
     let later = v["jobs"]
         .as_array()
         .expect("jobs")
@@ -1327,8 +1401,15 @@ fn exitall_stops_the_other_jobs() {
     let start = Instant::now();
     let (rc, v, err) = run_json(&d.0, &["z.fio"], &[]);
     assert_eq!(rc, 0, "{err}");
-    assert!(start.elapsed() < Duration::from_secs(10));
-    assert_eq!(v["jobs"][0]["jobname"], "long");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "expected exitall to end the 30 s jobs early, the run took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        v["jobs"][0]["jobname"], "long",
+        "expected the first job to be 'long'"
+    );
     assert!(
         num(&v["jobs"][0]["job_runtime"]) < 5000.0,
         "{}",
@@ -1364,14 +1445,26 @@ fn continue_on_error_and_ignore_error_follow_fio() {
     );
     // continue_on_error goes on past EIO and EILSEQ only: EINVAL still ends the job.
     let (rc, j, _) = run(&["--continue_on_error=all"]);
-    assert_eq!((rc, num(&j["error"])), (1, 22.0));
-    assert_eq!(num(&j["total_err"]), 1.0);
+    assert_eq!(
+        (rc, num(&j["error"])),
+        (1, 22.0),
+        "expected exit 1 and EINVAL (22): continue_on_error=all goes on past EIO and EILSEQ only"
+    );
+    assert_eq!(num(&j["total_err"]), 1.0, "expected one error counted");
     // ignore_error lists errors to go on past (and implies continue_on_error for reads);
     // they are still counted, and the run succeeds (fio 3.33: err=22, total=1048, rc 0).
     let (rc, j, err) = run(&["--ignore_error=EINVAL"]);
     assert_eq!(rc, 0, "{err}");
-    assert_eq!(num(&j["error"]), 22.0);
-    assert_eq!(num(&j["first_error"]), 22.0);
+    assert_eq!(
+        num(&j["error"]),
+        22.0,
+        "expected error 22 (EINVAL) reported with ignore_error=EINVAL"
+    );
+    assert_eq!(
+        num(&j["first_error"]),
+        22.0,
+        "expected first_error 22 (EINVAL)"
+    );
     assert!(
         num(&j["total_err"]) >= 1048.0,
         "every read was tried: {}",
@@ -1379,7 +1472,10 @@ fn continue_on_error_and_ignore_error_follow_fio() {
     );
     // A list for writes does not cover reads.
     let (rc, _, _) = run(&["--ignore_error=,EINVAL"]);
-    assert_eq!(rc, 1);
+    assert_eq!(
+        rc, 1,
+        "expected exit 1: an ignore_error list for writes does not cover reads"
+    );
 }
 
 // ---------------------------------------------------------------- fio's examples
