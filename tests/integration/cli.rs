@@ -17,7 +17,7 @@ fn error_line(args: &[&str], dir: &TempDir) -> String {
         .filter(|l| l.starts_with("iolens: error:"))
         .collect();
     assert_eq!(lines.len(), 1, "one error line expected, got: {err}");
-    assert!(!err.contains("panicked"), "{err}");
+    assert_lacks(&err, "panicked");
     lines[0].to_string()
 }
 
@@ -39,22 +39,22 @@ fn bad_input_gives_one_line_with_file_and_line() {
     );
 
     let e = error_line(&["missing.fio"], &d);
-    assert!(e.contains("missing.fio: cannot read job file"), "{e}");
+    assert_contains(&e, "missing.fio: cannot read job file");
 
     d.write(
         "missingfile.fio",
         "[j]\nfilename=/nonexistent/iolens/file\n",
     );
     let e = error_line(&["missingfile.fio"], &d);
-    assert!(e.contains("missingfile.fio:2: option 'filename'"), "{e}");
-    assert!(e.contains("does not exist"), "{e}");
+    assert_contains(&e, "missingfile.fio:2: option 'filename'");
+    assert_contains(&e, "does not exist");
 
     d.write(
         "nodir.fio",
         "[j]\nsize=1m\ndirectory=/proc/iolens-nonexistent\n",
     );
     let e = error_line(&["nodir.fio"], &d);
-    assert!(e.contains("nodir.fio:3: option 'directory'"), "{e}");
+    assert_contains(&e, "nodir.fio:3: option 'directory'");
     assert!(
         e.contains("cannot create directory '/proc/iolens-nonexistent'"),
         "{e}"
@@ -85,16 +85,16 @@ fn bad_input_gives_one_line_with_file_and_line() {
         "[j]\nsize=1m\nrw=write\ndirectory=/proc\n",
     );
     let e = error_line(&["unwritable.fio", "--output-format=json"], &d);
-    assert!(e.contains("unwritable.fio:4: option 'directory'"), "{e}");
-    assert!(e.contains("cannot lay out '/proc/j.0.0'"), "{e}");
+    assert_contains(&e, "unwritable.fio:4: option 'directory'");
+    assert_contains(&e, "cannot lay out '/proc/j.0.0'");
 
     d.write("outside.fio", "size=1m\n[j]\n");
     let e = error_line(&["outside.fio"], &d);
-    assert!(e.contains("outside.fio:1: option 'size'"), "{e}");
-    assert!(e.contains("outside of any [section]"), "{e}");
+    assert_contains(&e, "outside.fio:1: option 'size'");
+    assert_contains(&e, "outside of any [section]");
 
     let e = error_line(&["--name=j", "--bs=4q"], &d);
-    assert!(e.contains("command line (argument 2): option 'bs'"), "{e}");
+    assert_contains(&e, "command line (argument 2): option 'bs'");
 
     // wait_for: the waitee must come before the waiter, or the run would wait forever.
     d.write(
@@ -102,11 +102,11 @@ fn bad_input_gives_one_line_with_file_and_line() {
         "[global]\nioengine=null\nsize=1m\n[a]\nwait_for=b\n[b]\nstonewall\n",
     );
     let e = error_line(&["waitfwd.fio"], &d);
-    assert!(e.contains("waitfwd.fio:5: option 'wait_for'"), "{e}");
-    assert!(e.contains("waitee job 'b' unknown"), "{e}");
+    assert_contains(&e, "waitfwd.fio:5: option 'wait_for'");
+    assert_contains(&e, "waitee job 'b' unknown");
     d.write("waitself.fio", "[a]\nioengine=null\nsize=1m\nwait_for=a\n");
     let e = error_line(&["waitself.fio"], &d);
-    assert!(e.contains("cannot wait for itself"), "{e}");
+    assert_contains(&e, "cannot wait for itself");
 
     d.write("bare.fio", "[j]\ndirect\n");
     let e = error_line(&["bare.fio"], &d);

@@ -587,6 +587,24 @@ pub fn run_json(
     (o.status.code().unwrap_or(-1), v, err)
 }
 
+/// Asserts that `text` (what a run printed) contains `needle`, saying both when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(
+        text.contains(needle),
+        "expected {needle:?} in the output; it was:\n{text}"
+    );
+}
+
+/// Asserts that `text` (what a run printed) does not contain `needle`.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(
+        !text.contains(needle),
+        "expected no {needle:?} in the output; it was:\n{text}"
+    );
+}
+
 /// A number from a JSON value (integer or float).
 pub fn num(v: &serde_json::Value) -> f64 {
     v.as_f64()

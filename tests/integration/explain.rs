@@ -26,15 +26,15 @@ fn explains_real_fio_outputs() {
     );
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(out.contains("concurrency"), "{out}");
-    assert!(out.contains("CRITICAL"), "{out}");
-    assert!(out.contains("4 in flight"), "{out}");
-    assert!(out.contains("iodepth"), "{out}");
+    assert_contains(&out, "concurrency");
+    assert_contains(&out, "CRITICAL");
+    assert_contains(&out, "4 in flight");
+    assert_contains(&out, "iodepth");
     // Buffered reads served by the page cache.
     let o = run_in(&d.0, &["explain", &fixture("buffered-read-cached.json")]);
     let out = stdout(&o);
-    assert!(out.contains("cache"), "{out}");
-    assert!(out.contains("page cache"), "{out}");
+    assert_contains(&out, "cache");
+    assert_contains(&out, "page cache");
     // Machine-readable form.
     let o = run_in(
         &d.0,
@@ -102,7 +102,10 @@ fn bad_volume_specs_list_the_known_types() {
     );
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(out.contains("4,766.50") || out.contains("4766.50"), "{out}");
+    assert!(
+        out.contains("4,766.50") || out.contains("4766.50"),
+        "expected $4,766.50 a month for io2-be:iops=100000,size=500G at --p99-iops 60000:\n{out}"
+    );
 }
 
 const SEED_SIM: &str = "[global]

@@ -265,7 +265,7 @@ fn unified_rw_reporting_prints_fio_mixed_lines() {
     };
     // both: the direction lines, then MIXED with min/max over the direction rows.
     let out = run(job("both", "10m"), &[]);
-    assert!(out.contains("   READ: bw=15.0MiB/s"), "{out}");
+    assert_contains(&out, "   READ: bw=15.0MiB/s");
     assert_eq!(
         line(&out, "MIXED:"),
         "MIXED: bw=30.0MiB/s (31.5MB/s), 10.0MiB/s-20.0MiB/s (10.5MB/s-21.0MB/s), io=96.0MiB (101MB), run=800-3200msec",
@@ -273,7 +273,7 @@ fn unified_rw_reporting_prints_fio_mixed_lines() {
     );
     // mixed: only MIXED, min/max over each job's combined bandwidth.
     let out = run(job("mixed", "20m"), &[]);
-    assert!(!out.contains("READ:"), "{out}");
+    assert_lacks(&out, "READ:");
     assert_eq!(
         line(&out, "MIXED:"),
         "MIXED: bw=60.0MiB/s (62.9MB/s), 40.0MiB/s-40.0MiB/s (41.9MB/s-41.9MB/s), io=96.0MiB (101MB), run=800-1600msec",

@@ -181,7 +181,7 @@ fn json_options_objects_appear_as_fio_prints_them() {
     // flags still give an (empty) "global options".
     d.write("e.fio", "[global]\nioengine=null\nsize=64k\n[a]\n");
     let (rc, v, err) = run_json(&d.0, &["e.fio"], &[FAKE]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         v["jobs"][0].get("job options").is_none(),
         "{}",
@@ -189,7 +189,7 @@ fn json_options_objects_appear_as_fio_prints_them() {
     );
     d.write("f.fio", "[global]\nthread\n[a]\nioengine=null\nsize=64k\n");
     let (rc, v, err) = run_json(&d.0, &["f.fio"], &[FAKE]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert_eq!(
         v["global options"],
         serde_json::json!({}),
@@ -207,7 +207,7 @@ fn json_options_objects_appear_as_fio_prints_them() {
         ],
         &[FAKE],
     );
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let keys: Vec<&String> = v["jobs"][0]["job options"]
         .as_object()
         .expect("job options")

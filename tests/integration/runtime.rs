@@ -104,7 +104,7 @@ fn status_line_when_asked() {
         err.contains("Jobs: 1 (f=1): [r(1)]") || err.contains("Jobs: 1 (f=1): [R(1)]"),
         "{err}"
     );
-    assert!(err.contains("[eta "), "{err}");
+    assert_contains(&err, "[eta ");
     let o = run_in(
         &d.0,
         &["--name=s", "--ioengine=null", "--size=16m", "--eta=never"],

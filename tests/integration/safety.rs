@@ -15,7 +15,8 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    exclusive_loop, iolens, is_root, json_of, run_in, skip, stderr, stdout, OutputTimed, TempDir,
+    assert_contains, exclusive_loop, iolens, is_root, json_of, run_in, skip, stderr, stdout,
+    OutputTimed, TempDir,
 };
 
 const MIB: u64 = 1 << 20;
@@ -322,12 +323,15 @@ fn assert_refused(o: &Output, dev: &str, needles: &[&str]) {
         "expected a refusal\nstderr: {err}\nstdout: {}",
         stdout(o)
     );
-    assert!(err.starts_with("iolens: error: "), "{err}");
+    assert!(
+        err.starts_with("iolens: error: "),
+        "expected one 'iolens: error: ' line; stderr: {err}"
+    );
     assert!(err.contains(dev), "the message names {dev}: {err}");
     for n in needles {
         assert!(err.contains(n), "the message says '{n}': {err}");
     }
-    assert!(err.contains("nothing was written"), "{err}");
+    assert_contains(&err, "nothing was written");
     assert!(!stdout(o).contains("\"jobs\""), "no job ran: {}", stdout(o));
 }
 
@@ -929,7 +933,12 @@ fn every_available_filesystem_signature_is_refused() {
         let before = sums(&img, &lo);
         let o = job(lo.path(), "randwrite", &[]);
         assert_refused(&o, lo.path(), &[needle, "--destructive"]);
-        assert_eq!(sums(&img, &lo), before, "{t}");
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "{t}: expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
         ran += 1;
         drop(lo);
         let _ = std::fs::remove_file(&img);

@@ -95,7 +95,11 @@ fn every_method_verifies_clean_and_names_the_one_corrupted_block() {
         args.extend(extra);
         // Intact: the write job reads every block back (counted as reads, as fio).
         let j = v.write("256k", &args);
-        assert_eq!(num(&j["error"]), 0.0, "{method}");
+        assert_eq!(
+            num(&j["error"]),
+            0.0,
+            "verify={method}: expected no error on a clean file"
+        );
         assert_eq!(checked(&j), 64, "{method}: blocks checked");
         assert_eq!(num(&j["read"]["total_ios"]), 64.0, "{method}: verify reads");
         assert!(failures(&j).is_empty(), "{method}: {:?}", failures(&j));
@@ -127,7 +131,7 @@ fn every_method_verifies_clean_and_names_the_one_corrupted_block() {
                     "{method} {mode}: {detail}"
                 );
             }
-            assert!(err.contains("verify: 1 of 64 blocks failed"), "{err}");
+            assert_contains(&err, "verify: 1 of 64 blocks failed");
             assert_eq!(
                 checked(&j),
                 64,
@@ -178,7 +182,7 @@ fn a_torn_write_is_reported_at_its_block() {
         "expected a read verify of a file truncated to 512 KiB + 1000 to fail; stderr: {err}"
     );
     assert_eq!(failures(&j)[0].0, 512 * 1024, "{:?}", failures(&j));
-    assert!(err.contains("128 of 256 blocks failed"), "{err}");
+    assert_contains(&err, "128 of 256 blocks failed");
 }
 
 #[test]
@@ -200,7 +204,7 @@ fn verify_only_and_do_verify() {
         "--verify=crc32c",
         "--verify_only",
     ]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert_eq!(
         num(&j["write"]["total_ios"]),
         0.0,
@@ -408,7 +412,7 @@ fn verify_state_save_and_load_replay_what_was_written() {
         ),
     );
     let (rc, out, err) = run_json(&v.dir.0, &["w.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let writes = num(&out["jobs"][1]["write"]["total_ios"]) as u64;
     assert!(
         (10..1024).contains(&writes),
@@ -455,7 +459,7 @@ fn verify_state_save_and_load_replay_what_was_written() {
         &text.replace("rate_iops=200", "rate_iops=200\nverify_state_save=0"),
     );
     let (rc, _, err) = run_json(&v.dir.0, &["w.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         !Path::new(&state).exists(),
         "expected no state file {state:?} with verify_state_save=0"

@@ -810,7 +810,7 @@ fn rate_limits_hold_within_one_percent_over_ten_seconds() {
         ],
         &[FAKE],
     );
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let iops = num(&j["read"]["iops"]);
     assert!(within(iops, 2000.0, 0.01), "rate_iops=2000: {iops} IOPS");
     assert!(
@@ -853,7 +853,7 @@ fn rate_holds_on_the_real_clock() {
         ],
         &[],
     );
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let iops = num(&j["read"]["iops"]);
     // Lost time is caught up (as fio), so only the very end of the run can fall short.
     assert!(
@@ -877,7 +877,7 @@ fn poisson_rate_keeps_the_mean_and_spreads_the_gaps() {
             ],
             &[FAKE],
         );
-        assert_eq!(rc, 0, "{err}");
+        assert_eq!(rc, 0, "exit code; stderr: {err}");
         let read = &j["read"];
         (
             num(&read["iops"]),
@@ -916,18 +916,18 @@ fn rate_min_fails_a_job_below_it_over_a_cycle() {
         0.0,
         "expected an error for the job below rate_iops_min"
     );
-    assert!(err.contains("below rate_iops_min"), "{err}");
+    assert_contains(&err, "below rate_iops_min");
     let (rc, _, err) = with(&["--rate_iops_min=50"]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     // A cycle longer than the run never completes, so nothing is checked.
     let (rc, _, err) = with(&["--rate_iops_min=200", "--rate_cycle=5000"]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     // Bytes: 400 KiB/s is below 1 MiB/s; ratemin applies to every direction, and only the
     // directions the job does are checked (fio's 1mbs_clients.fio).
     let (rc, _, err) = with(&["--ratemin=1m"]);
-    assert_ne!(rc, 0, "{err}");
+    assert_ne!(rc, 0, "exit code; stderr: {err}");
     let (rc, _, err) = with(&["--ratemin=100k"]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
 }
 
 #[test]
@@ -936,7 +936,7 @@ fn thinktime_and_thinktime_blocks_pace_the_job() {
         let mut a = vec!["--rw=randread", "--runtime=2", "--time_based"];
         a.extend_from_slice(extra);
         let (rc, j, err) = null_job(&a, &[FAKE]);
-        assert_eq!(rc, 0, "{err}");
+        assert_eq!(rc, 0, "exit code; stderr: {err}");
         num(&j["read"]["iops"])
     };
     let one = iops(&["--thinktime=1ms"]);
@@ -1343,7 +1343,7 @@ fn exitall_stops_the_other_jobs() {
     );
     let start = Instant::now();
     let (rc, v, err) = run_json(&d.0, &["x.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "expected exitall to end the 30 s job early, the run took {:?}",
@@ -1376,7 +1376,7 @@ fn exitall_stops_the_other_jobs() {
     );
     let start = Instant::now();
     let (rc, v, err) = run_json(&d.0, &["y.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "expected exitall to end the 30 s jobs early, the run took {:?}",
@@ -1400,7 +1400,7 @@ fn exitall_stops_the_other_jobs() {
     );
     let start = Instant::now();
     let (rc, v, err) = run_json(&d.0, &["z.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "expected exitall to end the 30 s jobs early, the run took {:?}",
@@ -1454,7 +1454,7 @@ fn continue_on_error_and_ignore_error_follow_fio() {
     // ignore_error lists errors to go on past (and implies continue_on_error for reads);
     // they are still counted, and the run succeeds (fio 3.33: err=22, total=1048, rc 0).
     let (rc, j, err) = run(&["--ignore_error=EINVAL"]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert_eq!(
         num(&j["error"]),
         22.0,
