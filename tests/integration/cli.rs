@@ -53,11 +53,20 @@ fn bad_input_gives_one_line_with_file_and_line() {
         "nodir.fio",
         "[j]\nsize=1m\ndirectory=/proc/iolens-nonexistent\n",
     );
-    let e = error_line(&["nodir.fio"], &d);
-    assert_contains(&e, "nodir.fio:3: option 'directory'");
+    // A directory that cannot be created fails the job when its file is laid out, as fio:
+    // the job is reported with the error (ENOENT here) and the run exits 1.
+    let o = run_in(&d.0, &["nodir.fio", "--output-format=json"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {err}");
     assert!(
-        e.contains("cannot create directory '/proc/iolens-nonexistent'"),
-        "{e}"
+        err.contains("job 'j': cannot create directory '/proc/iolens-nonexistent'"),
+        "expected the job's error to name the directory; stderr: {err}"
+    );
+    let j = json_of(&stdout(&o));
+    assert_eq!(
+        j["jobs"][0]["error"], 2,
+        "the job reports ENOENT: {}",
+        j["jobs"][0]
     );
     // Where it can, iolens creates missing directories on the way, as fio does.
     let o = run_in(
@@ -84,9 +93,20 @@ fn bad_input_gives_one_line_with_file_and_line() {
         "unwritable.fio",
         "[j]\nsize=1m\nrw=write\ndirectory=/proc\n",
     );
-    let e = error_line(&["unwritable.fio", "--output-format=json"], &d);
-    assert_contains(&e, "unwritable.fio:4: option 'directory'");
-    assert_contains(&e, "cannot lay out '/proc/j.0.0'");
+    // A file that cannot be laid out is the job's error, with the job in the JSON (fio).
+    let o = run_in(&d.0, &["unwritable.fio", "--output-format=json"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {err}");
+    assert!(
+        err.contains("job 'j': cannot lay out '/proc/j.0.0'"),
+        "expected the job's error to name the file; stderr: {err}"
+    );
+    let j = json_of(&stdout(&o));
+    assert_eq!(
+        j["jobs"][0]["jobname"], "j",
+        "the failed job is reported: {j}"
+    );
+    assert_ne!(j["jobs"][0]["error"], 0, "with its errno: {}", j["jobs"][0]);
 
     d.write("outside.fio", "size=1m\n[j]\n");
     let e = error_line(&["outside.fio"], &d);

@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod engines;
 mod explain;
+mod faults;
 mod fio_compat;
 mod formats;
 mod runtime;

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use crate::{Completion, IoEngine, IoReq, Op, Queued};
+use crate::{Backend, IoReq, Op, Queued, RawCompletion};
 
 /// `struct iocb` from `<linux/aio_abi.h>` (little-endian layout).
 #[repr(C)]
@@ -37,6 +37,8 @@ struct IoEvent {
 }
 
 const IOCB_CMD_PREAD: u16 = 0;
+/// The kernel's `struct io_event` result for a request that `io_cancel` stopped.
+const ECANCELED: i64 = -(libc::ECANCELED as i64);
 const IOCB_CMD_PWRITE: u16 = 1;
 
 type AioContext = libc::c_ulong;
@@ -64,8 +66,9 @@ pub struct LibaioEngine {
     iocbs: Box<[Iocb]>,
     pending: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
-    /// I/Os the kernel refused at submission, completed with their error by the next reap.
-    failed: Vec<Completion>,
+    /// I/Os the kernel refused at submission (or cancelled before submission), completed
+    /// with their error by the next reap.
+    failed: Vec<RawCompletion>,
     /// I/Os submitted and not yet reaped.
     in_kernel: usize,
 }
@@ -87,16 +90,7 @@ impl LibaioEngine {
     /// Creates an AIO context for `depth` I/Os over open files.
     pub fn new(depth: u32, fds: Vec<libc::c_int>, block_device: Vec<bool>) -> io::Result<Self> {
         let mut ctx: AioContext = 0;
-        io_setup(depth.max(1), &mut ctx).map_err(|e| {
-            if e.raw_os_error() == Some(libc::EAGAIN) {
-                io::Error::new(
-                    e.kind(),
-                    format!("io_setup({depth}) failed: {e}; raise /proc/sys/fs/aio-max-nr or lower iodepth x numjobs"),
-                )
-            } else {
-                e
-            }
-        })?;
+        io_setup(depth.max(1), &mut ctx).map_err(|e| setup_error(depth, e))?;
         Ok(LibaioEngine {
             ctx,
             fds,
@@ -110,16 +104,53 @@ impl LibaioEngine {
     }
 }
 
+/// Reads a number from /proc/sys/fs.
+fn aio_sysctl(name: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/sys/fs/{name}"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// io_setup's failure in words that name the limit it hit.
+fn setup_error(depth: u32, e: io::Error) -> io::Error {
+    let max = aio_sysctl("aio-max-nr");
+    let used = aio_sysctl("aio-nr");
+    let limits = match (max, used) {
+        (Some(m), Some(u)) => format!(
+            "fs.aio-max-nr is {m} and {u} are in use system-wide (fs.aio-nr), so {} are free",
+            m.saturating_sub(u)
+        ),
+        (Some(m), None) => format!("fs.aio-max-nr is {m}"),
+        _ => "fs.aio-max-nr could not be read".to_string(),
+    };
+    let msg = match e.raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::EINVAL) => format!(
+            "io_setup({depth}) failed: {e}: a libaio job reserves iodepth ({depth}) events and {limits}; \
+             raise fs.aio-max-nr (sysctl -w fs.aio-max-nr=N) or lower iodepth x numjobs"
+        ),
+        Some(libc::ENOMEM) => format!(
+            "io_setup({depth}) failed: {e}: the kernel could not allocate the completion ring for iodepth={depth}; lower iodepth"
+        ),
+        _ => format!("io_setup({depth}) failed: {e}"),
+    };
+    io::Error::new(e.kind(), msg)
+}
+
 impl Drop for LibaioEngine {
     fn drop(&mut self) {
-        // SAFETY: destroying our own context; in-flight I/Os are cancelled/waited by the kernel.
+        // SAFETY: destroying our own context; io_destroy also waits for any I/O still in
+        // flight, though the Engine wrapper has reaped them all before this runs.
         unsafe {
             libc::syscall(libc::SYS_io_destroy, self.ctx);
         }
     }
 }
 
-impl IoEngine for LibaioEngine {
+// SAFETY: every submitted iocb is reported once by io_getevents when the kernel is done with
+// it; iocbs refused at submission or cancelled before it are reported from `failed`.
+unsafe impl Backend for LibaioEngine {
     fn name(&self) -> &'static str {
         "libaio"
     }
@@ -128,7 +159,7 @@ impl IoEngine for LibaioEngine {
         false
     }
 
-    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+    unsafe fn queue(&mut self, index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let fd = self.fds[r.file as usize];
         let opcode = match r.op {
             Op::Read => IOCB_CMD_PREAD,
@@ -155,12 +186,12 @@ impl IoEngine for LibaioEngine {
                 ));
             }
         };
-        let cb = &mut self.iocbs[r.slot as usize];
+        let cb = &mut self.iocbs[index as usize];
         *cb = Iocb {
-            aio_data: r.slot as u64,
+            aio_data: index as u64,
             aio_lio_opcode: opcode,
             aio_fildes: fd as u32,
-            aio_buf: r.buf as u64,
+            aio_buf: buf as u64,
             aio_nbytes: r.len as u64,
             aio_offset: r.offset as i64,
             ..Iocb::default()
@@ -195,9 +226,9 @@ impl IoEngine for LibaioEngine {
                     // error (handed out by the next reap) and the rest are submitted.
                     Some(errno) => {
                         // SAFETY: the pointer points into self.iocbs.
-                        let slot = unsafe { (*rest[0]).aio_data } as u32;
-                        self.failed.push(Completion {
-                            slot,
+                        let index = unsafe { (*rest[0]).aio_data } as u32;
+                        self.failed.push(RawCompletion {
+                            index,
                             res: -(errno as i64),
                         });
                         submitted += 1;
@@ -216,7 +247,7 @@ impl IoEngine for LibaioEngine {
         Ok(submitted as u32)
     }
 
-    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+    fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
         if !self.failed.is_empty() {
             let n = self.failed.len().min(out.len());
             for (o, c) in out.iter_mut().zip(self.failed.drain(..n)) {
@@ -250,12 +281,44 @@ impl IoEngine for LibaioEngine {
             }
             self.in_kernel = self.in_kernel.saturating_sub(rc as usize);
             for (o, ev) in out.iter_mut().zip(&self.events[..rc as usize]) {
-                *o = Completion {
-                    slot: ev.data as u32,
+                *o = RawCompletion {
+                    index: ev.data as u32,
                     res: ev.res,
                 };
             }
             return Ok(rc as u32);
+        }
+    }
+
+    fn cancel(&mut self, in_flight: &[u32]) {
+        // Not yet submitted: they never reach the kernel.
+        for p in self.pending.drain(..) {
+            // SAFETY: the pointer points into self.iocbs.
+            let index = unsafe { (*p).aio_data } as u32;
+            self.failed.push(RawCompletion {
+                index,
+                res: ECANCELED,
+            });
+        }
+        // Submitted: io_cancel stops what the driver allows (most requests run to the end);
+        // either way each one comes back from io_getevents.
+        for &i in in_flight {
+            let Some(cb) = self.iocbs.get_mut(i as usize) else {
+                continue;
+            };
+            let mut ev = IoEvent::default();
+            // SAFETY: cb is an iocb of this context (the kernel matches it by address and
+            // answers EINVAL for one it does not know, e.g. one refused above); ev has room for
+            // one event, which kernels since 4.18 leave untouched (the event always arrives
+            // through io_getevents).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_cancel,
+                    self.ctx,
+                    cb as *mut Iocb,
+                    &mut ev as *mut IoEvent,
+                );
+            }
         }
     }
 }

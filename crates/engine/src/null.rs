@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::time::{Duration, Instant};
 
-use crate::{Completion, IoEngine, IoReq, Queued};
+use crate::{Backend, IoReq, Queued, RawCompletion};
 
 /// The null engine.
 #[derive(Debug)]
@@ -45,7 +45,8 @@ fn spin_until(t: Instant) {
     }
 }
 
-impl IoEngine for NullEngine {
+// SAFETY: the null engine never touches a buffer; every pending I/O is returned once by reap.
+unsafe impl Backend for NullEngine {
     fn name(&self) -> &'static str {
         "null"
     }
@@ -55,14 +56,14 @@ impl IoEngine for NullEngine {
     }
 
     #[inline(always)]
-    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+    unsafe fn queue(&mut self, index: u32, r: &IoReq, _buf: *mut u8) -> Queued {
         if self.depth <= 1 {
             if let Some(d) = self.delay {
                 spin_until(Instant::now() + d);
             }
             return Queued::Done(r.len as i64);
         }
-        self.queued.push((r.slot, r.len as i64));
+        self.queued.push((index, r.len as i64));
         Queued::Pending
     }
 
@@ -77,7 +78,7 @@ impl IoEngine for NullEngine {
     }
 
     #[inline(always)]
-    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+    fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
         let mut n = self.inflight.len().min(out.len());
         if self.delay.is_some() {
             // Dues are in FIFO order: wait for the min-th, then take every one that is due.
@@ -98,9 +99,17 @@ impl IoEngine for NullEngine {
                 .take_while(|x| x.2.is_none_or(|d| d <= now))
                 .count();
         }
-        for (o, (slot, res, _)) in out.iter_mut().zip(self.inflight.drain(..n)) {
-            *o = Completion { slot, res };
+        for (o, (index, res, _)) in out.iter_mut().zip(self.inflight.drain(..n)) {
+            *o = RawCompletion { index, res };
         }
         Ok(n as u32)
+    }
+
+    fn cancel(&mut self, _in_flight: &[u32]) {
+        // Everything ends now: queued I/Os and delayed ones.
+        let _ = self.commit();
+        for x in &mut self.inflight {
+            x.2 = None;
+        }
     }
 }

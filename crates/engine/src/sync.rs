@@ -4,7 +4,7 @@
 
 use std::io;
 
-use crate::{sys_result, Completion, IoEngine, IoReq, Op, Queued};
+use crate::{sys_result, Backend, IoReq, Op, Queued, RawCompletion};
 
 /// Which system calls to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,8 @@ impl SyncEngine {
     }
 }
 
-impl IoEngine for SyncEngine {
+// SAFETY: every I/O completes inside queue(); nothing is ever left in flight.
+unsafe impl Backend for SyncEngine {
     fn name(&self) -> &'static str {
         match self.kind {
             SyncKind::Psync => "psync",
@@ -63,20 +64,20 @@ impl IoEngine for SyncEngine {
     }
 
     #[inline]
-    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+    unsafe fn queue(&mut self, _index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let fd = self.fds[r.file as usize];
         let len = r.len as usize;
         let off = r.offset as libc::off_t;
         let iov = libc::iovec {
-            iov_base: r.buf.cast(),
+            iov_base: buf.cast(),
             iov_len: len,
         };
         let flags = if self.hipri { libc::RWF_HIPRI } else { 0 };
         // SAFETY (all arms): the caller guarantees buf is valid for len bytes; fd is ours.
         let rc: isize = unsafe {
             match (r.op, self.kind) {
-                (Op::Read, SyncKind::Psync) => libc::pread(fd, r.buf.cast(), len, off),
-                (Op::Write, SyncKind::Psync) => libc::pwrite(fd, r.buf.cast(), len, off),
+                (Op::Read, SyncKind::Psync) => libc::pread(fd, buf.cast(), len, off),
+                (Op::Write, SyncKind::Psync) => libc::pwrite(fd, buf.cast(), len, off),
                 (Op::Read, SyncKind::Pvsync) => libc::preadv(fd, &iov, 1, off),
                 (Op::Write, SyncKind::Pvsync) => libc::pwritev(fd, &iov, 1, off),
                 (Op::Read, SyncKind::Pvsync2) => libc::preadv2(fd, &iov, 1, off, flags),
@@ -86,8 +87,8 @@ impl IoEngine for SyncEngine {
                         -1
                     } else {
                         match (r.op, self.kind) {
-                            (Op::Read, SyncKind::Sync) => libc::read(fd, r.buf.cast(), len),
-                            (Op::Write, SyncKind::Sync) => libc::write(fd, r.buf.cast(), len),
+                            (Op::Read, SyncKind::Sync) => libc::read(fd, buf.cast(), len),
+                            (Op::Write, SyncKind::Sync) => libc::write(fd, buf.cast(), len),
                             (Op::Read, _) => libc::readv(fd, &iov, 1),
                             _ => libc::writev(fd, &iov, 1),
                         }
@@ -112,7 +113,9 @@ impl IoEngine for SyncEngine {
         Ok(0)
     }
 
-    fn reap(&mut self, _min: u32, _out: &mut [Completion]) -> io::Result<u32> {
+    fn reap(&mut self, _min: u32, _out: &mut [RawCompletion]) -> io::Result<u32> {
         Ok(0)
     }
+
+    fn cancel(&mut self, _in_flight: &[u32]) {}
 }

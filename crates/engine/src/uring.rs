@@ -5,7 +5,12 @@ use std::io;
 
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 
-use crate::{BufPool, Completion, IoEngine, IoReq, Op, Queued};
+use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
+
+/// user_data of cancel requests, whose own completions are not I/Os.
+const CANCEL_TAG: u64 = u64::MAX;
+/// The most entries one ring takes (IORING_MAX_ENTRIES).
+const MAX_ENTRIES: u32 = 32768;
 
 /// io_uring settings from the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,6 +46,23 @@ pub fn unavailable_reason(e: &io::Error) -> String {
     }
 }
 
+/// RLIMIT_MEMLOCK in words.
+fn memlock_limit() -> String {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into r.
+    if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut r) } != 0 {
+        return "unknown".to_string();
+    }
+    if r.rlim_cur == libc::RLIM_INFINITY {
+        "unlimited".to_string()
+    } else {
+        format!("{} KiB", r.rlim_cur / 1024)
+    }
+}
+
 /// True when io_uring can be set up here.
 pub fn available() -> bool {
     IoUring::new(2).is_ok()
@@ -68,12 +90,12 @@ impl std::fmt::Debug for UringEngine {
     }
 }
 
-// SAFETY: the iovecs point into the worker's BufPool, which outlives the engine and moves with
-// it; the ring itself is Send.
+// SAFETY: the iovecs point into the BufPool of the Engine that wraps this backend, which frees
+// the pool only after the backend is dropped; the ring itself is Send.
 unsafe impl Send for UringEngine {}
 
 impl UringEngine {
-    /// Sets up a ring for `depth` I/Os over open files and the worker's buffers.
+    /// Sets up a ring for `depth` I/Os over open files and the engine's buffers.
     pub fn new(
         depth: u32,
         fds: Vec<libc::c_int>,
@@ -92,6 +114,11 @@ impl UringEngine {
             b.setup_iopoll();
         }
         let entries = depth.max(1).next_power_of_two();
+        if entries > MAX_ENTRIES {
+            return Err(format!(
+                "iodepth={depth} needs an io_uring of {entries} entries; a ring holds at most {MAX_ENTRIES} (IORING_MAX_ENTRIES): lower iodepth or raise numjobs"
+            ));
+        }
         // One thread submits and reaps: let the kernel skip cross-CPU wakeups for completions
         // (COOP_TASKRUN) and run completion work when we reap (DEFER_TASKRUN). Older kernels
         // reject these flags; then the ring is set up without them.
@@ -101,7 +128,13 @@ impl UringEngine {
         defer.setup_defer_taskrun();
         let ring = match defer.build(entries).or_else(|_| coop.build(entries)) {
             Ok(r) => r,
-            Err(_) => b.build(entries).map_err(|e| unavailable_reason(&e))?,
+            Err(_) => b.build(entries).map_err(|e| match e.raw_os_error() {
+                Some(libc::ENOMEM) => format!(
+                    "io_uring setup for iodepth={depth} ({entries} entries) failed: {e}: the kernel could not allocate the ring (on kernels before 5.12 rings count against RLIMIT_MEMLOCK, now {}); lower iodepth or raise `ulimit -l`",
+                    memlock_limit()
+                ),
+                _ => unavailable_reason(&e),
+            })?,
         };
         let mut probe = Probe::new();
         if ring.submitter().register_probe(&mut probe).is_ok() {
@@ -119,9 +152,15 @@ impl UringEngine {
         }
         let iovecs = bufs.iovecs();
         if opts.fixedbufs {
-            // SAFETY: the buffers live in the worker's BufPool for as long as this engine.
+            // SAFETY: the buffers live in the Engine's BufPool, which outlives this backend.
             unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                format!("io_uring could not register {} buffers (fixedbufs): {e}; raise `ulimit -l` or drop fixedbufs", iovecs.len())
+                let bytes = bufs.slots() as u64 * bufs.slot_size() as u64;
+                format!(
+                    "io_uring could not register {} buffers of {} bytes ({bytes} bytes, fixedbufs): {e}; registered buffers are locked in memory and RLIMIT_MEMLOCK is {}: raise `ulimit -l`, lower iodepth or bs, or drop fixedbufs",
+                    iovecs.len(),
+                    bufs.slot_size(),
+                    memlock_limit()
+                )
             })?;
         }
         if opts.registerfiles {
@@ -175,7 +214,9 @@ macro_rules! target {
     };
 }
 
-impl IoEngine for UringEngine {
+// SAFETY: every pushed SQE comes back as one CQE once the kernel is done with its buffer; SQEs
+// not yet submitted are submitted by the next commit or reap (both enter the kernel).
+unsafe impl Backend for UringEngine {
     fn name(&self) -> &'static str {
         "io_uring"
     }
@@ -184,13 +225,13 @@ impl IoEngine for UringEngine {
         false
     }
 
-    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
-        let slot = r.slot as usize;
+    unsafe fn queue(&mut self, index: u32, r: &IoReq, buf: *mut u8) -> Queued {
+        let slot = index as usize;
         let o = self.opts;
         let sqe = match r.op {
             Op::Read if o.fixedbufs => target!(self, r.file, |f| opcode::ReadFixed::new(
                 f,
-                r.buf,
+                buf,
                 r.len,
                 slot as u16
             )
@@ -198,25 +239,25 @@ impl IoEngine for UringEngine {
             .build()),
             Op::Write if o.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
                 f,
-                r.buf,
+                buf,
                 r.len,
                 slot as u16
             )
             .offset(r.offset)
             .build()),
             Op::Read if o.nonvectored => {
-                target!(self, r.file, |f| opcode::Read::new(f, r.buf, r.len)
+                target!(self, r.file, |f| opcode::Read::new(f, buf, r.len)
                     .offset(r.offset)
                     .build())
             }
             Op::Write if o.nonvectored => {
-                target!(self, r.file, |f| opcode::Write::new(f, r.buf, r.len)
+                target!(self, r.file, |f| opcode::Write::new(f, buf, r.len)
                     .offset(r.offset)
                     .build())
             }
             Op::Read | Op::Write => {
                 self.iovecs[slot] = libc::iovec {
-                    iov_base: r.buf.cast(),
+                    iov_base: buf.cast(),
                     iov_len: r.len as usize,
                 };
                 let iov = &self.iovecs[slot] as *const libc::iovec;
@@ -247,7 +288,7 @@ impl IoEngine for UringEngine {
             }
         };
         self.count += 1;
-        let mut sqe = sqe.user_data(r.slot as u64);
+        let mut sqe = sqe.user_data(index as u64);
         if self.punt[r.file as usize]
             || (o.force_async > 0 && self.count % o.force_async as u64 == 0)
         {
@@ -281,14 +322,17 @@ impl IoEngine for UringEngine {
         Ok(n)
     }
 
-    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+    fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
         let mut n = 0usize;
         loop {
             {
                 let mut cq = self.ring.completion();
                 for cqe in &mut cq {
-                    out[n] = Completion {
-                        slot: cqe.user_data() as u32,
+                    if cqe.user_data() == CANCEL_TAG {
+                        continue;
+                    }
+                    out[n] = RawCompletion {
+                        index: cqe.user_data() as u32,
                         res: cqe.result() as i64,
                     };
                     n += 1;
@@ -308,5 +352,21 @@ impl IoEngine for UringEngine {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    fn cancel(&mut self, in_flight: &[u32]) {
+        // Hand over what is still in the submission queue, then ask for each I/O to be
+        // cancelled; a request already running (a blocking read in an io-wq worker) may
+        // finish anyway, and every one comes back as a completion.
+        let _ = self.commit();
+        for &i in in_flight {
+            let sqe = opcode::AsyncCancel::new(i as u64)
+                .build()
+                .user_data(CANCEL_TAG);
+            if self.push(sqe).is_err() {
+                break;
+            }
+        }
+        let _ = self.commit();
     }
 }

@@ -5,7 +5,7 @@
 use iolens_job::value::{self, KbBase, TimeUnit};
 use iolens_job::{build_jobs, ini, options, parse_args};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 struct Env;
 
@@ -23,7 +23,7 @@ impl ini::Environment for Env {
         1024
     }
     fn read_file(&self, path: &Path) -> std::io::Result<String> {
-        if path == PathBuf::from("inc.fio") {
+        if path == Path::new("inc.fio") {
             Ok("bs=8k\n".into())
         } else {
             Err(std::io::Error::new(

@@ -19,7 +19,7 @@ pub mod verify;
 pub mod worker;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -41,9 +41,6 @@ pub enum RunError {
     /// A safety check refused the run.
     #[error("{0}")]
     Safety(String),
-    /// Laying out a file failed.
-    #[error("{0}")]
-    Layout(String),
 }
 
 /// One job as the status line shows it.
@@ -143,8 +140,23 @@ fn needs_data(j: &PlannedJob) -> bool {
         || s.pre_read
 }
 
-/// Lays out every regular file that is missing or too short, once per path.
-fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunError> {
+/// A job that could not start: the errno it reports (fio's `err=`) and why, in words.
+type SetupFailure = (i32, String);
+
+/// Lays out every regular file that is missing or too short, once per path. A file that
+/// cannot be laid out (ENOSPC, EROFS, EACCES, ...) fails the jobs that use it, as in fio:
+/// they are reported with their error and the other jobs run.
+fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> BTreeMap<usize, SetupFailure> {
+    let mut failed: BTreeMap<usize, SetupFailure> = BTreeMap::new();
+    // Every job that uses a path fails with it.
+    let fail_path =
+        |failed: &mut BTreeMap<usize, SetupFailure>, path: &Path, errno: i32, msg: String| {
+            for (i, j) in plan.jobs.iter().enumerate() {
+                if j.files.iter().any(|f| f.path == path) {
+                    failed.entry(i).or_insert((errno, msg.clone()));
+                }
+            }
+        };
     let mut needed: BTreeMap<PathBuf, (u64, bool, usize, &'static str)> = BTreeMap::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         if j.spec.sim.enabled()
@@ -173,27 +185,34 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             continue;
         }
         let j = &plan.jobs[*job];
+        let _ = origin;
         if !j.spec.allow_file_create && cur.is_none() {
-            return Err(RunError::Layout(j.spec.error_at(
-                "allow_file_create",
+            fail_path(
+                &mut failed,
+                path,
+                libc::ENOENT,
                 format!(
                     "'{}' does not exist and allow_file_create=0",
                     path.display()
                 ),
-            )));
+            );
+            continue;
         }
         // Missing directories on the way are created, as fio does.
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
                 if let Err(e) = std::fs::create_dir_all(parent) {
-                    return Err(RunError::Layout(j.spec.error_at(
-                        origin,
+                    fail_path(
+                        &mut failed,
+                        path,
+                        e.raw_os_error().unwrap_or(libc::EIO),
                         format!(
                             "cannot create directory '{}' for '{}': {e}",
                             parent.display(),
                             path.display()
                         ),
-                    )));
+                    );
+                    continue;
                 }
             }
         }
@@ -209,29 +228,30 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> Result<(), RunErr
             *bytes,
         ));
     }
-    for (path, size, fill, job, origin) in todo {
+    for (path, size, fill, job, _origin) in todo {
         let spec = &plan.jobs[job].spec;
         let prealloc = match spec.fallocate {
             iolens_job::Fallocate::None | iolens_job::Fallocate::Truncate => Prealloc::None,
             iolens_job::Fallocate::Keep => Prealloc::Keep,
             _ => Prealloc::Allocate,
         };
-        efile::layout(
+        if let Err(e) = efile::layout(
             &path,
             size,
             prealloc,
             fill,
             spec.create_fsync,
             0x1a70_u64 ^ size,
-        )
-        .map_err(|e| {
-            RunError::Layout(spec.error_at(
-                origin,
+        ) {
+            fail_path(
+                &mut failed,
+                &path,
+                e.raw_os_error().unwrap_or(libc::EIO),
                 format!("cannot lay out '{}' ({size} bytes): {e}", path.display()),
-            ))
-        })?;
+            );
+        }
     }
-    Ok(())
+    failed
 }
 
 /// Fills in what the model needs to know about a job.
@@ -301,7 +321,7 @@ pub fn execute(
     sims: &sim::SimRegistry,
     events: &mut dyn FnMut(Event),
 ) -> Result<RunOutput, RunError> {
-    layout_files(plan, events)?;
+    let mut setup_failed = layout_files(plan, events);
     let ctl = Control::new(plan.jobs.len());
     let run_start = Instant::now();
     let disks: Vec<String> = {
@@ -324,7 +344,6 @@ pub fn execute(
         (0..plan.jobs.len()).map(|_| None).collect();
     let names: Vec<&str> = plan.jobs.iter().map(|j| j.spec.name.as_str()).collect();
     let stop_later_phases = AtomicBool::new(false);
-    let mut panicked: Vec<String> = Vec::new();
     // exitall is one switch for the whole run, as in fio: set on any job, the first job to
     // finish (whichever it is) ends the others of its group.
     let exitall = plan.jobs.iter().any(|j| j.spec.exitall);
@@ -346,6 +365,12 @@ pub fn execute(
             let mut handles = Vec::new();
             for &i in &idx {
                 let job = &plan.jobs[i];
+                if let Some((errno, msg)) = setup_failed.remove(&i) {
+                    outcomes[i] = Some(worker::failed(job, errno, msg));
+                    ctl.jobs[i].finish();
+                    finished.fetch_add(1, Ordering::SeqCst);
+                    continue;
+                }
                 let ctl = &ctl;
                 let finished = &finished;
                 let exitall_group = &exitall_group;
@@ -382,9 +407,21 @@ pub fn execute(
                             );
                         }
                         (i, out)
-                    })
-                    .expect("spawning a job thread");
-                handles.push(h);
+                    });
+                match h {
+                    Ok(h) => handles.push((h, i)),
+                    Err(e) => {
+                        // Out of threads (EAGAIN) or memory: this job cannot run; it is
+                        // reported with the error, and the jobs already started go on.
+                        outcomes[i] = Some(worker::failed(
+                            job,
+                            e.raw_os_error().unwrap_or(libc::EAGAIN),
+                            format!("cannot start a thread for this job: {e}"),
+                        ));
+                        ctl.jobs[i].finish();
+                        finished.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
             }
             // Monitor: status events, Ctrl-C, exitall.
             let mut last = Instant::now();
@@ -438,7 +475,7 @@ pub fn execute(
                     }
                 }
             }
-            for (h, &i) in handles.into_iter().zip(&idx) {
+            for (h, i) in handles {
                 match h.join() {
                     Ok((i, out)) => outcomes[i] = Some(out),
                     Err(p) => {
@@ -447,9 +484,12 @@ pub fn execute(
                             .cloned()
                             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                             .unwrap_or_else(|| "unknown panic".into());
-                        panicked.push(format!(
-                            "job '{}': internal error, its thread panicked: {what}",
-                            plan.jobs[i].spec.name
+                        // Its engine has reaped every I/O while unwinding; the job is
+                        // reported with the error, as any failed job.
+                        outcomes[i] = Some(worker::failed(
+                            &plan.jobs[i],
+                            libc::EIO,
+                            format!("internal error, its thread panicked: {what}"),
                         ));
                     }
                 }
@@ -457,7 +497,7 @@ pub fn execute(
         });
     }
     let disk_util = sampler.finish();
-    let mut errors = panicked;
+    let mut errors = Vec::new();
     let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {

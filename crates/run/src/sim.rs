@@ -13,7 +13,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use iolens_engine::{Completion, IoEngine, IoReq, Op, Queued};
+use iolens_engine::{Backend, IoReq, Op, Queued, RawCompletion};
 use iolens_job::{parse_time, JobSpec, TimeUnit};
 
 use crate::clock::mono_now;
@@ -308,7 +308,9 @@ impl SimEngine {
     }
 }
 
-impl IoEngine for SimEngine {
+// SAFETY: the simulated volume never touches a buffer; every pending I/O is returned once by
+// reap (a model's completion times are finite).
+unsafe impl Backend for SimEngine {
     fn name(&self) -> &'static str {
         "sim"
     }
@@ -317,7 +319,7 @@ impl IoEngine for SimEngine {
         self.sync
     }
 
-    unsafe fn queue(&mut self, r: &IoReq) -> Queued {
+    unsafe fn queue(&mut self, index: u32, r: &IoReq, _buf: *mut u8) -> Queued {
         let len = if matches!(r.op, Op::Fsync | Op::Fdatasync) {
             0
         } else {
@@ -328,7 +330,7 @@ impl IoEngine for SimEngine {
             wait_until(due);
             return Queued::Done(len as i64);
         }
-        self.queued.push((r.slot, len));
+        self.queued.push((index, len));
         Queued::Pending
     }
 
@@ -345,7 +347,7 @@ impl IoEngine for SimEngine {
         Ok(n)
     }
 
-    fn reap(&mut self, min: u32, out: &mut [Completion]) -> io::Result<u32> {
+    fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
         if min > 0 {
             // The min-th earliest completion decides how long to wait.
             let mut dues: Vec<u64> = self.inflight.iter().map(|Reverse((d, _, _))| *d).collect();
@@ -360,8 +362,8 @@ impl IoEngine for SimEngine {
             match self.inflight.peek() {
                 Some(Reverse((due, _, _))) if *due <= now => {
                     let Reverse((_, slot, len)) = self.inflight.pop().expect("peeked");
-                    out[n] = Completion {
-                        slot,
+                    out[n] = RawCompletion {
+                        index: slot,
                         res: len as i64,
                     };
                     n += 1;
@@ -370,6 +372,11 @@ impl IoEngine for SimEngine {
             }
         }
         Ok(n as u32)
+    }
+
+    fn cancel(&mut self, _in_flight: &[u32]) {
+        // Queued I/Os enter the model; completions come at their modelled times.
+        let _ = self.commit();
     }
 }
 

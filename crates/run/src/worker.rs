@@ -15,7 +15,7 @@ use iolens_engine::libaio::LibaioEngine;
 use iolens_engine::null::NullEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
-use iolens_engine::{file, BufPool, Completion, IoEngine, IoReq, Op, Queued};
+use iolens_engine::{file, Backend, BufPool, Completion, Engine, IoReq, Op, Slot, Submitted};
 use iolens_job::{ClockSource, Ddir, EngineKind, RateProcess, RwKind};
 use iolens_stats::{JobStats, Rusage, StatsConfig};
 
@@ -157,9 +157,9 @@ struct Worker<'a> {
     ctl: &'a JobControl,
     stop_all: &'a AtomicBool,
     clock: AnyClock,
-    bufs: BufPool,
     units: Vec<Unit>,
-    free: Vec<u32>,
+    /// Slots not in flight: holding one is the right to use its buffer.
+    free: Vec<Slot>,
     uncommitted: Vec<u32>,
     inflight: u32,
     depth: u32,
@@ -213,7 +213,9 @@ struct Worker<'a> {
     think_count: u64,
     trim_then_write: Option<(u32, u64, u32)>,
     comps: Vec<Completion>,
-    requeue: Vec<u32>,
+    requeue: Vec<Slot>,
+    /// The engine stopped answering; what is in flight is left to its Drop.
+    engine_failed: bool,
     error: Option<String>,
     verify: Option<Verifier>,
     usage_start: Rusage,
@@ -277,7 +279,7 @@ impl<'a> Worker<'a> {
     /// Chooses the next I/O into a free slot. Returns (slot, request) or None when the range
     /// cannot hold another I/O.
     #[inline(always)]
-    fn prep(&mut self) -> Option<(u32, IoReq, Ddir)> {
+    fn prep<B: Backend>(&mut self, eng: &mut Engine<B>) -> Option<(Slot, IoReq, Ddir)> {
         let mut d = self.next_ddir();
         if self.pacing && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
@@ -331,8 +333,9 @@ impl<'a> Worker<'a> {
         if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
         }
-        let slot = self.free.pop()?;
-        let u = &mut self.units[slot as usize];
+        let mut slot = self.free.pop()?;
+        let si = slot.index() as usize;
+        let u = &mut self.units[si];
         *u = Unit {
             ddir: d as u8,
             file,
@@ -351,7 +354,7 @@ impl<'a> Worker<'a> {
             self.file_finished(file as usize);
             // Ending the pass may have dropped the cache (and read the clock after it): this
             // I/O starts after that, so the flush is not in its latency.
-            self.units[slot as usize].start = self.t_last;
+            self.units[si].start = self.t_last;
         }
         if d == Ddir::Write {
             // fsync=N counts writes issued, as fio: the sync follows the Nth write.
@@ -363,7 +366,7 @@ impl<'a> Worker<'a> {
             Ddir::Trim => Op::Trim,
         };
         if d == Ddir::Write {
-            let buf = &mut self.bufs.slot_mut(slot as usize)[..len as usize];
+            let buf = &mut eng.buf_mut(&mut slot)[..len as usize];
             if let Some(v) = &mut self.verify {
                 v.prepare_write(buf, file, offset);
             } else if !self.content.is_static() {
@@ -371,12 +374,11 @@ impl<'a> Worker<'a> {
             }
         }
         let req = IoReq {
-            slot,
             file,
             op,
             offset,
             len,
-            buf: self.bufs.ptr(slot as usize),
+            buf_off: 0,
         };
         Some((slot, req, d))
     }
@@ -539,7 +541,7 @@ impl<'a> Worker<'a> {
         at
     }
 
-    fn think<E: IoEngine>(&mut self, eng: &mut E) {
+    fn think<B: Backend>(&mut self, eng: &mut Engine<B>) {
         let spec = &self.job.spec;
         if spec.thinktime.is_zero() {
             return;
@@ -563,9 +565,22 @@ impl<'a> Worker<'a> {
 
     /// Books a finished I/O. Returns false if the job must stop.
     #[inline(always)]
-    fn finish(&mut self, slot: u32, res: i64, t_done: u64, sync: bool) -> bool {
-        let u = self.units[slot as usize];
+    fn finish<B: Backend>(
+        &mut self,
+        eng: &Engine<B>,
+        slot: Slot,
+        res: i64,
+        t_done: u64,
+        sync: bool,
+    ) -> bool {
+        let si = slot.index() as usize;
+        let u = self.units[si];
         let d = u.ddir as usize;
+        if res == -(libc::ECANCELED as i64) && self.stopping() {
+            // Cancelled on the way out: it never completed, so it is not counted.
+            self.free.push(slot);
+            return false;
+        }
         if res < 0 {
             return self.io_error(slot, -res as i32);
         }
@@ -573,7 +588,7 @@ impl<'a> Worker<'a> {
         let want = u.len - u.done;
         if got < want && got > 0 && !sync {
             // Short transfer: issue the rest of the same unit.
-            let uu = &mut self.units[slot as usize];
+            let uu = &mut self.units[si];
             uu.done += got;
             self.stats.dirs[d].short += 1;
             self.requeue.push(slot);
@@ -584,8 +599,10 @@ impl<'a> Worker<'a> {
             && !u.verify_read
             && self.verify.as_ref().is_none_or(|v| !v.checks_reads())
         {
-            // Nothing transferred (end of file or device): an error, as fio's "full resid".
-            return self.io_error(slot, libc::EIO);
+            // Nothing transferred: the read or write ran into the end of the file or
+            // device (a file truncated while the job ran). fio calls it EIO ("full resid");
+            // it is no I/O error, so it is reported as what it is.
+            return self.end_of_file(slot);
         }
         let bytes = (u.done + got) as u64;
         if got < want {
@@ -594,7 +611,7 @@ impl<'a> Worker<'a> {
         if d == 0 {
             if let Some(v) = &mut self.verify {
                 if u.verify_read || v.checks_reads() {
-                    let buf = &self.bufs.slot(slot as usize)[..u.len as usize];
+                    let buf = &eng.buf(&slot)[..u.len as usize];
                     v.check(buf, bytes as usize, u.file, u.offset);
                     if v.fatal_hit() {
                         // verify_fatal: no more I/O after the first failed check.
@@ -624,8 +641,39 @@ impl<'a> Worker<'a> {
         true
     }
 
-    fn io_error(&mut self, slot: u32, errno: i32) -> bool {
-        let u = self.units[slot as usize];
+    /// True once the job is on its way out: an error, a stop request or the end of the run.
+    fn stopping(&self) -> bool {
+        self.error.is_some() || self.stopped() || self.engine_failed
+    }
+
+    /// A transfer of nothing: the end of the file or device lies before the I/O.
+    fn end_of_file(&mut self, slot: Slot) -> bool {
+        let u = self.units[slot.index() as usize];
+        self.free.push(slot);
+        let f = &self.job.files[u.file as usize];
+        let what = ["read", "write", "trim"][u.ddir as usize];
+        let now = std::fs::metadata(&f.path).map(|m| m.len()).ok();
+        let mut msg = format!(
+            "{what} of {} bytes at offset {} of '{}' transferred nothing: end of file",
+            u.len,
+            u.offset + u.done as u64,
+            f.path.display(),
+        );
+        match now {
+            Some(n) if !f.block_device && n <= u.offset + u.done as u64 => msg.push_str(&format!(
+                " (the file is now {n} bytes: it was truncated while the job ran)"
+            )),
+            _ => msg.push_str(" (the file or device ends before this offset)"),
+        }
+        self.stats.record_error(libc::ENODATA, msg.clone());
+        if self.error.is_none() {
+            self.error = Some(msg);
+        }
+        false
+    }
+
+    fn io_error(&mut self, slot: Slot, errno: i32) -> bool {
+        let u = self.units[slot.index() as usize];
         self.free.push(slot);
         if errno == libc::ENOSPC && self.job.spec.fill_device {
             // fill_device: a full device is the end of the job, not an error.
@@ -816,14 +864,18 @@ impl<'a> Worker<'a> {
         self.min_last_ios = ios;
     }
 
-    fn commit<E: IoEngine>(&mut self, eng: &mut E) -> bool {
+    fn commit<B: Backend>(&mut self, eng: &mut Engine<B>) -> bool {
         if self.uncommitted.is_empty() {
             return true;
         }
         let n = match eng.commit() {
             Ok(n) => n as usize,
             Err(e) => {
-                self.error = Some(format!("submitting I/O failed: {e}"));
+                if self.error.is_none() {
+                    self.error = Some(format!("submitting I/O failed: {e}"));
+                }
+                // What was queued and not submitted comes back cancelled.
+                eng.cancel();
                 return false;
             }
         };
@@ -840,7 +892,8 @@ impl<'a> Worker<'a> {
 
     /// Queues one prepared request; completes it at once if the engine did.
     #[inline(always)]
-    fn queue<E: IoEngine>(&mut self, eng: &mut E, slot: u32, req: IoReq, d: Ddir) -> bool {
+    fn queue<B: Backend>(&mut self, eng: &mut Engine<B>, slot: Slot, req: IoReq, d: Ddir) -> bool {
+        let si = slot.index() as usize;
         if self.dry_writes && d == Ddir::Write {
             // verify_only: replay the write workload's offsets without writing.
             if let Some(v) = &mut self.verify {
@@ -851,86 +904,91 @@ impl<'a> Worker<'a> {
         }
         if eng.is_sync() {
             let t_issue = self.now();
-            self.units[slot as usize].issue = t_issue;
+            self.units[si].issue = t_issue;
             self.stats.issued(d.idx(), 1);
-            // SAFETY: the slot's buffer stays untouched until this call returns its result.
-            let res = match unsafe { eng.queue(&req) } {
-                Queued::Done(r) => r,
-                Queued::Pending => unreachable!("sync engines complete in queue()"),
+            let Submitted::Done(mut c) = eng.queue(slot, &req) else {
+                unreachable!("sync engines complete in queue()")
             };
             let t = self.now();
             if self.count_calls {
                 self.stats.submit_call(1);
                 self.stats.complete_call(1);
             }
-            let mut res = res;
             // Sync engines finish short transfers in place.
-            while res > 0 && (res as u32) < req.len - self.units[slot as usize].done {
-                let u = &mut self.units[slot as usize];
-                u.done += res as u32;
+            while c.res > 0 && (c.res as u32) < req.len - self.units[si].done {
+                let u = &mut self.units[si];
+                u.done += c.res as u32;
                 self.stats.dirs[d.idx()].short += 1;
                 let rest = IoReq {
                     offset: req.offset + u.done as u64,
                     len: req.len - u.done,
-                    // SAFETY: stays inside the slot's buffer.
-                    buf: unsafe { req.buf.add(u.done as usize) },
+                    buf_off: u.done,
                     ..req
                 };
-                // SAFETY: as above.
-                res = match unsafe { eng.queue(&rest) } {
-                    Queued::Done(r) => r,
-                    Queued::Pending => unreachable!(),
+                let Submitted::Done(next) = eng.queue(c.slot, &rest) else {
+                    unreachable!("sync engines complete in queue()")
                 };
+                c = next;
                 self.now();
             }
             let t = t.max(self.t_last);
-            return self.finish(slot, res, t, true);
+            return self.finish(eng, c.slot, c.res, t, true);
         }
         self.inflight += 1;
         self.stats.issued(d.idx(), self.inflight);
-        // SAFETY: the slot is not reused until its completion is reaped (free list discipline).
-        match unsafe { eng.queue(&req) } {
-            Queued::Pending => {
-                self.uncommitted.push(slot);
+        match eng.queue(slot, &req) {
+            Submitted::Pending => {
+                self.uncommitted.push(si as u32);
                 if self.uncommitted.len() as u32 >= self.batch_submit {
                     return self.commit(eng);
                 }
                 true
             }
-            Queued::Done(res) => {
+            Submitted::Done(c) => {
                 // Done inline (trims on async engines): time it like a sync I/O.
                 self.inflight -= 1;
                 let t = self.now();
-                self.units[slot as usize].issue = self.units[slot as usize].start;
-                self.finish(slot, res, t, true)
+                self.units[si].issue = self.units[si].start;
+                self.finish(eng, c.slot, c.res, t, true)
             }
         }
     }
 
-    fn reap<E: IoEngine>(&mut self, eng: &mut E, min: u32) -> bool {
-        let max = (self.complete_max as usize).min(self.comps.len()).max(1);
+    fn reap<B: Backend>(&mut self, eng: &mut Engine<B>, min: u32) -> bool {
+        let max = (self.complete_max as usize).max(1);
         let min = min.min(self.inflight).min(max as u32);
-        let n = match eng.reap(min, &mut self.comps[..max]) {
-            Ok(n) => n,
-            Err(e) => {
+        let mut comps = std::mem::take(&mut self.comps);
+        if let Err(e) = eng.reap(min, max, &mut comps) {
+            if self.error.is_none() {
                 self.error = Some(format!("reaping completions failed: {e}"));
-                return false;
             }
-        };
+            // Whatever the engine can still confirm is booked; the rest stays with its Drop.
+            if eng.cancel_and_drain(&mut comps).is_err() {
+                self.engine_failed = true;
+            }
+        }
         let t = self.now();
+        let n = comps.len() as u32;
         if self.count_calls && n > 0 {
             self.stats.complete_call(n);
         }
         self.inflight -= n;
         let mut ok = true;
-        for i in 0..n as usize {
-            let c = self.comps[i];
-            ok &= self.finish(c.slot, c.res, t, false);
+        for c in comps.drain(..) {
+            ok &= self.finish(eng, c.slot, c.res, t, false);
         }
+        self.comps = comps;
         while let Some(slot) = self.requeue.pop() {
-            let u = self.units[slot as usize];
+            let si = slot.index() as usize;
+            let u = self.units[si];
+            if self.stopping() {
+                // On the way out the rest of a short transfer is not issued: the part done
+                // is booked as a short I/O.
+                self.units[si].len = u.done;
+                ok &= self.finish(eng, slot, 0, t, false);
+                continue;
+            }
             let req = IoReq {
-                slot,
                 file: u.file,
                 op: match u.ddir {
                     0 => Op::Read,
@@ -939,16 +997,14 @@ impl<'a> Worker<'a> {
                 },
                 offset: u.offset + u.done as u64,
                 len: u.len - u.done,
-                // SAFETY: stays within the slot's buffer.
-                buf: unsafe { self.bufs.ptr(slot as usize).add(u.done as usize) },
+                buf_off: u.done,
             };
             self.inflight += 1;
-            // SAFETY: as in queue().
-            match unsafe { eng.queue(&req) } {
-                Queued::Pending => self.uncommitted.push(slot),
-                Queued::Done(r) => {
+            match eng.queue(slot, &req) {
+                Submitted::Pending => self.uncommitted.push(si as u32),
+                Submitted::Done(c) => {
                     self.inflight -= 1;
-                    ok &= self.finish(slot, r, t, true);
+                    ok &= self.finish(eng, c.slot, c.res, t, true);
                 }
             }
         }
@@ -958,42 +1014,57 @@ impl<'a> Worker<'a> {
         ok
     }
 
-    /// Waits for every in-flight I/O.
-    fn drain<E: IoEngine>(&mut self, eng: &mut E) {
-        while self.inflight > 0 {
-            if !self.commit(eng) || !self.reap(eng, self.inflight) {
-                break;
-            }
+    /// Waits for every in-flight I/O and books it. Errors do not stop it: an I/O is never
+    /// left in flight while the job moves on (its buffer would be reused or freed).
+    fn drain<B: Backend>(&mut self, eng: &mut Engine<B>) {
+        while eng.in_flight() > 0 && !self.engine_failed {
+            self.commit(eng);
+            self.reap(eng, eng.in_flight());
         }
+    }
+
+    /// Cancels what is in flight (on the way out: an error, a stop request) and books what
+    /// comes back.
+    fn cancel_and_drain<B: Backend>(&mut self, eng: &mut Engine<B>) {
+        eng.cancel();
+        self.drain(eng);
+        self.uncommitted.clear();
     }
 
     /// Syncs every file; `count` books the syncs in the job's sync statistics (fsync=N does,
     /// end_fsync does not, as fio).
-    fn sync_files<E: IoEngine>(&mut self, eng: &mut E, datasync: bool, count: bool) {
+    fn sync_files<B: Backend>(&mut self, eng: &mut Engine<B>, datasync: bool, count: bool) {
         self.drain(eng);
         for f in 0..self.offsets.len() as u32 {
+            if eng.in_flight() > 0 {
+                return;
+            }
             let Some(slot) = self.free.pop() else { return };
             let t0 = self.now();
             let req = IoReq {
-                slot,
                 file: f,
                 op: if datasync { Op::Fdatasync } else { Op::Fsync },
                 offset: 0,
                 len: 0,
-                buf: self.bufs.ptr(slot as usize),
+                buf_off: 0,
             };
-            // SAFETY: syncs use no buffer.
-            let res = match unsafe { eng.queue(&req) } {
-                Queued::Done(r) => r,
-                Queued::Pending => {
-                    let mut c = [Completion::default(); 1];
-                    match eng.commit() {
-                        Ok(1) => match eng.reap(1, &mut c) {
-                            Ok(_) => c[0].res,
-                            Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                        },
-                        Ok(_) => -(libc::EAGAIN as i64),
-                        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+            let (slot, res) = match eng.queue(slot, &req) {
+                Submitted::Done(c) => (c.slot, c.res),
+                Submitted::Pending => {
+                    // Nothing else is in flight: the one completion is this sync's.
+                    let mut out = Vec::with_capacity(1);
+                    let got = match eng.commit().and_then(|_| eng.reap(1, 1, &mut out)) {
+                        Ok(_) => Ok(()),
+                        Err(e) => eng.cancel_and_drain(&mut out).map(|_| ()).or(Err(e)),
+                    };
+                    match (out.pop(), got) {
+                        (Some(c), _) => (c.slot, c.res),
+                        (None, Err(e)) => {
+                            self.engine_failed = true;
+                            self.error = Some(format!("fsync could not be reaped: {e}"));
+                            return;
+                        }
+                        (None, Ok(())) => unreachable!("reap(1) returned without a completion"),
                     }
                 }
             };
@@ -1015,7 +1086,7 @@ impl<'a> Worker<'a> {
     }
 
     /// The main loop.
-    fn run<E: IoEngine>(&mut self, eng: &mut E) {
+    fn run<B: Backend>(&mut self, eng: &mut Engine<B>) {
         let spec = self.job.spec.clone();
         let sync_every = if spec.fsync > 0 {
             spec.fsync
@@ -1044,7 +1115,7 @@ impl<'a> Worker<'a> {
                         // the bookkeeping of the I/O before it (fio's lat).
                         self.now();
                     }
-                    let Some((slot, req, d)) = self.prep() else {
+                    let Some((slot, req, d)) = self.prep(eng) else {
                         self.byte_budget = self.issued_bytes;
                         break;
                     };
@@ -1055,7 +1126,7 @@ impl<'a> Worker<'a> {
                             // are when the I/Os completed, not when the wait ended.
                             self.drain(eng);
                             self.wait_until(at);
-                            self.units[slot as usize].start = self.t_last;
+                            self.units[slot.index() as usize].start = self.t_last;
                             if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
                                 // The wait reached the end of the run: this I/O is not issued.
                                 self.free.push(slot);
@@ -1112,7 +1183,11 @@ impl<'a> Worker<'a> {
                 filling = true;
             }
         }
-        self.drain(eng);
+        if self.stopping() {
+            self.cancel_and_drain(eng);
+        } else {
+            self.drain(eng);
+        }
         self.tick();
         self.main_end = self.t_last;
         let phase = self.verify.as_ref().is_some_and(|v| v.wants_verify_phase());
@@ -1142,7 +1217,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Reads back what was written since the last `verify_backlog` check.
-    fn verify_backlog<E: IoEngine>(&mut self, eng: &mut E) {
+    fn verify_backlog<B: Backend>(&mut self, eng: &mut Engine<B>) {
         self.drain(eng);
         let blocks = self
             .verify
@@ -1153,7 +1228,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Reads back blocks and checks them (booked as reads, as fio does).
-    fn verify_blocks<E: IoEngine>(&mut self, eng: &mut E, blocks: Vec<(u32, u64, u32)>) {
+    fn verify_blocks<B: Backend>(&mut self, eng: &mut Engine<B>, blocks: Vec<(u32, u64, u32)>) {
         let mut it = blocks.into_iter();
         loop {
             while self.inflight < self.depth
@@ -1167,8 +1242,10 @@ impl<'a> Worker<'a> {
                 let Some((file, offset, len)) = it.next() else {
                     break;
                 };
-                let slot = self.free.pop().expect("a free slot");
-                self.units[slot as usize] = Unit {
+                let Some(slot) = self.free.pop() else {
+                    break;
+                };
+                self.units[slot.index() as usize] = Unit {
                     ddir: 0,
                     file,
                     offset,
@@ -1178,12 +1255,11 @@ impl<'a> Worker<'a> {
                     ..Unit::default()
                 };
                 let req = IoReq {
-                    slot,
                     file,
                     op: Op::Read,
                     offset,
                     len,
-                    buf: self.bufs.ptr(slot as usize),
+                    buf_off: 0,
                 };
                 if !self.queue(eng, slot, req, Ddir::Read) {
                     break;
@@ -1293,6 +1369,27 @@ fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, (i32, String)> {
     Ok(files)
 }
 
+/// The outcome of a job that could not start: `errno` is what it reports (fio's `err=`).
+pub fn failed(job: &PlannedJob, errno: i32, msg: String) -> WorkerOutcome {
+    let mut stats = JobStats::new(stats_config(&job.spec));
+    stats.error = errno;
+    stats.error_text = Some(msg.clone());
+    WorkerOutcome {
+        stats,
+        error: Some(msg),
+    }
+}
+
+fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
+    StatsConfig {
+        slat: !spec.disable_slat,
+        clat: !spec.disable_clat,
+        lat: !spec.disable_lat,
+        slat_hist: spec.slat_percentiles,
+        lat_hist: spec.lat_percentiles,
+    }
+}
+
 /// Runs one job to completion in the calling thread.
 pub fn run_job(
     job: &PlannedJob,
@@ -1302,13 +1399,7 @@ pub fn run_job(
     sims: &crate::sim::SimRegistry,
 ) -> WorkerOutcome {
     let spec = &job.spec;
-    let cfg = StatsConfig {
-        slat: !spec.disable_slat,
-        clat: !spec.disable_clat,
-        lat: !spec.disable_lat,
-        slat_hist: spec.slat_percentiles,
-        lat_hist: spec.lat_percentiles,
-    };
+    let cfg = stats_config(spec);
     let fail = |msg: String| WorkerOutcome {
         stats: JobStats::new(cfg),
         error: Some(msg),
@@ -1382,14 +1473,15 @@ pub fn run_job(
         .collect();
     let depth = job.depth.max(1);
     let max_bs = spec.max_bs_any() as usize;
-    let bufs = match BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize) {
-        Ok(b) => b,
-        Err(e) => {
-            return fail(format!(
-                "cannot allocate {depth} buffers of {max_bs} bytes: {e}"
-            ))
-        }
-    };
+    let (mut pool, mut slots) =
+        match BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize) {
+            Ok(b) => b,
+            Err(e) => {
+                return fail(format!(
+                    "cannot allocate {depth} buffers of {max_bs} bytes: {e}"
+                ))
+            }
+        };
     let ospec = OffsetSpec::from_job(spec);
     let offsets: Vec<FileOffsets> = job
         .files
@@ -1411,10 +1503,11 @@ pub fn run_job(
         spec,
         Taus::for_stream(seed, job.index as u64, Stream::Buffer),
     );
-    let mut bufs = bufs;
-    for i in 0..bufs.slots() {
-        content.fill(bufs.slot_mut(i));
+    for s in &mut slots {
+        content.fill(pool.buf_mut(s));
     }
+    // Popped from the end: slot 0 goes first.
+    slots.reverse();
     let verify = match Verifier::new(job, seed) {
         Ok(v) => v,
         Err(e) => return fail(e),
@@ -1456,9 +1549,8 @@ pub fn run_job(
         ctl,
         stop_all,
         clock: AnyClock::Mono(MonoClock),
-        bufs,
         units: vec![Unit::default(); depth as usize],
-        free: (0..depth).rev().collect(),
+        free: slots,
         uncommitted: Vec::with_capacity(depth as usize),
         inflight: 0,
         depth,
@@ -1542,8 +1634,9 @@ pub fn run_job(
         think_every: spec.thinktime_blocks.max(1),
         think_count: 0,
         trim_then_write: None,
-        comps: vec![Completion::default(); depth as usize],
+        comps: Vec::with_capacity(depth as usize),
         requeue: Vec::new(),
+        engine_failed: false,
         error: None,
         verify,
         usage_start: Rusage::default(),
@@ -1571,7 +1664,7 @@ pub fn run_job(
         (None, Some(t)) => AnyClock::Tsc(t),
         (None, None) => AnyClock::Mono(MonoClock),
     };
-    let result = drive(w, job, fds, blk, opts, sim);
+    let result = drive(w, job, fds, blk, opts, sim, pool);
     drop(files);
     if spec.unlink && result.error.is_none() {
         for f in &job.files {
@@ -1591,7 +1684,9 @@ fn fresh_seed() -> u64 {
     t ^ ((std::process::id() as u64) << 32) ^ (unsafe { libc::gettid() } as u64)
 }
 
-/// Picks the engine and runs the loop with it.
+/// Picks the engine, gives it the buffer pool and runs the loop with it. The engine is a
+/// local of this function, so it (and with it every in-flight I/O and the pool) ends here,
+/// after the loop, whichever way the loop ended, a panic included.
 fn drive(
     w: Worker<'_>,
     job: &PlannedJob,
@@ -1599,16 +1694,25 @@ fn drive(
     blk: Vec<bool>,
     opts: &WorkerOptions,
     sim: Option<std::sync::Arc<SimVolume>>,
+    pool: BufPool,
 ) -> WorkerOutcome {
     let spec = &job.spec;
     let depth = w.depth;
+    let setup_failed = |w: Worker<'_>, msg: String| WorkerOutcome {
+        stats: w.stats,
+        error: Some(msg),
+    };
     if let Some(vol) = sim {
-        let mut e = SimEngine::new(vol, spec.ioengine.is_sync(), depth);
+        let Ok(mut e) = Engine::new(pool, |_| {
+            Ok::<_, std::convert::Infallible>(SimEngine::new(vol, spec.ioengine.is_sync(), depth))
+        });
         return start(w, &mut e);
     }
     match spec.ioengine {
         EngineKind::Null => {
-            let mut e = NullEngine::new(depth, opts.null_delay);
+            let Ok(mut e) = Engine::new(pool, |_| {
+                Ok::<_, std::convert::Infallible>(NullEngine::new(depth, opts.null_delay))
+            });
             start(w, &mut e)
         }
         EngineKind::Psync
@@ -1623,20 +1727,15 @@ fn drive(
                 EngineKind::Pvsync => SyncKind::Pvsync,
                 _ => SyncKind::Pvsync2,
             };
-            let mut e = SyncEngine::new(
-                kind,
-                fds,
-                blk,
-                spec.hipri && spec.ioengine == EngineKind::Pvsync2,
-            );
+            let hipri = spec.hipri && spec.ioengine == EngineKind::Pvsync2;
+            let Ok(mut e) = Engine::new(pool, |_| {
+                Ok::<_, std::convert::Infallible>(SyncEngine::new(kind, fds, blk, hipri))
+            });
             start(w, &mut e)
         }
-        EngineKind::Libaio => match LibaioEngine::new(depth, fds, blk) {
+        EngineKind::Libaio => match Engine::new(pool, |_| LibaioEngine::new(depth, fds, blk)) {
             Ok(mut e) => start(w, &mut e),
-            Err(e) => WorkerOutcome {
-                stats: w.stats,
-                error: Some(format!("libaio setup failed: {e}")),
-            },
+            Err(e) => setup_failed(w, format!("libaio setup failed: {e}")),
         },
         EngineKind::IoUring => {
             let o = UringOpts {
@@ -1648,18 +1747,15 @@ fn drive(
                 nonvectored: spec.nonvectored,
                 force_async: spec.force_async,
             };
-            match UringEngine::new(depth, fds, blk, &w.bufs, o) {
+            match Engine::new(pool, |p| UringEngine::new(depth, fds, blk, p, o)) {
                 Ok(mut e) => start(w, &mut e),
-                Err(msg) => WorkerOutcome {
-                    stats: w.stats,
-                    error: Some(msg),
-                },
+                Err(msg) => setup_failed(w, msg),
             }
         }
     }
 }
 
-fn start<E: IoEngine>(mut w: Worker<'_>, e: &mut E) -> WorkerOutcome {
+fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     let spec = w.job.spec.clone();
     let t0 = w.now();
     w.start_measuring(t0);
