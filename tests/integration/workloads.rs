@@ -1542,7 +1542,7 @@ pub fn example_for_test(text: &str, dir: &Path) -> String {
     let verifies = text
         .lines()
         .filter_map(option_of)
-        .any(|(k, v)| k == "verify" && v != "0" || k == "do_verify" && v != "0");
+        .any(|(k, v)| (k == "verify" || k == "do_verify") && v != "0");
     let mut out = if verifies {
         String::from("[global]\nsize=8m\n\n")
     } else {

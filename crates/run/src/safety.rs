@@ -335,8 +335,12 @@ pub fn check_free_space(jobs: &[PlannedJob], opts: &PlanOptions) -> Result<(), R
         }
     }
     // Per filesystem (by device number): the files that grow, and by how much in all.
-    let mut per_fs: BTreeMap<u64, (FsSpace, u64, Vec<(PathBuf, u64, &PlannedJob)>)> =
-        BTreeMap::new();
+    struct Growth<'a> {
+        space: FsSpace,
+        bytes: u64,
+        files: Vec<(PathBuf, &'a PlannedJob)>,
+    }
+    let mut per_fs: BTreeMap<u64, Growth> = BTreeMap::new();
     for (path, (size, job)) in need {
         if allowed.contains(&path) {
             continue;
@@ -350,21 +354,32 @@ pub fn check_free_space(jobs: &[PlannedJob], opts: &PlanOptions) -> Result<(), R
         let Ok(dev) = std::fs::metadata(existing_ancestor(&path)).map(|m| m.dev()) else {
             continue;
         };
-        if !per_fs.contains_key(&dev) {
-            // A filesystem that cannot tell its space (statvfs fails) is not guarded: the
-            // layout's own error will say what is wrong.
-            let Ok(space) = fs_space(&path) else {
-                continue;
-            };
-            per_fs.insert(dev, (space, 0, Vec::new()));
-        }
-        let e = per_fs.get_mut(&dev).expect("inserted above");
-        e.1 += growth;
-        e.2.push((path, growth, job));
+        let e = match per_fs.entry(dev) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                // A filesystem that cannot tell its space (statvfs fails) is not guarded:
+                // the layout's own error will say what is wrong.
+                let Ok(space) = fs_space(&path) else {
+                    continue;
+                };
+                v.insert(Growth {
+                    space,
+                    bytes: 0,
+                    files: Vec::new(),
+                })
+            }
+        };
+        e.bytes += growth;
+        e.files.push((path, job));
     }
-    for (space, growth, files) in per_fs.values() {
-        if let Some(why) = fill_verdict(space, *growth) {
-            let (path, _, job) = &files[0];
+    for Growth {
+        space,
+        bytes,
+        files,
+    } in per_fs.values()
+    {
+        if let Some(why) = fill_verdict(space, *bytes) {
+            let (path, job) = &files[0];
             let what = if files.len() == 1 {
                 format!("laying out '{}'", path.display())
             } else {
