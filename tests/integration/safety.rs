@@ -1206,7 +1206,13 @@ fn allow_fill_tries_the_layout_and_enospc_fails_the_job_without_a_panic() {
         let (o, args) = fill_job(
             "filler",
             &f,
-            &["--size=64m", "--rw=read", override_, fallocate],
+            &[
+                "--size=64m",
+                "--rw=read",
+                override_,
+                fallocate,
+                "--output-format=json",
+            ],
         );
         let err = stderr(&o);
         let ctx = format!("iolens {args:?} on a 16 MiB tmpfs");
@@ -1222,6 +1228,13 @@ fn allow_fill_tries_the_layout_and_enospc_fails_the_job_without_a_panic() {
         assert!(
             err.contains("job 'filler'") && err.contains("No space left on device"),
             "expected the job's name and ENOSPC in the error of {ctx}; stderr: {err}"
+        );
+        // The job is reported with ENOSPC as its error, as fio reports it.
+        let v = json_of(&stdout(&o));
+        assert!(
+            v["jobs"][0]["jobname"] == "filler" && v["jobs"][0]["error"] == 28,
+            "expected job 'filler' in the JSON with error 28 (ENOSPC) from {ctx}: {}",
+            v["jobs"][0]
         );
         assert!(
             !f.exists(),
