@@ -18,11 +18,13 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Output {
     output_within(c, std::time::Duration::from_secs(120))
 }
 
-/// Runs a command, killing it when it outlives `limit`. Holds a shared lock on the
-/// `io_uring_disabled` sysctl meanwhile, so the one test that turns io_uring off does so
-/// between other tests' runs, never during one.
+/// Runs a command, killing it when it outlives `limit`. Holds shared locks on the
+/// `io_uring_disabled` sysctl and on `aio-max-nr` meanwhile, so the tests that turn io_uring
+/// off or use up every AIO event do so between other tests' runs, never during one.
 pub fn output_within(c: Command, limit: std::time::Duration) -> Output {
     let _uring = lock_shared("io_uring_disabled");
+    // Likewise for the test that takes every AIO event of the machine (fs.aio-max-nr).
+    let _aio = lock_shared("aio-max-nr");
     output_within_unlocked(c, limit)
 }
 
@@ -421,6 +423,7 @@ pub fn has_io_uring() -> bool {
 /// Linux AIO can be set up here (io_setup), with transient errors (EAGAIN while other
 /// processes hold all of `fs.aio-max-nr`) retried.
 pub fn has_libaio() -> bool {
+    let _shared = lock_shared("aio-max-nr");
     let r = probe_retrying(|| {
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes a context id into ctx; it is destroyed at once.
