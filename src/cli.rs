@@ -59,6 +59,7 @@ pub fn run(args: Vec<String>) -> Result<i32> {
         Some("explain") => crate::commands::explain_cmd(&args[1..]),
         Some("models") => crate::commands::models(&args[1..]),
         Some("cost") => crate::commands::cost(&args[1..]),
+        Some("report") => crate::commands::report_cmd(&args[1..]),
         _ => fio_mode(&args),
     }
 }
@@ -288,6 +289,9 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
         let text =
             crate::commands::explain_result(&result, a.volume.as_deref(), a.instance.as_deref())?;
         sink.write(&text)?;
+    }
+    if let Some(path) = &a.report {
+        crate::commands::write_report(&result, path, a.volume.as_deref(), a.instance.as_deref())?;
     }
     Ok(if errors.is_empty() && !result.interrupted {
         0

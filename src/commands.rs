@@ -148,14 +148,95 @@ pub fn explain_result(
     Ok(format!("\n{}", explain(&view, &ctx).to_text()))
 }
 
+/// explain's findings as the HTML report shows them.
+fn report_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html::Finding> {
+    e.findings
+        .iter()
+        .map(|f| iolens_report::html::Finding {
+            severity: f.severity.label().to_string(),
+            subject: match f.direction.as_str() {
+                "" => f.job.clone(),
+                d => format!("{}, {d}", f.job),
+            },
+            claim: f.claim.clone(),
+            detail: f.arithmetic.clone(),
+            fix: f.fix.clone(),
+        })
+        .collect()
+}
+
+/// `--report=FILE.html` after a run: charts of the run, explain's findings, the machine.
+pub fn write_report(
+    r: &RunResult,
+    path: &std::path::Path,
+    volume: Option<&str>,
+    instance: Option<&str>,
+) -> Result<()> {
+    let view = parse_result(&iolens_report::json::render(r, false))?;
+    let findings = report_findings(&explain(&view, &context(volume, instance)?));
+    let report = iolens_report::input::run_report(r, &crate::cli::version(), findings);
+    std::fs::write(path, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{}'", path.display()))
+}
+
+/// `iolens report RESULT.json... -o FILE.html [--volume SPEC] [--instance TYPE]`.
+pub fn report_cmd(args: &[String]) -> Result<i32> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a == "-o" {
+                "--output".into()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let f = Flags::parse(&args, &["output", "volume", "instance"], &["help"])?;
+    let (Some(out), false) = (f.get("output"), f.positional.is_empty()) else {
+        println!(
+            "usage: iolens report RESULT.json... -o FILE.html [--volume SPEC] [--instance TYPE]"
+        );
+        println!("       RESULT.json: fio 3.x json/json+ output or iolens JSON");
+        return Ok(if f.get("help").is_some() { 0 } else { 1 });
+    };
+    let ctx = context(f.get("volume"), f.get("instance"))?;
+    let mut files = Vec::new();
+    let mut findings = Vec::new();
+    for path in &f.positional {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
+        if let Ok(view) = parse_result(&text) {
+            let mut fs = report_findings(&explain(&view, &ctx));
+            if f.positional.len() > 1 {
+                // Several inputs: say which one each finding is about.
+                fs.iter_mut()
+                    .for_each(|x| x.subject = format!("{path}: {}", x.subject));
+            }
+            findings.extend(fs);
+        }
+        files.push((path.clone(), text));
+    }
+    let report = iolens_report::input::files_report(&files, &crate::cli::version(), findings)?;
+    std::fs::write(out, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{out}'"))?;
+    Ok(0)
+}
+
 /// `iolens models`.
 pub fn models(args: &[String]) -> Result<i32> {
-    let f = Flags::parse(args, &[], &["help"])?;
+    let f = Flags::parse(args, &["format"], &["help"])?;
     if f.get("help").is_some() {
-        println!("usage: iolens models   (lists the volume and instance models iolens knows)");
+        println!("usage: iolens models [--format text|json]   (lists the volume and instance models iolens knows, with sources)");
         return Ok(0);
     }
-    print!("{}", iolens_analyze::list_models());
+    match f.get("format").unwrap_or("text") {
+        "text" => print!("{}", iolens_analyze::list_models()),
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&iolens_analyze::list_models_json())?
+        ),
+        other => bail!("unknown --format '{other}': use text or json"),
+    }
     Ok(0)
 }
 

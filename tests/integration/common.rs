@@ -747,14 +747,6 @@ impl LoopDevice {
         }
     }
 
-    /// `major:minor` of the device, as cgroup throttles name it.
-    pub fn majmin(&self) -> String {
-        std::fs::read_to_string(format!("/sys/block/{}/dev", self.name))
-            .expect("loop device numbers")
-            .trim()
-            .to_string()
-    }
-
     /// Reads completed so far (field 1 of /sys/block/<dev>/stat).
     pub fn read_ios(&self) -> u64 {
         let s =

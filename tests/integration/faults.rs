@@ -243,9 +243,15 @@ fn eio_with_reads_in_flight_waits_for_every_read_and_reports_err_5_as_fio() {
                         },
                         Duration::from_secs(120),
                     );
-                    // fio's errno differs from run to run here (libaio's io_submit can
-                    // answer EAGAIN when FUSE's queue is full); its exit code does not.
+                    // Under load fio's libaio io_submit can answer EAGAIN when FUSE's queue
+                    // is full, and fio stops on it (err=11, which continue_on_error does not
+                    // cover); iolens resubmits. Only runs where fio saw EIO are compared.
                     let fj = json_of(&stdout(&f));
+                    let fio_err = fj["jobs"][0]["error"].as_i64().unwrap_or(-1);
+                    if fio_err != 0 && fio_err != 5 {
+                        eprintln!("{what}: fio stopped on errno {fio_err}; not compared");
+                        continue;
+                    }
                     assert_eq!(
                         f.status.code(),
                         o.status.code(),

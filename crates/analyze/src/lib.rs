@@ -26,6 +26,6 @@ pub use explain::{
     explain, parse_result, ExplainContext, Explanation, Finding, ResultView, Severity,
 };
 pub use models::{
-    expected_ceiling, instance, list_models, parse_volume, right_size, Ceiling, Cost, Instance,
-    RightSize, Volume,
+    expected_ceiling, instance, list_models, list_models_json, parse_volume, right_size, Ceiling,
+    Cost, Instance, RightSize, Volume,
 };

@@ -80,6 +80,8 @@ pub struct FioArgs {
     pub cli_sections: Vec<RawSection>,
     /// iolens: `--explain` after the run.
     pub explain: bool,
+    /// iolens: `--report=FILE.html`, an HTML report with charts after the run.
+    pub report: Option<std::path::PathBuf>,
     /// iolens: `--volume SPEC` for explain.
     pub volume: Option<String>,
     /// iolens: `--instance NAME` for explain.
@@ -110,6 +112,7 @@ const RUN_FLAGS: &[(&str, bool)] = &[
     ("bandwidth-log", true),
     ("volume", false),
     ("instance", false),
+    ("report", false),
 ];
 
 /// Run flags without a value.
@@ -306,6 +309,7 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 }
                 "volume" => a.volume = Some(v),
                 "instance" => a.instance = Some(v),
+                "report" => a.report = Some(v.into()),
                 // Accepted for compatibility; they change nothing in iolens.
                 "debug" | "alloc-size" | "bandwidth-log" => {}
                 _ => unreachable!("every flag is handled"),
@@ -437,6 +441,7 @@ Usage:
   iolens [options] [job files...]        run fio job files and/or --name jobs
   iolens quick [TARGET]                  CrystalDiskMark-style presets on TARGET
   iolens explain RESULT.json             explain a fio or iolens JSON result
+  iolens report RESULT.json... -o F.html HTML report with charts of fio or iolens JSON results
   iolens models                          list known volume and instance models
   iolens cost --volume SPEC              monthly cost of a volume (and right-sizing)
 
@@ -459,6 +464,7 @@ fio options:
 
 iolens options:
   --explain              explain the results after the run
+  --report=FILE.html     write an HTML report with charts (also: iolens report RESULT.json)
   --volume=SPEC          volume model for --explain, e.g. io1:iops=48000
   --instance=TYPE        instance type for --explain, e.g. c7g.16xlarge
   --destructive          allow writes to devices that hold a filesystem or partition table

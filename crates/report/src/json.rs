@@ -273,6 +273,42 @@ fn job(w: &mut W, j: &JobResult, plus: bool) {
         w.close(']');
         w.close('}');
     }
+    series(w, j);
+    w.close('}');
+}
+
+/// iolens extension: the bandwidth (KiB/s) and IOPS samples over time, `[ms, value]` pairs
+/// with ms counted from the measured start, one line per series; read back by `iolens report`.
+fn series(w: &mut W, j: &JobResult) {
+    let dirs: Vec<(&str, &DirResult)> = match &j.mixed {
+        Some(m) if j.unified == "mixed" => vec![("mixed", m)],
+        _ => ["read", "write", "trim"]
+            .into_iter()
+            .zip(j.dirs.iter())
+            .chain(j.mixed.as_ref().map(|m| ("mixed", m)))
+            .collect(),
+    };
+    let dirs: Vec<_> = dirs
+        .into_iter()
+        .filter(|(_, d)| !d.bw_series.is_empty() || !d.iops_series.is_empty())
+        .collect();
+    if dirs.is_empty() {
+        return;
+    }
+    let line = |s: &[(u64, f64)]| {
+        let pts: Vec<String> = s
+            .iter()
+            .map(|(t, v)| format!("[{t},{}]", if v.is_finite() { *v } else { 0.0 }))
+            .collect();
+        format!("[{}]", pts.join(","))
+    };
+    w.open(Some("iolens_series"), '{');
+    for (k, d) in dirs {
+        w.open(Some(k), '{');
+        w.raw("bw_kib", &line(&d.bw_series));
+        w.raw("iops", &line(&d.iops_series));
+        w.close('}');
+    }
     w.close('}');
 }
 

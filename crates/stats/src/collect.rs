@@ -65,6 +65,10 @@ pub struct DirStats {
     pub bw: SampleStats,
     /// IOPS samples.
     pub iops: SampleStats,
+    /// Bandwidth samples over time: (ms since the measured start, KiB/s).
+    pub bw_series: Vec<(u64, f64)>,
+    /// IOPS samples over time: (ms since the measured start, IOPS).
+    pub iops_series: Vec<(u64, f64)>,
     /// Time this direction was active, ms.
     pub runtime_ms: u64,
 }
@@ -210,14 +214,16 @@ impl JobStats {
         self.sync_hist.add(ns);
     }
 
-    /// Adds a bandwidth sample (KiB/s) for a direction.
-    pub fn add_bw_sample(&mut self, d: usize, kib_per_s: f64) {
+    /// Adds a bandwidth sample (KiB/s) for a direction, taken `t_ms` after the measured start.
+    pub fn add_bw_sample(&mut self, d: usize, t_ms: u64, kib_per_s: f64) {
         self.dirs[d].bw.add(kib_per_s);
+        self.dirs[d].bw_series.push((t_ms, kib_per_s));
     }
 
-    /// Adds an IOPS sample for a direction.
-    pub fn add_iops_sample(&mut self, d: usize, iops: f64) {
+    /// Adds an IOPS sample for a direction, taken `t_ms` after the measured start.
+    pub fn add_iops_sample(&mut self, d: usize, t_ms: u64, iops: f64) {
         self.dirs[d].iops.add(iops);
+        self.dirs[d].iops_series.push((t_ms, iops));
     }
 
     /// Records an error; returns true if it is the first.
@@ -331,6 +337,8 @@ struct MergedDir {
     lat_hist: Histogram,
     bw: SampleStats,
     iops: SampleStats,
+    bw_series: Vec<(u64, f64)>,
+    iops_series: Vec<(u64, f64)>,
     runtime_ms: u64,
 }
 
@@ -350,6 +358,8 @@ impl MergedDir {
             lat_hist: d.lat_hist.clone(),
             bw: d.bw,
             iops: d.iops,
+            bw_series: d.bw_series.clone(),
+            iops_series: d.iops_series.clone(),
             runtime_ms: d.runtime_ms,
         }
     }
@@ -370,6 +380,8 @@ impl MergedDir {
         self.lat_hist.merge(&o.lat_hist);
         self.bw = self.bw.sum_merge(&o.bw);
         self.iops = self.iops.sum_merge(&o.iops);
+        self.bw_series = crate::series::sum(&self.bw_series, &o.bw_series);
+        self.iops_series = crate::series::sum(&self.iops_series, &o.iops_series);
         self.runtime_ms = self.runtime_ms.max(o.runtime_ms);
     }
 
@@ -392,6 +404,8 @@ impl MergedDir {
             bw_samples: self.bw,
             iops_samples: self.iops,
             bw_agg,
+            bw_series: self.bw_series.clone(),
+            iops_series: self.iops_series.clone(),
         }
     }
 }
@@ -709,8 +723,8 @@ mod tests {
         }
         s.dirs[0].runtime_ms = ms;
         s.runtime_ms = ms;
-        s.add_bw_sample(0, 100.0);
-        s.add_iops_sample(0, 25.0);
+        s.add_bw_sample(0, 500, 100.0);
+        s.add_iops_sample(0, 500, 25.0);
         (info, s)
     }
 
@@ -733,6 +747,12 @@ mod tests {
             r.jobs[0].dirs[0].bw_samples.mean, 200.0,
             "fio sums sample means"
         );
+        assert_eq!(
+            r.jobs[0].dirs[0].bw_series,
+            vec![(500, 200.0)],
+            "the two jobs' samples of the same interval add up"
+        );
+        assert_eq!(r.jobs[1].dirs[0].iops_series, vec![(500, 25.0)]);
         // With group_reporting the group line describes the merged entry (as fio).
         let g = &r.groups[0].dirs[0];
         assert_eq!(g.io_bytes, 400 * 4096);

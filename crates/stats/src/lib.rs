@@ -9,6 +9,7 @@ pub mod dist;
 pub mod hist;
 pub mod model;
 pub mod rusage;
+pub mod series;
 
 pub use acc::{Accumulator, Moments, SampleStats};
 pub use collect::{build_run, JobInfo, JobStats, RunMeta, StatsConfig};

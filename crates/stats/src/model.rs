@@ -83,6 +83,13 @@ pub struct DirResult {
     pub iops_samples: SampleStats,
     /// This job's share of its group's bandwidth, percent.
     pub bw_agg: f64,
+    /// The bandwidth samples as a time series: (ms since the measured start, KiB/s). Summed
+    /// over the jobs of a group with `group_reporting`. An iolens extension for plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bw_series: Vec<(u64, f64)>,
+    /// The IOPS samples as a time series: (ms since the measured start, IOPS).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iops_series: Vec<(u64, f64)>,
 }
 
 impl DirResult {

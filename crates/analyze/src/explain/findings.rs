@@ -3,22 +3,15 @@
 
 use std::collections::BTreeMap;
 
+use super::bound::{judge, latency_us_of, ram_device, Bound, UnitNumbers};
 use super::options::{parse_size, per_direction, JobOpts};
-use super::result::{JobView, ResultView};
+use super::result::{JobView, LatStats, ResultView};
 use super::{ExplainContext, Explanation, Finding, JobSummary, Severity};
 use crate::fmt;
-use crate::models::{ceiling_for, Ceiling, Workload};
+use crate::models::{ceiling_for, parse_volume, Ceiling, Volume, Workload};
 
-/// Within this share of `in-flight / latency`, a result is latency-bound.
-const LATENCY_BOUND: f64 = 0.90;
-/// Within this share of the expected ceiling, a result is limit-bound.
-const LIMIT_BOUND: f64 = 0.95;
-/// Below this share of the expected ceiling, a latency-bound result is far from the limit.
-const FAR_BELOW: f64 = 0.80;
 /// Runs shorter than this (seconds) are noisy.
 const SHORT_RUN_S: f64 = 5.0;
-/// CPU share (usr + sys, % of one CPU per job) from which a job is CPU-bound.
-const CPU_BOUND_PCT: f64 = 90.0;
 
 /// One job and direction (or both directions of a mixed job) analysed together.
 struct Unit<'a> {
@@ -32,6 +25,7 @@ struct Unit<'a> {
     lat_ns: Option<f64>,
     latency_kind: &'static str,
     read_fraction: f64,
+    clat: &'a LatStats,
 }
 
 fn units(job: &JobView) -> Vec<Unit<'_>> {
@@ -82,6 +76,12 @@ fn units(job: &JobView) -> Vec<Unit<'_>> {
                 .filter(|d| d.direction == "read")
                 .map(|d| d.total_ios)
                 .sum();
+            let clat = ds
+                .iter()
+                .filter(|d| d.clat.n > 0.0 || d.clat.mean_ns > 0.0)
+                .max_by(|a, b| a.total_ios.total_cmp(&b.total_ios))
+                .map(|d| &d.clat)
+                .unwrap_or(&ds[0].clat);
             let read_fraction = if direction == "mixed" {
                 mixed_read_fraction(job)
             } else if total_ios > 0.0 {
@@ -90,7 +90,7 @@ fn units(job: &JobView) -> Vec<Unit<'_>> {
                 1.0
             } else {
                 0.0
-            };
+            } + 0.0; // an empty f64 sum is -0.0; print 0
             Unit {
                 job,
                 direction,
@@ -102,6 +102,7 @@ fn units(job: &JobView) -> Vec<Unit<'_>> {
                 lat_ns,
                 latency_kind,
                 read_fraction,
+                clat,
             }
         })
         .collect()
@@ -132,7 +133,9 @@ fn mixed_read_fraction(job: &JobView) -> f64 {
     }
 }
 
-/// Per-job in-flight I/Os and how we know.
+/// Per-job in-flight I/Os and how we know: 1 for sync engines, iodepth for async ones unless
+/// `iodepth_level` shows the job stayed at depth 1 (buffered libaio). The buckets are read as
+/// shares of their own sum: fio counts fsync submissions too, so they can add up to 200 %.
 fn per_job_depth(job: &JobView, o: &JobOpts) -> (f64, String) {
     if o.sync {
         let note = if o.iodepth > 1.0 {
@@ -143,54 +146,37 @@ fn per_job_depth(job: &JobView, o: &JobOpts) -> (f64, String) {
         return (1.0, format!("1 per job: {} is synchronous{note}", o.engine));
     }
     let total: f64 = job.iodepth_level.iter().map(|(_, p)| *p).sum();
-    if total <= 0.0 {
+    let at_one = job
+        .iodepth_level
+        .iter()
+        .find(|(l, _)| l == "1")
+        .map(|(_, p)| *p)
+        .unwrap_or(0.0);
+    if total > 0.0 && o.iodepth > 1.0 && at_one / total >= 0.9 {
         return (
-            o.iodepth,
+            1.0,
             format!(
-                "{} per job: iodepth (no iodepth_level in the result)",
+                "1 per job: iodepth_level shows {} of submissions at depth 1 although iodepth={}",
+                fmt::pct(at_one / total),
                 fmt::trim(o.iodepth, 0)
             ),
         );
     }
-    let mut weighted = 0.0;
-    let mut dominant = ("", 0.0);
-    for (label, pct) in &job.iodepth_level {
-        let lb: f64 = label.trim_start_matches(">=").parse().unwrap_or(1.0);
-        let ub = if label.starts_with(">=") {
-            f64::INFINITY
-        } else {
-            lb * 2.0
-        };
-        let rep = if o.iodepth >= lb && o.iodepth < ub {
-            o.iodepth
-        } else {
-            lb.min(o.iodepth)
-        };
-        weighted += rep * pct;
-        if *pct > dominant.1 {
-            dominant = (label.as_str(), *pct);
-        }
-    }
-    let depth = (weighted / total).max(1.0);
-    (
-        depth,
-        format!(
-            "{} per job from iodepth_level ({} of submissions at depth {}; bucket lower bounds weighted by share, iodepth={} inside its bucket)",
-            fmt::trim(depth, 1),
-            fmt::pct(dominant.1 / 100.0),
-            dominant.0,
-            fmt::trim(o.iodepth, 0)
-        ),
-    )
-}
-
-/// `1 I/O`, `4 I/Os`, `22.2 I/Os`.
-fn ios(n: f64) -> String {
-    if (n - 1.0).abs() < 1e-9 {
-        "1 I/O".into()
+    let shown = if total > 0.0 {
+        let top = job
+            .iodepth_level
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(l, p)| format!("; iodepth_level: {} at depth {l}", fmt::pct(p / total)))
+            .unwrap_or_default();
+        top
     } else {
-        format!("{} I/Os", fmt::trim(n, 1))
-    }
+        "; no iodepth_level in the result".to_string()
+    };
+    (
+        o.iodepth,
+        format!("{} per job: iodepth{shown}", fmt::trim(o.iodepth, 0)),
+    )
 }
 
 fn finding(
@@ -213,244 +199,6 @@ fn finding(
     }
 }
 
-fn depth_fix(o: &JobOpts, needed: f64) -> String {
-    let jobs = o.numjobs;
-    let per_job = (needed / jobs).ceil().max(1.0);
-    let jobs_word = if jobs == 1.0 { "job" } else { "jobs" };
-    if o.sync {
-        let direct = if o.direct {
-            ""
-        } else {
-            " and direct=1 (libaio only queues O_DIRECT I/O)"
-        };
-        format!(
-            "use ioengine=libaio or io_uring with iodepth >= {} per job ({} {jobs_word}){direct}, or numjobs >= {}",
-            fmt::int(per_job),
-            fmt::int(jobs),
-            fmt::int(needed.ceil())
-        )
-    } else {
-        format!(
-            "raise iodepth to >= {} per job ({} {jobs_word}), or numjobs >= {} at iodepth={}",
-            fmt::int(per_job),
-            fmt::int(jobs),
-            fmt::int((needed / o.iodepth).ceil()),
-            fmt::trim(o.iodepth, 0)
-        )
-    }
-}
-
-fn concurrency(
-    u: &Unit,
-    o: &JobOpts,
-    in_flight: f64,
-    target: Option<&Ceiling>,
-    base_latency_us: Option<f64>,
-) -> Finding {
-    let name = &u.job.name;
-    let Some(lat_ns) = u.lat_ns else {
-        return finding(
-            name,
-            &u.direction,
-            Severity::Info,
-            "concurrency",
-            "no latency recorded, so Little's law cannot be checked".into(),
-            vec![format!(
-                "{} in flight, {} IOPS, no lat_ns/clat_ns samples (gtod_reduce or disable_lat?)",
-                fmt::trim(in_flight, 1),
-                fmt::int(u.iops)
-            )],
-            "drop gtod_reduce=1 / disable_lat=1 to get latencies".into(),
-        );
-    };
-    let lat_us = lat_ns / 1e3;
-    let lat_s = lat_ns / 1e9;
-    let ceiling = in_flight / lat_s;
-    let ratio = u.iops / ceiling;
-    let little = u.iops * lat_s;
-    let line1 = format!(
-        "{} in flight / {} = {} IOPS ceiling; measured {} ({})",
-        fmt::trim(in_flight, 1),
-        fmt::us_precise(lat_us),
-        fmt::int(ceiling),
-        fmt::int(u.iops),
-        fmt::pct(ratio)
-    );
-    let little_line = format!(
-        "{} IOPS x {} = {} I/Os in flight on average (Little's law); {} configured",
-        fmt::int(u.iops),
-        fmt::us_precise(lat_us),
-        fmt::trim(little, 1),
-        fmt::trim(in_flight, 1)
-    );
-    let lat_label = if u.latency_kind == "clat" {
-        " (clat: lat was not recorded)"
-    } else {
-        ""
-    };
-    if ratio > 1.1 {
-        return finding(
-            name,
-            &u.direction,
-            Severity::Info,
-            "concurrency",
-            format!(
-                "more I/Os were in flight than the options say: {} on average vs {}",
-                fmt::trim(little, 1),
-                ios(in_flight)
-            ),
-            vec![line1, little_line],
-            "group_reporting may have merged other jobs of the group into this entry, or the depth buckets understate the depth; nothing to fix in the device".into(),
-        );
-    }
-    if ratio < LATENCY_BOUND && lat_us < 20.0 {
-        return finding(
-            name,
-            &u.direction,
-            Severity::Info,
-            "concurrency",
-            format!(
-                "at {} per I/O the benchmark's own time between I/Os shows: {} of {} in flight on average",
-                fmt::us_short(lat_us),
-                fmt::trim(little, 2),
-                ios(in_flight)
-            ),
-            vec![little_line, line1],
-            "expected at memory speed: no device answers this fast; measure the device with direct=1".into(),
-        );
-    }
-    if ratio < LATENCY_BOUND {
-        let sev = if ratio < 0.5 {
-            Severity::Warning
-        } else {
-            Severity::Info
-        };
-        let mut arith = vec![little_line, line1];
-        if let Some(t) = target {
-            arith.push(format!(
-                "expected ceiling {} IOPS ({})",
-                fmt::int(t.iops),
-                t.limited_by
-            ));
-        }
-        return finding(
-            name,
-            &u.direction,
-            sev,
-            "concurrency",
-            format!(
-                "the queue was not kept full: {} of {} in flight on average",
-                fmt::trim(little, 1),
-                ios(in_flight)
-            ),
-            arith,
-            "something between the job and the device held I/Os back: rate/rate_iops limits, CPU (see usr/sys), thinktime, iodepth_batch settings, or buffered I/O with an async engine (direct=0 makes libaio synchronous)".into(),
-        );
-    }
-    // Latency-bound: IOPS = in-flight / latency.
-    match target {
-        Some(t) if u.iops < LIMIT_BOUND * t.iops => {
-            let needed = t.iops * lat_s;
-            let severity = if u.iops < FAR_BELOW * t.iops {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            finding(
-                name,
-                &u.direction,
-                severity,
-                "concurrency",
-                format!(
-                    "latency-bound at {} in flight ({} of the expected {} IOPS)",
-                    ios(in_flight),
-                    fmt::pct(u.iops / t.iops),
-                    fmt::int(t.iops)
-                ),
-                vec![
-                    format!("{line1}{lat_label}"),
-                    format!(
-                        "{} IOPS x {} = {} I/Os in flight needed; this job has {}",
-                        fmt::int(t.iops),
-                        fmt::us_precise(lat_us),
-                        fmt::trim(needed, 1),
-                        fmt::trim(in_flight, 1)
-                    ),
-                    format!("expected ceiling {}", t.formula),
-                ],
-                depth_fix(o, needed),
-            )
-        }
-        Some(t) => {
-            let mut arith = vec![little_line];
-            let mut fix = "none needed: enough I/Os are in flight to reach the limit".to_string();
-            if let Some(base) = base_latency_us {
-                let enough = t.iops * base / 1e6;
-                if in_flight > 2.0 * enough.max(1.0) && lat_us > 2.0 * base {
-                    arith.push(format!(
-                        "at the volume's typical {} per I/O, {} IOPS x {} = {} in flight reach the limit; the other {} wait in a queue, so mean latency is {} instead of ~{}",
-                        fmt::us_short(base),
-                        fmt::int(t.iops),
-                        fmt::us_short(base),
-                        fmt::trim(enough, 1),
-                        fmt::trim(in_flight - enough, 1),
-                        fmt::us_short(lat_us),
-                        fmt::us_short(base)
-                    ));
-                    let per_job = (enough * 1.25 / o.numjobs).ceil().max(1.0);
-                    fix = format!(
-                        "for the same IOPS at lower latency use iodepth ~{} per job ({} jobs); keep the deep queue only to measure queueing",
-                        fmt::int(per_job),
-                        fmt::int(o.numjobs)
-                    );
-                }
-            }
-            finding(
-                name,
-                &u.direction,
-                Severity::Info,
-                "concurrency",
-                format!(
-                    "{} in flight are enough for the {} IOPS ceiling",
-                    ios(in_flight),
-                    fmt::int(t.iops)
-                ),
-                arith,
-                fix,
-            )
-        }
-        None => finding(
-            name,
-            &u.direction,
-            Severity::Info,
-            "concurrency",
-            format!(
-                "latency-bound at {} in flight: IOPS = in-flight / latency",
-                ios(in_flight)
-            ),
-            vec![format!("{line1}{lat_label}")],
-            format!(
-                "more in flight raises IOPS until a device or volume limit binds ({}); give --volume/--instance to compare with a limit",
-                if o.sync {
-                    "psync-style engines need more numjobs, or libaio/io_uring with iodepth"
-                } else {
-                    "raise iodepth or numjobs"
-                }
-            ),
-        ),
-    }
-}
-
-fn limit_advice(limited_by: &str) -> String {
-    if limited_by.starts_with("instance") {
-        "the instance's EBS capacity binds: a larger instance raises it; more volume performance will not help".into()
-    } else if limited_by.starts_with("volume throughput") {
-        "throughput binds at this block size: provision more throughput (gp3) or IOPS (io1/io2 throughput grows with IOPS), or use smaller I/Os for more IOPS".into()
-    } else {
-        "you got what you provisioned: to go faster provision more IOPS (or a type with a higher limit); `iolens cost` shows the price".into()
-    }
-}
-
 fn limit_bound(
     u: &Unit,
     o: &JobOpts,
@@ -465,31 +213,25 @@ fn limit_bound(
         fmt::bw(u.bw),
         fmt::pct(r)
     );
-    if (LIMIT_BOUND..=1.10).contains(&r) {
-        return Some(finding(
-            &u.job.name,
-            &u.direction,
-            Severity::Info,
-            "limit-bound",
-            format!("limit-bound at {}", t.limited_by),
-            vec![format!("expected ceiling {}", t.formula), measured],
-            limit_advice(&t.limited_by),
-        ));
-    }
     if r <= 1.10 {
         return None;
     }
     if let Some(vol) = &ctx.volume {
         if let (Some(b), Some(bc)) = (
             vol.burst(),
-            vol.burst_ceiling(bs as u64, u.read_fraction, o.sequential),
+            vol.burst_ceiling_on(
+                ctx.instance.as_ref(),
+                bs as u64,
+                u.read_fraction,
+                o.sequential,
+            ),
         ) {
             if u.iops <= bc.iops * 1.10 {
                 return Some(finding(
                     &u.job.name,
                     &u.direction,
                     Severity::Warning,
-                    "limit-bound",
+                    "burst",
                     format!(
                         "above the sustained ceiling: burst credits paid for {} of this result",
                         fmt::pct(1.0 - t.iops / u.iops)
@@ -512,7 +254,7 @@ fn limit_bound(
         &u.job.name,
         &u.direction,
         Severity::Warning,
-        "limit-bound",
+        "model",
         format!(
             "measured {} of the expected ceiling: the model does not explain this result",
             fmt::pct(r)
@@ -522,83 +264,28 @@ fn limit_bound(
     ))
 }
 
-/// Limits that providers and throttles commonly use; a result sitting on one of them without a
-/// model to compare with is worth a remark.
-const ROUND_IOPS: &[f64] = &[
-    1_000.0, 2_000.0, 3_000.0, 4_000.0, 5_000.0, 6_000.0, 8_000.0, 10_000.0, 12_000.0, 15_000.0,
-    16_000.0, 20_000.0, 25_000.0, 32_000.0, 40_000.0, 48_000.0, 50_000.0, 60_000.0, 64_000.0,
-    80_000.0, 100_000.0,
-];
-const ROUND_MIB_S: &[f64] = &[125.0, 128.0, 250.0, 500.0, 750.0, 1_000.0];
-
-/// Without a model: a result flat at a common limit looks like a provisioned or throttled limit.
-fn round_number(u: &Unit) -> Option<Finding> {
-    if u.runtime_ms < SHORT_RUN_S * 1e3 {
-        return None;
-    }
-    let near = |x: f64, set: &[f64]| set.iter().copied().find(|r| (x - r).abs() / r < 0.002);
-    let mib = u.bw / 1_048_576.0;
-    let (what, value) = if let Some(r) = near(u.iops, ROUND_IOPS) {
-        ("IOPS", format!("{} IOPS", fmt::int(r)))
-    } else if let Some(r) = near(mib, ROUND_MIB_S) {
-        ("throughput", format!("{} MiB/s", fmt::int(r)))
-    } else {
-        return None;
-    };
-    Some(finding(
-        &u.job.name,
-        &u.direction,
-        Severity::Info,
-        "limit-bound",
-        format!("{what} sits at {value}, a common provisioned or throttled limit"),
-        vec![format!(
-            "measured {} IOPS, {}; limits enforced by token buckets hold results at exactly such numbers",
-            fmt::int(u.iops),
-            fmt::bw(u.bw)
-        )],
-        "give --volume (e.g. custom:iops=2000) and --instance to check it against a limit".into(),
-    ))
-}
-
+/// Secondary cache findings: buffered I/O that may be partly cached, and direct reads faster
+/// than the storage can answer. When the page cache is a unit's bound, its bound finding says
+/// so instead.
 fn cache_findings(
     job: &JobView,
     o: &JobOpts,
     ctx: &ExplainContext,
-    target: Option<&Ceiling>,
+    bounds: &[(String, Bound)],
 ) -> Vec<Finding> {
     let mut out = vec![];
     let buffered = !o.direct || o.engine == "mmap";
+    let bound_of = |dir: &str| bounds.iter().find(|(d, _)| d == dir).map(|(_, b)| *b);
+    if o.engine == "null" || o.sim_volume.is_some() {
+        return out;
+    }
     if let Some(r) = job.dir("read") {
         let p50_us = r.clat.percentile(50.0).map(|v| v / 1e3);
         let p50_text = p50_us
             .map(|p| format!("p50 clat {}", fmt::us_short(p)))
             .unwrap_or_else(|| "no clat percentiles".into());
         if buffered {
-            let above_model = target.map(|t| r.iops > 1.1 * t.iops).unwrap_or(false);
-            let fast = p50_us.map(|p| p < 20.0).unwrap_or(false) || r.iops > 200_000.0;
-            if fast || above_model {
-                let mut arith = vec![format!(
-                    "{p50_text} at {} read IOPS with direct=0 (buffered): page-cache hits take a few µs, a device read tens to hundreds",
-                    fmt::int(r.iops)
-                )];
-                if let (true, Some(t)) = (above_model, target) {
-                    arith.push(format!(
-                        "{} IOPS is above the {} IOPS the volume and instance allow ({})",
-                        fmt::int(r.iops),
-                        fmt::int(t.iops),
-                        t.limited_by
-                    ));
-                }
-                out.push(finding(
-                    &job.name,
-                    "read",
-                    Severity::Critical,
-                    "cache",
-                    "the page cache was measured, not the device".into(),
-                    arith,
-                    "set direct=1 (O_DIRECT); or use a file larger than RAM and drop caches before the run (invalidate=1, echo 3 > /proc/sys/vm/drop_caches)".into(),
-                ));
-            } else {
+            if bound_of("read") != Some(Bound::Cache) {
                 out.push(finding(
                     &job.name,
                     "read",
@@ -612,7 +299,7 @@ fn cache_findings(
                     "set direct=1 to measure the device".into(),
                 ));
             }
-        } else if o.engine != "null" {
+        } else if !ram_device(o.filename.as_deref()) {
             let network = ctx
                 .volume
                 .as_ref()
@@ -647,7 +334,7 @@ fn cache_findings(
         }
     }
     if let Some(w) = job.dir("write") {
-        if buffered && !o.syncs_writes {
+        if buffered && !o.syncs_writes && bound_of("write") != Some(Bound::Cache) {
             out.push(finding(
                 &job.name,
                 "write",
@@ -665,8 +352,18 @@ fn cache_findings(
     out
 }
 
-fn job_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext, jobs: f64) -> Vec<Finding> {
+fn job_findings(
+    job: &JobView,
+    o: &JobOpts,
+    ctx: &ExplainContext,
+    jobs: f64,
+    bounds: &[(String, Bound)],
+) -> Vec<Finding> {
     let mut out = vec![];
+    // Depth cannot help a job bound by its device, a limit, flushes, the cache or the CPU.
+    let depth_helps = bounds
+        .iter()
+        .any(|(_, b)| matches!(b, Bound::Concurrency | Bound::Unknown));
     let name = &job.name;
     if job.error != 0 {
         out.push(finding(
@@ -696,10 +393,21 @@ fn job_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext, jobs: f64) -> 
                 fmt::int(jobs),
                 fmt::int(jobs)
             )],
-            format!(
-                "use ioengine=libaio or io_uring with direct=1 to keep {} in flight per job, or raise numjobs",
-                fmt::trim(o.iodepth, 0)
-            ),
+            if depth_helps {
+                format!(
+                    "use ioengine=libaio or io_uring with direct=1 to keep {} in flight per job, or raise numjobs",
+                    fmt::trim(o.iodepth, 0)
+                )
+            } else {
+                format!(
+                    "set iodepth=1 so that the job file says what runs; the bound ({}) is not the depth, so an async engine would not raise this result",
+                    bounds
+                        .iter()
+                        .map(|(_, b)| b.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
         ));
     }
     if o.engine == "libaio" && !o.direct {
@@ -723,7 +431,10 @@ fn job_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext, jobs: f64) -> 
             Severity::Info,
             "engine",
             "ioengine=null does no I/O: the numbers measure the benchmark's own overhead".into(),
-            vec!["every I/O completes immediately without touching a file or device".into()],
+            vec![match &o.sim_latency {
+                Some(l) => format!("every I/O completes after the simulated latency sim_latency={l}, without touching a file or device"),
+                None => "every I/O completes immediately without touching a file or device".into(),
+            }],
             "use psync, libaio or io_uring to measure storage".into(),
         ));
     }
@@ -808,66 +519,8 @@ fn job_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext, jobs: f64) -> 
             ));
         }
     }
-    let cpu = job.usr_cpu + job.sys_cpu;
-    if cpu >= CPU_BOUND_PCT {
-        out.push(finding(
-            name,
-            "",
-            Severity::Warning,
-            "cpu-bound",
-            format!("each job kept a CPU {} busy: the CPU limits the result, not the device", fmt::pct(cpu / 100.0)),
-            vec![format!(
-                "usr {} + sys {} = {} of one CPU per job",
-                fmt::pct(job.usr_cpu / 100.0),
-                fmt::pct(job.sys_cpu / 100.0),
-                fmt::pct(cpu / 100.0)
-            )],
-            "add jobs on more CPUs (numjobs), use io_uring (fixed buffers, registered files) or larger I/Os, and check the CPU is not throttled".into(),
-        ));
-    }
-    for d in job.dirs.iter().filter(|d| d.has_io()) {
-        for (opt, measured, unit) in [("rate_iops", d.iops, "IOPS"), ("rate", d.bw_bytes, "B/s")] {
-            let Some(v) = job.opt(opt).and_then(|v| per_direction(v, &d.direction)) else {
-                continue;
-            };
-            let per_job = if opt == "rate" {
-                parse_size(v)
-            } else {
-                v.trim().parse::<f64>().ok()
-            };
-            let Some(per_job) = per_job.filter(|x| *x > 0.0) else {
-                continue;
-            };
-            let total = per_job * jobs;
-            let r = measured / total;
-            if (0.97..=1.03).contains(&r) {
-                let show = |x: f64| {
-                    if unit == "IOPS" {
-                        format!("{} IOPS", fmt::int(x))
-                    } else {
-                        fmt::bw(x)
-                    }
-                };
-                out.push(finding(
-                    name,
-                    &d.direction,
-                    Severity::Warning,
-                    "rate-limited",
-                    format!("rate-limited by the job itself: {opt}={v}"),
-                    vec![format!(
-                        "{opt}={v} per job x {} jobs = {}; measured {} ({})",
-                        fmt::int(jobs),
-                        show(total),
-                        show(measured),
-                        fmt::pct(r)
-                    )],
-                    format!("remove {opt} to measure what the storage can do"),
-                ));
-            }
-        }
-    }
     if let Some(vol) = &ctx.volume {
-        if vol.is_ebs() && job.dir("write").is_some() {
+        if vol.is_ebs() && job.dir("write").is_some() && o.sim_volume.is_none() {
             let dev = o
                 .filename
                 .as_deref()
@@ -951,22 +604,45 @@ fn device_findings(view: &ResultView) -> Vec<Finding> {
 /// Within one severity, the finding that names the result's cause comes first.
 fn kind_rank(kind: &str) -> u8 {
     match kind {
-        "cache" => 0,
-        "limit-bound" => 1,
-        "concurrency" => 2,
+        "concurrency" | "saturated" | "limit" | "fsync" | "cache" | "cpu" | "rate" | "unknown" => 0,
+        "burst" | "model" => 1,
         _ => 3,
     }
+}
+
+/// The volume a job ran on when the user gave none: its `sim_volume` (with `sim_latency` as the
+/// typical latency), so that a simulated run is explained against the model it ran on.
+fn sim_context(o: &JobOpts, notes: &mut Vec<String>, job: &str) -> Option<Volume> {
+    let spec = o.sim_volume.as_deref()?;
+    match parse_volume(spec) {
+        Ok(mut v) => {
+            if let Some(us) = o.sim_latency.as_deref().and_then(latency_us_of) {
+                v.latency_us = Some(us);
+            }
+            Some(v)
+        }
+        Err(e) => {
+            notes.push(format!(
+                "{job}: sim_volume={spec} is not a known model ({e})"
+            ));
+            None
+        }
+    }
+}
+
+fn volume_line(v: &Volume) -> String {
+    format!(
+        "volume {} ({}; typical latency {}, typical, not guaranteed)",
+        v.name(),
+        v.provider(),
+        fmt::us_short(v.typical_latency_us())
+    )
 }
 
 pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
     let mut context = vec![];
     if let Some(v) = &ctx.volume {
-        context.push(format!(
-            "volume {} ({}; typical latency {}, typical, not guaranteed)",
-            v.name(),
-            v.provider(),
-            fmt::us_short(v.typical_latency_us())
-        ));
+        context.push(volume_line(v));
     }
     if let Some(i) = &ctx.instance {
         context.push(format!("instance {}", i.describe()));
@@ -976,14 +652,37 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
     let mut notes = view.notes.clone();
     for job in &view.jobs {
         let o = JobOpts::of(job);
+        let sim = if ctx.volume.is_none() {
+            sim_context(&o, &mut notes, &job.name)
+        } else {
+            None
+        };
+        if let Some(v) = &sim {
+            let line = format!(
+                "{} from sim_volume={}{}",
+                volume_line(v),
+                o.sim_volume.as_deref().unwrap_or(""),
+                o.sim_latency
+                    .as_deref()
+                    .map(|l| format!(", sim_latency={l}"))
+                    .unwrap_or_default()
+            );
+            if !context.contains(&line) {
+                context.push(line);
+            }
+        }
+        let jctx = ExplainContext {
+            volume: sim.or_else(|| ctx.volume.clone()),
+            instance: ctx.instance.clone(),
+        };
         let (depth, depth_source) = per_job_depth(job, &o);
         let in_flight = o.numjobs * depth;
         let mut job_f = vec![];
+        let mut bounds: Vec<(String, Bound)> = vec![];
         let us = units(job);
         if us.is_empty() {
             notes.push(format!("{}: no I/O in the result", job.name));
         }
-        let mut target_any = None;
         for u in &us {
             let bs = if u.total_ios > 0.0 {
                 u.io_bytes / u.total_ios
@@ -1001,24 +700,39 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 sustained: runtime_s > 1800.0,
                 volume_burst: false,
             };
-            let target = ceiling_for(ctx.volume.as_ref(), ctx.instance.as_ref(), &w);
-            let base_latency = ctx.volume.as_ref().map(|v| v.typical_latency_us());
-            job_f.push(concurrency(u, &o, in_flight, target.as_ref(), base_latency));
-            match &target {
-                Some(t) => job_f.extend(limit_bound(u, &o, ctx, t, bs)),
-                None => job_f.extend(round_number(u)),
+            let target = ceiling_for(jctx.volume.as_ref(), jctx.instance.as_ref(), &w);
+            let base_latency = jctx.volume.as_ref().map(|v| v.typical_latency_us());
+            let numbers = UnitNumbers {
+                job,
+                direction: &u.direction,
+                iops: u.iops,
+                bw: u.bw,
+                total_ios: u.total_ios,
+                runtime_ms: u.runtime_ms,
+                lat_ns: u.lat_ns,
+                latency_kind: u.latency_kind,
+                clat: u.clat,
+            };
+            let judged = judge(&numbers, &o, view, in_flight, target.as_ref(), base_latency);
+            bounds.push((u.direction.clone(), judged.bound));
+            let mut unit_f = vec![judged.finding.clone()];
+            if let Some(t) = &target {
+                unit_f.extend(limit_bound(u, &o, &jctx, t, bs));
             }
-            if target_any.is_none() {
-                target_any = target.clone();
-            }
+            job_f.push(unit_f);
             let lat_s = u.lat_ns.map(|l| l / 1e9);
             jobs.push(JobSummary {
                 name: job.name.clone(),
                 direction: u.direction.clone(),
+                bound: judged.bound,
+                bound_claim: judged.finding.claim.clone(),
+                bound_fix: judged.finding.fix.clone(),
                 iops: u.iops,
                 bw_bytes: u.bw,
                 lat_mean_us: u.lat_ns.map(|l| l / 1e3),
                 latency_kind: u.latency_kind.to_string(),
+                floor_latency_us: judged.floor_us,
+                queue_factor: judged.queue_factor,
                 in_flight,
                 in_flight_source: format!("numjobs={} x {}", fmt::int(o.numjobs), depth_source),
                 littles_in_flight: lat_s.map(|l| u.iops * l),
@@ -1028,14 +742,29 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 ioengine: o.engine.clone(),
                 iodepth: o.iodepth,
                 numjobs: o.numjobs,
+                cpu_pct: job.usr_cpu + job.sys_cpu,
+                fsyncs: job.sync.n,
+                fsync_mean_us: (job.sync.n > 0.0).then_some(job.sync.mean_ns / 1e3),
                 runtime_s,
                 expected: target,
             });
         }
-        job_f.extend(cache_findings(job, &o, ctx, target_any.as_ref()));
-        job_f.extend(job_findings(job, &o, ctx, o.numjobs));
-        job_f.sort_by_key(|f| (std::cmp::Reverse(f.severity), kind_rank(&f.kind)));
-        findings.extend(job_f);
+        let mut rest = cache_findings(job, &o, &jctx, &bounds);
+        rest.extend(job_findings(job, &o, &jctx, o.numjobs, &bounds));
+        // The bound of each unit first, then the unit's other findings, then the job's.
+        let mut ordered = vec![];
+        for unit_f in job_f {
+            let dir = unit_f[0].direction.clone();
+            ordered.push(unit_f[0].clone());
+            let mut others: Vec<Finding> = unit_f[1..].to_vec();
+            others.extend(rest.iter().filter(|f| f.direction == dir).cloned());
+            rest.retain(|f| f.direction != dir);
+            others.sort_by_key(|f| (std::cmp::Reverse(f.severity), kind_rank(&f.kind)));
+            ordered.extend(others);
+        }
+        rest.sort_by_key(|f| (std::cmp::Reverse(f.severity), kind_rank(&f.kind)));
+        ordered.extend(rest);
+        findings.extend(ordered);
     }
     findings.extend(device_findings(view));
     Explanation {

@@ -11,6 +11,7 @@
 //! Severity: `Critical` when the number is not what the user thinks (latency-bound far below the
 //! volume's limit, page cache), `Warning` for traps, `Info` for confirmations.
 
+mod bound;
 mod findings;
 mod options;
 mod render;
@@ -20,6 +21,7 @@ use serde::Serialize;
 
 use crate::models::{Ceiling, Instance, Volume};
 
+pub use bound::Bound;
 pub use result::{parse_result, DirStats, DiskUtil, JobView, LatStats, ResultView};
 
 /// What the user told us about the system under test: the volume and the instance, both
@@ -64,8 +66,10 @@ pub struct Finding {
     pub direction: String,
     /// How much it matters.
     pub severity: Severity,
-    /// `concurrency`, `limit-bound`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
-    /// `device-saturated`, `cpu-bound`, `rate-limited`, `precondition`, `job-error`.
+    /// A bound (`concurrency`, `saturated`, `limit`, `fsync`, `cache`, `cpu`, `rate`,
+    /// `unknown`: one per job and direction, first among its findings), or a secondary finding:
+    /// `burst`, `model`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
+    /// `device-saturated`, `precondition`, `job-error`.
     pub kind: String,
     /// One line: what is going on.
     pub claim: String,
@@ -82,6 +86,12 @@ pub struct JobSummary {
     pub name: String,
     /// `read`, `write`, `trim`, `read+write` (a mixed job, analysed together) or `mixed`.
     pub direction: String,
+    /// What held the number where it is.
+    pub bound: Bound,
+    /// The bound's one-line claim.
+    pub bound_claim: String,
+    /// The bound's fix.
+    pub bound_fix: String,
     /// I/Os per second.
     pub iops: f64,
     /// Bytes per second.
@@ -90,6 +100,10 @@ pub struct JobSummary {
     pub lat_mean_us: Option<f64>,
     /// Which latency the mean is: `lat`, `clat` or `none`.
     pub latency_kind: String,
+    /// The service-time floor: p1 (else p5, else min) of clat, µs.
+    pub floor_latency_us: Option<f64>,
+    /// Mean clat / floor: 3 or more means I/Os waited in a queue.
+    pub queue_factor: Option<f64>,
     /// I/Os in flight: numjobs x effective per-job depth.
     pub in_flight: f64,
     /// How the in-flight figure was obtained.
@@ -108,6 +122,12 @@ pub struct JobSummary {
     pub iodepth: f64,
     /// numjobs option.
     pub numjobs: f64,
+    /// usr + sys CPU, % of one CPU per job.
+    pub cpu_pct: f64,
+    /// Flushes (fio's `sync` section).
+    pub fsyncs: f64,
+    /// Mean flush latency, µs.
+    pub fsync_mean_us: Option<f64>,
     /// Measured seconds.
     pub runtime_s: f64,
     /// Expected ceiling from the context's volume and instance.
@@ -132,5 +152,7 @@ pub fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
     findings::explain(view, ctx)
 }
 
+#[cfg(test)]
+mod corpus;
 #[cfg(test)]
 mod tests;

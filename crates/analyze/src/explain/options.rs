@@ -98,7 +98,17 @@ pub(crate) struct JobOpts {
     pub filename: Option<String>,
     /// fsync/fdatasync/end_fsync/sync make buffered writes reach the device.
     pub syncs_writes: bool,
+    /// `sync=1|sync|dsync` (or `o_sync`/`o_dsync`): every write opens O_SYNC/O_DSYNC.
+    pub sync_writes: Option<String>,
     pub lat_percentiles: bool,
+    /// `thinktime` in µs and the I/Os between two think times (`thinktime_blocks`, default 1).
+    pub thinktime_us: f64,
+    pub thinktime_blocks: f64,
+    /// The engine polls for completions (hipri, sqthread_poll): a busy CPU is by design.
+    pub polling: bool,
+    /// iolens `sim_volume` and `sim_latency`.
+    pub sim_volume: Option<String>,
+    pub sim_latency: Option<String>,
 }
 
 fn truthy(v: Option<&str>) -> bool {
@@ -161,7 +171,47 @@ impl JobOpts {
                 (_, v) => truthy(v),
             }
         });
+        let sync_writes = job.opt("sync").and_then(|s| {
+            let s = s.trim().to_ascii_lowercase();
+            match s.as_str() {
+                "" | "1" | "sync" | "o_sync" | "true" | "yes" | "on" => Some("O_SYNC".to_string()),
+                "dsync" | "o_dsync" => Some("O_DSYNC".to_string()),
+                _ => None,
+            }
+        });
+        let thinktime_us = job
+            .opt("thinktime")
+            .and_then(|v| {
+                let v = v.trim();
+                // fio reads a bare thinktime number as microseconds.
+                if v.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                    v.parse::<f64>().ok()
+                } else {
+                    parse_time_s(v).map(|s| s * 1e6)
+                }
+            })
+            .unwrap_or(0.0);
+        let thinktime_blocks = job
+            .opt("thinktime_blocks")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0)
+            .max(1.0);
+        let polling = truthy(job.opt("hipri"))
+            || truthy(job.opt("sqthread_poll"))
+            || matches!(job.opt("hipri"), Some(v) if v.trim().is_empty());
         JobOpts {
+            sync_writes,
+            thinktime_us,
+            thinktime_blocks,
+            polling,
+            sim_volume: job
+                .opt("sim_volume")
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty()),
+            sim_latency: job
+                .opt("sim_latency")
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty()),
             engine,
             sync,
             iodepth,

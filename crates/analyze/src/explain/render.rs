@@ -10,11 +10,12 @@ fn header(j: &JobSummary) -> String {
         .map(|l| format!(", mean latency {}", fmt::us_short(l)))
         .unwrap_or_default();
     format!(
-        "{} ({}): {} IOPS, {}{lat}",
+        "{} ({}): {} IOPS, {}{lat}; bound: {}",
         j.name,
         j.direction,
         fmt::int(j.iops),
-        fmt::bw(j.bw_bytes)
+        fmt::bw(j.bw_bytes),
+        j.bound.name()
     )
 }
 

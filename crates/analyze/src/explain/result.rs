@@ -95,9 +95,32 @@ pub struct JobView {
     pub iodepth_level: Vec<(String, f64)>,
     /// How many JSON entries were merged into this view (clones without group_reporting).
     pub merged_entries: u32,
+    /// The `sync` section (fsync/fdatasync/sync_file_range): latency of each flush, `n` flushes.
+    pub sync: LatStats,
+    /// Context switches (`ctx`).
+    pub ctx: f64,
+    /// Completion latency buckets (`latency_ns`, `latency_us`, `latency_ms`) as (upper bound
+    /// in ns, percent of I/Os); the open last bucket has an infinite bound.
+    pub lat_buckets: Vec<(f64, f64)>,
 }
 
 impl JobView {
+    /// Percent of I/Os whose latency was at most `ns` (from the latency buckets), or `None`
+    /// when the result has no buckets.
+    pub fn share_at_most(&self, ns: f64) -> Option<f64> {
+        let total: f64 = self.lat_buckets.iter().map(|(_, p)| *p).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        let below: f64 = self
+            .lat_buckets
+            .iter()
+            .filter(|(u, _)| *u <= ns)
+            .map(|(_, p)| *p)
+            .sum();
+        Some(100.0 * below / total)
+    }
+
     /// A merged option value.
     pub fn opt(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
@@ -255,6 +278,37 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
                 .collect()
         })
         .unwrap_or_default();
+    let mut lat_buckets = vec![];
+    for (key, unit) in [
+        ("latency_ns", 1.0),
+        ("latency_us", 1e3),
+        ("latency_ms", 1e6),
+    ] {
+        if let Some(o) = v.get(key).and_then(Value::as_object) {
+            for (k, x) in o {
+                let upper = if k.starts_with(">=") {
+                    f64::INFINITY
+                } else {
+                    match k.trim().parse::<f64>() {
+                        Ok(u) => u * unit,
+                        Err(_) => continue,
+                    }
+                };
+                lat_buckets.push((upper, as_f64(Some(x))));
+            }
+        }
+    }
+    let sync = v
+        .get("sync")
+        .map(|s| {
+            let mut l = lat_stats(s.get("lat_ns"));
+            let n = as_f64(s.get("total_ios"));
+            if n > 0.0 {
+                l.n = n;
+            }
+            l
+        })
+        .unwrap_or_default();
     JobView {
         name: v
             .get("jobname")
@@ -269,6 +323,9 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
         sys_cpu: as_f64(v.get("sys_cpu")),
         iodepth_level,
         merged_entries: 1,
+        sync,
+        ctx: as_f64(v.get("ctx")),
+        lat_buckets,
     }
 }
 
@@ -483,6 +540,17 @@ fn merge(a: &mut JobView, b: &JobView) {
             .iodepth_level
             .iter()
             .find(|(l, _)| l == label)
+            .map(|(_, p)| *p)
+            .unwrap_or(0.0);
+        *pct = (*pct * total_before + other) / (total_before + 1.0);
+    }
+    merge_lat(&mut a.sync, &b.sync);
+    a.ctx += b.ctx;
+    for (upper, pct) in &mut a.lat_buckets {
+        let other = b
+            .lat_buckets
+            .iter()
+            .find(|(u, _)| u == upper)
             .map(|(_, p)| *p)
             .unwrap_or(0.0);
         *pct = (*pct * total_before + other) / (total_before + 1.0);

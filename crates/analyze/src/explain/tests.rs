@@ -16,6 +16,7 @@ struct J {
     lat_us: f64,
     slat_us: f64,
     p50_us: Option<f64>,
+    p5_us: Option<f64>,
     runtime_ms: f64,
     depth: Option<&'static str>,
     usr: f64,
@@ -33,6 +34,7 @@ impl Default for J {
             lat_us: 1000.0,
             slat_us: 0.0,
             p50_us: None,
+            p5_us: None,
             runtime_ms: 60_000.0,
             depth: None,
             usr: 1.0,
@@ -41,11 +43,14 @@ impl Default for J {
     }
 }
 
-fn lat(mean_us: f64, n: f64, p50_us: Option<f64>) -> Value {
+fn lat(mean_us: f64, n: f64, p50_us: Option<f64>, p5_us: Option<f64>) -> Value {
     let mut v = json!({"min": 1, "max": (mean_us * 3000.0) as u64, "mean": mean_us * 1e3, "stddev": 1.0, "N": n});
     if let Some(p) = p50_us {
         v["percentile"] =
             json!({"1.000000": p * 500.0, "50.000000": p * 1e3, "99.000000": p * 3e3});
+        if let Some(p5) = p5_us {
+            v["percentile"]["5.000000"] = json!(p5 * 1e3);
+        }
     }
     v
 }
@@ -56,9 +61,9 @@ fn entry(j: &J) -> Value {
         "io_bytes": n * j.bs, "io_kbytes": n * j.bs / 1024.0, "bw_bytes": j.iops * j.bs,
         "bw": j.iops * j.bs / 1024.0, "iops": j.iops, "runtime": j.runtime_ms, "total_ios": n,
         "short_ios": 0, "drop_ios": 0,
-        "slat_ns": lat(j.slat_us, if j.slat_us > 0.0 { n } else { 0.0 }, None),
-        "clat_ns": lat(j.lat_us - j.slat_us, n, j.p50_us),
-        "lat_ns": lat(j.lat_us, n, None),
+        "slat_ns": lat(j.slat_us, if j.slat_us > 0.0 { n } else { 0.0 }, None, None),
+        "clat_ns": lat(j.lat_us - j.slat_us, n, j.p50_us, j.p5_us),
+        "lat_ns": lat(j.lat_us, n, None, None),
         "bw_samples": j.runtime_ms / 500.0, "iops_mean": j.iops, "iops_stddev": 1.0
     });
     let idle = json!({"io_bytes": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0, "total_ios": 0,
@@ -100,6 +105,26 @@ fn run(jobs: &[J], globals: Value, c: &ExplainContext) -> Explanation {
     explain(&parse_result(&doc(jobs, globals)).unwrap(), c)
 }
 
+/// No finding of `e` advises more depth or more in flight.
+fn assert_no_depth_advice(e: &Explanation, what: &str) {
+    for f in &e.findings {
+        let fix = f.fix.to_ascii_lowercase();
+        for bad in [
+            "raise iodepth",
+            "iodepth >=",
+            "more in flight raises",
+            "numjobs >=",
+        ] {
+            assert!(
+                !fix.contains(bad),
+                "{what}: expected no advice to add depth, found '{bad}' in the {} finding's fix: {}",
+                f.kind,
+                f.fix
+            );
+        }
+    }
+}
+
 fn find<'a>(e: &'a Explanation, kind: &str) -> Option<&'a Finding> {
     e.findings.iter().find(|f| f.kind == kind)
 }
@@ -137,7 +162,8 @@ fn seed_phase3_is_latency_bound_far_below_the_volume() {
     assert_eq!(f.severity, Severity::Critical);
     assert_eq!(f.direction, "read");
     assert!(
-        f.claim.starts_with("latency-bound at 4 I/Os in flight"),
+        f.claim
+            .starts_with("4 I/Os in flight (18.0 % of the expected 48,000 IOPS)"),
         "{}",
         f.claim
     );
@@ -154,10 +180,11 @@ fn seed_phase3_is_latency_bound_far_below_the_volume() {
         f.fix,
         "use ioengine=libaio or io_uring with iodepth >= 6 per job (4 jobs), or numjobs >= 23"
     );
-    assert!(find(&e, "limit-bound").is_none());
+    assert!(find(&e, "limit").is_none());
+    assert_eq!(e.jobs[0].bound, Bound::Concurrency);
     let text = e.to_text();
     assert!(
-        text.contains("phase3-randread-16k (read): 8,631 IOPS, 135 MiB/s, mean latency 463 µs\n  CRITICAL concurrency: latency-bound at 4 I/Os in flight"),
+        text.contains("phase3-randread-16k (read): 8,631 IOPS, 135 MiB/s, mean latency 463 µs; bound: concurrency\n  CRITICAL concurrency: 4 I/Os in flight"),
         "{text}"
     );
     assert!(text.contains("    fix: use ioengine=libaio"), "{text}");
@@ -192,7 +219,9 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
         seed_globals(),
         &ctx(Some("io1:iops=48000"), Some("c7g.16xlarge")),
     );
-    let lb = find(&e, "limit-bound").unwrap();
+    // Acceptance (issue 9): the libaio QD64 fix is limit-bound, and no depth advice.
+    assert_eq!(e.jobs[0].bound, Bound::Limit);
+    let lb = find(&e, "limit").unwrap();
     assert_eq!(lb.severity, Severity::Info);
     assert!(lb.claim.contains("volume IOPS (48,000)"), "{}", lb.claim);
     assert!(
@@ -200,15 +229,14 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
         "{}",
         lb.arithmetic
     );
-    let c = find(&e, "concurrency").unwrap();
-    assert_eq!(c.severity, Severity::Info);
     assert!(
-        c.claim.contains("256 I/Os in flight are enough"),
+        lb.arithmetic.contains("wait in a queue"),
         "{}",
-        c.claim
+        lb.arithmetic
     );
-    assert!(c.arithmetic.contains("wait in a queue"), "{}", c.arithmetic);
-    assert!(c.fix.contains("iodepth ~8 per job"), "{}", c.fix);
+    assert!(lb.fix.contains("iodepth ~8 per job"), "{}", lb.fix);
+    assert!(find(&e, "concurrency").is_none());
+    assert_no_depth_advice(&e, "seed fix");
     assert!(e.findings.iter().all(|f| f.severity != Severity::Critical));
     assert_eq!(e.jobs[0].in_flight, 256.0);
     // slat is 1.5 % of lat: no percentile warning.
@@ -230,7 +258,7 @@ fn latency_bound_just_below_the_limit_is_a_warning() {
         "{}",
         f.arithmetic
     );
-    assert!(find(&e, "limit-bound").is_none());
+    assert!(find(&e, "limit").is_none());
 }
 
 #[test]
@@ -238,7 +266,12 @@ fn latency_bound_without_context_is_info() {
     let e = run(&[seed_phase3()], seed_globals(), &ExplainContext::default());
     let f = find(&e, "concurrency").unwrap();
     assert_eq!(f.severity, Severity::Info);
-    assert!(f.claim.starts_with("latency-bound at 4 I/Os"));
+    assert!(
+        f.claim
+            .starts_with("4 I/Os in flight: IOPS = in-flight / latency"),
+        "{}",
+        f.claim
+    );
     assert!(e.to_text().starts_with("context: none given"));
 }
 
@@ -385,7 +418,8 @@ fn ramp_short_run_cpu_and_rate() {
         ..J::default()
     };
     let e = run(&[j], json!({}), &ExplainContext::default());
-    let f = find(&e, "cpu-bound").unwrap();
+    assert_eq!(e.jobs[0].bound, Bound::Cpu);
+    let f = find(&e, "cpu").unwrap();
     assert!(
         f.arithmetic.contains("usr 30.0 % + sys 65.0 % = 95.0 %"),
         "{}",
@@ -398,15 +432,16 @@ fn ramp_short_run_cpu_and_rate() {
         ..J::default()
     };
     let e = run(&[j], json!({}), &ExplainContext::default());
-    let f = find(&e, "rate-limited").unwrap();
+    assert_eq!(e.jobs[0].bound, Bound::Rate);
+    let f = find(&e, "rate").unwrap();
     assert!(
         f.arithmetic
             .contains("rate_iops=500 per job x 2 jobs = 1,000 IOPS; measured 999"),
         "{}",
         f.arithmetic
     );
-    // The queue was far from full (rate limiting keeps it empty): a concurrency warning too.
-    assert_eq!(find(&e, "concurrency").unwrap().severity, Severity::Warning);
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(find(&e, "concurrency").is_none());
 }
 
 #[test]
@@ -418,20 +453,39 @@ fn custom_limit_and_round_numbers() {
         ..J::default()
     };
     let e = run(&[j], json!({}), &ctx(Some("custom:iops=2000"), None));
-    let f = find(&e, "limit-bound").unwrap();
+    let f = find(&e, "limit").unwrap();
     assert_eq!(f.severity, Severity::Info);
     assert!(f.claim.contains("volume IOPS (2,000)"), "{}", f.claim);
+    assert_no_depth_advice(&e, "custom:iops=2000 at 1,998 IOPS");
     let j = J {
         opts: vec![("direct", "1"), ("rw", "randread")],
         iops: 1_998.0,
         lat_us: 500.0,
         ..J::default()
     };
+    // Without a model, one I/O in flight at its service time is concurrency-bound even on a
+    // round number: nothing queued, so nothing shows a cap.
     let e = run(&[j], json!({}), &ExplainContext::default());
-    assert!(find(&e, "limit-bound")
-        .unwrap()
-        .claim
-        .contains("2,000 IOPS"));
+    assert_eq!(e.jobs[0].bound, Bound::Concurrency);
+    // With 16 in flight, queued I/Os (p50 far above p5) and a flat 2,000 IOPS: a limit.
+    let j = J {
+        opts: vec![
+            ("direct", "1"),
+            ("rw", "randread"),
+            ("ioengine", "libaio"),
+            ("iodepth", "16"),
+        ],
+        iops: 2_000.0,
+        lat_us: 8_000.0,
+        p50_us: Some(8_000.0),
+        p5_us: Some(500.0),
+        depth: Some("16"),
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    assert_eq!(e.jobs[0].bound, Bound::Limit, "{}", e.to_text());
+    assert!(find(&e, "limit").unwrap().claim.contains("2,000 IOPS"));
+    assert_no_depth_advice(&e, "flat 2,000 IOPS at depth 16");
 }
 
 #[test]
@@ -449,7 +503,7 @@ fn gp2_burst_credits() {
         ..J::default()
     };
     let e = run(&[j], json!({}), &ctx(Some("gp2:size=100G"), None));
-    let f = find(&e, "limit-bound").unwrap();
+    let f = find(&e, "burst").unwrap();
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.claim.contains("burst credits"), "{}", f.claim);
     assert!(f.arithmetic.contains("2,000 s"), "{}", f.arithmetic);
@@ -484,7 +538,7 @@ fn ebs_writes_need_preconditioning() {
         "{}",
         f.fix
     );
-    assert!(find(&e, "limit-bound")
+    assert!(find(&e, "limit")
         .unwrap()
         .claim
         .contains("volume IOPS (2,000)"));
@@ -603,17 +657,13 @@ fn real_psync_output() {
     );
     let e = explain(&v, &ExplainContext::default());
     let c = find(&e, "concurrency").unwrap();
-    assert!(
-        c.claim.starts_with("latency-bound at 4 I/Os in flight"),
-        "{}",
-        c.claim
-    );
+    assert!(c.claim.starts_with("4 I/Os in flight"), "{}", c.claim);
     assert!(e
         .findings
         .iter()
         .any(|f| f.kind == "engine" && f.claim.starts_with("iodepth=8 has no effect with psync")));
-    // 31,867 IOPS is not "at" 32,000: no round-number remark.
-    assert!(find(&e, "limit-bound").is_none());
+    // 31,867 IOPS is not "at" 32,000, and nothing queued: no limit.
+    assert!(find(&e, "limit").is_none());
     // Against a 48,000-IOPS io1 volume the same run is latency-bound far below the limit.
     let e = explain(&v, &ctx(Some("io1:iops=48000"), None));
     assert_eq!(
@@ -630,11 +680,8 @@ fn real_buffered_outputs() {
     let f = find(&e, "cache").unwrap();
     assert_eq!(f.severity, Severity::Critical);
     assert_eq!(f.claim, "the page cache was measured, not the device");
-    assert!(find(&e, "cpu-bound").is_some());
-    // Sub-µs latencies: the loop between I/Os is visible, and that is not a device problem.
-    let c = find(&e, "concurrency").unwrap();
-    assert_eq!(c.severity, Severity::Info);
-    assert!(c.claim.contains("benchmark's own time"), "{}", c.claim);
+    assert_eq!(e.jobs[0].bound, Bound::Cache);
+    assert!(f.arithmetic.contains("p50 clat 0.8 µs"), "{}", f.arithmetic);
 }
 
 #[test]
@@ -662,7 +709,7 @@ fn real_seed_phases() {
         .collect();
     assert!(p3
         .iter()
-        .any(|f| f.kind == "concurrency" && f.claim.starts_with("latency-bound at 4")));
+        .any(|f| f.kind == "concurrency" && f.claim.starts_with("4 I/Os in flight")));
     assert!(e.findings.iter().any(|f| f.kind == "short-run"));
     let text = e.to_text();
     assert!(text.contains("phase4-randread-256k (read)"), "{text}");
@@ -681,4 +728,47 @@ fn explanation_never_panics_on_odd_input() {
         let _ = e.to_text();
         let _ = e.to_json();
     }
+}
+
+#[test]
+fn a_queue_not_kept_full_is_unknown_with_its_reason() {
+    // 32 in flight configured, 1,000 IOPS x 1 ms = 1 in flight on average; no rate, no
+    // thinktime, no busy CPU, no flushes: the bound is unknown, and it says why.
+    let j = J {
+        opts: vec![
+            ("direct", "1"),
+            ("rw", "randread"),
+            ("ioengine", "libaio"),
+            ("iodepth", "32"),
+        ],
+        iops: 1_000.0,
+        lat_us: 1_000.0,
+        p50_us: Some(1_000.0),
+        p5_us: Some(800.0),
+        depth: Some("32"),
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    assert_eq!(e.jobs[0].bound, Bound::Unknown, "{}", e.to_text());
+    let f = find(&e, "unknown").unwrap();
+    assert!(
+        f.claim.contains("1 of 32 I/Os in flight on average"),
+        "the claim gives the measured and configured depth: {}",
+        f.claim
+    );
+    assert!(f.fix.contains("iodepth_batch"), "{}", f.fix);
+}
+
+#[test]
+fn thinktime_is_a_rate_bound() {
+    // 2 ms of think time per I/O of 200 µs: the job paces itself.
+    let j = J {
+        opts: vec![("direct", "1"), ("rw", "randread"), ("thinktime", "2ms")],
+        iops: 450.0,
+        lat_us: 200.0,
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    assert_eq!(e.jobs[0].bound, Bound::Rate, "{}", e.to_text());
+    assert!(find(&e, "rate").unwrap().claim.contains("thinktime takes"));
 }

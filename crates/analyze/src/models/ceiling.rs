@@ -82,7 +82,9 @@ pub(crate) fn volume_candidates(vol: &Volume, w: &Workload) -> Vec<Candidate> {
                     ),
                 )
             }
-            Some(u) if w.sequential && !hdd && bs < u => {
+            // EBS merges physically sequential I/O up to the unit: 256 KiB on SSD, 1 MiB on
+            // HDD (so st1 reaches its throughput with 128 KiB sequential I/O).
+            Some(u) if w.sequential && bs < u => {
                 let merged = (u / bs).floor().max(1.0);
                 (
                     1.0 / merged,
@@ -141,7 +143,7 @@ pub(crate) fn volume_candidates(vol: &Volume, w: &Workload) -> Vec<Candidate> {
 
 fn tput_short(vol: &Volume, bytes: f64) -> String {
     match &vol.model.params {
-        Params::Oci(_) | Params::AzureV2(_) => fmt::mb_s(bytes),
+        Params::Oci(_) | Params::AzureV2(_) | Params::Tiered(_) => fmt::mb_s(bytes),
         _ => fmt::bw(bytes),
     }
 }
@@ -304,6 +306,18 @@ impl Volume {
 
     /// The ceiling while burst credits last (gp2 below 1 TiB, st1, sc1), or `None`.
     pub fn burst_ceiling(&self, bs: u64, read_fraction: f64, sequential: bool) -> Option<Ceiling> {
+        self.burst_ceiling_on(None, bs, read_fraction, sequential)
+    }
+
+    /// The burst ceiling on an instance: the volume's credits cannot lift the instance's own
+    /// EBS caps, so those bind the burst too.
+    pub fn burst_ceiling_on(
+        &self,
+        inst: Option<&Instance>,
+        bs: u64,
+        read_fraction: f64,
+        sequential: bool,
+    ) -> Option<Ceiling> {
         self.burst()?;
         let w = Workload {
             bs: bs as f64,
@@ -312,6 +326,6 @@ impl Volume {
             sustained: false,
             volume_burst: true,
         };
-        ceiling_for(Some(self), None, &w)
+        ceiling_for(Some(self), inst, &w)
     }
 }

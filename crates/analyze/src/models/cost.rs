@@ -1,5 +1,5 @@
 //! Monthly cost from list prices, and right-sizing: provision 120 % of the measured p99 peak
-//! (the rule of seed 001), within the type's limits. Prices are data with their source; a type
+//! (the rule of the io2 Block Express benchmark article), within the type's limits. Prices are data with their source; a type
 //! without a sourced price has no cost rather than a guessed one.
 
 use serde::Serialize;
@@ -21,11 +21,13 @@ pub struct Cost {
     pub throughput: f64,
     /// Sum of the three.
     pub total: f64,
-    /// One line per component with its arithmetic, then the price source.
+    /// One line per component with its arithmetic, then the price source (the total is in
+    /// `total`, printed once by the caller).
     pub detail: Vec<String>,
 }
 
-/// The headroom rule of seed 001: provision 120 % of the p99 peak.
+/// The headroom rule of the io2 Block Express benchmark article: provision 120 % of the p99
+/// peak.
 pub const RIGHT_SIZE_HEADROOM: f64 = 1.2;
 
 /// A right-sized volume and what it saves.
@@ -56,11 +58,13 @@ fn tiered(iops: f64, tiers: &[PriceTier]) -> (f64, Vec<String>) {
         let c = n * t.per_iops_month;
         total += c;
         let range = match t.up_to {
-            Some(u) => format!("{}-{}", fmt::int(lower), fmt::int(u)),
-            None => format!("above {}", fmt::int(lower)),
+            Some(u) if lower == 0.0 => format!(" up to {}", fmt::int(u)),
+            Some(u) => format!(" {}-{}", fmt::int(lower + 1.0), fmt::int(u)),
+            None if lower == 0.0 => String::new(),
+            None => format!(" above {}", fmt::int(lower)),
         };
         lines.push(format!(
-            "IOPS {range}: {} x {} = {}",
+            "IOPS{range}: {} x {} = {}",
             fmt::int(n),
             fmt::price(t.per_iops_month),
             fmt::usd(c)
@@ -127,7 +131,6 @@ impl Volume {
             _ => {}
         }
         let total = storage + iops_cost + tput_cost;
-        detail.push(format!("total {}/month", fmt::usd(total)));
         detail.push(format!("prices: {} ({})", price.source, price.date));
         Some(Cost {
             storage,
@@ -139,7 +142,7 @@ impl Volume {
     }
 }
 
-/// Right-sizes `vol` for a measured p99 peak: provision 120 % of it (seed 001's rule), clamped
+/// Right-sizes `vol` for a measured p99 peak: provision 120 % of it (the headroom rule), clamped
 /// to the type's minimum and maximum. Types whose IOPS come from size (gp2, st1/sc1, OCI,
 /// pd-ssd) grow to the size that gives the IOPS but are never shrunk (EBS volumes cannot shrink).
 pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
@@ -147,7 +150,7 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
     let mut new = vol.clone();
     new.notes.clear();
     let mut why = vec![format!(
-        "Provision 120 % of the p99 peak (seed 001's rule): {} x 1.2 = {} IOPS.",
+        "Provision 120 % of the p99 peak (20 % headroom): {} x 1.2 = {} IOPS.",
         fmt::int(p99_peak_iops),
         fmt::int(target)
     )];
@@ -156,8 +159,8 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         Params::Gp3(p) => {
             let i = target.clamp(
                 p.included_iops,
-                if vol.newer_limits {
-                    p.newer_limits.max_iops
+                if vol.older_limits {
+                    p.older_limits.max_iops
                 } else {
                     p.max_iops
                 },
@@ -169,7 +172,7 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
                 ));
             } else if i < target {
                 why.push(format!(
-                    "gp3 stops at {} IOPS; the peak needs io2-be or several volumes.",
+                    "gp3 stops at {} IOPS; the peak needs io2 or several volumes.",
                     fmt::int(i)
                 ));
             }
@@ -199,10 +202,10 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
                     "{} stops at {} IOPS; the peak needs {}.",
                     vol.model.ty,
                     fmt::int(p.max_iops),
-                    if vol.model.ty == "io2-be" {
-                        "several volumes"
+                    if vol.model.ty == "io1" {
+                        "io2 (up to 256,000 IOPS)"
                     } else {
-                        "io2-be (up to 256,000 IOPS)"
+                        "several volumes"
                     }
                 ));
             }
@@ -242,6 +245,13 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         Params::Custom => {
             new.iops = Some(target.max(1.0));
         }
+        Params::HdThroughput(_) => {
+            why.push(format!(
+                "{} is provisioned by throughput (its IOPS follow from it), so an IOPS peak is no basis for its size; keep {} or move random I/O to a type with provisioned IOPS.",
+                vol.model.ty,
+                size_label(vol)
+            ));
+        }
         Params::Hdd(_) => {
             why.push(format!(
                 "{} is sized by throughput (MiB/s per TiB), not IOPS: every random I/O costs a 1 MiB credit, so an IOPS peak is no basis for its size; keep {} or move random I/O to an SSD type.",
@@ -249,7 +259,7 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
                 size_label(vol)
             ));
         }
-        Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) => {
+        Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) | Params::Tiered(_) => {
             let have = vol.limits(false).iops;
             if have >= target {
                 why.push(format!(
@@ -342,6 +352,7 @@ fn max_size(v: &Volume) -> f64 {
         Params::Hdd(p) => p.size_gib.max,
         Params::Oci(p) => p.size_gb.max,
         Params::GcpPd(p) => p.size_gib.max,
+        Params::Tiered(p) => p.tiers.last().map(|t| t.size_gib).unwrap_or(1.0),
         _ => v.size_gib.unwrap_or(1.0),
     }
 }

@@ -112,6 +112,10 @@ pub(crate) enum Params {
     GcpPd(GcpPd),
     #[serde(rename = "azure-premium-v2")]
     AzureV2(AzureV2),
+    #[serde(rename = "azure-tiered")]
+    Tiered(Tiered),
+    #[serde(rename = "gcp-hyperdisk-throughput")]
+    HdThroughput(HdThroughput),
     #[serde(rename = "custom")]
     Custom,
 }
@@ -153,12 +157,12 @@ pub(crate) struct Gp3 {
     pub max_mib_s: f64,
     pub mib_s_per_iops: f64,
     pub io_unit_kib: f64,
-    pub newer_limits: NewerLimits,
+    pub older_limits: OlderLimits,
 }
 
-/// Limits announced later from a weaker source, used only when the spec opts in.
+/// The limits before a provider raised them, used only when the spec opts in (`limits=2023`).
 #[derive(Debug, Deserialize)]
-pub(crate) struct NewerLimits {
+pub(crate) struct OlderLimits {
     pub name: String,
     pub max_iops: f64,
     pub max_size_gib: f64,
@@ -175,7 +179,8 @@ pub(crate) struct Provisioned {
     pub max_iops: f64,
     pub max_iops_per_gib: f64,
     pub throughput_tiers: Vec<ThroughputTier>,
-    pub io_unit_kib: f64,
+    /// EBS's I/O accounting unit; `None` where the provider documents no such rule.
+    pub io_unit_kib: Option<f64>,
 }
 
 /// Throughput of provisioned-IOPS volumes: for IOPS up to `max_iops`, `mib_s_per_iops` per
@@ -230,6 +235,9 @@ pub(crate) struct Oci {
     pub max_iops: Linear,
     pub kb_s_per_gb: Linear,
     pub max_mb_s: Linear,
+    /// IOPS cap of a paravirtualized attachment, where it is below the iSCSI one.
+    #[serde(default)]
+    pub paravirtualized_max_iops: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -250,6 +258,38 @@ pub(crate) struct GcpPd {
     pub mib_s_per_gib: f64,
     pub max_iops: f64,
     pub max_mib_s: f64,
+    /// IOPS and MiB/s every volume gets whatever its size (pd-balanced).
+    #[serde(default)]
+    pub baseline_iops: f64,
+    #[serde(default)]
+    pub baseline_mib_s: f64,
+}
+
+/// Throughput-provisioned volumes whose IOPS follow from the throughput (Hyperdisk Throughput).
+#[derive(Debug, Deserialize)]
+pub(crate) struct HdThroughput {
+    pub size_gib: Range,
+    pub min_mib_s: f64,
+    pub max_mib_s: f64,
+    pub min_mib_s_per_tib: f64,
+    pub max_mib_s_per_tib: f64,
+    pub iops_per_mib_s: f64,
+    pub max_iops: f64,
+}
+
+/// Disks sold in fixed tiers: the smallest tier that holds the size gives the limits.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Tiered {
+    pub tiers: Vec<Tier>,
+}
+
+/// One tier (Azure P30: 1,024 GiB, 5,000 IOPS, 200 MB/s).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Tier {
+    pub name: String,
+    pub size_gib: f64,
+    pub iops: f64,
+    pub mb_s: f64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -261,8 +301,9 @@ pub(crate) struct AzureV2 {
     pub max_iops_per_gib: f64,
     pub mb_s_per_iops: f64,
     pub max_mb_s: f64,
+    /// Throughput not given: take the most the IOPS allow (Ultra Disk) instead of the included.
     #[serde(default)]
-    pub alt_max_mb_s: Option<f64>,
+    pub default_to_max_throughput: bool,
 }
 
 /// EC2 instance EBS caps as in AWS's tables.
@@ -302,7 +343,15 @@ pub(crate) fn data() -> &'static ModelData {
 pub(crate) fn volume_model(name: &str) -> Option<&'static VolumeModel> {
     let lower = name.trim().to_ascii_lowercase();
     let canonical = match lower.as_str() {
-        "io2be" | "io2-block-express" | "io2_be" => "io2-be",
+        "io2-be" | "io2be" | "io2-block-express" | "io2_be" => "io2",
+        "ultra" | "ultra-disk" | "azure-ultra-disk" | "ultrassd" => "azure-ultra",
+        "premium-ssd" | "azure-premium" | "azure-premium-v1" | "azure-premium-ssd-v1" => {
+            "azure-premium-ssd"
+        }
+        "pd-balanced" => "gcp-pd-balanced",
+        "pd-standard" => "gcp-pd-standard",
+        "hyperdisk-extreme" | "gcp-hdx" => "gcp-hyperdisk-extreme",
+        "hyperdisk-throughput" | "gcp-hdt" => "gcp-hyperdisk-throughput",
         "oci-hp" | "oci-higher" => "oci-higher-performance",
         "oci-lower" | "oci-lowercost" => "oci-lower-cost",
         "oci-ultra-high-performance" | "oci-ultra" => "oci-uhp",
@@ -347,7 +396,10 @@ mod tests {
 
     #[test]
     fn aliases_resolve() {
-        assert_eq!(volume_model("IO2BE").unwrap().ty, "io2-be");
+        assert_eq!(volume_model("IO2BE").unwrap().ty, "io2");
+        assert_eq!(volume_model("io2-be").unwrap().ty, "io2");
+        assert_eq!(volume_model("ultra").unwrap().ty, "azure-ultra");
+        assert_eq!(volume_model("pd-balanced").unwrap().ty, "gcp-pd-balanced");
         assert_eq!(volume_model("pd-ssd").unwrap().ty, "gcp-pd-ssd");
         assert!(volume_model("io3").is_none());
     }

@@ -44,12 +44,12 @@ fn formula(m: &VolumeModel) -> Vec<String> {
             ),
             format!(
                 "limits={}: up to {} IOPS and {} ({}; {}, {})",
-                p.newer_limits.name,
-                fmt::int(p.newer_limits.max_iops),
-                fmt::gib(p.newer_limits.max_size_gib),
-                p.newer_limits.note,
-                p.newer_limits.source,
-                p.newer_limits.date
+                p.older_limits.name,
+                fmt::int(p.older_limits.max_iops),
+                fmt::gib(p.older_limits.max_size_gib),
+                p.older_limits.note,
+                p.older_limits.source,
+                p.older_limits.date
             ),
             format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
         ],
@@ -65,7 +65,9 @@ fn formula(m: &VolumeModel) -> Vec<String> {
             for t in &p.throughput_tiers {
                 v.push(format!("throughput: {}", t.note));
             }
-            v.push(format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)));
+            if let Some(u) = p.io_unit_kib {
+                v.push(format!("I/Os counted in {} KiB units", fmt::int(u)));
+            }
             v
         }
         Params::Hdd(p) => vec![
@@ -97,6 +99,12 @@ fn formula(m: &VolumeModel) -> Vec<String> {
                 )
             };
             let mut v = vec![at(p.vpus.min)];
+            if let Some(pv) = p.paravirtualized_max_iops {
+                v.push(format!(
+                    "a paravirtualized attachment (attach=pv) is capped at {} IOPS",
+                    fmt::int(pv)
+                ));
+            }
             if p.vpus.max > p.vpus.min {
                 v.push(at(p.vpus.max));
             }
@@ -128,19 +136,45 @@ fn formula(m: &VolumeModel) -> Vec<String> {
             fmt::int(p.size_gib.max)
         )],
         Params::AzureV2(p) => vec![format!(
-            "{} IOPS and {} MB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MB/s at <= {} MB/s per IOPS{}; size {}..{} GiB",
+            "{} IOPS and {} MB/s {}; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MB/s at <= {} MB/s per IOPS; size {}..{} GiB",
             fmt::int(p.included_iops),
             fmt::int(p.included_mb_s),
+            if p.default_to_max_throughput {
+                "minimum"
+            } else {
+                "included"
+            },
             fmt::int(p.max_iops),
             fmt::int(p.max_iops_per_gib),
             fmt::int(p.max_mb_s),
-            fmt::trim(p.mb_s_per_iops, 3),
-            p.alt_max_mb_s
-                .map(|a| format!(" (another source says {} MB/s)", fmt::int(a)))
-                .unwrap_or_default(),
+            fmt::trim(p.mb_s_per_iops, 4),
             fmt::int(p.size_gib.min),
             fmt::int(p.size_gib.max)
         )],
+        Params::HdThroughput(p) => vec![format!(
+            "throughput {}..{} MiB/s per TiB, {}..{} MiB/s overall; {} IOPS per MiB/s up to {}; size {}..{}",
+            fmt::int(p.min_mib_s_per_tib),
+            fmt::int(p.max_mib_s_per_tib),
+            fmt::int(p.min_mib_s),
+            fmt::int(p.max_mib_s),
+            fmt::trim(p.iops_per_mib_s, 2),
+            fmt::int(p.max_iops),
+            fmt::gib(p.size_gib.min),
+            fmt::gib(p.size_gib.max)
+        )],
+        Params::Tiered(p) => p
+            .tiers
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}: up to {}, {} IOPS, {} MB/s",
+                    t.name,
+                    fmt::gib(t.size_gib),
+                    fmt::int(t.iops),
+                    fmt::int(t.mb_s)
+                )
+            })
+            .collect(),
         Params::Custom => vec![
             "the limits you give: iops=, throughput= (MiB/s), latency= (base latency for the simulator)".into(),
         ],
@@ -247,8 +281,10 @@ pub fn list_models() -> String {
         };
         let src = if i.source.contains("pattern") {
             "family pattern (see data file)"
-        } else if i.source.contains("seed") {
-            "AWS docs + seed"
+        } else if i.source.contains("not be read") {
+            "not verified here (see data file)"
+        } else if i.source.contains("case study") || i.source.contains("benchmark article") {
+            "AWS docs + case study"
         } else {
             "AWS docs"
         };
@@ -262,4 +298,22 @@ pub fn list_models() -> String {
         d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date
     ));
     out
+}
+
+/// The model data for `iolens models --format json`: the bundled `data/models.json` (every
+/// limit with its source and date), with each volume's spec fields and its formula in words
+/// added, so that others can check what iolens assumes.
+pub fn list_models_json() -> serde_json::Value {
+    let d = data();
+    let mut raw: serde_json::Value =
+        serde_json::from_str(super::data::MODELS_JSON).unwrap_or_else(|_| serde_json::json!({}));
+    if let Some(vols) = raw.get_mut("volumes").and_then(|v| v.as_array_mut()) {
+        for (v, m) in vols.iter_mut().zip(&d.volumes) {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("fields".into(), serde_json::json!(fields_of(m)));
+                o.insert("limits".into(), serde_json::json!(formula(m)));
+            }
+        }
+    }
+    raw
 }

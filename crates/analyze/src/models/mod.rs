@@ -20,7 +20,7 @@ pub(crate) use ceiling::{ceiling_for, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
 pub use instance::{instance, Instance};
-pub use listing::list_models;
+pub use listing::{list_models, list_models_json};
 pub use spec::parse_volume;
 pub use volume::{Burst, Volume};
 
@@ -123,22 +123,40 @@ mod tests {
         assert!(close(v.throughput_bytes_per_s(), 250.0 * MIB));
         // 0.25 MiB/s per IOPS x 6,000 = 1,500, capped at 1,000.
         assert!(parse_volume("gp3:iops=6000,throughput=1000").is_ok());
-        let e = parse_volume("gp3:iops=6000,throughput=1001")
+        // 0.25 MiB/s per IOPS x 6,000 = 1,500 (the 2,000 MiB/s cap is further up).
+        assert!(parse_volume("gp3:iops=6000,throughput=1500").is_ok());
+        let e = parse_volume("gp3:iops=6000,throughput=1501")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("125..1,000 MiB/s"), "{e}");
+        assert!(e.contains("125..1,500 MiB/s"), "{e}");
         let e = parse_volume("gp3:iops=3000,throughput=1000")
             .unwrap_err()
             .to_string();
         assert!(e.contains("125..750 MiB/s"), "{e}");
-        let e = parse_volume("gp3:iops=20000").unwrap_err().to_string();
+        // 2025: 80,000 IOPS, 2,000 MiB/s, 64 TiB.
+        let v = parse_volume("gp3:iops=80000,throughput=2000").unwrap();
+        assert!(close(v.iops(), 80_000.0));
+        assert!(close(v.throughput_bytes_per_s(), 2000.0 * MIB));
+        assert_eq!(v.size_gib(), Some(160.0));
+        assert!(parse_volume("gp3:size=64T").is_ok());
+        let e = parse_volume("gp3:iops=80001").unwrap_err().to_string();
+        assert!(e.contains("3,000..80,000"), "{e}");
+        let e = parse_volume("gp3:iops=20000,limits=2023")
+            .unwrap_err()
+            .to_string();
         assert!(
-            e.contains("3,000..16,000") && e.contains("limits=2025"),
+            e.contains("3,000..16,000") && e.contains("drop limits=2023"),
             "{e}"
         );
-        let v = parse_volume("gp3:iops=40000,limits=2025").unwrap();
-        assert!(close(v.iops(), 40_000.0));
-        assert!(v.notes().iter().any(|n| n.contains("2025")));
+        let v = parse_volume("gp3:iops=16000,limits=2023").unwrap();
+        assert!(v.notes().iter().any(|n| n.contains("before AWS raised")));
+        assert!(parse_volume("gp3:iops=16000,throughput=1001,limits=2023").is_err());
+        // Acceptance (issue 9): $40 storage + 17,000 x $0.005 + 875 x $0.04 = $160.
+        let c = parse_volume("gp3:iops=20000,throughput=1000,size=500G")
+            .unwrap()
+            .monthly_cost()
+            .unwrap();
+        assert!(close(c.total, 160.0), "{c:?}");
         let e = parse_volume("gp3:iops=6000,size=10G")
             .unwrap_err()
             .to_string();
@@ -171,10 +189,22 @@ mod tests {
         assert!(close(big.iops(), 3_000.0));
         assert!(big.burst().is_none());
         assert!(close(big.throughput_bytes_per_s(), 250.0 * MIB));
-        // 170-334 GiB: 128 sustained, 250 with credits.
+        // 170-334 GiB: baseline IOPS x 256 KiB sustained (600 x 256 KiB = 150 MiB/s), 250 with
+        // credits.
         let mid = parse_volume("gp2:size=200G").unwrap();
-        assert!(close(mid.throughput_bytes_per_s(), 128.0 * MIB));
+        assert!(close(mid.throughput_bytes_per_s(), 150.0 * MIB));
         assert!(close(mid.burst().unwrap().bytes_per_s, 250.0 * MIB));
+        let mid = parse_volume("gp2:size=171G").unwrap();
+        assert!(close(mid.throughput_bytes_per_s(), 128.25 * MIB));
+        // Below 33.33 GiB credits are earned at the 100-IOPS minimum baseline, not 3/GiB/s.
+        let small = parse_volume("gp2:size=10G").unwrap();
+        let b = small.burst().unwrap();
+        assert!(
+            b.description.contains("refills in 54,000 s")
+                && b.description.contains("100 credits/s"),
+            "{}",
+            b.description
+        );
         assert!(parse_volume("gp2")
             .unwrap_err()
             .to_string()
@@ -190,11 +220,18 @@ mod tests {
         let v = parse_volume("io2-be:iops=256000,size=256G").unwrap();
         assert!(close(v.iops(), 256_000.0));
         assert!(parse_volume("io2-be:iops=256001").is_err());
+        // Every io2 is Block Express since 2025: 1,000 IOPS per GiB, up to 256,000.
         let v = parse_volume("io2:iops=64000").unwrap();
-        assert_eq!(v.size_gib(), Some(128.0));
-        assert!(close(v.throughput_bytes_per_s(), 1000.0 * MIB));
-        let e = parse_volume("io2:iops=100000").unwrap_err().to_string();
-        assert!(e.contains("100..64,000") && e.contains("io2-be"), "{e}");
+        assert_eq!(v.size_gib(), Some(64.0));
+        assert!(close(v.throughput_bytes_per_s(), 4000.0 * MIB));
+        assert!(parse_volume("io2:iops=100000").is_ok());
+        let v = parse_volume("io2:iops=256000").unwrap();
+        assert!(close(v.iops(), 256_000.0));
+        assert_eq!(v.size_gib(), Some(256.0));
+        assert_eq!(v.type_name(), "io2");
+        let e = parse_volume("io2:iops=256001").unwrap_err().to_string();
+        assert!(e.contains("100..256,000"), "{e}");
+        assert!(parse_volume("io2:size=64T,iops=1000").is_ok());
         // An r6i.8xlarge carries at most 40,000 IOPS of a 256,000-IOPS volume (seed 001).
         let r = instance("r6i.8xlarge").unwrap();
         let c = expected_ceiling(Some(&v), Some(&r), 4096, 1.0).unwrap();
@@ -208,16 +245,41 @@ mod tests {
 
     #[test]
     fn io2_price_example_of_seed_001() {
-        // 500 GB at 100K IOPS = $62.50 + $2,080 + $1,472 + $1,152 = $4,766.50/month.
+        // 500 GB at 100K IOPS = $62.50 + 32,000 x $0.065 + 32,000 x $0.0455 + 36,000 x $0.03185
+        // = $62.50 + $2,080 + $1,456 + $1,146.60 = $4,745.10/month (the article rounds the
+        // tier prices and gets $4,766.50).
         let v = parse_volume("io2-be:iops=100000,size=500G").unwrap();
         let c = v.monthly_cost().unwrap();
         assert!(close(c.storage, 62.5));
-        assert!(close(c.iops, 2080.0 + 1472.0 + 1152.0));
-        assert!(close(c.total, 4766.5), "{c:?}");
+        assert!(close(c.iops, 2080.0 + 1456.0 + 1146.6), "{c:?}");
+        assert!(close(c.total, 4745.1), "{c:?}");
+        for line in [
+            "IOPS up to 32,000: 32,000 x $0.065 = $2,080.00",
+            "IOPS 32,001-64,000: 32,000 x $0.0455 = $1,456.00",
+            "IOPS above 64,000: 36,000 x $0.03185 = $1,146.60",
+        ] {
+            assert!(
+                c.detail.iter().any(|l| l == line),
+                "{line} in {:?}",
+                c.detail
+            );
+        }
+        // The total is printed once, by the caller; no "IOPS above 0" line for a single tier.
         assert!(
-            c.detail.iter().any(|l| l.contains("$1,472.00")),
+            c.detail.iter().all(|l| !l.contains("total")),
             "{:?}",
             c.detail
+        );
+        let io1 = parse_volume("io1:iops=48000,size=1000G")
+            .unwrap()
+            .monthly_cost()
+            .unwrap();
+        assert!(
+            io1.detail
+                .iter()
+                .any(|l| l == "IOPS: 48,000 x $0.065 = $3,120.00"),
+            "{:?}",
+            io1.detail
         );
     }
 
@@ -339,10 +401,13 @@ mod tests {
         let e = parse_volume("io3:iops=1").unwrap_err().to_string();
         assert!(e.starts_with("unknown volume type 'io3'; known types: gp2 (size), gp3 (iops, throughput, size, limits), io1 (iops, size)"), "{e}");
         for t in [
-            "io2-be (iops, size)",
+            "azure-ultra (iops, throughput, size)",
+            "azure-premium-ssd (size)",
+            "gcp-pd-balanced (size)",
+            "gcp-hyperdisk-extreme (iops, size)",
+            "oci-uhp (size, vpus, attach)",
             "st1 (size)",
             "sc1 (size)",
-            "oci-uhp (size, vpus)",
             "gcp-hyperdisk-balanced (iops, throughput, size)",
             "azure-premium-v2 (iops, throughput, size)",
             "custom (iops, throughput, latency, size)",
@@ -426,19 +491,24 @@ mod tests {
         let r = right_size(&v, 40_000.0);
         assert_eq!(r.volume.iops, Some(48_000.0));
         let cost = r.cost.as_ref().unwrap();
-        // 62.50 + 32,000 x 0.065 + 16,000 x 0.046 = 2,878.50
-        assert!(close(cost.total, 2878.5), "{cost:?}");
-        assert!(close(r.saving.unwrap(), 4766.5 - 2878.5));
+        // 62.50 + 32,000 x 0.065 + 16,000 x 0.0455 = 2,870.50
+        assert!(close(cost.total, 2870.5), "{cost:?}");
+        assert!(close(r.saving.unwrap(), 4745.1 - 2870.5));
         assert!(
             r.explanation.contains("40,000 x 1.2 = 48,000"),
             "{}",
             r.explanation
         );
         assert!(
-            r.explanation.contains("saves $1,888.00"),
+            r.explanation.contains("saves $1,874.60"),
             "{}",
             r.explanation
         );
+        // A 24,000-IOPS peak stays on gp3 (80,000 IOPS since 2025): about $113/month.
+        let r = right_size(&parse_volume("gp3:size=100G").unwrap(), 20_000.0);
+        assert_eq!(r.volume.type_name(), "gp3");
+        assert_eq!(r.volume.iops, Some(24_000.0));
+        assert!(close(r.cost.as_ref().unwrap().total, 113.0), "{:?}", r.cost);
         // gp3 never goes below its included 3,000 IOPS.
         let g = parse_volume("gp3:iops=10000,size=100G").unwrap();
         let r = right_size(&g, 1000.0);
@@ -446,7 +516,11 @@ mod tests {
         // io1 beyond its maximum is clamped and says what to do.
         let r = right_size(&parse_volume("io1:iops=1000").unwrap(), 100_000.0);
         assert_eq!(r.volume.iops, Some(64_000.0));
-        assert!(r.explanation.contains("io2-be"), "{}", r.explanation);
+        assert!(
+            r.explanation.contains("io2 (up to 256,000 IOPS)"),
+            "{}",
+            r.explanation
+        );
         assert_eq!(r.volume.size_gib, Some(1280.0));
         // gp2 grows to the size that gives the IOPS, and never shrinks.
         let r = right_size(&parse_volume("gp2:size=100G").unwrap(), 1000.0);
@@ -460,6 +534,102 @@ mod tests {
         );
         let r = right_size(&parse_volume("st1:size=2T").unwrap(), 100.0);
         assert!(r.explanation.contains("throughput"), "{}", r.explanation);
+    }
+
+    #[test]
+    fn audit_of_issue_9() {
+        // st1/sc1 merge sequential I/O up to 1 MiB: a 16 TiB st1 reaches 500 MiB/s with
+        // 128 KiB sequential reads (8 merged per 1 MiB operation).
+        let st1 = parse_volume("st1:size=16T").unwrap();
+        let c = st1.ceiling_with(128 * KIB, 1.0, true);
+        assert!(close(c.bytes_per_s, 500.0 * MIB), "{c:?}");
+        // Random 128 KiB still costs a full 1 MiB each.
+        let c = st1.ceiling_with(128 * KIB, 1.0, false);
+        assert!(close(c.bytes_per_s, 500.0 * MIB / 8.0), "{c:?}");
+        // The burst ceiling respects the instance's caps: gp2 bursts to 3,000 IOPS, but a
+        // burst instance at its baseline cannot take more than the instance allows.
+        let gp2 = parse_volume("gp2:size=100G").unwrap();
+        let m5 = instance("m5.large").unwrap();
+        let alone = gp2.burst_ceiling(256 * KIB, 1.0, false).unwrap();
+        let on = gp2
+            .burst_ceiling_on(Some(&m5), 256 * KIB, 1.0, false)
+            .unwrap();
+        assert!(
+            on.iops <= alone.iops + 1e-9 && on.iops <= 593.75e6 / (256.0 * 1024.0) + 1e-6,
+            "{on:?}"
+        );
+        // OCI UHP: 300,000 IOPS over iSCSI multipath, 150,000 paravirtualized.
+        let v = parse_volume("oci-uhp:size=2000G,vpus=120").unwrap();
+        assert!(close(v.iops(), 300_000.0));
+        let v = parse_volume("oci-uhp:size=2000G,vpus=120,attach=pv").unwrap();
+        assert!(close(v.iops(), 150_000.0));
+        assert_eq!(v.spec(), "oci-uhp:vpus=120,size=2000G,attach=pv");
+        assert!(parse_volume("oci-uhp:size=2000G,attach=usb").is_err());
+        // Azure Premium SSD v2: 2,000 MB/s from 8,000 IOPS.
+        let v = parse_volume("azure-premium-v2:iops=8000,throughput=2000").unwrap();
+        assert!(close(v.throughput_bytes_per_s(), 2000e6));
+        assert!(parse_volume("azure-premium-v2:iops=7999,throughput=2000").is_err());
+        // The models the audit found missing.
+        let u = parse_volume("azure-ultra:iops=400000,size=1024G").unwrap();
+        assert!(close(u.iops(), 400_000.0));
+        assert!(close(u.throughput_bytes_per_s(), 10_000e6));
+        assert!(parse_volume("ultra:iops=400001").is_err());
+        let p = parse_volume("azure-premium-ssd:size=1000G").unwrap();
+        assert!(close(p.iops(), 5_000.0) && close(p.throughput_bytes_per_s(), 200e6));
+        assert!(p.name().contains("P30"), "{}", p.name());
+        assert!(p.notes()[0].contains("tier P30"), "{:?}", p.notes());
+        let b = parse_volume("pd-balanced:size=100G").unwrap();
+        assert!(
+            close(b.iops(), 3_000.0),
+            "baseline 3,000 IOPS below 500 GiB"
+        );
+        let b = parse_volume("gcp-pd-balanced:size=1000G").unwrap();
+        assert!(close(b.iops(), 6_000.0) && close(b.throughput_bytes_per_s(), 280.0 * MIB));
+        let s = parse_volume("gcp-pd-standard:size=1000G").unwrap();
+        assert!(close(s.iops(), 750.0));
+        let x = parse_volume("gcp-hyperdisk-extreme:iops=350000").unwrap();
+        assert!(close(x.throughput_bytes_per_s(), 5_000.0 * MIB));
+        assert_eq!(x.io_unit(), None);
+        assert!(parse_volume("hyperdisk-extreme:iops=350001").is_err());
+        let t = parse_volume("gcp-hyperdisk-throughput:size=32T,throughput=2400").unwrap();
+        assert!(close(t.iops(), 9_600.0) && close(t.throughput_bytes_per_s(), 2400.0 * MIB));
+        let t = parse_volume("hyperdisk-throughput").unwrap();
+        assert!(close(t.throughput_bytes_per_s(), 20.0 * MIB) && close(t.iops(), 80.0));
+        let e = parse_volume("hyperdisk-throughput:size=2T,throughput=200")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("20..180 MiB/s"), "{e}");
+        let i = instance("i4i.32xlarge").unwrap();
+        assert_eq!((i.max_iops, i.max_mb_s), (160_000.0, 5_000.0));
+        assert!(instance("i4i.large").unwrap().burst);
+        // Sources: no internal paths, and a source and date everywhere in the JSON listing.
+        let j = list_models_json();
+        let text = j.to_string();
+        assert!(!text.contains("shared/") && !list_models().contains("shared/"));
+        for v in j["volumes"].as_array().unwrap() {
+            assert!(
+                v["source"].as_str().is_some_and(|s| !s.is_empty()),
+                "{}",
+                v["type"]
+            );
+            assert!(
+                v["date"].as_str().is_some_and(|s| !s.is_empty()),
+                "{}",
+                v["type"]
+            );
+            assert!(
+                v["limits"].as_array().is_some_and(|l| !l.is_empty()),
+                "{}",
+                v["type"]
+            );
+        }
+        for i in j["instances"].as_array().unwrap() {
+            assert!(
+                i["source"].as_str().is_some_and(|s| !s.is_empty()),
+                "{}",
+                i["name"]
+            );
+        }
     }
 
     #[test]
@@ -480,7 +650,16 @@ mod tests {
             "oci-uhp",
             "gcp-hyperdisk-balanced",
             "gcp-pd-ssd",
+            "gcp-pd-balanced",
+            "gcp-pd-standard",
+            "gcp-hyperdisk-extreme",
+            "gcp-hyperdisk-throughput",
             "azure-premium-v2",
+            "azure-premium-ssd",
+            "azure-ultra",
+            "Ultra Disk",
+            "Hyperdisk Extreme",
+            "i4i.32xlarge",
             "custom",
             "c7g.16xlarge",
             "r6i.metal",

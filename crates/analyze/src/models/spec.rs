@@ -14,8 +14,13 @@ pub(crate) fn fields_of(model: &VolumeModel) -> Vec<&'static str> {
         Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => vec!["size"],
         Params::Gp3(_) => vec!["iops", "throughput", "size", "limits"],
         Params::Provisioned(_) => vec!["iops", "size"],
+        Params::Oci(o) if o.vpus.min < o.vpus.max && o.paravirtualized_max_iops.is_some() => {
+            vec!["size", "vpus", "attach"]
+        }
         Params::Oci(o) if o.vpus.min < o.vpus.max => vec!["size", "vpus"],
         Params::Oci(_) => vec!["size"],
+        Params::Tiered(_) => vec!["size"],
+        Params::HdThroughput(_) => vec!["throughput", "size"],
         Params::Hyperdisk(_) | Params::AzureV2(_) => vec!["iops", "throughput", "size"],
         Params::Custom => vec!["iops", "throughput", "latency", "size"],
     }
@@ -65,6 +70,7 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
             "latency" | "lat" => "latency",
             "vpus" | "vpu" => "vpus",
             "limits" => "limits",
+            "attach" | "attachment" => "attach",
             other => {
                 return Err(bad(format!(
                     "unknown field '{other}' for {}; {takes}",
@@ -108,7 +114,8 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
         size_gib: size,
         vpus: None,
         latency_us: None,
-        newer_limits: false,
+        older_limits: false,
+        pv_attach: false,
         notes: vec![],
     };
     let ty = model.ty.as_str();
@@ -171,37 +178,100 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
                 }
             };
             vol.vpus = Some(v);
-        }
-        Params::Gp3(p) => {
-            let newer = match get("limits").map(str::to_ascii_lowercase).as_deref() {
-                None | Some("2023") => false,
-                Some(l) if l == p.newer_limits.name => true,
+            vol.pv_attach = match get("attach").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("iscsi") | Some("multipath") => false,
+                Some("pv") | Some("paravirtualized") => true,
                 Some(other) => {
                     return Err(bad(format!(
-                        "limits must be 2023 (AWS documentation, default) or {} (newer, weaker source); given '{other}'",
-                        p.newer_limits.name
+                        "attach must be iscsi (multipath, default) or pv (paravirtualized); given '{other}'"
                     )))
                 }
             };
-            vol.newer_limits = newer;
-            let max_iops = if newer {
-                p.newer_limits.max_iops
+        }
+        Params::HdThroughput(p) => {
+            let s = size.unwrap_or(p.size_gib.min);
+            if size.is_none() {
+                vol.notes.push(format!(
+                    "size not given: assumed {}, the smallest {ty}",
+                    fmt::gib(s)
+                ));
+            }
+            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+            vol.size_gib = Some(s);
+            let tib = s / 1024.0;
+            let lo = (p.min_mib_s_per_tib * tib).max(p.min_mib_s);
+            let hi = (p.max_mib_s_per_tib * tib).min(p.max_mib_s);
+            let t = match tput {
+                Some(t) => t / MIB,
+                None => {
+                    vol.notes.push(format!(
+                        "throughput not given: assumed the minimum for {}, {} MiB/s",
+                        fmt::gib(s),
+                        fmt::trim(lo, 2)
+                    ));
+                    lo
+                }
+            };
+            if t < lo - 1e-9 || t > hi + 1e-9 {
+                return Err(bad(format!(
+                    "{ty} throughput must be {}..{} MiB/s for {} ({}..{} MiB/s per TiB, {}..{} overall); given {} MiB/s",
+                    fmt::trim(lo, 2),
+                    fmt::trim(hi, 2),
+                    fmt::gib(s),
+                    fmt::int(p.min_mib_s_per_tib),
+                    fmt::int(p.max_mib_s_per_tib),
+                    fmt::int(p.min_mib_s),
+                    fmt::int(p.max_mib_s),
+                    fmt::trim(t, 2)
+                )));
+            }
+            vol.throughput = Some(t * MIB);
+        }
+        Params::Tiered(p) => {
+            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=1024G")))?;
+            let max = p.tiers.last().map(|t| t.size_gib).unwrap_or(0.0);
+            let min = p.tiers.first().map(|t| t.size_gib).unwrap_or(0.0).min(1.0);
+            check_size(s, min, max, "GiB")?;
+            if let Some(t) = vol.tier(p) {
+                if (t.size_gib - s).abs() > 1e-9 {
+                    vol.notes.push(format!(
+                        "{} GiB is billed and performs as tier {} ({})",
+                        fmt::trim(s, 2),
+                        t.name,
+                        fmt::gib(t.size_gib)
+                    ));
+                }
+            }
+        }
+        Params::Gp3(p) => {
+            let older = match get("limits").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("2025") | Some("current") => false,
+                Some(l) if l == p.older_limits.name => true,
+                Some(other) => {
+                    return Err(bad(format!(
+                        "limits must be 2025 (current, default) or {} (the limits before 2025); given '{other}'",
+                        p.older_limits.name
+                    )))
+                }
+            };
+            vol.older_limits = older;
+            let max_iops = if older {
+                p.older_limits.max_iops
             } else {
                 p.max_iops
             };
-            let max_size = if newer {
-                p.newer_limits.max_size_gib
+            let max_size = if older {
+                p.older_limits.max_size_gib
             } else {
                 p.size_gib.max
             };
             let i = iops.unwrap_or(p.included_iops);
             if i < p.included_iops || i > max_iops {
-                let hint = if !newer && i > max_iops && i <= p.newer_limits.max_iops {
+                let hint = if older && i > max_iops && i <= p.max_iops {
                     format!(
-                        "; AWS raised the gp3 maximum to {} IOPS in {} (weaker source): add limits={} to use it",
-                        fmt::int(p.newer_limits.max_iops),
-                        p.newer_limits.name,
-                        p.newer_limits.name
+                        "; AWS raised gp3 to {} IOPS in 2025: drop limits={}",
+                        fmt::int(p.max_iops),
+                        p.older_limits.name
                     )
                 } else {
                     String::new()
@@ -225,8 +295,8 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
             )
             .map_err(bad)?;
             vol.size_gib = Some(s);
-            let max_mib = if newer {
-                p.newer_limits.max_mib_s.unwrap_or(p.max_mib_s)
+            let max_mib = if older {
+                p.older_limits.max_mib_s.unwrap_or(p.max_mib_s)
             } else {
                 p.max_mib_s
             };
@@ -244,8 +314,8 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
                     fmt::trim(t_mib, 2)
                 )));
             }
-            if newer {
-                vol.notes.push(p.newer_limits.note.clone());
+            if older {
+                vol.notes.push(p.older_limits.note.clone());
             }
             vol.iops = Some(i);
             vol.throughput = Some(t);
@@ -261,8 +331,8 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
                 ))
             })?;
             if i < p.min_iops || i > p.max_iops {
-                let hint = if i > p.max_iops && ty != "io2-be" {
-                    "; io2-be (Block Express) allows up to 256,000"
+                let hint = if i > p.max_iops && ty == "io1" {
+                    "; io2 (Block Express) allows up to 256,000"
                 } else {
                     ""
                 };
@@ -330,7 +400,18 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
             )
             .map_err(bad)?;
             let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
-            let t = tput.unwrap_or(p.included_mb_s * 1e6);
+            let t = match tput {
+                Some(t) => t,
+                None if p.default_to_max_throughput => {
+                    vol.notes.push(format!(
+                        "throughput not given: assumed the most {} IOPS allow, {} MB/s",
+                        fmt::int(i),
+                        fmt::trim(allowed, 2)
+                    ));
+                    allowed * 1e6
+                }
+                None => p.included_mb_s * 1e6,
+            };
             if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
                 return Err(bad(format!(
                     "{ty} throughput must be {}..{} MB/s for {} IOPS (at most {} MB/s per IOPS and {} MB/s overall); given {} MB/s",

@@ -22,8 +22,10 @@ pub struct Volume {
     pub(crate) vpus: Option<f64>,
     /// Base latency for `custom` volumes.
     pub(crate) latency_us: Option<f64>,
-    /// gp3: use the 2025 limits.
-    pub(crate) newer_limits: bool,
+    /// gp3: use the limits before 2025 (`limits=2023`).
+    pub(crate) older_limits: bool,
+    /// OCI: a paravirtualized attachment (`attach=pv`), with its lower IOPS cap.
+    pub(crate) pv_attach: bool,
     pub(crate) notes: Vec<String>,
 }
 
@@ -90,6 +92,26 @@ impl Volume {
                     fmt::mb_s(l.bytes_per_s)
                 )
             }
+            Params::HdThroughput(_) => {
+                let l = self.limits(false);
+                format!(
+                    "{ty} {}, {} IOPS, {size}",
+                    fmt::bw(l.bytes_per_s),
+                    fmt::int(l.iops)
+                )
+            }
+            Params::Tiered(p) => {
+                let l = self.limits(false);
+                let tier = self
+                    .tier(p)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("beyond the largest tier");
+                format!(
+                    "{ty} {tier} ({size}: {} IOPS, {})",
+                    fmt::int(l.iops),
+                    fmt::mb_s(l.bytes_per_s)
+                )
+            }
             Params::Custom => {
                 let mut parts = vec![];
                 if let Some(i) = self.iops {
@@ -132,8 +154,11 @@ impl Volume {
         if let Some(s) = self.size_gib {
             f.push(format!("size={}G", fmt::trim(s, 2).replace(',', "")));
         }
-        if self.newer_limits {
-            f.push("limits=2025".into());
+        if self.older_limits {
+            f.push("limits=2023".into());
+        }
+        if self.pv_attach {
+            f.push("attach=pv".into());
         }
         if f.is_empty() {
             self.model.ty.clone()
@@ -198,7 +223,7 @@ impl Volume {
         let kib = match &self.model.params {
             Params::Gp2(p) => p.io_unit_kib,
             Params::Gp3(p) => p.io_unit_kib,
-            Params::Provisioned(p) => p.io_unit_kib,
+            Params::Provisioned(p) => p.io_unit_kib?,
             Params::Hdd(p) => p.io_unit_kib,
             _ => return None,
         };
@@ -221,7 +246,10 @@ impl Volume {
                 }
                 let burst = self.limits(true);
                 let secs = p.burst.initial_credits / (p.burst.iops - base.iops);
-                let refill = p.burst.initial_credits / (p.burst.credits_per_gib_per_s * size);
+                // Credits are earned at the baseline rate: 3 per GiB per second, but at least
+                // the 100-IOPS minimum baseline below 33.33 GiB.
+                let earn = (p.burst.credits_per_gib_per_s * size).max(p.min_iops);
+                let refill = p.burst.initial_credits / earn;
                 Some(Burst {
                     iops: burst.iops,
                     bytes_per_s: burst.bytes_per_s,
@@ -234,7 +262,7 @@ impl Volume {
                         fmt::int(p.burst.iops),
                         fmt::int(base.iops),
                         fmt::secs(refill),
-                        fmt::int(p.burst.credits_per_gib_per_s * size),
+                        fmt::int(earn),
                     ),
                 })
             }
@@ -263,6 +291,12 @@ impl Volume {
             }
             _ => None,
         }
+    }
+
+    /// The tier that holds the volume's size (tiered types).
+    pub(crate) fn tier<'a>(&self, p: &'a super::data::Tiered) -> Option<&'a super::data::Tier> {
+        let size = self.size_gib?;
+        p.tiers.iter().find(|t| t.size_gib >= size)
     }
 
     /// The limits, sustained or with burst credits (same as sustained for types without burst).
@@ -311,11 +345,20 @@ impl Volume {
                             ),
                         )
                     } else {
+                        // Without credits: baseline IOPS x 256 KiB (AWS's throughput formula),
+                        // never below the small volumes' 128 MiB/s.
+                        let unit_mib = p.io_unit_kib / 1024.0;
+                        let by_iops = base * unit_mib;
+                        let mib = by_iops
+                            .max(p.throughput.small_mib_s)
+                            .min(p.throughput.large_mib_s);
                         (
-                            p.throughput.small_mib_s,
+                            mib,
                             format!(
-                                "{} MiB/s sustained ({} with burst credits), gp2 of {}-{} GiB",
-                                fmt::int(p.throughput.small_mib_s),
+                                "{} MiB/s sustained = {} baseline IOPS x {} KiB ({} with burst credits), gp2 of {}-{} GiB",
+                                fmt::trim(mib, 2),
+                                fmt::int(base),
+                                fmt::int(p.io_unit_kib),
                                 fmt::int(p.throughput.large_mib_s),
                                 fmt::int(p.throughput.small_max_gib),
                                 fmt::int(p.throughput.large_min_gib)
@@ -422,7 +465,10 @@ impl Volume {
             Params::Oci(p) => {
                 let v = self.vpus.unwrap_or(p.vpus.default);
                 let per = p.iops_per_gb.at(v);
-                let cap = p.max_iops.at(v);
+                let cap = match p.paravirtualized_max_iops {
+                    Some(pv) if self.pv_attach => p.max_iops.at(v).min(pv),
+                    _ => p.max_iops.at(v),
+                };
                 let raw = per * size;
                 let (iops, iops_text) = if raw <= cap {
                     (
@@ -435,7 +481,12 @@ impl Volume {
                         ),
                     )
                 } else {
-                    (cap, format!("{} per-volume cap", fmt::int(cap)))
+                    let what = if self.pv_attach {
+                        "cap of a paravirtualized attachment"
+                    } else {
+                        "per-volume cap"
+                    };
+                    (cap, format!("{} {what}", fmt::int(cap)))
                 };
                 let kb = p.kb_s_per_gb.at(v);
                 let tcap = p.max_mb_s.at(v) * 1e6;
@@ -466,7 +517,7 @@ impl Volume {
                 )
             }
             Params::GcpPd(p) => {
-                let raw = p.iops_per_gib * size;
+                let raw = (p.iops_per_gib * size).max(p.baseline_iops);
                 let (iops, iops_text) = if raw <= p.max_iops {
                     (
                         raw,
@@ -483,7 +534,7 @@ impl Volume {
                         format!("{} instance maximum", fmt::int(p.max_iops)),
                     )
                 };
-                let traw = p.mib_s_per_gib * size;
+                let traw = (p.mib_s_per_gib * size).max(p.baseline_mib_s);
                 let (mib, ttext) = if traw <= p.max_mib_s {
                     (
                         traw,
@@ -512,6 +563,37 @@ impl Volume {
                     format!("{} provisioned", fmt::mb_s(t)),
                 )
             }
+            Params::HdThroughput(p) => {
+                let t = self.throughput.unwrap_or(p.min_mib_s * MIB);
+                let raw = t / MIB * p.iops_per_mib_s;
+                let iops = raw.min(p.max_iops);
+                unlimited(
+                    iops,
+                    format!(
+                        "{} = {} MiB/s x {} IOPS per MiB/s{}",
+                        fmt::int(iops),
+                        fmt::trim(t / MIB, 2),
+                        fmt::trim(p.iops_per_mib_s, 2),
+                        if raw > p.max_iops { ", capped" } else { "" }
+                    ),
+                    t,
+                    format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
+                )
+            }
+            Params::Tiered(p) => match self.tier(p) {
+                Some(t) => unlimited(
+                    t.iops,
+                    format!(
+                        "{} ({}, up to {})",
+                        fmt::int(t.iops),
+                        t.name,
+                        fmt::gib(t.size_gib)
+                    ),
+                    t.mb_s * 1e6,
+                    format!("{} ({})", fmt::mb_s(t.mb_s * 1e6), t.name),
+                ),
+                None => unlimited(0.0, "no tier".into(), 0.0, "no tier".into()),
+            },
             Params::Custom => {
                 let iops = self.iops.unwrap_or(f64::INFINITY);
                 let t = self.throughput.unwrap_or(f64::INFINITY);

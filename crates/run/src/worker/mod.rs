@@ -11,13 +11,9 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use iolens_engine::libaio::LibaioEngine;
-use iolens_engine::null::NullEngine;
-use iolens_engine::sync::{SyncEngine, SyncKind};
-use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{file, Backend, BufPool, Completion, Engine, IoReq, Op, Slot, Submitted};
 use iolens_job::{ClockSource, Ddir, EngineKind, RateProcess, RwKind};
-use iolens_stats::{JobStats, Rusage, StatsConfig};
+use iolens_stats::{JobStats, Rusage};
 
 use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
 use crate::content::Content;
@@ -25,8 +21,23 @@ use crate::control::{JobControl, JobState};
 use crate::offsets::{BlockSizes, FileOffsets, OffsetSpec};
 use crate::plan::PlannedJob;
 use crate::rand::{Stream, Taus};
-use crate::sim::{SimEngine, SimVolume};
 use crate::verify::Verifier;
+
+mod engines;
+mod errors;
+mod files;
+mod pacing;
+mod sampling;
+mod setup;
+#[cfg(test)]
+mod tests;
+
+use errors::errno_name;
+use files::{FilePicker, FileService};
+use pacing::Pace;
+use sampling::Sampler;
+pub use setup::failed;
+use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
 
 /// Run-wide options for workers.
 #[derive(Debug, Clone, Default)]
@@ -59,99 +70,6 @@ struct Unit {
     verify_read: bool,
 }
 
-fn errno_name(e: i32) -> String {
-    let s = std::io::Error::from_raw_os_error(e).to_string();
-    let name = match e {
-        libc::EINVAL => "EINVAL",
-        libc::EIO => "EIO",
-        libc::ENOSPC => "ENOSPC",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::EAGAIN => "EAGAIN",
-        libc::EBADF => "EBADF",
-        libc::EFAULT => "EFAULT",
-        libc::EILSEQ => "EILSEQ",
-        libc::ENODATA => "ENODATA",
-        libc::EPERM => "EPERM",
-        libc::EACCES => "EACCES",
-        _ => "",
-    };
-    if name.is_empty() {
-        format!("{s} (errno {e})")
-    } else {
-        format!("{s} ({name})")
-    }
-}
-
-/// How the next file is chosen (`file_service_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FileService {
-    /// Switch to the next file every N I/Os.
-    RoundRobin(u64),
-    /// Finish one file's range before moving on.
-    Sequential,
-    /// A random file for every I/O.
-    Random,
-}
-
-impl FileService {
-    fn parse(s: &str) -> Self {
-        let (kind, n) = match s.split_once(':') {
-            Some((k, n)) => (k, n.parse().unwrap_or(1)),
-            None => (s, 1),
-        };
-        match kind {
-            "sequential" => FileService::Sequential,
-            "random" | "zipf" | "pareto" | "normal" | "gauss" => FileService::Random,
-            _ => FileService::RoundRobin(n.max(1)),
-        }
-    }
-}
-
-/// A periodic sampler of per-direction counters.
-#[derive(Debug, Clone, Copy)]
-struct Sampler {
-    every: u64,
-    next: u64,
-    last_t: u64,
-    last: [u64; 3],
-}
-
-impl Sampler {
-    fn new(t: u64, every: u64) -> Self {
-        let every = every.max(1_000_000);
-        Sampler {
-            every,
-            next: t + every,
-            last_t: t,
-            last: [0; 3],
-        }
-    }
-
-    /// When a sample is due at `t`: the elapsed whole ms and the counters' deltas.
-    fn due(&mut self, t: u64, now: [u64; 3]) -> Option<(u64, [u64; 3])> {
-        if t < self.next {
-            return None;
-        }
-        let ms = (t - self.last_t) / 1_000_000;
-        let delta = [0, 1, 2].map(|d| now[d].saturating_sub(self.last[d]));
-        self.last = now;
-        self.last_t = t;
-        self.next += self.every;
-        if self.next <= t {
-            self.next = t + self.every;
-        }
-        (ms > 0).then_some((ms, delta))
-    }
-}
-
-/// Pacing of one direction (`rate`, `rate_iops`).
-#[derive(Debug, Clone, Copy, Default)]
-struct Pace {
-    bytes_per_s: u64,
-    iops: u64,
-    next_at: u64,
-}
-
 struct Worker<'a> {
     job: &'a PlannedJob,
     ctl: &'a JobControl,
@@ -175,8 +93,7 @@ struct Worker<'a> {
     rng_mix: Taus,
     rng_pct: Taus,
     rng_time: Taus,
-    file_rr: usize,
-    file_count: u64,
+    files: FilePicker,
     file_issued: Vec<u64>,
     file_pass_bytes: Vec<u64>,
     file_done: Vec<bool>,
@@ -187,7 +104,6 @@ struct Worker<'a> {
     pass_start_ios: u64,
     /// Passes the job runs when number_ios ends them: `loops`, or unbounded when time based.
     loops: u64,
-    file_service: FileService,
     content: Content,
     stats: JobStats,
     count_calls: bool,
@@ -386,38 +302,10 @@ impl<'a> Worker<'a> {
     /// The file for the next I/O (`file_service_type`), among those not finished in this pass.
     #[inline(always)]
     fn pick_file(&mut self) -> usize {
-        let n = self.offsets.len();
-        if n == 1 {
+        if self.file_done.len() == 1 {
             return 0;
         }
-        let next_open = |done: &[bool], from: usize| {
-            (0..n)
-                .map(|i| (from + i) % n)
-                .find(|f| !done[*f])
-                .unwrap_or(from % n)
-        };
-        match self.file_service {
-            FileService::RoundRobin(k) => {
-                let f = next_open(&self.file_done, self.file_rr);
-                self.file_count += 1;
-                if self.file_count >= k {
-                    self.file_count = 0;
-                    self.file_rr = f + 1;
-                } else {
-                    self.file_rr = f;
-                }
-                f
-            }
-            FileService::Sequential => {
-                let f = next_open(&self.file_done, self.file_rr);
-                self.file_rr = f;
-                f
-            }
-            FileService::Random => {
-                let r = self.rng_time.below(n as u64) as usize;
-                next_open(&self.file_done, r)
-            }
-        }
+        self.files.pick(&self.file_done, &mut self.rng_time)
     }
 
     /// Marks a file finished for this pass; when every file is, the pass is over. Returns
@@ -485,60 +373,17 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// As fio: when the direction the mix chose is ahead of its rate, a mixed job switches to
-    /// the other direction if that one is due, or to whichever of the two is due first, so
-    /// per-direction rates (`rate_iops=1000,250`) are each held.
+    /// The direction of the next I/O of a paced mixed job (see [`pacing::choose_ddir`]).
     fn rate_ddir(&self, d: Ddir) -> Ddir {
-        let other = if d == Ddir::Read {
-            Ddir::Write
-        } else {
-            Ddir::Read
-        };
-        let due = |x: Ddir| {
-            let p = &self.pace[x.idx()];
-            if p.bytes_per_s == 0 && p.iops == 0 {
-                0
-            } else {
-                p.next_at
-            }
-        };
-        let (mine, theirs) = (due(d), due(other));
-        let other_share = if other == Ddir::Read {
-            self.job.spec.rwmixread
-        } else {
-            100 - self.job.spec.rwmixread
-        };
-        if mine <= self.t_last || other_share == 0 {
-            return d;
-        }
-        if theirs <= self.t_last || theirs < mine {
-            other
-        } else {
-            d
-        }
+        pacing::choose_ddir(d, &self.pace, self.t_last, self.job.spec.rwmixread)
     }
 
     /// Time at which the next I/O in `d` may start under rate limits (0 = now).
     fn pace_gate(&mut self, d: Ddir, bs: u64) -> u64 {
-        let p = &mut self.pace[d.idx()];
-        if p.bytes_per_s == 0 && p.iops == 0 {
-            return 0;
-        }
-        let mut interval = 0f64;
-        if p.bytes_per_s > 0 {
-            interval = interval.max(bs as f64 * 1e9 / p.bytes_per_s as f64);
-        }
-        if p.iops > 0 {
-            interval = interval.max(1e9 / p.iops as f64);
-        }
-        if self.job.spec.rate_process == RateProcess::Poisson {
-            interval *= -(1.0 - self.rng_time.unit()).ln();
-        }
-        let at = p.next_at;
-        // As fio: the schedule is kept from the start of the job, so time lost to a slow I/O
-        // or a stall is caught up and the average rate holds over the run.
-        p.next_at = at + interval as u64;
-        at
+        let poisson = (self.job.spec.rate_process == RateProcess::Poisson
+            && self.pace[d.idx()].limited())
+        .then(|| self.rng_time.unit());
+        self.pace[d.idx()].gate(bs, poisson)
     }
 
     fn think<B: Backend>(&mut self, eng: &mut Engine<B>) {
@@ -620,16 +465,22 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        // Saturating: an I/O the kernel took before its submit call returned (a full
+        // submission queue is flushed early) has no later issue time than its completion.
         if sync {
-            self.stats
-                .complete_sync(d, bytes, t_done - u.issue, t_done - u.start);
+            self.stats.complete_sync(
+                d,
+                bytes,
+                t_done.saturating_sub(u.issue),
+                t_done.saturating_sub(u.start),
+            );
         } else {
             self.stats.complete_async(
                 d,
                 bytes,
-                u.issue - u.start,
-                t_done - u.issue,
-                t_done - u.start,
+                u.issue.saturating_sub(u.start),
+                t_done.saturating_sub(u.issue),
+                t_done.saturating_sub(u.start),
             );
         }
         if d == 1 {
@@ -682,25 +533,7 @@ impl<'a> Worker<'a> {
         }
         let d = u.ddir as usize;
         let spec = &self.job.spec;
-        // As fio: an error is of type read, write (writes and trims) or verify (EILSEQ). The
-        // job goes on when continue_on_error covers the type (ignore_error lists count as
-        // covering it) and the error is listed in ignore_error, or, with no list, is EIO or
-        // EILSEQ. Every error that lets the job go on is still counted.
-        let etype = if errno == libc::EILSEQ {
-            2
-        } else if d == 0 {
-            0
-        } else {
-            1
-        };
-        let list = &spec.ignore_error[etype];
-        let covered = spec.continue_on_error.covers(etype);
-        let cont = covered
-            && if list.is_empty() {
-                errno == libc::EIO || errno == libc::EILSEQ
-            } else {
-                list.contains(&errno)
-            };
+        let cont = errors::continues(spec, d, errno);
         let f = &self.job.files[u.file as usize];
         let what = ["read", "write", "trim"][d];
         let mut msg = format!(
@@ -771,8 +604,11 @@ impl<'a> Worker<'a> {
             if let Some((ms, delta)) = self.bw_sampler.due(t, bytes) {
                 for (d, db) in delta.iter().enumerate() {
                     if ios[d] > self.bw_sampler_ios[d] {
-                        self.stats
-                            .add_bw_sample(d, ((db * 1000 / ms) as f64 / 1024.0).floor());
+                        self.stats.add_bw_sample(
+                            d,
+                            t.saturating_sub(self.measure_start) / 1_000_000,
+                            ((db * 1000 / ms) as f64 / 1024.0).floor(),
+                        );
                     }
                 }
                 self.bw_sampler_ios = ios;
@@ -781,7 +617,11 @@ impl<'a> Worker<'a> {
             if let Some((ms, delta)) = self.iops_sampler.due(t, ios) {
                 for (d, dn) in delta.iter().enumerate() {
                     if *dn > 0 {
-                        self.stats.add_iops_sample(d, (dn * 1000 / ms) as f64);
+                        self.stats.add_iops_sample(
+                            d,
+                            t.saturating_sub(self.measure_start) / 1_000_000,
+                            (dn * 1000 / ms) as f64,
+                        );
                     }
                 }
             }
@@ -1277,119 +1117,6 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// Reads a file range through the page cache (`pre_read`).
-fn pre_read(path: &std::path::Path, offset: u64, len: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path)?;
-    f.seek(SeekFrom::Start(offset))?;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut left = len;
-    while left > 0 {
-        let want = left.min(buf.len() as u64) as usize;
-        let n = f.read(&mut buf[..want])?;
-        if n == 0 {
-            break;
-        }
-        left -= n as u64;
-    }
-    Ok(())
-}
-
-fn pin_cpu(cpus: &[usize]) {
-    // SAFETY: cpu_set_t is plain data; sched_setaffinity reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for c in cpus {
-            libc::CPU_SET(*c, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-fn apply_scheduling(job: &PlannedJob) {
-    let spec = &job.spec;
-    if let Some(cpus) = &spec.cpus_allowed {
-        match spec.cpus_allowed_policy {
-            iolens_job::CpusPolicy::Shared => pin_cpu(cpus),
-            iolens_job::CpusPolicy::Split => pin_cpu(&[cpus[job.jobnum as usize % cpus.len()]]),
-        }
-    }
-    if let Some(n) = spec.nice {
-        // SAFETY: setpriority on the calling thread (tid).
-        unsafe {
-            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, n);
-        }
-    }
-    if spec.prio.is_some() || spec.prioclass.is_some() {
-        let class = spec.prioclass.unwrap_or(2) as libc::c_long;
-        let level = spec.prio.unwrap_or(4) as libc::c_long;
-        // IOPRIO_WHO_PROCESS = 1, value = class << 13 | level.
-        // SAFETY: plain syscall on the calling thread.
-        unsafe {
-            libc::syscall(libc::SYS_ioprio_set, 1, 0, (class << 13) | level);
-        }
-    }
-}
-
-/// Opens the job's files; an error carries the errno the job reports (as fio's `err=`).
-fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, (i32, String)> {
-    let spec = &job.spec;
-    let write =
-        spec.rw.writes() || (spec.verify.is_some() && !spec.verify_only && spec.rw.writes());
-    let mut files = Vec::new();
-    for f in &job.files {
-        let opts = file::OpenOpts {
-            write,
-            direct: spec.direct,
-            sync: spec.sync == iolens_job::SyncMode::Sync,
-            dsync: spec.sync == iolens_job::SyncMode::Dsync,
-            create: spec.allow_file_create && !f.block_device,
-        };
-        let fh = file::open(&f.path, opts).map_err(|e| {
-            let mut m = format!("cannot open '{}': {e}", f.path.display());
-            if spec.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                m.push_str(" (this filesystem does not support O_DIRECT; set direct=0)");
-            }
-            (e.raw_os_error().unwrap_or(libc::EIO), m)
-        })?;
-        if !f.block_device && !f.char_device && spec.invalidate && !spec.direct {
-            file::invalidate_cache(&fh);
-        }
-        if !f.char_device {
-            // A file is opened with POSIX_FADV_NORMAL, so `off` and `normal` need no call.
-            match spec.fadvise_hint {
-                iolens_job::Fadvise::Auto => file::fadvise(&fh, spec.rw.is_random()),
-                iolens_job::Fadvise::Sequential => file::fadvise(&fh, false),
-                iolens_job::Fadvise::Random => file::fadvise(&fh, true),
-                iolens_job::Fadvise::Off | iolens_job::Fadvise::Normal => {}
-            }
-        }
-        files.push(fh);
-    }
-    Ok(files)
-}
-
-/// The outcome of a job that could not start: `errno` is what it reports (fio's `err=`).
-pub fn failed(job: &PlannedJob, errno: i32, msg: String) -> WorkerOutcome {
-    let mut stats = JobStats::new(stats_config(&job.spec));
-    stats.error = errno;
-    stats.error_text = Some(msg.clone());
-    WorkerOutcome {
-        stats,
-        error: Some(msg),
-    }
-}
-
-fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
-    StatsConfig {
-        slat: !spec.disable_slat,
-        clat: !spec.disable_clat,
-        lat: !spec.disable_lat,
-        slat_hist: spec.slat_percentiles,
-        lat_hist: spec.lat_percentiles,
-    }
-}
-
 /// Runs one job to completion in the calling thread.
 pub fn run_job(
     job: &PlannedJob,
@@ -1398,21 +1125,58 @@ pub fn run_job(
     opts: &WorkerOptions,
     sims: &crate::sim::SimRegistry,
 ) -> WorkerOutcome {
+    let p = match prepare(job, ctl, stop_all, opts, sims) {
+        Ok(p) => p,
+        Err(failed) => return *failed,
+    };
+    let result = engines::drive(p.worker, job, p.fds, p.blk, opts, p.sim, p.pool);
+    drop(p.files);
+    if job.spec.unlink && result.error.is_none() {
+        for f in &job.files {
+            if !f.block_device && !f.char_device {
+                let _ = std::fs::remove_file(&f.path);
+            }
+        }
+    }
+    result
+}
+
+/// A job ready to run: its worker, the buffer pool its engine will own, and its open files.
+struct Prepared<'a> {
+    worker: Worker<'a>,
+    pool: BufPool,
+    files: Vec<std::fs::File>,
+    fds: Vec<libc::c_int>,
+    blk: Vec<bool>,
+    sim: Option<std::sync::Arc<crate::sim::SimVolume>>,
+}
+
+/// Sets a job up: scheduling, start delay, files, buffers and the worker's state. A failure
+/// is the job's outcome.
+fn prepare<'a>(
+    job: &'a PlannedJob,
+    ctl: &'a JobControl,
+    stop_all: &'a AtomicBool,
+    opts: &WorkerOptions,
+    sims: &crate::sim::SimRegistry,
+) -> Result<Prepared<'a>, Box<WorkerOutcome>> {
     let spec = &job.spec;
     let cfg = stats_config(spec);
-    let fail = |msg: String| WorkerOutcome {
-        stats: JobStats::new(cfg),
-        error: Some(msg),
+    let fail = |msg: String| {
+        Err(Box::new(WorkerOutcome {
+            stats: JobStats::new(cfg),
+            error: Some(msg),
+        }))
     };
     // A setup error with its errno, which the job then reports (fio: `err=13` for EACCES).
     let fail_with = |errno: i32, msg: String| {
         let mut stats = JobStats::new(cfg);
         stats.error = errno;
         stats.error_text = Some(msg.clone());
-        WorkerOutcome {
+        Err(Box::new(WorkerOutcome {
             stats,
             error: Some(msg),
-        }
+        }))
     };
     apply_scheduling(job);
     let seed = if spec.randrepeat {
@@ -1580,8 +1344,7 @@ pub fn run_job(
         rng_mix: Taus::for_stream(seed, job.index as u64, Stream::Mix),
         rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
         rng_time,
-        file_rr: 0,
-        file_count: 0,
+        files: FilePicker::new(FileService::parse(&spec.file_service_type)),
         file_issued: vec![0; job.files.len()],
         file_pass_bytes: job
             .files
@@ -1609,7 +1372,6 @@ pub fn run_job(
         },
         pass_start_ios: 0,
         loops,
-        file_service: FileService::parse(&spec.file_service_type),
         content,
         stats: JobStats::new(cfg),
         count_calls: !(engine_kind == EngineKind::Null && depth <= 1),
@@ -1664,95 +1426,14 @@ pub fn run_job(
         (None, Some(t)) => AnyClock::Tsc(t),
         (None, None) => AnyClock::Mono(MonoClock),
     };
-    let result = drive(w, job, fds, blk, opts, sim, pool);
-    drop(files);
-    if spec.unlink && result.error.is_none() {
-        for f in &job.files {
-            if !f.block_device && !f.char_device {
-                let _ = std::fs::remove_file(&f.path);
-            }
-        }
-    }
-    result
-}
-
-fn fresh_seed() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    t ^ ((std::process::id() as u64) << 32) ^ (unsafe { libc::gettid() } as u64)
-}
-
-/// Picks the engine, gives it the buffer pool and runs the loop with it. The engine is a
-/// local of this function, so it (and with it every in-flight I/O and the pool) ends here,
-/// after the loop, whichever way the loop ended, a panic included.
-fn drive(
-    w: Worker<'_>,
-    job: &PlannedJob,
-    fds: Vec<libc::c_int>,
-    blk: Vec<bool>,
-    opts: &WorkerOptions,
-    sim: Option<std::sync::Arc<SimVolume>>,
-    pool: BufPool,
-) -> WorkerOutcome {
-    let spec = &job.spec;
-    let depth = w.depth;
-    let setup_failed = |w: Worker<'_>, msg: String| WorkerOutcome {
-        stats: w.stats,
-        error: Some(msg),
-    };
-    if let Some(vol) = sim {
-        let Ok(mut e) = Engine::new(pool, |_| {
-            Ok::<_, std::convert::Infallible>(SimEngine::new(vol, spec.ioengine.is_sync(), depth))
-        });
-        return start(w, &mut e);
-    }
-    match spec.ioengine {
-        EngineKind::Null => {
-            let Ok(mut e) = Engine::new(pool, |_| {
-                Ok::<_, std::convert::Infallible>(NullEngine::new(depth, opts.null_delay))
-            });
-            start(w, &mut e)
-        }
-        EngineKind::Psync
-        | EngineKind::Sync
-        | EngineKind::Vsync
-        | EngineKind::Pvsync
-        | EngineKind::Pvsync2 => {
-            let kind = match spec.ioengine {
-                EngineKind::Psync => SyncKind::Psync,
-                EngineKind::Sync => SyncKind::Sync,
-                EngineKind::Vsync => SyncKind::Vsync,
-                EngineKind::Pvsync => SyncKind::Pvsync,
-                _ => SyncKind::Pvsync2,
-            };
-            let hipri = spec.hipri && spec.ioengine == EngineKind::Pvsync2;
-            let Ok(mut e) = Engine::new(pool, |_| {
-                Ok::<_, std::convert::Infallible>(SyncEngine::new(kind, fds, blk, hipri))
-            });
-            start(w, &mut e)
-        }
-        EngineKind::Libaio => match Engine::new(pool, |_| LibaioEngine::new(depth, fds, blk)) {
-            Ok(mut e) => start(w, &mut e),
-            Err(e) => setup_failed(w, format!("libaio setup failed: {e}")),
-        },
-        EngineKind::IoUring => {
-            let o = UringOpts {
-                fixedbufs: spec.fixedbufs,
-                registerfiles: spec.registerfiles,
-                sqpoll: spec.sqthread_poll,
-                sqpoll_cpu: spec.sqthread_poll_cpu,
-                hipri: spec.hipri,
-                nonvectored: spec.nonvectored,
-                force_async: spec.force_async,
-            };
-            match Engine::new(pool, |p| UringEngine::new(depth, fds, blk, p, o)) {
-                Ok(mut e) => start(w, &mut e),
-                Err(msg) => setup_failed(w, msg),
-            }
-        }
-    }
+    Ok(Prepared {
+        worker: w,
+        pool,
+        files,
+        fds,
+        blk,
+        sim,
+    })
 }
 
 fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {

@@ -1,0 +1,111 @@
+#!/bin/bash
+# Regenerates the explain corpus: each case runs once under iolens and (where fio has the
+# feature) once under fio 3.33, with the same command-line options, writing
+# NAME.iolens.json and NAME.fio.json next to this script. Needs root (loop device, cgroup v1
+# blkio, zram). Reads only from block devices; writes only to files under $WORK and to
+# /dev/zram0 while holding /tmp/iolens-zram0.lock. Never touches /dev/vda.
+#
+#   IOLENS=/path/to/iolens ./generate.sh            # all cases
+#   IOLENS=/path/to/iolens ./generate.sh virtio-    # only cases whose name starts so
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+IOLENS=${IOLENS:-iolens}
+WORK=${WORK:-/tmp/iolens-explain-corpus}
+ONLY=${1:-}
+RT=5
+mkdir -p "$WORK"
+DATA=$WORK/data.dat
+
+run() { # run TOOL NAME OPTIONS... ; TOOL is fio, iolens or both
+  local tool=$1 name=$2; shift 2
+  [[ -n $ONLY && $name != $ONLY* ]] && return 0
+  for t in fio iolens; do
+    [[ $tool != both && $tool != "$t" ]] && continue
+    local bin=fio; [[ $t == iolens ]] && bin=$IOLENS
+    echo "== $name ($t): $*" >&2
+    timeout 120 "$bin" --name="$name" "$@" --output-format=json \
+      >"$HERE/$name.$t.json" 2>"$WORK/$name.$t.err" || echo "   failed: $(tail -2 "$WORK/$name.$t.err")" >&2
+  done
+}
+
+# A data file written once, so that reads hit real blocks.
+[[ -f $DATA ]] || fio --name=prep --filename="$DATA" --size=512m --rw=write --bs=1m --direct=1 --output=/dev/null
+
+# The virtio disk (vda, through ext4): direct random reads at several depths.
+run both virtio-psync-qd1 --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --runtime=$RT --time_based
+run both virtio-iouring-qd4 --filename="$DATA" --size=512m --direct=1 --ioengine=io_uring --iodepth=4 --rw=randread --bs=4k --runtime=$RT --time_based
+run both virtio-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+run both virtio-libaio-q32t4 --filename="$DATA" --size=512m --direct=1 --ioengine=libaio --iodepth=32 --numjobs=4 --group_reporting --rw=randread --bs=4k --runtime=$RT --time_based
+run both virtio-seqread-1m-qd8 --filename="$DATA" --size=512m --direct=1 --ioengine=io_uring --iodepth=8 --rw=read --bs=1m --runtime=$RT --time_based
+
+# Page cache against direct I/O.
+cat "$DATA" >/dev/null
+run both cache-buffered-read --filename="$DATA" --size=512m --direct=0 --invalidate=0 --ioengine=psync --rw=randread --bs=4k --runtime=$RT --time_based
+run both cache-buffered-write --filename="$WORK/bw.dat" --size=256m --direct=0 --ioengine=psync --rw=randwrite --bs=4k --runtime=$RT --time_based
+
+# Flushes: seed 003's fsync=1 job and its relatives, on a file on the virtio disk.
+run both fsync-iouring-fsync1 --filename="$WORK/fs.dat" --size=256m --ioengine=io_uring --rw=randwrite --bs=4k --fsync=1 --runtime=$RT --time_based
+run both fsync-psync-fdatasync1 --filename="$WORK/fs.dat" --size=256m --ioengine=psync --rw=randwrite --bs=4k --fdatasync=1 --runtime=$RT --time_based
+run both fsync-psync-dsync-direct --filename="$WORK/fs.dat" --size=256m --ioengine=psync --rw=randwrite --bs=4k --direct=1 --sync=dsync --runtime=$RT --time_based
+run both fsync-psync-fsync32 --filename="$WORK/fs.dat" --size=256m --ioengine=psync --rw=randwrite --bs=4k --fsync=32 --runtime=$RT --time_based
+
+# The job's own pacing.
+run both rate-iops500 --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --rate_iops=500 --runtime=$RT --time_based
+run both rate-thinktime2ms --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --thinktime=2ms --runtime=$RT --time_based
+
+# CPU: the null engine does no I/O, so the submitting thread is the limit.
+run both cpu-null-qd1 --ioengine=null --size=1g --rw=randread --bs=4k --runtime=$RT --time_based
+run both cpu-null-qd1-1job --ioengine=null --size=1g --rw=read --bs=64k --runtime=$RT --time_based
+
+# iolens only: null with a latency, and the simulated volume (seed 000's psync story and fix).
+run iolens null-lat100us-qd1 --ioengine=null --sim_latency=100us --size=1g --rw=randread --bs=4k --runtime=$RT --time_based
+run iolens null-lat100us-qd16 --ioengine=null --iodepth=16 --sim_latency=100us --size=1g --rw=randread --bs=4k --runtime=$RT --time_based
+run iolens sim-io1-psync-numjobs4 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=48000 --ioengine=psync --iodepth=8 --numjobs=4 --group_reporting --rw=randread --bs=16k --runtime=$RT --time_based
+run iolens sim-io1-16000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=16000 --ioengine=libaio --iodepth=64 --rw=randread --bs=16k --runtime=$RT --time_based
+run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+
+# zram: a RAM block device, under its lock, reset afterwards.
+if [[ -z $ONLY || zram- == $ONLY* ]]; then
+  exec 9>/tmp/iolens-zram0.lock
+  flock 9
+  if [[ $(cat /sys/block/zram0/disksize) == 0 ]]; then
+    echo 256M >/sys/block/zram0/disksize
+    fio --name=zfill --filename=/dev/zram0 --rw=write --bs=1m --direct=1 --size=256m --output=/dev/null
+    run both zram-psync-qd1 --filename=/dev/zram0 --size=256m --direct=1 --ioengine=psync --rw=randread --bs=4k --runtime=$RT --time_based
+    run both zram-iouring-qd32 --filename=/dev/zram0 --size=256m --direct=1 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+    echo 1 >/sys/block/zram0/reset
+  else
+    echo "zram0 is in use (disksize != 0): skipped" >&2
+  fi
+  flock -u 9
+fi
+
+# A cgroup v1 blkio throttle of 2,000 read IOPS on a loop device of our own (never 254:0).
+if [[ -z $ONLY || throttle- == $ONLY* ]]; then
+  exec 8>/tmp/iolens-blkio-cgroup.lock
+  flock 8
+  IMG=$WORK/loop.img
+  fio --name=lfill --filename="$IMG" --size=256m --rw=write --bs=1m --direct=1 --output=/dev/null
+  LOOP=$(losetup -f --show --direct-io=on "$IMG")
+  MM=$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ')
+  CG=/sys/fs/cgroup/blkio/iolens-explain-corpus
+  mkdir -p $CG
+  echo "$MM 2000" >$CG/blkio.throttle.read_iops_device
+  for t in fio iolens; do
+    bin=fio; [[ $t == iolens ]] && bin=$IOLENS
+    for c in "throttle2000-libaio-q32t4 --ioengine=libaio --iodepth=32 --numjobs=4 --group_reporting" \
+             "throttle2000-iouring-qd8 --ioengine=io_uring --iodepth=8"; do
+      set -- $c; name=$1; shift
+      echo "== $name ($t)" >&2
+      sh -c 'echo $$ > '"$CG"'/cgroup.procs; exec "$@"' sh "$bin" --name="$name" --filename="$LOOP" --direct=1 "$@" \
+        --rw=randread --bs=4k --runtime=6 --time_based --output-format=json >"$HERE/$name.$t.json" 2>"$WORK/$name.$t.err" \
+        || echo "   failed: $(tail -2 "$WORK/$name.$t.err")" >&2
+    done
+  done
+  echo "$MM 0" >$CG/blkio.throttle.read_iops_device
+  rmdir $CG
+  losetup -d "$LOOP"
+  rm -f "$IMG"
+  flock -u 8
+fi
+rm -f "$WORK/bw.dat" "$WORK/fs.dat"

@@ -1,0 +1,926 @@
+//! The chart kinds of the HTML report, each a pure function from a small plain input to one SVG
+//! string (see [`crate::svg`] for why SVG is written directly):
+//!
+//! - [`time_series`]: a job's IOPS or bandwidth samples over time, one line per direction;
+//! - [`latency_histogram`] and [`latency_percentiles`]: the latency distribution of each
+//!   direction, from fio's json+ bins or iolens's histogram, p50/p99/p99.9 marked;
+//! - [`axis_charts`]: a metric against an axis (sweeps over iodepth, latency-vs-load curves),
+//!   with the knee, Little's law and a ceiling; its input [`AxisInput`] is what suites fill in;
+//! - [`compare_chart`]: side-by-side bars with confidence intervals ([`CompareInput`]).
+//!
+//! Colours are classes: series `i` strokes with `s{i}`, fills with `f{i}` and labels with `t{i}`.
+
+use std::collections::BTreeMap;
+
+use crate::svg::{c, dur_ns, nines, num, si, text_w, Frame, Kind, Scale, Svg, Unit, MARGIN, W};
+
+/// Height of a chart's viewBox, px.
+pub const H: f64 = 300.0;
+
+/// A named line: pixel-independent (x, y) points and the colour index of its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Colour index (0 read, 1 write, 2 trim, 3 mixed).
+    pub color: usize,
+    /// Points in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A latency distribution of one direction: what fio's `clat_ns` (or `lat_ns`) object holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LatDist {
+    /// `clat` or `lat`: which latency this is.
+    pub kind: String,
+    /// Number of I/Os.
+    pub n: u64,
+    /// Smallest, ns.
+    pub min_ns: f64,
+    /// Largest, ns.
+    pub max_ns: f64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// (percentile, ns) as computed by the tool that ran the job.
+    pub percentiles: Vec<(f64, f64)>,
+    /// Histogram buckets (value ns, count), json+ only.
+    pub bins: Vec<(u64, u64)>,
+}
+
+impl LatDist {
+    /// The value at percentile `p`: the tool's own figure when it printed that percentile,
+    /// else from the bins (the first bucket whose cumulative count reaches p% of the I/Os).
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        if let Some((_, v)) = self.percentiles.iter().find(|(q, _)| (q - p).abs() < 1e-9) {
+            return Some(*v);
+        }
+        let total: u64 = self.bins.iter().map(|b| b.1).sum();
+        if total == 0 {
+            return None;
+        }
+        let want = (p / 100.0 * total as f64).ceil().max(1.0) as u64;
+        let mut cum = 0;
+        for (v, n) in &self.bins {
+            cum += n;
+            if cum >= want {
+                return Some(*v as f64);
+            }
+        }
+        self.bins.last().map(|b| b.0 as f64)
+    }
+}
+
+/// The marked percentiles.
+pub const MARKS: [(f64, &str); 3] = [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")];
+
+fn x_title_time() -> &'static str {
+    "time since start"
+}
+
+/// A chart of samples over time: `series` points are (ms since the measured start, value).
+pub fn time_series(label: &str, y_title: &str, unit: Unit, series: &[Series]) -> String {
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0 / 1000.0))
+        .chain([0.0])
+        .collect();
+    let ys: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .collect();
+    let x = Scale::lin(0.0, xs.iter().copied().fold(0.0, f64::max), Unit::Seconds);
+    let y = Scale::auto(&ys, unit, Some(100.0), true);
+    let mut svg = Svg::new(H, label);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, x_title_time(), y_title);
+    for s in series {
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|(t, v)| (f.x.px(t / 1000.0), f.y.px(*v)))
+            .collect();
+        svg.polyline(&pts, &format!("ln s{}", s.color));
+        if pts.len() <= 60 {
+            for (px, py) in &pts {
+                svg.dot(*px, *py, 2.5, &format!("f{}", s.color));
+            }
+        }
+    }
+    let items: Vec<(String, String, bool)> = series
+        .iter()
+        .map(|s| (s.label.clone(), format!("s{}", s.color), false))
+        .collect();
+    f.legend(&mut svg, &items);
+    svg.finish()
+}
+
+/// One direction's distribution with its legend label and colour.
+pub type Dist<'a> = (&'a str, usize, &'a LatDist);
+
+/// Buckets per decade when fio's log-linear bins are regrouped for the histogram: fine enough
+/// to show a second mode, coarse enough that each bar holds many I/Os.
+const PER_DECADE: f64 = 10.0;
+
+/// A histogram bar: (lower edge ns, upper edge ns, percent of the I/Os).
+pub type Bucket = (f64, f64, f64);
+
+/// The bins regrouped into equal widths on a log axis.
+pub fn log_buckets(d: &LatDist) -> Vec<Bucket> {
+    let total: u64 = d.bins.iter().map(|b| b.1).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut m: BTreeMap<i64, u64> = BTreeMap::new();
+    for (v, n) in &d.bins {
+        let k = ((*v).max(1) as f64).log10() * PER_DECADE;
+        // A hair of slack so that exact powers of ten land in their own bucket.
+        *m.entry((k + 1e-9).floor() as i64).or_default() += n;
+    }
+    let (lo, hi) = (
+        *m.keys().next().unwrap_or(&0),
+        *m.keys().last().unwrap_or(&0),
+    );
+    (lo..=hi)
+        .map(|k| {
+            let n = m.get(&k).copied().unwrap_or(0);
+            (
+                10f64.powf(k as f64 / PER_DECADE),
+                10f64.powf((k + 1) as f64 / PER_DECADE),
+                n as f64 * 100.0 / total as f64,
+            )
+        })
+        .collect()
+}
+
+/// Marks p50/p99/p99.9 of each distribution as dashed vertical lines, labelled in the top
+/// rows of the plot without overlapping (a label moves down a row when its place is taken).
+fn mark_lines(svg: &mut Svg, f: &Frame, dists: &[Dist]) {
+    let (_, _, t, b) = f.area;
+    let mut rows: Vec<Vec<(f64, f64)>> = Vec::new();
+    for (_, color, d) in dists {
+        for (p, name) in MARKS {
+            let Some(v) = d.percentile(p) else { continue };
+            let x = f.x.px(v);
+            svg.line(x, t, x, b, &format!("ln thin dash s{color}"));
+            let w = text_w(name) + 4.0;
+            // Right of the line, or left of it near the plot's right edge.
+            let (x0, x1) = if x + 3.0 + w > f.area.1 {
+                (x - 3.0 - w, x - 3.0)
+            } else {
+                (x + 3.0, x + 3.0 + w)
+            };
+            let row = (0..)
+                .find(|r| {
+                    rows.get(*r).is_none_or(|taken: &Vec<(f64, f64)>| {
+                        taken.iter().all(|(a, z)| x1 < *a || x0 > *z)
+                    })
+                })
+                .unwrap_or(0);
+            if rows.len() <= row {
+                rows.resize(row + 1, Vec::new());
+            }
+            rows[row].push((x0, x1));
+            svg.text(
+                x0,
+                t + 12.0 + 13.0 * row as f64,
+                "start",
+                &format!("mark t{color}"),
+                name,
+            );
+        }
+    }
+}
+
+/// A latency histogram: the share of I/Os in each bucket (10 per decade) on a log latency axis,
+/// one outlined area per direction, p50/p99/p99.9 marked. None when no distribution has bins.
+pub fn latency_histogram(label: &str, dists: &[Dist]) -> Option<String> {
+    let buckets: Vec<(usize, Vec<Bucket>)> = dists
+        .iter()
+        .map(|(_, c, d)| (*c, log_buckets(d)))
+        .filter(|(_, b)| !b.is_empty())
+        .collect();
+    if buckets.is_empty() {
+        return None;
+    }
+    let edges: Vec<f64> = buckets
+        .iter()
+        .flat_map(|(_, b)| b.iter().flat_map(|x| [x.0, x.1]))
+        .collect();
+    let lo = edges.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = edges.iter().copied().fold(0.0, f64::max);
+    let x = Scale::log(lo, hi, Unit::Nanos);
+    let pmax = buckets
+        .iter()
+        .flat_map(|(_, b)| b.iter().map(|x| x.2))
+        .fold(0.0, f64::max);
+    // Headroom above the tallest bar for the percentile labels.
+    let y = Scale::lin(0.0, pmax * 1.25, Unit::Percent);
+    let mut svg = Svg::new(H, label);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, "latency", "share of I/Os");
+    let base = f.y.px(0.0);
+    for (color, b) in &buckets {
+        let mut pts = vec![(f.x.px(b[0].0), base)];
+        for (l, r, p) in b {
+            let y = f.y.px(*p);
+            pts.push((f.x.px(*l), y));
+            pts.push((f.x.px(*r), y));
+        }
+        pts.push((f.x.px(b[b.len() - 1].1), base));
+        let d: Vec<String> = pts
+            .iter()
+            .map(|(x, y)| format!("{},{}", c(*x), c(*y)))
+            .collect();
+        svg.raw(&format!(
+            "<polygon class=\"area f{color} s{color}\" points=\"{}\"/>",
+            d.join(" ")
+        ));
+    }
+    let with_bins: Vec<Dist> = dists
+        .iter()
+        .copied()
+        .filter(|(_, _, d)| !d.bins.is_empty())
+        .collect();
+    mark_lines(&mut svg, &f, &with_bins);
+    let items: Vec<(String, String, bool)> = with_bins
+        .iter()
+        .map(|(l, color, _)| (l.to_string(), format!("s{color}"), false))
+        .collect();
+    f.legend(&mut svg, &items);
+    Some(svg.finish())
+}
+
+/// The percentile curve of one distribution: (percentile, ns) points, a step per bucket when
+/// there are bins, else the tool's percentile list.
+pub fn percentile_points(d: &LatDist) -> Vec<(f64, f64)> {
+    let total: u64 = d.bins.iter().map(|b| b.1).sum();
+    if total == 0 {
+        return d.percentiles.clone();
+    }
+    let mut out = Vec::new();
+    let mut cum = 0u64;
+    for (v, n) in &d.bins {
+        let p0 = cum as f64 * 100.0 / total as f64;
+        cum += n;
+        // The top bucket's share ends at 100%, which a nines axis cannot show: it ends
+        // where one I/O remains.
+        let p1 = (cum as f64).min(total as f64 - 0.5) * 100.0 / total as f64;
+        out.push((p0, *v as f64));
+        out.push((p1.max(p0), *v as f64));
+    }
+    out
+}
+
+/// Latency against percentile on a "nines" axis (0, 90, 99, 99.9, ...), one step line per
+/// direction, p50/p99/p99.9 marked with their values.
+pub fn latency_percentiles(label: &str, dists: &[Dist]) -> Option<String> {
+    let curves: Vec<(usize, Vec<(f64, f64)>)> = dists
+        .iter()
+        .map(|(_, c, d)| (*c, percentile_points(d)))
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let max_nines = curves
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|(q, _)| nines(*q)))
+        .fold(2.0, f64::max)
+        .min(6.0)
+        .ceil();
+    let mut x = Scale::lin(0.0, max_nines, Unit::Nines);
+    x.d = (0.0, max_nines);
+    x.fixed_ticks = Some((0..=max_nines as usize).map(|i| i as f64).collect());
+    let ys: Vec<f64> = curves
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .collect();
+    // Tails span decades: a log axis from a tenfold spread keeps p50 readable beside p99.9.
+    let y = Scale::auto(&ys, Unit::Nanos, Some(10.0), true);
+    let mut svg = Svg::new(H, label);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, "percentile (%)", "latency");
+    for (color, p) in &curves {
+        let pts: Vec<(f64, f64)> = p
+            .iter()
+            .map(|(q, v)| (f.x.px(nines(*q)), f.y.px(*v)))
+            .collect();
+        svg.polyline(&pts, &format!("ln s{color}"));
+    }
+    // Labels go above-left or below-right of their point: on a rising curve both are clear
+    // of the line. Read tries above-left first, write below-right, and a label that would
+    // leave the plot or cover one already placed takes the next place (further down).
+    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
+    for (i, (_, color, d)) in dists.iter().enumerate() {
+        for (p, name) in MARKS {
+            let Some(v) = d.percentile(p) else { continue };
+            let (px, py) = (f.x.px(nines(p)), f.y.px(v));
+            svg.dot(px, py, 3.5, &format!("f{color}"));
+            let text = format!("{name} {}", dur_ns(v));
+            let w = text_w(&text);
+            let (l, r, t, b) = f.area;
+            let above_left = (px - 5.0 - w, py - 7.0);
+            let below_right = |row: f64| (px + 5.0, py + 15.0 + 13.0 * row);
+            let mut options = if i % 2 == 0 {
+                vec![above_left, below_right(0.0)]
+            } else {
+                vec![below_right(0.0), above_left]
+            };
+            options.extend((1..4).map(|k| below_right(k as f64)));
+            let fits = |(x, y): (f64, f64)| {
+                let bx = (x, y - 10.0, x + w, y + 2.0);
+                bx.0 >= l
+                    && bx.2 <= r
+                    && bx.1 >= t
+                    && bx.3 <= b
+                    && placed
+                        .iter()
+                        .all(|o| bx.2 < o.0 || bx.0 > o.2 || bx.3 < o.1 || bx.1 > o.3)
+            };
+            let (x, y) = options
+                .iter()
+                .copied()
+                .find(|o| fits(*o))
+                .unwrap_or(options[0]);
+            placed.push((x, y - 10.0, x + w, y + 2.0));
+            svg.text(x, y, "start", &format!("mark t{color}"), &text);
+        }
+    }
+    let items: Vec<(String, String, bool)> = dists
+        .iter()
+        .map(|(l, color, _)| (l.to_string(), format!("s{color}"), false))
+        .collect();
+    f.legend(&mut svg, &items);
+    Some(svg.finish())
+}
+
+/// One measured point of a sweep or a latency-vs-load curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxisPoint {
+    /// Position on the swept axis (iodepth, numjobs, block size, offered IOPS, ...).
+    pub x: f64,
+    /// Achieved IOPS.
+    pub iops: f64,
+    /// Mean latency, ns.
+    pub lat_mean_ns: f64,
+    /// 99th percentile latency, ns, when measured.
+    pub lat_p99_ns: Option<f64>,
+}
+
+/// A metric against an axis: the input of [`axis_charts`], filled in by suites.
+///
+/// A queue-depth sweep sets `x_label: "iodepth"`, `littles_law: true` (x is the number of I/Os
+/// in flight), the knee it found, and the volume's ceiling when a model is known; a
+/// latency-vs-load curve sets `x_label: "offered load (IOPS)"` and `hockey_stick: true`.
+/// Points may come in any order; they are drawn in x order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AxisInput {
+    /// Heading of the charts (`4 KiB randread, io_uring, /dev/nvme0n1`).
+    pub title: String,
+    /// What x is (`iodepth`).
+    pub x_label: String,
+    /// The points.
+    pub points: Vec<AxisPoint>,
+    /// Where the knee is on the x axis, when one was found.
+    pub knee_x: Option<f64>,
+    /// The IOPS ceiling of the volume or instance, when a model is known.
+    pub ceiling_iops: Option<f64>,
+    /// What the ceiling is (`gp3 provisioned 16000 IOPS`).
+    pub ceiling_label: String,
+    /// x is the number of I/Os in flight: draw Little's law, IOPS = x / W₀, with W₀ the mean
+    /// latency at the smallest x (the line the IOPS would follow if latency stayed put).
+    pub littles_law: bool,
+    /// Also draw latency against achieved IOPS (the hockey stick of a load curve).
+    pub hockey_stick: bool,
+}
+
+impl AxisInput {
+    fn sorted(&self) -> Vec<AxisPoint> {
+        let mut p: Vec<AxisPoint> = self
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.x.is_finite())
+            .collect();
+        p.sort_by(|a, b| a.x.total_cmp(&b.x));
+        p
+    }
+}
+
+/// The x scale of a sweep: log with the measured x values as ticks when they span 8x or more
+/// (iodepth 1, 2, 4, ... 256), else linear.
+fn sweep_x(xs: &[f64]) -> Scale {
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0, f64::max);
+    if lo > 0.0 && hi / lo >= 8.0 {
+        let mut s = Scale::log(lo, hi, Unit::Count);
+        s.d = (lo / 1.15, hi * 1.15);
+        let mut t = xs.to_vec();
+        t.dedup();
+        s.fixed_ticks = Some(t);
+        s
+    } else {
+        Scale::auto(xs, Unit::Count, None, true)
+    }
+}
+
+/// Charts of an [`AxisInput`]: (caption, SVG) for IOPS against x, latency against x, and, with
+/// `hockey_stick`, latency against achieved IOPS. Empty when there are no points.
+pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
+    let p = a.sorted();
+    if p.is_empty() {
+        return Vec::new();
+    }
+    let xs: Vec<f64> = p.iter().map(|p| p.x).collect();
+    let mut out = Vec::new();
+
+    // IOPS against x.
+    let mut ys: Vec<f64> = p.iter().map(|p| p.iops).collect();
+    ys.extend(a.ceiling_iops);
+    let x = sweep_x(&xs);
+    // On a log x axis, IOPS go on a log axis too once they spread fourfold: Little's law is
+    // then a straight line and the knee is where the measured line leaves it.
+    let y = match x.kind {
+        Kind::Log => Scale::auto(&ys, Unit::Count, Some(4.0), true),
+        Kind::Lin => Scale::auto(&ys, Unit::Count, None, true),
+    };
+    let cap = format!("IOPS against {}", a.x_label);
+    let mut svg = Svg::new(H, &format!("{}: {cap}", a.title));
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, &a.x_label, "IOPS");
+    let mut legend = vec![("measured IOPS".to_string(), "s0".to_string(), false)];
+    if a.littles_law && p[0].lat_mean_ns > 0.0 && p[0].x > 0.0 {
+        // IOPS = x / W0, drawn until it leaves the plot.
+        let w0 = p[0].lat_mean_ns / 1e9;
+        let ymax = f.y.d.1;
+        let x_end = xs[xs.len() - 1].min(ymax * w0).max(p[0].x);
+        let n = 48;
+        let pts: Vec<(f64, f64)> = (0..=n)
+            .map(|i| {
+                let xv = match f.x.kind {
+                    Kind::Log => p[0].x * (x_end / p[0].x).powf(i as f64 / n as f64),
+                    Kind::Lin => p[0].x + (x_end - p[0].x) * i as f64 / n as f64,
+                };
+                (f.x.px(xv), f.y.px(xv / w0))
+            })
+            .collect();
+        svg.polyline(&pts, "ln dash s4");
+        legend.push((
+            format!("Little's law: {} / {}", a.x_label, dur_ns(p[0].lat_mean_ns)),
+            "s4".into(),
+            true,
+        ));
+    }
+    if let Some(cv) = a.ceiling_iops {
+        let py = f.y.px(cv);
+        svg.line(f.area.0, py, f.area.1, py, "ln dash s5");
+        let text = if a.ceiling_label.is_empty() {
+            format!("ceiling {} IOPS", si(cv))
+        } else {
+            a.ceiling_label.clone()
+        };
+        svg.text(f.area.0 + 6.0, py - 5.0, "start", "mark t5", &text);
+    }
+    // IOPS rise to the right, so the knee's label goes low, clear of the line and ceiling.
+    knee(&mut svg, &f, a, true);
+    let pts: Vec<(f64, f64)> = p.iter().map(|q| (f.x.px(q.x), f.y.px(q.iops))).collect();
+    svg.polyline(&pts, "ln s0");
+    for (x, y) in &pts {
+        svg.dot(*x, *y, 3.0, "f0");
+    }
+    f.legend(&mut svg, &legend);
+    out.push((cap, svg.finish()));
+
+    // Latency against x.
+    let cap = format!("latency against {}", a.x_label);
+    out.push((
+        cap.clone(),
+        latency_lines(
+            &format!("{}: {cap}", a.title),
+            a,
+            &p,
+            &xs,
+            sweep_x(&xs),
+            &a.x_label,
+        ),
+    ));
+
+    if a.hockey_stick {
+        let cap = "latency against achieved IOPS".to_string();
+        let mut by_iops = p.clone();
+        by_iops.sort_by(|a, b| a.iops.total_cmp(&b.iops));
+        let ix: Vec<f64> = by_iops.iter().map(|q| q.iops).collect();
+        let x = Scale::auto(&ix, Unit::Count, None, true);
+        let mut no_knee = a.clone();
+        no_knee.knee_x = None;
+        out.push((
+            cap.clone(),
+            latency_lines(
+                &format!("{}: {cap}", a.title),
+                &no_knee,
+                &by_iops,
+                &ix,
+                x,
+                "achieved IOPS",
+            ),
+        ));
+    }
+    out
+}
+
+fn knee(svg: &mut Svg, f: &Frame, a: &AxisInput, label_low: bool) {
+    if let Some(k) = a.knee_x {
+        let px = f.x.px(k);
+        svg.line(px, f.area.2, px, f.area.3, "ln dash s4");
+        svg.text(
+            px + 4.0,
+            if label_low {
+                f.area.3 - 6.0
+            } else {
+                f.area.2 + 12.0
+            },
+            "start",
+            "mark",
+            &format!("knee ({} {})", a.x_label, num(k)),
+        );
+    }
+}
+
+/// Mean and p99 latency of points `p` at positions `xs` on scale `x`.
+fn latency_lines(
+    label: &str,
+    a: &AxisInput,
+    p: &[AxisPoint],
+    xs: &[f64],
+    x: Scale,
+    x_title: &str,
+) -> String {
+    let mut ys: Vec<f64> = p.iter().map(|q| q.lat_mean_ns).collect();
+    ys.extend(p.iter().filter_map(|q| q.lat_p99_ns));
+    let y = Scale::auto(&ys, Unit::Nanos, Some(10.0), true);
+    let mut svg = Svg::new(H, label);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, x_title, "latency");
+    knee(&mut svg, &f, a, false);
+    let mut legend = Vec::new();
+    let mean: Vec<(f64, f64)> = p
+        .iter()
+        .zip(xs)
+        .map(|(q, x)| (f.x.px(*x), f.y.px(q.lat_mean_ns)))
+        .collect();
+    svg.polyline(&mean, "ln s0");
+    for (x, y) in &mean {
+        svg.dot(*x, *y, 3.0, "f0");
+    }
+    legend.push(("mean".to_string(), "s0".to_string(), false));
+    let p99: Vec<(f64, f64)> = p
+        .iter()
+        .zip(xs)
+        .filter_map(|(q, x)| q.lat_p99_ns.map(|v| (f.x.px(*x), f.y.px(v))))
+        .collect();
+    if !p99.is_empty() {
+        svg.polyline(&p99, "ln s1");
+        for (x, y) in &p99 {
+            svg.dot(*x, *y, 3.0, "f1");
+        }
+        legend.push(("p99".to_string(), "s1".to_string(), false));
+    }
+    f.legend(&mut svg, &legend);
+    svg.finish()
+}
+
+/// One bar of a comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareBar {
+    /// What was measured (`baseline`, `after upgrade`, `gp3`).
+    pub label: String,
+    /// The estimate (a mean over repetitions).
+    pub value: f64,
+    /// Confidence interval (low, high), when there were repetitions.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// Side-by-side bars of one metric: the input of [`compare_chart`], filled in by `compare`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareInput {
+    /// Heading (`randread 4k QD32`).
+    pub title: String,
+    /// The metric (`IOPS`, `p99 latency`).
+    pub metric: String,
+    /// How values are written: [`Unit::Count`] for IOPS, [`Unit::Nanos`] for latency,
+    /// [`Unit::BytesPerSec`] for bandwidth.
+    pub unit: Unit,
+    /// What the interval is (`95% confidence interval`), shown in the legend.
+    pub ci_label: String,
+    /// The bars, top to bottom.
+    pub bars: Vec<CompareBar>,
+}
+
+fn value_text(unit: Unit, v: f64) -> String {
+    match unit {
+        Unit::Nanos => dur_ns(v),
+        Unit::BytesPerSec => {
+            let (d, u) = crate::svg::bytes_unit(v);
+            format!("{} {u}", num(v / d))
+        }
+        Unit::Percent => format!("{}%", num(v)),
+        _ => si(v),
+    }
+}
+
+/// Horizontal bars from zero with confidence-interval whiskers, labelled with their values.
+pub fn compare_chart(ci: &CompareInput) -> Option<String> {
+    if ci.bars.is_empty() {
+        return None;
+    }
+    let row = 30.0;
+    let h = MARGIN.2 + MARGIN.3 + row * ci.bars.len() as f64;
+    let label_w = ci
+        .bars
+        .iter()
+        .map(|b| text_w(&b.label))
+        .fold(40.0, f64::max)
+        .min(220.0);
+    let vals: Vec<f64> = ci
+        .bars
+        .iter()
+        .flat_map(|b| [b.value, b.ci.map_or(b.value, |c| c.1)])
+        .collect();
+    let (l, r, t, b) = (label_w + 20.0, W - 90.0, MARGIN.2, h - MARGIN.3);
+    let x = Scale::auto(&vals, ci.unit, None, true).range(l, r);
+    let mut svg = Svg::new(h, &format!("{}: {}", ci.title, ci.metric));
+    let f = Frame {
+        x,
+        y: Scale::lin(0.0, 1.0, Unit::Count).range(b, t),
+        area: (l, r, t, b),
+    };
+    // Vertical grid and x ticks only: the y axis is categorical.
+    let mut last = f64::NEG_INFINITY;
+    for v in f.x.ticks() {
+        let px = f.x.px(v);
+        svg.line(px, t, px, b, "grid");
+        let s = f.x.label(v);
+        if px - text_w(&s) / 2.0 > last + 4.0 {
+            svg.text(px, b + 16.0, "middle", "tick", &s);
+            last = px + text_w(&s) / 2.0;
+        }
+    }
+    svg.line(l, t, l, b, "axis");
+    let title = match f.x.unit_title() {
+        Some(u) => format!("{} ({u})", ci.metric),
+        None => ci.metric.clone(),
+    };
+    svg.text((l + r) / 2.0, b + 36.0, "middle", "title", &title);
+    for (i, bar) in ci.bars.iter().enumerate() {
+        let y0 = t + row * i as f64 + 6.0;
+        let bh = row - 12.0;
+        let x0 = f.x.px(0.0);
+        svg.rect(x0, y0, f.x.px(bar.value) - x0, bh, "bar f0");
+        svg.text(l - 8.0, y0 + bh / 2.0 + 4.0, "end", "tick", &bar.label);
+        let mut end = f.x.px(bar.value);
+        if let Some((lo, hi)) = bar.ci {
+            let (a, z) = (f.x.px(lo), f.x.px(hi));
+            let ym = y0 + bh / 2.0;
+            svg.line(a, ym, z, ym, "whisker");
+            svg.line(a, y0 + 2.0, a, y0 + bh - 2.0, "whisker");
+            svg.line(z, y0 + 2.0, z, y0 + bh - 2.0, "whisker");
+            end = end.max(z);
+        }
+        svg.text(
+            end + 6.0,
+            y0 + bh / 2.0 + 4.0,
+            "start",
+            "value",
+            &value_text(ci.unit, bar.value),
+        );
+    }
+    if ci.bars.iter().any(|b| b.ci.is_some()) {
+        let w = text_w(&ci.ci_label);
+        svg.text(r + 80.0 - w, 18.0, "start", "legend", &ci.ci_label);
+        svg.line(r + 56.0 - w, 14.0, r + 74.0 - w, 14.0, "whisker");
+    }
+    Some(svg.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dist() -> LatDist {
+        LatDist {
+            kind: "clat".into(),
+            n: 1000,
+            min_ns: 1000.0,
+            max_ns: 5_000_000.0,
+            mean_ns: 60_000.0,
+            percentiles: vec![],
+            bins: vec![
+                (1000, 100),
+                (10_000, 400),
+                (50_000, 400),
+                (1_000_000, 99),
+                (5_000_000, 1),
+            ],
+        }
+    }
+
+    #[test]
+    fn percentiles_from_bins() {
+        let d = dist();
+        assert_eq!(d.percentile(50.0), Some(10_000.0), "500th of 1000 I/Os");
+        assert_eq!(d.percentile(99.0), Some(1_000_000.0), "990th");
+        assert_eq!(d.percentile(99.95), Some(5_000_000.0), "the last I/O");
+        let mut e = d.clone();
+        e.percentiles = vec![(50.0, 12_345.0)];
+        assert_eq!(
+            e.percentile(50.0),
+            Some(12_345.0),
+            "the tool's own figure wins"
+        );
+    }
+
+    #[test]
+    fn log_buckets_add_up_to_100_percent() {
+        let b = log_buckets(&dist());
+        let sum: f64 = b.iter().map(|x| x.2).sum();
+        assert!((sum - 100.0).abs() < 1e-9, "sum of shares {sum} from {b:?}");
+        assert_eq!(b.first().map(|x| x.0), Some(1000.0), "first edge at 1 µs");
+        assert_eq!(
+            b.len(),
+            37,
+            "buckets 30 (1 µs) to 66 (5 ms) at 10 per decade"
+        );
+    }
+
+    #[test]
+    fn the_percentile_curve_stops_short_of_100() {
+        let p = percentile_points(&dist());
+        let last = p.last().copied().unwrap_or_default();
+        assert!(
+            last.0 < 100.0,
+            "last point {last:?} must be drawable on a nines axis"
+        );
+        assert_eq!(last.1, 5_000_000.0);
+    }
+}
+
+/// Snapshots of each chart kind's SVG from fixed inputs: a change to any chart's markup shows up
+/// as a reviewable diff.
+#[cfg(test)]
+mod snapshots {
+    use super::*;
+
+    fn bimodal(shift: u64) -> LatDist {
+        // A fast mode near 80 µs and a slow one near 2 ms, with a tail to 40 ms.
+        let mut bins = Vec::new();
+        for (center, n) in [(80_000u64, 9000u64), (2_000_000, 950), (40_000_000, 50)] {
+            for k in 0..5u64 {
+                bins.push((center * shift / 4 + center / 10 * k, n / 5));
+            }
+        }
+        bins.sort();
+        LatDist {
+            kind: "clat".into(),
+            n: bins.iter().map(|b| b.1).sum(),
+            min_ns: bins[0].0 as f64,
+            max_ns: bins[bins.len() - 1].0 as f64,
+            mean_ns: 300_000.0,
+            percentiles: vec![],
+            bins,
+        }
+    }
+
+    #[test]
+    fn time_series_svg() {
+        let burst = |t: u64| if t < 6000 { 3000.0 } else { 300.0 };
+        let s = [
+            Series {
+                label: "read".into(),
+                color: 0,
+                points: (1..=12)
+                    .map(|i| (i as f64 * 1000.0, burst(i * 1000)))
+                    .collect(),
+            },
+            Series {
+                label: "write".into(),
+                color: 1,
+                points: (1..=12)
+                    .map(|i| (i as f64 * 1000.0 + 3.0, burst(i * 1000) / 3.0))
+                    .collect(),
+            },
+        ];
+        insta::assert_snapshot!(time_series(
+            "burst: IOPS over time",
+            "IOPS",
+            Unit::Count,
+            &s
+        ));
+    }
+
+    #[test]
+    fn latency_histogram_svg() {
+        let (r, w) = (bimodal(4), bimodal(6));
+        let d = [("read", 0, &r), ("write", 1, &w)];
+        insta::assert_snapshot!(latency_histogram("lat histogram", &d).expect("bins"));
+    }
+
+    #[test]
+    fn latency_percentiles_svg() {
+        let (r, w) = (bimodal(4), bimodal(6));
+        let d = [("read", 0, &r), ("write", 1, &w)];
+        insta::assert_snapshot!(latency_percentiles("lat percentiles", &d).expect("bins"));
+    }
+
+    /// What a queue-depth sweep passes: Little's law holds until the device saturates.
+    pub(crate) fn sweep() -> AxisInput {
+        let points = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+            .iter()
+            .map(|&qd: &f64| {
+                let iops = (qd * 10_000.0).min(100_000.0);
+                let lat = qd / iops * 1e9;
+                AxisPoint {
+                    x: qd,
+                    iops,
+                    lat_mean_ns: lat,
+                    lat_p99_ns: Some(lat * 2.5),
+                }
+            })
+            .collect();
+        AxisInput {
+            title: "4 KiB randread, io_uring".into(),
+            x_label: "iodepth".into(),
+            points,
+            knee_x: Some(8.0),
+            ceiling_iops: Some(100_000.0),
+            ceiling_label: "io2 provisioned 100k IOPS".into(),
+            littles_law: true,
+            hockey_stick: false,
+        }
+    }
+
+    #[test]
+    fn sweep_svgs() {
+        let c = axis_charts(&sweep());
+        assert_eq!(c.len(), 2, "IOPS and latency against iodepth");
+        insta::assert_snapshot!("sweep_iops", c[0].1);
+        insta::assert_snapshot!("sweep_latency", c[1].1);
+    }
+
+    #[test]
+    fn curve_svg() {
+        let points = (1..=8)
+            .map(|i| {
+                let load = i as f64 * 10_000.0;
+                let rho = load / 85_000.0;
+                let lat = 100_000.0 / (1.0 - rho).max(0.02);
+                AxisPoint {
+                    x: load,
+                    iops: load.min(84_000.0),
+                    lat_mean_ns: lat,
+                    lat_p99_ns: Some(lat * 3.0),
+                }
+            })
+            .collect();
+        let a = AxisInput {
+            title: "latency against load".into(),
+            x_label: "offered IOPS".into(),
+            points,
+            hockey_stick: true,
+            ..Default::default()
+        };
+        let c = axis_charts(&a);
+        assert_eq!(c.len(), 3, "IOPS, latency, and the hockey stick");
+        insta::assert_snapshot!("curve_hockey_stick", c[2].1);
+    }
+
+    pub(crate) fn compare() -> CompareInput {
+        CompareInput {
+            title: "randread 4k QD32".into(),
+            metric: "IOPS".into(),
+            unit: Unit::Count,
+            ci_label: "95% confidence interval".into(),
+            bars: vec![
+                CompareBar {
+                    label: "gp3 baseline".into(),
+                    value: 15_800.0,
+                    ci: Some((15_500.0, 16_050.0)),
+                },
+                CompareBar {
+                    label: "io2 100k".into(),
+                    value: 61_000.0,
+                    ci: Some((58_000.0, 64_500.0)),
+                },
+                CompareBar {
+                    label: "local NVMe".into(),
+                    value: 402_000.0,
+                    ci: None,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn compare_svg() {
+        insta::assert_snapshot!(compare_chart(&compare()).expect("bars"));
+    }
+}

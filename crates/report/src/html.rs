@@ -1,0 +1,689 @@
+//! The self-contained HTML report: one file with inline CSS and inline SVG charts, no script,
+//! no network (a Content-Security-Policy forbids fetches), light and dark themes from
+//! `prefers-color-scheme`, and a table with the numbers behind every chart.
+//!
+//! [`render`] is a pure function of a [`Report`]; [`crate::input`] builds a report's runs from
+//! fio or iolens JSON, and suites add [`AxisInput`]s and [`CompareInput`]s.
+
+use std::fmt::Write;
+
+use crate::charts::{
+    axis_charts, compare_chart, latency_histogram, latency_percentiles, log_buckets,
+    percentile_points, time_series, AxisInput, CompareInput, Dist, LatDist, Series, MARKS,
+};
+use crate::svg::{dur_ns, esc, num, si, Unit};
+
+/// Everything one report shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// Page title.
+    pub title: String,
+    /// The iolens that wrote the report (`iolens-0.1.0`).
+    pub generator: String,
+    /// Runs (one per input file, or the run just made).
+    pub runs: Vec<RunReport>,
+    /// Sweeps and curves: a metric against an axis.
+    pub axes: Vec<AxisInput>,
+    /// Comparisons.
+    pub compares: Vec<CompareInput>,
+    /// Findings of `explain`, already worded.
+    pub findings: Vec<Finding>,
+    /// The machine, when known.
+    pub machine: Option<Machine>,
+    /// Notes shown under the title (e.g. what an input lacked).
+    pub notes: Vec<String>,
+}
+
+/// One finding of `explain`, as text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Finding {
+    /// `INFO`, `WARNING` or `CRITICAL`.
+    pub severity: String,
+    /// What it is about (`job randrw, read`).
+    pub subject: String,
+    /// One line: what is going on.
+    pub claim: String,
+    /// The arithmetic behind it (lines separated by `\n`).
+    pub detail: String,
+    /// What to change.
+    pub fix: String,
+}
+
+/// The machine a run was made on.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Machine {
+    /// What the section describes (`this run` or `where the report was made`).
+    pub scope: String,
+    /// Kernel release.
+    pub kernel: String,
+    /// CPU model.
+    pub cpu: String,
+    /// Online CPUs.
+    pub cpus: usize,
+    /// Block devices under the files: (name, model from sysfs).
+    pub devices: Vec<(String, String)>,
+}
+
+/// One run: a fio or iolens JSON result.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunReport {
+    /// Where it came from (a file name, or `this run`).
+    pub source: String,
+    /// The tool and version that ran it (`fio-3.33`, `iolens-0.1.0`).
+    pub tool: String,
+    /// When (as the tool wrote it).
+    pub time: String,
+    /// Global options.
+    pub global_options: Vec<(String, String)>,
+    /// Jobs.
+    pub jobs: Vec<JobReport>,
+    /// Names of the block devices under the files.
+    pub disks: Vec<String>,
+}
+
+/// One job of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobReport {
+    /// Job name.
+    pub name: String,
+    /// The job's own options.
+    pub options: Vec<(String, String)>,
+    /// Directions that did I/O.
+    pub dirs: Vec<DirReport>,
+}
+
+/// One direction of a job.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DirReport {
+    /// `read`, `write`, `trim` or `mixed`.
+    pub name: String,
+    /// IOPS over the run.
+    pub iops: f64,
+    /// Bytes per second over the run.
+    pub bw_bytes: f64,
+    /// I/Os completed.
+    pub total_ios: u64,
+    /// Runtime, ms.
+    pub runtime_ms: u64,
+    /// Latency distribution (clat, or lat when only it has percentiles).
+    pub lat: Option<LatDist>,
+    /// Bandwidth samples: (ms since start, bytes/s).
+    pub bw_series: Vec<(f64, f64)>,
+    /// IOPS samples: (ms since start, IOPS).
+    pub iops_series: Vec<(f64, f64)>,
+}
+
+/// Colour index of a direction (read blue, write vermillion, trim green, mixed purple).
+pub fn dir_color(name: &str) -> usize {
+    match name {
+        "read" => 0,
+        "write" => 1,
+        "trim" => 2,
+        _ => 3,
+    }
+}
+
+const CSS: &str = r#"
+:root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--grid:#e6e9ed;--axis:#8c959f;--panel:#f6f8fa;
+--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#6e7781;--c5:#b31d28;--crit:#b31d28;--warn:#9a6700;--info:#0969da}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1419;--fg:#e6edf3;--muted:#9aa4ae;--line:#30363d;--grid:#262c33;--axis:#6b7580;--panel:#161b22;
+--c0:#56b4e9;--c1:#f28e4b;--c2:#3fc7a0;--c3:#e29ac6;--c4:#9aa4ae;--c5:#ff7b72;--crit:#ff7b72;--warn:#d29922;--info:#58a6ff}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:1000px;padding:24px;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
+h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.3em;margin:32px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+h3{font-size:1.05em;margin:20px 0 4px}
+.meta,.note{color:var(--muted);margin:2px 0}
+table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums;font-size:.9em}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top}
+th{background:var(--panel)}th:first-child,td:first-child{text-align:left}
+td.l,th.l{text-align:left}
+figure{margin:12px 0 20px;break-inside:avoid}
+figcaption{font-weight:600;margin-bottom:2px}
+details{margin:2px 0 0}summary{cursor:pointer;color:var(--muted);font-size:.9em}
+.scroll{max-height:320px;overflow:auto}
+.chart{width:100%;height:auto;display:block;font:12px system-ui,-apple-system,"Segoe UI",sans-serif}
+.chart text{fill:var(--fg)}.chart .tick,.chart .value{fill:var(--muted)}.chart .title{font-weight:600}
+.chart .mark{font-size:11px;font-weight:600}
+.grid{stroke:var(--grid)}.axis{stroke:var(--axis)}
+.ln{fill:none;stroke-width:2;stroke-linejoin:round}.thin{stroke-width:1.2}.dash{stroke-dasharray:5 4}
+.area{fill-opacity:.2;stroke-width:1.5}.bar{fill-opacity:.85}.whisker{stroke:var(--fg);stroke-width:1.5}
+.s0{stroke:var(--c0)}.s1{stroke:var(--c1)}.s2{stroke:var(--c2)}.s3{stroke:var(--c3)}.s4{stroke:var(--c4)}.s5{stroke:var(--c5)}
+.f0{fill:var(--c0)}.f1{fill:var(--c1)}.f2{fill:var(--c2)}.f3{fill:var(--c3)}.f4{fill:var(--c4)}.f5{fill:var(--c5)}
+.chart .t0{fill:var(--c0)}.chart .t1{fill:var(--c1)}.chart .t2{fill:var(--c2)}.chart .t3{fill:var(--c3)}.chart .t4{fill:var(--c4)}.chart .t5{fill:var(--c5)}
+.finding{border-left:4px solid var(--info);padding:4px 10px;margin:8px 0;background:var(--panel)}
+.finding.CRITICAL{border-color:var(--crit)}.finding.WARNING{border-color:var(--warn)}
+.finding pre{margin:4px 0;white-space:pre-wrap;font-size:.88em}
+.sev{font-weight:700;font-size:.8em;letter-spacing:.04em}
+nav ul{margin:4px 0;padding-left:20px}
+@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--grid:#ddd;--panel:#f3f3f3;--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#555;--c5:#b31d28}
+body{max-width:none;padding:0;font-size:11pt}.scroll{max-height:none;overflow:visible}nav{display:none}h2{break-after:avoid}}
+"#;
+
+/// Percent-style header keys for the summary table.
+fn summary_table(out: &mut String, job: &JobReport) {
+    out.push_str("<table><thead><tr><th>direction</th><th>IOPS</th><th>bandwidth</th><th>I/Os</th><th>runtime</th><th>latency</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>\n");
+    for d in &job.dirs {
+        let lat = |f: &dyn Fn(&LatDist) -> Option<f64>| {
+            d.lat.as_ref().and_then(f).map_or("–".to_string(), dur_ns)
+        };
+        let (div, unit) = crate::svg::bytes_unit(d.bw_bytes);
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{} {unit}</td><td>{}</td><td>{} s</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&d.name),
+            num(d.iops),
+            num(d.bw_bytes / div),
+            d.total_ios,
+            num(d.runtime_ms as f64 / 1000.0),
+            d.lat.as_ref().map_or("–".to_string(), |l| esc(&l.kind)),
+            lat(&|l| Some(l.mean_ns)),
+            lat(&|l| l.percentile(50.0)),
+            lat(&|l| l.percentile(99.0)),
+            lat(&|l| l.percentile(99.9)),
+            lat(&|l| Some(l.max_ns)),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn kv_table(out: &mut String, caption: &str, rows: &[(String, String)]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<table><caption class=\"l\" style=\"text-align:left;font-weight:600\">{}</caption><tbody>",
+        esc(caption)
+    );
+    for (k, v) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><th class=\"l\" scope=\"row\">{}</th><td class=\"l\">{}</td></tr>",
+            esc(k),
+            esc(v)
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// A figure: caption, the SVG, and its data as a table in a closed `<details>`.
+fn figure(out: &mut String, caption: &str, svg: &str, head: &[&str], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "<figure><figcaption>{}</figcaption>", esc(caption));
+    out.push_str(svg);
+    let _ = write!(
+        out,
+        "<details><summary>Data: {} ({} rows)</summary><div class=\"scroll\"><table><thead><tr>",
+        esc(caption),
+        rows.len()
+    );
+    for h in head {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for cell in r {
+            let _ = write!(out, "<td>{}</td>", esc(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div></details></figure>\n");
+}
+
+/// The rows of a time series table: time, then one column per series (empty where a series
+/// has no sample at that time).
+fn series_rows(series: &[Series], fmt: &dyn Fn(f64) -> String) -> Vec<Vec<String>> {
+    let mut times: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
+        .iter()
+        .map(|t| {
+            let mut row = vec![num(t / 1000.0)];
+            for s in series {
+                row.push(
+                    s.points
+                        .iter()
+                        .find(|p| p.0 == *t)
+                        .map_or(String::new(), |p| fmt(p.1)),
+                );
+            }
+            row
+        })
+        .collect()
+}
+
+fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport) {
+    let _ = writeln!(
+        out,
+        "<h3 id=\"job-{run_idx}-{job_idx}\">job {}</h3>",
+        esc(&job.name)
+    );
+    if job.dirs.is_empty() {
+        out.push_str("<p class=\"note\">This job did no I/O.</p>\n");
+    } else {
+        summary_table(out, job);
+    }
+    let name = &job.name;
+    // IOPS and bandwidth over time.
+    let iops: Vec<Series> = job
+        .dirs
+        .iter()
+        .filter(|d| !d.iops_series.is_empty())
+        .map(|d| Series {
+            label: d.name.clone(),
+            color: dir_color(&d.name),
+            points: d.iops_series.clone(),
+        })
+        .collect();
+    if !iops.is_empty() {
+        let cap = format!("{name}: IOPS over time");
+        let svg = time_series(&cap, "IOPS", Unit::Count, &iops);
+        let mut head = vec!["time (s)"];
+        head.extend(iops.iter().map(|s| s.label.as_str()));
+        figure(out, &cap, &svg, &head, &series_rows(&iops, &|v| num(v)));
+    }
+    let bw: Vec<Series> = job
+        .dirs
+        .iter()
+        .filter(|d| !d.bw_series.is_empty())
+        .map(|d| Series {
+            label: d.name.clone(),
+            color: dir_color(&d.name),
+            points: d.bw_series.clone(),
+        })
+        .collect();
+    if !bw.is_empty() {
+        let cap = format!("{name}: bandwidth over time");
+        let svg = time_series(&cap, "bandwidth", Unit::BytesPerSec, &bw);
+        let head: Vec<String> = std::iter::once("time (s)".to_string())
+            .chain(bw.iter().map(|s| format!("{} (MB/s)", s.label)))
+            .collect();
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        figure(out, &cap, &svg, &head, &series_rows(&bw, &|v| num(v / 1e6)));
+    }
+    if iops.is_empty() && bw.is_empty() && !job.dirs.is_empty() {
+        out.push_str("<p class=\"note\">No bandwidth or IOPS samples over time in this input (fio's JSON keeps only their summary; iolens keeps the series).</p>\n");
+    }
+    // Latency.
+    let dists: Vec<Dist> = job
+        .dirs
+        .iter()
+        .filter_map(|d| {
+            d.lat
+                .as_ref()
+                .map(|l| (d.name.as_str(), dir_color(&d.name), l))
+        })
+        .filter(|(_, _, l)| l.n > 0)
+        .collect();
+    if dists.is_empty() {
+        return;
+    }
+    let kind = dists[0].2.kind.clone();
+    let cap = format!("{name}: {kind} latency histogram");
+    if let Some(svg) = latency_histogram(&cap, &dists) {
+        let mut rows = Vec::new();
+        for (d, _, l) in &dists {
+            for (lo, hi, p) in log_buckets(l) {
+                if p > 0.0 {
+                    rows.push(vec![
+                        d.to_string(),
+                        dur_ns(lo),
+                        dur_ns(hi),
+                        format!("{p:.4}"),
+                    ]);
+                }
+            }
+        }
+        figure(
+            out,
+            &cap,
+            &svg,
+            &["direction", "from", "to", "share of I/Os (%)"],
+            &rows,
+        );
+    } else {
+        out.push_str("<p class=\"note\">No latency histogram: the input has no bins (fio writes them with --output-format=json+).</p>\n");
+    }
+    let cap = format!("{name}: {kind} latency percentiles");
+    if let Some(svg) = latency_percentiles(&cap, &dists) {
+        let mut rows = Vec::new();
+        for (d, _, l) in &dists {
+            let pts = if l.percentiles.is_empty() {
+                // From bins: one row per bucket boundary is the whole CDF.
+                percentile_points(l)
+                    .chunks(2)
+                    .map(|c| (c[c.len() - 1].0, c[0].1))
+                    .collect()
+            } else {
+                l.percentiles.clone()
+            };
+            for (p, v) in pts {
+                rows.push(vec![d.to_string(), format!("{p:.4}"), num(v)]);
+            }
+            for (p, name) in MARKS {
+                if let Some(v) = l.percentile(p) {
+                    rows.push(vec![d.to_string(), name.to_string(), num(v)]);
+                }
+            }
+        }
+        figure(
+            out,
+            &cap,
+            &svg,
+            &["direction", "percentile", "latency (ns)"],
+            &rows,
+        );
+    }
+}
+
+fn axis_section(out: &mut String, a: &AxisInput) {
+    let _ = writeln!(out, "<h3>{}</h3>", esc(&a.title));
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut pts = a.points.clone();
+    pts.sort_by(|p, q| p.x.total_cmp(&q.x));
+    for p in &pts {
+        rows.push(vec![
+            num(p.x),
+            num(p.iops),
+            num(p.lat_mean_ns / 1000.0),
+            p.lat_p99_ns.map_or("–".into(), |v| num(v / 1000.0)),
+            // Little's law: the I/Os in flight the measured pair implies.
+            num(p.iops * p.lat_mean_ns / 1e9),
+        ]);
+    }
+    let x = a.x_label.clone();
+    let head = [
+        x.as_str(),
+        "IOPS",
+        "mean latency (µs)",
+        "p99 latency (µs)",
+        "in flight (IOPS × mean)",
+    ];
+    for (cap, svg) in axis_charts(a) {
+        figure(out, &cap, &svg, &head, &rows);
+    }
+    let mut notes = Vec::new();
+    if let Some(k) = a.knee_x {
+        notes.push(format!("knee at {} {}", a.x_label, num(k)));
+    }
+    if let Some(c) = a.ceiling_iops {
+        notes.push(format!("ceiling {} IOPS {}", si(c), a.ceiling_label));
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&notes.join("; ")));
+    }
+}
+
+fn compare_section(out: &mut String, c: &CompareInput) {
+    let Some(svg) = compare_chart(c) else { return };
+    let rows: Vec<Vec<String>> = c
+        .bars
+        .iter()
+        .map(|b| {
+            vec![
+                b.label.clone(),
+                num(b.value),
+                b.ci.map_or("–".into(), |x| num(x.0)),
+                b.ci.map_or("–".into(), |x| num(x.1)),
+            ]
+        })
+        .collect();
+    let unit = match c.unit {
+        Unit::Nanos => " (ns)",
+        Unit::BytesPerSec => " (bytes/s)",
+        Unit::Percent => " (%)",
+        _ => "",
+    };
+    let v = format!("{}{unit}", c.metric);
+    figure(
+        out,
+        &format!("{}: {}", c.title, c.metric),
+        &svg,
+        &["", &v, "CI low", "CI high"],
+        &rows,
+    );
+}
+
+/// Renders the report as one self-contained HTML page. Same report, same bytes.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let title = if r.title.is_empty() {
+        "iolens report"
+    } else {
+        &r.title
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<meta name=\"generator\" content=\"{}\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(&r.generator),
+        esc(title)
+    );
+    let _ = writeln!(out, "<header><h1>{}</h1>", esc(title));
+    let _ = writeln!(out, "<p class=\"meta\">made by {}</p>", esc(&r.generator));
+    for n in &r.notes {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(n));
+    }
+    out.push_str("</header>\n");
+
+    // Contents.
+    out.push_str("<nav><ul>\n");
+    if !r.findings.is_empty() {
+        out.push_str("<li><a href=\"#findings\">Findings</a></li>\n");
+    }
+    for (i, run) in r.runs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#run-{i}\">{}</a> ({} jobs)</li>",
+            esc(&run.source),
+            run.jobs.len()
+        );
+    }
+    if !r.axes.is_empty() {
+        out.push_str("<li><a href=\"#axes\">Sweeps and curves</a></li>\n");
+    }
+    if !r.compares.is_empty() {
+        out.push_str("<li><a href=\"#compare\">Comparisons</a></li>\n");
+    }
+    out.push_str("<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n");
+
+    if !r.findings.is_empty() {
+        out.push_str("<section id=\"findings\"><h2>Findings</h2>\n");
+        for f in &r.findings {
+            let _ = writeln!(
+                out,
+                "<div class=\"finding {}\"><span class=\"sev\">{}</span> {} — <strong>{}</strong>",
+                esc(&f.severity),
+                esc(&f.severity),
+                esc(&f.subject),
+                esc(&f.claim)
+            );
+            if !f.detail.is_empty() {
+                let _ = writeln!(out, "<pre>{}</pre>", esc(&f.detail));
+            }
+            if !f.fix.is_empty() {
+                let _ = writeln!(out, "<div>fix: {}</div>", esc(&f.fix));
+            }
+            out.push_str("</div>\n");
+        }
+        out.push_str("</section>\n");
+    }
+
+    for (i, run) in r.runs.iter().enumerate() {
+        let _ = writeln!(out, "<section id=\"run-{i}\"><h2>{}</h2>", esc(&run.source));
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">{}{}</p>",
+            esc(&run.tool),
+            if run.time.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", esc(&run.time))
+            }
+        );
+        kv_table(&mut out, "global options", &run.global_options);
+        for (j, job) in run.jobs.iter().enumerate() {
+            job_section(&mut out, i, j, job);
+            kv_table(
+                &mut out,
+                &format!("options of job {}", job.name),
+                &job.options,
+            );
+        }
+        out.push_str("</section>\n");
+    }
+
+    if !r.axes.is_empty() {
+        out.push_str("<section id=\"axes\"><h2>Sweeps and curves</h2>\n");
+        for a in &r.axes {
+            axis_section(&mut out, a);
+        }
+        out.push_str("</section>\n");
+    }
+    if !r.compares.is_empty() {
+        out.push_str("<section id=\"compare\"><h2>Comparisons</h2>\n");
+        for c in &r.compares {
+            compare_section(&mut out, c);
+        }
+        out.push_str("</section>\n");
+    }
+
+    out.push_str("<section id=\"machine\"><h2>Machine and versions</h2>\n");
+    let mut rows: Vec<(String, String)> = vec![("report made by".into(), r.generator.clone())];
+    for run in &r.runs {
+        rows.push((format!("{} ran with", run.source), run.tool.clone()));
+    }
+    match &r.machine {
+        Some(m) => {
+            rows.push(("machine".into(), m.scope.clone()));
+            rows.push(("kernel".into(), m.kernel.clone()));
+            rows.push(("CPU".into(), format!("{} ({} CPUs online)", m.cpu, m.cpus)));
+            for (n, model) in &m.devices {
+                rows.push((format!("device {n}"), model.clone()));
+            }
+        }
+        None => rows.push(("machine".into(), "not recorded".into())),
+    }
+    kv_table(&mut out, "versions and machine", &rows);
+    out.push_str("</section>\n</body>\n</html>\n");
+    out
+}
+
+/// How many charts (`<svg`) a rendered page holds: what tests and callers count.
+pub fn chart_count(html: &str) -> usize {
+    html.matches("<svg ").count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::{AxisPoint, CompareBar};
+
+    fn report() -> Report {
+        let lat = LatDist {
+            kind: "clat".into(),
+            n: 100,
+            min_ns: 50_000.0,
+            max_ns: 900_000.0,
+            mean_ns: 120_000.0,
+            percentiles: vec![(50.0, 100_000.0), (99.0, 800_000.0)],
+            bins: vec![(50_000, 10), (100_000, 80), (800_000, 9), (900_000, 1)],
+        };
+        let dir = |name: &str| DirReport {
+            name: name.into(),
+            iops: 1000.0,
+            bw_bytes: 4_096_000.0,
+            total_ios: 100,
+            runtime_ms: 100,
+            lat: Some(lat.clone()),
+            bw_series: vec![(50.0, 4e6), (100.0, 4.2e6)],
+            iops_series: vec![(50.0, 980.0), (100.0, 1020.0)],
+        };
+        Report {
+            title: "a <report>".into(),
+            generator: "iolens-0.1.0".into(),
+            runs: vec![RunReport {
+                source: "r.json".into(),
+                tool: "fio-3.33".into(),
+                time: "now".into(),
+                global_options: vec![("bs".into(), "4k".into())],
+                jobs: vec![JobReport {
+                    name: "j".into(),
+                    options: vec![("rw".into(), "randrw".into())],
+                    dirs: vec![dir("read"), dir("write")],
+                }],
+                disks: vec![],
+            }],
+            axes: vec![AxisInput {
+                title: "sweep".into(),
+                x_label: "iodepth".into(),
+                points: vec![AxisPoint {
+                    x: 1.0,
+                    iops: 10.0,
+                    lat_mean_ns: 1e8,
+                    lat_p99_ns: None,
+                }],
+                ..Default::default()
+            }],
+            compares: vec![CompareInput {
+                title: "c".into(),
+                metric: "IOPS".into(),
+                unit: Unit::Count,
+                ci_label: "95% CI".into(),
+                bars: vec![CompareBar {
+                    label: "a".into(),
+                    value: 1.0,
+                    ci: Some((0.5, 1.5)),
+                }],
+            }],
+            findings: vec![Finding {
+                severity: "WARNING".into(),
+                subject: "job j".into(),
+                claim: "x < y".into(),
+                detail: "1\n2".into(),
+                fix: "do z".into(),
+            }],
+            machine: None,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn the_page_is_self_contained_escaped_and_deterministic() {
+        let r = report();
+        let a = render(&r);
+        assert_eq!(a, render(&r), "same report, same bytes");
+        assert!(
+            a.contains("<title>a &lt;report&gt;</title>"),
+            "title escaped"
+        );
+        assert!(!a.contains("<script"), "no script");
+        for needle in ["http://", "https://", "url("] {
+            let hits: Vec<_> = a
+                .match_indices(needle)
+                .filter(|(i, _)| !a[..*i].ends_with("xmlns=\""))
+                .collect();
+            assert!(hits.is_empty(), "no external reference {needle}: {hits:?}");
+        }
+        // IOPS, bandwidth, histogram, percentiles; IOPS and latency against iodepth; compare.
+        assert_eq!(chart_count(&a), 7, "charts in {a}");
+        assert!(
+            a.contains("x &lt; y") && a.contains("fio-3.33"),
+            "findings and versions"
+        );
+        assert!(a.contains("@media (prefers-color-scheme:dark)") && a.contains("@media print"));
+    }
+
+    #[test]
+    fn every_chart_has_a_data_table() {
+        let a = render(&report());
+        assert_eq!(
+            a.matches("<details>").count(),
+            chart_count(&a),
+            "one data table per chart"
+        );
+    }
+}

@@ -1,0 +1,305 @@
+//! Builds a report's runs from fio 3.x `json`/`json+` output or iolens's JSON (the same format
+//! plus its `iolens_series` extension), and from a run just made (through the same JSON, so a
+//! saved result and a live one give the same page).
+
+use serde_json::Value;
+
+use crate::charts::LatDist;
+use crate::html::{DirReport, Finding, JobReport, Report, RunReport};
+
+/// Why an input is not a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// The JSON object in `text`: fio may print other lines (a normal-format report, warnings)
+/// before it, so parsing starts at the first line that opens an object.
+fn first_object(text: &str) -> Result<Value, InputError> {
+    let start = if text.trim_start().starts_with('{') {
+        Some(text.len() - text.trim_start().len())
+    } else {
+        text.match_indices("\n{").next().map(|(i, _)| i + 1)
+    };
+    let Some(start) = start else {
+        return Err(InputError(
+            "no JSON object found (expected fio --output-format=json or json+, or iolens JSON)"
+                .into(),
+        ));
+    };
+    let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    match de.next() {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(InputError(format!(
+            "invalid JSON at line {}, column {}: {e}",
+            text[..start].lines().count() + e.line(),
+            e.column()
+        ))),
+        None => Err(InputError("empty input".into())),
+    }
+}
+
+fn f(v: &Value, k: &str) -> f64 {
+    v.get(k).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn str_map(v: Option<&Value>) -> Vec<(String, String)> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let s = match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), s)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn lat_dist(v: &Value, kind: &str) -> Option<LatDist> {
+    let n = v.get("N").and_then(Value::as_u64).unwrap_or(0);
+    if n == 0 {
+        return None;
+    }
+    let mut percentiles: Vec<(f64, f64)> = v
+        .get("percentile")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.parse().ok()?, v.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    percentiles.sort_by(|a: &(f64, f64), b| a.0.total_cmp(&b.0));
+    let mut bins: Vec<(u64, u64)> = v
+        .get("bins")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.parse().ok()?, v.as_u64()?)))
+                .filter(|b: &(u64, u64)| b.1 > 0)
+                .collect()
+        })
+        .unwrap_or_default();
+    bins.sort();
+    Some(LatDist {
+        kind: kind.into(),
+        n,
+        min_ns: f(v, "min"),
+        max_ns: f(v, "max"),
+        mean_ns: f(v, "mean"),
+        percentiles,
+        bins,
+    })
+}
+
+fn series(v: Option<&Value>, scale: f64) -> Vec<(f64, f64)> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let p = p.as_array()?;
+                    Some((p.first()?.as_f64()?, p.get(1)?.as_f64()? * scale))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn dir(job: &Value, name: &str) -> Option<DirReport> {
+    let d = job.get(name)?;
+    let total_ios = d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
+    if total_ios == 0 {
+        return None;
+    }
+    // clat is what fio measures by default and what json+ bins; lat when only it has
+    // percentiles (lat_percentiles=1) or bins.
+    let clat = lat_dist(d.get("clat_ns").unwrap_or(&Value::Null), "clat");
+    let lat = lat_dist(d.get("lat_ns").unwrap_or(&Value::Null), "lat");
+    let rich = |l: &Option<LatDist>| {
+        l.as_ref()
+            .is_some_and(|l| !l.bins.is_empty() || !l.percentiles.is_empty())
+    };
+    let lat = if rich(&clat) || !rich(&lat) {
+        clat.or(lat)
+    } else {
+        lat
+    };
+    let s = job.get("iolens_series").and_then(|s| s.get(name));
+    Some(DirReport {
+        name: name.into(),
+        iops: f(d, "iops"),
+        bw_bytes: f(d, "bw_bytes"),
+        total_ios,
+        runtime_ms: d.get("runtime").and_then(Value::as_u64).unwrap_or(0),
+        lat,
+        bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
+        iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
+    })
+}
+
+/// Reads one fio or iolens JSON result; `source` names it on the page.
+pub fn parse(text: &str, source: &str) -> Result<RunReport, InputError> {
+    let v = first_object(text)?;
+    let Some(jobs) = v.get("jobs").and_then(Value::as_array) else {
+        return Err(InputError(
+            "no \"jobs\" array: not a fio or iolens JSON result".into(),
+        ));
+    };
+    let tool = v
+        .get("fio version")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown tool")
+        .to_string();
+    let jobs = jobs
+        .iter()
+        .map(|j| JobReport {
+            name: j
+                .get("jobname")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+            options: str_map(j.get("job options")),
+            dirs: ["read", "write", "trim", "mixed"]
+                .iter()
+                .filter_map(|d| dir(j, d))
+                .collect(),
+        })
+        .collect();
+    let disks = v
+        .get("disk_util")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d.get("name")?.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(RunReport {
+        source: source.to_string(),
+        tool,
+        time: v
+            .get("time")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        global_options: str_map(v.get("global options")),
+        jobs,
+        disks,
+    })
+}
+
+/// The run just made, through its json+ rendering (the same path a saved result takes).
+pub fn from_run(r: &iolens_stats::RunResult, source: &str) -> RunReport {
+    parse(&crate::json::render(r, true), source)
+        .expect("iolens's own json+ output is a valid result")
+}
+
+/// The report of a run just made: its jobs (with their samples over time), the findings of
+/// `explain`, and the machine it ran on (the devices under its files included).
+pub fn run_report(r: &iolens_stats::RunResult, generator: &str, findings: Vec<Finding>) -> Report {
+    let run = from_run(r, "this run");
+    let machine = crate::machine::detect(
+        "where this run ran (read from /proc and sysfs at its end)",
+        &run.disks,
+    );
+    Report {
+        title: format!("iolens report: {}", job_names(&run)),
+        generator: generator.to_string(),
+        runs: vec![run],
+        findings,
+        machine: Some(machine),
+        ..Default::default()
+    }
+}
+
+/// The report of saved results, `(file name, contents)` each; an error names the file.
+pub fn files_report(
+    files: &[(String, String)],
+    generator: &str,
+    findings: Vec<Finding>,
+) -> Result<Report, InputError> {
+    let runs = files
+        .iter()
+        .map(|(name, text)| parse(text, name).map_err(|e| InputError(format!("{name}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let title = match runs.as_slice() {
+        [one] => format!("iolens report: {}", job_names(one)),
+        many => format!("iolens report: {} results", many.len()),
+    };
+    Ok(Report {
+        title,
+        generator: generator.to_string(),
+        runs,
+        findings,
+        machine: None,
+        notes: vec![
+            "The inputs do not record the machine they ran on; the tool and version of each are listed at the end."
+                .into(),
+        ],
+        ..Default::default()
+    })
+}
+
+fn job_names(r: &RunReport) -> String {
+    let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
+    match names.len() {
+        0 => "no jobs".into(),
+        1..=3 => names.join(", "),
+        n => format!("{}, … ({n} jobs)", names[..3].join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_text_before_the_object_and_reads_bins_and_series() {
+        let text = r#"note: something fio printed
+{
+  "fio version" : "fio-3.33",
+  "time" : "Mon Nov 30 09:00:00 2026",
+  "global options" : { "bs" : "4k" },
+  "jobs" : [ { "jobname" : "j", "job options" : { "rw" : "randread", "iodepth" : "4" },
+    "read" : { "iops" : 1000.5, "bw_bytes" : 4098048, "total_ios" : 10, "runtime" : 10,
+      "clat_ns" : { "min" : 1, "max" : 9, "mean" : 5.0, "N" : 10,
+        "percentile" : { "50.000000" : 5, "99.000000" : 9 },
+        "bins" : { "5" : 6, "9" : 4 } } },
+    "write" : { "iops" : 0, "total_ios" : 0 },
+    "iolens_series" : { "read" : { "bw_kib" : [[500,2.0]], "iops" : [[500,7]] } } } ],
+  "disk_util" : [ { "name" : "vda" } ]
+}"#;
+        let r = parse(text, "x.json").expect("a valid result");
+        assert_eq!(r.tool, "fio-3.33");
+        assert_eq!(r.global_options, vec![("bs".into(), "4k".into())]);
+        assert_eq!(r.disks, vec!["vda".to_string()]);
+        let j = &r.jobs[0];
+        assert_eq!(j.dirs.len(), 1, "write did no I/O and is left out");
+        let d = &j.dirs[0];
+        let l = d.lat.as_ref().expect("clat");
+        assert_eq!(l.bins, vec![(5, 6), (9, 4)]);
+        assert_eq!(l.percentiles, vec![(50.0, 5.0), (99.0, 9.0)]);
+        assert_eq!(d.bw_series, vec![(500.0, 2048.0)], "KiB/s become bytes/s");
+        assert_eq!(d.iops_series, vec![(500.0, 7.0)]);
+    }
+
+    #[test]
+    fn errors_say_what_was_expected() {
+        let e = parse("hello", "x").unwrap_err();
+        assert!(e.0.contains("no JSON object"), "{e}");
+        let e = parse("{\"a\":1}", "x").unwrap_err();
+        assert!(e.0.contains("\"jobs\""), "{e}");
+        let e = parse("{\n\"jobs\": [,]}", "x").unwrap_err();
+        assert!(e.0.contains("line 2"), "{e}");
+    }
+}

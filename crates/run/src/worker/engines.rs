@@ -1,0 +1,83 @@
+//! The engine factory: the job's engine, built over its buffer pool, runs the worker loop.
+
+use iolens_engine::libaio::LibaioEngine;
+use iolens_engine::null::NullEngine;
+use iolens_engine::sync::{SyncEngine, SyncKind};
+use iolens_engine::uring::{UringEngine, UringOpts};
+use iolens_engine::{BufPool, Engine};
+use iolens_job::EngineKind;
+
+use super::{start, Worker, WorkerOptions, WorkerOutcome};
+use crate::plan::PlannedJob;
+use crate::sim::{SimEngine, SimVolume};
+
+/// Picks the engine, gives it the buffer pool and runs the loop with it. The engine is a
+/// local of this function, so it (and with it every in-flight I/O and the pool) ends here,
+/// after the loop, whichever way the loop ended, a panic included.
+pub(super) fn drive(
+    w: Worker<'_>,
+    job: &PlannedJob,
+    fds: Vec<libc::c_int>,
+    blk: Vec<bool>,
+    opts: &WorkerOptions,
+    sim: Option<std::sync::Arc<SimVolume>>,
+    pool: BufPool,
+) -> WorkerOutcome {
+    let spec = &job.spec;
+    let depth = w.depth;
+    let setup_failed = |w: Worker<'_>, msg: String| WorkerOutcome {
+        stats: w.stats,
+        error: Some(msg),
+    };
+    if let Some(vol) = sim {
+        let Ok(mut e) = Engine::new(pool, |_| {
+            Ok::<_, std::convert::Infallible>(SimEngine::new(vol, spec.ioengine.is_sync(), depth))
+        });
+        return start(w, &mut e);
+    }
+    match spec.ioengine {
+        EngineKind::Null => {
+            let Ok(mut e) = Engine::new(pool, |_| {
+                Ok::<_, std::convert::Infallible>(NullEngine::new(depth, opts.null_delay))
+            });
+            start(w, &mut e)
+        }
+        EngineKind::Psync
+        | EngineKind::Sync
+        | EngineKind::Vsync
+        | EngineKind::Pvsync
+        | EngineKind::Pvsync2 => {
+            let kind = match spec.ioengine {
+                EngineKind::Psync => SyncKind::Psync,
+                EngineKind::Sync => SyncKind::Sync,
+                EngineKind::Vsync => SyncKind::Vsync,
+                EngineKind::Pvsync => SyncKind::Pvsync,
+                _ => SyncKind::Pvsync2,
+            };
+            let hipri = spec.hipri && spec.ioengine == EngineKind::Pvsync2;
+            let Ok(mut e) = Engine::new(pool, |_| {
+                Ok::<_, std::convert::Infallible>(SyncEngine::new(kind, fds, blk, hipri))
+            });
+            start(w, &mut e)
+        }
+        EngineKind::Libaio => match Engine::new(pool, |_| LibaioEngine::new(depth, fds, blk)) {
+            Ok(mut e) => start(w, &mut e),
+            Err(e) => setup_failed(w, format!("libaio setup failed: {e}")),
+        },
+        EngineKind::IoUring => {
+            let o = UringOpts {
+                fixedbufs: spec.fixedbufs,
+                registerfiles: spec.registerfiles,
+                sqpoll: spec.sqthread_poll,
+                sqpoll_cpu: spec.sqthread_poll_cpu,
+                hipri: spec.hipri,
+                nonvectored: spec.nonvectored,
+                force_async: spec.force_async,
+            };
+            match Engine::new(pool, |p| UringEngine::new(depth, fds, blk, p, o)) {
+                Ok(mut e) => start(w, &mut e),
+                Err(msg) => setup_failed(w, msg),
+            }
+        }
+    }
+}

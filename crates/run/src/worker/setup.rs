@@ -1,0 +1,129 @@
+//! Setting a job up with the operating system: CPU affinity, nice and I/O priority, opening
+//! its files, pre-reading, seeds; and the outcome of a job that could not start.
+
+use iolens_engine::file;
+use iolens_stats::{JobStats, StatsConfig};
+
+use super::WorkerOutcome;
+use crate::plan::PlannedJob;
+
+/// Reads a file range through the page cache (`pre_read`).
+pub(super) fn pre_read(path: &std::path::Path, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let want = left.min(buf.len() as u64) as usize;
+        let n = f.read(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+fn pin_cpu(cpus: &[usize]) {
+    // SAFETY: cpu_set_t is plain data; sched_setaffinity reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in cpus {
+            libc::CPU_SET(*c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+pub(super) fn apply_scheduling(job: &PlannedJob) {
+    let spec = &job.spec;
+    if let Some(cpus) = &spec.cpus_allowed {
+        match spec.cpus_allowed_policy {
+            iolens_job::CpusPolicy::Shared => pin_cpu(cpus),
+            iolens_job::CpusPolicy::Split => pin_cpu(&[cpus[job.jobnum as usize % cpus.len()]]),
+        }
+    }
+    if let Some(n) = spec.nice {
+        // SAFETY: setpriority on the calling thread (tid).
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, n);
+        }
+    }
+    if spec.prio.is_some() || spec.prioclass.is_some() {
+        let class = spec.prioclass.unwrap_or(2) as libc::c_long;
+        let level = spec.prio.unwrap_or(4) as libc::c_long;
+        // IOPRIO_WHO_PROCESS = 1, value = class << 13 | level.
+        // SAFETY: plain syscall on the calling thread.
+        unsafe {
+            libc::syscall(libc::SYS_ioprio_set, 1, 0, (class << 13) | level);
+        }
+    }
+}
+
+/// Opens the job's files; an error carries the errno the job reports (as fio's `err=`).
+pub(super) fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, (i32, String)> {
+    let spec = &job.spec;
+    let write =
+        spec.rw.writes() || (spec.verify.is_some() && !spec.verify_only && spec.rw.writes());
+    let mut files = Vec::new();
+    for f in &job.files {
+        let opts = file::OpenOpts {
+            write,
+            direct: spec.direct,
+            sync: spec.sync == iolens_job::SyncMode::Sync,
+            dsync: spec.sync == iolens_job::SyncMode::Dsync,
+            create: spec.allow_file_create && !f.block_device,
+        };
+        let fh = file::open(&f.path, opts).map_err(|e| {
+            let mut m = format!("cannot open '{}': {e}", f.path.display());
+            if spec.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                m.push_str(" (this filesystem does not support O_DIRECT; set direct=0)");
+            }
+            (e.raw_os_error().unwrap_or(libc::EIO), m)
+        })?;
+        if !f.block_device && !f.char_device && spec.invalidate && !spec.direct {
+            file::invalidate_cache(&fh);
+        }
+        if !f.char_device {
+            // A file is opened with POSIX_FADV_NORMAL, so `off` and `normal` need no call.
+            match spec.fadvise_hint {
+                iolens_job::Fadvise::Auto => file::fadvise(&fh, spec.rw.is_random()),
+                iolens_job::Fadvise::Sequential => file::fadvise(&fh, false),
+                iolens_job::Fadvise::Random => file::fadvise(&fh, true),
+                iolens_job::Fadvise::Off | iolens_job::Fadvise::Normal => {}
+            }
+        }
+        files.push(fh);
+    }
+    Ok(files)
+}
+
+/// The outcome of a job that could not start: `errno` is what it reports (fio's `err=`).
+pub fn failed(job: &PlannedJob, errno: i32, msg: String) -> WorkerOutcome {
+    let mut stats = JobStats::new(stats_config(&job.spec));
+    stats.error = errno;
+    stats.error_text = Some(msg.clone());
+    WorkerOutcome {
+        stats,
+        error: Some(msg),
+    }
+}
+
+pub(super) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
+    StatsConfig {
+        slat: !spec.disable_slat,
+        clat: !spec.disable_clat,
+        lat: !spec.disable_lat,
+        slat_hist: spec.slat_percentiles,
+        lat_hist: spec.lat_percentiles,
+    }
+}
+
+pub(super) fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ ((std::process::id() as u64) << 32) ^ (unsafe { libc::gettid() } as u64)
+}
