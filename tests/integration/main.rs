@@ -3,14 +3,18 @@
 //! and kernel interfaces (each of those detects what it needs and skips with a message).
 
 mod cli;
+mod cluster;
 mod common;
 mod engines;
 mod explain;
 mod faults;
 mod fio_compat;
 mod formats;
+mod powercut;
 mod report;
 mod runtime;
 mod safety;
+mod suites;
 mod verify;
+mod verify_fio;
 mod workloads;

@@ -2818,13 +2818,13 @@ pub static OPTIONS: &[OptDef] = &[
         "verify_write_sequence",
         K::Bool,
         Verify,
-        "the write sequence is always checked"
+        "the write number is checked as fio 3.33 does (fixed write size, not verify_only)"
     ),
     ign!(
         "verify_header_seed",
         K::Bool,
         Verify,
-        "the header seed is always checked"
+        "the data seed in the verify header is not checked"
     ),
     uns!(
         "trim_percentage",
@@ -3356,6 +3356,18 @@ pub static OPTIONS: &[OptDef] = &[
         "1",
         |s, v| {
             s.allow_fill = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "open_loop",
+        K::Bool,
+        "0",
+        Iolens,
+        "Rate-limited I/Os arrive on schedule even while earlier ones are in flight; latency counts from each I/O's scheduled arrival",
+        "1",
+        |s, v| {
+            s.open_loop = boolean(v)?;
             Ok(())
         }
     ),
