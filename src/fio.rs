@@ -91,6 +91,7 @@ pub fn run(argv: &[String]) -> Result<i32> {
         safety: PlanOptions {
             readonly: a.readonly,
             destructive: a.destructive,
+            allow_fill: a.allow_fill,
         },
         status,
         status_every: a

@@ -30,6 +30,7 @@ pub fn run_set(set: &JobSet, args: &FioArgs, first: &mut bool) -> Result<RunResu
         safety: PlanOptions {
             readonly: args.readonly,
             destructive: args.destructive,
+            allow_fill: args.allow_fill,
         },
         worker: iolens_session::worker_options_from_env(),
         notes: *first,

@@ -17,7 +17,7 @@ fn error_line(args: &[&str], dir: &TempDir) -> String {
         .filter(|l| l.starts_with("iolens: error:"))
         .collect();
     assert_eq!(lines.len(), 1, "one error line expected, got: {err}");
-    assert!(!err.contains("panicked"), "{err}");
+    assert_lacks(&err, "panicked");
     lines[0].to_string()
 }
 
@@ -39,15 +39,15 @@ fn bad_input_gives_one_line_with_file_and_line() {
     );
 
     let e = error_line(&["missing.fio"], &d);
-    assert!(e.contains("missing.fio: cannot read job file"), "{e}");
+    assert_contains(&e, "missing.fio: cannot read job file");
 
     d.write(
         "missingfile.fio",
         "[j]\nfilename=/nonexistent/iolens/file\n",
     );
     let e = error_line(&["missingfile.fio"], &d);
-    assert!(e.contains("missingfile.fio:2: option 'filename'"), "{e}");
-    assert!(e.contains("does not exist"), "{e}");
+    assert_contains(&e, "missingfile.fio:2: option 'filename'");
+    assert_contains(&e, "does not exist");
 
     d.write(
         "nodir.fio",
@@ -78,8 +78,16 @@ fn bad_input_gives_one_line_with_file_and_line() {
             "--output-format=terse",
         ],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(d.join("new/sub/f.dat").is_file());
+    assert!(
+        o.status.success(),
+        "expected --filename=new/sub/f.dat to run, creating the directories; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        d.join("new/sub/f.dat").is_file(),
+        "expected iolens --filename=new/sub/f.dat to create {}",
+        d.join("new/sub/f.dat").display()
+    );
 
     d.write(
         "unwritable.fio",
@@ -102,11 +110,11 @@ fn bad_input_gives_one_line_with_file_and_line() {
 
     d.write("outside.fio", "size=1m\n[j]\n");
     let e = error_line(&["outside.fio"], &d);
-    assert!(e.contains("outside.fio:1: option 'size'"), "{e}");
-    assert!(e.contains("outside of any [section]"), "{e}");
+    assert_contains(&e, "outside.fio:1: option 'size'");
+    assert_contains(&e, "outside of any [section]");
 
     let e = error_line(&["--name=j", "--bs=4q"], &d);
-    assert!(e.contains("command line (argument 2): option 'bs'"), "{e}");
+    assert_contains(&e, "command line (argument 2): option 'bs'");
 
     // wait_for: the waitee must come before the waiter, or the run would wait forever.
     d.write(
@@ -114,11 +122,11 @@ fn bad_input_gives_one_line_with_file_and_line() {
         "[global]\nioengine=null\nsize=1m\n[a]\nwait_for=b\n[b]\nstonewall\n",
     );
     let e = error_line(&["waitfwd.fio"], &d);
-    assert!(e.contains("waitfwd.fio:5: option 'wait_for'"), "{e}");
-    assert!(e.contains("waitee job 'b' unknown"), "{e}");
+    assert_contains(&e, "waitfwd.fio:5: option 'wait_for'");
+    assert_contains(&e, "waitee job 'b' unknown");
     d.write("waitself.fio", "[a]\nioengine=null\nsize=1m\nwait_for=a\n");
     let e = error_line(&["waitself.fio"], &d);
-    assert!(e.contains("cannot wait for itself"), "{e}");
+    assert_contains(&e, "cannot wait for itself");
 
     d.write("bare.fio", "[j]\ndirect\n");
     let e = error_line(&["bare.fio"], &d);
@@ -138,57 +146,103 @@ fn engines_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn fio_examples_parse_or_name_the_unsupported_engine() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fio-reference/examples");
-    if skip_unless(
-        dir.is_dir(),
-        "fio's example job files are not available (../shared/fio-reference/examples)",
-    ) {
-        return;
-    }
+/// Parses one example with `--parse-only`: it parses, or (`allow_unsupported`) fails naming
+/// the engine iolens does not have. True when it named an unsupported engine.
+fn check_example_parses(path: &std::path::Path, allow_unsupported: bool) -> bool {
     let supported = [
         "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
     ];
+    let text = std::fs::read_to_string(path).expect("example");
+    let engines = engines_of(&text);
+    let unsupported: Vec<&String> = engines
+        .iter()
+        .filter(|e| !supported.contains(&e.as_str()))
+        .collect();
+    let o = iolens()
+        .args(["--parse-only", path.to_str().expect("utf-8 path")])
+        .env("FIO_RW", "randread")
+        .env("FIO_BS", "4k")
+        .env("FIO_IODEPTH", "4")
+        .env("FIO_DIR", "/tmp")
+        .output_timed()
+        .expect("running iolens");
+    let err = stderr(&o);
+    assert!(
+        !err.contains("panicked"),
+        "iolens --parse-only {} panicked: {err}",
+        path.display()
+    );
+    if unsupported.is_empty() || !allow_unsupported {
+        assert!(
+            o.status.success(),
+            "expected {} (engines {engines:?}) to parse; exit {:?}: {err}",
+            path.display(),
+            o.status.code()
+        );
+        return false;
+    }
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected {} to fail for its engine {unsupported:?}; stderr: {err}",
+        path.display()
+    );
+    let name = unsupported[0];
+    let base = name.split(':').next().unwrap_or(name);
+    assert!(
+        err.contains(&format!("engine {base} is not supported"))
+            || err.contains(&format!("engine {name} is not supported")),
+        "{}: expected 'engine {name} is not supported', got: {err}",
+        path.display()
+    );
+    true
+}
+
+#[test]
+fn fio_examples_parse_or_name_the_unsupported_engine() {
+    let Some(dir) = fio_examples_dir() else {
+        return;
+    };
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).expect("examples dir") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) != Some("fio") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).expect("example");
-        let engines = engines_of(&text);
-        let unsupported: Vec<&String> = engines
-            .iter()
-            .filter(|e| !supported.contains(&e.as_str()))
-            .collect();
-        let o = iolens()
-            .args(["--parse-only", path.to_str().expect("utf-8 path")])
-            .env("FIO_RW", "randread")
-            .env("FIO_BS", "4k")
-            .env("FIO_IODEPTH", "4")
-            .env("FIO_DIR", "/tmp")
-            .output_timed()
-            .expect("running iolens");
-        let err = stderr(&o);
-        assert!(!err.contains("panicked"), "{}: {err}", path.display());
-        if unsupported.is_empty() {
-            assert!(o.status.success(), "{} should parse: {err}", path.display());
-        } else {
-            assert_eq!(o.status.code(), Some(1), "{} should fail", path.display());
-            let name = unsupported[0];
-            let base = name.split(':').next().unwrap_or(name);
-            assert!(
-                err.contains(&format!("engine {base} is not supported"))
-                    || err.contains(&format!("engine {name} is not supported")),
-                "{}: expected 'engine {name} is not supported', got: {err}",
-                path.display()
-            );
-        }
+        check_example_parses(&path, true);
         checked += 1;
     }
-    assert!(checked > 100, "only {checked} examples found");
+    assert!(
+        checked > 100,
+        "expected fio's 100-odd examples in {}, found {checked}",
+        dir.display()
+    );
+}
+
+#[test]
+fn repository_examples_parse_without_warnings() {
+    let examples = repo_examples();
+    assert!(
+        examples.len() >= 8,
+        "expected the repository's examples/ to hold at least 8 job files, found {examples:?}"
+    );
+    for path in &examples {
+        check_example_parses(path, false);
+        let o = iolens()
+            .args([
+                "--parse-only",
+                "--warnings-fatal",
+                path.to_str().expect("utf-8 path"),
+            ])
+            .output_timed()
+            .expect("running iolens");
+        assert!(
+            o.status.success(),
+            "expected {} to parse without warnings (every option it uses is supported); stderr: {}",
+            path.display(),
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
@@ -199,21 +253,39 @@ fn parse_only_showcmd_cmdhelp_version() {
         "[global]\nbs=8k\ndescription=two words\n[a]\nrw=randread\nsize=1m\n[b]\nstonewall\n",
     );
     let o = run_in(&d.0, &["--parse-only", "j.fio"]);
-    assert!(o.status.success());
-    assert!(stdout(&o).is_empty());
+    assert!(
+        o.status.success() && stdout(&o).is_empty(),
+        "expected --parse-only j.fio to succeed silently; exit {:?}, stdout: {}, stderr: {}",
+        o.status.code(),
+        stdout(&o),
+        stderr(&o)
+    );
     // Exactly fio 3.33's line for this file.
     let o = run_in(&d.0, &["--showcmd", "j.fio"]);
     assert_eq!(
         stdout(&o),
-        "fio --bs=8k --description=\"two words\" --name=a --rw=randread --size=1m --name=b --stonewall \n"
+        "fio --bs=8k --description=\"two words\" --name=a --rw=randread --size=1m --name=b --stonewall \n",
+        "--showcmd j.fio (expected: fio 3.33's line)"
     );
     let o = run_in(&d.0, &["--cmdhelp=bs"]);
-    assert!(stdout(&o).contains("blocksize"));
+    assert!(
+        stdout(&o).contains("blocksize"),
+        "expected --cmdhelp=bs to name its alias blocksize; stdout: {}",
+        stdout(&o)
+    );
     let o = run_in(&d.0, &["--version"]);
-    assert!(stdout(&o).starts_with("iolens-"));
+    assert!(
+        stdout(&o).starts_with("iolens-"),
+        "expected --version to print iolens-X.Y.Z; stdout: {}",
+        stdout(&o)
+    );
     let o = run_in(&d.0, &["--cmdhelp=iodpeth"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("did you mean 'iodepth'"));
+    assert!(
+        o.status.code() == Some(1) && stderr(&o).contains("did you mean 'iodepth'"),
+        "expected --cmdhelp=iodpeth to exit 1 suggesting iodepth; exit {:?}, stderr: {}",
+        o.status.code(),
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -265,13 +337,22 @@ fn a_file_the_job_cannot_open_reports_its_errno() {
             "--size=64k",
             "--output-format=json",
         ])
-        .output()
+        .output_timed()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let v = json_of(&stdout(&o));
     // fio: err=13 (EACCES), not a generic EIO.
-    assert_eq!(v["jobs"][0]["error"], 13, "{}", stderr(&o));
-    assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+    assert_eq!(
+        v["jobs"][0]["error"],
+        13,
+        "expected error 13 (EACCES) for a write to a 0444 file as uid 65534; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("Permission denied"),
+        "expected 'Permission denied' for a write to a 0444 file as uid 65534; stderr: {}",
+        stderr(&o)
+    );
 }
 
 /// Subcommands defined with clap.

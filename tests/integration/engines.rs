@@ -2,7 +2,6 @@
 //! reached, latency accounting consistent, and clear errors where the kernel says no.
 
 use crate::common::*;
-use std::path::Path;
 
 /// Engines available here, each with a depth to test at.
 pub fn engines() -> Vec<(&'static str, u32)> {
@@ -13,15 +12,15 @@ pub fn engines() -> Vec<(&'static str, u32)> {
         ("pvsync", 1),
         ("pvsync2", 1),
     ];
-    if iolens_engine::libaio::available() {
+    if has_libaio() {
         v.push(("libaio", 16));
     } else {
-        eprintln!("skipping libaio: io_setup is not available on this kernel");
+        skip("libaio: io_setup is not available on this kernel");
     }
-    if iolens_engine::uring::available() {
+    if has_io_uring() {
         v.push(("io_uring", 16));
     } else {
-        eprintln!("skipping io_uring: it is not available here");
+        skip("io_uring: it is not available here");
     }
     v
 }
@@ -64,7 +63,10 @@ fn every_engine_writes_and_reads_back_verified_data() {
                 j["read"]["total_ios"], 512,
                 "{engine}: every block verified"
             );
-            assert_eq!(j["verify"]["blocks_checked"], 512, "{engine}");
+            assert_eq!(
+                j["verify"]["blocks_checked"], 512,
+                "{engine}: blocks checked of the 2 MiB written in 4k blocks"
+            );
             assert_eq!(
                 j["verify"]["failures"].as_array().map(|a| a.len()),
                 Some(0),
@@ -102,8 +104,16 @@ fn async_engines_reach_depth_64_on_the_seeds_fixed_job() {
             .next()
             .and_then(|v| v.trim_end_matches('%').parse().ok())
             .expect("a >=64 share");
-        assert!(ge64 >= 99.0, "{engine}: {line}");
-        assert!(out.contains("depth=64"), "{engine}");
+        // Each job passes through depths 1..63 once at its start, and a loaded machine
+        // reaps late (more completions at once, so refills start lower): 95 % at 64.
+        assert!(
+            ge64 >= 95.0,
+            "expected {engine} at iodepth=64 (4 jobs, 16k randread, 2 s) to submit at depth 64 at least 95 % of the time: {line}"
+        );
+        assert!(
+            out.contains("depth=64"),
+            "expected 'depth=64' in the {engine} output:\n{out}"
+        );
     }
 }
 
@@ -171,7 +181,7 @@ fn misaligned_direct_io_names_bs_and_the_block_size() {
         );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{engine}: {err}");
-        assert!(!err.contains("panicked"), "{err}");
+        assert_lacks(&err, "panicked");
         assert!(err.contains("EINVAL"), "{engine}: {err}");
         assert!(
             err.contains("bs=1000") && err.contains("logical block size"),
@@ -195,6 +205,9 @@ fn io_uring_disabled_gives_a_clear_error() {
         return;
     }
     let _sysctl = exclusive_sysctl();
+    // Every iolens run of these tests (here and in other checkouts' runs) holds this lock
+    // shared, so none of them sees io_uring switched off.
+    let _uring = lock_exclusive("io_uring_disabled");
     let old = std::fs::read_to_string(knob).expect("read knob");
     struct Restore<'a>(&'a std::path::Path, String);
     impl Drop for Restore<'_> {
@@ -205,45 +218,73 @@ fn io_uring_disabled_gives_a_clear_error() {
     let _restore = Restore(knob, old);
     std::fs::write(knob, "2").expect("disable io_uring");
     let d = TempDir::new("nouring");
-    let o = run_in(
-        &d.0,
-        &[
-            "--name=u",
-            "--ioengine=io_uring",
-            "--filename=data",
-            "--size=1m",
-            "--output-format=json",
-        ],
-    );
+    let mut c = iolens();
+    c.current_dir(&d.0).args([
+        "--name=u",
+        "--ioengine=io_uring",
+        "--filename=data",
+        "--size=1m",
+        "--output-format=json",
+    ]);
+    let o = output_within_unlocked(c, std::time::Duration::from_secs(120));
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("io_uring_disabled = 2"), "{err}");
-    assert!(err.contains("libaio"), "{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "exit code of an io_uring job with io_uring_disabled=2; stderr: {err}"
+    );
+    assert!(
+        err.contains("io_uring_disabled = 2") && err.contains("libaio"),
+        "expected an error naming io_uring_disabled = 2 and suggesting libaio, got: {err}"
+    );
 }
 
 #[test]
 fn null_engine_with_latency_obeys_littles_law() {
+    // Each I/O takes at least 200 µs and 4 are kept in flight. A loaded machine may wake the
+    // job late, which makes I/Os slower and IOPS lower, but never breaks Little's law:
+    // in flight = IOPS x mean latency, with at most 4 in flight at any time.
+    const DEPTH: f64 = 4.0;
+    const DELAY_NS: f64 = 200_000.0;
+    let args = [
+        "--name=n",
+        "--ioengine=null",
+        "--size=1g",
+        "--iodepth=4",
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+    ];
     let d = TempDir::new("nulldelay");
     let o = iolens()
         .current_dir(&d.0)
         .env("IOLENS_NULL_DELAY_US", "200")
-        .args([
-            "--name=n",
-            "--ioengine=null",
-            "--size=1g",
-            "--iodepth=4",
-            "--runtime=1",
-            "--time_based",
-            "--output-format=json",
-        ])
+        .args(args)
         .output_timed()
         .expect("run");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let iops = json_of(&stdout(&o))["jobs"][0]["read"]["iops"]
-        .as_f64()
-        .expect("iops");
-    // 4 in flight / 200 µs = 20,000 IOPS.
-    assert!((15_000.0..=20_500.0).contains(&iops), "{iops}");
+    assert!(
+        o.status.success(),
+        "iolens {args:?} with IOLENS_NULL_DELAY_US=200 failed: {}",
+        stderr(&o)
+    );
+    let read = &json_of(&stdout(&o))["jobs"][0]["read"];
+    let iops = read["iops"].as_f64().expect("iops");
+    let lat_ns = read["lat_ns"]["mean"].as_f64().expect("lat_ns.mean");
+    let inputs = format!("iolens {args:?}, IOLENS_NULL_DELAY_US=200");
+    assert!(
+        iops > 0.0 && iops <= DEPTH / (DELAY_NS / 1e9) * 1.025,
+        "expected at most 4 / 200 µs = 20,000 IOPS (2.5 % for rounding), measured {iops}; {inputs}"
+    );
+    assert!(
+        lat_ns >= DELAY_NS * 0.99,
+        "expected a mean latency of at least 200 µs, measured {lat_ns} ns; {inputs}"
+    );
+    let in_flight = iops * lat_ns / 1e9;
+    assert!(
+        (DEPTH * 0.8..=DEPTH * 1.02).contains(&in_flight),
+        "expected IOPS x mean latency (Little's law) between 3.2 and 4.08 in flight with \
+         iodepth=4, measured {iops} IOPS x {lat_ns} ns = {in_flight}; {inputs}"
+    );
 }
 
 #[test]
@@ -251,11 +292,18 @@ fn fio_and_iolens_agree_on_psync_qd1() {
     if skip_unless(has_fio(), "fio is not installed (apt-get install fio)") {
         return;
     }
-    let _disk = exclusive_disk();
+    // A loop device of the test's own over a sparse file: reads of its holes cost CPU only,
+    // so other programs' disk traffic on the shared machine does not land on one tool's run.
+    // The two tools take turns, twice, and the best run of each is compared.
+    let _loop = exclusive_loop();
     let d = TempDir::new("vsfio");
+    let Some(lo) = LoopDevice::new(d.join("backing"), 64 << 20) else {
+        return;
+    };
+    let filename = format!("--filename={}", lo.dev.display());
     let args = [
         "--name=p",
-        "--filename=data",
+        filename.as_str(),
         "--size=64m",
         "--direct=1",
         "--rw=randread",
@@ -265,33 +313,34 @@ fn fio_and_iolens_agree_on_psync_qd1() {
         "--time_based",
         "--output-format=json",
     ];
-    let o = run_in(&d.0, &args);
-    assert!(o.status.success());
-    let f = std::process::Command::new("fio")
-        .current_dir(&d.0)
-        .args(args)
-        .output_timed()
-        .expect("fio");
-    let ours = json_of(&stdout(&o))["jobs"][0]["read"]["iops"]
-        .as_f64()
-        .expect("iops");
-    let theirs = json_of(&String::from_utf8_lossy(&f.stdout))["jobs"][0]["read"]["iops"]
-        .as_f64()
-        .expect("iops");
+    let iops_of = |tool: &str, o: &std::process::Output| -> f64 {
+        assert!(o.status.success(), "{tool} {args:?} failed: {}", stderr(o));
+        json_of(&stdout(o))["jobs"][0]["read"]["iops"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no read iops in {tool}'s JSON: {}", stdout(o)))
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        ours.push(iops_of("iolens", &run_in(&d.0, &args)));
+        let f = std::process::Command::new("fio")
+            .current_dir(&d.0)
+            .args(args)
+            .output_timed()
+            .expect("fio");
+        theirs.push(iops_of("fio", &f));
+    }
+    let best = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
     // A sanity check on a shared, noisy machine, not a benchmark (bench/ has the real one).
-    let ratio = ours / theirs;
+    let ratio = best(&ours) / best(&theirs);
     assert!(
         (0.5..2.0).contains(&ratio),
-        "iolens {ours:.0} vs fio {theirs:.0} IOPS"
+        "expected iolens and fio within a factor of 2 on {args:?}: iolens {ours:?} IOPS, fio {theirs:?} IOPS (best of each: ratio {ratio:.2})"
     );
 }
 
 #[test]
 fn io_uring_options_move_data_correctly() {
-    if skip_unless(
-        iolens_engine::uring::available(),
-        "io_uring is not available here",
-    ) {
+    if skip_unless(has_io_uring(), "io_uring is not available here") {
         return;
     }
     let _disk = exclusive_disk();
@@ -331,59 +380,9 @@ fn io_uring_options_move_data_correctly() {
     }
 }
 
-/// `/dev/zram0` sized to `size` for one test, reset when dropped; None (with the reason
-/// printed) where zram is missing or already in use.
-struct Zram;
-
-impl Zram {
-    fn take(size: &str) -> Option<Zram> {
-        if !is_root() {
-            eprintln!("skipping: zram needs root");
-            return None;
-        }
-        if !Path::new("/sys/block/zram0").exists() {
-            let _ = std::process::Command::new("modprobe").arg("zram").output();
-        }
-        let disksize = std::fs::read_to_string("/sys/block/zram0/disksize").ok();
-        match disksize.as_deref().map(str::trim) {
-            None => {
-                eprintln!("skipping: no /dev/zram0 (zram module missing)");
-                None
-            }
-            Some("0") => match std::fs::write("/sys/block/zram0/disksize", size) {
-                Ok(()) => Some(Zram),
-                Err(e) => {
-                    eprintln!("skipping: cannot size /dev/zram0: {e}");
-                    None
-                }
-            },
-            Some(_) => {
-                eprintln!("skipping: /dev/zram0 is in use");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        // udev may still hold the device open for a moment after the last write: retry.
-        for _ in 0..50 {
-            if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        eprintln!("warning: could not reset /dev/zram0");
-    }
-}
-
 #[test]
 fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
-    if skip_unless(
-        iolens_engine::uring::available(),
-        "io_uring is not available here",
-    ) {
+    if skip_unless(has_io_uring(), "io_uring is not available here") {
         return;
     }
     let _x = exclusive_loop();
@@ -395,7 +394,8 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
     let f = std::fs::File::open("/dev/zram0").unwrap();
     assert_eq!(
         iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
-        Some(false)
+        Some(false),
+        "expected /dev/zram0 (bio-based) to refuse RWF_NOWAIT reads"
     );
     let d = TempDir::new("zram-uring");
     for extra in [&[][..], &["--fixedbufs", "--registerfiles"][..]] {
@@ -435,17 +435,16 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
     if on_ext4 {
         assert_eq!(
             iolens_engine::file::supports_nowait(std::os::fd::AsRawFd::as_raw_fd(&f)),
-            Some(true)
+            Some(true),
+            "expected a regular file on ext4 ({}) to take RWF_NOWAIT reads",
+            path.display()
         );
     }
 }
 
 #[test]
 fn hipri_where_the_device_cannot_poll_is_a_clear_error() {
-    if skip_unless(
-        iolens_engine::uring::available(),
-        "io_uring is not available here",
-    ) {
+    if skip_unless(has_io_uring(), "io_uring is not available here") {
         return;
     }
     let d = TempDir::new("hipri");
@@ -467,8 +466,11 @@ fn hipri_where_the_device_cannot_poll_is_a_clear_error() {
         return;
     }
     let err = stderr(&o);
-    assert!(err.contains("hipri") && err.contains("poll"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("hipri") && err.contains("poll"),
+        "expected an error naming hipri and polling; stderr: {err}"
+    );
+    assert_lacks(&err, "panicked");
 }
 
 #[test]
@@ -562,17 +564,18 @@ fn fsync_and_fdatasync_go_through_every_engine() {
                 (n - 1..=n).contains(&syncs),
                 "{engine} {opt}: {syncs} syncs"
             );
-            assert!(j["sync"]["lat_ns"]["mean"].as_f64().expect("mean") > 0.0);
+            assert!(
+                j["sync"]["lat_ns"]["mean"].as_f64().expect("mean") > 0.0,
+                "expected a positive mean sync latency for {engine} {opt}, got {}",
+                j["sync"]["lat_ns"]
+            );
         }
     }
 }
 
 #[test]
 fn quick_runs_every_preset_and_prints_one_table() {
-    if skip_unless(
-        iolens_engine::uring::available() || iolens_engine::libaio::available(),
-        "needs io_uring or libaio",
-    ) {
+    if skip_unless(has_io_uring() || has_libaio(), "needs io_uring or libaio") {
         return;
     }
     let _disk = exclusive_disk();
@@ -599,8 +602,16 @@ fn quick_runs_every_preset_and_prints_one_table() {
             "{p} read and write rows:\n{out}"
         );
     }
-    assert!(out.contains("MB/s") && out.contains("IOPS") && out.contains("p99"));
-    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    assert!(
+        out.contains("MB/s") && out.contains("IOPS") && out.contains("p99"),
+        "expected MB/s, IOPS and p99 columns in the quick table:\n{out}"
+    );
+    // 8 tests of 1 s each, not the default 4 s: well under a minute even on a loaded machine.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "expected quick --size 32m --runtime 1 to end within 60 s, it took {:?}",
+        start.elapsed()
+    );
     // The temporary file is gone.
     let left: Vec<_> = std::fs::read_dir(&d.0).expect("dir").flatten().collect();
     assert!(left.is_empty(), "{left:?}");

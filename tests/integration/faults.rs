@@ -510,22 +510,24 @@ fn libaio_depth_beyond_aio_max_nr_names_the_sysctl() {
     let dir = TempDir::new("aio");
     let f = dir.join("f");
     std::fs::write(&f, vec![0u8; 1 << 20]).expect("writing the file");
-    let o = run_in(
-        &dir.0,
-        &[
-            "--name=aio",
-            &format!("--filename={}", f.display()),
-            "--ioengine=libaio",
-            "--iodepth=65536",
-            &format!("--numjobs={jobs}"),
-            "--rw=randread",
-            "--bs=4k",
-            "--size=64k",
-            // Time based, so that every job holds its context at the same time.
-            "--runtime=1",
-            "--time_based",
-        ],
-    );
+    // This run takes every AIO event of the machine for a second: it holds the
+    // `aio-max-nr` lock alone, and every other iolens run of these tests holds it shared.
+    let _aio = lock_exclusive("aio-max-nr");
+    let mut c = iolens();
+    c.current_dir(&dir.0).args([
+        "--name=aio",
+        &format!("--filename={}", f.display()),
+        "--ioengine=libaio",
+        "--iodepth=65536",
+        &format!("--numjobs={jobs}"),
+        "--rw=randread",
+        "--bs=4k",
+        "--size=64k",
+        // Time based, so that every job holds its context at the same time.
+        "--runtime=1",
+        "--time_based",
+    ]);
+    let o = output_within_unlocked(c, Duration::from_secs(120));
     let err = stderr(&o);
     assert_eq!(
         o.status.code(),

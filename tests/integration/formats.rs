@@ -74,15 +74,21 @@ pub fn deterministic_with(text: &str, step_ns: u64) -> RunResult {
 fn deterministic_runs_repeat_exactly() {
     let a = deterministic(JOBS);
     let b = deterministic(JOBS);
-    assert_eq!(a, b);
+    assert_eq!(a, b, "two runs of the same jobs on the fake clock differ");
     // The time-based job: 1200 ms on the fake clock gives samples at 500 and 1000 ms.
     let g = a
         .jobs
         .iter()
         .find(|j| j.name == "grouped")
         .expect("grouped job");
-    assert_eq!(g.jobs, 2);
-    assert_eq!(g.dirs[1].bw_samples.samples, 4);
+    assert_eq!(
+        g.jobs, 2,
+        "jobs in the 'grouped' reporting group (numjobs=2)"
+    );
+    assert_eq!(
+        g.dirs[1].bw_samples.samples, 4,
+        "bandwidth samples of 'grouped' (2 jobs x samples at 500 and 1000 ms of 1200 ms)"
+    );
 }
 
 #[test]
@@ -155,7 +161,7 @@ fn json_options_objects_appear_as_fio_prints_them() {
     // flags still give an (empty) "global options".
     d.write("e.fio", "[global]\nioengine=null\nsize=64k\n[a]\n");
     let (rc, v, err) = run_json(&d.0, &["e.fio"], &[FAKE]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     assert!(
         v["jobs"][0].get("job options").is_none(),
         "{}",
@@ -163,8 +169,12 @@ fn json_options_objects_appear_as_fio_prints_them() {
     );
     d.write("f.fio", "[global]\nthread\n[a]\nioengine=null\nsize=64k\n");
     let (rc, v, err) = run_json(&d.0, &["f.fio"], &[FAKE]);
-    assert_eq!(rc, 0, "{err}");
-    assert_eq!(v["global options"], serde_json::json!({}));
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
+    assert_eq!(
+        v["global options"],
+        serde_json::json!({}),
+        "expected no global options for a [global] with only 'thread' (fio leaves it out)"
+    );
     // Command-line jobs: canonical names, in the order written.
     let (rc, v, err) = run_json(
         &d.0,
@@ -177,18 +187,22 @@ fn json_options_objects_appear_as_fio_prints_them() {
         ],
         &[FAKE],
     );
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let keys: Vec<&String> = v["jobs"][0]["job options"]
         .as_object()
         .expect("job options")
         .keys()
         .collect();
-    assert_eq!(keys, ["name", "ioengine", "filename", "bs", "size"]);
+    assert_eq!(
+        keys,
+        ["name", "ioengine", "filename", "bs", "size"],
+        "job options of --name=b --ioengine=null --filename=x --blocksize=8k --size=64k: canonical names in the order written"
+    );
 }
 
 #[test]
 fn each_job_reports_its_own_thread_id_and_fio_elapsed_seconds() {
-    use crate::common::{iolens, stdout};
+    use crate::common::{iolens, stderr, stdout, OutputTimed};
     let o = iolens()
         .args([
             "--name=a",
@@ -197,18 +211,26 @@ fn each_job_reports_its_own_thread_id_and_fio_elapsed_seconds() {
             "--numjobs=3",
             "--output-format=json",
         ])
-        .output()
+        .output_timed()
         .expect("iolens");
-    assert!(o.status.success());
+    assert!(
+        o.status.success(),
+        "iolens --name=a --ioengine=null --size=64k --numjobs=3 failed: {}",
+        stderr(&o)
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
     for j in v["jobs"].as_array().expect("jobs") {
         // fio's elapsed counts seconds started: a run shorter than a second is 1.
-        assert_eq!(j["elapsed"], 1);
+        assert_eq!(
+            j["elapsed"], 1,
+            "expected elapsed 1 (seconds started) for a short null run: {}",
+            j["jobname"]
+        );
     }
     let mut pids: Vec<u64> = Vec::new();
     let o = iolens()
         .args(["--name=a", "--ioengine=null", "--size=64k", "--numjobs=3"])
-        .output()
+        .output_timed()
         .expect("iolens");
     for l in stdout(&o).lines().filter(|l| l.contains(" pid=")) {
         let pid = l.split(" pid=").nth(1).and_then(|r| r.split(':').next());
@@ -216,5 +238,9 @@ fn each_job_reports_its_own_thread_id_and_fio_elapsed_seconds() {
     }
     pids.sort();
     pids.dedup();
-    assert_eq!(pids.len(), 3, "one thread id per job");
+    assert_eq!(
+        pids.len(),
+        3,
+        "expected one thread id per job of --numjobs=3, got {pids:?}"
+    );
 }

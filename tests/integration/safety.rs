@@ -15,7 +15,8 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    exclusive_loop, iolens, is_root, json_of, run_in, stderr, stdout, OutputTimed, TempDir,
+    assert_contains, exclusive_loop, iolens, is_root, json_of, run_in, skip, stderr, stdout,
+    OutputTimed, TempDir,
 };
 
 const MIB: u64 = 1 << 20;
@@ -61,16 +62,16 @@ fn sh(name: &str, args: &[&str]) -> Result<String, String> {
 /// True (after printing why) when the machine cannot run loop-device tests, or lacks a tool.
 fn skip_without(tools: &[&str]) -> bool {
     if !is_root() {
-        eprintln!("skipping: loop device tests need root");
+        skip("loop device tests need root");
         return true;
     }
     if !Path::new("/dev/loop-control").exists() {
-        eprintln!("skipping: no /dev/loop-control (loop driver missing)");
+        skip("no /dev/loop-control (loop driver missing)");
         return true;
     }
     for t in ["losetup"].iter().chain(tools) {
         if tool(t).is_none() {
-            eprintln!("skipping: {t} is not installed");
+            skip(&format!("{t} is not installed"));
             return true;
         }
     }
@@ -86,19 +87,9 @@ struct Loop {
 
 impl Loop {
     fn attach(img: &Path, partscan: bool) -> Result<Loop, String> {
-        let img = img.to_str().expect("utf-8 temp path");
-        let mut args = vec!["-f", "--show"];
-        if partscan {
-            args.push("-P");
-        }
-        args.push(img);
-        let out = sh("losetup", &args)?;
-        let dev = out.trim();
-        if !dev.starts_with("/dev/loop") {
-            return Err(format!("losetup printed '{dev}'"));
-        }
+        let extra: &[&str] = if partscan { &["-P"] } else { &[] };
         Ok(Loop {
-            dev: PathBuf::from(dev),
+            dev: crate::common::attach_loop(img, extra)?,
         })
     }
 
@@ -282,25 +273,23 @@ fn partition_node(lo: &Loop, n: u32) -> Option<PathBuf> {
     };
     if !wait(&sys) {
         if tool("partx").is_none() {
-            eprintln!(
-                "skipping: the kernel did not scan the partition table and partx is not installed"
-            );
+            skip("the kernel did not scan the partition table and partx is not installed");
             return None;
         }
         if let Err(e) = sh("partx", &["-a", lo.path()]) {
-            eprintln!("skipping: partx could not add the partitions: {e}");
+            skip(&format!("partx could not add the partitions: {e}"));
             return None;
         }
         if !wait(&sys) {
-            eprintln!("skipping: partition {name} does not appear in sysfs");
+            skip(&format!("partition {name} does not appear in sysfs"));
             return None;
         }
     }
     if !wait(&node) {
-        eprintln!(
-            "skipping: {} does not appear (no devtmpfs or udev?)",
+        skip(&format!(
+            "{} does not appear (no devtmpfs or udev?)",
             node.display()
-        );
+        ));
         return None;
     }
     Some(node)
@@ -334,12 +323,15 @@ fn assert_refused(o: &Output, dev: &str, needles: &[&str]) {
         "expected a refusal\nstderr: {err}\nstdout: {}",
         stdout(o)
     );
-    assert!(err.starts_with("iolens: error: "), "{err}");
+    assert!(
+        err.starts_with("iolens: error: "),
+        "expected one 'iolens: error: ' line; stderr: {err}"
+    );
     assert!(err.contains(dev), "the message names {dev}: {err}");
     for n in needles {
         assert!(err.contains(n), "the message says '{n}': {err}");
     }
-    assert!(err.contains("nothing was written"), "{err}");
+    assert_contains(&err, "nothing was written");
     assert!(!stdout(o).contains("\"jobs\""), "no job ran: {}", stdout(o));
 }
 
@@ -389,21 +381,46 @@ fn ext4_device_is_refused_then_written_with_the_override() {
     // Verifying writers are writers.
     let o = job(dev, "write", &["--verify=crc32c"]);
     assert_refused(&o, dev, &["ext4"]);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     // A read is fine.
     assert_ran(&job(dev, "read", &[]));
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 
     let v = assert_ran(&job(dev, "write", &["--allow_destructive_write=1"]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), before, "the override writes");
 
     sh("mkfs.ext4", &["-q", "-F", dev]).unwrap();
     let again = sums(&img, &lo);
     assert_refused(&job(dev, "write", &[]), dev, &["ext4"]);
-    assert_eq!(sums(&img, &lo), again);
+    assert_eq!(
+        sums(&img, &lo),
+        again,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     let v = assert_ran(&job(dev, "write", &["--destructive"]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), again, "--destructive writes");
 }
 
@@ -423,7 +440,7 @@ fn mounted_device_is_refused() {
     let _m = match Mount::new(dev, &mnt, "ro") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("skipping: cannot mount an ext4 loop device: {e}");
+            skip(&format!("cannot mount an ext4 loop device: {e}"));
             return;
         }
     };
@@ -471,7 +488,9 @@ fn device_with_a_mounted_partition_is_refused() {
     let m = match Mount::new(p1s, &mnt, "ro") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("skipping: cannot mount an ext4 partition of a loop device: {e}");
+            skip(&format!(
+                "cannot mount an ext4 partition of a loop device: {e}"
+            ));
             return;
         }
     };
@@ -480,7 +499,12 @@ fn device_with_a_mounted_partition_is_refused() {
     for extra in [&[][..], &["--destructive"][..]] {
         let o = job(dev, "write", extra);
         assert_refused(&o, dev, &[&mounted, "allow_mounted_write=1"]);
-        assert_eq!(sums(&img, &lo), before);
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
     }
     // The blank second partition is not in use: writing to it is fine.
     let Some(p2) = partition_node(&lo, 2) else {
@@ -501,7 +525,12 @@ fn device_with_a_mounted_partition_is_refused() {
             "allow_destructive_write=1",
         ],
     );
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -536,7 +565,12 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
                 "allow_destructive_write=1",
             ],
         );
-        assert_eq!(sums(&img, &lo), before);
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
     }
     drop(lo);
 
@@ -560,7 +594,12 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
             IMG - 512
         )],
     );
-    assert_eq!(sums(&img2, &lo), before);
+    assert_eq!(
+        sums(&img2, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -574,10 +613,18 @@ fn blank_device_is_written() {
     let lo = Loop::attach(&img, false).unwrap();
     let before = sums(&img, &lo);
     let v = assert_ran(&job(lo.path(), "write", &[]));
-    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 * MIB);
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
     assert_ne!(sums(&img, &lo), before, "the job wrote");
     let data = std::fs::read(&img).unwrap();
-    assert!(data[..(4 * MIB) as usize].iter().any(|b| *b != 0));
+    assert!(
+        data[..(4 * MIB) as usize].iter().any(|b| *b != 0),
+        "expected data in the first 4 MiB of the blank device after the job wrote them"
+    );
     assert!(
         data[(4 * MIB) as usize..].iter().all(|b| *b == 0),
         "nothing beyond the job's range"
@@ -600,7 +647,7 @@ fn swap_device_is_refused() {
     sh("mkswap", &[&dev, &(SWAP_AREA / 1024).to_string()]).unwrap();
     // Lowest priority, so the kernel prefers any other swap area.
     if let Err(e) = sh("swapon", &["-p", "0", &dev]) {
-        eprintln!("skipping: swapon failed: {e}");
+        skip(&format!("swapon failed: {e}"));
         return;
     }
     let _s = SwapOn { dev: dev.clone() };
@@ -641,7 +688,12 @@ fn backing_device_of_a_loop_device_is_refused() {
             "allow_mounted_write=1",
         ],
     );
-    assert_eq!(sums(&img, &lower), before);
+    assert_eq!(
+        sums(&img, &lower),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lower.path()
+    );
 }
 
 #[test]
@@ -665,7 +717,12 @@ fn device_claimed_exclusively_by_another_program_is_refused() {
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["it is busy", "allow_mounted_write=1"]);
     drop(claim);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     assert_ran(&job(lo.path(), "write", &[]));
 }
 
@@ -675,7 +732,7 @@ fn device_held_by_device_mapper_is_refused() {
         return;
     }
     if !Path::new("/dev/mapper/control").exists() {
-        eprintln!("skipping: no device mapper (/dev/mapper/control)");
+        skip("no device mapper (/dev/mapper/control)");
         return;
     }
     let _x = exclusive_loop();
@@ -685,7 +742,7 @@ fn device_held_by_device_mapper_is_refused() {
     let name = format!("iolens-test-{}", std::process::id());
     let table = format!("0 {} linear {} 0", IMG / 512, lo.path());
     if let Err(e) = sh("dmsetup", &["create", &name, "--table", &table]) {
-        eprintln!("skipping: dmsetup create failed: {e}");
+        skip(&format!("dmsetup create failed: {e}"));
         return;
     }
     /// Removes the mapping (before the loop device under it is detached).
@@ -701,7 +758,12 @@ fn device_held_by_device_mapper_is_refused() {
     let before = sums(&img, &lo);
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["is held by dm-", "allow_mounted_write=1"]);
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -748,7 +810,12 @@ fn readonly_refuses_writes_and_trims_on_devices_up_front() {
     );
     assert_refused(&o, dev, &["job 'w'", "--readonly is set"]);
     assert_eq!(stdout(&o), "", "nothing started");
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
     // Reads are allowed.
     assert_ran(&job(dev, "randread", &["--readonly"]));
 }
@@ -777,7 +844,12 @@ fn refused_device_stops_the_run_before_any_file_is_laid_out() {
         !dir.join("new.dat").exists(),
         "the other job's file was not laid out"
     );
-    assert_eq!(sums(&img, &lo), before);
+    assert_eq!(
+        sums(&img, &lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by the refused job",
+        lo.path()
+    );
 }
 
 #[test]
@@ -830,7 +902,7 @@ fn every_available_filesystem_signature_is_refused() {
     let mut ran = 0;
     for (t, args, size, needle) in kinds {
         if tool(t).is_none() {
-            eprintln!("skipping {t}: not installed");
+            skip(&format!("{t}: not installed"));
             continue;
         }
         let img = blank_image(&dir, &format!("{t}.img"), size);
@@ -852,9 +924,7 @@ fn every_available_filesystem_signature_is_refused() {
                 .unwrap();
             c.wait().map(|s| s.success()).unwrap_or(false)
         } else {
-            sh(t, &a)
-                .map_err(|e| eprintln!("skipping {t}: {e}"))
-                .is_ok()
+            sh(t, &a).map_err(|e| skip(&format!("{t}: {e}"))).is_ok()
         };
         if !made {
             continue;
@@ -863,7 +933,12 @@ fn every_available_filesystem_signature_is_refused() {
         let before = sums(&img, &lo);
         let o = job(lo.path(), "randwrite", &[]);
         assert_refused(&o, lo.path(), &[needle, "--destructive"]);
-        assert_eq!(sums(&img, &lo), before, "{t}");
+        assert_eq!(
+            sums(&img, &lo),
+            before,
+            "{t}: expected the image's and {}'s checksums unchanged by the refused job",
+            lo.path()
+        );
         ran += 1;
         drop(lo);
         let _ = std::fs::remove_file(&img);
@@ -953,7 +1028,11 @@ fn readonly_refuses_file_writes_and_creation_up_front() {
             ],
         );
         assert_refused(&o, &data.display().to_string(), &["--readonly is set"]);
-        assert_eq!(std::fs::read(&data).unwrap(), orig);
+        assert!(
+            std::fs::read(&data).unwrap() == orig,
+            "expected {} unchanged under --readonly",
+            data.display()
+        );
     }
     // A reader of a file that does not exist would create it.
     let jobfile = dir.write(
@@ -962,14 +1041,21 @@ fn readonly_refuses_file_writes_and_creation_up_front() {
     );
     let o = run_in(&dir.0, &["--readonly", jobfile.to_str().unwrap()]);
     assert_refused(&o, "new.dat", &["would have to be created"]);
-    assert!(!dir.join("new.dat").exists());
+    assert!(
+        !dir.join("new.dat").exists(),
+        "expected new.dat not created under --readonly"
+    );
     // Reading what exists is fine.
     let o = run_in(
         &dir.0,
         &["--readonly", "--name=r", &f, "--rw=read", "--size=1m"],
     );
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
-    assert_eq!(std::fs::read(&data).unwrap(), orig);
+    assert!(
+        std::fs::read(&data).unwrap() == orig,
+        "expected {} unchanged under --readonly",
+        data.display()
+    );
 }
 
 #[test]
@@ -992,4 +1078,229 @@ fn missing_device_names_are_not_created_in_dev() {
         &["does not exist", "does not create regular files"],
     );
     assert!(!Path::new(&path).exists(), "{path} was created");
+}
+
+// ----------------------------------------------------------------------------- free space
+
+/// A tmpfs of `size` mounted on a new directory inside `dir`, unmounted on drop; None (after
+/// `skip`) where mounting is not possible.
+fn small_tmpfs(dir: &TempDir, size: &str) -> Option<Mount> {
+    if !is_root() {
+        skip("mounting a small tmpfs needs root");
+        return None;
+    }
+    let at = dir.join("small-fs");
+    std::fs::create_dir_all(&at).expect("mount point");
+    let at_s = at.to_str().expect("utf-8 temp path");
+    match sh(
+        "mount",
+        &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", at_s],
+    ) {
+        Ok(_) => Some(Mount { dir: at }),
+        Err(e) => {
+            skip(&format!("cannot mount a {size} tmpfs: {e}"));
+            None
+        }
+    }
+}
+
+/// Bytes in use on the filesystem at `at` (statvfs).
+fn used_bytes(at: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(at.as_os_str().as_bytes()).expect("path");
+    // SAFETY: statvfs fills the zeroed struct from a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::statvfs(c.as_ptr(), &mut st) },
+        0,
+        "statvfs {}",
+        at.display()
+    );
+    (st.f_blocks - st.f_bfree) as u64 * st.f_frsize as u64
+}
+
+/// Runs one iolens job on `file` with `args` (after --name=NAME, --filename=FILE).
+fn fill_job(name: &str, file: &Path, args: &[&str]) -> (Output, Vec<String>) {
+    let mut all = vec![
+        format!("--name={name}"),
+        format!("--filename={}", file.display()),
+    ];
+    all.extend(args.iter().map(|s| s.to_string()));
+    let o = iolens().args(&all).output_timed().expect("running iolens");
+    (o, all)
+}
+
+#[test]
+fn layouts_that_would_nearly_fill_their_filesystem_are_refused_before_any_io() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-refused");
+    let Some(fs) = small_tmpfs(&dir, "64m") else {
+        return;
+    };
+    let used = used_bytes(&fs.dir);
+    // 1 TiB on 64 MiB; then 62 MiB, which would leave 2 MiB, under the 3.2 MiB (5 %) kept free.
+    for size in ["1T", "62m"] {
+        let f = fs.dir.join("big.dat");
+        let (o, args) = fill_job("big", &f, &[&format!("--size={size}"), "--rw=write"]);
+        let err = stderr(&o);
+        let ctx = format!("iolens {args:?} on a 64 MiB tmpfs");
+        assert_refused(
+            &o,
+            &f.display().to_string(),
+            &[
+                "job 'big'",
+                &format!("tmpfs filesystem at {} (tmpfs)", fs.dir.display()),
+                "free of 64.0 MiB",
+                "allow_fill=1",
+                "--allow-fill",
+            ],
+        );
+        assert!(
+            !f.exists(),
+            "expected no file after the refusal of {ctx}; stderr: {err}"
+        );
+        assert_eq!(
+            used_bytes(&fs.dir),
+            used,
+            "expected the filesystem's use unchanged by the refusal of {ctx}"
+        );
+    }
+    // Two files that fit alone but not together are refused together.
+    let jobfile = dir.write(
+        "two.fio",
+        &format!(
+            "[global]\nrw=write\nsize=40m\n[a]\nfilename={0}/a.dat\n[b]\nfilename={0}/b.dat\n",
+            fs.dir.display()
+        ),
+    );
+    let o = iolens()
+        .arg(&jobfile)
+        .output_timed()
+        .expect("running iolens");
+    assert_refused(&o, "a.dat", &["and 1 other file(s) of the run"]);
+    // What leaves enough free runs.
+    let f = fs.dir.join("fits.dat");
+    let (o, args) = fill_job("fits", &f, &["--size=32m", "--rw=write", "--bs=1m"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "expected iolens {args:?} (32 MiB on a 64 MiB tmpfs) to run; stderr: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn allow_fill_tries_the_layout_and_enospc_fails_the_job_without_a_panic() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-allowed");
+    let Some(fs) = small_tmpfs(&dir, "16m") else {
+        return;
+    };
+    // A reading job needs its file filled with data: 64 MiB do not fit in 16 MiB. Both
+    // overrides, and both ways of laying out (fallocate, then writing).
+    for (override_, fallocate) in [
+        ("--allow_fill=1", "--fallocate=native"),
+        ("--allow-fill", "--fallocate=none"),
+    ] {
+        let f = fs.dir.join("fill.dat");
+        let (o, args) = fill_job(
+            "filler",
+            &f,
+            &[
+                "--size=64m",
+                "--rw=read",
+                override_,
+                fallocate,
+                "--output-format=json",
+            ],
+        );
+        let err = stderr(&o);
+        let ctx = format!("iolens {args:?} on a 16 MiB tmpfs");
+        assert!(
+            !err.contains("panicked"),
+            "expected an error, not a panic, from {ctx}; stderr: {err}"
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "expected exit code 1 from {ctx}; stderr: {err}"
+        );
+        assert!(
+            err.contains("job 'filler'") && err.contains("No space left on device"),
+            "expected the job's name and ENOSPC in the error of {ctx}; stderr: {err}"
+        );
+        // The job is reported with ENOSPC as its error, as fio reports it.
+        let v = json_of(&stdout(&o));
+        assert!(
+            v["jobs"][0]["jobname"] == "filler" && v["jobs"][0]["error"] == 28,
+            "expected job 'filler' in the JSON with error 28 (ENOSPC) from {ctx}: {}",
+            v["jobs"][0]
+        );
+        assert!(
+            !f.exists(),
+            "expected the partial file iolens created to be removed after {ctx}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_layout_removes_only_files_that_iolens_created() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fill-partial");
+    let Some(fs) = small_tmpfs(&dir, "16m") else {
+        return;
+    };
+    // Written block by block (fallocate=none) until ENOSPC: iolens created it, so it goes.
+    let created = fs.dir.join("created.dat");
+    let (o, args) = fill_job(
+        "partial",
+        &created,
+        &[
+            "--size=64m",
+            "--rw=read",
+            "--allow-fill",
+            "--fallocate=none",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected ENOSPC from iolens {args:?}; stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        !created.exists(),
+        "expected the partial file of iolens {args:?} removed"
+    );
+    assert_eq!(
+        used_bytes(&fs.dir),
+        0,
+        "expected the 16 MiB tmpfs empty again after iolens {args:?} removed its partial file"
+    );
+    // A file that was there before is the user's: extended as far as it went, but kept.
+    let existing = fs.dir.join("existing.dat");
+    std::fs::write(&existing, vec![7u8; 4096]).expect("writing a file");
+    let (o, args) = fill_job(
+        "extend",
+        &existing,
+        &[
+            "--size=64m",
+            "--rw=read",
+            "--allow-fill",
+            "--fallocate=none",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected ENOSPC from iolens {args:?}; stderr: {}",
+        stderr(&o)
+    );
+    let head = std::fs::read(&existing).map(|d| d[..4096].to_vec());
+    assert_eq!(
+        head.ok(),
+        Some(vec![7u8; 4096]),
+        "expected {} kept with its first 4 KiB after iolens {args:?} failed to extend it",
+        existing.display()
+    );
 }

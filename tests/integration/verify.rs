@@ -95,7 +95,11 @@ fn every_method_verifies_clean_and_names_the_one_corrupted_block() {
         args.extend(extra);
         // Intact: the write job reads every block back (counted as reads, as fio).
         let j = v.write("256k", &args);
-        assert_eq!(num(&j["error"]), 0.0, "{method}");
+        assert_eq!(
+            num(&j["error"]),
+            0.0,
+            "verify={method}: expected no error on a clean file"
+        );
         assert_eq!(checked(&j), 64, "{method}: blocks checked");
         assert_eq!(num(&j["read"]["total_ios"]), 64.0, "{method}: verify reads");
         assert!(failures(&j).is_empty(), "{method}: {:?}", failures(&j));
@@ -127,7 +131,7 @@ fn every_method_verifies_clean_and_names_the_one_corrupted_block() {
                     "{method} {mode}: {detail}"
                 );
             }
-            assert!(err.contains("verify: 1 of 64 blocks failed"), "{err}");
+            assert_contains(&err, "verify: 1 of 64 blocks failed");
             assert_eq!(
                 checked(&j),
                 64,
@@ -149,8 +153,15 @@ fn a_torn_write_is_reported_at_its_block() {
         .and_then(|f| f.set_len(len - 2048))
         .expect("truncate");
     let (rc, j, _) = v.run(&["--size=1m", "--rw=write", "--verify=md5", "--verify_only"]);
-    assert_ne!(rc, 0);
-    assert_eq!(num(&j["error"]), 84.0);
+    assert_ne!(
+        rc, 0,
+        "expected verify_only on a file truncated by 2 KiB to fail"
+    );
+    assert_eq!(
+        num(&j["error"]),
+        84.0,
+        "expected error 84 (EILSEQ, as fio) for the truncated file"
+    );
     let f = failures(&j);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].0, len - BS, "the torn block");
@@ -166,9 +177,12 @@ fn a_torn_write_is_reported_at_its_block() {
         .open(&v.file)
         .and_then(|f| f.set_len(512 * 1024 + 1000));
     let (rc, j, err) = v.run(&["--size=1m", "--rw=read", "--verify=md5"]);
-    assert_ne!(rc, 0);
+    assert_ne!(
+        rc, 0,
+        "expected a read verify of a file truncated to 512 KiB + 1000 to fail; stderr: {err}"
+    );
     assert_eq!(failures(&j)[0].0, 512 * 1024, "{:?}", failures(&j));
-    assert!(err.contains("128 of 256 blocks failed"), "{err}");
+    assert_contains(&err, "128 of 256 blocks failed");
 }
 
 #[test]
@@ -176,8 +190,12 @@ fn verify_only_and_do_verify() {
     let v = Verified::new("only");
     // do_verify=0: written with headers, never read back.
     let j = v.write("256k", &["--verify=crc32c", "--do_verify=0"]);
-    assert_eq!(num(&j["read"]["total_ios"]), 0.0);
-    assert_eq!(checked(&j), 0);
+    assert_eq!(
+        num(&j["read"]["total_ios"]),
+        0.0,
+        "expected no reads with do_verify=0"
+    );
+    assert_eq!(checked(&j), 0, "expected no block checked with do_verify=0");
     // verify_only: reads and checks, writes nothing.
     let before = std::fs::read(&v.file).expect("read");
     let (rc, j, err) = v.run(&[
@@ -186,9 +204,17 @@ fn verify_only_and_do_verify() {
         "--verify=crc32c",
         "--verify_only",
     ]);
-    assert_eq!(rc, 0, "{err}");
-    assert_eq!(num(&j["write"]["total_ios"]), 0.0);
-    assert_eq!(checked(&j), 64);
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
+    assert_eq!(
+        num(&j["write"]["total_ios"]),
+        0.0,
+        "expected no writes with verify_only"
+    );
+    assert_eq!(
+        checked(&j),
+        64,
+        "expected all 64 blocks of 4k in 256k checked with verify_only"
+    );
     assert_eq!(
         std::fs::read(&v.file).expect("read"),
         before,
@@ -221,14 +247,7 @@ fn verify_backlog_checks_while_writing() {
         (64, 64.0),
         "psync with a backlog"
     );
-    let (rc, _, err) = v.run(&[
-        "--size=64k",
-        "--rw=randwrite",
-        "--ioengine=libaio",
-        "--direct=1",
-        "--iodepth=1",
-    ]);
-    if rc == 0 {
+    if has_libaio() {
         // At depth 4 a check may take a few more writes than 4, and a block written twice
         // in one batch (across a pass) is read once.
         let (n, w) = run(&[
@@ -237,10 +256,13 @@ fn verify_backlog_checks_while_writing() {
             "--direct=1",
             "--iodepth=4",
         ]);
-        assert_eq!(w, 64.0);
+        assert_eq!(
+            w, 64.0,
+            "expected the 64 blocks of 256k written with libaio --iodepth=4 --verify_backlog=4"
+        );
         assert!((56..=64).contains(&n), "libaio with a backlog: {n} checks");
     } else {
-        eprintln!("skipping the libaio part: {err}");
+        skip("the libaio part: io_setup is not available");
     }
 }
 
@@ -252,13 +274,18 @@ fn verify_interval_and_offset_place_the_headers() {
         "256k",
         &["--bs=16k", "--verify=crc32c", "--verify_interval=4k"],
     );
-    assert_eq!(checked(&j), 16);
+    assert_eq!(
+        checked(&j),
+        16,
+        "expected one check per 16k block of 256k with verify_interval=4k"
+    );
     let data = std::fs::read(&v.file).expect("read");
     assert_eq!(
         data.chunks(4096)
             .filter(|c| c.starts_with(&[0xca, 0xac]))
             .count(),
-        64
+        64,
+        "expected a verify header (magic 0xacca) at the start of each 4k interval of 256k"
     );
     v.corrupt(5 * 16384 + 3 * 4096 + 200);
     let (rc, j, _) = v.run(&[
@@ -268,9 +295,12 @@ fn verify_interval_and_offset_place_the_headers() {
         "--verify=crc32c",
         "--verify_interval=4k",
     ]);
-    assert_ne!(rc, 0);
+    assert_ne!(
+        rc, 0,
+        "expected the read verify of a corrupted block to fail"
+    );
     let f = failures(&j);
-    assert_eq!(f.len(), 1);
+    assert_eq!(f.len(), 1, "expected exactly one failure: {f:?}");
     assert_eq!(f[0].0, 5 * 16384, "the block");
     assert!(
         f[0].1
@@ -282,9 +312,11 @@ fn verify_interval_and_offset_place_the_headers() {
     // verify_offset=512: the header sits 512 bytes into each block.
     v.write("256k", &["--verify=sha256", "--verify_offset=512"]);
     let data = std::fs::read(&v.file).expect("read");
-    assert!(data
-        .chunks(4096)
-        .all(|c| c[512..514] == [0xca, 0xac] && c[..2] != [0xca, 0xac]));
+    assert!(
+        data.chunks(4096)
+            .all(|c| c[512..514] == [0xca, 0xac] && c[..2] != [0xca, 0xac]),
+        "expected each 4k block's header at byte 512, not 0, with verify_offset=512"
+    );
 }
 
 #[test]
@@ -292,7 +324,10 @@ fn verify_pattern_is_the_data() {
     let v = Verified::new("vpattern");
     v.write("64k", &["--verify=pattern", "--verify_pattern=0x1234abcd"]);
     let data = std::fs::read(&v.file).expect("read");
-    assert!(data.chunks(4).all(|c| c == [0x12, 0x34, 0xab, 0xcd]));
+    assert!(
+        data.chunks(4).all(|c| c == [0x12, 0x34, 0xab, 0xcd]),
+        "expected every 4 bytes to be 12 34 ab cd with verify_pattern=0x1234abcd"
+    );
     v.corrupt(3 * BS + 7);
     let (rc, j, _) = v.run(&[
         "--size=64k",
@@ -300,10 +335,17 @@ fn verify_pattern_is_the_data() {
         "--verify=pattern",
         "--verify_pattern=0x1234abcd",
     ]);
-    assert_ne!(rc, 0);
+    assert_ne!(
+        rc, 0,
+        "expected the read verify of a corrupted pattern block to fail"
+    );
     let f = failures(&j);
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0].0, 3 * BS);
+    assert_eq!(f.len(), 1, "expected exactly one failure: {f:?}");
+    assert_eq!(
+        f[0].0,
+        3 * BS,
+        "expected the failure at block 3, which byte 3*BS+7 was corrupted in: {f:?}"
+    );
     assert!(
         f[0].1.contains(&format!("offset {}", 3 * BS + 7))
             && f[0].1.contains("expected 0xcd, found 0x32"),
@@ -322,12 +364,15 @@ fn verify_fatal_stops_and_verify_dump_saves_both_versions() {
     let (_, j, _) = v.run(&read);
     let offs: Vec<u64> = failures(&j).iter().map(|f| f.0).collect();
     assert_eq!(offs, [10 * BS, 20 * BS], "both damaged blocks");
-    assert_eq!(checked(&j), 64);
+    assert_eq!(checked(&j), 64, "expected all 64 blocks of 256k checked");
 
     let mut fatal = read.to_vec();
     fatal.push("--verify_fatal=1");
     let (rc, j, _) = v.run(&fatal);
-    assert_ne!(rc, 0);
+    assert_ne!(
+        rc, 0,
+        "expected verify_fatal=1 with damaged blocks to fail the run"
+    );
     assert_eq!(
         failures(&j).len(),
         1,
@@ -348,7 +393,11 @@ fn verify_fatal_stops_and_verify_dump_saves_both_versions() {
             .filter(|i| received[*i] != expected[*i])
             .collect();
         assert_eq!(diff, [byte], "the dumps differ exactly at the flipped byte");
-        assert_eq!(expected[byte] ^ 0xff, received[byte]);
+        assert_eq!(
+            expected[byte] ^ 0xff,
+            received[byte],
+            "expected the received byte to be the expected one flipped (xor 0xff) at {byte}"
+        );
     }
 }
 
@@ -365,7 +414,7 @@ fn verify_state_save_and_load_replay_what_was_written() {
         ),
     );
     let (rc, out, err) = run_json(&v.dir.0, &["w.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
     let writes = num(&out["jobs"][1]["write"]["total_ios"]) as u64;
     assert!(
         (10..1024).contains(&writes),
@@ -387,7 +436,10 @@ fn verify_state_save_and_load_replay_what_was_written() {
         "--verify=crc32c",
         "--verify_state_load=1",
     ]);
-    assert_ne!(rc, 0);
+    assert_ne!(
+        rc, 0,
+        "expected verify_state_load=1 on a damaged file to fail"
+    );
     assert_eq!(
         num(&j["write"]["total_ios"]),
         0.0,
@@ -395,7 +447,11 @@ fn verify_state_save_and_load_replay_what_was_written() {
     );
     assert_eq!(checked(&j), writes, "only what was written is checked");
     let offs: Vec<u64> = failures(&j).iter().map(|f| f.0).collect();
-    assert_eq!(offs, [5 * BS]);
+    assert_eq!(
+        offs,
+        [5 * BS],
+        "expected the failure at the damaged block 5"
+    );
 
     // verify_state_save=0: nothing saved.
     std::fs::remove_file(&state).expect("rm");
@@ -405,6 +461,9 @@ fn verify_state_save_and_load_replay_what_was_written() {
         &text.replace("rate_iops=200", "rate_iops=200\nverify_state_save=0"),
     );
     let (rc, _, err) = run_json(&v.dir.0, &["w.fio"], &[]);
-    assert_eq!(rc, 0, "{err}");
-    assert!(!Path::new(&state).exists());
+    assert_eq!(rc, 0, "exit code; stderr: {err}");
+    assert!(
+        !Path::new(&state).exists(),
+        "expected no state file {state:?} with verify_state_save=0"
+    );
 }

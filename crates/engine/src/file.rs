@@ -206,6 +206,8 @@ pub enum Prealloc {
 
 /// Lays a file out to `size` bytes. With `fill`, writes data into it (needed when the job reads
 /// or overwrites, so reads hit real blocks); `fill_byte_seed` makes the content incompressible.
+/// When the layout fails (ENOSPC, EIO) and this call created the file, the partial file is
+/// removed; an existing file is left as it is.
 pub fn layout(
     path: &Path,
     size: u64,
@@ -214,13 +216,35 @@ pub fn layout(
     fsync: bool,
     seed: u64,
 ) -> io::Result<()> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o644)
-        .open(path)?;
+    let open = |create_new: bool| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(create_new)
+            .mode(0o644)
+            .open(path)
+    };
+    let (f, created) = match open(true) {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (open(false)?, false),
+        Err(e) => return Err(e),
+    };
+    let r = layout_open(&f, size, prealloc, fill, fsync, seed);
+    if r.is_err() && created {
+        drop(f);
+        let _ = std::fs::remove_file(path);
+    }
+    r
+}
+
+fn layout_open(
+    f: &File,
+    size: u64,
+    prealloc: Prealloc,
+    fill: bool,
+    fsync: bool,
+    seed: u64,
+) -> io::Result<()> {
     let cur = f.metadata()?.len();
     if cur >= size && !fill {
         return Ok(());
@@ -243,7 +267,7 @@ pub fn layout(
         _ => {}
     }
     if fill {
-        let mut w = io::BufWriter::with_capacity(1 << 20, &f);
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
         let mut buf = vec![0u8; 1 << 20];
         let mut x = seed | 1;
         for chunk in buf.chunks_mut(8) {

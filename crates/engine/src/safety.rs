@@ -221,7 +221,7 @@ fn device_and_partitions(major: u32, minor: u32) -> Vec<BlockDev> {
 }
 
 /// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
-fn unescape(s: &str) -> String {
+pub fn unescape(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -94,6 +94,8 @@ pub struct FioArgs {
     pub instance: Option<String>,
     /// iolens: `--destructive` (allow writes to devices holding data signatures).
     pub destructive: bool,
+    /// iolens: `--allow-fill` (lay out files even when that leaves their filesystem nearly full).
+    pub allow_fill: bool,
     /// iolens: `--compat-doc` prints docs/compat.md.
     pub compat_doc: bool,
 }
@@ -134,6 +136,7 @@ const RUN_SWITCHES: &[&str] = &[
     "warnings-fatal",
     "explain",
     "destructive",
+    "allow-fill",
     "compat-doc",
 ];
 
@@ -249,6 +252,7 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 "warnings-fatal" => a.warnings_fatal = true,
                 "explain" => a.explain = true,
                 "destructive" => a.destructive = true,
+                "allow-fill" => a.allow_fill = true,
                 "compat-doc" => a.compat_doc = true,
                 _ => unreachable!("every switch is handled"),
             }
@@ -471,6 +475,7 @@ iolens options:
   --volume=SPEC          volume model for --explain, e.g. io1:iops=48000
   --instance=TYPE        instance type for --explain, e.g. c7g.16xlarge
   --destructive          allow writes to devices that hold a filesystem or partition table
+  --allow-fill           lay out files even when that leaves their filesystem under 5 % free
 ";
 
 #[cfg(test)]

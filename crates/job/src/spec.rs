@@ -563,6 +563,9 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `allow_destructive_write` (iolens): write to devices that hold a filesystem or partition table.
     pub allow_destructive_write: bool,
+    /// `allow_fill` (iolens): lay out files even when their filesystem would be left with less
+    /// than 5 % (at most 1 GiB) free.
+    pub allow_fill: bool,
     /// `pre_read`.
     pub pre_read: bool,
     /// `unlink`.
@@ -878,6 +881,7 @@ impl JobSpec {
             allow_file_create: true,
             allow_mounted_write: false,
             allow_destructive_write: false,
+            allow_fill: false,
             pre_read: false,
             unlink: false,
             unlink_each_loop: false,

@@ -72,6 +72,8 @@ pub struct PlanOptions {
     pub readonly: bool,
     /// `--destructive`: allow writes to devices holding a filesystem or partition table.
     pub destructive: bool,
+    /// `--allow-fill`: lay out files even when that leaves their filesystem nearly full.
+    pub allow_fill: bool,
 }
 
 /// Splits `a:b\:c` into `["a", "b:c"]`.

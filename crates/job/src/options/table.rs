@@ -3277,6 +3277,18 @@ pub static OPTIONS: &[OptDef] = &[
         }
     ),
     opt!(
+        "allow_fill",
+        K::Bool,
+        "0",
+        Iolens,
+        "Allow laying out or extending files that would leave their filesystem with less than 5 % (at most 1 GiB) free",
+        "1",
+        |s, v| {
+            s.allow_fill = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "open_loop",
         K::Bool,
         "0",
