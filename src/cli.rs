@@ -60,6 +60,7 @@ pub fn run(args: Vec<String>) -> Result<i32> {
         Some("models") => crate::commands::models(&args[1..]),
         Some("cost") => crate::commands::cost(&args[1..]),
         Some("report") => crate::commands::report_cmd(&args[1..]),
+        Some("pts") => crate::pts::run(&args[1..]),
         _ => fio_mode(&args),
     }
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod pts;
 mod quick;
 
 use std::process::ExitCode;
