@@ -55,8 +55,14 @@ fn parse_mix(s: &str) -> Result<u32> {
     let (r, w) = s
         .split_once('/')
         .with_context(|| format!("--mix: bad mix '{s}': expected READ/WRITE, e.g. 65/35"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("--mix: bad mix '{s}'"))?;
-    let w: u32 = w.trim().parse().with_context(|| format!("--mix: bad mix '{s}'"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("--mix: bad mix '{s}'"))?;
+    let w: u32 = w
+        .trim()
+        .parse()
+        .with_context(|| format!("--mix: bad mix '{s}'"))?;
     if r + w != 100 {
         bail!("--mix: '{s}' does not add up to 100");
     }
@@ -231,12 +237,6 @@ pub fn run(args: &[String]) -> Result<i32> {
         bail!("--target=PATH is required\n{USAGE}")
     };
     let block = is_block(&target);
-    if block && !destructive {
-        bail!(
-            "refusing to purge and write {target}: `iolens pts` destroys the contents of a block \
-             device; add --destructive if that is what you want (nothing was written)"
-        );
-    }
     let capacity = if block {
         device_size(&target)?
     } else {
@@ -301,6 +301,12 @@ pub fn run(args: &[String]) -> Result<i32> {
     // Every device-safety check (mounted, held, signatures) runs on the first writing job
     // before anything is purged.
     plan_of(&spec.round_job(1))?;
+    if block && !destructive {
+        bail!(
+            "refusing to purge and write {target}: `iolens pts` destroys the contents of a block \
+             device; add --destructive if that is what you want (nothing was written)"
+        );
+    }
     let purge_method = if !purge {
         "none (--no-purge)".to_string()
     } else if block {
@@ -363,7 +369,10 @@ pub fn run(args: &[String]) -> Result<i32> {
                         .iter()
                         .filter_map(|(l, _, c)| {
                             c.last().cloned().flatten().map(|c| {
-                                format!("{l}: range {:.1}% slope {:.1}%", c.range_pct, c.slope_excursion_pct)
+                                format!(
+                                    "{l}: range {:.1}% slope {:.1}%",
+                                    c.range_pct, c.slope_excursion_pct
+                                )
                             })
                         })
                         .collect();

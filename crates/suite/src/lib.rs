@@ -3,5 +3,5 @@
 //! plain fio job file) and read `RunResult`s; they do no I/O themselves.
 #![deny(missing_docs)]
 
-pub mod quick;
 pub mod pts;
+pub mod quick;

@@ -37,11 +37,9 @@ impl Test {
             "throughput" => Test::Throughput,
             "latency" => Test::Latency,
             "wsat" => Test::Wsat,
-            "hir" | "xsr" | "dirth" | "all" => {
-                return Err(format!(
-                    "pts test '{s}' is not implemented yet; available: iops, throughput, latency, wsat"
-                ))
-            }
+            "hir" | "xsr" | "dirth" | "all" => return Err(format!(
+                "pts test '{s}' is not implemented yet; available: iops, throughput, latency, wsat"
+            )),
             other => {
                 return Err(format!(
                     "unknown pts test '{other}'; allowed: iops, throughput, latency, wsat"
@@ -73,7 +71,16 @@ impl Test {
     /// The spec's block sizes (bytes) for this test, largest first.
     pub fn default_bss(self) -> Vec<u64> {
         match self {
-            Test::Iops => vec![1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512],
+            Test::Iops => vec![
+                1 << 20,
+                128 << 10,
+                64 << 10,
+                32 << 10,
+                16 << 10,
+                8 << 10,
+                4 << 10,
+                512,
+            ],
             Test::Throughput => vec![1 << 20, 128 << 10],
             Test::Latency => vec![8 << 10, 4 << 10, 512],
             Test::Wsat => vec![4 << 10],
@@ -176,7 +183,12 @@ impl Cell {
 
     /// `65/35 64KiB`.
     pub fn label(&self) -> String {
-        format!("{}/{} {}", self.rwmixread, 100 - self.rwmixread, bs_label(self.bs))
+        format!(
+            "{}/{} {}",
+            self.rwmixread,
+            100 - self.rwmixread,
+            bs_label(self.bs)
+        )
     }
 }
 
@@ -518,7 +530,11 @@ mod tests {
             ..s.clone()
         };
         assert_eq!(full.cells().len(), 56);
-        let t: Vec<String> = full.tracking().iter().map(|&i| full.cells()[i].label()).collect();
+        let t: Vec<String> = full
+            .tracking()
+            .iter()
+            .map(|&i| full.cells()[i].label())
+            .collect();
         assert_eq!(t, ["0/100 4KiB", "65/35 64KiB", "100/0 1024KiB"]);
         // No spec cell: the most write-heavy, smallest.
         let odd = PtsSpec {
@@ -534,10 +550,16 @@ mod tests {
     fn job_text_has_the_stages() {
         let s = spec();
         let w = s.wipc_job();
-        assert!(w.contains("rw=write\nbs=128k") && w.contains("loops=2"), "{w}");
+        assert!(
+            w.contains("rw=write\nbs=128k") && w.contains("loops=2"),
+            "{w}"
+        );
         assert!(w.contains(&format!("size={}", 512u64 << 20)), "{w}");
         let r = s.round_job(3);
-        assert!(r.contains("[r0-4k]\nstonewall\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=4"), "{r}");
+        assert!(
+            r.contains("[r0-4k]\nstonewall\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=4"),
+            "{r}"
+        );
         assert!(r.contains("runtime=1\ntime_based=1"), "{r}");
         let m = PtsSpec {
             mixes: vec![65],
@@ -567,7 +589,9 @@ mod tests {
     fn the_loop_stops_at_steady_state_and_averages_the_window() {
         let s = spec();
         // Tracking cell (index 3) decays then settles; the others are flat.
-        let track = [9000.0, 7000.0, 5200.0, 5000.0, 5100.0, 4950.0, 5050.0, 5000.0, 5000.0];
+        let track = [
+            9000.0, 7000.0, 5200.0, 5000.0, 5100.0, 4950.0, 5050.0, 5000.0, 5000.0,
+        ];
         let mut n = 0usize;
         let mut stages = Vec::new();
         let out = run::<String>(
@@ -591,7 +615,11 @@ mod tests {
         assert_eq!(stages[0], Stage::Wipc(2 * (512 << 20)));
         assert_eq!(out.window(), (3, 7));
         let m = out.matrix();
-        assert!((m[3].1.iops - 5060.0).abs() < 1e-9, "window average {}", m[3].1.iops);
+        assert!(
+            (m[3].1.iops - 5060.0).abs() < 1e-9,
+            "window average {}",
+            m[3].1.iops
+        );
         assert!((m[1].1.mbps - 200.0 * 4096.0 / 1e6).abs() < 1e-9);
     }
 
@@ -633,6 +661,10 @@ mod tests {
             &mut |_, _| {},
         )
         .unwrap();
-        assert_eq!((out.rounds.len(), out.steady_round), (6, None), "a rising series stops at --max-rounds");
+        assert_eq!(
+            (out.rounds.len(), out.steady_round),
+            (6, None),
+            "a rising series stops at --max-rounds"
+        );
     }
 }

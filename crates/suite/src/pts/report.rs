@@ -39,7 +39,9 @@ pub fn convergence(run: &PtsRun) -> Vec<(String, Vec<f64>, Vec<Option<WindowChec
     run.tracking_series()
         .into_iter()
         .map(|(i, s)| {
-            let checks = (1..=s.len()).map(|x| check(&s[..x], &run.spec.rule)).collect();
+            let checks = (1..=s.len())
+                .map(|x| check(&s[..x], &run.spec.rule))
+                .collect();
             (cells[i].label(), s, checks)
         })
         .collect()
@@ -50,7 +52,13 @@ fn final_checks(run: &PtsRun) -> Vec<(String, Option<WindowCheck>)> {
     let (_, last) = run.window();
     convergence(run)
         .into_iter()
-        .map(|(l, _, c)| (l, last.checked_sub(1).and_then(|i| c.get(i).cloned().flatten())))
+        .map(|(l, _, c)| {
+            (
+                l,
+                last.checked_sub(1)
+                    .and_then(|i| c.get(i).cloned().flatten()),
+            )
+        })
         .collect()
 }
 
@@ -58,12 +66,29 @@ fn final_checks(run: &PtsRun) -> Vec<(String, Option<WindowCheck>)> {
 pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     let s = &run.spec;
     let mut t = String::new();
-    let _ = writeln!(t, "SNIA PTS {} test — iolens\n", s.test.name().to_uppercase());
+    let _ = writeln!(
+        t,
+        "SNIA PTS {} test — iolens\n",
+        s.test.name().to_uppercase()
+    );
     let _ = writeln!(t, "Test conditions");
     let _ = writeln!(t, "  device          {}", cond.device);
-    let _ = writeln!(t, "  capacity        {} ({} bytes)", gib(cond.capacity), cond.capacity);
-    let _ = writeln!(t, "  model           {}", cond.model.as_deref().unwrap_or("-"));
-    let _ = writeln!(t, "  firmware        {}", cond.firmware.as_deref().unwrap_or("-"));
+    let _ = writeln!(
+        t,
+        "  capacity        {} ({} bytes)",
+        gib(cond.capacity),
+        cond.capacity
+    );
+    let _ = writeln!(
+        t,
+        "  model           {}",
+        cond.model.as_deref().unwrap_or("-")
+    );
+    let _ = writeln!(
+        t,
+        "  firmware        {}",
+        cond.firmware.as_deref().unwrap_or("-")
+    );
     let _ = writeln!(t, "  kernel          {}", cond.kernel);
     let _ = writeln!(t, "  software        {}", cond.version);
     let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
@@ -180,7 +205,11 @@ fn table(t: &mut String, run: &PtsRun) {
             let _ = writeln!(
                 t,
                 "{} (average of the measurement window)",
-                if s.test == Test::Wsat { "Write saturation" } else { "Throughput" }
+                if s.test == Test::Wsat {
+                    "Write saturation"
+                } else {
+                    "Throughput"
+                }
             );
             let _ = writeln!(t, "{:>18} {:>12} {:>12}", "cell", "MB/s", "IOPS");
             for (c, r) in &m {
@@ -191,13 +220,26 @@ fn table(t: &mut String, run: &PtsRun) {
                 let mut total = 0u64;
                 for (i, r) in run.rounds.iter().enumerate() {
                     total += r.iter().map(|c| c.written).sum::<u64>();
-                    let _ = writeln!(t, "{:>5} {:>12.0} {:>12.3}", i + 1, r[0].iops, total as f64 / 1e9);
+                    let _ = writeln!(
+                        t,
+                        "{:>5} {:>12.0} {:>12.3}",
+                        i + 1,
+                        r[0].iops,
+                        total as f64 / 1e9
+                    );
                 }
             }
         }
         Test::Latency => {
-            let _ = writeln!(t, "Latency, µs (average of the window; max and 99.999% the worst round)");
-            let _ = writeln!(t, "{:>18} {:>12} {:>12} {:>12} {:>12}", "cell", "mean", "99.999%", "max", "IOPS");
+            let _ = writeln!(
+                t,
+                "Latency, µs (average of the window; max and 99.999% the worst round)"
+            );
+            let _ = writeln!(
+                t,
+                "{:>18} {:>12} {:>12} {:>12} {:>12}",
+                "cell", "mean", "99.999%", "max", "IOPS"
+            );
             for (c, r) in &m {
                 let _ = writeln!(
                     t,
@@ -333,10 +375,22 @@ mod tests {
             .iter()
             .map(|v| {
                 vec![
-                    CellResult { iops: 10.0, ..Default::default() },
-                    CellResult { iops: 20.0, ..Default::default() },
-                    CellResult { iops: 30.0, ..Default::default() },
-                    CellResult { iops: *v, ..Default::default() },
+                    CellResult {
+                        iops: 10.0,
+                        ..Default::default()
+                    },
+                    CellResult {
+                        iops: 20.0,
+                        ..Default::default()
+                    },
+                    CellResult {
+                        iops: 30.0,
+                        ..Default::default()
+                    },
+                    CellResult {
+                        iops: *v,
+                        ..Default::default()
+                    },
                 ]
             })
             .collect();
@@ -363,7 +417,10 @@ mod tests {
         assert_eq!(j["matrix"][3]["rwmixread"], 0);
         assert_eq!(j["matrix"][3]["iops"], 5020.0);
         let range = j["steady_state"]["range_pct"].as_f64().unwrap();
-        assert!((range - 150.0 / 5020.0 * 100.0).abs() < 1e-9, "range {range}");
+        assert!(
+            (range - 150.0 / 5020.0 * 100.0).abs() < 1e-9,
+            "range {range}"
+        );
         let t = text(&run, &cond);
         assert!(t.contains("Steady state reached at round 5"), "{t}");
         assert!(t.contains("tracking variable 0/100 4KiB"), "{t}");

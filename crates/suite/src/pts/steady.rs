@@ -105,7 +105,9 @@ pub fn check(series: &[f64], rule: &Rule) -> Option<WindowCheck> {
         range_pct,
         slope_excursion_pct,
         // A window of zeros (nothing measured) is not a steady state.
-        steady: average > 0.0 && range_pct <= rule.range_pct && slope_excursion_pct <= rule.slope_pct,
+        steady: average > 0.0
+            && range_pct <= rule.range_pct
+            && slope_excursion_pct <= rule.slope_pct,
     })
 }
 
@@ -119,9 +121,9 @@ pub fn first_steady_round(vars: &[Vec<f64>], rule: &Rule) -> Option<usize> {
 /// True when every variable's window ending at round `x` is steady.
 pub fn all_steady(vars: &[Vec<f64>], x: usize, rule: &Rule) -> bool {
     !vars.is_empty()
-        && vars.iter().all(|v| {
-            v.len() >= x && check(&v[..x], rule).is_some_and(|c| c.steady)
-        })
+        && vars
+            .iter()
+            .all(|v| v.len() >= x && check(&v[..x], rule).is_some_and(|c| c.steady))
 }
 
 #[cfg(test)]
@@ -135,7 +137,10 @@ mod tests {
     #[test]
     fn fit_of_a_line_and_a_constant() {
         let (s, b) = fit(&[10.0, 12.0, 14.0, 16.0, 18.0]);
-        assert!((s - 2.0).abs() < 1e-12 && (b - 10.0).abs() < 1e-12, "slope {s} intercept {b}");
+        assert!(
+            (s - 2.0).abs() < 1e-12 && (b - 10.0).abs() < 1e-12,
+            "slope {s} intercept {b}"
+        );
         assert_eq!(fit(&[5.0; 5]), (0.0, 5.0));
     }
 
@@ -160,9 +165,17 @@ mod tests {
         let s: Vec<f64> = (0..25).map(|i| 1000.0 * 1.04f64.powi(i)).collect();
         let c = check(&s[..5], &rule()).unwrap();
         assert!(c.range_pct < 20.0, "range {} of {:?}", c.range_pct, &s[..5]);
-        assert!(c.slope_excursion_pct > 10.0, "slope excursion {}", c.slope_excursion_pct);
+        assert!(
+            c.slope_excursion_pct > 10.0,
+            "slope excursion {}",
+            c.slope_excursion_pct
+        );
         assert!(!c.steady);
-        assert_eq!(first_steady_round(&[s], &rule()), None, "a steady trend never settles");
+        assert_eq!(
+            first_steady_round(&[s], &rule()),
+            None,
+            "a steady trend never settles"
+        );
     }
 
     #[test]
@@ -172,7 +185,11 @@ mod tests {
             .map(|i| if i % 2 == 0 { 1150.0 } else { 850.0 })
             .collect();
         let c = check(&s[..5], &rule()).unwrap();
-        assert!(c.slope_excursion_pct <= 10.0, "slope excursion {}", c.slope_excursion_pct);
+        assert!(
+            c.slope_excursion_pct <= 10.0,
+            "slope excursion {}",
+            c.slope_excursion_pct
+        );
         assert!(c.range_pct > 20.0, "range {}", c.range_pct);
         assert!(!c.steady);
         assert_eq!(first_steady_round(&[s], &rule()), None);
@@ -198,6 +215,9 @@ mod tests {
         let mut v: Vec<f64> = (0..26).map(|i| 1000.0 + 100.0 * i as f64).collect();
         v.extend([5000.0; 5]);
         assert_eq!(first_steady_round(&[v], &rule()), None);
-        assert!(check(&[0.0; 5], &rule()).is_some_and(|c| !c.steady), "zeros are not steady");
+        assert!(
+            check(&[0.0; 5], &rule()).is_some_and(|c| !c.steady),
+            "zeros are not steady"
+        );
     }
 }
