@@ -306,3 +306,135 @@ fn pts_iops_on_zram_reaches_steady_state() {
     );
     assert!(ss["rounds"].as_u64().unwrap() <= 25, "{ss}");
 }
+
+/// The criterion fio's `steadystate` object reports, recomputed from its own `data` samples.
+fn criterion_from_data(ss: &serde_json::Value) -> f64 {
+    let spec = ss["ss"].as_str().unwrap();
+    let key = if spec.starts_with("iops") {
+        "iops"
+    } else {
+        "bw"
+    };
+    let data: Vec<f64> = ss["data"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let n = data.len() as f64;
+    let mean = data.iter().sum::<f64>() / n;
+    let raw = if spec.contains("_slope") {
+        let xm = (n - 1.0) / 2.0;
+        let num: f64 = data
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64 - xm) * (v - mean))
+            .sum();
+        let den: f64 = (0..data.len()).map(|i| (i as f64 - xm).powi(2)).sum();
+        num / den
+    } else {
+        data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max)
+    };
+    if spec.ends_with('%') {
+        raw * 100.0 / mean
+    } else {
+        raw
+    }
+}
+
+#[test]
+fn steadystate_json_keys_mean_what_fios_do_for_every_criterion() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let dir = TempDir::new("pts-ss");
+    let file = dir.join("ss.dat");
+    // Limits no run meets, so neither tool stops early and both report the last window.
+    for crit in [
+        "iops:0.0001%",
+        "iops_slope:0.0001%",
+        "bw:1000",
+        "bw_slope:5",
+    ] {
+        let args = [
+            "--name=ss".to_string(),
+            format!("--filename={}", file.display()),
+            "--ioengine=psync".into(),
+            "--size=8m".into(),
+            "--bs=4k".into(),
+            "--rw=randread".into(),
+            "--runtime=5".into(),
+            "--time_based=1".into(),
+            format!("--steadystate={crit}"),
+            "--ss_dur=3".into(),
+            "--output-format=json".into(),
+        ];
+        let run = |mut c: Command| {
+            c.args(&args);
+            let o = output_within(c, Duration::from_secs(120));
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            json_of(&stdout(&o))["jobs"][0]["steadystate"].clone()
+        };
+        let fio = run(Command::new("fio"));
+        let ours = run(iolens());
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            k.extend(
+                v["data"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(|d| format!("data.{d}")),
+            );
+            k
+        };
+        assert_eq!(
+            keys(&ours),
+            keys(&fio),
+            "{crit}: key sets (fio {fio}, iolens {ours})"
+        );
+        for k in ["ss", "duration", "attained"] {
+            assert_eq!(ours[k], fio[k], "{crit}: '{k}' (fio {fio}, iolens {ours})");
+        }
+        for v in [&fio, &ours] {
+            let who = if std::ptr::eq(v, &fio) {
+                "fio"
+            } else {
+                "iolens"
+            };
+            let slope = crit.contains("_slope");
+            assert_eq!(
+                v["data"]["iops"].as_array().map(Vec::len),
+                Some(3),
+                "{who} {crit}: 3 samples in {v}"
+            );
+            // Only the statistic the criterion uses is computed.
+            assert_eq!(
+                v[if slope { "max_deviation" } else { "slope" }],
+                0.0,
+                "{who} {crit}: {v}"
+            );
+            // Means are whole numbers.
+            assert!(
+                v["data"]["iops_mean"].is_u64() && v["data"]["bw_mean"].is_u64(),
+                "{who} {crit}: {v}"
+            );
+            let printed: f64 = v["criterion"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches('%')
+                .parse()
+                .unwrap();
+            let want = criterion_from_data(v);
+            assert!(
+                (printed - want).abs() <= 1e-4 * want.abs().max(1.0) + 1e-3,
+                "{who} {crit}: criterion {printed} is not what its data give ({want}): {v}"
+            );
+            assert_eq!(
+                v["criterion"].as_str().unwrap().ends_with('%'),
+                crit.ends_with('%'),
+                "{who} {crit}: {v}"
+            );
+        }
+    }
+}

@@ -37,9 +37,11 @@ impl Test {
             "throughput" => Test::Throughput,
             "latency" => Test::Latency,
             "wsat" => Test::Wsat,
-            "hir" | "xsr" | "dirth" | "all" => return Err(format!(
+            "hir" | "xsr" | "dirth" | "all" => {
+                return Err(format!(
                 "pts test '{s}' is not implemented yet; available: iops, throughput, latency, wsat"
-            )),
+            ))
+            }
             other => {
                 return Err(format!(
                     "unknown pts test '{other}'; allowed: iops, throughput, latency, wsat"
