@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod pts;
 mod quick;
+mod suites;
 
 use std::process::ExitCode;
 

@@ -8,7 +8,6 @@ use std::os::unix::io::AsRawFd;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use iolens_job::{parse_job_text, SystemEnvironment};
 use iolens_run::PlanOptions;
 use iolens_suite::pts::report::{self, Conditions};
 use iolens_suite::pts::{PtsSpec, Rule, Stage, Test};
@@ -287,20 +286,18 @@ pub fn run(args: &[String]) -> Result<i32> {
         direct: true,
         wipc_passes: if wipc && test != Test::Wsat { 2 } else { 0 },
     };
-    let plan_of = |text: &str| -> Result<(iolens_job::JobSet, iolens_run::Plan)> {
-        let set = parse_job_text("<pts>", text, &SystemEnvironment)?;
-        let plan = iolens_run::plan(
-            &set,
+    let plan_of = |set: &iolens_job::JobSet| -> Result<iolens_run::Plan> {
+        Ok(iolens_run::plan(
+            set,
             &PlanOptions {
                 readonly: false,
                 destructive,
             },
-        )?;
-        Ok((set, plan))
+        )?)
     };
     // Every device-safety check (mounted, held, signatures) runs on the first writing job
     // before anything is purged.
-    plan_of(&spec.round_job(1))?;
+    plan_of(&iolens_suite::pts::parse_stage(&spec.round_job(1))?)?;
     if block && !destructive {
         bail!(
             "refusing to purge and write {target}: `iolens pts` destroys the contents of a block \
@@ -346,9 +343,9 @@ pub fn run(args: &[String]) -> Result<i32> {
     iolens_run::install_sigint_handler();
     let cells = spec.cells().len() as u64;
     let started = Instant::now();
-    let mut runner = |text: &str, _: &Stage| -> Result<iolens_stats::RunResult> {
-        let (set, plan) = plan_of(text)?;
-        let (r, errors) = execute(&set, &plan, &rs, &mut sink, false)?;
+    let mut runner = |set: &iolens_job::JobSet, _: &Stage| -> Result<iolens_stats::RunResult> {
+        let plan = plan_of(set)?;
+        let (r, errors) = execute(set, &plan, &rs, &mut sink, false)?;
         if let Some(e) = errors.first() {
             bail!("{e}");
         }

@@ -3,16 +3,19 @@
 //! until every tracking variable is in steady state ([`steady`]), and the spec's report tables
 //! ([`report`]).
 //!
-//! This module plans and reads: it writes each stage as fio job text and hands it to a
-//! runner closure (the binary's execute path), reading back the `RunResult`. The purge itself
-//! (an OS operation) is the caller's.
+//! This module plans and reads: it writes each stage as fio job text, parses it into a
+//! `JobSet` and hands that to a runner closure (the binary's execute path), reading back the
+//! `RunResult`. The purge itself (an OS operation) is the caller's.
 
 pub mod report;
 pub mod steady;
 
 use std::fmt::Write;
 
+use iolens_job::{parse_job_text, JobSet, SystemEnvironment};
 use iolens_stats::{DirResult, RunResult};
+
+use crate::SuiteError;
 
 pub use steady::{Rule, WindowCheck};
 
@@ -453,12 +456,17 @@ impl PtsRun {
     }
 }
 
+/// Parses a stage's job text.
+pub fn parse_stage(text: &str) -> Result<JobSet, SuiteError> {
+    Ok(parse_job_text("<pts>", text, &SystemEnvironment)?)
+}
+
 /// Runs WIPC (when asked) and the rounds until steady state, `max_rounds`, or an interrupted
-/// run. `runner` runs fio job text and returns its result; `progress` hears of each stage.
-/// A runner error after at least one round ends the loop and is returned with the rounds done.
-pub fn run<E>(
+/// run. `runner` runs a stage's job set and returns its result; `progress` hears of each
+/// stage. A runner error ends the run with that error.
+pub fn run<E: From<SuiteError>>(
     spec: &PtsSpec,
-    runner: &mut dyn FnMut(&str, &Stage) -> Result<RunResult, E>,
+    runner: &mut dyn FnMut(&JobSet, &Stage) -> Result<RunResult, E>,
     progress: &mut dyn FnMut(&Stage, Option<&PtsRun>),
 ) -> Result<PtsRun, E> {
     let mut out = PtsRun {
@@ -471,7 +479,7 @@ pub fn run<E>(
     if spec.wipc_passes > 0 {
         let stage = Stage::Wipc(spec.active_bytes * u64::from(spec.wipc_passes));
         progress(&stage, None);
-        let r = runner(&spec.wipc_job(), &stage)?;
+        let r = runner(&parse_stage(&spec.wipc_job())?, &stage)?;
         out.wipc_bytes = r.jobs.iter().map(|j| j.dirs[1].io_bytes).sum();
         if r.interrupted {
             out.interrupted = true;
@@ -482,7 +490,7 @@ pub fn run<E>(
     for round in 1..=max {
         let stage = Stage::Round(round, max);
         progress(&stage, Some(&out));
-        let r = runner(&spec.round_job(round), &stage)?;
+        let r = runner(&parse_stage(&spec.round_job(round))?, &stage)?;
         out.rounds.push(read_round(spec, &r));
         if r.interrupted {
             out.interrupted = true;
@@ -596,11 +604,16 @@ mod tests {
         ];
         let mut n = 0usize;
         let mut stages = Vec::new();
-        let out = run::<String>(
+        let out = run::<SuiteError>(
             &s,
-            &mut |text, stage| {
+            &mut |set, stage| {
                 if let Stage::Round(k, _) = stage {
-                    assert!(text.contains(&format!("round {k}")), "{text}");
+                    let names: Vec<&str> = set.jobs.iter().map(|j| j.name.as_str()).collect();
+                    assert_eq!(
+                        names,
+                        ["r100-64k", "r100-4k", "r0-64k", "r0-4k"],
+                        "round {k}"
+                    );
                     n += 1;
                     Ok(result_with(&s, &[100.0, 200.0, 300.0, track[k - 1]]))
                 } else {
@@ -632,7 +645,7 @@ mod tests {
             ..spec()
         };
         let mut k = 0;
-        let out = run::<String>(
+        let out = run::<SuiteError>(
             &s,
             &mut |_, _| {
                 k += 1;
@@ -654,7 +667,7 @@ mod tests {
             ..s.clone()
         };
         let mut k = 0;
-        let out = run::<String>(
+        let out = run::<SuiteError>(
             &cap,
             &mut |_, _| {
                 k += 1;
