@@ -116,6 +116,17 @@ fn sysfs(path: &str, attr: &[&str]) -> Option<String> {
     })
 }
 
+fn sysfs_queue(path: &str, attr: &str) -> Option<u64> {
+    let dev = std::fs::canonicalize(path).ok()?;
+    let name = dev.file_name()?.to_str()?.to_string();
+    std::fs::read_to_string(format!("/sys/class/block/{name}/queue/{attr}"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v| *v > 0)
+}
+
 fn human(s: u64) -> String {
     if s >= 3600 {
         format!("{}h{:02}m", s / 3600, s % 3600 / 60)
@@ -262,13 +273,35 @@ pub fn run(args: &[String]) -> Result<i32> {
         bail!("--active-range must be at least 1 MiB and at most the capacity ({capacity} bytes)");
     }
     let latency = test == Test::Latency;
+    // With O_DIRECT a block device takes only multiples of its logical block size.
+    let lbs = if block {
+        sysfs_queue(&target, "logical_block_size").unwrap_or(512)
+    } else {
+        512
+    };
+    let mut bss = bss.unwrap_or_else(|| test.default_bss());
+    let small: Vec<String> = bss
+        .iter()
+        .filter(|b| **b % lbs != 0)
+        .map(|b| iolens_suite::pts::bs_label(*b))
+        .collect();
+    if !small.is_empty() {
+        eprintln!(
+            "iolens pts: warning: {target} has {lbs}-byte logical blocks: skipping block size(s) {} (direct I/O needs multiples of {lbs})",
+            small.join(", ")
+        );
+        bss.retain(|b| *b % lbs == 0);
+        if bss.is_empty() {
+            bail!("no block size left for {target} (logical block size {lbs} bytes)");
+        }
+    }
     let spec = PtsSpec {
         test,
         target: target.clone(),
         active_bytes,
         active_range: active.clone().unwrap_or_else(|| "100%".into()),
         mixes: mixes.unwrap_or_else(|| test.default_mixes()),
-        bss: bss.unwrap_or_else(|| test.default_bss()),
+        bss,
         qd: if latency { 1 } else { qd.unwrap_or(32) },
         threads: if latency { 1 } else { threads.unwrap_or(4) },
         round_s,

@@ -417,10 +417,21 @@ impl PtsRun {
             .collect()
     }
 
+    /// Bytes written by the measurement rounds (WSAT's TGBW).
+    pub fn written(&self) -> u64 {
+        self.rounds
+            .iter()
+            .flat_map(|r| r.iter().map(|c| c.written))
+            .sum()
+    }
+
     /// The measurement window: the rounds the reported numbers average (the steady window,
     /// else the last `window` rounds done).
     pub fn window(&self) -> (usize, usize) {
-        let last = self.steady_round.unwrap_or(self.rounds.len());
+        let last = match self.steady_round {
+            Some(x) if self.spec.test != Test::Wsat => x,
+            _ => self.rounds.len(),
+        };
         let first = last.saturating_sub(self.spec.rule.window) + 1;
         (first.min(last.max(1)), last)
     }
@@ -497,7 +508,17 @@ pub fn run<E: From<SuiteError>>(
             break;
         }
         let series: Vec<Vec<f64>> = out.tracking_series().into_iter().map(|s| s.1).collect();
-        if steady::all_steady(&series, round, &spec.rule) {
+        let steady = steady::all_steady(&series, round, &spec.rule);
+        if spec.test == Test::Wsat {
+            // WSAT does not stop at steady state: it writes until 4x the active range (or
+            // --max-rounds); steady state is noted where first seen.
+            if steady && out.steady_round.is_none() {
+                out.steady_round = Some(round);
+            }
+            if out.written() >= 4 * spec.active_bytes {
+                break;
+            }
+        } else if steady {
             out.steady_round = Some(round);
             break;
         }
@@ -636,6 +657,41 @@ mod tests {
             m[3].1.iops
         );
         assert!((m[1].1.mbps - 200.0 * 4096.0 / 1e6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wsat_runs_past_steady_state_until_four_times_the_active_range() {
+        let s = PtsSpec {
+            test: Test::Wsat,
+            mixes: vec![0],
+            bss: vec![4 << 10],
+            active_bytes: 100 << 20,
+            wipc_passes: 0,
+            ..spec()
+        };
+        // 1000 IOPS x 4 KiB x 1 s per round: flat from the start, so steady at round 5; 4x
+        // 100 MiB needs 103 rounds, so the 25-round cap ends it.
+        let out = run::<SuiteError>(
+            &s,
+            &mut |_, _| Ok(result_with(&s, &[1000.0])),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!((out.steady_round, out.rounds.len()), (Some(5), 25));
+        assert_eq!(out.window(), (21, 25), "WSAT reports the last rounds");
+        let big = PtsSpec {
+            active_bytes: 4 << 20,
+            ..s
+        };
+        // 4 MB per round: 4x 4 MiB is written after 5 rounds.
+        let out = run::<SuiteError>(
+            &big,
+            &mut |_, _| Ok(result_with(&big, &[1000.0])),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(out.rounds.len(), 5, "stops at 4x the active range written");
+        assert_eq!(out.written(), 5 * 1000 * 4096);
     }
 
     #[test]
