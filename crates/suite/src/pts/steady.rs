@@ -201,7 +201,10 @@ mod tests {
         // Settles at round 11 (window 7..11: 105, 100, 100, 100, 100).
         let mut late = vec![300.0, 250.0, 200.0, 160.0, 130.0, 115.0, 105.0];
         late.extend([100.0; 5]);
-        assert_eq!(first_steady_round(std::slice::from_ref(&flat), &rule()), Some(5));
+        assert_eq!(
+            first_steady_round(std::slice::from_ref(&flat), &rule()),
+            Some(5)
+        );
         assert_eq!(first_steady_round(&[flat, late], &rule()), Some(11));
     }
 
