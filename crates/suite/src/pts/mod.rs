@@ -355,7 +355,10 @@ fn cell_result(dirs: &[&DirResult]) -> CellResult {
             .as_ref()
             .and_then(|p| p.iter().find(|(q, _)| (*q - 99.999).abs() < 1e-9))
         {
-            r.p99999_us = r.p99999_us.max(p.1 as f64 / 1e3);
+            // A percentile is a histogram bucket's value, which can lie above the largest
+            // latency seen; the 99.999th is never above the maximum.
+            let v = p.1.min(d.clat.moments.max.max(1));
+            r.p99999_us = r.p99999_us.max(v as f64 / 1e3);
         }
         if i == 1 {
             r.written += d.io_bytes;
