@@ -371,6 +371,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         status,
         status_every: Duration::from_secs(1),
         worker: crate::commands::worker_options_from_env(),
+        trigger: Default::default(),
     };
     let mut sink = Sink::open(None)?;
     iolens_run::install_sigint_handler();
