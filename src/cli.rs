@@ -8,7 +8,7 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Subcommands that parse their own arguments (suites, with a fio command line inside).
-pub const OWN_PARSERS: [&str; 5] = ["quick", "sweep", "curve", "compare", "merge"];
+pub const OWN_PARSERS: [&str; 6] = ["quick", "sweep", "curve", "compare", "merge", "pts"];
 const _: () = assert!(OWN_PARSERS.len() == OWN_ABOUT.len());
 
 /// What the command line asks for.
@@ -141,7 +141,11 @@ fn parse_count(s: &str) -> Result<f64, String> {
 }
 
 /// What the subcommands with their own parsers do (their `--help` says how).
-const OWN_ABOUT: [(&str, &str); 5] = [
+const OWN_ABOUT: [(&str, &str); 6] = [
+    (
+        "pts",
+        "SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)",
+    ),
     (
         "quick",
         "CrystalDiskMark-style test sets on a file or device, one table",

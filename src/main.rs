@@ -6,6 +6,7 @@
 mod cli;
 mod commands;
 mod fio;
+mod pts;
 mod quick;
 mod suites;
 
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             "sweep" => suites::sweep_cmd(&args),
             "curve" => suites::curve_cmd(&args),
             "compare" => suites::compare_cmd(&args),
+            "pts" => pts::run(&args),
             _ => commands::merge(&args),
         },
         cli::Invocation::Fio(args) => fio::run(&args),

@@ -12,6 +12,7 @@ mod faults;
 mod fio_compat;
 mod formats;
 mod powercut;
+mod pts;
 mod report;
 mod runtime;
 mod safety;

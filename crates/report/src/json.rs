@@ -254,8 +254,9 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
         w.float("max_deviation", ss.max_deviation);
         w.float("slope", ss.slope);
         w.open(Some("data"), '{');
-        w.float("bw_mean", ss.bw_mean);
-        w.float("iops_mean", ss.iops_mean);
+        // Whole numbers, as fio prints them.
+        w.int("bw_mean", ss.bw_mean as u64);
+        w.int("iops_mean", ss.iops_mean as u64);
         w.open(Some("iops"), '[');
         for v in &ss.iops {
             w.sep();

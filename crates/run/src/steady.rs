@@ -100,8 +100,10 @@ impl SteadyCheck {
             self.ramp_over = t >= self.collect_from;
             return false;
         }
-        self.iops.push_back(iops);
-        self.bw.push_back(bw);
+        // fio keeps each interval's rate as a whole number and computes the criterion from
+        // those.
+        self.iops.push_back(iops.trunc());
+        self.bw.push_back(bw.trunc());
         if self.iops.len() > self.window {
             self.iops.pop_front();
             self.bw.pop_front();
@@ -114,11 +116,16 @@ impl SteadyCheck {
             Metric::Bw | Metric::BwSlope => self.bw.iter().copied().collect(),
         };
         let mean = data.iter().sum::<f64>() / data.len() as f64;
-        self.max_dev = data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
-        self.slope = slope(&data);
+        // As fio: only the statistic the criterion uses is computed; the other reads 0.
         let raw = match self.crit.metric {
-            Metric::Iops | Metric::Bw => self.max_dev,
-            Metric::IopsSlope | Metric::BwSlope => self.slope,
+            Metric::Iops | Metric::Bw => {
+                self.max_dev = data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
+                self.max_dev
+            }
+            Metric::IopsSlope | Metric::BwSlope => {
+                self.slope = slope(&data);
+                self.slope
+            }
         };
         self.value = if self.crit.percent && mean > 0.0 {
             raw * 100.0 / mean
@@ -152,8 +159,9 @@ impl SteadyCheck {
             ),
             max_deviation: self.max_dev,
             slope: self.slope,
-            bw_mean: self.bw.iter().sum::<f64>() / n,
-            iops_mean: self.iops.iter().sum::<f64>() / n,
+            // fio reports the window means as whole numbers (truncated).
+            bw_mean: (self.bw.iter().sum::<f64>() / n).trunc(),
+            iops_mean: (self.iops.iter().sum::<f64>() / n).trunc(),
             iops: self.iops.iter().map(|v| *v as u64).collect(),
             bw: self.bw.iter().map(|v| *v as u64).collect(),
         }
@@ -188,6 +196,10 @@ mod tests {
         let r = s.result();
         assert!(r.attained);
         assert_eq!(r.iops.len(), 3);
+        // An `iops` criterion computes the deviation only; means are whole numbers.
+        assert_eq!(r.slope, 0.0, "{r:?}");
+        assert!(r.max_deviation > 0.0, "{r:?}");
+        assert_eq!(r.iops_mean, r.iops_mean.trunc(), "{r:?}");
     }
 
     #[test]
@@ -199,6 +211,12 @@ mod tests {
             ios += 1000 * sec;
             assert!(!s.observe(sec * 1_000_000_000, ios, ios), "second {sec}");
         }
+        let r = s.result();
+        assert_eq!(
+            r.max_deviation, 0.0,
+            "a slope criterion computes no deviation: {r:?}"
+        );
+        assert!(r.criterion.ends_with('%') && r.slope > 0.0, "{r:?}");
         assert!(Criterion::parse("lat:1").is_err());
     }
 }

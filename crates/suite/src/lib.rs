@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod curve;
 pub mod metrics;
+pub mod pts;
 pub mod quick;
 pub mod stat;
 pub mod sweep;
