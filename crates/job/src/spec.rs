@@ -828,11 +828,68 @@ pub struct JobSpec {
     pub steadystate_duration: Duration,
     /// `steadystate_ramp_time`.
     pub steadystate_ramp_time: Duration,
+    /// fio-format logs (`write_*_log` and the `log_*` options).
+    pub logs: LogSpec,
 
     /// Where each option that was set came from (canonical name, place of the last setting).
     pub option_spans: Vec<(&'static str, Span)>,
     /// Warnings collected while applying options (accepted without effect, etc.).
     pub warnings: Vec<String>,
+}
+
+/// fio-format log files a job writes, and how (HOWTO "Log File Formats").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSpec {
+    /// `write_bw_log` prefix (the job name when given bare).
+    pub bw: Option<String>,
+    /// `write_iops_log` prefix.
+    pub iops: Option<String>,
+    /// `write_lat_log` prefix (slat, clat and lat files).
+    pub lat: Option<String>,
+    /// `write_hist_log` prefix (clat histogram file).
+    pub hist: Option<String>,
+    /// `log_avg_msec`: 0 logs every I/O, otherwise one averaged entry per window.
+    pub avg_msec: u64,
+    /// `log_hist_msec`.
+    pub hist_msec: u64,
+    /// `log_hist_coarseness`: 2^n histogram bins are merged into one column.
+    pub hist_coarseness: u32,
+    /// `log_max_value`: windows log their maximum instead of their mean.
+    pub max_value: bool,
+    /// `log_offset`: an offset column.
+    pub offset: bool,
+    /// `log_prio`: the last column is the I/O priority in hex, not the RT-class flag.
+    pub prio: bool,
+    /// `per_job_logs`: one file per job (`name_bw.N.log`), else one shared file.
+    pub per_job: bool,
+    /// `log_unix_epoch`: times are Unix milliseconds, not job-relative.
+    pub unix_epoch: bool,
+}
+
+impl Default for LogSpec {
+    fn default() -> Self {
+        LogSpec {
+            bw: None,
+            iops: None,
+            lat: None,
+            hist: None,
+            avg_msec: 0,
+            hist_msec: 0,
+            hist_coarseness: 0,
+            max_value: false,
+            offset: false,
+            prio: false,
+            per_job: true,
+            unix_epoch: false,
+        }
+    }
+}
+
+impl LogSpec {
+    /// True when the job writes any fio-format log.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some() || self.hist.is_some()
+    }
 }
 
 /// fio's default percentile list.
@@ -996,6 +1053,7 @@ impl JobSpec {
             steadystate: None,
             steadystate_duration: Duration::ZERO,
             steadystate_ramp_time: Duration::ZERO,
+            logs: LogSpec::default(),
             option_spans: Vec::new(),
             warnings: Vec::new(),
         }

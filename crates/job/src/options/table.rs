@@ -41,6 +41,13 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
         })
 }
 
+/// A log prefix: a bare `write_bw_log` (which arrives as "1") means the job name, kept empty
+/// here and resolved by the writer.
+fn log_prefix(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    Ok(if v == "1" { String::new() } else { v.to_string() })
+}
+
 /// fio rejects an empty value (`bs=`, or `bs=${UNSET}`) rather than keeping the default.
 fn nonempty(v: &str) -> Result<(), String> {
     if v.trim().is_empty() {
@@ -2905,11 +2912,17 @@ pub static OPTIONS: &[OptDef] = &[
         "steady state is checked every second"
     ),
     // ---------------------------------------------------------------- reporting
-    ign!(
+    opt!(
         "per_job_logs",
         K::Bool,
+        "1",
         Reporting,
-        "per-I/O logs are not written"
+        "One log file per job (name_bw.N.log); 0 shares one file (name_bw.log)",
+        "0",
+        |s, v| {
+            s.logs.per_job = boolean(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "group_reporting",
@@ -2947,29 +2960,53 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "write_bw_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use the JSON samples"
+        "Write fio's bandwidth log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.bw = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_lat_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use json+ bins"
+        "Write fio's slat, clat and lat log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.lat = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_hist_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use json+ bins"
+        "Write fio's clat histogram log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.hist = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_iops_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use the JSON samples"
+        "Write fio's IOPS log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.iops = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
     ign!(
         "log_entries",
@@ -2977,41 +3014,86 @@ pub static OPTIONS: &[OptDef] = &[
         Reporting,
         "fio-format logs are not written"
     ),
-    ign!(
+    opt!(
         "log_avg_msec",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Average log entries over this many ms (0: one entry per I/O)",
+        "100",
+        |s, v| {
+            s.logs.avg_msec = uint(s, v, 0, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_hist_msec",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Histogram log interval in ms",
+        "100",
+        |s, v| {
+            s.logs.hist_msec = uint(s, v, 0, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_hist_coarseness",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Merge 2^N histogram bins per logged column (0-6)",
+        "2",
+        |s, v| {
+            s.logs.hist_coarseness = uint(s, v, 0, 6)? as u32;
+            Ok(())
+        }
     ),
-    ign!(
-        "log_window_value" | "log_max_value",
+    opt!(
+        "log_max_value" | "log_window_value",
         K::Str,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Windowed log entries hold the maximum (1, max) instead of the mean (0, avg)",
+        "1",
+        |s, v| {
+            s.logs.max_value = pick(
+                v.trim(),
+                &[
+                    ("0", false),
+                    ("avg", false),
+                    ("mean", false),
+                    ("1", true),
+                    ("max", true),
+                ],
+            )?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_offset",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Add the I/O offset column to per-I/O logs",
+        "1",
+        |s, v| {
+            s.logs.offset = boolean(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_prio",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Log the I/O priority (hex) in the last column",
+        "1",
+        |s, v| {
+            s.logs.prio = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "log_issue_time",
@@ -3037,11 +3119,17 @@ pub static OPTIONS: &[OptDef] = &[
         Reporting,
         "fio-format logs are not written"
     ),
-    ign!(
+    opt!(
         "log_unix_epoch",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Log times as Unix epoch milliseconds",
+        "1",
+        |s, v| {
+            s.logs.unix_epoch = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "log_alternate_epoch",

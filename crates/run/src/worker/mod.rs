@@ -26,6 +26,7 @@ use crate::verify::Verifier;
 mod engines;
 mod errors;
 mod files;
+mod logs;
 mod pacing;
 mod sampling;
 mod setup;
@@ -35,6 +36,7 @@ mod tests;
 use errors::errno_name;
 use files::{FilePicker, FileService};
 use pacing::Pace;
+use logs::Logs;
 use sampling::Sampler;
 pub use setup::failed;
 use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
@@ -140,6 +142,10 @@ struct Worker<'a> {
     invalidate_fds: Vec<libc::c_int>,
     main_end: u64,
     verify_ns: u64,
+    /// fio-format logs while the job is measured (None when it writes none, and during ramp
+    /// time, when they wait in `logs_ramp`).
+    logs: Option<Box<Logs>>,
+    logs_ramp: Option<Box<Logs>>,
 }
 
 impl<'a> Worker<'a> {
@@ -483,6 +489,17 @@ impl<'a> Worker<'a> {
                 t_done.saturating_sub(u.start),
             );
         }
+        if let Some(l) = &mut self.logs {
+            let (slat, clat) = if sync {
+                (None, t_done.saturating_sub(u.issue))
+            } else {
+                (
+                    Some(u.issue.saturating_sub(u.start)),
+                    t_done.saturating_sub(u.issue),
+                )
+            };
+            l.io(t_done, d, bytes, u.offset, slat, clat, t_done.saturating_sub(u.start));
+        }
         if d == 1 {
             if let Some(v) = &mut self.verify {
                 v.written(u.file, u.offset, u.len);
@@ -626,6 +643,11 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        if !ended {
+            if let Some(l) = &mut self.logs {
+                l.tick(t, bytes, ios);
+            }
+        }
         if let Some(ss) = &mut self.ss {
             if ss.observe(t, ios.iter().sum(), bytes.iter().sum()) {
                 self.ss_done = true;
@@ -641,6 +663,9 @@ impl<'a> Worker<'a> {
         if let Some(m) = &self.min_check {
             next = next.min(m.next);
         }
+        if let Some(l) = &self.logs {
+            next = next.min(l.next_due());
+        }
         self.next_tick = next;
     }
 
@@ -651,6 +676,10 @@ impl<'a> Worker<'a> {
         self.bw_sampler = Sampler::new(t, spec.bwavgtime.as_nanos() as u64);
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
         self.bw_sampler_ios = [0; 3];
+        if let Some(mut l) = self.logs.take().or_else(|| self.logs_ramp.take()) {
+            l.start(t, spec.logs.unix_epoch);
+            self.logs = Some(l);
+        }
         self.usage_start = Rusage::thread_now();
         if let Some(text) = &spec.steadystate {
             if let Ok(c) = crate::steady::Criterion::parse(text) {
@@ -1308,6 +1337,10 @@ fn prepare<'a>(
         .chain(spec.rate_iops.iter())
         .any(|r| *r > 0);
     let engine_kind = spec.ioengine;
+    let logs = match Logs::open(&spec.logs, &spec.name, spec.rw, job.index) {
+        Ok(l) => l.map(Box::new),
+        Err(e) => return fail(e),
+    };
     let mut w = Worker {
         job,
         ctl,
@@ -1406,6 +1439,8 @@ fn prepare<'a>(
         dry_writes,
         main_end: 0,
         verify_ns: 0,
+        logs,
+        logs_ramp: None,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
@@ -1444,6 +1479,8 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     if ramp > 0 {
         w.ramp_end = Some(t0 + ramp);
         w.next_tick = t0;
+        // No log entries for ramp time: the logs start with the measured part.
+        w.logs_ramp = w.logs.take();
         w.ctl.live.set_state(JobState::Ramp);
     } else {
         w.ctl.live.set_state(JobState::Running);
@@ -1490,6 +1527,11 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     }
     if let Some(v) = &w.verify {
         v.finish(&mut w.stats);
+    }
+    if let Some(l) = w.logs.take().or_else(|| w.logs_ramp.take()) {
+        if let Err(e) = l.close(w.t_last) {
+            w.error.get_or_insert(e);
+        }
     }
     WorkerOutcome {
         stats: w.stats,
