@@ -9,6 +9,7 @@ mod explain;
 mod faults;
 mod fio_compat;
 mod formats;
+mod logs;
 mod report;
 mod runtime;
 mod safety;

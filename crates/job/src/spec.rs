@@ -864,6 +864,8 @@ pub struct LogSpec {
     pub per_job: bool,
     /// `log_unix_epoch`: times are Unix milliseconds, not job-relative.
     pub unix_epoch: bool,
+    /// `write_iolog`: the I/O log (fio's iolog version 3) to write.
+    pub write_iolog: Option<String>,
 }
 
 impl Default for LogSpec {
@@ -881,6 +883,7 @@ impl Default for LogSpec {
             prio: false,
             per_job: true,
             unix_epoch: false,
+            write_iolog: None,
         }
     }
 }

@@ -2350,11 +2350,18 @@ pub static OPTIONS: &[OptDef] = &[
         "failing a job on a latency ceiling is not implemented"
     ),
     // ---------------------------------------------------------------- iolog
-    ign!(
+    opt!(
         "write_iolog",
         K::Str,
+        "",
         Iolog,
-        "I/O logs for replay are not written"
+        "Write the issued I/O to this file (fio's iolog version 3, for read_iolog)",
+        "job.iolog",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.write_iolog = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
     uns!(
         "read_iolog",
@@ -3012,7 +3019,7 @@ pub static OPTIONS: &[OptDef] = &[
         "log_entries",
         K::Int,
         Reporting,
-        "fio-format logs are not written"
+        "log lines go to the file through 256 KiB buffers; the in-memory entry count has no equivalent"
     ),
     opt!(
         "log_avg_msec",
@@ -3099,25 +3106,25 @@ pub static OPTIONS: &[OptDef] = &[
         "log_issue_time",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "not an option of fio 3.33 (a later fio's issue-time column)"
     ),
     ign!(
         "log_compression",
         K::Size,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
     ign!(
         "log_compression_cpus",
         K::Str,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
     ign!(
         "log_store_compressed",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
     opt!(
         "log_unix_epoch",
@@ -3135,13 +3142,13 @@ pub static OPTIONS: &[OptDef] = &[
         "log_alternate_epoch",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
     ),
     ign!(
         "log_alternate_epoch_clock_id",
         K::Int,
         Reporting,
-        "fio-format logs are not written"
+        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
     ),
     ign!(
         "block_error_percentiles",

@@ -401,6 +401,73 @@ impl Logs {
     }
 }
 
+/// `write_iolog`: every issued I/O as fio's iolog version 3 (`fio version 3 iolog`, then
+/// `TIME FILE add|open|read|write|trim|sync|datasync|close [OFFSET LENGTH]`, time in µs since
+/// the job started), which fio and iolens replay with `read_iolog`.
+pub(super) struct IoLog {
+    writer: Writer,
+    buf: Vec<u8>,
+    files: Vec<String>,
+    t0: u64,
+}
+
+impl IoLog {
+    /// Creates the log and names the job's files in it.
+    pub(super) fn open(path: &str, files: &[String]) -> Result<IoLog, String> {
+        let f = std::fs::File::create(path)
+            .map_err(|e| format!("cannot create write_iolog {path}: {e}"))?;
+        let mut buf = Vec::with_capacity(FLUSH_AT + 8192);
+        buf.extend_from_slice(b"fio version 3 iolog\n");
+        for name in files {
+            let _ = writeln!(buf, "0 {name} add");
+        }
+        Ok(IoLog {
+            writer: Writer::spawn(vec![Some((f, path.to_string()))])?,
+            buf,
+            files: files.to_vec(),
+            t0: 0,
+        })
+    }
+
+    /// The job starts at clock reading `t`: its files are opened.
+    pub(super) fn start(&mut self, t: u64) {
+        self.t0 = t;
+        for name in &self.files {
+            let _ = writeln!(self.buf, "0 {name} open");
+        }
+    }
+
+    fn us(&self, t: u64) -> u64 {
+        t.saturating_sub(self.t0) / 1000
+    }
+
+    /// One issued I/O; `action` is `read`, `write`, `trim`, `sync` or `datasync` (the last
+    /// two without offset and length).
+    pub(super) fn io(&mut self, t: u64, file: u32, action: &str, range: Option<(u64, u32)>) {
+        let us = self.us(t);
+        let name = &self.files[file as usize];
+        let _ = match range {
+            Some((off, len)) => writeln!(self.buf, "{us} {name} {action} {off} {len}"),
+            None => writeln!(self.buf, "{us} {name} {action}"),
+        };
+        if self.buf.len() >= FLUSH_AT {
+            let full = std::mem::replace(&mut self.buf, Vec::with_capacity(FLUSH_AT + 8192));
+            self.writer.send(0, full);
+        }
+    }
+
+    /// The end of the job at `t`: the files are closed and the log written out.
+    pub(super) fn close(mut self, t: u64) -> Result<(), String> {
+        let us = self.us(t);
+        for name in &self.files {
+            let _ = writeln!(self.buf, "{us} {name} close");
+        }
+        let full = std::mem::take(&mut self.buf);
+        self.writer.send(0, full);
+        self.writer.close()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,6 +547,22 @@ mod tests {
         assert_eq!(read(dir.path(), "bw"), "100, 80, 0, 0, 0x0000\n", "8 KiB in 100 ms");
         assert_eq!(read(dir.path(), "iops"), "100, 20, 0, 0, 0x0000\n");
         assert_eq!(read(dir.path(), "slat"), "", "no slat for synchronous I/O");
+    }
+
+    #[test]
+    fn iolog_is_fios_version_3() {
+        let dir = TempDir::new("iolog");
+        let path = dir.path().join("io.log").to_string_lossy().into_owned();
+        let mut l = IoLog::open(&path, &["/d/f".to_string()]).unwrap();
+        l.start(1_000_000);
+        l.io(3_000_000, 0, "write", Some((4096, 512)));
+        l.io(3_500_000, 0, "sync", None);
+        l.close(9_000_000).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "fio version 3 iolog\n0 /d/f add\n0 /d/f open\n2000 /d/f write 4096 512\n\
+             2500 /d/f sync\n8000 /d/f close\n"
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ mod tests;
 use errors::errno_name;
 use files::{FilePicker, FileService};
 use pacing::Pace;
-use logs::Logs;
+use logs::{IoLog, Logs};
 use sampling::Sampler;
 pub use setup::failed;
 use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
@@ -146,6 +146,8 @@ struct Worker<'a> {
     /// time, when they wait in `logs_ramp`).
     logs: Option<Box<Logs>>,
     logs_ramp: Option<Box<Logs>>,
+    /// `write_iolog`.
+    iolog: Option<Box<IoLog>>,
 }
 
 impl<'a> Worker<'a> {
@@ -763,6 +765,10 @@ impl<'a> Worker<'a> {
     #[inline(always)]
     fn queue<B: Backend>(&mut self, eng: &mut Engine<B>, slot: Slot, req: IoReq, d: Ddir) -> bool {
         let si = slot.index() as usize;
+        if let Some(l) = &mut self.iolog {
+            let action = ["read", "write", "trim"][d.idx()];
+            l.io(self.t_last, req.file, action, Some((req.offset, req.len)));
+        }
         if self.dry_writes && d == Ddir::Write {
             // verify_only: replay the write workload's offsets without writing.
             if let Some(v) = &mut self.verify {
@@ -910,6 +916,9 @@ impl<'a> Worker<'a> {
             }
             let Some(slot) = self.free.pop() else { return };
             let t0 = self.now();
+            if let Some(l) = &mut self.iolog {
+                l.io(t0, f, if datasync { "datasync" } else { "sync" }, None);
+            }
             let req = IoReq {
                 file: f,
                 op: if datasync { Op::Fdatasync } else { Op::Fsync },
@@ -1341,6 +1350,20 @@ fn prepare<'a>(
         Ok(l) => l.map(Box::new),
         Err(e) => return fail(e),
     };
+    let iolog = match &spec.logs.write_iolog {
+        Some(p) => {
+            let names: Vec<String> = job
+                .files
+                .iter()
+                .map(|f| f.path.to_string_lossy().into_owned())
+                .collect();
+            match IoLog::open(p, &names) {
+                Ok(l) => Some(Box::new(l)),
+                Err(e) => return fail(e),
+            }
+        }
+        None => None,
+    };
     let mut w = Worker {
         job,
         ctl,
@@ -1441,6 +1464,7 @@ fn prepare<'a>(
         verify_ns: 0,
         logs,
         logs_ramp: None,
+        iolog,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
@@ -1474,6 +1498,9 @@ fn prepare<'a>(
 fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     let spec = w.job.spec.clone();
     let t0 = w.now();
+    if let Some(l) = &mut w.iolog {
+        l.start(t0);
+    }
     w.start_measuring(t0);
     let ramp = spec.ramp_time.map(|r| r.as_nanos() as u64).unwrap_or(0);
     if ramp > 0 {
@@ -1529,6 +1556,11 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
         v.finish(&mut w.stats);
     }
     if let Some(l) = w.logs.take().or_else(|| w.logs_ramp.take()) {
+        if let Err(e) = l.close(w.t_last) {
+            w.error.get_or_insert(e);
+        }
+    }
+    if let Some(l) = w.iolog.take() {
         if let Err(e) = l.close(w.t_last) {
             w.error.get_or_insert(e);
         }
