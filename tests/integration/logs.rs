@@ -304,3 +304,71 @@ fn iolens_write_iolog_replays_in_fio_io_for_io() {
         "fio's replay of iolens's 3,000-I/O iolog: read+write total_ios"
     );
 }
+
+/// read+write total_ios of iolens's JSON for a replay of `log` in `dir`.
+fn iolens_replay_ios(dir: &Path, extra: &[&str]) -> f64 {
+    let mut args = vec!["--name=r", "--read_iolog=io.log", "--output-format=json"];
+    args.extend_from_slice(extra);
+    let o = run_in(dir, &args);
+    assert!(
+        o.status.success(),
+        "iolens --read_iolog=io.log {extra:?}: {}",
+        stderr(&o)
+    );
+    let j = json_of(&stdout(&o));
+    let job = &j["jobs"][0];
+    num(&job["read"]["total_ios"]) + num(&job["write"]["total_ios"])
+}
+
+#[test]
+fn read_iolog_replays_every_io_of_a_version_3_log() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("replay");
+    // 3,000 I/Os over 1.5 s of log time, as fio writes them (µs timestamps).
+    let mut log = String::from("fio version 3 iolog\n0 data add\n0 data open\n");
+    for i in 0..3000u64 {
+        let op = if i % 3 == 0 { "write" } else { "read" };
+        log.push_str(&format!("{} data {op} {} 4096\n", i * 500, (i * 7919 % 2048) * 4096));
+    }
+    log.push_str("1500000 data close\n");
+    d.write("io.log", &log);
+    assert_eq!(
+        iolens_replay_ios(&d.0, &["--replay_no_stall=1"]),
+        3000.0,
+        "I/Os replayed from a hand-written 3,000-I/O v3 log"
+    );
+    // replay_time_scale=1000 runs the 1.5 s log ten times as fast; every I/O still goes.
+    assert_eq!(
+        iolens_replay_ios(&d.0, &["--replay_time_scale=1000", "--replay_redirect=data2"]),
+        3000.0,
+        "I/Os replayed at 10x onto replay_redirect=data2"
+    );
+    assert!(d.join("data2").exists(), "replay_redirect created data2");
+    if skip_unless(has_fio(), "fio not installed: no replay of fio's own iolog") {
+        return;
+    }
+    std::fs::remove_file(d.join("io.log")).unwrap();
+    let o = output_within(
+        {
+            let mut c = Command::new("fio");
+            c.current_dir(&d.0).args([
+                "--name=w",
+                "--filename=data",
+                "--size=16M",
+                "--bs=4k",
+                "--rw=randrw",
+                "--number_ios=3000",
+                "--write_iolog=io.log",
+                "--output=/dev/null",
+            ]);
+            c
+        },
+        std::time::Duration::from_secs(120),
+    );
+    assert!(o.status.success(), "fio --write_iolog: {}", stderr(&o));
+    assert_eq!(
+        iolens_replay_ios(&d.0, &["--replay_no_stall=1"]),
+        3000.0,
+        "iolens's replay of fio's write_iolog of a 3,000-I/O randrw job"
+    );
+}

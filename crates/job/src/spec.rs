@@ -866,6 +866,20 @@ pub struct LogSpec {
     pub unix_epoch: bool,
     /// `write_iolog`: the I/O log (fio's iolog version 3) to write.
     pub write_iolog: Option<String>,
+    /// `read_iolog`: an I/O log (version 2 or 3) to replay instead of the job's own pattern.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: issue the log's I/O as fast as possible, ignoring its times.
+    pub replay_no_stall: bool,
+    /// `replay_time_scale`: percent of the log's I/O rate (200: twice as fast).
+    pub replay_time_scale: u64,
+    /// `replay_redirect`: replay every I/O onto this one file or device.
+    pub replay_redirect: Option<String>,
+    /// `replay_align`: align replayed offsets down to this power of two.
+    pub replay_align: u64,
+    /// `replay_scale`: divide replayed offsets by this.
+    pub replay_scale: u64,
+    /// `replay_skip`: directions not replayed.
+    pub replay_skip: [bool; 3],
 }
 
 impl Default for LogSpec {
@@ -884,6 +898,13 @@ impl Default for LogSpec {
             per_job: true,
             unix_epoch: false,
             write_iolog: None,
+            read_iolog: None,
+            replay_no_stall: false,
+            replay_time_scale: 100,
+            replay_redirect: None,
+            replay_align: 0,
+            replay_scale: 1,
+            replay_skip: [false; 3],
         }
     }
 }

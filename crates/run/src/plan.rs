@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iolens_engine::file;
-use iolens_job::{JobSet, JobSpec, SizeOrPct};
+use iolens_job::{Ddir, JobSet, JobSpec, RwKind, SizeOrPct};
 
 use crate::safety;
 use crate::RunError;
@@ -145,6 +145,57 @@ fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
     }
 }
 
+/// A `read_iolog` job as it runs: its files are the log's (or `replay_redirect`, or the
+/// job's own `filename`), its size covers the furthest I/O, its block size the largest one
+/// and its directions those the log has (fio takes all of these from the log).
+fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
+    let l = &spec.logs;
+    let path = l.read_iolog.as_deref().unwrap_or_default();
+    let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)
+        .map_err(|e| RunError::Plan(spec.error_at("read_iolog", e)))?;
+    if trace.ios.is_empty() {
+        return Err(RunError::Plan(spec.error_at(
+            "read_iolog",
+            format!("'{path}' holds no read, write or trim to replay"),
+        )));
+    }
+    let mut s = spec.clone();
+    let extents = trace.extents();
+    let files: Vec<String> = if let Some(r) = &l.replay_redirect {
+        vec![r.clone()]
+    } else if let Some(f) = &spec.filename {
+        split_filenames(f)
+    } else {
+        trace.files.clone()
+    };
+    if s.filename.is_none() || l.replay_redirect.is_some() {
+        s.filename = Some(
+            files
+                .iter()
+                .map(|f| f.replace(':', "\\:"))
+                .collect::<Vec<_>>()
+                .join(":"),
+        );
+    }
+    s.directory = None;
+    if s.size.is_none() && s.filesize.is_none() {
+        let most = extents.iter().copied().max().unwrap_or(0);
+        s.size = Some(SizeOrPct::Bytes(most * files.len() as u64));
+    }
+    let has = |d: Ddir| trace.ios.iter().any(|io| io.ddir == d);
+    s.rw = match (has(Ddir::Read), has(Ddir::Write), has(Ddir::Trim)) {
+        (_, _, true) if !has(Ddir::Read) => RwKind::RandTrimWrite,
+        (true, true, _) => RwKind::RandRw,
+        (false, true, _) => RwKind::RandWrite,
+        _ => RwKind::RandRead,
+    };
+    let max_len = trace.ios.iter().map(|io| io.len as u64).max().unwrap_or(4096);
+    s.bs = [max_len; 3];
+    s.bsrange = [None, None, None];
+    s.bssplit = [None, None, None];
+    Ok(s)
+}
+
 /// Builds the plan for a job set.
 pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
     let mut jobs = Vec::new();
@@ -169,6 +220,13 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 )));
             }
         }
+        let replayed;
+        let spec = if spec.logs.read_iolog.is_some() {
+            replayed = replay_job(spec)?;
+            &replayed
+        } else {
+            spec
+        };
         let spec_arc = Arc::new(spec.clone());
         if !jobs.is_empty() {
             if spec.stonewall || spec.new_group {

@@ -2363,11 +2363,18 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    uns!(
+    opt!(
         "read_iolog",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay the I/O of this fio iolog (version 2 or 3)",
+        "job.iolog",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.read_iolog = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
     ign!(
         "read_iolog_chunked",
@@ -2393,41 +2400,97 @@ pub static OPTIONS: &[OptDef] = &[
         Iolog,
         "blktrace merging is not implemented"
     ),
-    ign!(
+    opt!(
         "replay_no_stall",
         K::Bool,
+        "0",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay as fast as possible, ignoring the log's timing",
+        "1",
+        |s, v| {
+            s.logs.replay_no_stall = boolean(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_time_scale",
         K::Int,
+        "100",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay at this percentage of the log's I/O rate",
+        "200",
+        |s, v| {
+            s.logs.replay_time_scale = uint(s, v, 1, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_redirect",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay every I/O onto this file or device",
+        "/dev/sdc",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.replay_redirect = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_align",
         K::Int,
+        "0",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Align replayed offsets down to this power of two",
+        "4096",
+        |s, v| {
+            let a = uint(s, v, 0, u64::MAX)?;
+            if a > 1 && !a.is_power_of_two() {
+                return Err(format!("{a} is not a power of two"));
+            }
+            s.logs.replay_align = a;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_scale",
         K::Int,
+        "1",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Divide replayed offsets by this factor",
+        "2",
+        |s, v| {
+            s.logs.replay_scale = uint(s, v, 1, u64::MAX)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_skip",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Directions not replayed: a comma list of read, write, trim, sync",
+        "write,trim",
+        |s, v| {
+            let mut skip = [false; 3];
+            for w in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+                match w {
+                    "read" => skip[0] = true,
+                    "write" => skip[1] = true,
+                    "trim" => skip[2] = true,
+                    // Syncs are never replayed.
+                    "sync" => {}
+                    _ => {
+                        return Err(format!(
+                            "bad value '{w}': allowed values are read, write, trim, sync"
+                        ))
+                    }
+                }
+            }
+            s.logs.replay_skip = skip;
+            Ok(())
+        }
     ),
     // ---------------------------------------------------------------- process
     opt!(

@@ -148,6 +148,82 @@ struct Worker<'a> {
     logs_ramp: Option<Box<Logs>>,
     /// `write_iolog`.
     iolog: Option<Box<IoLog>>,
+    /// `read_iolog`: the I/O to replay instead of the job's pattern.
+    replay: Option<Box<Replay>>,
+}
+
+/// A `read_iolog` replay in progress.
+struct Replay {
+    ios: Vec<crate::iolog::TraceIo>,
+    pos: usize,
+    skip: [bool; 3],
+    /// Clock reading the log's times count from (the first replayed I/O), with the factor
+    /// from log µs to clock ns (`replay_time_scale`); None: `replay_no_stall`.
+    t0: Option<u64>,
+    ns_per_us: Option<f64>,
+}
+
+impl Replay {
+    fn open(job: &PlannedJob) -> Result<Option<Replay>, String> {
+        let l = &job.spec.logs;
+        let Some(path) = &l.read_iolog else {
+            return Ok(None);
+        };
+        let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)?;
+        // The log's files onto the job's: by name, else all onto the one file.
+        let names: Vec<String> = job
+            .files
+            .iter()
+            .map(|f| f.path.to_string_lossy().into_owned())
+            .collect();
+        let mut map = Vec::with_capacity(trace.files.len());
+        for f in &trace.files {
+            match names.iter().position(|n| n == f) {
+                Some(i) if l.replay_redirect.is_none() => map.push(i as u32),
+                _ if names.len() == 1 => map.push(0),
+                _ => {
+                    return Err(format!(
+                        "read_iolog: '{f}' of {path} is none of the job's files ({})",
+                        names.join(", ")
+                    ))
+                }
+            }
+        }
+        let ios = trace
+            .ios
+            .into_iter()
+            .map(|mut io| {
+                io.file = map[io.file as usize];
+                io
+            })
+            .collect();
+        Ok(Some(Replay {
+            ios,
+            pos: 0,
+            skip: l.replay_skip,
+            t0: None,
+            ns_per_us: (!l.replay_no_stall).then(|| 1000.0 * 100.0 / l.replay_time_scale as f64),
+        }))
+    }
+
+    /// The next I/O to replay and the clock reading to issue it at (0: at once).
+    fn next(&mut self, now: u64) -> Option<(crate::iolog::TraceIo, u64)> {
+        let io = loop {
+            let io = *self.ios.get(self.pos)?;
+            self.pos += 1;
+            if !self.skip[io.ddir.idx()] {
+                break io;
+            }
+        };
+        let at = match self.ns_per_us {
+            Some(k) => {
+                let t0 = *self.t0.get_or_insert(now.saturating_sub((io.t_us as f64 * k) as u64));
+                t0 + (io.t_us as f64 * k) as u64
+            }
+            None => 0,
+        };
+        Some((io, at))
+    }
 }
 
 impl<'a> Worker<'a> {
@@ -204,16 +280,34 @@ impl<'a> Worker<'a> {
     /// cannot hold another I/O.
     #[inline(always)]
     fn prep<B: Backend>(&mut self, eng: &mut Engine<B>) -> Option<(Slot, IoReq, Ddir)> {
-        let mut d = self.next_ddir();
-        if self.pacing && self.job.spec.rw.is_mixed() {
+        let replayed = match &mut self.replay {
+            Some(r) => {
+                let (io, at) = r.next(self.t_last)?;
+                if at > self.t_last {
+                    // The log's timing: reap what is in flight first, so its completion
+                    // times are not the wait.
+                    self.drain(eng);
+                    self.wait_until(at);
+                }
+                Some(io)
+            }
+            None => None,
+        };
+        let mut d = match replayed {
+            Some(io) => io.ddir,
+            None => self.next_ddir(),
+        };
+        if replayed.is_none() && self.pacing && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
         }
         // trimwrite: each block is trimmed, then written; the size counts the writes only.
         let trim_of_trimwrite = d == Ddir::Trim
+            && replayed.is_none()
             && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
         let mut pass_share_done = false;
-        let (file, offset, len) =
-            if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
+        let (file, offset, len) = if let Some(io) = replayed {
+            (io.file, io.offset, io.len)
+        } else if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
                 (f, o, l)
             } else {
                 // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
@@ -1364,6 +1458,16 @@ fn prepare<'a>(
         }
         None => None,
     };
+    let replay = match Replay::open(job) {
+        Ok(r) => r.map(Box::new),
+        Err(e) => return fail(e),
+    };
+    let byte_budget = if replay.is_some() {
+        // A replay ends with its log (or its runtime).
+        u64::MAX
+    } else {
+        byte_budget
+    };
     let mut w = Worker {
         job,
         ctl,
@@ -1465,6 +1569,7 @@ fn prepare<'a>(
         logs,
         logs_ramp: None,
         iolog,
+        replay,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
