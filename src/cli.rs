@@ -260,6 +260,11 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
             eprintln!("{n}");
         }
     }
+    if std::io::stderr().is_terminal() {
+        for n in &plan.advice {
+            eprintln!("{n}");
+        }
+    }
     if normal {
         let threads = set.jobs.iter().all(|j| j.thread);
         sink.write(&render_header(&headers(&set, &plan), &version(), threads))?;

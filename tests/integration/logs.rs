@@ -372,3 +372,57 @@ fn read_iolog_replays_every_io_of_a_version_3_log() {
         "iolens's replay of fio's write_iolog of a 3,000-I/O randrw job"
     );
 }
+
+#[test]
+fn libaio_buffered_advice_stays_off_a_non_terminal_stderr() {
+    if skip_unless(
+        iolens_engine::libaio::available(),
+        "libaio: io_setup is not available on this kernel",
+    ) {
+        return;
+    }
+    let _disk = exclusive_disk();
+    let d = TempDir::new("aio-stderr");
+    for format in ["normal", "json"] {
+        let o = run_in(
+            &d.0,
+            &[
+                "--name=a",
+                "--filename=data",
+                "--size=1M",
+                "--ioengine=libaio",
+                "--iodepth=4",
+                "--direct=0",
+                &format!("--output-format={format}"),
+            ],
+        );
+        assert!(o.status.success(), "libaio buffered job: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            "",
+            "stderr of a libaio direct=0 job (--output-format={format}) when stderr is a pipe"
+        );
+        assert!(
+            !stdout(&o).contains("runs synchronously"),
+            "iolens's advice is not in fio's output (format {format})"
+        );
+    }
+}
+
+#[test]
+fn size_zero_on_an_existing_file_uses_the_files_size() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("size0");
+    std::fs::write(d.join("data"), vec![0u8; 2 << 20]).unwrap();
+    let o = run_in(
+        &d.0,
+        &["--name=z", "--filename=data", "--size=0", "--rw=read", "--output-format=json"],
+    );
+    assert!(o.status.success(), "size=0 on a 2 MiB file: {}", stderr(&o));
+    let j = json_of(&stdout(&o));
+    assert_eq!(
+        num(&j["jobs"][0]["read"]["io_bytes"]),
+        (2 << 20) as f64,
+        "bytes read by rw=read size=0 over an existing 2 MiB file"
+    );
+}

@@ -62,8 +62,11 @@ pub struct Plan {
     pub jobs: Vec<PlannedJob>,
     /// Number of phases.
     pub phases: usize,
-    /// Notes to print before the run (fio prints some of these too).
+    /// Notes to print before the run, as fio prints them.
     pub notes: Vec<String>,
+    /// iolens's own advice that fio does not print: for stderr only when it is a terminal
+    /// (scripts that check for an empty stderr keep working) and for explain.
+    pub advice: Vec<String>,
 }
 
 /// Run-wide settings that affect planning.
@@ -200,6 +203,7 @@ fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
 pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
+    let mut advice = Vec::new();
     let mut groupid = 0u32;
     let mut phase = 0usize;
     let mut index = 0usize;
@@ -220,10 +224,17 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
                 )));
             }
         }
-        let replayed;
+        let adjusted;
         let spec = if spec.logs.read_iolog.is_some() {
-            replayed = replay_job(spec)?;
-            &replayed
+            adjusted = replay_job(spec)?;
+            &adjusted
+        } else if spec.size == Some(SizeOrPct::Bytes(0)) {
+            // size=0 means the size of the existing file or device, as fio.
+            adjusted = JobSpec {
+                size: None,
+                ..spec.clone()
+            };
+            &adjusted
         } else {
             spec
         };
@@ -246,7 +257,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
             }
         }
         if spec.ioengine == iolens_job::EngineKind::Libaio && !spec.direct {
-            notes.push(format!(
+            advice.push(format!(
                 "{}: libaio with buffered I/O (direct=0) runs synchronously inside io_submit; use direct=1 for queued I/O",
                 spec.name
             ));
@@ -433,6 +444,7 @@ pub fn plan(set: &JobSet, opts: &PlanOptions) -> Result<Plan, RunError> {
         jobs,
         phases: phase + 1,
         notes,
+        advice,
     })
 }
 
@@ -444,6 +456,18 @@ mod tests {
     fn plan_of(text: &str) -> Result<Plan, RunError> {
         let set = parse_job_text("t.fio", text, &SystemEnvironment).unwrap();
         plan(&set, &PlanOptions::default())
+    }
+
+    #[test]
+    fn size_zero_means_the_existing_files_size() {
+        let dir = std::env::temp_dir().join(format!("iolens-plan-size0-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("f");
+        std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+        let p = plan_of(&format!("[a]\nfilename={}\nsize=0\nbs=4k\n", f.display()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let p = p.unwrap();
+        assert_eq!(p.jobs[0].files[0].len, 1 << 20, "size=0 on a 1 MiB file");
     }
 
     #[test]
