@@ -46,11 +46,7 @@ fn run_iolens_logs(job: &str) -> TempDir {
     let d = TempDir::new("logs");
     d.write("job.fio", job);
     let o = run_in(&d.0, &["job.fio", "--output=out.txt"]);
-    assert!(
-        o.status.success(),
-        "iolens job.fio failed: {}",
-        stderr(&o)
-    );
+    assert!(o.status.success(), "iolens job.fio failed: {}", stderr(&o));
     d
 }
 
@@ -72,7 +68,10 @@ fn all_four_logs_have_fios_file_names_and_columns() {
     .into_iter()
     .map(|(n, c)| (n.to_string(), c))
     .collect();
-    assert_eq!(ours, want, "iolens's logs (left) vs fio 3.33's layout (right)");
+    assert_eq!(
+        ours, want,
+        "iolens's logs (left) vs fio 3.33's layout (right)"
+    );
     // About ten windows of 100 ms in one second, both directions each.
     let clat = std::fs::read_to_string(d.join("j_clat.1.log")).unwrap();
     let lines = clat.lines().count();
@@ -131,8 +130,17 @@ log_prio=1
     );
 }
 
+/// Debian's python3 (where Debian's python3-* packages are), else the one on PATH.
+fn python() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
 fn python_has(module: &str) -> bool {
-    Command::new("python3")
+    Command::new(python())
         .args(["-c", &format!("import {module}")])
         .output()
         .map(|o| o.status.success())
@@ -156,7 +164,10 @@ fn fios_histogram_tools_read_iolens_histogram_logs() {
     let _disk = exclusive_disk();
     let d = run_iolens_logs(ALL_LOGS);
     let Some(parser) = fio_doc_script(&d.0, "fiologparser_hist.py") else {
-        skip_unless(false, "fiologparser_hist.py not installed (Debian package fio)");
+        skip_unless(
+            false,
+            "fiologparser_hist.py not installed (Debian package fio)",
+        );
         return;
     };
     if !skip_unless(
@@ -165,8 +176,10 @@ fn fios_histogram_tools_read_iolens_histogram_logs() {
     ) {
         let o = output_within(
             {
-                let mut c = Command::new("python3");
-                c.current_dir(&d.0).arg(&parser).arg("j_clat_hist.1.log");
+                let mut c = Command::new(python());
+                c.current_dir(&d.0)
+                    .arg(&parser)
+                    .args(["-i", "100", "j_clat_hist.1.log"]);
                 c
             },
             std::time::Duration::from_secs(120),
@@ -186,7 +199,7 @@ fn fios_histogram_tools_read_iolens_histogram_logs() {
     if let Some(p) = fio_doc_script(&d.0, "fio-histo-log-pctiles.py") {
         let o = output_within(
             {
-                let mut c = Command::new("python3");
+                let mut c = Command::new(python());
                 c.current_dir(&d.0)
                     .arg(&p)
                     .args(["--fio-version", "3", "--time-quantum", "1"])
@@ -228,7 +241,7 @@ fn fio_jsonplus_clat2csv_reads_iolens_json_plus() {
     }
     let o = output_within(
         {
-            let mut c = Command::new("python3");
+            let mut c = Command::new(python());
             c.current_dir(&d.0)
                 .args(["/usr/bin/fio_jsonplus_clat2csv", "out.json", "clat.csv"]);
             c
@@ -278,7 +291,10 @@ fn iolens_write_iolog_replays_in_fio_io_for_io() {
         .lines()
         .filter(|l| l.contains(" read ") || l.contains(" write "))
         .count();
-    assert_eq!(ios, 3000, "I/O lines in iolens's iolog of a number_ios=3000 job");
+    assert_eq!(
+        ios, 3000,
+        "I/O lines in iolens's iolog of a number_ios=3000 job"
+    );
     if skip_unless(has_fio(), "fio not installed: no replay in fio") {
         return;
     }
@@ -295,7 +311,11 @@ fn iolens_write_iolog_replays_in_fio_io_for_io() {
         },
         std::time::Duration::from_secs(120),
     );
-    assert!(o.status.success(), "fio --read_iolog=io.log: {}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "fio --read_iolog=io.log: {}",
+        stderr(&o)
+    );
     let j = json_of(&stdout(&o));
     let job = &j["jobs"][0];
     let total = num(&job["read"]["total_ios"]) + num(&job["write"]["total_ios"]);
@@ -328,7 +348,11 @@ fn read_iolog_replays_every_io_of_a_version_3_log() {
     let mut log = String::from("fio version 3 iolog\n0 data add\n0 data open\n");
     for i in 0..3000u64 {
         let op = if i % 3 == 0 { "write" } else { "read" };
-        log.push_str(&format!("{} data {op} {} 4096\n", i * 500, (i * 7919 % 2048) * 4096));
+        log.push_str(&format!(
+            "{} data {op} {} 4096\n",
+            i * 500,
+            (i * 7919 % 2048) * 4096
+        ));
     }
     log.push_str("1500000 data close\n");
     d.write("io.log", &log);
@@ -339,7 +363,10 @@ fn read_iolog_replays_every_io_of_a_version_3_log() {
     );
     // replay_time_scale=1000 runs the 1.5 s log ten times as fast; every I/O still goes.
     assert_eq!(
-        iolens_replay_ios(&d.0, &["--replay_time_scale=1000", "--replay_redirect=data2"]),
+        iolens_replay_ios(
+            &d.0,
+            &["--replay_time_scale=1000", "--replay_redirect=data2"]
+        ),
         3000.0,
         "I/Os replayed at 10x onto replay_redirect=data2"
     );
@@ -416,7 +443,13 @@ fn size_zero_on_an_existing_file_uses_the_files_size() {
     std::fs::write(d.join("data"), vec![0u8; 2 << 20]).unwrap();
     let o = run_in(
         &d.0,
-        &["--name=z", "--filename=data", "--size=0", "--rw=read", "--output-format=json"],
+        &[
+            "--name=z",
+            "--filename=data",
+            "--size=0",
+            "--rw=read",
+            "--output-format=json",
+        ],
     );
     assert!(o.status.success(), "size=0 on a 2 MiB file: {}", stderr(&o));
     let j = json_of(&stdout(&o));

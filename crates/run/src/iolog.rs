@@ -75,7 +75,10 @@ pub fn parse(text: &str, name: &str, scale: u64, align: u64) -> Result<Trace, St
             continue;
         }
         let ts = if version == 3 {
-            let ts = f.remove(0).parse::<u64>().map_err(|_| bad("bad timestamp"))?;
+            let ts = f
+                .remove(0)
+                .parse::<u64>()
+                .map_err(|_| bad("bad timestamp"))?;
             Some(ts)
         } else {
             None
@@ -150,8 +153,20 @@ mod tests {
         assert_eq!(
             t.ios,
             [
-                TraceIo { t_us: 20, file: 0, ddir: Ddir::Read, offset: 8192, len: 4096 },
-                TraceIo { t_us: 45, file: 0, ddir: Ddir::Write, offset: 4096, len: 512 },
+                TraceIo {
+                    t_us: 20,
+                    file: 0,
+                    ddir: Ddir::Read,
+                    offset: 8192,
+                    len: 4096
+                },
+                TraceIo {
+                    t_us: 45,
+                    file: 0,
+                    ddir: Ddir::Write,
+                    offset: 4096,
+                    len: 512
+                },
             ]
         );
         assert_eq!(t.extents(), [12288]);
@@ -169,7 +184,13 @@ mod tests {
         .unwrap();
         assert_eq!(
             t.ios,
-            [TraceIo { t_us: 300, file: 1, ddir: Ddir::Trim, offset: 4096, len: 4096 }],
+            [TraceIo {
+                t_us: 300,
+                file: 1,
+                ddir: Ddir::Trim,
+                offset: 4096,
+                len: 4096
+            }],
             "waits under 100 us dropped; 10000 / 2 aligned down to 4096"
         );
     }

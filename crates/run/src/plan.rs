@@ -192,7 +192,12 @@ fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
         (false, true, _) => RwKind::RandWrite,
         _ => RwKind::RandRead,
     };
-    let max_len = trace.ios.iter().map(|io| io.len as u64).max().unwrap_or(4096);
+    let max_len = trace
+        .ios
+        .iter()
+        .map(|io| io.len as u64)
+        .max()
+        .unwrap_or(4096);
     s.bs = [max_len; 3];
     s.bsrange = [None, None, None];
     s.bssplit = [None, None, None];

@@ -45,7 +45,11 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
 /// here and resolved by the writer.
 fn log_prefix(v: &str) -> Result<String, String> {
     let v = v.trim();
-    Ok(if v == "1" { String::new() } else { v.to_string() })
+    Ok(if v == "1" {
+        String::new()
+    } else {
+        v.to_string()
+    })
 }
 
 /// fio rejects an empty value (`bs=`, or `bs=${UNSET}`) rather than keeping the default.

@@ -150,8 +150,13 @@ impl Logs {
             return Ok(None);
         }
         let prefix = |p: &Option<String>| -> Option<String> {
-            p.as_ref()
-                .map(|p| if p.is_empty() { name.to_string() } else { p.clone() })
+            p.as_ref().map(|p| {
+                if p.is_empty() {
+                    name.to_string()
+                } else {
+                    p.clone()
+                }
+            })
         };
         let mut want: [Option<String>; 6] = Default::default();
         want[BW] = prefix(&spec.bw);
@@ -228,8 +233,7 @@ impl Logs {
         self.last_t = t;
         self.last_bytes = [0; 3];
         self.last_ios = [0; 3];
-        self.next = if self.avg_ms > 0 && (self.bufs[BW].is_some() || self.bufs[IOPS].is_some())
-        {
+        self.next = if self.avg_ms > 0 && (self.bufs[BW].is_some() || self.bufs[IOPS].is_some()) {
             t + self.avg_ms * 1_000_000
         } else {
             u64::MAX
@@ -340,7 +344,9 @@ impl Logs {
         }
         let epoch = self.epoch_ms;
         let group = 1usize << self.coarse;
-        let Some(buf) = &mut self.bufs[HIST] else { return };
+        let Some(buf) = &mut self.bufs[HIST] else {
+            return;
+        };
         let _ = write!(buf, "{}, {d}, {bytes}", now + epoch);
         for chunk in self.hist.chunks_mut(group) {
             let n: u64 = chunk.iter().map(|c| c[d]).sum();
@@ -518,11 +524,27 @@ mod tests {
         l.io(1_005_000_000, 0, 4096, 8192, None, 2_000_000, 2_100_000);
         l.io(1_006_000_000, 1, 4096, 0, Some(1000), 3000, 4000);
         l.close(1_007_000_000).unwrap();
-        assert_eq!(read(dir.path(), "bw"), "5, 2048, 0, 4096, 8192, 0\n6, 1365333, 1, 4096, 0, 0\n");
-        assert_eq!(read(dir.path(), "iops"), "5, 1, 0, 4096, 8192, 0\n6, 1, 1, 4096, 0, 0\n");
-        assert_eq!(read(dir.path(), "slat"), "6, 1000, 1, 4096, 0, 0\n", "slat only for async submissions");
-        assert_eq!(read(dir.path(), "clat"), "5, 2000000, 0, 4096, 8192, 0\n6, 3000, 1, 4096, 0, 0\n");
-        assert_eq!(read(dir.path(), "lat"), "5, 2100000, 0, 4096, 8192, 0\n6, 4000, 1, 4096, 0, 0\n");
+        assert_eq!(
+            read(dir.path(), "bw"),
+            "5, 2048, 0, 4096, 8192, 0\n6, 1365333, 1, 4096, 0, 0\n"
+        );
+        assert_eq!(
+            read(dir.path(), "iops"),
+            "5, 1, 0, 4096, 8192, 0\n6, 1, 1, 4096, 0, 0\n"
+        );
+        assert_eq!(
+            read(dir.path(), "slat"),
+            "6, 1000, 1, 4096, 0, 0\n",
+            "slat only for async submissions"
+        );
+        assert_eq!(
+            read(dir.path(), "clat"),
+            "5, 2000000, 0, 4096, 8192, 0\n6, 3000, 1, 4096, 0, 0\n"
+        );
+        assert_eq!(
+            read(dir.path(), "lat"),
+            "5, 2100000, 0, 4096, 8192, 0\n6, 4000, 1, 4096, 0, 0\n"
+        );
     }
 
     #[test]
@@ -544,7 +566,11 @@ mod tests {
             "100, 200, 0, 0, 0x0000\n170, 1000, 0, 0, 0x0000\n",
             "mean of the first window at 100 ms, then the open window at the end"
         );
-        assert_eq!(read(dir.path(), "bw"), "100, 80, 0, 0, 0x0000\n", "8 KiB in 100 ms");
+        assert_eq!(
+            read(dir.path(), "bw"),
+            "100, 80, 0, 0, 0x0000\n",
+            "8 KiB in 100 ms"
+        );
         assert_eq!(read(dir.path(), "iops"), "100, 20, 0, 0, 0x0000\n");
         assert_eq!(read(dir.path(), "slat"), "", "no slat for synchronous I/O");
     }
@@ -589,8 +615,20 @@ mod tests {
             assert_eq!(l.len(), 3 + PLAT_NR / 4, "time, ddir, bs and 1856/4 bins");
         }
         assert_eq!(&lines[0][..3], &[11, 0, 4096]);
-        assert_eq!(lines[0][3 + 10 / 4], 2, "two I/Os of 10 ns: bins 8-11 merged");
-        assert_eq!(lines[0].iter().skip(3).sum::<u64>(), 3, "three I/Os in the first line");
-        assert_eq!(lines[1].iter().skip(3).sum::<u64>(), 1, "only the new I/O in the second");
+        assert_eq!(
+            lines[0][3 + 10 / 4],
+            2,
+            "two I/Os of 10 ns: bins 8-11 merged"
+        );
+        assert_eq!(
+            lines[0].iter().skip(3).sum::<u64>(),
+            3,
+            "three I/Os in the first line"
+        );
+        assert_eq!(
+            lines[1].iter().skip(3).sum::<u64>(),
+            1,
+            "only the new I/O in the second"
+        );
     }
 }

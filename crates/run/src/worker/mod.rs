@@ -35,8 +35,8 @@ mod tests;
 
 use errors::errno_name;
 use files::{FilePicker, FileService};
-use pacing::Pace;
 use logs::{IoLog, Logs};
+use pacing::Pace;
 use sampling::Sampler;
 pub use setup::failed;
 use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
@@ -217,7 +217,9 @@ impl Replay {
         };
         let at = match self.ns_per_us {
             Some(k) => {
-                let t0 = *self.t0.get_or_insert(now.saturating_sub((io.t_us as f64 * k) as u64));
+                let t0 = *self
+                    .t0
+                    .get_or_insert(now.saturating_sub((io.t_us as f64 * k) as u64));
                 t0 + (io.t_us as f64 * k) as u64
             }
             None => 0,
@@ -308,46 +310,46 @@ impl<'a> Worker<'a> {
         let (file, offset, len) = if let Some(io) = replayed {
             (io.file, io.offset, io.len)
         } else if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
-                (f, o, l)
-            } else {
-                // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
-                // jobs go on with the next one, others after their loops.
-                if let Some(n) = self.job.spec.number_ios {
-                    if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
-                        return None;
-                    }
+            (f, o, l)
+        } else {
+            // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
+            // jobs go on with the next one, others after their loops.
+            if let Some(n) = self.job.spec.number_ios {
+                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
+                    return None;
                 }
-                // As fio: the offset first (room for the smallest size), then a size that fits.
-                let min_bs = self.bsz.min(d);
-                let (f, off) = loop {
-                    let f = self.pick_file();
-                    match self.offsets[f].place(
-                        &self.ospec,
-                        d,
-                        min_bs,
-                        &mut self.rng_off,
-                        &mut self.rng_pct,
-                    ) {
-                        Some(off) => break (f, off),
-                        // A sequential stream reached the end of this file's range.
-                        None => {
-                            if !self.file_finished(f) {
-                                return None;
-                            }
+            }
+            // As fio: the offset first (room for the smallest size), then a size that fits.
+            let min_bs = self.bsz.min(d);
+            let (f, off) = loop {
+                let f = self.pick_file();
+                match self.offsets[f].place(
+                    &self.ospec,
+                    d,
+                    min_bs,
+                    &mut self.rng_off,
+                    &mut self.rng_pct,
+                ) {
+                    Some(off) => break (f, off),
+                    // A sequential stream reached the end of this file's range.
+                    None => {
+                        if !self.file_finished(f) {
+                            return None;
                         }
                     }
-                };
-                let bs = self
-                    .bsz
-                    .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
-                let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
-                let len = len.min(u32::MAX as u64) as u32;
-                if !trim_of_trimwrite {
-                    self.file_issued[f] += len as u64;
-                    pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
                 }
-                (f as u32, off, len)
             };
+            let bs = self
+                .bsz
+                .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
+            let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
+            let len = len.min(u32::MAX as u64) as u32;
+            if !trim_of_trimwrite {
+                self.file_issued[f] += len as u64;
+                pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
+            }
+            (f as u32, off, len)
+        };
         if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
         }
@@ -594,7 +596,15 @@ impl<'a> Worker<'a> {
                     t_done.saturating_sub(u.issue),
                 )
             };
-            l.io(t_done, d, bytes, u.offset, slat, clat, t_done.saturating_sub(u.start));
+            l.io(
+                t_done,
+                d,
+                bytes,
+                u.offset,
+                slat,
+                clat,
+                t_done.saturating_sub(u.start),
+            );
         }
         if d == 1 {
             if let Some(v) = &mut self.verify {
