@@ -59,6 +59,10 @@ pub fn run(args: Vec<String>) -> Result<i32> {
         Some("explain") => crate::commands::explain_cmd(&args[1..]),
         Some("models") => crate::commands::models(&args[1..]),
         Some("cost") => crate::commands::cost(&args[1..]),
+        Some("merge") => crate::commands::merge(&args[1..]),
+        Some("sweep") => crate::suites::sweep_cmd(&args[1..]),
+        Some("curve") => crate::suites::curve_cmd(&args[1..]),
+        Some("compare") => crate::suites::compare_cmd(&args[1..]),
         Some("report") => crate::commands::report_cmd(&args[1..]),
         _ => fio_mode(&args),
     }
@@ -190,6 +194,9 @@ pub fn render_all(r: &RunResult, a: &FioArgs) -> String {
 }
 
 fn fio_mode(argv: &[String]) -> Result<i32> {
+    // Launched by mpirun/srun/a Kubernetes Indexed Job: rank, rendezvous, `$rank` substitution.
+    let (argv, cluster) = iolens_cluster::Cluster::from_args(argv)?;
+    let argv = &argv[..];
     let a = parse_args(argv)?;
     if a.version {
         println!("{}", version());
@@ -219,8 +226,12 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
         print!("{}", options::compat_markdown());
         return Ok(0);
     }
-    let env = SystemEnvironment;
-    let sections = collect_sections(&a, &env)?;
+    let cluster_env = cluster.as_ref().map(|c| c.environment());
+    let env: &dyn iolens_job::Environment = match &cluster_env {
+        Some(e) => e,
+        None => &SystemEnvironment,
+    };
+    let sections = collect_sections(&a, env)?;
     if a.showcmd {
         println!("{}", showcmd(&sections));
         return Ok(0);
@@ -251,6 +262,9 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
             destructive: a.destructive,
         },
     )?;
+    if let Some(cl) = cluster {
+        return crate::commands::cluster_run(cl, &set, &plan, &a);
+    }
     let mut sink = Sink::open(a.output.as_ref())?;
     let normal = a.formats.contains(&OutputFormat::Normal);
     for n in &plan.notes {

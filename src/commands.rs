@@ -278,3 +278,42 @@ pub fn cost(args: &[String]) -> Result<i32> {
 pub fn quick(args: &[String]) -> Result<i32> {
     crate::quick::run(args)
 }
+
+/// `iolens merge A.json B.json ...`.
+pub fn merge(args: &[String]) -> Result<i32> {
+    let o = iolens_cluster::merge_cmd(args)?;
+    crate::cli::Sink::open(None)?.write(&o.text)?;
+    Ok(o.code)
+}
+
+/// A planned job set run as one rank of a cluster run; rank 0 prints the one result.
+pub fn cluster_run(
+    cl: iolens_cluster::Cluster,
+    set: &iolens_job::JobSet,
+    plan: &iolens_run::Plan,
+    a: &iolens_job::FioArgs,
+) -> Result<i32> {
+    let rs = crate::cli::RunSettings {
+        status: false,
+        status_every: std::time::Duration::from_secs(1),
+        worker: worker_options_from_env(),
+    };
+    iolens_run::install_sigint_handler();
+    let o = cl.run(
+        || crate::cli::execute(set, plan, &rs, &mut crate::cli::Sink::open(None)?, false),
+        &a.formats,
+        a.terse_version,
+    )?;
+    let mut text = o.text;
+    if let (true, Some(m)) = (a.explain, &o.merged) {
+        text.push_str(&explain_result(
+            m,
+            a.volume.as_deref(),
+            a.instance.as_deref(),
+        )?);
+    }
+    if !text.is_empty() {
+        crate::cli::Sink::open(a.output.as_ref())?.write(&text)?;
+    }
+    Ok(o.code)
+}

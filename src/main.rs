@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod quick;
+mod suites;
 
 use std::process::ExitCode;
 

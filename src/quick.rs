@@ -2,24 +2,32 @@
 //! current directory (or a given file or device), one summary table.
 
 use std::io::IsTerminal;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use iolens_job::{parse_job_text, SystemEnvironment};
-use iolens_run::PlanOptions;
-use iolens_suite::quick::{job_file, table, QuickSpec};
+use iolens_job::{parse_job_text, FioArgs, SystemEnvironment};
+use iolens_suite::quick::{
+    explain_summary, merged, parse_passes, steps, table, Profile, QuickSpec,
+};
+use iolens_suite::{expected_seconds, Progress};
 
-use crate::cli::{execute, RunSettings, Sink};
+use crate::cli::Sink;
+use crate::suites::{run_set, ProgressLine};
 
 const USAGE: &str = "\
-usage: iolens quick [TARGET] [--size SIZE] [--runtime SECONDS] [--engine io_uring|libaio|psync]
-                    [--direct 0|1] [--read-only] [--destructive] [--explain] [--volume SPEC]
+usage: iolens quick [TARGET] [--profile NAME] [--passes N] [--size SIZE] [--runtime SECONDS]
+                    [--engine io_uring|libaio|psync] [--direct 0|1] [--read-only]
+                    [--destructive] [--explain] [--volume SPEC]
                     [--output-format table|json|normal] [--eta always|never|auto]
 
-Runs SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16 and RND4K Q1T1, each read then write, against
-TARGET (default: a temporary file in the current directory, deleted afterwards).
-Defaults: --size 256m --runtime 4 (seconds per test), io_uring (libaio where io_uring is
-unavailable), O_DIRECT.
+Runs a CrystalDiskMark 8 / KDiskMark test set, each test read then write, against TARGET
+(default: a temporary file in the current directory, deleted afterwards), and prints one
+table with the best of --passes passes per test.
+Profiles: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), peak (SEQ1M Q8T1,
+RND4K Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1), nvme (SEQ1M Q8T1, SEQ128K Q32T1,
+RND4K Q32T16, RND4K Q1T1), cdm7 (CrystalDiskMark 7's default: the nvme set), durability
+(4 KiB random writes at QD1: no flush, fsync=1, fdatasync=1, O_DSYNC, O_DIRECT+O_DSYNC).
+Defaults: --profile default --passes 1 --size 256m --runtime 4 (seconds per test and pass),
+io_uring (libaio where io_uring is unavailable), O_DIRECT.
 ";
 
 /// Runs the quick suite.
@@ -35,6 +43,8 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut volume: Option<String> = None;
     let mut format = "table".to_string();
     let mut eta = "auto".to_string();
+    let mut profile = Profile::Default;
+    let mut passes = 1u32;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].clone();
@@ -71,6 +81,8 @@ pub fn run(args: &[String]) -> Result<i32> {
             "--volume" => volume = Some(value("--volume")?),
             "--output-format" => format = value("--output-format")?,
             "--eta" => eta = value("--eta")?,
+            "--profile" => profile = Profile::parse(&value("--profile")?)?,
+            "--passes" => passes = parse_passes(&value("--passes")?)?,
             "-h" | "--help" => {
                 print!("{USAGE}");
                 return Ok(0);
@@ -104,57 +116,88 @@ pub fn run(args: &[String]) -> Result<i32> {
         engine,
         direct,
         read_only,
+        profile,
+        passes,
     };
-    let text = job_file(&q);
-    let set = parse_job_text("<quick>", &text, &SystemEnvironment)?;
-    let plan = iolens_run::plan(
-        &set,
-        &PlanOptions {
-            readonly: false,
-            destructive,
-        },
-    )?;
-    let status = match eta.as_str() {
+    let plan = steps(&q);
+    let sets = plan
+        .iter()
+        .map(|s| parse_job_text("<quick>", &s.job, &SystemEnvironment))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let show = match eta.as_str() {
         "always" => true,
         "never" => false,
         _ => std::io::stderr().is_terminal(),
     };
-    let rs = RunSettings {
-        status,
-        status_every: Duration::from_secs(1),
-        worker: crate::commands::worker_options_from_env(),
+    let fio_args = FioArgs {
+        destructive,
+        ..FioArgs::default()
     };
-    let mut sink = Sink::open(None)?;
-    if format == "table" {
+    if format == "table" && !show {
         eprintln!(
-            "iolens quick: 8 tests of {runtime} s on {target}; about {} s",
-            8 * runtime + 2
+            "iolens quick --profile {}: {} tests of {runtime} s on {target}; about {} s",
+            profile.name(),
+            plan.len(),
+            plan.len() as u64 * runtime + 2
         );
     }
     iolens_run::install_sigint_handler();
-    let out = execute(&set, &plan, &rs, &mut sink, false);
+    let expected: Vec<Option<f64>> = sets.iter().map(expected_seconds).collect();
+    let bar = ProgressLine::new(show);
+    let mut results = vec![];
+    let mut first = true;
+    let mut failure = None;
+    for (k, (step, set)) in plan.iter().zip(&sets).enumerate() {
+        bar.update(&Progress {
+            index: k,
+            total: plan.len(),
+            label: step.label(passes),
+            expected_s: expected[k..].to_vec(),
+        });
+        match run_set(set, &fio_args, &mut first) {
+            Ok(r) => {
+                let stop = r.interrupted;
+                results.push(r);
+                if stop {
+                    break;
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    drop(bar);
     if temp {
         let _ = std::fs::remove_file(&target);
     }
-    let (result, errors) = out?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let done = &plan[..results.len()];
+    let mut sink = Sink::open(None)?;
     match format.as_str() {
-        "json" => sink.write(&iolens_report::json::render(&result, false))?,
-        "normal" => sink.write(&iolens_report::normal::render(&result))?,
-        _ => sink.write(&table(&q, &result))?,
+        "json" => sink.write(&iolens_report::json::render(&merged(&results), false))?,
+        "normal" => sink.write(&iolens_report::normal::render(&merged(&results)))?,
+        _ => sink.write(&table(&q, done, &results))?,
     }
     if explain {
-        sink.write(&crate::commands::explain_result(
-            &result,
-            volume.as_deref(),
-            None,
-        )?)?;
+        let ctx = iolens_analyze::ExplainContext {
+            volume: volume
+                .as_deref()
+                .map(iolens_analyze::parse_volume)
+                .transpose()?,
+            instance: None,
+        };
+        let mut findings = vec![];
+        for (step, r) in done.iter().zip(&results) {
+            let view = iolens_analyze::parse_result(&iolens_report::json::render(r, false))?;
+            let label = step.label(passes);
+            findings.push((label, iolens_analyze::explain(&view, &ctx).findings));
+        }
+        sink.write(&explain_summary(&findings))?;
     }
-    for e in &errors {
-        eprintln!("iolens: {e}");
-    }
-    Ok(if errors.is_empty() && !result.interrupted {
-        0
-    } else {
-        1
-    })
+    let interrupted = results.iter().any(|r| r.interrupted);
+    Ok(i32::from(interrupted))
 }

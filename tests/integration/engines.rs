@@ -578,7 +578,18 @@ fn quick_runs_every_preset_and_prints_one_table() {
     let _disk = exclusive_disk();
     let d = TempDir::new("quick");
     let start = std::time::Instant::now();
-    let o = run_in(&d.0, &["quick", "--size", "32m", "--runtime", "1"]);
+    let o = run_in(
+        &d.0,
+        &[
+            "quick",
+            "--profile",
+            "cdm7",
+            "--size",
+            "32m",
+            "--runtime",
+            "1",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for p in ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"] {

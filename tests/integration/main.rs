@@ -3,6 +3,7 @@
 //! and kernel interfaces (each of those detects what it needs and skips with a message).
 
 mod cli;
+mod cluster;
 mod common;
 mod engines;
 mod explain;
@@ -13,5 +14,6 @@ mod logs;
 mod report;
 mod runtime;
 mod safety;
+mod suites;
 mod verify;
 mod workloads;

@@ -718,6 +718,9 @@ pub struct JobSpec {
     pub rate_iops_min: [u64; 3],
     /// `rate_process`.
     pub rate_process: RateProcess,
+    /// `open_loop` (iolens): rate-limited I/Os arrive on their schedule whether or not earlier
+    /// ones completed, and their latency counts from the scheduled arrival.
+    pub open_loop: bool,
     /// `rate_cycle` (averaging window for rate_min).
     pub rate_cycle: Duration,
 
@@ -1026,6 +1029,7 @@ impl JobSpec {
             rate_iops: [0; 3],
             rate_iops_min: [0; 3],
             rate_process: RateProcess::Linear,
+            open_loop: false,
             rate_cycle: Duration::from_millis(1000),
             thread: false,
             wait_for: None,

@@ -7,13 +7,13 @@ use iolens_stats::{DirResult, JobResult, LatResult, RunResult};
 use crate::fmt::f6;
 
 /// A tiny writer that reproduces fio's JSON layout.
-struct W {
-    out: String,
+pub(crate) struct W {
+    pub(crate) out: String,
     depth: usize,
     first: Vec<bool>,
 }
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     o.push('"');
     for c in s.chars() {
@@ -32,14 +32,14 @@ fn escape(s: &str) -> String {
 }
 
 impl W {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         W {
             out: String::new(),
             depth: 0,
             first: Vec::new(),
         }
     }
-    fn sep(&mut self) {
+    pub(crate) fn sep(&mut self) {
         if let Some(f) = self.first.last_mut() {
             if !*f {
                 self.out.push(',');
@@ -53,7 +53,7 @@ impl W {
             }
         }
     }
-    fn open(&mut self, key: Option<&str>, c: char) {
+    pub(crate) fn open(&mut self, key: Option<&str>, c: char) {
         self.sep();
         if let Some(k) = key {
             self.out.push_str(&escape(k));
@@ -63,7 +63,7 @@ impl W {
         self.depth += 1;
         self.first.push(true);
     }
-    fn close(&mut self, c: char) {
+    pub(crate) fn close(&mut self, c: char) {
         self.depth -= 1;
         let empty = self.first.pop().unwrap_or(true);
         if !empty {
@@ -74,19 +74,19 @@ impl W {
         }
         self.out.push(c);
     }
-    fn raw(&mut self, key: &str, v: &str) {
+    pub(crate) fn raw(&mut self, key: &str, v: &str) {
         self.sep();
         self.out.push_str(&escape(key));
         self.out.push_str(" : ");
         self.out.push_str(v);
     }
-    fn int(&mut self, key: &str, v: impl std::fmt::Display) {
+    pub(crate) fn int(&mut self, key: &str, v: impl std::fmt::Display) {
         self.raw(key, &v.to_string());
     }
-    fn float(&mut self, key: &str, v: f64) {
+    pub(crate) fn float(&mut self, key: &str, v: f64) {
         self.raw(key, &f6(v));
     }
-    fn string(&mut self, key: &str, v: &str) {
+    pub(crate) fn string(&mut self, key: &str, v: &str) {
         self.raw(key, &escape(v));
     }
 }
@@ -156,6 +156,20 @@ fn dist(w: &mut W, key: &str, labels: &[&str], v: &[f64]) {
 }
 
 fn job(w: &mut W, j: &JobResult, plus: bool) {
+    job_with(w, j, plus, &[]);
+}
+
+/// A key fio's client/server output adds to a job entry (`hostname`, `port`; iolens adds
+/// `rank` and `job_start`).
+pub enum Extra<'a> {
+    /// A string value.
+    Str(&'a str, &'a str),
+    /// An integer value.
+    Int(&'a str, u64),
+}
+
+/// Writes one job entry, with `extra` keys added at its end.
+pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
     w.open(None, '{');
     w.string("jobname", &j.name);
     w.int("groupid", j.groupid);
@@ -274,6 +288,12 @@ fn job(w: &mut W, j: &JobResult, plus: bool) {
         w.close('}');
     }
     series(w, j);
+    for e in extra {
+        match e {
+            Extra::Str(k, v) => w.string(k, v),
+            Extra::Int(k, v) => w.int(k, v),
+        }
+    }
     w.close('}');
 }
 

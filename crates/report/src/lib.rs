@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod charts;
+pub mod clients;
 pub mod fmt;
 pub mod html;
 pub mod input;

@@ -393,7 +393,7 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
     }
 }
 
-fn group_block(o: &mut String, g: &GroupResult) {
+pub(crate) fn group_block(o: &mut String, g: &GroupResult) {
     let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
     let mut rows: Vec<(&str, &GroupDir)> = Vec::new();
     if g.unified != "mixed" {

@@ -269,6 +269,9 @@ pub struct SimEngine {
     inflight: BinaryHeap<Reverse<(u64, u32, u64)>>,
     debt: u64,
     last_due: Vec<u64>,
+    /// Pay back lateness (closed loop); off in open loop, where a gap between a completion
+    /// and the slot's next I/O is the arrival schedule, not the scheduler's lateness.
+    pay_lateness: bool,
 }
 
 /// Lateness carried forward is capped, so one long stall does not make later I/Os instant.
@@ -288,7 +291,15 @@ impl SimEngine {
             inflight: BinaryHeap::with_capacity(depth as usize),
             debt: 0,
             last_due: vec![0; depth.max(1) as usize],
+            pay_lateness: true,
         }
+    }
+
+    /// For open-loop jobs (`open_loop=1`): completions are the model's times, no lateness is
+    /// carried (the job's arrivals, not its slots, set the pace).
+    pub fn open_loop(mut self) -> Self {
+        self.pay_lateness = false;
+        self
     }
 }
 
@@ -297,7 +308,7 @@ impl SimEngine {
     fn due(&mut self, slot: usize, now: u64, len: u64) -> u64 {
         let slot = slot % self.last_due.len();
         let prev = self.last_due[slot];
-        if prev > 0 && now > prev && now - prev < MAX_LATE_NS {
+        if self.pay_lateness && prev > 0 && now > prev && now - prev < MAX_LATE_NS {
             self.debt = (self.debt + (now - prev)).min(MAX_DEBT_NS);
         }
         let due = self.vol.schedule(now, len);

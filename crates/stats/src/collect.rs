@@ -297,6 +297,11 @@ fn lat_result(acc: &Moments, hist: &Histogram, show: bool, list: &[f64]) -> LatR
             None
         },
         bins: if show { hist.bins() } else { Vec::new() },
+        exact: if show {
+            hist.exact_values()
+        } else {
+            Vec::new()
+        },
     }
 }
 

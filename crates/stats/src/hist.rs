@@ -162,6 +162,31 @@ impl Histogram {
         out
     }
 
+    /// Every value added, when the histogram still holds them all; else empty.
+    pub fn exact_values(&self) -> Vec<u64> {
+        if self.is_exact() {
+            self.exact.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Rebuilds a histogram from its json+ bins (reported value, count) and, when it held every
+    /// value, those values (`exact` empty otherwise). A bin's value is its bucket's midpoint,
+    /// which lands back in the same bucket, so `from_parts(h.bins(), h.exact_values())`
+    /// reproduces `h`'s percentiles.
+    pub fn from_parts(bins: &[(u64, u64)], exact: &[u64]) -> Histogram {
+        let mut h = Histogram::new();
+        for (v, c) in bins {
+            h.buckets[bucket_index(*v)] += c;
+            h.n += c;
+        }
+        if !exact.is_empty() && exact.len() as u64 == h.n {
+            h.exact = exact.to_vec();
+        }
+        h
+    }
+
     /// Non-empty buckets as (reported value, count), for json+.
     pub fn bins(&self) -> Vec<(u64, u64)> {
         self.buckets
@@ -246,6 +271,17 @@ mod tests {
             let exact = vals[rank.clamp(1, vals.len()) - 1] as f64;
             let got = h.percentiles(&[p])[0].1 as f64;
             prop_assert!((got - exact).abs() / exact <= 1.0 / 128.0 + 1e-9, "p{} got {} exact {}", p, got, exact);
+        }
+
+        #[test]
+        fn from_parts_round_trips(a in proptest::collection::vec(0u64..1u64<<40, 0..3000)) {
+            let mut h = Histogram::new();
+            for v in &a { h.add(*v); }
+            let back = Histogram::from_parts(&h.bins(), &h.exact_values());
+            let l = [1.0, 50.0, 99.0, 99.99];
+            prop_assert_eq!(back.count(), h.count());
+            prop_assert_eq!(back.is_exact(), h.is_exact());
+            prop_assert_eq!(back.percentiles(&l), h.percentiles(&l));
         }
 
         #[test]

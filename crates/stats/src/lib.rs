@@ -7,6 +7,7 @@ pub mod collect;
 pub mod disk;
 pub mod dist;
 pub mod hist;
+pub mod merge;
 pub mod model;
 pub mod rusage;
 pub mod series;

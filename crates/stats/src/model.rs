@@ -56,6 +56,10 @@ pub struct LatResult {
     pub percentiles: Option<Vec<(f64, u64)>>,
     /// Non-empty histogram buckets (value ns, count), for json+.
     pub bins: Vec<(u64, u64)>,
+    /// Every value exactly, while the histogram still holds them all (small runs): lets a
+    /// merge of several ranks' results keep exact percentiles. Not printed by any reporter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exact: Vec<u64>,
 }
 
 /// One direction (read, write, trim, or mixed) of a job.

@@ -1,10 +1,16 @@
-//! `iolens quick`: the presets CrystalDiskMark and KDiskMark users know (SEQ1M Q8T1,
-//! SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1, each read then write) as one job file, and a
-//! one-table summary of the results: MB/s, IOPS, mean and p99 latency per test.
+//! `iolens quick`: the test sets CrystalDiskMark 8 and KDiskMark users know, each test (and
+//! each pass of it) a job of its own, and one summary table: MB/s, IOPS, mean and p99 latency
+//! per test, the best of the passes as CrystalDiskMark reports it. The `durability` profile
+//! (seed 003) measures what a flush costs: 4 KiB random writes at QD1 without a flush, with
+//! `fsync=1`, `fdatasync=1`, `sync=dsync` (O_DSYNC) and O_DIRECT + O_DSYNC.
 
 use std::fmt::Write;
 
+use iolens_analyze::Finding;
 use iolens_stats::{DirResult, RunResult};
+
+use crate::metrics::{fmt_int, fmt_ns, of_run, Metrics};
+use crate::SuiteError;
 
 /// One preset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,36 +27,102 @@ pub struct Preset {
     pub threads: u32,
 }
 
-/// CrystalDiskMark's "NVMe SSD" preset list, which KDiskMark shares.
-pub const PRESETS: [Preset; 4] = [
+const fn p(label: &'static str, sequential: bool, bs: u64, qd: u32, threads: u32) -> Preset {
     Preset {
-        label: "SEQ1M Q8T1",
-        sequential: true,
-        bs: 1 << 20,
-        qd: 8,
-        threads: 1,
-    },
-    Preset {
-        label: "SEQ128K Q32T1",
-        sequential: true,
-        bs: 128 << 10,
-        qd: 32,
-        threads: 1,
-    },
-    Preset {
-        label: "RND4K Q32T16",
-        sequential: false,
-        bs: 4 << 10,
-        qd: 32,
-        threads: 16,
-    },
-    Preset {
-        label: "RND4K Q1T1",
-        sequential: false,
-        bs: 4 << 10,
-        qd: 1,
-        threads: 1,
-    },
+        label,
+        sequential,
+        bs,
+        qd,
+        threads,
+    }
+}
+
+const SEQ1M_Q8T1: Preset = p("SEQ1M Q8T1", true, 1 << 20, 8, 1);
+const SEQ1M_Q1T1: Preset = p("SEQ1M Q1T1", true, 1 << 20, 1, 1);
+const SEQ128K_Q32T1: Preset = p("SEQ128K Q32T1", true, 128 << 10, 32, 1);
+const RND4K_Q32T16: Preset = p("RND4K Q32T16", false, 4 << 10, 32, 16);
+const RND4K_Q32T1: Preset = p("RND4K Q32T1", false, 4 << 10, 32, 1);
+const RND4K_Q1T1: Preset = p("RND4K Q1T1", false, 4 << 10, 1, 1);
+
+/// CrystalDiskMark 7's default list (iolens quick's set before profiles): also CDM 8's
+/// "NVMe SSD" list.
+pub const PRESETS: [Preset; 4] = [SEQ1M_Q8T1, SEQ128K_Q32T1, RND4K_Q32T16, RND4K_Q1T1];
+/// CrystalDiskMark 8 / KDiskMark default.
+pub const CDM8_DEFAULT: [Preset; 4] = [SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1];
+/// CrystalDiskMark 8 "Peak Performance".
+pub const CDM8_PEAK: [Preset; 2] = [SEQ1M_Q8T1, RND4K_Q32T16];
+/// CrystalDiskMark 8 "Real World Performance".
+pub const CDM8_REAL_WORLD: [Preset; 2] = [SEQ1M_Q1T1, RND4K_Q1T1];
+
+/// A test set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// CDM 8 default: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1.
+    Default,
+    /// CDM 8 peak: SEQ1M Q8T1, RND4K Q32T16.
+    Peak,
+    /// CDM 8 real world: SEQ1M Q1T1, RND4K Q1T1.
+    RealWorld,
+    /// CDM 8 NVMe SSD: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1.
+    Nvme,
+    /// CDM 7 default (the same four as NVMe).
+    Cdm7,
+    /// 4 KiB QD1 random writes with each way of making them durable.
+    Durability,
+}
+
+/// Every profile name, for help and errors.
+pub const PROFILE_NAMES: &str = "default, peak, real-world, nvme, cdm7, durability";
+
+impl Profile {
+    /// Parses a profile name (`real-world`/`realworld`, `nvme`/`ssd`).
+    pub fn parse(s: &str) -> Result<Profile, SuiteError> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "default" | "cdm8" => Profile::Default,
+            "peak" => Profile::Peak,
+            "real-world" | "realworld" | "real" => Profile::RealWorld,
+            "nvme" | "ssd" | "nvme-ssd" => Profile::Nvme,
+            "cdm7" => Profile::Cdm7,
+            "durability" | "fsync" => Profile::Durability,
+            other => {
+                return Err(SuiteError(format!(
+                    "unknown --profile '{other}'; allowed: {PROFILE_NAMES}"
+                )))
+            }
+        })
+    }
+
+    /// Name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Default => "default",
+            Profile::Peak => "peak",
+            Profile::RealWorld => "real-world",
+            Profile::Nvme => "nvme",
+            Profile::Cdm7 => "cdm7",
+            Profile::Durability => "durability",
+        }
+    }
+
+    /// The presets of a throughput profile (none for durability).
+    pub fn presets(self) -> &'static [Preset] {
+        match self {
+            Profile::Default => &CDM8_DEFAULT,
+            Profile::Peak => &CDM8_PEAK,
+            Profile::RealWorld => &CDM8_REAL_WORLD,
+            Profile::Nvme | Profile::Cdm7 => &PRESETS,
+            Profile::Durability => &[],
+        }
+    }
+}
+
+/// The rows of the durability profile: label, options.
+pub const DURABILITY: [(&str, &str); 5] = [
+    ("no flush", "direct=0"),
+    ("fsync=1", "direct=0\nfsync=1"),
+    ("fdatasync=1", "direct=0\nfdatasync=1"),
+    ("O_DSYNC (sync=dsync)", "direct=0\nsync=dsync"),
+    ("O_DIRECT+O_DSYNC", "direct=1\nsync=dsync"),
 ];
 
 /// Settings of a quick run.
@@ -70,6 +142,10 @@ pub struct QuickSpec {
     pub direct: bool,
     /// Only the read tests.
     pub read_only: bool,
+    /// Test set.
+    pub profile: Profile,
+    /// Passes per test (the best is reported).
+    pub passes: u32,
 }
 
 /// The name of a test's job: preset label and direction.
@@ -81,15 +157,34 @@ pub fn job_name(p: &Preset, write: bool) -> String {
     )
 }
 
-/// The fio job file for the whole suite: each test is its own stonewalled group.
-pub fn job_file(q: &QuickSpec) -> String {
-    let mut t = String::new();
-    let _ = writeln!(t, "; iolens quick: CrystalDiskMark-style presets");
+/// One job file to run: a test (one pass of it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Test label (`SEQ1M Q8T1 read`, `fsync=1`).
+    pub test: String,
+    /// 1-based pass.
+    pub pass: u32,
+    /// The fio job file.
+    pub job: String,
+}
+
+impl Step {
+    /// Progress label: `SEQ1M Q8T1 read, pass 2/3`.
+    pub fn label(&self, passes: u32) -> String {
+        if passes > 1 {
+            format!("{}, pass {}/{passes}", self.test, self.pass)
+        } else {
+            self.test.clone()
+        }
+    }
+}
+
+fn global(q: &QuickSpec, t: &mut String, direct: bool, engine: &str) {
     let _ = writeln!(t, "[global]");
     let _ = writeln!(t, "filename={}", q.target.replace(':', "\\:"));
     let _ = writeln!(t, "size={}", q.size);
-    let _ = writeln!(t, "ioengine={}", q.engine);
-    let _ = writeln!(t, "direct={}", u8::from(q.direct));
+    let _ = writeln!(t, "ioengine={engine}");
+    let _ = writeln!(t, "direct={}", u8::from(direct));
     let _ = writeln!(t, "runtime={}", q.runtime_s);
     if q.ramp_s > 0 {
         let _ = writeln!(t, "ramp_time={}", q.ramp_s);
@@ -99,59 +194,148 @@ pub fn job_file(q: &QuickSpec) -> String {
     let _ = writeln!(t, "randrepeat=0");
     let _ = writeln!(t, "norandommap=1");
     let _ = writeln!(t, "refill_buffers=0");
-    for p in &PRESETS {
+}
+
+/// Every job file of the run, in order: each test's passes one after another.
+pub fn steps(q: &QuickSpec) -> Vec<Step> {
+    let mut out = vec![];
+    let passes = q.passes.max(1);
+    if q.profile == Profile::Durability {
+        for (label, opts) in DURABILITY {
+            for pass in 1..=passes {
+                let mut t = format!("; iolens quick --profile durability: {label}\n");
+                // QD1 writes through a synchronous engine, as an application's write + flush.
+                global(q, &mut t, false, "psync");
+                let _ = writeln!(t, "\n[{}]", label.replace([' ', '(', ')', '+', '='], "-"));
+                let _ = writeln!(t, "rw=randwrite\nbs=4k\niodepth=1\n{opts}");
+                out.push(Step {
+                    test: label.to_string(),
+                    pass,
+                    job: t,
+                });
+            }
+        }
+        return out;
+    }
+    for p in q.profile.presets() {
         for write in [false, true] {
             if write && q.read_only {
                 continue;
             }
-            let _ = writeln!(t, "\n[{}]", job_name(p, write));
-            let _ = writeln!(t, "stonewall");
-            let rw = match (p.sequential, write) {
-                (true, false) => "read",
-                (true, true) => "write",
-                (false, false) => "randread",
-                (false, true) => "randwrite",
-            };
-            let _ = writeln!(t, "rw={rw}");
-            let _ = writeln!(t, "bs={}k", p.bs / 1024);
-            let _ = writeln!(t, "iodepth={}", p.qd);
-            let _ = writeln!(t, "numjobs={}", p.threads);
+            for pass in 1..=passes {
+                let mut t = format!(
+                    "; iolens quick --profile {}: {}\n",
+                    q.profile.name(),
+                    p.label
+                );
+                global(q, &mut t, q.direct, &q.engine);
+                let _ = writeln!(t, "\n[{}]", job_name(p, write));
+                let rw = match (p.sequential, write) {
+                    (true, false) => "read",
+                    (true, true) => "write",
+                    (false, false) => "randread",
+                    (false, true) => "randwrite",
+                };
+                let _ = writeln!(t, "rw={rw}");
+                let _ = writeln!(t, "bs={}k", p.bs / 1024);
+                let _ = writeln!(t, "iodepth={}", p.qd);
+                let _ = writeln!(t, "numjobs={}", p.threads);
+                out.push(Step {
+                    test: format!("{} {}", p.label, if write { "write" } else { "read" }),
+                    pass,
+                    job: t,
+                });
+            }
         }
     }
-    t
+    out
 }
 
-fn fmt_lat(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.1} µs", ns / 1e3)
+/// The direction a test measured.
+fn measured(r: &RunResult) -> Option<&DirResult> {
+    let j = r.jobs.first()?;
+    j.dirs.iter().find(|d| d.total_ios > 0)
+}
+
+/// For each test (in order), the index of its best pass among `results` (highest MB/s).
+pub fn best_passes(steps: &[Step], results: &[RunResult]) -> Vec<(String, usize)> {
+    let mut best: Vec<(String, usize)> = vec![];
+    for (i, (s, r)) in steps.iter().zip(results).enumerate() {
+        let bw = |r: &RunResult| measured(r).map_or(0, DirResult::bw_bytes);
+        match best.iter_mut().find(|(t, _)| *t == s.test) {
+            Some((_, b)) => {
+                if bw(r) > bw(&results[*b]) {
+                    *b = i;
+                }
+            }
+            None => best.push((s.test.clone(), i)),
+        }
     }
+    best
 }
 
-fn row(t: &mut String, label: &str, dir: &str, d: &DirResult) {
-    let mbs = d.bw_bytes() as f64 / 1e6;
-    let lat = if d.lat.moments.n > 0 { &d.lat } else { &d.clat };
-    let p99 = d.clat.percentiles.as_ref().and_then(|p| {
-        p.iter()
-            .find(|(pct, _)| (*pct - 99.0).abs() < 1e-9)
-            .map(|x| x.1 as f64)
-    });
-    let _ = writeln!(
-        t,
-        "{label:<15} {dir:<6} {mbs:>10.1} {:>10.0} {:>11} {:>11}",
-        d.iops(),
-        fmt_lat(lat.moments.mean),
-        p99.map(fmt_lat).unwrap_or_else(|| "-".into())
-    );
+fn opt_ns(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), fmt_ns)
 }
 
-/// The summary table of a quick run.
-pub fn table(q: &QuickSpec, r: &RunResult) -> String {
+/// The summary table: one row per test (best pass), or the durability table.
+pub fn table(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> String {
     let mut t = String::new();
+    let passes = if q.passes > 1 {
+        format!(", best of {} passes", q.passes)
+    } else {
+        String::new()
+    };
+    if q.profile == Profile::Durability {
+        let _ = writeln!(
+            t,
+            "iolens quick --profile durability: {} ({}, psync, 4 KiB random writes at QD1, {} s per test{passes})\n",
+            q.target, q.size, q.runtime_s
+        );
+        let _ = writeln!(
+            t,
+            "{:<22} {:>9} {:>11} {:>11} {:>11} {:>13} {:>10}",
+            "Test", "IOPS", "write lat", "p99 lat", "flush lat", "per write", "cost"
+        );
+        let best = best_passes(steps, results);
+        let base = best
+            .first()
+            .map(|(_, i)| of_run(&results[*i]))
+            .filter(|m| m.iops > 0.0);
+        for (test, i) in &best {
+            let r = &results[*i];
+            let m = of_run(r);
+            let sync = r.jobs.first().map(|j| &j.sync).filter(|s| s.total_ios > 0);
+            let per_write = if m.iops > 0.0 { 1e9 / m.iops } else { 0.0 };
+            let cost = match base {
+                Some(b) if (m.iops - b.iops).abs() > f64::EPSILON || test != "no flush" => {
+                    format!("x{:.1}", b.iops / m.iops.max(f64::MIN_POSITIVE))
+                }
+                _ => "baseline".into(),
+            };
+            let _ = writeln!(
+                t,
+                "{test:<22} {:>9} {:>11} {:>11} {:>11} {:>13} {:>10}",
+                fmt_int(m.iops),
+                fmt_ns(m.lat_mean_ns),
+                opt_ns(m.lat_p99_ns),
+                sync.map_or_else(|| "-".into(), |s| fmt_ns(s.lat.moments.mean)),
+                fmt_ns(per_write),
+                cost
+            );
+        }
+        let _ = writeln!(
+            t,
+            "\nper write = 1 / IOPS (the write and its flush); cost = time per write against no flush. \
+write lat is the write call alone; flush lat the fsync/fdatasync after it. Without a flush the writes \
+land in the page cache: that row measures memory, not the disk."
+        );
+        return t;
+    }
     let _ = writeln!(
         t,
-        "iolens quick: {} ({}, {}, direct={}, {} s per test)\n",
+        "iolens quick --profile {}: {} ({}, {}, direct={}, {} s per test{passes})\n",
+        q.profile.name(),
         q.target,
         q.size,
         q.engine,
@@ -161,28 +345,112 @@ pub fn table(q: &QuickSpec, r: &RunResult) -> String {
     let _ = writeln!(
         t,
         "{:<15} {:<6} {:>10} {:>10} {:>11} {:>11}",
-        "Test", "", "MB/s", "IOPS", "mean lat", "p99 clat"
+        "Test", "", "MB/s", "IOPS", "mean lat", "p99 lat"
     );
-    for p in &PRESETS {
-        for write in [false, true] {
-            let name = job_name(p, write);
-            if let Some(j) = r.jobs.iter().find(|j| j.name == name) {
-                let d = &j.dirs[usize::from(write)];
-                row(&mut t, p.label, if write { "write" } else { "read" }, d);
+    for (test, i) in best_passes(steps, results) {
+        let m: Metrics = of_run(&results[i]);
+        let (label, dir) = test.rsplit_once(' ').unwrap_or((&test, ""));
+        let _ = writeln!(
+            t,
+            "{label:<15} {dir:<6} {:>10.1} {:>10.0} {:>11} {:>11}",
+            m.bw_bytes / 1e6,
+            m.iops,
+            fmt_ns(m.lat_mean_ns),
+            opt_ns(m.lat_p99_ns)
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nMB/s = 10^6 bytes per second. Latency: submission to completion (mean and p99)."
+    );
+    t
+}
+
+/// All results as one run, for JSON and normal output: each step's jobs in order, each step
+/// its own reporting group.
+pub fn merged(results: &[RunResult]) -> RunResult {
+    let mut out = results.last().cloned().unwrap_or_default();
+    out.jobs.clear();
+    out.groups.clear();
+    out.interrupted = false;
+    for (g, r) in results.iter().enumerate() {
+        for j in &r.jobs {
+            let mut j = j.clone();
+            j.groupid = g as u32;
+            out.jobs.push(j);
+        }
+        for gr in &r.groups {
+            let mut gr = gr.clone();
+            gr.groupid = g as u32;
+            out.groups.push(gr);
+        }
+        out.interrupted |= r.interrupted;
+    }
+    out
+}
+
+/// What quick's flags can change, for advice: a finding whose fix needs a job option quick
+/// does not expose is shown without a fix.
+fn quick_fix(kind: &str) -> Option<&'static str> {
+    match kind {
+        "short-run" => Some("run each test longer: --runtime SECONDS"),
+        "cache" => Some("measure the device, not the page cache: --direct 1 (the default)"),
+        "engine" => Some("choose the engine: --engine io_uring or --engine libaio"),
+        "precondition" => Some("test a larger region: --size, or a device filled beforehand"),
+        _ => None,
+    }
+}
+
+/// One summary of the explanations of every test: each kind of finding once, with the tests
+/// it concerns and only advice quick's own flags can follow. Kinds about options quick sets
+/// itself (percentiles, ramp, rate) are left out.
+pub fn explain_summary(findings: &[(String, Vec<Finding>)]) -> String {
+    let mut kinds: Vec<(String, String, Vec<String>)> = vec![];
+    for (test, fs) in findings {
+        for f in fs {
+            if matches!(f.kind.as_str(), "percentiles" | "ramp" | "rate-limited") {
+                continue;
+            }
+            match kinds.iter_mut().find(|(k, _, _)| *k == f.kind) {
+                Some((_, _, tests)) => {
+                    if !tests.contains(test) {
+                        tests.push(test.clone());
+                    }
+                }
+                None => kinds.push((f.kind.clone(), f.claim.clone(), vec![test.clone()])),
             }
         }
     }
-    let _ = writeln!(t, "\nMB/s = 10^6 bytes per second. Latency: mean of submission to completion; p99 of completion.");
+    let mut t = String::from("\nSummary of the explanations:\n");
+    if kinds.is_empty() {
+        t.push_str("  nothing to flag: every test ran as configured.\n");
+    }
+    for (kind, claim, tests) in &kinds {
+        let _ = writeln!(t, "  - {kind}: {claim}");
+        let _ = writeln!(t, "    tests: {}", tests.join(", "));
+        if let Some(fix) = quick_fix(kind) {
+            let _ = writeln!(t, "    fix: {fix}");
+        }
+    }
     t
+}
+
+/// Parses `--profile`, `--passes`.
+pub fn parse_passes(s: &str) -> Result<u32, SuiteError> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if (1..=100).contains(&n) => Ok(n),
+        _ => Err(SuiteError(format!(
+            "--passes '{s}': expected a whole number 1..100"
+        ))),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn job_file_has_every_preset_in_order() {
-        let q = QuickSpec {
+    fn spec(profile: Profile) -> QuickSpec {
+        QuickSpec {
             target: "x.tmp".into(),
             size: "256m".into(),
             runtime_s: 5,
@@ -190,31 +458,92 @@ mod tests {
             engine: "io_uring".into(),
             direct: true,
             read_only: false,
-        };
-        let t = job_file(&q);
-        let names: Vec<&str> = t
-            .lines()
-            .filter(|l| l.starts_with('[') && l != &"[global]")
-            .collect();
+            profile,
+            passes: 1,
+        }
+    }
+
+    #[test]
+    fn profiles_hold_the_desktop_tools_sets() {
+        let labels = |p: Profile| p.presets().iter().map(|x| x.label).collect::<Vec<_>>();
         assert_eq!(
-            names,
-            [
-                "[SEQ1M-Q8T1-read]",
-                "[SEQ1M-Q8T1-write]",
-                "[SEQ128K-Q32T1-read]",
-                "[SEQ128K-Q32T1-write]",
-                "[RND4K-Q32T16-read]",
-                "[RND4K-Q32T16-write]",
-                "[RND4K-Q1T1-read]",
-                "[RND4K-Q1T1-write]"
-            ]
+            labels(Profile::Default),
+            ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]
         );
-        assert!(t.contains("numjobs=16"));
-        assert!(t.contains("bs=1024k"));
-        let ro = job_file(&QuickSpec {
+        assert_eq!(labels(Profile::Peak), ["SEQ1M Q8T1", "RND4K Q32T16"]);
+        assert_eq!(labels(Profile::RealWorld), ["SEQ1M Q1T1", "RND4K Q1T1"]);
+        assert_eq!(
+            labels(Profile::Cdm7),
+            ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]
+        );
+        assert_eq!(Profile::parse("real-world").unwrap(), Profile::RealWorld);
+        let e = Profile::parse("fast").unwrap_err().to_string();
+        assert!(e.contains("allowed: default, peak"), "{e}");
+    }
+
+    #[test]
+    fn steps_run_each_test_and_pass_in_order() {
+        let mut q = spec(Profile::Cdm7);
+        q.passes = 2;
+        let s = steps(&q);
+        assert_eq!(s.len(), 16, "4 presets x read/write x 2 passes");
+        assert_eq!(s[0].label(2), "SEQ1M Q8T1 read, pass 1/2");
+        assert_eq!(s[3].label(2), "SEQ1M Q8T1 write, pass 2/2");
+        assert!(s[4].job.contains("[SEQ128K-Q32T1-read]") && s[4].job.contains("iodepth=32"));
+        assert!(s[12].job.contains("numjobs=1") && s[12].job.contains("bs=4k"));
+        let ro = steps(&QuickSpec {
             read_only: true,
-            ..q
+            ..spec(Profile::Peak)
         });
-        assert!(!ro.contains("write]"));
+        assert_eq!(ro.len(), 2);
+        for st in &s {
+            let set = iolens_job::parse_job_text("<q>", &st.job, &iolens_job::SystemEnvironment)
+                .expect("every step parses");
+            assert_eq!(set.jobs.len(), 1);
+        }
+    }
+
+    #[test]
+    fn durability_rows_set_each_flush() {
+        let s = steps(&spec(Profile::Durability));
+        assert_eq!(s.len(), 5);
+        let jobs: Vec<iolens_job::JobSpec> = s
+            .iter()
+            .map(|st| {
+                iolens_job::parse_job_text("<q>", &st.job, &iolens_job::SystemEnvironment)
+                    .expect("parses")
+                    .jobs
+                    .remove(0)
+            })
+            .collect();
+        assert!(!jobs[0].direct && jobs[0].fsync == 0);
+        assert_eq!(jobs[1].fsync, 1);
+        assert_eq!(jobs[2].fdatasync, 1);
+        assert_eq!(jobs[3].sync, iolens_job::SyncMode::Dsync);
+        assert!(jobs[4].direct && jobs[4].sync == iolens_job::SyncMode::Dsync);
+        assert!(jobs.iter().all(|j| j.iodepth == 1 && j.bs[1] == 4096));
+    }
+
+    #[test]
+    fn summary_says_each_kind_once_with_quick_advice() {
+        let f = |kind: &str, claim: &str| Finding {
+            job: "j".into(),
+            direction: "read".into(),
+            severity: iolens_analyze::Severity::Warning,
+            kind: kind.into(),
+            claim: claim.into(),
+            arithmetic: String::new(),
+            fix: "set ramp_time=5s".into(),
+        };
+        let s = explain_summary(&[
+            (
+                "SEQ1M Q8T1 read".into(),
+                vec![f("short-run", "only 1 s"), f("ramp", "no ramp")],
+            ),
+            ("RND4K Q1T1 read".into(), vec![f("short-run", "only 1 s")]),
+        ]);
+        assert_eq!(s.matches("short-run").count(), 1, "{s}");
+        assert!(s.contains("tests: SEQ1M Q8T1 read, RND4K Q1T1 read"), "{s}");
+        assert!(s.contains("--runtime") && !s.contains("ramp_time"), "{s}");
     }
 }

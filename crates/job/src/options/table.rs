@@ -3510,6 +3510,18 @@ pub static OPTIONS: &[OptDef] = &[
         }
     ),
     opt!(
+        "open_loop",
+        K::Bool,
+        "0",
+        Iolens,
+        "Rate-limited I/Os arrive on schedule even while earlier ones are in flight; latency counts from each I/O's scheduled arrival",
+        "1",
+        |s, v| {
+            s.open_loop = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
         "sim_volume",
         K::Str,
         "",

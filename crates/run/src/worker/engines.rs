@@ -31,7 +31,9 @@ pub(super) fn drive(
     };
     if let Some(vol) = sim {
         let Ok(mut e) = Engine::new(pool, |_| {
-            Ok::<_, std::convert::Infallible>(SimEngine::new(vol, spec.ioengine.is_sync(), depth))
+            let e = SimEngine::new(vol, spec.ioengine.is_sync(), depth);
+            // Open loop: the arrivals set the pace, so no lateness is paid back.
+            Ok::<_, std::convert::Infallible>(if spec.open_loop { e.open_loop() } else { e })
         });
         return start(w, &mut e);
     }

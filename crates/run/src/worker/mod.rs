@@ -477,6 +477,27 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Open loop (`open_loop=1`): waits until `t` while reaping completions as they come, so
+    /// that in-flight I/Os neither hold back the next arrival nor get their completion time
+    /// from the end of the wait. False when committing or reaping failed.
+    fn wait_reaping<B: Backend>(&mut self, eng: &mut Engine<B>, t: u64) -> bool {
+        let t = self.deadline.map_or(t, |d| t.min(d));
+        if !self.commit(eng) {
+            return false;
+        }
+        while self.inflight > 0 && self.clock.is_real() {
+            if self.now() >= t || self.stopped() {
+                return true;
+            }
+            if !self.reap(eng, 0) {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+        self.wait_until(t);
+        true
+    }
+
     /// The direction of the next I/O of a paced mixed job (see [`pacing::choose_ddir`]).
     fn rate_ddir(&self, d: Ddir) -> Ddir {
         pacing::choose_ddir(d, &self.pace, self.t_last, self.job.spec.rwmixread)
@@ -1104,16 +1125,29 @@ impl<'a> Worker<'a> {
                     if self.pacing {
                         let at = self.pace_gate(d, req.len as u64);
                         if at > self.t_last {
-                            // Reap what is in flight before waiting, so its completion times
-                            // are when the I/Os completed, not when the wait ended.
-                            self.drain(eng);
-                            self.wait_until(at);
+                            if spec.open_loop {
+                                // Open loop: arrivals do not wait for earlier I/Os.
+                                if !self.wait_reaping(eng, at) {
+                                    self.free.push(slot);
+                                    break;
+                                }
+                            } else {
+                                // Reap what is in flight before waiting, so its completion
+                                // times are when the I/Os completed, not when the wait ended.
+                                self.drain(eng);
+                                self.wait_until(at);
+                            }
                             self.units[slot.index() as usize].start = self.t_last;
                             if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
                                 // The wait reached the end of the run: this I/O is not issued.
                                 self.free.push(slot);
                                 break;
                             }
+                        }
+                        if spec.open_loop && at > 0 {
+                            // No coordinated omission: an I/O that arrived while every slot
+                            // was busy (or the loop was late) has waited since its arrival.
+                            self.units[slot.index() as usize].start = at;
                         }
                     }
                     if !self.queue(eng, slot, req, d) {

@@ -1,0 +1,270 @@
+//! Scale-out for iolens: many ranks started by the launchers clusters already run (`mpirun`,
+//! `srun`, a Kubernetes Indexed Job, or anything that sets `IOLENS_RANK`/`IOLENS_SIZE`),
+//! meeting at rank 0 (`IOLENS_COORDINATOR=HOST:PORT`), starting their jobs at one time handed
+//! out by rank 0, watched by heartbeats, and sending their full results (histograms, not
+//! percentiles) to rank 0, which prints one result in fio's client/server layout.
+//!
+//! Blocking TCP and threads, one connection per rank to rank 0, length-prefixed JSON frames
+//! that all carry the shared token (see [`proto`]). Every wait has a deadline.
+#![deny(missing_docs)]
+
+pub mod fiojson;
+pub mod launch;
+pub mod merge;
+pub mod net;
+pub mod proto;
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use iolens_job::{Environment, OutputFormat, SystemEnvironment};
+use iolens_stats::RunResult;
+
+pub use launch::{detect, hostname, substitute, Launch};
+pub use merge::merge_cmd;
+
+/// Timeouts of a cluster run (every one can be set from the environment, in seconds).
+#[derive(Debug, Clone)]
+pub struct Timeouts {
+    /// How long ranks keep trying to reach rank 0, and rank 0 waits for all ranks
+    /// (`IOLENS_JOIN_TIMEOUT`, default 60 s).
+    pub join: Duration,
+    /// Interval between heartbeats (a third of the heartbeat timeout).
+    pub heartbeat_every: Duration,
+    /// Silence after which a peer counts as gone (`IOLENS_HEARTBEAT_TIMEOUT`, default 5 s).
+    pub heartbeat: Duration,
+    /// How long rank 0 waits for results after its own jobs end, while the ranks still answer
+    /// (`IOLENS_GATHER_TIMEOUT`, default 600 s).
+    pub gather: Duration,
+}
+
+impl Timeouts {
+    fn from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Timeouts> {
+        let secs = |name: &str, default: f64| -> Result<Duration> {
+            match get(name) {
+                None => Ok(Duration::from_secs_f64(default)),
+                Some(v) => {
+                    let s: f64 = v
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                        .with_context(|| format!("{name}='{v}': expected seconds > 0"))?;
+                    Ok(Duration::from_secs_f64(s))
+                }
+            }
+        };
+        let heartbeat = secs("IOLENS_HEARTBEAT_TIMEOUT", 5.0)?;
+        Ok(Timeouts {
+            join: secs("IOLENS_JOIN_TIMEOUT", 60.0)?,
+            heartbeat_every: heartbeat / 3,
+            heartbeat,
+            gather: secs("IOLENS_GATHER_TIMEOUT", 600.0)?,
+        })
+    }
+}
+
+/// This process's part in a cluster run.
+pub struct Cluster {
+    /// Rank and size.
+    pub launch: Launch,
+    /// This host's name.
+    pub hostname: String,
+    coordinator: String,
+    token: String,
+    timeouts: Timeouts,
+    listener: Option<net::Coordinator>,
+}
+
+/// What a cluster run leaves to print.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Text for stdout (empty on ranks other than 0).
+    pub text: String,
+    /// Exit code.
+    pub code: i32,
+    /// On rank 0, every rank's jobs merged by name (what `--explain` explains).
+    pub merged: Option<RunResult>,
+}
+
+fn take_flag(argv: &mut Vec<String>, name: &str) -> Result<Option<String>> {
+    let mut found = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if let Some(v) = a.strip_prefix(&format!("--{name}=")) {
+            found = Some(v.to_string());
+            argv.remove(i);
+        } else if a == &format!("--{name}") {
+            let Some(v) = argv.get(i + 1).cloned() else {
+                bail!("--{name} needs a value");
+            };
+            found = Some(v);
+            argv.drain(i..i + 2);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(found)
+}
+
+impl Cluster {
+    /// Takes `--coordinator HOST:PORT` and `--world-size N` out of a fio-style command line,
+    /// detects the launcher, and (on rank 0) starts listening. Returns the command line with
+    /// `$rank`/`$size`/`$hostname` substituted, and None when no launcher started this process.
+    pub fn from_args(argv: &[String]) -> Result<(Vec<String>, Option<Cluster>)> {
+        let get = |n: &str| std::env::var(n).ok();
+        let mut argv = argv.to_vec();
+        let coordinator = take_flag(&mut argv, "coordinator")?;
+        let world = take_flag(&mut argv, "world-size")?
+            .map(|v| {
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .with_context(|| format!("--world-size '{v}': expected a number of ranks > 0"))
+            })
+            .transpose()?;
+        let Some(launch) = launch::detect(&get, world)? else {
+            if coordinator.is_some() || world.is_some() {
+                bail!("--coordinator/--world-size given, but no launcher set this process's rank (OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, JOB_COMPLETION_INDEX or IOLENS_RANK)");
+            }
+            return Ok((argv, None));
+        };
+        let hostname = launch::hostname();
+        let argv: Vec<String> = argv
+            .iter()
+            .map(|a| substitute(a, launch.rank, launch.size, &hostname))
+            .collect();
+        let timeouts = Timeouts::from_env(&get)?;
+        let mut c = Cluster {
+            hostname,
+            coordinator: String::new(),
+            token: String::new(),
+            timeouts,
+            listener: None,
+            launch,
+        };
+        if c.launch.size == 1 {
+            return Ok((argv, Some(c)));
+        }
+        let Some(coordinator) = coordinator.or_else(|| get("IOLENS_COORDINATOR")) else {
+            bail!(
+                "{} started {} ranks: set IOLENS_COORDINATOR=HOST:PORT (or --coordinator), rank 0's address, on every rank",
+                c.launch.source,
+                c.launch.size
+            );
+        };
+        c.token = launch::token(&get, &c.launch)?;
+        c.coordinator = coordinator;
+        if c.launch.rank == 0 {
+            c.listener = Some(net::Coordinator::listen(
+                &c.coordinator,
+                &c.token,
+                c.launch.size,
+                c.timeouts.clone(),
+            )?);
+        }
+        Ok((argv, Some(c)))
+    }
+
+    /// The environment for reading job files: job files get `$rank`, `$size` and `$hostname`
+    /// substituted.
+    pub fn environment(&self) -> ClusterEnvironment {
+        ClusterEnvironment {
+            rank: self.launch.rank,
+            size: self.launch.size,
+            hostname: self.hostname.clone(),
+        }
+    }
+
+    /// Runs the jobs (`execute`, already planned) in step with the other ranks and returns what
+    /// to print: on rank 0 one result for all ranks, on the others nothing. The caller must have
+    /// installed iolens's Ctrl-C handler: a failed rank stops the others' jobs with SIGINT.
+    pub fn run(
+        self,
+        execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+        formats: &[OutputFormat],
+        terse_version: u32,
+    ) -> Result<Outcome> {
+        if self.launch.size == 1 {
+            let start = net::now_ms();
+            let (r, errors) = execute()?;
+            let ranks = vec![net::RankResult {
+                rank: 0,
+                hostname: self.hostname.clone(),
+                job_start_ms: start,
+                result: r,
+                errors,
+            }];
+            return Ok(net::outcome(&ranks, &[], formats, terse_version));
+        }
+        match self.listener {
+            Some(coord) => coord.run(&self.hostname, execute, formats, terse_version),
+            None => net::member(
+                &self.coordinator,
+                &self.token,
+                &self.launch,
+                &self.hostname,
+                &self.timeouts,
+                execute,
+            ),
+        }
+    }
+}
+
+/// Job-file access with `$rank`, `$size` and `$hostname` substituted.
+pub struct ClusterEnvironment {
+    rank: u32,
+    size: u32,
+    hostname: String,
+}
+
+impl Environment for ClusterEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        SystemEnvironment.var(name)
+    }
+    fn ncpus(&self) -> u64 {
+        SystemEnvironment.ncpus()
+    }
+    fn pagesize(&self) -> u64 {
+        SystemEnvironment.pagesize()
+    }
+    fn mb_memory(&self) -> u64 {
+        SystemEnvironment.mb_memory()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        let text = SystemEnvironment.read_file(path)?;
+        Ok(substitute(&text, self.rank, self.size, &self.hostname))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_taken_out() {
+        let mut v: Vec<String> = [
+            "--name=a",
+            "--coordinator",
+            "h:1",
+            "--world-size=3",
+            "--rw=read",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            take_flag(&mut v, "coordinator").unwrap().as_deref(),
+            Some("h:1")
+        );
+        assert_eq!(
+            take_flag(&mut v, "world-size").unwrap().as_deref(),
+            Some("3")
+        );
+        assert_eq!(v, ["--name=a", "--rw=read"]);
+        let mut bad = vec!["--coordinator".to_string()];
+        assert!(take_flag(&mut bad, "coordinator").is_err());
+    }
+}

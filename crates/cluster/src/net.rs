@@ -1,0 +1,766 @@
+//! Rank 0 (the coordinator) and the other ranks (members): rendezvous, start, heartbeats,
+//! failure detection and the gathering of results.
+
+use std::io::ErrorKind;
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use iolens_job::OutputFormat;
+use iolens_report::clients::{self, Client, Clients};
+use iolens_stats::merge::{merge_runs, JobMerge};
+use iolens_stats::RunResult;
+
+use crate::launch::{same_token, Launch};
+use crate::proto::{recv, send, Msg};
+use crate::Timeouts;
+
+/// Time from rank 0's start message to the start of the jobs.
+const START_DELAY: Duration = Duration::from_millis(500);
+/// Bound on a single write to a peer.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a new connection has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64
+}
+
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// Stops this process's jobs the way Ctrl-C does (once), so it reports what it measured.
+fn stop_local_jobs() {
+    if !STOPPED.swap(true, Ordering::SeqCst) {
+        // SAFETY: raise only delivers SIGINT to this process; iolens's handler sets a flag.
+        unsafe {
+            libc::raise(libc::SIGINT);
+        }
+    }
+}
+
+fn log(rank: u32, s: &str) {
+    eprintln!("iolens: rank {rank}: {s}");
+}
+
+/// One rank's result as rank 0 holds it.
+#[derive(Debug, Clone)]
+pub struct RankResult {
+    /// Its rank.
+    pub rank: u32,
+    /// Its host.
+    pub hostname: String,
+    /// When its jobs started, ms since the epoch.
+    pub job_start_ms: u64,
+    /// What it measured.
+    pub result: RunResult,
+    /// Its job errors.
+    pub errors: Vec<String>,
+}
+
+struct Peer {
+    hostname: String,
+    writer: Mutex<TcpStream>,
+}
+
+impl Peer {
+    fn send(&self, token: &str, msg: &Msg) -> Result<()> {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        send(&mut *w, token, msg)
+    }
+}
+
+#[derive(Default)]
+struct State {
+    peers: Vec<Option<Arc<Peer>>>,
+    results: Vec<Option<RankResult>>,
+    failed: Vec<Option<String>>,
+    started: bool,
+    finished: bool,
+}
+
+struct Shared {
+    st: Mutex<State>,
+    cv: Condvar,
+    token: String,
+    size: u32,
+    t: Timeouts,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn peers(&self) -> Vec<(u32, Arc<Peer>)> {
+        self.lock()
+            .peers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.clone().map(|p| (i as u32, p)))
+            .collect()
+    }
+
+    fn broadcast(&self, msg: &Msg) {
+        for (_, p) in self.peers() {
+            let _ = p.send(&self.token, msg);
+        }
+    }
+
+    /// Marks a rank failed; during the run, stops every rank's jobs.
+    fn fail(&self, rank: u32, reason: String) {
+        let (host, abort) = {
+            let mut st = self.lock();
+            if st.failed[rank as usize].is_some() || st.results[rank as usize].is_some() {
+                return;
+            }
+            let host = st.peers[rank as usize]
+                .as_ref()
+                .map(|p| p.hostname.clone())
+                .unwrap_or_else(|| "?".into());
+            st.failed[rank as usize] = Some(format!("rank {rank} (host {host}) failed: {reason}"));
+            let abort = st.started && !st.finished;
+            self.cv.notify_all();
+            (host, abort)
+        };
+        log(0, &format!("rank {rank} (host {host}) failed: {reason}"));
+        if abort {
+            self.broadcast(&Msg::Abort {
+                reason: format!("rank {rank} (host {host}) failed: {reason}"),
+            });
+            stop_local_jobs();
+        }
+    }
+}
+
+fn resolve(addr: &str) -> Result<Vec<SocketAddr>> {
+    let v: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .with_context(|| format!("coordinator address '{addr}': expected HOST:PORT"))?
+        .collect();
+    if v.is_empty() {
+        bail!("coordinator address '{addr}' resolves to nothing");
+    }
+    Ok(v)
+}
+
+fn why(e: &anyhow::Error, silence: Duration) -> String {
+    match e.downcast_ref::<std::io::Error>().map(|e| e.kind()) {
+        Some(ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+            format!(
+                "no heartbeat for {:.0} s (hung, or the network is down)",
+                silence.as_secs_f64()
+            )
+        }
+        Some(ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => {
+            "connection closed (the process died or was killed)".into()
+        }
+        _ => format!("{e:#}"),
+    }
+}
+
+/// Rank 0's listening side.
+pub struct Coordinator {
+    shared: Arc<Shared>,
+    addr: String,
+}
+
+impl Coordinator {
+    /// Listens at exactly `addr` and accepts ranks in the background.
+    pub fn listen(addr: &str, token: &str, size: u32, t: Timeouts) -> Result<Coordinator> {
+        let mut last = None;
+        let mut listener = None;
+        for a in resolve(addr)? {
+            match TcpListener::bind(a) {
+                Ok(l) => {
+                    listener = Some(l);
+                    break;
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let Some(listener) = listener else {
+            bail!(
+                "rank 0 cannot listen at {addr}: {} (IOLENS_COORDINATOR must be an address of rank 0's host, with a free port)",
+                last.map(|e| e.to_string()).unwrap_or_default()
+            );
+        };
+        let st = State {
+            peers: vec![None; size as usize],
+            results: vec![None; size as usize],
+            failed: vec![None; size as usize],
+            ..State::default()
+        };
+        let shared = Arc::new(Shared {
+            st: Mutex::new(st),
+            cv: Condvar::new(),
+            token: token.to_string(),
+            size,
+            t,
+        });
+        let s = shared.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                match conn {
+                    Ok(c) => {
+                        let s = s.clone();
+                        std::thread::spawn(move || serve(&s, c));
+                    }
+                    Err(e) => log(0, &format!("accept failed: {e}")),
+                }
+            }
+        });
+        let s = shared.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(s.t.heartbeat_every);
+            if s.lock().finished {
+                return;
+            }
+            for (rank, p) in s.peers() {
+                if let Err(e) = p.send(&s.token, &Msg::Heartbeat) {
+                    s.fail(rank, format!("cannot reach it: {e:#}"));
+                }
+            }
+        });
+        Ok(Coordinator {
+            shared,
+            addr: addr.to_string(),
+        })
+    }
+
+    /// Waits for every rank, hands out the start, runs rank 0's jobs, gathers the results.
+    pub fn run(
+        self,
+        hostname: &str,
+        execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+        formats: &[OutputFormat],
+        terse_version: u32,
+    ) -> Result<crate::Outcome> {
+        let s = &self.shared;
+        let deadline = Instant::now() + s.t.join;
+        {
+            let mut st = s.lock();
+            loop {
+                let missing: Vec<String> = (1..s.size)
+                    .filter(|r| st.peers[*r as usize].is_none())
+                    .map(|r| r.to_string())
+                    .collect();
+                if let Some(f) = st.failed.iter().flatten().next() {
+                    let f = f.clone();
+                    drop(st);
+                    s.broadcast(&Msg::Abort { reason: f.clone() });
+                    bail!("rendezvous at {}: {f}", self.addr);
+                }
+                if missing.is_empty() {
+                    break;
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    drop(st);
+                    let msg = format!(
+                        "rendezvous at {}: rank(s) {} of {} did not join within {:.0} s",
+                        self.addr,
+                        missing.join(", "),
+                        s.size,
+                        s.t.join.as_secs_f64()
+                    );
+                    s.broadcast(&Msg::Abort {
+                        reason: msg.clone(),
+                    });
+                    bail!("{msg}");
+                }
+                st =
+                    s.cv.wait_timeout(st, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+            }
+            st.started = true;
+        }
+        let at_ms = now_ms() + START_DELAY.as_millis() as u64;
+        s.broadcast(&Msg::Start {
+            at_ms,
+            delay_ms: START_DELAY.as_millis() as u64,
+        });
+        sleep_until_ms(at_ms);
+        let job_start_ms = now_ms();
+        let (own, own_errors) = match execute() {
+            Ok(v) => v,
+            Err(e) => {
+                s.broadcast(&Msg::Abort {
+                    reason: format!("rank 0 failed: {e:#}"),
+                });
+                s.lock().finished = true;
+                return Err(e);
+            }
+        };
+        // Gather: every rank's result, or its failure.
+        let gather_end = Instant::now() + s.t.gather;
+        let mut st = s.lock();
+        loop {
+            let pending: Vec<u32> = (1..s.size)
+                .filter(|r| st.results[*r as usize].is_none() && st.failed[*r as usize].is_none())
+                .collect();
+            if pending.is_empty() {
+                break;
+            }
+            let now = Instant::now();
+            if now >= gather_end {
+                for r in pending {
+                    st.failed[r as usize] = Some(format!(
+                        "rank {r} sent no result within {:.0} s of rank 0's end",
+                        s.t.gather.as_secs_f64()
+                    ));
+                }
+                break;
+            }
+            st =
+                s.cv.wait_timeout(st, gather_end - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+        }
+        st.finished = true;
+        let mut ranks = vec![RankResult {
+            rank: 0,
+            hostname: hostname.to_string(),
+            job_start_ms,
+            result: own,
+            errors: own_errors,
+        }];
+        ranks.extend(st.results.iter().flatten().cloned());
+        let failures: Vec<String> = st.failed.iter().flatten().cloned().collect();
+        drop(st);
+        s.broadcast(&Msg::Done);
+        Ok(outcome(&ranks, &failures, formats, terse_version))
+    }
+}
+
+fn sleep_until_ms(at_ms: u64) {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    if let Some(left) = Duration::from_millis(at_ms).checked_sub(now) {
+        std::thread::sleep(left);
+    }
+}
+
+/// Serves one connection to rank 0.
+fn serve(s: &Shared, mut c: TcpStream) {
+    let from = c
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let _ = c.set_nodelay(true);
+    let _ = c.set_read_timeout(Some(HELLO_TIMEOUT));
+    let _ = c.set_write_timeout(Some(WRITE_TIMEOUT));
+    let refuse = |c: &mut TcpStream, reason: &str| {
+        log(0, &format!("refused connection from {from}: {reason}"));
+        let _ = send(
+            c,
+            "",
+            &Msg::Refused {
+                reason: reason.into(),
+            },
+        );
+    };
+    let f = match recv(&mut c) {
+        Ok(f) => f,
+        Err(e) => {
+            log(0, &format!("refused connection from {from}: {e:#}"));
+            return;
+        }
+    };
+    if !same_token(&f.token, &s.token) {
+        refuse(&mut c, "wrong token");
+        return;
+    }
+    let Msg::Hello {
+        rank,
+        size,
+        hostname,
+        version,
+    } = f.msg
+    else {
+        refuse(&mut c, "expected a hello");
+        return;
+    };
+    let Ok(writer) = c.try_clone() else { return };
+    {
+        let mut st = s.lock();
+        let bad = if size != s.size {
+            Some(format!(
+                "rank {rank} was launched with {size} ranks, rank 0 with {}",
+                s.size
+            ))
+        } else if rank == 0 || rank >= s.size {
+            Some(format!("rank {rank} is not in 1..{}", s.size))
+        } else if st.peers[rank as usize].is_some() {
+            Some(format!("rank {rank} has already joined"))
+        } else if st.started {
+            Some(format!("rank {rank} came after the start"))
+        } else {
+            None
+        };
+        if let Some(b) = bad {
+            drop(st);
+            refuse(&mut c, &b);
+            return;
+        }
+        let p = Arc::new(Peer {
+            hostname: hostname.clone(),
+            writer: Mutex::new(writer),
+        });
+        if p.send(&s.token, &Msg::Welcome).is_err() {
+            return;
+        }
+        st.peers[rank as usize] = Some(p);
+        s.cv.notify_all();
+    }
+    if version != env!("CARGO_PKG_VERSION") {
+        log(
+            0,
+            &format!(
+                "rank {rank} ({hostname}) runs iolens {version}, rank 0 {}",
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
+    }
+    let _ = c.set_read_timeout(Some(s.t.heartbeat));
+    loop {
+        match recv(&mut c) {
+            Ok(f) if !same_token(&f.token, &s.token) => {
+                s.fail(rank, "sent a message with a wrong token".into());
+                return;
+            }
+            Ok(f) => match f.msg {
+                Msg::Result {
+                    job_start_ms,
+                    result,
+                    errors,
+                } => {
+                    let mut st = s.lock();
+                    if st.failed[rank as usize].is_none() {
+                        st.results[rank as usize] = Some(RankResult {
+                            rank,
+                            hostname: hostname.clone(),
+                            job_start_ms,
+                            result: *result,
+                            errors,
+                        });
+                    }
+                    s.cv.notify_all();
+                    return;
+                }
+                _ => continue,
+            },
+            Err(e) => {
+                if !s.lock().finished {
+                    s.fail(rank, why(&e, s.t.heartbeat));
+                }
+                return;
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct MemberState {
+    start: Option<(u64, u64, Instant)>,
+    abort: Option<String>,
+    lost: Option<String>,
+    done: bool,
+    finished: bool,
+}
+
+/// Runs a rank other than 0: joins, waits for the start, runs, sends the result.
+pub fn member(
+    addr: &str,
+    token: &str,
+    l: &Launch,
+    hostname: &str,
+    t: &Timeouts,
+    execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+) -> Result<crate::Outcome> {
+    let rank = l.rank;
+    let mut c = connect(addr, t.join)?;
+    let _ = c.set_nodelay(true);
+    let _ = c.set_read_timeout(Some(HELLO_TIMEOUT));
+    let _ = c.set_write_timeout(Some(WRITE_TIMEOUT));
+    send(
+        &mut c,
+        token,
+        &Msg::Hello {
+            rank,
+            size: l.size,
+            hostname: hostname.to_string(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+    )
+    .with_context(|| format!("rank {rank}: cannot greet rank 0 at {addr}"))?;
+    let f =
+        recv(&mut c).with_context(|| format!("rank {rank}: no answer from rank 0 at {addr}"))?;
+    match f.msg {
+        Msg::Welcome if same_token(&f.token, token) => {}
+        Msg::Refused { reason } => bail!("rank 0 at {addr} refused rank {rank}: {reason}"),
+        _ => bail!("rank {rank}: rank 0 at {addr} answered with an unexpected message"),
+    }
+    let shared = Arc::new((Mutex::new(MemberState::default()), Condvar::new()));
+    let writer = Arc::new(Mutex::new(c.try_clone()?));
+    let _ = c.set_read_timeout(Some(t.heartbeat));
+    {
+        let shared = shared.clone();
+        let token = token.to_string();
+        let silence = t.heartbeat;
+        std::thread::spawn(move || loop {
+            let r = recv(&mut c);
+            let (m, cv) = &*shared;
+            let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+            match r {
+                Ok(f) if !same_token(&f.token, &token) => {
+                    st.lost = Some("rank 0 sent a message with a wrong token".into());
+                }
+                Ok(f) => match f.msg {
+                    Msg::Start { at_ms, delay_ms } => {
+                        st.start = Some((at_ms, delay_ms, Instant::now()))
+                    }
+                    Msg::Abort { reason } => {
+                        st.abort = Some(reason);
+                        if st.start.is_some() {
+                            stop_local_jobs();
+                        }
+                    }
+                    Msg::Done => st.done = true,
+                    _ => {}
+                },
+                Err(e) => {
+                    if !st.done {
+                        st.lost = Some(format!("lost rank 0: {}", why(&e, silence)));
+                        if st.start.is_some() {
+                            stop_local_jobs();
+                        }
+                    }
+                }
+            }
+            cv.notify_all();
+            if st.lost.is_some() || st.done || (st.abort.is_some() && st.start.is_none()) {
+                return;
+            }
+        });
+    }
+    {
+        let shared = shared.clone();
+        let writer = writer.clone();
+        let token = token.to_string();
+        let every = t.heartbeat_every;
+        std::thread::spawn(move || loop {
+            std::thread::sleep(every);
+            {
+                let st = shared.0.lock().unwrap_or_else(|e| e.into_inner());
+                if st.finished || st.lost.is_some() || st.done {
+                    return;
+                }
+            }
+            let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+            if send(&mut *w, &token, &Msg::Heartbeat).is_err() {
+                return;
+            }
+        });
+    }
+    // Wait for the start (rank 0 waits up to the join timeout for the others).
+    let (m, cv) = &*shared;
+    let wait_end = Instant::now() + t.join + Duration::from_secs(10);
+    let (at_ms, delay_ms, got) = {
+        let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(s) = st.start {
+                break s;
+            }
+            if let Some(r) = st.abort.clone() {
+                bail!("rank {rank}: rank 0 called the run off: {r}");
+            }
+            if let Some(r) = st.lost.clone() {
+                bail!("rank {rank}: {r} before the start");
+            }
+            let now = Instant::now();
+            if now >= wait_end {
+                bail!(
+                    "rank {rank}: no start from rank 0 at {addr} within {:.0} s",
+                    (t.join + Duration::from_secs(10)).as_secs_f64()
+                );
+            }
+            st = cv
+                .wait_timeout(st, wait_end - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    };
+    // The start time is rank 0's clock; a host whose clock is far off waits the delay instead.
+    let now = now_ms();
+    if at_ms >= now && at_ms - now <= 2 * delay_ms + 1000 {
+        sleep_until_ms(at_ms);
+    } else {
+        log(rank, &format!("this host's clock is {} ms off rank 0's: starting {delay_ms} ms after the start message instead", now as i64 - at_ms as i64 + delay_ms as i64));
+        let left = Duration::from_millis(delay_ms).saturating_sub(got.elapsed());
+        std::thread::sleep(left);
+    }
+    let job_start_ms = now_ms();
+    let run = execute();
+    let (result, errors) = match run {
+        Ok(v) => v,
+        Err(e) => {
+            m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
+            return Err(e);
+        }
+    };
+    let failed = !errors.is_empty() || result.interrupted;
+    {
+        let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+        let r = send(
+            &mut *w,
+            token,
+            &Msg::Result {
+                job_start_ms,
+                result: Box::new(result),
+                errors: errors.clone(),
+            },
+        );
+        if let Err(e) = r {
+            m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
+            bail!("rank {rank}: cannot send the result to rank 0: {e:#}");
+        }
+    }
+    let done_end = Instant::now() + t.heartbeat * 2 + Duration::from_secs(5);
+    let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+    while !st.done && st.lost.is_none() && Instant::now() < done_end {
+        st = cv
+            .wait_timeout(st, done_end.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+    st.finished = true;
+    for e in &errors {
+        log(rank, e);
+    }
+    if let Some(a) = &st.abort {
+        log(rank, &format!("stopped early: {a}"));
+        return Ok(crate::Outcome {
+            text: String::new(),
+            code: 1,
+            merged: None,
+        });
+    }
+    if !st.done {
+        let why = st
+            .lost
+            .clone()
+            .unwrap_or_else(|| "no acknowledgement of the result".into());
+        bail!("rank {rank}: {why}");
+    }
+    Ok(crate::Outcome {
+        text: String::new(),
+        code: i32::from(failed),
+        merged: None,
+    })
+}
+
+fn connect(addr: &str, within: Duration) -> Result<TcpStream> {
+    let end = Instant::now() + within;
+    let mut pause = Duration::from_millis(100);
+    loop {
+        let mut last = String::new();
+        match resolve(addr) {
+            Ok(addrs) => {
+                for a in addrs {
+                    let left = end
+                        .saturating_duration_since(Instant::now())
+                        .max(Duration::from_millis(100));
+                    match TcpStream::connect_timeout(&a, left.min(Duration::from_secs(3))) {
+                        Ok(c) => return Ok(c),
+                        Err(e) => last = e.to_string(),
+                    }
+                }
+            }
+            // A name that does not resolve yet (a Kubernetes Service before its pod is ready).
+            Err(e) => last = format!("{e:#}"),
+        }
+        if Instant::now() + pause >= end {
+            bail!(
+                "the coordinator at {addr} did not come up within {:.0} s (last error: {last}); is rank 0 running, and is IOLENS_COORDINATOR its address?",
+                within.as_secs_f64()
+            );
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_secs(1));
+    }
+}
+
+/// Rank 0's report: every rank's result, the "All clients" aggregate, the failures.
+pub fn outcome(
+    ranks: &[RankResult],
+    failures: &[String],
+    formats: &[OutputFormat],
+    terse_version: u32,
+) -> crate::Outcome {
+    let mut notes: Vec<String> = failures.to_vec();
+    for r in ranks {
+        for e in &r.errors {
+            notes.push(format!("rank {} ({}): {e}", r.rank, r.hostname));
+        }
+    }
+    let starts: Vec<u64> = ranks.iter().map(|r| r.job_start_ms).collect();
+    if ranks.len() > 1 {
+        let skew = starts.iter().max().unwrap_or(&0) - starts.iter().min().unwrap_or(&0);
+        let line = format!(
+            "start skew: {skew} ms between the earliest and latest job_start of {} ranks (each host's clock)",
+            ranks.len()
+        );
+        eprintln!("iolens: {line}");
+        notes.push(line);
+    }
+    for f in failures {
+        eprintln!("iolens: {f}");
+    }
+    let runs: Vec<&RunResult> = ranks.iter().map(|r| &r.result).collect();
+    let merged = merge_runs(&runs, JobMerge::ByName, "", &mut notes);
+    let all = merge_runs(&runs, JobMerge::All, "All clients", &mut notes);
+    let view = Clients {
+        clients: ranks
+            .iter()
+            .map(|r| Client {
+                hostname: &r.hostname,
+                rank: Some(r.rank),
+                job_start_ms: Some(r.job_start_ms),
+                result: &r.result,
+            })
+            .collect(),
+        merged: &merged,
+        all: if ranks.len() > 1 {
+            all.jobs.first()
+        } else {
+            None
+        },
+        notes: &notes,
+    };
+    let mut text = String::new();
+    for f in formats {
+        match f {
+            OutputFormat::Terse => text.push_str(&clients::terse(&view, terse_version)),
+            OutputFormat::Json => text.push_str(&clients::json(&view, false)),
+            OutputFormat::JsonPlus => text.push_str(&clients::json(&view, true)),
+            OutputFormat::Normal => text.push_str(&clients::normal(&view)),
+        }
+    }
+    let bad = !failures.is_empty()
+        || ranks
+            .iter()
+            .any(|r| !r.errors.is_empty() || r.result.interrupted);
+    crate::Outcome {
+        text,
+        code: i32::from(bad),
+        merged: Some(merged),
+    }
+}

@@ -1,0 +1,425 @@
+//! `iolens curve`: latency against offered load, open loop. A closed-loop run (fixed iodepth)
+//! issues the next I/O only when one completes, so it never shows the queueing a service sees
+//! when requests arrive on their own. The curve first runs the job as written to find its
+//! maximum IOPS, then runs it with Poisson arrivals (`rate_process=poisson`) at fractions of
+//! that maximum, with `open_loop=1` and a depth far above what the load needs, so that the
+//! arrivals, not the slots, set the pace.
+//!
+//! With `open_loop=1` the worker keeps each I/O's scheduled arrival time as its start: an I/O
+//! that arrives while every slot is busy, or while the loop is late, counts its latency from
+//! the arrival, not from the moment it could be issued (no coordinated omission).
+
+use std::fmt::Write;
+
+use iolens_job::{build_jobs, JobSet, RawSection};
+use iolens_stats::RunResult;
+use serde_json::{json, Value};
+
+use crate::metrics::{fmt_int, fmt_ns, of_run, Metrics};
+use crate::sweep::{num_json, point_json, with_options};
+use crate::{expected_seconds, Progress, SuiteError};
+
+/// The default loads, percent of the closed-loop maximum.
+pub const DEFAULT_PERCENTS: [f64; 11] = [
+    10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 100.0,
+];
+
+/// Parses `--points`: percentages of the maximum, e.g. `10,50,90,100` (a `%` is allowed).
+pub fn parse_points(s: &str) -> Result<Vec<f64>, SuiteError> {
+    let mut v = vec![];
+    for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let x: f64 = p.trim_end_matches('%').trim().parse().map_err(|_| {
+            SuiteError(format!(
+                "--points: '{p}' is not a percentage; write e.g. 10,50,90,100"
+            ))
+        })?;
+        if !(x > 0.0 && x <= 200.0) {
+            return Err(SuiteError(format!(
+                "--points: {p} is outside 0 < load <= 200 (percent of the maximum)"
+            )));
+        }
+        v.push(x);
+    }
+    if v.is_empty() {
+        return Err(SuiteError(
+            "--points: no loads given; write e.g. 10,50,90,100".into(),
+        ));
+    }
+    Ok(v)
+}
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveOpts {
+    /// Loads, percent of the closed-loop maximum, in run order.
+    pub percents: Vec<f64>,
+    /// Stop after the first point whose p99 exceeds this (ns).
+    pub stop_p99_ns: Option<f64>,
+}
+
+impl Default for CurveOpts {
+    fn default() -> Self {
+        CurveOpts {
+            percents: DEFAULT_PERCENTS.to_vec(),
+            stop_p99_ns: None,
+        }
+    }
+}
+
+/// One open-loop point.
+#[derive(Debug, Clone)]
+pub struct CurvePoint {
+    /// Load, percent of the maximum.
+    pub percent: f64,
+    /// Offered IOPS (all jobs).
+    pub target_iops: f64,
+    /// Measured figures.
+    pub metrics: Metrics,
+    /// Full result.
+    pub result: RunResult,
+}
+
+/// A measured curve.
+#[derive(Debug, Clone)]
+pub struct Curve {
+    /// The closed-loop run's figures (its IOPS is the maximum).
+    pub closed: Metrics,
+    /// Its result.
+    pub closed_result: RunResult,
+    /// Depth per job of the open-loop runs.
+    pub depth: u32,
+    /// Open-loop points in run order.
+    pub points: Vec<CurvePoint>,
+    /// Why the curve stopped before its last point, if it did.
+    pub stopped: Option<String>,
+    /// A run was interrupted.
+    pub interrupted: bool,
+}
+
+/// The closed-loop job: the job as written, with total-latency percentiles.
+pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
+    if !base.iter().any(|s| !s.is_global()) {
+        return Err(SuiteError(
+            "no job for the curve: give a job file or --name=NAME with fio options".into(),
+        ));
+    }
+    let set = build_jobs(
+        &with_options(base, &[("lat_percentiles".into(), "1".into())]),
+        &[],
+    )?;
+    if let Some(j) = set.jobs.iter().find(|j| j.ioengine.is_sync()) {
+        return Err(SuiteError(format!(
+            "job '{}': a curve needs an asynchronous engine (ioengine=libaio or io_uring, or a simulated volume with one): a synchronous engine cannot have I/O arrive while one is in flight",
+            j.name
+        )));
+    }
+    if let Some(j) = set
+        .jobs
+        .iter()
+        .find(|j| j.rate_iops.iter().chain(j.rate.iter()).any(|r| *r > 0))
+    {
+        return Err(SuiteError(format!(
+            "job '{}' sets rate or rate_iops: the curve sets the rate itself; remove them",
+            j.name
+        )));
+    }
+    Ok(set)
+}
+
+/// Per-job depth of the open-loop runs: four times the closed loop's I/Os in flight (by
+/// Little's law), at least the job's own depth and 16, at most 4096, so that the depth never
+/// caps the offered load below saturation.
+pub fn open_depth(closed: &Metrics, set: &JobSet) -> u32 {
+    let jobs: u32 = set
+        .jobs
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        .max(1);
+    let own = set.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
+    let need = (4.0 * closed.in_flight() / jobs as f64).ceil() as u32;
+    need.max(own).clamp(16, 4096)
+}
+
+/// The open-loop job at `target` IOPS in total: the rate split over the jobs (and over the
+/// directions of a mixed job by its read share), Poisson arrivals, open loop, `depth`.
+pub fn open_loop_set(base: &[RawSection], target: f64, depth: u32) -> Result<JobSet, SuiteError> {
+    let probe = build_jobs(base, &[])?;
+    let jobs: u32 = probe
+        .jobs
+        .iter()
+        .map(|j| j.numjobs.max(1))
+        .sum::<u32>()
+        .max(1);
+    let per_job = target / jobs as f64;
+    let mixed = probe.jobs.iter().any(|j| j.rw.is_mixed());
+    let rate = if mixed {
+        let mix = probe.jobs.first().map_or(50, |j| j.rwmixread) as f64 / 100.0;
+        format!(
+            "{},{}",
+            (per_job * mix).round().max(1.0),
+            (per_job * (1.0 - mix)).round().max(1.0)
+        )
+    } else {
+        format!("{}", per_job.round().max(1.0))
+    };
+    let opts: Vec<(String, String)> = [
+        ("rate_iops", rate),
+        ("rate_process", "poisson".into()),
+        ("open_loop", "1".into()),
+        ("iodepth", depth.to_string()),
+        ("lat_percentiles", "1".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Ok(build_jobs(&with_options(base, &opts), &[])?)
+}
+
+/// Runs the curve: the closed loop, then each load until the last or until p99 passes
+/// `stop_p99_ns`. `progress` is called before each run and once at the end.
+pub fn run<E: From<SuiteError>>(
+    base: &[RawSection],
+    opts: &CurveOpts,
+    run: &mut dyn FnMut(&JobSet) -> Result<RunResult, E>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Curve, E> {
+    let closed_set = closed_loop_set(base)?;
+    let total = 1 + opts.percents.len();
+    let per = expected_seconds(&closed_set);
+    let expected = |i: usize| vec![per; total - i];
+    progress(&Progress {
+        index: 0,
+        total,
+        label: "closed loop (maximum IOPS)".into(),
+        expected_s: expected(0),
+    });
+    let closed_result = run(&closed_set)?;
+    let closed = of_run(&closed_result);
+    let depth = open_depth(&closed, &closed_set);
+    let mut curve = Curve {
+        closed,
+        interrupted: closed_result.interrupted,
+        closed_result,
+        depth,
+        points: vec![],
+        stopped: None,
+    };
+    if curve.interrupted {
+        curve.stopped = Some("interrupted".into());
+    } else if closed.iops <= 0.0 {
+        curve.stopped = Some("the closed-loop run did no I/O".into());
+    }
+    if curve.stopped.is_none() {
+        for (i, &pct) in opts.percents.iter().enumerate() {
+            let target = closed.iops * pct / 100.0;
+            let set = open_loop_set(base, target, depth)?;
+            progress(&Progress {
+                index: i + 1,
+                total,
+                label: format!("{pct}% = {} IOPS offered", fmt_int(target)),
+                expected_s: expected(i + 1),
+            });
+            let result = run(&set)?;
+            let metrics = of_run(&result);
+            let interrupted = result.interrupted;
+            curve.points.push(CurvePoint {
+                percent: pct,
+                target_iops: target,
+                metrics,
+                result,
+            });
+            if interrupted {
+                curve.interrupted = true;
+                curve.stopped = Some("interrupted".into());
+                break;
+            }
+            if let (Some(stop), Some(p99)) = (opts.stop_p99_ns, metrics.lat_p99_ns) {
+                if p99 > stop && i + 1 < opts.percents.len() {
+                    curve.stopped = Some(format!(
+                        "p99 {} passed --stop-p99 {} at {pct}% load",
+                        fmt_ns(p99),
+                        fmt_ns(stop)
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    progress(&Progress {
+        index: total,
+        total,
+        label: String::new(),
+        expected_s: vec![],
+    });
+    Ok(curve)
+}
+
+/// How the latency is measured, for the output.
+pub const NOTE: &str = "Open loop: Poisson arrivals at the offered rate (rate_process=poisson, open_loop=1). Each I/O's latency counts from its scheduled arrival, so an arrival that finds every slot busy, or the loop behind, still counts its wait (no coordinated omission).";
+
+/// Table: a row per load.
+pub fn table(c: &Curve) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "closed loop: {} IOPS, mean {} (maximum; open-loop depth {} per job)\n",
+        fmt_int(c.closed.iops),
+        fmt_ns(c.closed.lat_mean_ns),
+        c.depth
+    );
+    let _ = writeln!(
+        t,
+        "{:>6} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9}",
+        "load",
+        "offered",
+        "IOPS",
+        "MB/s",
+        "mean lat",
+        "p50 lat",
+        "p99 lat",
+        "p99.9 lat",
+        "in flight"
+    );
+    let o = |x: Option<f64>| x.map_or_else(|| "-".into(), fmt_ns);
+    for p in &c.points {
+        let m = &p.metrics;
+        let _ = writeln!(
+            t,
+            "{:>5}% {:>12} {:>12} {:>9.1} {:>11} {:>11} {:>11} {:>11} {:>9.1}",
+            p.percent,
+            fmt_int(p.target_iops),
+            fmt_int(m.iops),
+            m.bw_bytes / 1e6,
+            fmt_ns(m.lat_mean_ns),
+            o(m.lat_p50_ns),
+            o(m.lat_p99_ns),
+            o(m.lat_p999_ns),
+            m.in_flight()
+        );
+    }
+    if let Some(s) = &c.stopped {
+        let _ = writeln!(t, "\nstopped early: {s}");
+    }
+    let _ = writeln!(t, "\n{NOTE}");
+    t
+}
+
+/// CSV: a row per load.
+pub fn csv(c: &Curve) -> String {
+    let mut t = String::from(
+        "percent,target_iops,iops,bw_bytes,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,in_flight\n",
+    );
+    let us = |x: Option<f64>| x.map_or(String::new(), |v| format!("{:.3}", v / 1e3));
+    for p in &c.points {
+        let m = &p.metrics;
+        let _ = writeln!(
+            t,
+            "{},{:.3},{:.3},{:.0},{:.3},{},{},{},{:.3}",
+            p.percent,
+            p.target_iops,
+            m.iops,
+            m.bw_bytes,
+            m.lat_mean_ns / 1e3,
+            us(m.lat_p50_ns),
+            us(m.lat_p99_ns),
+            us(m.lat_p999_ns),
+            m.in_flight()
+        );
+    }
+    t
+}
+
+fn result_json(r: &RunResult) -> Value {
+    let s = iolens_report::json::render(r, false);
+    serde_json::from_str(&s).unwrap_or(Value::String(s))
+}
+
+/// JSON: `points` as in a sweep (with `percent` and `target_iops`), the closed loop, the
+/// depth, why it stopped, and the note.
+pub fn to_json(c: &Curve) -> Value {
+    let points: Vec<Value> = c
+        .points
+        .iter()
+        .map(|p| {
+            let mut o = point_json(&[], &p.metrics);
+            o.insert("percent".into(), num_json(p.percent));
+            o.insert("target_iops".into(), json!(p.target_iops));
+            o.insert("result".into(), result_json(&p.result));
+            Value::Object(o)
+        })
+        .collect();
+    let mut closed = point_json(&[], &c.closed);
+    closed.insert("result".into(), result_json(&c.closed_result));
+    json!({
+        "max_iops": c.closed.iops,
+        "closed_loop": closed,
+        "depth": c.depth,
+        "points": points,
+        "stopped": c.stopped,
+        "interrupted": c.interrupted,
+        "note": NOTE,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolens_job::SystemEnvironment;
+
+    fn sections(text: &str) -> Vec<RawSection> {
+        iolens_job::ini::parse_job_file(std::path::Path::new("t.fio"), text, 0, &SystemEnvironment)
+            .expect("job parses")
+    }
+
+    #[test]
+    fn points_parse() {
+        assert_eq!(parse_points("10, 50%,100").unwrap(), [10.0, 50.0, 100.0]);
+        assert!(parse_points("0")
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
+        assert!(parse_points("x")
+            .unwrap_err()
+            .to_string()
+            .contains("percentage"));
+    }
+
+    #[test]
+    fn open_loop_job_splits_the_rate_and_sets_the_mode() {
+        let base = sections("[a]\nioengine=libaio\nrw=randread\nnumjobs=4\niodepth=8\nsize=1m\n");
+        let set = open_loop_set(&base, 24000.0, 64).unwrap();
+        let j = &set.jobs[0];
+        assert_eq!(j.rate_iops[0], 6000, "24,000 over 4 jobs");
+        assert!(j.open_loop && j.lat_percentiles);
+        assert_eq!(j.rate_process, iolens_job::RateProcess::Poisson);
+        assert_eq!(j.iodepth, 64);
+        let mixed = sections("[a]\nioengine=libaio\nrw=randrw\nrwmixread=75\nsize=1m\n");
+        let j = &open_loop_set(&mixed, 1000.0, 16).unwrap().jobs[0];
+        assert_eq!((j.rate_iops[0], j.rate_iops[1]), (750, 250));
+    }
+
+    #[test]
+    fn closed_loop_rejects_sync_engines_and_rates() {
+        let e = closed_loop_set(&sections("[a]\nioengine=psync\nrw=randread\nsize=1m\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("asynchronous engine"), "{e}");
+        let e = closed_loop_set(&sections("[a]\nioengine=libaio\nrate_iops=5\nsize=1m\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rate_iops"), "{e}");
+    }
+
+    #[test]
+    fn depth_covers_four_times_the_closed_loop_concurrency() {
+        let set =
+            closed_loop_set(&sections("[a]\nioengine=libaio\niodepth=64\nsize=1m\n")).unwrap();
+        let m = Metrics {
+            iops: 48000.0,
+            lat_mean_ns: 1_333_333.0,
+            ..Metrics::default()
+        };
+        assert_eq!(open_depth(&m, &set), 256, "64 in flight x 4");
+    }
+}

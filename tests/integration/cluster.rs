@@ -1,0 +1,661 @@
+//! Scale-out: ranks launched by `mpirun` or by `IOLENS_RANK`/`IOLENS_SIZE` meet at rank 0,
+//! which prints one result in fio's client/server layout; failures (a killed rank, a wrong
+//! token, no coordinator) end every rank with a clear error; `iolens merge`; ranks in separate
+//! network namespaces.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// A port that was free a moment ago on `ip`.
+fn free_port(ip: &str) -> u16 {
+    std::net::TcpListener::bind((ip, 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("binding an ephemeral port on loopback")
+}
+
+fn null_job(runtime_s: u32) -> Vec<String> {
+    [
+        "--name=n",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=64m",
+        &format!("--runtime={runtime_s}"),
+        "--time_based",
+        "--output-format=json+",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// Starts one rank by IOLENS_RANK/IOLENS_SIZE.
+fn rank(
+    r: u32,
+    size: u32,
+    coord: &str,
+    token: &str,
+    args: &[String],
+    extra: &[(&str, &str)],
+) -> Child {
+    let mut c = iolens();
+    c.args(args)
+        .env("IOLENS_RANK", r.to_string())
+        .env("IOLENS_SIZE", size.to_string())
+        .env("IOLENS_COORDINATOR", coord)
+        .env("IOLENS_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    c.spawn().expect("spawning a rank")
+}
+
+/// Waits for a child, killing it after `limit` (a hang fails the test).
+fn wait_within(c: Child, limit: Duration, what: &str) -> (Output, Duration) {
+    let start = Instant::now();
+    let pid = c.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(c.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(o) => (o.expect("waiting for a rank"), start.elapsed()),
+        Err(_) => {
+            // SAFETY: kill on the pid of our own child.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("{what} did not exit within {limit:?}");
+        }
+    }
+}
+
+fn client_stats(v: &Value) -> Vec<&Value> {
+    v["client_stats"]
+        .as_array()
+        .expect("a client_stats array")
+        .iter()
+        .collect()
+}
+
+fn p99(j: &Value, dir: &str) -> u64 {
+    j[dir]["clat_ns"]["percentile"]["99.000000"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no clat p99 in {}", j[dir]["clat_ns"]))
+}
+
+/// Checks rank 0's one result: `n` per-rank entries and "All clients" adding up, p99 within the
+/// ranks' p99s, job_start within `skew_ms`.
+fn check_clients(stdout_text: &str, dir: &str, n: usize, skew_ms: u64) -> Value {
+    let v: Value = serde_json::from_str(stdout_text.trim()).unwrap_or_else(|e| {
+        panic!("stdout must be exactly one JSON document ({e}):\n{stdout_text}")
+    });
+    let cs = client_stats(&v);
+    let ranks: Vec<&&Value> = cs
+        .iter()
+        .filter(|j| j["jobname"] != "All clients")
+        .collect();
+    let all: Vec<&&Value> = cs
+        .iter()
+        .filter(|j| j["jobname"] == "All clients")
+        .collect();
+    assert_eq!(
+        ranks.len(),
+        n,
+        "expected {n} per-rank entries, got {}",
+        ranks.len()
+    );
+    assert_eq!(all.len(), 1, "expected one 'All clients' entry");
+    let mut seen: Vec<u64> = ranks
+        .iter()
+        .map(|j| j["rank"].as_u64().expect("rank"))
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..n as u64).collect::<Vec<_>>(), "ranks present");
+    for j in &ranks {
+        assert!(
+            j["hostname"].as_str().is_some_and(|h| !h.is_empty()),
+            "hostname in {j}"
+        );
+    }
+    let sum: u64 = ranks
+        .iter()
+        .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+        .sum();
+    let total = all[0][dir]["total_ios"].as_u64().unwrap();
+    assert_eq!(total, sum, "All clients total_ios must be the ranks' sum");
+    assert!(sum > 0, "the ranks did I/O");
+    let p: Vec<u64> = ranks.iter().map(|j| p99(j, dir)).collect();
+    let pa = p99(all[0], dir);
+    assert!(
+        pa >= *p.iter().min().unwrap() && pa <= *p.iter().max().unwrap(),
+        "All clients p99 {pa} must lie within the ranks' p99s {p:?}"
+    );
+    let starts: Vec<u64> = ranks
+        .iter()
+        .map(|j| j["job_start"].as_u64().expect("job_start"))
+        .collect();
+    let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+    assert!(
+        spread <= skew_ms,
+        "job_start spread {spread} ms > {skew_ms} ms: {starts:?}"
+    );
+    let jobs = v["jobs"].as_array().expect("merged jobs");
+    assert_eq!(jobs.len(), 1, "one merged entry per job name");
+    assert_eq!(jobs[0][dir]["total_ios"].as_u64(), Some(sum));
+    v
+}
+
+#[test]
+fn three_ranks_by_iolens_rank_give_one_result() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let args = null_job(1);
+    let others: Vec<Child> = (1..3)
+        .map(|r| rank(r, 3, &coord, "t0k", &args, &[]))
+        .collect();
+    let zero = rank(0, 3, &coord, "t0k", &args, &[]);
+    let (o, _) = wait_within(zero, Duration::from_secs(60), "rank 0");
+    assert!(o.status.success(), "rank 0 failed: {}", stderr(&o));
+    for (i, c) in others.into_iter().enumerate() {
+        let (oi, _) = wait_within(c, Duration::from_secs(30), "a rank");
+        assert!(
+            oi.status.success(),
+            "rank {} failed: {}",
+            i + 1,
+            stderr(&oi)
+        );
+        assert!(
+            oi.stdout.is_empty(),
+            "rank {} printed on stdout: {}",
+            i + 1,
+            stdout(&oi)
+        );
+    }
+    check_clients(&stdout(&o), "read", 3, 100);
+    assert!(
+        stderr(&o).contains("start skew"),
+        "rank 0 reports the skew: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn mpirun_four_ranks_give_one_result() {
+    let ok = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if skip_unless(ok, "mpirun (Debian's openmpi-bin) is not installed") {
+        return;
+    }
+    let dir = TempDir::new("mpi");
+    let port = free_port("127.0.0.1");
+    let file = format!("{}/data.$rank", dir.0.display());
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        "4",
+        "-x",
+        "IOLENS_COORDINATOR",
+    ])
+    .arg(env!("CARGO_BIN_EXE_iolens"))
+    .args([
+        "--name=m",
+        "--ioengine=psync",
+        "--rw=write",
+        "--bs=4k",
+        "--size=2m",
+        &format!("--filename={file}"),
+        "--output-format=json+",
+    ])
+    .env("IOLENS_COORDINATOR", format!("127.0.0.1:{port}"))
+    .env_remove("IOLENS_TOKEN");
+    let o = output_within(c, Duration::from_secs(120));
+    assert!(
+        o.status.success(),
+        "mpirun failed: {}\n{}",
+        stderr(&o),
+        stdout(&o)
+    );
+    let v = check_clients(&stdout(&o), "write", 4, 100);
+    for r in 0..4 {
+        let f = dir.join(&format!("data.{r}"));
+        let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+        assert_eq!(
+            len,
+            2 << 20,
+            "rank {r} wrote its own file {} ($rank substituted)",
+            f.display()
+        );
+    }
+    let bytes = v["jobs"][0]["write"]["io_bytes"].as_u64();
+    assert_eq!(bytes, Some(4 * (2 << 20)), "four ranks' bytes add up");
+}
+
+#[test]
+fn a_killed_rank_is_named_and_the_others_report() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let args = null_job(25);
+    let hb = [("IOLENS_HEARTBEAT_TIMEOUT", "3")];
+    let one = rank(1, 3, &coord, "k", &args, &hb);
+    let mut two = rank(2, 3, &coord, "k", &args, &hb);
+    let zero = rank(0, 3, &coord, "k", &args, &hb);
+    std::thread::sleep(Duration::from_secs(2));
+    two.kill().expect("SIGKILL rank 2");
+    let _ = two.wait();
+    let (o, took) = wait_within(
+        zero,
+        Duration::from_secs(30),
+        "rank 0 after rank 2 was killed",
+    );
+    let err = stderr(&o);
+    assert!(
+        !o.status.success(),
+        "rank 0 must exit non-zero when rank 2 died; stderr: {err}"
+    );
+    assert!(err.contains("rank 2"), "rank 0 must name rank 2: {err}");
+    assert!(took < Duration::from_secs(28), "rank 0 took {took:?}");
+    let v: Value =
+        serde_json::from_str(stdout(&o).trim()).expect("rank 0 prints what the others measured");
+    let ranks: Vec<u64> = client_stats(&v)
+        .iter()
+        .filter_map(|j| j["rank"].as_u64())
+        .collect();
+    assert_eq!(ranks, [0, 1], "ranks 0 and 1 reported");
+    let (o1, _) = wait_within(one, Duration::from_secs(30), "rank 1");
+    assert!(
+        !o1.status.success(),
+        "rank 1 stopped early and says so: {}",
+        stderr(&o1)
+    );
+    assert!(o1.stdout.is_empty());
+}
+
+#[test]
+fn a_wrong_token_is_refused() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let args = null_job(1);
+    let to = [("IOLENS_JOIN_TIMEOUT", "5")];
+    let zero = rank(0, 2, &coord, "right", &args, &to);
+    let one = rank(1, 2, &coord, "wrong", &args, &to);
+    let (o1, _) = wait_within(one, Duration::from_secs(30), "rank 1 with a wrong token");
+    let (o0, _) = wait_within(zero, Duration::from_secs(30), "rank 0");
+    assert!(!o1.status.success(), "rank 1 must fail");
+    assert!(
+        stderr(&o1).contains("refused rank 1: wrong token"),
+        "rank 1: {}",
+        stderr(&o1)
+    );
+    assert!(
+        !o0.status.success(),
+        "rank 0 must fail: rank 1 never joined"
+    );
+    let e0 = stderr(&o0);
+    assert!(
+        e0.contains("refused connection from 127.0.0.1") && e0.contains("wrong token"),
+        "rank 0 logs the refusal: {e0}"
+    );
+    assert!(e0.contains("rank(s) 1 of 2 did not join"), "rank 0: {e0}");
+    assert!(
+        o0.stdout.is_empty() && o1.stdout.is_empty(),
+        "no result is printed"
+    );
+}
+
+#[test]
+fn a_coordinator_that_never_comes_up_times_out() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let one = rank(
+        1,
+        2,
+        &coord,
+        "t",
+        &null_job(1),
+        &[("IOLENS_JOIN_TIMEOUT", "2")],
+    );
+    let (o, took) = wait_within(one, Duration::from_secs(30), "rank 1 without a coordinator");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "the coordinator at {coord} did not come up within 2 s"
+        )),
+        "{e}"
+    );
+    assert!(took < Duration::from_secs(15), "gave up after {took:?}");
+}
+
+fn run_json_plus(dir: &Path, name: &str, out: &str) {
+    let o = run_in(
+        dir,
+        &[
+            &format!("--name={name}"),
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=16m",
+            "--output-format=json+",
+            &format!("--output={out}"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn merge_of_separate_runs_is_exact() {
+    let dir = TempDir::new("merge");
+    run_json_plus(&dir.0, "a", "r1.json");
+    run_json_plus(&dir.0, "a", "r2.json");
+    run_json_plus(&dir.0, "b", "r3.json");
+    let o = run_in(&dir.0, &["merge", "r1.json", "r2.json", "r3.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON document");
+    let jobs = v["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"], "one entry per job name");
+    // 16 MiB of 4 KiB reads per run.
+    assert_eq!(
+        jobs[0]["read"]["total_ios"].as_u64(),
+        Some(2 * 4096),
+        "a: two runs' sum"
+    );
+    assert_eq!(jobs[1]["read"]["total_ios"].as_u64(), Some(4096));
+    let cs = client_stats(&v);
+    assert_eq!(cs.len(), 4, "three inputs and All clients");
+    assert_eq!(cs[3]["read"]["total_ios"].as_u64(), Some(3 * 4096));
+    assert_eq!(cs[0]["hostname"].as_str(), Some("r1.json"));
+    assert!(
+        jobs[0]["read"]["clat_ns"]["percentile"]["99.000000"]
+            .as_u64()
+            .is_some(),
+        "percentiles from the bins"
+    );
+}
+
+#[test]
+fn merge_of_fio_json_plus() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let dir = TempDir::new("mergefio");
+    for f in ["f1.json", "f2.json"] {
+        let o = Command::new("fio")
+            .current_dir(&dir.0)
+            .args([
+                "--name=x",
+                "--ioengine=null",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=16m",
+                "--output-format=json+",
+                &format!("--output={f}"),
+            ])
+            .output()
+            .expect("running fio");
+        assert!(o.status.success(), "fio: {}", stderr(&o));
+    }
+    let plain = run_in(
+        &dir.0,
+        &["merge", "f1.json", "f2.json", "--output-format=json"],
+    );
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let v: Value = serde_json::from_str(stdout(&plain).trim()).expect("one JSON document");
+    let j = &v["jobs"][0];
+    assert_eq!(j["read"]["total_ios"].as_u64(), Some(2 * 4096));
+    let p = j["read"]["clat_ns"]["percentile"]["50.000000"].as_u64();
+    let inputs: Vec<u64> = client_stats(&v)[..2]
+        .iter()
+        .map(|c| {
+            c["read"]["clat_ns"]["percentile"]["50.000000"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    let p = p.expect("merged p50 from fio's bins");
+    assert!(
+        p >= *inputs.iter().min().unwrap() && p <= *inputs.iter().max().unwrap(),
+        "merged p50 {p} within {inputs:?}"
+    );
+}
+
+/// Network namespaces joined by veth pairs, removed on drop.
+struct Netns(Vec<String>);
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        for n in &self.0 {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+    }
+}
+
+fn ip(args: &[&str]) -> bool {
+    Command::new("ip")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+#[test]
+fn ranks_in_network_namespaces() {
+    if skip_unless(
+        is_root() && ip(&["netns", "list"]),
+        "ip netns is unavailable (needs root and iproute2)",
+    ) {
+        return;
+    }
+    let pid = std::process::id();
+    let ns: Vec<String> = (0..3).map(|i| format!("iolens-it-{pid}-{i}")).collect();
+    let guard = Netns(Vec::new());
+    let mut guard = guard;
+    for n in &ns {
+        if !ip(&["netns", "add", n]) {
+            skip_unless(
+                false,
+                "ip netns add failed (no permission for network namespaces?)",
+            );
+            return;
+        }
+        guard.0.push(n.clone());
+    }
+    // rank 0 in ns0 at 10.251.X.1; ns1 on the same /30, ns2 on a second /30 routed via ns0.
+    let x = pid % 250;
+    let a = |h: u32| format!("10.251.{x}.{h}");
+    let t = |k: u32| format!("ilv{}{k}", pid % 100000);
+    let steps: Vec<Vec<String>> = vec![
+        vec![
+            "link".into(),
+            "add".into(),
+            t(0),
+            "netns".into(),
+            ns[0].clone(),
+            "type".into(),
+            "veth".into(),
+            "peer".into(),
+            "name".into(),
+            t(1),
+            "netns".into(),
+            ns[1].clone(),
+        ],
+        vec![
+            "link".into(),
+            "add".into(),
+            t(2),
+            "netns".into(),
+            ns[0].clone(),
+            "type".into(),
+            "veth".into(),
+            "peer".into(),
+            "name".into(),
+            t(3),
+            "netns".into(),
+            ns[2].clone(),
+        ],
+    ];
+    for s in &steps {
+        let s: Vec<&str> = s.iter().map(String::as_str).collect();
+        assert!(ip(&s), "ip {s:?}");
+    }
+    let cfg = [
+        (0, t(0), format!("{}/30", a(1))),
+        (1, t(1), format!("{}/30", a(2))),
+        (0, t(2), format!("{}/30", a(5))),
+        (2, t(3), format!("{}/30", a(6))),
+    ];
+    for (n, dev, addr) in &cfg {
+        assert!(
+            ip(&["-n", &ns[*n], "addr", "add", addr, "dev", dev]),
+            "address {addr} on {dev}"
+        );
+        assert!(ip(&["-n", &ns[*n], "link", "set", dev, "up"]), "{dev} up");
+    }
+    for n in &ns {
+        assert!(ip(&["-n", n, "link", "set", "lo", "up"]));
+    }
+    assert!(
+        ip(&[
+            "-n",
+            &ns[2],
+            "route",
+            "add",
+            &format!("{}/30", a(0)),
+            "via",
+            &a(5)
+        ]),
+        "route from ns2 to rank 0"
+    );
+    let coord = format!("{}:{}", a(1), 7000 + pid % 1000);
+    let spawn = |r: u32| {
+        let mut c = Command::new("ip");
+        c.args([
+            "netns",
+            "exec",
+            &ns[r as usize],
+            env!("CARGO_BIN_EXE_iolens"),
+        ])
+        .args(null_job(1))
+        .env("IOLENS_RANK", r.to_string())
+        .env("IOLENS_SIZE", "3")
+        .env("IOLENS_COORDINATOR", &coord)
+        .env("IOLENS_TOKEN", "netns")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        c.spawn().expect("ip netns exec")
+    };
+    let others: Vec<Child> = (1..3).map(spawn).collect();
+    let zero = spawn(0);
+    let (o, _) = wait_within(zero, Duration::from_secs(60), "rank 0 in its namespace");
+    for c in others {
+        let (oi, _) = wait_within(c, Duration::from_secs(30), "a rank in its namespace");
+        assert!(oi.status.success(), "{}", stderr(&oi));
+    }
+    assert!(o.status.success(), "rank 0: {}", stderr(&o));
+    // Clocks are one host's; the namespaces only separate the network.
+    check_clients(&stdout(&o), "read", 3, 100);
+    drop(guard);
+    assert!(
+        !ip(&["netns", "exec", &ns[0], "true"]),
+        "namespace {} removed",
+        ns[0]
+    );
+}
+
+#[test]
+fn scale_out_examples_are_valid() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scale-out");
+    let sbatch = root.join("iolens.sbatch");
+    let o = Command::new("bash")
+        .arg("-n")
+        .arg(&sbatch)
+        .output()
+        .expect("bash -n");
+    assert!(
+        o.status.success(),
+        "{} is not valid bash: {}",
+        sbatch.display(),
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&sbatch).expect("the Slurm script");
+    assert!(
+        text.contains("#SBATCH --ntasks-per-node=1") && text.contains("srun"),
+        "sbatch directives"
+    );
+    // kubectl apply --dry-run=client needs an API server for discovery: an offline structural
+    // check with python3-yaml instead.
+    let ok = Command::new("python3")
+        .args(["-c", "import yaml"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if skip_unless(
+        ok,
+        "python3-yaml is not installed: the manifest is not checked",
+    ) {
+        return;
+    }
+    let o = Command::new("python3")
+        .arg(root.join("check_manifest.py"))
+        .arg(root.join("iolens-indexed-job.yaml"))
+        .output()
+        .expect("python3");
+    assert!(
+        o.status.success(),
+        "manifest check: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
+
+#[test]
+fn normal_output_has_each_rank_and_all_clients_and_explains_the_aggregate() {
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let mut args = null_job(1);
+    args.retain(|a| !a.starts_with("--output-format"));
+    args.push("--explain".into());
+    let one = rank(1, 2, &coord, "n", &args, &[]);
+    let zero = rank(0, 2, &coord, "n", &args, &[]);
+    let (o, _) = wait_within(zero, Duration::from_secs(60), "rank 0");
+    let (o1, _) = wait_within(one, Duration::from_secs(30), "rank 1");
+    assert!(
+        o.status.success() && o1.status.success(),
+        "{}{}",
+        stderr(&o),
+        stderr(&o1)
+    );
+    let out = stdout(&o);
+    for want in [
+        ", rank=0, job_start=",
+        ", rank=1, job_start=",
+        "All clients: (groupid=0, jobs=2)",
+        "Run status group 0",
+    ] {
+        assert!(out.contains(want), "normal output lacks '{want}':\n{out}");
+    }
+    assert!(
+        out.contains("context:"),
+        "--explain explains the merged result:\n{out}"
+    );
+    assert!(o1.stdout.is_empty(), "rank 1 printed: {}", stdout(&o1));
+}
