@@ -313,7 +313,8 @@ fn apply_cpumask(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
-/// Decodes fio's pattern syntax: `0xdeadbeef`, `"text"`, `'text'`, decimal numbers, concatenated.
+/// Decodes fio's pattern syntax: `0xdeadbeef`, `"text"`, `'file'` (the file's contents),
+/// decimal numbers, concatenated.
 pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
     let b = v.trim().as_bytes();
     let mut out = Vec::new();
@@ -326,7 +327,16 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                     .iter()
                     .position(|c| *c == q)
                     .ok_or("unterminated string in pattern")?;
-                out.extend_from_slice(&b[i + 1..i + 1 + end]);
+                let text = &b[i + 1..i + 1 + end];
+                if q == b'\'' {
+                    // 'name': the contents of that file, as fio.
+                    let name = String::from_utf8_lossy(text).into_owned();
+                    let data = std::fs::read(&name)
+                        .map_err(|e| format!("cannot read pattern file '{name}': {e}"))?;
+                    out.extend_from_slice(&data);
+                } else {
+                    out.extend_from_slice(text);
+                }
                 i += end + 2;
             }
             b'0' if i + 1 < b.len() && (b[i + 1] == b'x' || b[i + 1] == b'X') => {

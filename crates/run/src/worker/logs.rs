@@ -369,15 +369,18 @@ impl Logs {
         }
         let span = (t - self.last_t) / 1_000_000;
         let now = self.ms(t);
-        if span > 0 {
-            for d in 0..3 {
-                if !self.dirs[d] {
-                    continue;
-                }
-                let db = bytes[d] - self.last_bytes[d];
-                let dn = ios[d] - self.last_ios[d];
-                self.line(BW, now, db * 1000 / span / 1024, d, 0, 0);
-                self.line(IOPS, now, dn * 1000 / span, d, 0, 0);
+        for d in 0..3 {
+            if !self.dirs[d] {
+                continue;
+            }
+            let db = bytes[d].saturating_sub(self.last_bytes[d]);
+            let dn = ios[d].saturating_sub(self.last_ios[d]);
+            // No line for a window under 1 ms (a rate over nothing).
+            if let (Some(bw), Some(iops)) =
+                ((db * 1000).checked_div(span), (dn * 1000).checked_div(span))
+            {
+                self.line(BW, now, bw / 1024, d, 0, 0);
+                self.line(IOPS, now, iops, d, 0, 0);
             }
         }
         self.last_t = t;
