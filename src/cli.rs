@@ -125,6 +125,8 @@ pub struct RunSettings {
     pub status_every: Duration,
     /// Worker options.
     pub worker: WorkerOptions,
+    /// `--trigger-file`, `--trigger-timeout`, `--trigger`.
+    pub trigger: iolens_run::Trigger,
 }
 
 /// Runs a planned job set, printing layout notices and the status line.
@@ -139,6 +141,7 @@ pub fn execute(
         worker: rs.worker.clone(),
         status_every: rs.status.then_some(rs.status_every),
         version: version(),
+        trigger: rs.trigger.clone(),
     };
     let sims = crate::commands::sim_registry();
     let mut status_shown = false;
@@ -296,6 +299,11 @@ fn fio_mode(argv: &[String]) -> Result<i32> {
             .unwrap_or(Duration::from_secs(1))
             .max(Duration::from_millis(100)),
         worker: crate::commands::worker_options_from_env(),
+        trigger: iolens_run::Trigger {
+            file: a.trigger_file.clone(),
+            after: a.trigger_timeout,
+            cmd: a.trigger_cmd.clone(),
+        },
     };
     iolens_run::install_sigint_handler();
     let (result, errors) = execute(&set, &plan, &rs, &mut sink, normal)?;

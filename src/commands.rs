@@ -297,6 +297,7 @@ pub fn cluster_run(
         status: false,
         status_every: std::time::Duration::from_secs(1),
         worker: worker_options_from_env(),
+        trigger: Default::default(),
     };
     iolens_run::install_sigint_handler();
     let o = cl.run(

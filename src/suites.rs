@@ -43,6 +43,7 @@ pub fn run_set(set: &JobSet, args: &FioArgs, first: &mut bool) -> Result<RunResu
         status: false,
         status_every: Duration::from_secs(1),
         worker: crate::commands::worker_options_from_env(),
+        trigger: Default::default(),
     };
     let mut sink = Sink::open(None)?;
     let (result, errors) = execute(set, &plan, &rs, &mut sink, false)?;

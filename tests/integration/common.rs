@@ -195,17 +195,18 @@ pub fn data_blocks(path: &Path, bs: usize) -> Vec<bool> {
     data.chunks(bs).map(|b| b.iter().any(|x| *x != 0)).collect()
 }
 
-/// The offsets of a file's blocks in the order they were written, read from the verify
-/// headers iolens puts at the start of each block (`verify=<checksum>`): magic "IOLV",
-/// offset at bytes 8..16, write sequence at 32..40. Blocks without a header are left out.
+/// The offsets of a file's blocks in the order they were written, read from the fio verify
+/// headers iolens puts at the start of each block (`verify=<checksum>`): magic 0xacca at
+/// bytes 0..2, offset at 16..24, write number (16 bits) at 34..36. Blocks without a header
+/// are left out.
 pub fn write_order(path: &Path, bs: usize) -> Vec<u64> {
     let data = std::fs::read(path).expect("reading a test file");
-    let mut v: Vec<(u64, u64)> = data
+    let mut v: Vec<(u16, u64)> = data
         .chunks(bs)
-        .filter(|b| b.len() >= 48 && &b[..4] == b"IOLV")
+        .filter(|b| b.len() >= 40 && b[..2] == [0xca, 0xac])
         .map(|b| {
-            let off = u64::from_le_bytes(b[8..16].try_into().expect("8 bytes"));
-            let seq = u64::from_le_bytes(b[32..40].try_into().expect("8 bytes"));
+            let off = u64::from_le_bytes(b[16..24].try_into().expect("8 bytes"));
+            let seq = u16::from_le_bytes([b[34], b[35]]);
             (seq, off)
         })
         .collect();

@@ -44,6 +44,7 @@ pub fn deterministic(text: &str) -> RunResult {
         },
         status_every: None,
         version: "iolens-test".into(),
+        ..Default::default()
     };
     let out =
         iolens_run::execute(&set, &p, &opts, &SimRegistry::default(), &mut |_| {}).expect("run");

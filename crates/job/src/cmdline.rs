@@ -54,6 +54,12 @@ pub struct FioArgs {
     pub eta_newline: Option<Duration>,
     /// `--status-interval`.
     pub status_interval: Option<Duration>,
+    /// `--trigger-file`: when this file appears, the jobs stop and the trigger runs.
+    pub trigger_file: Option<PathBuf>,
+    /// `--trigger-timeout`: the same, this long after the start.
+    pub trigger_timeout: Option<Duration>,
+    /// `--trigger`: the command run then (through `sh -c`).
+    pub trigger_cmd: Option<String>,
     /// `--parse-only`.
     pub parse_only: bool,
     /// `--showcmd`.
@@ -110,6 +116,9 @@ const RUN_FLAGS: &[(&str, bool)] = &[
     ("bandwidth-log", true),
     ("volume", false),
     ("instance", false),
+    ("trigger-file", false),
+    ("trigger-timeout", false),
+    ("trigger", false),
     ("report", false),
 ];
 
@@ -141,10 +150,10 @@ const REJECTED: &[(&str, &str)] = &[
     ("daemonize", "client/server mode is not supported"),
     ("remote-config", "client/server mode is not supported"),
     ("idle-prof", "idle profiling is not supported"),
-    ("trigger-file", "triggers are not supported"),
-    ("trigger-timeout", "triggers are not supported"),
-    ("trigger", "triggers are not supported"),
-    ("trigger-remote", "triggers are not supported"),
+    (
+        "trigger-remote",
+        "client/server mode is not supported; use --trigger",
+    ),
     ("inflate-log", "fio's compressed logs are not supported"),
     ("merge-blktrace-only", "blktrace merging is not supported"),
     ("crctest", "use `cargo bench` style benchmarks instead"),
@@ -305,6 +314,14 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 }
                 "volume" => a.volume = Some(v),
                 "instance" => a.instance = Some(v),
+                "trigger-file" => a.trigger_file = Some(PathBuf::from(v)),
+                "trigger-timeout" => {
+                    a.trigger_timeout = Some(
+                        parse_time(&v, TimeUnit::Sec)
+                            .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))?,
+                    )
+                }
+                "trigger" => a.trigger_cmd = Some(v),
                 "report" => a.report = Some(v.into()),
                 // Accepted for compatibility; they change nothing in iolens.
                 "debug" | "alloc-size" | "bandwidth-log" => {}

@@ -88,6 +88,28 @@ pub struct RunOptions {
     pub status_every: Option<Duration>,
     /// Program/version string for the result.
     pub version: String,
+    /// fio's `--trigger-file`/`--trigger-timeout`/`--trigger`.
+    pub trigger: Trigger,
+}
+
+/// fio's trigger: when `file` appears or `after` has passed since the start, every job stops
+/// (a verifying job saves its verify state, as fio does before it runs the trigger), then
+/// `cmd` runs through `sh -c` (for example a power cut).
+#[derive(Debug, Clone, Default)]
+pub struct Trigger {
+    /// `--trigger-file`.
+    pub file: Option<std::path::PathBuf>,
+    /// `--trigger-timeout`.
+    pub after: Option<Duration>,
+    /// `--trigger`.
+    pub cmd: Option<String>,
+}
+
+impl Trigger {
+    fn due(&self, start: Instant) -> bool {
+        self.after.is_some_and(|a| start.elapsed() >= a)
+            || self.file.as_ref().is_some_and(|f| f.exists())
+    }
 }
 
 impl Default for RunOptions {
@@ -96,6 +118,7 @@ impl Default for RunOptions {
             worker: WorkerOptions::default(),
             status_every: None,
             version: format!("iolens-{}", env!("CARGO_PKG_VERSION")),
+            trigger: Trigger::default(),
         }
     }
 }
@@ -348,6 +371,7 @@ pub fn execute(
     // exitall is one switch for the whole run, as in fio: set on any job, the first job to
     // finish (whichever it is) ends the others of its group.
     let exitall = plan.jobs.iter().any(|j| j.spec.exitall);
+    let triggered = AtomicBool::new(false);
     for phase in 0..plan.phases {
         if interrupted() || stop_later_phases.load(Ordering::SeqCst) {
             break;
@@ -433,6 +457,11 @@ pub fn execute(
                 if interrupted() {
                     ctl.stop_all.store(true, Ordering::SeqCst);
                 }
+                if !triggered.load(Ordering::SeqCst) && opts.trigger.due(run_start) {
+                    triggered.store(true, Ordering::SeqCst);
+                    stop_later_phases.store(true, Ordering::SeqCst);
+                    ctl.stop_all.store(true, Ordering::SeqCst);
+                }
                 let g = exitall_group.load(Ordering::SeqCst);
                 if g != u32::MAX {
                     // exit_what: the job's group (default), its stonewall phase, or everything.
@@ -499,6 +528,13 @@ pub fn execute(
     }
     let disk_util = sampler.finish();
     let mut errors = Vec::new();
+    if let (true, Some(cmd)) = (triggered.load(Ordering::SeqCst), &opts.trigger.cmd) {
+        match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+            Ok(st) if st.success() => {}
+            Ok(st) => errors.push(format!("trigger command '{cmd}' failed: {st}")),
+            Err(e) => errors.push(format!("cannot run trigger command '{cmd}': {e}")),
+        }
+    }
     let mut jobs: Vec<(JobInfo, JobStats)> = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {

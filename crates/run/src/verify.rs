@@ -1,30 +1,89 @@
-//! Data verification: every written block (or `verify_interval` chunk) carries a header with its
-//! offset, length, data seed, write sequence and a checksum of its data, so that a failed check
-//! says which block, what was expected and what was found.
+//! Data verification in fio's on-disk format, so that a file written by fio with `verify=`
+//! verifies in iolens and one written by iolens verifies in fio (3.33, the Debian package).
 //!
-//! Header layout (little endian), at `verify_offset` within each chunk:
-//! `"IOLV"`, version, checksum kind, 2 reserved bytes, offset (u64), chunk length (u32),
-//! 4 reserved bytes, data seed (u64), write sequence (u64), CRC-32C of the preceding 40 bytes
-//! (u32), 4 reserved bytes, then the data checksum. Data is pseudo-random from the seed, or the
-//! `verify_pattern` repeated.
+//! Every written block is cut into `verify_interval` chunks (fio's rule for the default:
+//! the smallest write size, or the gcd of the smallest and largest; `bs_unaligned` gives one
+//! chunk per write). Each chunk starts with fio's 40-byte header, little endian:
+//! magic `0xacca` (u16), verify type (u16, fio's numbering), chunk length (u32), data seed
+//! (u64), the chunk's file offset (u64), time in seconds and nanoseconds (u32 each), job
+//! number (u16), write number (u16, truncated), then fio's CRC-32C of those 36 bytes (u32:
+//! initial value all ones, no final inversion). The checksum area of the method follows (md5
+//! 16 bytes, crc64 8, crc32/crc32c 4, crc16 2, crc7 1, sha1 20, sha256 64, sha512 128,
+//! xxhash 4; meta and pattern_hdr none), then the data, which the checksum covers. With
+//! `verify_offset=N` the header and the area trade places with the N bytes at N.
+//! `verify=pattern` and `verify=null` write no header.
+//!
+//! The checksums are fio's as it writes them: md5 is MD5; crc64 is CRC-64 with the
+//! reflected polynomial 0xad93d23594c935a9 and zero start (the "Jones"/Redis CRC); crc32 is
+//! the non-reflected CRC-32 (polynomial 0x04c11db7) with zero start and no final inversion;
+//! crc32c is CRC-32C without its final inversion; crc16 is CRC-16/ARC; crc7 is CRC-7/MMC;
+//! xxhash is XXH32 with seed 1; sha1 is SHA-1 with each 32-bit word of the digest stored
+//! little endian. fio's sha256 and sha512 are not the standard digests: sha256 appends the bit
+//! length little endian and stores the low byte of each of the eight state words followed by
+//! bytes 8..64 of the last block it compressed; sha512 (3.33) stores the last partial 128-byte
+//! block of the data followed by the rest of the first block, without a digest at all. Both
+//! are reproduced, so fio's files check and fio checks ours.
+//!
+//! A verifying read finds each chunk's extent from its header, whatever block sizes the read
+//! draws: a chunk that runs past the end of the read is completed from the file, and a read
+//! that starts inside a chunk is matched to the chunk that covers it. In a read-only job, a
+//! chunk that starts past the end of the job's range is checked only when it carries a header
+//! (the job's last write may cross the range end; the bytes after it belong to no write).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use iolens_job::{JobSpec, VerifyKind};
+use iolens_job::{Ddir, JobSpec, VerifyKind};
 use iolens_stats::{JobStats, VerifyFailure};
 
 use crate::plan::PlannedJob;
 
-const MAGIC: &[u8; 4] = b"IOLV";
-const FIXED: usize = 48;
+/// fio's header magic.
+const MAGIC: u16 = 0xacca;
+/// Size of fio's fixed header (before the checksum area).
+const HDR: usize = 40;
+/// The header checksum covers the bytes before it.
+const HDR_CRC_AT: usize = 36;
 /// errno fio reports for verification failures (EILSEQ).
 pub const EILSEQ: i32 = 84;
 const KEEP_FAILURES: usize = 16;
+/// How far back a read that starts inside a chunk looks for that chunk's header.
+const MAX_LOOKBACK: u64 = 16 << 20;
+/// Step of that search (chunks start on sector boundaries).
+const LOOKBACK_STEP: u64 = 512;
+/// The largest chunk a header may claim (a larger length is a corrupt header).
+const MAX_CHUNK: u64 = 1 << 30;
 
-/// Length of a checksum kind's digest.
-fn digest_len(k: VerifyKind) -> usize {
+/// fio's number for a verify method (`enum` in fio's verify.h).
+fn fio_type(k: VerifyKind) -> u16 {
+    match k {
+        VerifyKind::Meta => 1,
+        VerifyKind::Md5 => 2,
+        VerifyKind::Crc64 => 3,
+        VerifyKind::Crc32 => 4,
+        VerifyKind::Crc32c => 5,
+        VerifyKind::Crc16 => 7,
+        VerifyKind::Crc7 => 8,
+        VerifyKind::Sha256 => 9,
+        VerifyKind::Sha512 => 10,
+        VerifyKind::Xxhash => 15,
+        VerifyKind::Sha1 => 16,
+        VerifyKind::PatternHdr => 17,
+        VerifyKind::Pattern => 18,
+        VerifyKind::Null => 19,
+    }
+}
+
+/// True when a header's type is the method `k` (fio's crc32c-intel, 6, is crc32c).
+fn type_matches(k: VerifyKind, t: u16) -> bool {
+    t == fio_type(k) || (k == VerifyKind::Crc32c && t == 6)
+}
+
+/// Length of a method's checksum area after the fixed header.
+fn area_len(k: VerifyKind) -> usize {
     match k {
         VerifyKind::Md5 => 16,
         VerifyKind::Crc32c | VerifyKind::Crc32 => 4,
@@ -32,79 +91,168 @@ fn digest_len(k: VerifyKind) -> usize {
         VerifyKind::Crc16 => 2,
         VerifyKind::Crc7 => 1,
         VerifyKind::Sha1 => 20,
-        VerifyKind::Sha256 => 32,
-        VerifyKind::Sha512 => 64,
+        VerifyKind::Sha256 => 64,
+        VerifyKind::Sha512 => 128,
         VerifyKind::Xxhash => 4,
-        VerifyKind::Meta | VerifyKind::Pattern | VerifyKind::PatternHdr | VerifyKind::Null => 0,
+        VerifyKind::Meta | VerifyKind::PatternHdr | VerifyKind::Pattern | VerifyKind::Null => 0,
     }
 }
 
-fn kind_code(k: VerifyKind) -> u8 {
-    k as u8
+/// Header plus checksum area, or 0 for the methods that write no header.
+fn hdr_size(k: VerifyKind) -> usize {
+    match k {
+        VerifyKind::Pattern | VerifyKind::Null => 0,
+        _ => HDR + area_len(k),
+    }
 }
 
-/// Computes the checksum of `parts` (the chunk's data regions).
-pub fn checksum(k: VerifyKind, parts: &[&[u8]]) -> Vec<u8> {
+fn method_name(k: VerifyKind) -> &'static str {
+    match k {
+        VerifyKind::Md5 => "md5",
+        VerifyKind::Crc32c => "crc32c",
+        VerifyKind::Crc32 => "crc32",
+        VerifyKind::Crc64 => "crc64",
+        VerifyKind::Crc16 => "crc16",
+        VerifyKind::Crc7 => "crc7",
+        VerifyKind::Sha1 => "sha1",
+        VerifyKind::Sha256 => "sha256",
+        VerifyKind::Sha512 => "sha512",
+        VerifyKind::Xxhash => "xxhash",
+        VerifyKind::Meta => "meta",
+        VerifyKind::Pattern => "pattern",
+        VerifyKind::PatternHdr => "pattern_hdr",
+        VerifyKind::Null => "null",
+    }
+}
+
+/// fio's CRC-32C: the Castagnoli CRC without its final inversion.
+fn fio_crc32c(b: &[u8]) -> u32 {
+    !crc32c::crc32c(b)
+}
+
+/// fio's sha256 area (64 bytes): SHA-256 compression over the data, padded with the bit
+/// length in little-endian order; the low byte of each state word, then bytes 8..64 of the
+/// last block compressed.
+fn fio_sha256(data: &[u8]) -> Vec<u8> {
+    use sha2::block_api::compress256;
+    let mut st: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut blocks = data.chunks_exact(64);
+    for b in &mut blocks {
+        compress256(&mut st, &[b.try_into().expect("64 bytes")]);
+    }
+    let tail = blocks.remainder();
+    let bits = ((data.len() as u64) << 3).to_le_bytes();
+    let mut last = [0u8; 64];
+    last[..tail.len()].copy_from_slice(tail);
+    last[tail.len()] = 0x80;
+    if tail.len() >= 56 {
+        compress256(&mut st, &[last]);
+        last = [0u8; 64];
+    }
+    last[56..].copy_from_slice(&bits);
+    compress256(&mut st, &[last]);
+    let mut out = last.to_vec();
+    for (o, w) in out.iter_mut().zip(st.iter()) {
+        *o = *w as u8;
+    }
+    out
+}
+
+/// fio's sha512 area (128 bytes) as fio 3.39 and later write it: the SHA-512 digest, then
+/// bytes 64..128 of the last block compressed (the padding block with the big-endian bit
+/// length).
+fn fio_sha512(data: &[u8]) -> Vec<u8> {
+    use sha2::Digest as _;
+    let mut out = sha2::Sha512::digest(data).to_vec();
+    let r = data.len() % 128;
+    let mut last = [0u8; 128];
+    if r < 112 {
+        last[..r].copy_from_slice(&data[data.len() - r..]);
+        last[r] = 0x80;
+    }
+    last[112..].copy_from_slice(&((data.len() as u128) << 3).to_be_bytes());
+    out.extend_from_slice(&last[64..]);
+    out
+}
+
+/// fio 3.33's sha512 area (fio before 3.39 never finalized the hash): the data's last
+/// partial 128-byte block, then the rest of its first block. Accepted when reading, as fio
+/// 3.33 checks it (it sees only changes in those bytes); never written.
+fn fio_sha512_v333(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; 128];
+    let first = data.len().min(128);
+    out[..first].copy_from_slice(&data[..first]);
+    if data.len() >= 128 {
+        let r = data.len() % 128;
+        out[..r].copy_from_slice(&data[data.len() - r..]);
+    }
+    out
+}
+
+/// The checksum area fio stores for `data` with method `k`.
+pub fn checksum(k: VerifyKind, data: &[u8]) -> Vec<u8> {
     use md5::Digest as _;
     match k {
-        VerifyKind::Md5 => {
-            let mut h = md5::Md5::new();
-            parts.iter().for_each(|p| h.update(p));
-            h.finalize().to_vec()
-        }
+        VerifyKind::Md5 => md5::Md5::digest(data).to_vec(),
         VerifyKind::Sha1 => {
-            let mut h = sha1::Sha1::new();
-            parts.iter().for_each(|p| sha1::Digest::update(&mut h, p));
-            sha1::Digest::finalize(h).to_vec()
+            let d = sha1::Sha1::digest(data);
+            d.chunks(4).flat_map(|w| w.iter().rev().copied()).collect()
         }
-        VerifyKind::Sha256 => {
-            let mut h = sha2::Sha256::new();
-            parts.iter().for_each(|p| sha2::Digest::update(&mut h, p));
-            sha2::Digest::finalize(h).to_vec()
-        }
-        VerifyKind::Sha512 => {
-            let mut h = sha2::Sha512::new();
-            parts.iter().for_each(|p| sha2::Digest::update(&mut h, p));
-            sha2::Digest::finalize(h).to_vec()
-        }
-        VerifyKind::Crc32c => {
-            let mut c = 0u32;
-            for p in parts {
-                c = crc32c::crc32c_append(c, p);
-            }
-            c.to_le_bytes().to_vec()
-        }
+        VerifyKind::Sha256 => fio_sha256(data),
+        VerifyKind::Sha512 => fio_sha512(data),
+        VerifyKind::Crc32c => fio_crc32c(data).to_le_bytes().to_vec(),
         VerifyKind::Crc32 => {
-            let mut h = crc32fast::Hasher::new();
-            parts.iter().for_each(|p| h.update(p));
-            h.finalize().to_le_bytes().to_vec()
+            // CKSUM is this CRC with a final inversion, which fio leaves out.
+            let c = crc::Crc::<u32>::new(&crc::CRC_32_CKSUM);
+            (!c.checksum(data)).to_le_bytes().to_vec()
         }
-        VerifyKind::Crc64 => {
-            let c = crc::Crc::<u64>::new(&crc::CRC_64_ECMA_182);
-            let mut d = c.digest();
-            parts.iter().for_each(|p| d.update(p));
-            d.finalize().to_le_bytes().to_vec()
-        }
-        VerifyKind::Crc16 => {
-            let c = crc::Crc::<u16>::new(&crc::CRC_16_IBM_3740);
-            let mut d = c.digest();
-            parts.iter().for_each(|p| d.update(p));
-            d.finalize().to_le_bytes().to_vec()
-        }
-        VerifyKind::Crc7 => {
-            let c = crc::Crc::<u8>::new(&crc::CRC_7_MMC);
-            let mut d = c.digest();
-            parts.iter().for_each(|p| d.update(p));
-            vec![d.finalize()]
-        }
-        VerifyKind::Xxhash => {
-            let mut h = xxhash_rust::xxh32::Xxh32::new(0);
-            parts.iter().for_each(|p| h.update(p));
-            h.digest().to_le_bytes().to_vec()
-        }
+        VerifyKind::Crc64 => crc::Crc::<u64>::new(&crc::CRC_64_REDIS)
+            .checksum(data)
+            .to_le_bytes()
+            .to_vec(),
+        VerifyKind::Crc16 => crc::Crc::<u16>::new(&crc::CRC_16_ARC)
+            .checksum(data)
+            .to_le_bytes()
+            .to_vec(),
+        VerifyKind::Crc7 => vec![crc::Crc::<u8>::new(&crc::CRC_7_MMC).checksum(data)],
+        VerifyKind::Xxhash => xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes().to_vec(),
         VerifyKind::Meta | VerifyKind::Pattern | VerifyKind::PatternHdr | VerifyKind::Null => {
             Vec::new()
         }
+    }
+}
+
+/// fio's default and clamping of `verify_interval`: the smallest write size when write sizes
+/// vary, never more than the smallest write (or read) size, and a divisor of the smallest and
+/// largest write sizes (else their gcd).
+pub fn fio_verify_interval(spec: &JobSpec) -> u64 {
+    if spec.bs_unaligned {
+        return u64::MAX;
+    }
+    let (wmin, wmax) = (spec.min_bs(Ddir::Write), spec.max_bs(Ddir::Write));
+    let mut vi = spec.verify_interval;
+    if wmax != wmin && vi == 0 {
+        vi = wmin;
+    }
+    if vi > wmin {
+        vi = wmin;
+    } else if spec.rw.has(Ddir::Read) && vi > spec.min_bs(Ddir::Read) {
+        vi = spec.min_bs(Ddir::Read);
+    }
+    if vi == 0 || wmin % vi != 0 || wmax % vi != 0 {
+        vi = gcd(wmin, wmax);
+    }
+    vi.max(1)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 
@@ -125,45 +273,142 @@ fn fill_from_seed(buf: &mut [u8], seed: u64) {
 }
 
 fn hex(b: &[u8]) -> String {
-    b.iter().rev().map(|x| format!("{x:02x}")).collect()
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`).
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Trades `len` bytes at 0 with `len` bytes at `at` (fio's verify_offset placement; the two
+/// copies overlap when `at < len`, and are done in fio's order).
+fn swap_header(chunk: &mut [u8], at: usize, len: usize) {
+    if at == 0 || len == 0 {
+        return;
+    }
+    let saved = chunk[..len].to_vec();
+    chunk.copy_within(at..at + len, 0);
+    chunk[at..at + len].copy_from_slice(&saved);
+}
+
+/// fio 3.41 and later mark their (48-byte) header with this version byte after the magic.
+const V2_VERSION: u8 = 0x81;
+/// Size of that header; its CRC covers the 44 bytes before the CRC.
+const HDR_V2: usize = 48;
+
+/// The parts of a fio header that a check uses.
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    /// Size of the fixed header (40, or 48 for fio 3.41's versioned one).
+    fixed: usize,
+    /// Fixed header plus checksum area.
+    hs: usize,
+    vtype: u16,
+    number: u16,
+    len: u64,
+    seed: u64,
+    offset: u64,
+}
+
+/// Why a chunk did not verify, or that there is no chunk header where one was looked for.
+enum ChunkErr {
+    /// No magic where the header belongs.
+    NoHeader([u8; 4]),
+    /// Anything else: the message.
+    Bad(String),
+    /// A failure in a chunk whose header gave its length: the message and the length.
+    Sized(String, u64),
+}
+
+/// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`): what the job
+/// had completed when it stopped, and which of it a flush had made durable.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VerifyState {
     /// Written blocks: (file index, offset, length).
     pub blocks: Vec<(u32, u64, u32)>,
+    /// Blocks written after the job's last completed flush.
+    pub unflushed: BTreeSet<(u32, u64)>,
+    /// The write number (fio's 16-bit `numberio`) of each block's last completed write, when
+    /// the job checks them.
+    pub numbers: BTreeMap<(u32, u64), u16>,
+    /// The writing job's flush settings (`fsync=1 fdatasync=0 sync=0 direct=0`).
+    pub flush: String,
+    /// True when that job flushed (fsync, fdatasync or sync), so a write counts as
+    /// acknowledged only once a flush after it completed.
+    pub flushes: bool,
 }
 
 impl VerifyState {
-    /// Text form: one `file offset length` line per block.
+    /// Text form: a comment with the flush settings, then one `file offset length` line per
+    /// block, with ` n=NUMBER` (the write number) when known and ` unflushed` after the
+    /// blocks no flush covered.
     pub fn to_text(&self) -> String {
-        let mut s = String::from("# iolens verify state v1\n");
+        let mut s = String::from("# iolens verify state v2\n");
+        s.push_str(&format!(
+            "# flush: {} flushes={}\n",
+            self.flush, self.flushes as u8
+        ));
         for (f, o, l) in &self.blocks {
-            s.push_str(&format!("{f} {o} {l}\n"));
+            let n = match self.numbers.get(&(*f, *o)) {
+                Some(n) => format!(" n={n}"),
+                None => String::new(),
+            };
+            let tail = if self.unflushed.contains(&(*f, *o)) {
+                " unflushed"
+            } else {
+                ""
+            };
+            s.push_str(&format!("{f} {o} {l}{n}{tail}\n"));
         }
         s
     }
 
-    /// Parses the text form.
+    /// Parses the text form (v1 files, without flush information, too).
     pub fn from_text(t: &str) -> Result<Self, String> {
-        let mut blocks = Vec::new();
+        let mut st = VerifyState::default();
         for (i, line) in t.lines().enumerate() {
+            if let Some(rest) = line.strip_prefix("# flush: ") {
+                let (note, flag) = rest.rsplit_once(" flushes=").unwrap_or((rest, "0"));
+                st.flush = note.to_string();
+                st.flushes = flag.trim() == "1";
+                continue;
+            }
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
             let v: Vec<&str> = line.split_whitespace().collect();
-            let bad = || format!("verify state line {}: expected 'file offset length'", i + 1);
-            if v.len() != 3 {
+            let bad = || {
+                format!(
+                    "verify state line {}: expected 'file offset length [n=NUMBER] [unflushed]'",
+                    i + 1
+                )
+            };
+            if v.len() < 3 {
                 return Err(bad());
             }
-            blocks.push((
+            let b: (u32, u64, u32) = (
                 v[0].parse().map_err(|_| bad())?,
                 v[1].parse().map_err(|_| bad())?,
                 v[2].parse().map_err(|_| bad())?,
-            ));
+            );
+            for extra in &v[3..] {
+                if *extra == "unflushed" {
+                    st.unflushed.insert((b.0, b.1));
+                } else if let Some(n) = extra.strip_prefix("n=") {
+                    st.numbers.insert((b.0, b.1), n.parse().map_err(|_| bad())?);
+                } else {
+                    return Err(bad());
+                }
+            }
+            st.blocks.push(b);
         }
-        Ok(VerifyState { blocks })
+        Ok(st)
     }
 }
 
@@ -171,12 +416,13 @@ impl VerifyState {
 #[derive(Debug)]
 pub struct Verifier {
     kind: VerifyKind,
-    interval: usize,
+    interval: u64,
     hdr_off: usize,
     hdr_len: usize,
     pattern: Option<Vec<u8>>,
     seed: u64,
     seq: u64,
+    thread: u16,
     written: BTreeMap<(u32, u64), u32>,
     backlog: usize,
     since_backlog: usize,
@@ -188,9 +434,33 @@ pub struct Verifier {
     verified: u64,
     failures: Vec<VerifyFailure>,
     files: Vec<PathBuf>,
+    /// Each file's range: (start, end).
+    ranges: Vec<(u64, u64)>,
+    /// Files opened to complete chunks that run past a read.
+    handles: Vec<Option<std::fs::File>>,
+    /// Per file, chunks already checked that did not fit in one read: start -> end.
+    spans: Vec<BTreeMap<u64, u64>>,
     state_path: PathBuf,
     save_state: bool,
     interrupted: bool,
+    /// Written blocks no completed flush covers yet.
+    unflushed: BTreeSet<(u32, u64)>,
+    /// This job's flush settings, for the state file.
+    flush: String,
+    /// This job flushes (fsync, fdatasync or sync).
+    flushes: bool,
+    /// Writes are durable when they complete (sync=1: O_SYNC/O_DSYNC).
+    sync_writes: bool,
+    /// The state this job loaded (verify_state_load), for the explanation of losses.
+    loaded: Option<(String, bool, u64)>,
+    /// Check that each block holds its last write (fio's numberio check: fixed write size,
+    /// not verify_only).
+    check_numbers: bool,
+    /// Write number of each write in flight, and of each block's last completed write.
+    issued: HashMap<(u32, u64), u16>,
+    numbers: HashMap<(u32, u64), u16>,
+    /// Write numbers expected by the blocks being read back.
+    expect: HashMap<(u32, u64), u16>,
 }
 
 impl Verifier {
@@ -200,26 +470,18 @@ impl Verifier {
         let Some(kind) = spec.verify else {
             return Ok(None);
         };
-        let dlen = digest_len(kind);
-        let hdr_len = match kind {
-            VerifyKind::Pattern | VerifyKind::Null => 0,
-            _ => (FIXED + dlen).div_ceil(8) * 8,
-        };
-        let min_bs = spec.min_bs_used();
-        let interval = if spec.verify_interval == 0 {
-            min_bs
-        } else {
-            spec.verify_interval
-        } as usize;
-        if interval < hdr_len {
+        let hdr_len = hdr_size(kind);
+        let interval = fio_verify_interval(spec);
+        let smallest = interval.min(spec.min_bs(Ddir::Write));
+        if hdr_len > 0 && smallest <= hdr_len as u64 {
             return Err(format!(
-                "job '{}': verify_interval/bs ({interval}) is smaller than the {hdr_len}-byte verify header of verify={}",
+                "job '{}': verify_interval/bs ({smallest}) is too small for the {hdr_len}-byte verify header of verify={}",
                 spec.name, spec.verify_name
             ));
         }
-        if spec.verify_offset as usize + hdr_len > interval {
+        if hdr_len > 0 && spec.verify_offset + hdr_len as u64 > smallest {
             return Err(format!(
-                "job '{}': verify_offset {} leaves no room for the {hdr_len}-byte header in a {interval}-byte block",
+                "job '{}': verify_offset {} leaves no room for the {hdr_len}-byte header in a {smallest}-byte block",
                 spec.name, spec.verify_offset
             ));
         }
@@ -230,7 +492,8 @@ impl Verifier {
                 spec.name, spec.verify_name
             ));
         }
-        let writes = spec.rw.has(iolens_job::Ddir::Write);
+        let writes = spec.rw.has(Ddir::Write);
+        let n = job.files.len();
         Ok(Some(Verifier {
             kind,
             interval,
@@ -239,6 +502,7 @@ impl Verifier {
             pattern,
             seed: seed ^ 0x5EED_0F0E_71F1,
             seq: 0,
+            thread: (job.index + 1) as u16,
             written: BTreeMap::new(),
             backlog: spec.verify_backlog as usize,
             since_backlog: 0,
@@ -250,79 +514,131 @@ impl Verifier {
             verified: 0,
             failures: Vec::new(),
             files: job.files.iter().map(|f| f.path.clone()).collect(),
+            ranges: job
+                .files
+                .iter()
+                .map(|f| (f.offset, f.offset + f.len))
+                .collect(),
+            handles: (0..n).map(|_| None).collect(),
+            spans: vec![BTreeMap::new(); n],
             state_path: PathBuf::from(format!("local-{}-{}-verify.state", spec.name, job.index)),
             save_state: spec.verify_state_save,
             interrupted: false,
+            unflushed: BTreeSet::new(),
+            flush: format!(
+                "fsync={} fdatasync={} sync={} direct={}",
+                spec.fsync,
+                spec.fdatasync,
+                (spec.sync != iolens_job::SyncMode::None) as u8,
+                spec.direct as u8
+            ),
+            flushes: spec.fsync > 0
+                || spec.fdatasync > 0
+                || spec.sync != iolens_job::SyncMode::None,
+            sync_writes: spec.sync != iolens_job::SyncMode::None,
+            loaded: None,
+            check_numbers: spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
+                && !spec.verify_only,
+            issued: HashMap::new(),
+            numbers: HashMap::new(),
+            expect: HashMap::new(),
         }))
     }
 
-    fn chunk_seed(&self, file: u32, offset: u64, seq: u64) -> u64 {
+    fn write_seed(&self, file: u32, offset: u64, seq: u64) -> u64 {
         self.seed
             ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ ((file as u64) << 48)
             ^ seq.rotate_left(17)
     }
 
-    fn fill_data(&self, chunk: &mut [u8], seed: u64) {
+    /// Data of one chunk: the pattern (continued from `phase`, the chunk's place in its
+    /// buffer, as fio fills whole buffers), or pseudo-random bytes from the seed and offset.
+    fn fill_data(&self, chunk: &mut [u8], seed: u64, coff: u64, phase: usize) {
         match &self.pattern {
             Some(p) => {
                 for (i, b) in chunk.iter_mut().enumerate() {
-                    *b = p[i % p.len()];
+                    *b = p[(phase + i) % p.len()];
                 }
             }
-            None => fill_from_seed(chunk, seed),
+            None => fill_from_seed(chunk, seed ^ coff.wrapping_mul(0xA24B_AED4_963E_E407)),
         }
     }
 
     /// Fills a write buffer: data plus a header in every chunk.
     pub fn prepare_write(&mut self, buf: &mut [u8], file: u32, offset: u64) {
-        self.seq += 1;
         let seq = self.seq;
-        let interval = self.interval;
+        self.seq += 1;
+        if self.check_numbers {
+            self.issued.insert((file, offset), seq as u16);
+        }
+        let seed = self.write_seed(file, offset, seq);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let time = (now.as_secs() as u32, now.subsec_nanos());
         let mut pos = 0usize;
         while pos < buf.len() {
-            let end = (pos + interval).min(buf.len());
+            let end = (pos as u64)
+                .saturating_add(self.interval)
+                .min(buf.len() as u64) as usize;
             let coff = offset + pos as u64;
-            let seed = self.chunk_seed(file, coff, seq);
-            self.seal_chunk(&mut buf[pos..end], coff, seed, seq);
+            self.seal_chunk(&mut buf[pos..end], coff, seed, seq, pos, time);
             pos = end;
         }
     }
 
-    /// Writes one chunk as this job writes it: data from `seed` (or the pattern), then the
-    /// header and the checksum.
-    fn seal_chunk(&self, chunk: &mut [u8], coff: u64, seed: u64, seq: u64) {
-        self.fill_data(chunk, seed);
-        if self.hdr_len == 0 || chunk.len() < self.hdr_off + self.hdr_len {
+    /// Writes one chunk as this job writes it: data, then fio's header and checksum area,
+    /// moved to `verify_offset`.
+    fn seal_chunk(
+        &self,
+        chunk: &mut [u8],
+        coff: u64,
+        seed: u64,
+        seq: u64,
+        phase: usize,
+        time: (u32, u32),
+    ) {
+        self.fill_data(chunk, seed, coff, phase);
+        let hs = self.hdr_len;
+        if hs == 0 || chunk.len() <= hs || chunk.len() < self.hdr_off + hs {
             return;
         }
-        let h = self.hdr_off;
-        let mut hdr = [0u8; FIXED];
-        hdr[0..4].copy_from_slice(MAGIC);
-        hdr[4] = 1;
-        hdr[5] = kind_code(self.kind);
-        hdr[8..16].copy_from_slice(&coff.to_le_bytes());
-        hdr[16..20].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
-        hdr[24..32].copy_from_slice(&seed.to_le_bytes());
-        hdr[32..40].copy_from_slice(&seq.to_le_bytes());
-        let hcrc = crc32c::crc32c(&hdr[..40]);
-        hdr[40..44].copy_from_slice(&hcrc.to_le_bytes());
-        chunk[h..h + FIXED].copy_from_slice(&hdr);
-        chunk[h + FIXED..h + self.hdr_len].fill(0);
-        let sum = {
-            let (a, rest) = chunk.split_at(h);
-            let b = &rest[self.hdr_len..];
-            checksum(self.kind, &[a, b])
-        };
-        chunk[h + FIXED..h + FIXED + sum.len()].copy_from_slice(&sum);
+        chunk[0..2].copy_from_slice(&MAGIC.to_le_bytes());
+        chunk[2..4].copy_from_slice(&fio_type(self.kind).to_le_bytes());
+        let len = chunk.len() as u32;
+        chunk[4..8].copy_from_slice(&len.to_le_bytes());
+        chunk[8..16].copy_from_slice(&seed.to_le_bytes());
+        chunk[16..24].copy_from_slice(&coff.to_le_bytes());
+        chunk[24..28].copy_from_slice(&time.0.to_le_bytes());
+        chunk[28..32].copy_from_slice(&time.1.to_le_bytes());
+        chunk[32..34].copy_from_slice(&self.thread.to_le_bytes());
+        chunk[34..36].copy_from_slice(&(seq as u16).to_le_bytes());
+        let hcrc = fio_crc32c(&chunk[..HDR_CRC_AT]);
+        chunk[36..40].copy_from_slice(&hcrc.to_le_bytes());
+        let sum = checksum(self.kind, &chunk[hs..]);
+        chunk[HDR..HDR + sum.len()].copy_from_slice(&sum);
+        swap_header(chunk, self.hdr_off, hs);
     }
 
     /// Notes a completed write.
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
+        let number = self.issued.remove(&(file, offset));
         if self.verify_phase || self.save_state {
             self.written.insert((file, offset), len);
+            if let Some(n) = number {
+                self.numbers.insert((file, offset), n);
+            }
+            if self.save_state && !self.sync_writes {
+                self.unflushed.insert((file, offset));
+            }
         }
         self.since_backlog += 1;
+    }
+
+    /// Notes a completed fsync/fdatasync of the job's files: what was written is durable.
+    pub fn flushed(&mut self) {
+        self.unflushed.clear();
     }
 
     /// True when `verify_backlog` writes have completed since the last backlog check.
@@ -339,7 +655,17 @@ impl Verifier {
             .map(|((f, o), l)| (*f, *o, *l))
             .collect();
         self.written.clear();
+        self.expect_numbers(&v);
         v
+    }
+
+    /// The blocks about to be read back expect their last write's number.
+    fn expect_numbers(&mut self, blocks: &[(u32, u64, u32)]) {
+        for (f, o, _) in blocks {
+            if let Some(n) = self.numbers.remove(&(*f, *o)) {
+                self.expect.insert((*f, *o), n);
+            }
+        }
     }
 
     /// True when a read of this job must be checked.
@@ -354,10 +680,12 @@ impl Verifier {
 
     /// Every written block, sorted by file and offset (and forgets them).
     pub fn take_blocks(&mut self) -> Vec<(u32, u64, u32)> {
-        std::mem::take(&mut self.written)
+        let v: Vec<(u32, u64, u32)> = std::mem::take(&mut self.written)
             .into_iter()
             .map(|((f, o), l)| (f, o, l))
-            .collect()
+            .collect();
+        self.expect_numbers(&v);
+        v
     }
 
     /// Loads blocks from a saved state instead of writing (verify_state_load).
@@ -369,9 +697,19 @@ impl Verifier {
             )
         })?;
         let st = VerifyState::from_text(&t)?;
+        let mut skipped = 0u64;
         for (f, o, l) in st.blocks {
+            // A job that flushes acknowledges a write once a flush after it completed.
+            if st.flushes && st.unflushed.contains(&(f, o)) {
+                skipped += 1;
+                continue;
+            }
             self.written.insert((f, o), l);
+            if let (true, Some(n)) = (self.check_numbers, st.numbers.get(&(f, o))) {
+                self.numbers.insert((f, o), *n);
+            }
         }
+        self.loaded = Some((st.flush, st.flushes, skipped));
         Ok(())
     }
 
@@ -391,6 +729,14 @@ impl Verifier {
                 .iter()
                 .map(|((f, o), l)| (*f, *o, *l))
                 .collect(),
+            unflushed: self.unflushed.clone(),
+            numbers: self
+                .written
+                .keys()
+                .filter_map(|k| self.numbers.get(k).map(|n| (*k, *n)))
+                .collect(),
+            flush: self.flush.clone(),
+            flushes: self.flushes,
         };
         let _ = std::fs::write(&self.state_path, st.to_text());
     }
@@ -403,7 +749,8 @@ impl Verifier {
     /// Checks a block read back; `got` is how many bytes the read returned.
     pub fn check(&mut self, buf: &[u8], got: usize, file: u32, offset: u64) {
         self.verified += 1;
-        if let Some(detail) = self.check_block(buf, got, file, offset) {
+        let want = self.expect.remove(&(file, offset));
+        if let Some(detail) = self.check_block(buf, got, file, offset, want) {
             self.failed += 1;
             let path = self
                 .files
@@ -411,9 +758,10 @@ impl Verifier {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
             if self.dump {
-                self.dump_block(buf, file, offset, &path);
+                self.dump_block(buf, offset, &path);
             }
-            if self.failures.len() < KEEP_FAILURES {
+            // A loaded state names every lost block; otherwise the first few.
+            if self.failures.len() < KEEP_FAILURES || self.loaded.is_some() {
                 self.failures.push(VerifyFailure {
                     file: path,
                     offset,
@@ -424,70 +772,246 @@ impl Verifier {
         }
     }
 
-    fn check_block(&self, buf: &[u8], got: usize, file: u32, offset: u64) -> Option<String> {
-        if got < buf.len() {
-            return Some(format!(
-                "short read: {got} of {} bytes (torn or truncated block)",
-                buf.len()
-            ));
+    fn range_end(&self, file: u32) -> u64 {
+        self.ranges.get(file as usize).map_or(u64::MAX, |r| r.1)
+    }
+
+    /// End of an already checked chunk that covers `at`, if any.
+    fn span_end(&self, file: u32, at: u64) -> Option<u64> {
+        let (_, end) = self.spans.get(file as usize)?.range(..=at).next_back()?;
+        (*end > at).then_some(*end)
+    }
+
+    /// Reads `len` bytes of the file at `at` (to complete a chunk); returns what it got.
+    fn read_file(&mut self, file: u32, at: u64, len: usize) -> Vec<u8> {
+        let i = file as usize;
+        if i >= self.handles.len() {
+            return Vec::new();
         }
-        let mut pos = 0usize;
-        while pos < buf.len() {
-            let end = (pos + self.interval).min(buf.len());
-            let chunk = &buf[pos..end];
-            let coff = offset + pos as u64;
-            if let Some(e) = self.check_chunk(chunk, file, coff) {
-                return Some(if pos > 0 || end < buf.len() {
-                    format!("chunk at offset {coff}: {e}")
-                } else {
-                    e
-                });
+        if self.handles[i].is_none() {
+            self.handles[i] = std::fs::File::open(&self.files[i]).ok();
+        }
+        let Some(f) = &self.handles[i] else {
+            return Vec::new();
+        };
+        let mut out = vec![0u8; len];
+        let mut done = 0usize;
+        while done < len {
+            match f.read_at(&mut out[done..], at + done as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => done += n,
             }
-            pos = end;
+        }
+        out.truncate(done);
+        out
+    }
+
+    /// `len` bytes of the chunk at `pos` in the read data (file offset `coff`), completed from
+    /// the file where the read ended first. Err: how many bytes exist.
+    fn chunk_bytes<'a>(
+        &mut self,
+        data: &'a [u8],
+        pos: usize,
+        file: u32,
+        coff: u64,
+        len: usize,
+    ) -> Result<Cow<'a, [u8]>, usize> {
+        if pos + len <= data.len() {
+            return Ok(Cow::Borrowed(&data[pos..pos + len]));
+        }
+        let have = data.len().saturating_sub(pos).min(len);
+        let mut v = Vec::with_capacity(len);
+        v.extend_from_slice(&data[pos.min(data.len())..pos.min(data.len()) + have]);
+        if have < len {
+            let more = self.read_file(file, coff + have as u64, len - have);
+            v.extend_from_slice(&more);
+        }
+        if v.len() < len {
+            Err(v.len())
+        } else {
+            Ok(Cow::Owned(v))
+        }
+    }
+
+    fn check_block(
+        &mut self,
+        buf: &[u8],
+        got: usize,
+        file: u32,
+        offset: u64,
+        want: Option<u16>,
+    ) -> Option<String> {
+        let data = &buf[..got.min(buf.len())];
+        match self.kind {
+            VerifyKind::Null => return None,
+            VerifyKind::Pattern => return self.check_pattern_block(buf, data, file, offset),
+            _ => {}
+        }
+        let n = buf.len() as u64;
+        let mut pos = 0u64;
+        while pos < n {
+            let coff = offset + pos;
+            if let Some(end) = self.span_end(file, coff) {
+                pos = end - offset;
+                continue;
+            }
+            let whole = pos == 0 && self.interval >= n;
+            match self.check_chunk(data, pos as usize, file, coff, n, want) {
+                Ok(len) => pos += len,
+                Err(ChunkErr::NoHeader(found)) => {
+                    if self.check_reads && coff >= self.range_end(file) {
+                        // Past the job's range and not written by a verify workload: the read
+                        // crossed the range end, no write did.
+                        return None;
+                    }
+                    if self.check_reads {
+                        if let Some(r) = self.lookback(file, coff) {
+                            match r {
+                                Ok(end) => {
+                                    pos = end - offset;
+                                    continue;
+                                }
+                                Err(e) => return Some(e),
+                            }
+                        }
+                    }
+                    if pos as usize >= data.len() {
+                        return Some(format!(
+                            "short read: {} of {} bytes, and the file holds no chunk at offset {coff} (torn or truncated block)",
+                            data.len(),
+                            buf.len()
+                        ));
+                    }
+                    let e = format!(
+                        "no verify header (found bytes {found:02x?} where fio's magic 0xacca belongs): the block was not written by a verify workload, or was overwritten"
+                    );
+                    return Some(if whole {
+                        e
+                    } else {
+                        format!("chunk at offset {coff}: {e}")
+                    });
+                }
+                Err(ChunkErr::Bad(e)) => {
+                    return Some(if whole {
+                        e
+                    } else {
+                        format!("chunk at offset {coff}: {e}")
+                    })
+                }
+                Err(ChunkErr::Sized(e, len)) => {
+                    return Some(if pos == 0 && len == n {
+                        e
+                    } else {
+                        format!("chunk at offset {coff}: {e}")
+                    })
+                }
+            }
         }
         None
     }
 
-    fn check_chunk(&self, chunk: &[u8], _file: u32, coff: u64) -> Option<String> {
-        match self.kind {
-            VerifyKind::Null => return None,
-            VerifyKind::Pattern => {
-                let p = self.pattern.as_ref().expect("pattern");
-                return chunk.iter().enumerate().find(|(i, b)| **b != p[i % p.len()]).map(|(i, b)| {
-                    format!("pattern mismatch at byte {i} (offset {}): expected 0x{:02x}, found 0x{b:02x}", coff + i as u64, p[i % p.len()])
-                });
-            }
-            _ => {}
-        }
-        let h = self.hdr_off;
-        if chunk.len() < h + self.hdr_len {
-            return Some("block too small for a verify header".into());
-        }
-        let hdr = &chunk[h..h + FIXED];
-        if &hdr[0..4] != MAGIC {
+    /// `verify=pattern`: every byte is the pattern (from the start of the read, as fio). A
+    /// read-only job checks only its range.
+    fn check_pattern_block(
+        &self,
+        buf: &[u8],
+        data: &[u8],
+        file: u32,
+        offset: u64,
+    ) -> Option<String> {
+        let p = self.pattern.as_ref().expect("pattern");
+        let limit = if self.check_reads {
+            self.range_end(file)
+                .saturating_sub(offset)
+                .min(buf.len() as u64) as usize
+        } else {
+            buf.len()
+        };
+        if data.len() < limit {
             return Some(format!(
-                "no verify header (found bytes {:02x?} where the magic \"IOLV\" belongs): the block was not written by this verify workload, or was overwritten",
-                &hdr[0..4]
+                "short read: {} of {} bytes (torn or truncated block)",
+                data.len(),
+                buf.len()
             ));
         }
-        let want_hcrc = u32::from_le_bytes(hdr[40..44].try_into().expect("4 bytes"));
-        let hcrc = crc32c::crc32c(&hdr[..40]);
-        if hcrc != want_hcrc {
-            // Say which of the fields that can be checked disagree, when any does.
-            let hoff = u64::from_le_bytes(hdr[8..16].try_into().expect("8 bytes"));
-            let hlen = u32::from_le_bytes(hdr[16..20].try_into().expect("4 bytes")) as usize;
+        data[..limit]
+            .iter()
+            .enumerate()
+            .find(|(i, b)| **b != p[i % p.len()])
+            .map(|(i, b)| {
+                format!(
+                    "pattern mismatch at byte {i} (offset {}): expected 0x{:02x}, found 0x{b:02x}",
+                    offset + i as u64,
+                    p[i % p.len()]
+                )
+            })
+    }
+
+    /// Parses the fixed header of the chunk at `pos` of `data` (completed from the file).
+    fn header_at(
+        &mut self,
+        data: &[u8],
+        pos: usize,
+        file: u32,
+        coff: u64,
+    ) -> Result<Header, ChunkErr> {
+        let vo = self.hdr_off;
+        // fio 3.41 and later write a longer, versioned header (read here, never written).
+        let v2 = match self.chunk_bytes(data, pos, file, coff, vo + 4) {
+            Ok(b) => le16(&b, vo) == MAGIC && b[vo + 2] == V2_VERSION,
+            Err(_) => false,
+        };
+        let fixed = if v2 { HDR_V2 } else { HDR };
+        let raw = match self.chunk_bytes(data, pos, file, coff, vo + fixed) {
+            Ok(v) => v,
+            Err(have) if have >= vo + 4 => {
+                let h = &self.read_file(file, coff + vo as u64, 4);
+                let mut found = [0u8; 4];
+                found[..h.len().min(4)].copy_from_slice(&h[..h.len().min(4)]);
+                if le16(&found, 0) == MAGIC {
+                    return Err(ChunkErr::Bad(format!(
+                        "short read: the file ends {} bytes into the chunk at offset {coff}, inside its header (torn or truncated block)",
+                        have
+                    )));
+                }
+                return Err(ChunkErr::NoHeader(found));
+            }
+            Err(_) => return Err(ChunkErr::NoHeader([0; 4])),
+        };
+        let h = &raw[vo..vo + fixed];
+        if le16(h, 0) != MAGIC {
+            return Err(ChunkErr::NoHeader([h[0], h[1], h[2], h[3]]));
+        }
+        let (vtype, number, crc_at) = if v2 {
+            (h[3] as u16, le64(h, 32) as u16, 44)
+        } else {
+            (le16(h, 2), le16(h, 34), HDR_CRC_AT)
+        };
+        let hdr = Header {
+            fixed,
+            hs: if self.hdr_len == 0 {
+                0
+            } else {
+                self.hdr_len - HDR + fixed
+            },
+            vtype,
+            number,
+            len: le32(h, 4) as u64,
+            seed: le64(h, 8),
+            offset: le64(h, 16),
+        };
+        let want = le32(h, crc_at);
+        let got = fio_crc32c(&h[..crc_at]);
+        if want != got {
             let mut bad = Vec::new();
-            if hoff != coff {
-                bad.push(format!("offset field {hoff}, expected {coff}"));
+            if hdr.offset != coff {
+                bad.push(format!("offset field {}, expected {coff}", hdr.offset));
             }
-            if hlen != chunk.len() {
-                bad.push(format!("length field {hlen}, expected {}", chunk.len()));
-            }
-            if hdr[5] != kind_code(self.kind) {
+            if !type_matches(self.kind, hdr.vtype) {
                 bad.push(format!(
                     "method code {}, expected {}",
-                    hdr[5],
-                    kind_code(self.kind)
+                    hdr.vtype,
+                    fio_type(self.kind)
                 ));
             }
             let fields = if bad.is_empty() {
@@ -495,77 +1019,200 @@ impl Verifier {
             } else {
                 format!("; {}", bad.join(", "))
             };
-            return Some(format!(
-                "verify header is corrupt (header crc32c expected {want_hcrc:08x}, found {hcrc:08x}{fields})"
+            return Err(ChunkErr::Bad(format!(
+                "verify header is corrupt (header crc32c expected {want:08x}, found {got:08x}{fields})"
+            )));
+        }
+        Ok(hdr)
+    }
+
+    /// Checks the chunk that starts at `pos` of the read (`n` bytes asked); Ok: its length.
+    fn check_chunk(
+        &mut self,
+        data: &[u8],
+        pos: usize,
+        file: u32,
+        coff: u64,
+        n: u64,
+        want: Option<u16>,
+    ) -> Result<u64, ChunkErr> {
+        let hdr = self.header_at(data, pos, file, coff)?;
+        let hs = hdr.hs;
+        if hdr.offset != coff {
+            return Err(ChunkErr::Sized(
+                format!(
+                    "misplaced data: header says offset {}, chunk is at offset {coff}",
+                    hdr.offset
+                ),
+                hdr.len,
             ));
         }
-        let hoff = u64::from_le_bytes(hdr[8..16].try_into().expect("8 bytes"));
-        if hoff != coff {
-            return Some(format!(
-                "misplaced data: header says offset {hoff}, block is at offset {coff}"
+        if !type_matches(self.kind, hdr.vtype) {
+            return Err(ChunkErr::Sized(
+                format!(
+                    "written with another verify method (fio type {}), checked with verify={}",
+                    hdr.vtype,
+                    method_name(self.kind)
+                ),
+                hdr.len,
             ));
         }
-        let hlen = u32::from_le_bytes(hdr[16..20].try_into().expect("4 bytes")) as usize;
-        if hlen != chunk.len() {
-            return Some(format!(
-                "length mismatch: header says {hlen} bytes, block has {}",
-                chunk.len()
-            ));
+        if hdr.len <= hs as u64 || hdr.len < (self.hdr_off + hs) as u64 || hdr.len > MAX_CHUNK {
+            return Err(ChunkErr::Sized(format!(
+                "verify header gives an impossible chunk length {} (header and checksum take {hs} bytes)",
+                hdr.len
+            ), hdr.len));
         }
-        if hdr[5] != kind_code(self.kind) {
-            return Some(format!(
-                "written with another verify method (code {}), checked with verify={:?}",
-                hdr[5], self.kind
-            ));
+        let len = hdr.len as usize;
+        let disk = match self.chunk_bytes(data, pos, file, coff, len) {
+            Ok(c) => c,
+            Err(have) => {
+                return Err(ChunkErr::Sized(format!(
+                    "short read: the chunk at offset {coff} is {len} bytes long but the file ends after {have} (torn or truncated block)"
+                ), hdr.len))
+            }
+        };
+        if pos as u64 + hdr.len > n {
+            self.spans[file as usize].insert(coff, coff + hdr.len);
         }
-        let seed = u64::from_le_bytes(hdr[24..32].try_into().expect("8 bytes"));
-        let dlen = digest_len(self.kind);
-        let stored = &chunk[h + FIXED..h + FIXED + dlen];
-        let (a, rest) = chunk.split_at(h);
-        let b = &rest[self.hdr_len..];
-        if self.kind == VerifyKind::PatternHdr || self.kind == VerifyKind::Meta {
-            if self.kind == VerifyKind::PatternHdr {
-                let mut expect = vec![0u8; chunk.len()];
-                self.fill_data(&mut expect, seed);
-                if let Some(i) = (0..chunk.len())
-                    .find(|i| (*i < h || *i >= h + self.hdr_len) && chunk[*i] != expect[*i])
-                {
-                    return Some(format!(
-                        "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
-                        coff + i as u64,
-                        expect[i],
-                        chunk[i]
-                    ));
+        // The chunk as it was sealed: with verify_offset, the header traded back to the start.
+        let c: Cow<[u8]> = if self.hdr_off > 0 {
+            let mut u = disk.to_vec();
+            swap_header(&mut u, self.hdr_off, hs);
+            Cow::Owned(u)
+        } else {
+            Cow::Borrowed(&disk)
+        };
+        let disk: &[u8] = &disk;
+        match self.kind {
+            VerifyKind::Meta | VerifyKind::PatternHdr => {
+                if let Some(p) = &self.pattern {
+                    let first = (hs..len).find(|i| c[*i] != p[(pos + *i) % p.len()]);
+                    if let Some(i) = first {
+                        let at = self.disk_pos(i, hs);
+                        return Err(ChunkErr::Sized(
+                            format!(
+                                "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
+                                coff + at as u64,
+                                p[(pos + i) % p.len()],
+                                c[i]
+                            ),
+                            hdr.len,
+                        ));
+                    }
                 }
             }
-            return None;
-        }
-        let sum = checksum(self.kind, &[a, b]);
-        if sum != stored {
-            let mut expect = vec![0u8; chunk.len()];
-            self.fill_data(&mut expect, seed);
-            let first = (0..chunk.len())
-                .find(|i| (*i < h || *i >= h + self.hdr_len) && chunk[*i] != expect[*i]);
-            let name = format!("{:?}", self.kind).to_lowercase();
-            let mut m = format!(
-                "{name} mismatch: expected {}, found {}",
-                hex(stored),
-                hex(&sum)
-            );
-            if let Some(i) = first {
-                m.push_str(&format!(
-                    "; first bad byte at offset {} (expected 0x{:02x}, found 0x{:02x})",
-                    coff + i as u64,
-                    expect[i],
-                    chunk[i]
-                ));
+            k => {
+                let stored = &c[hdr.fixed..hs];
+                let sum = checksum(k, &c[hs..]);
+                let old_sha512 = || k == VerifyKind::Sha512 && fio_sha512_v333(&c[hs..]) == stored;
+                if sum != stored && !old_sha512() {
+                    let mut m = format!(
+                        "{} mismatch: expected {}, found {}",
+                        method_name(k),
+                        hex(stored),
+                        hex(&sum)
+                    );
+                    if hdr.fixed == HDR {
+                        m.push_str(&self.first_bad_byte(disk, coff, hdr.seed, pos));
+                    }
+                    return Err(ChunkErr::Sized(m, hdr.len));
+                }
             }
-            return Some(m);
+        }
+        if let Some(w) = want.filter(|w| *w != hdr.number) {
+            return Err(ChunkErr::Sized(
+                format!(
+                    "stale data: the chunk holds write number {}, but the last write completed here was number {w} (16-bit write numbers): an older write survived and the newer one was lost",
+                    hdr.number
+                ),
+                hdr.len,
+            ));
+        }
+        Ok(hdr.len)
+    }
+
+    /// Where byte `i` of the chunk (header first) lies on disk, with verify_offset.
+    fn disk_pos(&self, i: usize, hs: usize) -> usize {
+        let vo = self.hdr_off;
+        if vo == 0 {
+            i
+        } else if i < hs {
+            vo + i
+        } else if i >= vo && i < vo + hs {
+            i - vo
+        } else {
+            i
+        }
+    }
+
+    /// "; first bad byte ..." when the chunk's data follows iolens's generator (so the
+    /// expected bytes are known), else a note that only the checksum says it is bad.
+    fn first_bad_byte(&self, disk: &[u8], coff: u64, seed: u64, phase: usize) -> String {
+        let mut expect = vec![0u8; disk.len()];
+        self.seal_chunk(&mut expect, coff, seed, 0, phase, (0, 0));
+        let (vo, hs) = (self.hdr_off, self.hdr_len);
+        let data_pos = |i: &usize| *i < vo || *i >= vo + hs;
+        let total = (0..disk.len()).filter(data_pos).count();
+        let same = (0..disk.len())
+            .filter(data_pos)
+            .filter(|i| disk[*i] == expect[*i])
+            .count();
+        // Bytes of another generator match one in 256; a damaged chunk of ours, most.
+        if same * 8 < total {
+            return "; the data was not written by iolens (fio's data cannot be regenerated), so only the checksum tells it is bad".into();
+        }
+        match (0..disk.len()).find(|i| data_pos(i) && disk[*i] != expect[*i]) {
+            Some(i) => format!(
+                "; first bad byte at offset {} (expected 0x{:02x}, found 0x{:02x})",
+                coff + i as u64,
+                expect[i],
+                disk[i]
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// A read-only job's read that starts inside a chunk: finds the chunk that covers `at`
+    /// (a valid header at most MAX_LOOKBACK before it, in the job's range) and checks it.
+    /// None: no such chunk. Ok: the end of the chunk. Err: it failed (the message).
+    fn lookback(&mut self, file: u32, at: u64) -> Option<Result<u64, String>> {
+        let start = self.ranges.get(file as usize).map_or(0, |r| r.0);
+        let limit = at.saturating_sub(MAX_LOOKBACK).max(start);
+        let vo = self.hdr_off as u64;
+        let mut p = at.checked_sub(LOOKBACK_STEP)?;
+        while p >= limit {
+            let h = self.read_file(file, p + vo, HDR);
+            if h.len() == HDR
+                && le16(&h, 0) == MAGIC
+                && fio_crc32c(&h[..HDR_CRC_AT]) == le32(&h, HDR_CRC_AT)
+                && le64(&h, 16) == p
+            {
+                let len = le32(&h, 4) as u64;
+                if p + len <= at {
+                    // The nearest chunk before `at` ends before it: nothing covers `at`.
+                    return None;
+                }
+                return Some(match self.check_chunk(&[], 0, file, p, 0, None) {
+                    Ok(len) => {
+                        self.spans[file as usize].insert(p, p + len);
+                        Ok(p + len)
+                    }
+                    Err(ChunkErr::Bad(e) | ChunkErr::Sized(e, _)) => {
+                        Err(format!("chunk at offset {p} (covering {at}): {e}"))
+                    }
+                    Err(ChunkErr::NoHeader(_)) => return None,
+                });
+            }
+            if p < LOOKBACK_STEP {
+                break;
+            }
+            p -= LOOKBACK_STEP;
         }
         None
     }
 
-    fn dump_block(&self, buf: &[u8], file: u32, offset: u64, path: &str) {
+    fn dump_block(&self, buf: &[u8], offset: u64, path: &str) {
         let base = std::path::Path::new(path)
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -574,36 +1221,75 @@ impl Verifier {
         if let Ok(mut f) = std::fs::File::create(&recv) {
             let _ = f.write_all(buf);
         }
-        // The expected block is rebuilt chunk by chunk: the offset, length and method are
-        // known, the data seed and write sequence come from the header found (so a chunk
-        // whose magic is gone, or a pattern chunk, is rebuilt as far as it can be).
+        // The expected block is rebuilt chunk by chunk from the headers found (offset,
+        // length, data seed); a chunk without a header, or a pattern, as far as it can be.
         let mut expect = buf.to_vec();
         let mut rebuilt = false;
         let mut pos = 0usize;
+        let vo = self.hdr_off;
         while pos < buf.len() {
-            let end = (pos + self.interval).min(buf.len());
-            let chunk = &buf[pos..end];
-            let coff = offset + pos as u64;
-            let h = self.hdr_off;
             if self.hdr_len == 0 {
                 if let Some(p) = &self.pattern {
-                    for (i, b) in expect[pos..end].iter_mut().enumerate() {
+                    for (i, b) in expect[pos..].iter_mut().enumerate() {
                         *b = p[i % p.len()];
                     }
                     rebuilt = true;
                 }
-            } else if chunk.len() >= h + FIXED && &chunk[h..h + 4] == MAGIC {
-                let seed = u64::from_le_bytes(chunk[h + 24..h + 32].try_into().expect("8 bytes"));
-                let seq = u64::from_le_bytes(chunk[h + 32..h + 40].try_into().expect("8 bytes"));
-                self.seal_chunk(&mut expect[pos..end], coff, seed, seq);
-                rebuilt = true;
+                break;
             }
+            let h = buf.get(pos + vo..pos + vo + HDR);
+            let Some(h) = h.filter(|h| le16(h, 0) == MAGIC) else {
+                break;
+            };
+            let len = le32(h, 4) as usize;
+            let end = pos + len.max(1);
+            if end > buf.len() {
+                break;
+            }
+            let (seed, seq) = (le64(h, 8), le16(h, 34) as u64);
+            let time = (le32(h, 24), le32(h, 28));
+            self.seal_chunk(
+                &mut expect[pos..end],
+                offset + pos as u64,
+                seed,
+                seq,
+                pos,
+                time,
+            );
+            rebuilt = true;
             pos = end;
         }
         if rebuilt {
             let _ = std::fs::write(format!("{base}.{offset}.expected"), expect);
         }
-        let _ = file;
+    }
+
+    /// Why blocks of a loaded verify state are gone, in terms of the writing job's flushes.
+    fn loss_explanation(&self) -> Option<String> {
+        let (flush, flushes, skipped) = self.loaded.as_ref()?;
+        let direct = flush.contains("direct=1");
+        let cache = if direct {
+            "the device's volatile write cache (direct=1 bypasses only the page cache)"
+        } else {
+            "the page cache and the device's volatile write cache"
+        };
+        Some(if *flushes {
+            format!(
+                ". These blocks had been flushed ({flush}) before the state was saved: the \
+                 storage acknowledged a flush and still lost the data{}",
+                if *skipped > 0 {
+                    format!(" ({skipped} blocks written after the last flush were not checked)")
+                } else {
+                    String::new()
+                }
+            )
+        } else {
+            format!(
+                ". The job that wrote them never flushed ({flush}): a completed write stays in \
+                 {cache} until a flush, and a power cut loses it. With fsync=1, fdatasync=1 or \
+                 sync=1 each acknowledged write is durable"
+            )
+        })
     }
 
     /// Puts the outcome into the job's statistics (error 84 when anything failed).
@@ -612,10 +1298,13 @@ impl Verifier {
         stats.verify_failures.extend(self.failures.iter().cloned());
         if self.failed > 0 {
             let first = &self.failures[0];
-            let msg = format!(
+            let mut msg = format!(
                 "verify: {} of {} blocks failed; first: '{}' offset {} ({} bytes): {}",
                 self.failed, self.verified, first.file, first.offset, first.len, first.detail
             );
+            if let Some(why) = self.loss_explanation() {
+                msg.push_str(&why);
+            }
             stats.error = EILSEQ;
             stats.error_text = Some(msg);
             stats.total_err += self.failed;
@@ -746,12 +1435,298 @@ mod tests {
         assert_eq!(v.failed, 0, "meta checks only the header");
     }
 
+    /// Known answers, computed from a model of fio 3.33's checksums that was checked against
+    /// blocks fio wrote (md5 .. sha512 below; xxhash is checked against fio in the
+    /// integration tests).
+    #[test]
+    fn checksums_are_fios() {
+        let d: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let want = [
+            (VerifyKind::Md5, "10046f077f2082ac19676b8079f1cb1a"),
+            (VerifyKind::Sha1, "a5a8314297fa100ac78edb5855f8de1f8a0451b7"),
+            (VerifyKind::Crc32, "54b4bfdf"),
+            (VerifyKind::Crc32c, "0820d122"),
+            (VerifyKind::Crc64, "0d7a2cdcd1a19917"),
+            (VerifyKind::Crc16, "a883"),
+            (VerifyKind::Crc7, "61"),
+            (
+                VerifyKind::Sha256,
+                "d394d3355c11e8cb7b828990979ea5acb3bac1c8cfd6dde4ebf2f900070e151c\
+                 232a31383f464d5480000000000000000000000000000000401f000000000000",
+            ),
+        ];
+        for (k, hexs) in want {
+            assert_eq!(hex(&checksum(k, &d)), hexs, "{k:?} of 1000 bytes (i*7+3)");
+            assert_eq!(checksum(k, &d).len(), area_len(k), "{k:?} area length");
+        }
+        let mut sha512 = d[1000 - 1000 % 128..].to_vec();
+        sha512.extend_from_slice(&d[1000 % 128..128]);
+        assert_eq!(fio_sha512_v333(&d), sha512, "fio 3.33 sha512 area");
+        {
+            use sha2::Digest as _;
+            let a = checksum(VerifyKind::Sha512, &d);
+            assert_eq!(
+                &a[..64],
+                &sha2::Sha512::digest(&d)[..],
+                "fio 3.39+ sha512 digest"
+            );
+            // 1000 % 128 = 104 < 112: the last block holds the 104-byte tail, 0x80, the length.
+            let mut tail = [0u8; 64];
+            tail[..40].copy_from_slice(&d[960..]);
+            tail[104 - 64] = 0x80;
+            tail[48..].copy_from_slice(&8000u128.to_be_bytes());
+            assert_eq!(
+                &a[64..],
+                &tail[..],
+                "fio 3.39+ sha512: the rest of the last block"
+            );
+        }
+        // fio's header CRC-32C starts at all ones and is not inverted at the end.
+        assert_eq!(fio_crc32c(b"123456789"), !0xe306_9283);
+    }
+
+    #[test]
+    fn fio_interval_rule() {
+        let mut s = JobSpec::new("v", Span::cmdline(0), 0);
+        s.rw = iolens_job::RwKind::Write;
+        s.bs = [4096; 3];
+        assert_eq!(
+            fio_verify_interval(&s),
+            4096,
+            "fixed bs: one chunk per block"
+        );
+        s.verify_interval = 512;
+        assert_eq!(fio_verify_interval(&s), 512);
+        s.verify_interval = 8192;
+        assert_eq!(
+            fio_verify_interval(&s),
+            4096,
+            "never more than the smallest write"
+        );
+        s.verify_interval = 0;
+        s.bsrange = [Some((512, 1 << 20)); 3];
+        assert_eq!(fio_verify_interval(&s), 512, "varying sizes: the smallest");
+        s.bsrange = [Some((4096, 6144)); 3];
+        assert_eq!(
+            fio_verify_interval(&s),
+            2048,
+            "not a divisor of the largest: gcd"
+        );
+    }
+
+    /// A header that records its chunk's length lets any read sizes check the file: a read
+    /// that ends inside a chunk completes it from the file, one that starts inside a chunk
+    /// finds the chunk that covers it, and a read past the range end that finds no header
+    /// there is not a failure.
+    #[test]
+    fn reads_of_any_size_follow_the_written_extents() {
+        let dir = std::env::temp_dir().join(format!("iolens-vext-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let mk = |rw, path: &std::path::Path, bs: u64| {
+            let mut s = JobSpec::new("v", Span::cmdline(0), 0);
+            s.rw = rw;
+            s.bs = [bs; 3];
+            s.verify = Some(VerifyKind::Md5);
+            let job = PlannedJob {
+                spec: Arc::new(s),
+                index: 0,
+                jobnum: 0,
+                groupid: 0,
+                phase: 0,
+                files: vec![PlannedFile {
+                    path: path.to_path_buf(),
+                    offset: 0,
+                    len: 256 << 10,
+                    block_device: false,
+                    char_device: false,
+                    need_size: 256 << 10,
+                    file_end: 512 << 10,
+                    origin: "filename",
+                }],
+                io_limit: 256 << 10,
+                depth: 1,
+            };
+            Verifier::new(&job, 7).unwrap().unwrap()
+        };
+        // Written in 64 KiB blocks; 64 KiB of foreign bytes after the range.
+        let mut w = mk(iolens_job::RwKind::Write, &path, 64 << 10);
+        let mut file = vec![0x5au8; 320 << 10];
+        for b in 0..4 {
+            let at = b * (64 << 10);
+            w.prepare_write(&mut file[at..at + (64 << 10)], 0, at as u64);
+        }
+        std::fs::write(&path, &file).unwrap();
+        for sizes in [vec![4096usize], vec![100 << 10], vec![512, 70 << 10, 3072]] {
+            let mut r = mk(iolens_job::RwKind::Read, &path, 4096);
+            let (mut at, mut i) = (0usize, 0usize);
+            while at < 256 << 10 {
+                let n = sizes[i % sizes.len()];
+                i += 1;
+                let end = (at + n).min(file.len());
+                r.check(&file[at..end], end - at, 0, at as u64);
+                at = end;
+            }
+            assert_eq!(
+                r.failed, 0,
+                "reads of {sizes:?} over 64 KiB chunks: {:?}",
+                r.failures
+            );
+        }
+        // One flipped byte is still found, by whichever read covers it.
+        let mut bad = file.clone();
+        bad[3 * (64 << 10) + 5000] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let mut r = mk(iolens_job::RwKind::Read, &path, 4096);
+        for at in (0..256 << 10).step_by(4096) {
+            r.check(&bad[at..at + 4096], 4096, 0, at as u64);
+        }
+        assert_eq!(r.failed, 1, "{:?}", r.failures);
+        assert!(
+            r.failures[0]
+                .detail
+                .contains("first bad byte at offset 201608"),
+            "{}",
+            r.failures[0].detail
+        );
+        // A random read that starts inside a chunk checks the chunk that covers it.
+        let mut r = mk(iolens_job::RwKind::Read, &path, 4096);
+        let at = 3 * (64 << 10) + 8192;
+        r.check(&bad[at..at + 4096], 4096, 0, at as u64);
+        assert_eq!(r.failed, 1, "lookback: {:?}", r.failures);
+        assert!(
+            r.failures[0].detail.contains("chunk at offset 196608"),
+            "{}",
+            r.failures[0].detail
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// fio 3.41 and later write a versioned 48-byte header (version 0x81 after the magic,
+    /// a one-byte type, a 64-bit write number, the job number, the CRC at 44); such chunks
+    /// are read too. The chunk is built here from that layout.
+    #[test]
+    fn versioned_headers_of_newer_fio_are_read() {
+        let mut v = verifier(|s| s.verify = Some(VerifyKind::Md5));
+        let mut c = vec![0u8; 4096];
+        fill_from_seed(&mut c, 99);
+        c[0..2].copy_from_slice(&MAGIC.to_le_bytes());
+        c[2] = V2_VERSION;
+        c[3] = 2;
+        c[4..8].copy_from_slice(&4096u32.to_le_bytes());
+        c[8..16].copy_from_slice(&99u64.to_le_bytes());
+        c[16..24].copy_from_slice(&12288u64.to_le_bytes());
+        c[32..40].copy_from_slice(&70_000u64.to_le_bytes());
+        c[40..42].copy_from_slice(&1u16.to_le_bytes());
+        c[42..44].fill(0);
+        let crc = fio_crc32c(&c[..44]);
+        c[44..48].copy_from_slice(&crc.to_le_bytes());
+        let sum = checksum(VerifyKind::Md5, &c[64..]);
+        c[48..64].copy_from_slice(&sum);
+        v.check(&c, 4096, 0, 12288);
+        assert_eq!(v.failed, 0, "{:?}", v.failures);
+        c[3000] ^= 4;
+        v.check(&c, 4096, 0, 12288);
+        assert_eq!(v.failed, 1);
+        assert!(
+            v.failures[0].detail.contains("md5 mismatch"),
+            "{}",
+            v.failures[0].detail
+        );
+    }
+
+    /// A block whose newer write was lost but whose older write survived is stale: its
+    /// header's write number is not the last one completed there (fio's numberio check).
+    #[test]
+    fn an_older_surviving_write_is_stale() {
+        let mut v = verifier(|_| {});
+        let mut old = vec![0u8; 4096];
+        v.prepare_write(&mut old, 0, 8192);
+        v.written(0, 8192, 4096);
+        let mut new = vec![0u8; 4096];
+        v.prepare_write(&mut new, 0, 8192);
+        v.written(0, 8192, 4096);
+        assert_eq!(v.take_blocks(), [(0, 8192, 4096)]);
+        v.check(&old, 4096, 0, 8192);
+        assert_eq!(v.failed, 1, "the old version passed");
+        assert!(
+            v.failures[0]
+                .detail
+                .contains("write number 0, but the last write completed here was number 1"),
+            "{}",
+            v.failures[0].detail
+        );
+        // The newest version verifies; with varying write sizes (no numbers) either does.
+        v.written(0, 8192, 4096);
+        v.take_blocks();
+        v.check(&new, 4096, 0, 8192);
+        assert_eq!(v.failed, 1, "{:?}", v.failures);
+        let mut w = verifier(|s| s.bsrange = [Some((4096, 8192)); 3]);
+        let mut old = vec![0u8; 4096];
+        w.prepare_write(&mut old, 0, 0);
+        w.written(0, 0, 4096);
+        let mut new = vec![0u8; 4096];
+        w.prepare_write(&mut new, 0, 0);
+        w.written(0, 0, 4096);
+        w.take_blocks();
+        w.check(&old, 4096, 0, 0);
+        assert_eq!(w.failed, 0, "{:?}", w.failures);
+    }
+
     #[test]
     fn state_roundtrip() {
         let s = VerifyState {
             blocks: vec![(0, 4096, 4096), (1, 0, 512)],
+            unflushed: [(1, 0)].into_iter().collect(),
+            numbers: [((0, 4096), 7), ((1, 0), 65535)].into_iter().collect(),
+            flush: "fsync=4 fdatasync=0 sync=0 direct=1".into(),
+            flushes: true,
         };
         assert_eq!(VerifyState::from_text(&s.to_text()).unwrap(), s);
         assert!(VerifyState::from_text("1 2").is_err());
+        assert!(VerifyState::from_text("1 2 3 flushed").is_err());
+        assert!(VerifyState::from_text("1 2 3 n=x").is_err());
+        // v1 files (no flush information) load every block as acknowledged.
+        let v1 = VerifyState::from_text("# iolens verify state v1\n0 0 4096\n").unwrap();
+        assert_eq!((v1.blocks.len(), v1.flushes), (1, false));
+    }
+
+    /// Writes after the last completed flush are marked; a job that flushes does not count
+    /// them as acknowledged when the state is loaded.
+    #[test]
+    fn unflushed_writes_are_marked_in_the_state() {
+        let mut v = verifier(|s| s.fsync = 2);
+        v.written(0, 0, 4096);
+        v.written(0, 4096, 4096);
+        v.flushed();
+        v.written(0, 8192, 4096);
+        v.interrupted = true;
+        let dir = std::env::temp_dir().join(format!("iolens-vstate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        v.state_path = dir.join("s.state");
+        v.save_state_if_needed();
+        let text = std::fs::read_to_string(&v.state_path).unwrap();
+        assert!(
+            text.contains("# flush: fsync=2 fdatasync=0 sync=0 direct=0 flushes=1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0 8192 4096 unflushed\n") && text.contains("0 0 4096\n"),
+            "{text}"
+        );
+        let mut l = verifier(|s| s.fsync = 2);
+        l.state_path = v.state_path.clone();
+        l.load_state().unwrap();
+        assert_eq!(
+            l.take_blocks(),
+            [(0, 0, 4096), (0, 4096, 4096)],
+            "the flushed blocks"
+        );
+        assert_eq!(
+            l.loaded.as_ref().map(|x| x.2),
+            Some(1),
+            "one block not yet flushed"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

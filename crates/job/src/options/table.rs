@@ -2909,13 +2909,13 @@ pub static OPTIONS: &[OptDef] = &[
         "verify_write_sequence",
         K::Bool,
         Verify,
-        "the write sequence is always checked"
+        "the write number is checked as fio 3.33 does (fixed write size, not verify_only)"
     ),
     ign!(
         "verify_header_seed",
         K::Bool,
         Verify,
-        "the header seed is always checked"
+        "the data seed in the verify header is not checked"
     ),
     uns!(
         "trim_percentage",

@@ -1086,6 +1086,9 @@ impl<'a> Worker<'a> {
             }
         }
         self.writes_since_sync = 0;
+        if let Some(v) = &mut self.verify {
+            v.flushed();
+        }
     }
 
     /// The main loop.

@@ -1,0 +1,541 @@
+//! Verify against fio itself (each test runs fio 3.x when it is installed and skips with one
+//! line when it is not): a corpus of verify jobs (bs, bssplit, bsrange; sequential and random
+//! writes and reads; ranges that end inside the file and at its end; verify_interval,
+//! verify_offset, verify_backlog) where iolens must reach fio's verdict on the same file, and
+//! files written by one tool checked by the other for every checksum both write.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+
+/// Which program runs a job file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tool {
+    Fio,
+    Iolens,
+}
+
+/// Whether a run found bad data, and each job's error number. fio 3.33 logs every chunk
+/// that fails ("verify failed at file ...", "verify: bad ...") but, without verify_fatal,
+/// returns the result of the last chunk of each read only (a bad chunk followed by a good one
+/// in the same read leaves error 0 and exit code 0), so its verdict is "failed" when it
+/// exited non-zero or logged a failure.
+#[derive(Debug, PartialEq)]
+struct Verdict {
+    failed: bool,
+    errors: Vec<i64>,
+}
+
+/// A run's verdict plus what it said (for assertion messages) and how many blocks iolens
+/// checked (0 for fio, which does not report it).
+struct Run {
+    verdict: Verdict,
+    said: String,
+    checked: u64,
+    reads: u64,
+}
+
+fn run_tool(tool: Tool, dir: &Path, job: &str) -> Run {
+    let jobfile = dir.join("job.fio");
+    std::fs::write(&jobfile, job).expect("writing the job file");
+    let out = dir.join("out.json");
+    let _ = std::fs::remove_file(&out);
+    let o = match tool {
+        Tool::Fio => {
+            let mut c = std::process::Command::new("fio");
+            c.current_dir(dir).args([
+                "job.fio",
+                "--output-format=json",
+                &format!("--output={}", out.display()),
+            ]);
+            output_within(c, std::time::Duration::from_secs(240))
+        }
+        Tool::Iolens => {
+            let mut c = iolens();
+            c.current_dir(dir).args([
+                "job.fio",
+                "--output-format=json",
+                "--eta=never",
+                &format!("--output={}", out.display()),
+            ]);
+            output_within(c, std::time::Duration::from_secs(240))
+        }
+    };
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let said = format!(
+        "{}{}",
+        stderr(&o),
+        text.lines()
+            .take_while(|l| !l.starts_with('{'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    if !text.contains('{') {
+        panic!("{tool:?} printed no JSON for\n{job}\n{said}");
+    }
+    let v = json_of(&text);
+    let jobs = v["jobs"].as_array().expect("jobs");
+    let logged = tool == Tool::Fio
+        && (said.contains("verify failed at file") || said.contains("verify: bad"));
+    Run {
+        verdict: Verdict {
+            failed: !o.status.success() || logged,
+            errors: jobs
+                .iter()
+                .map(|j| j["error"].as_i64().expect("error"))
+                .collect(),
+        },
+        said: said.chars().take(1200).collect(),
+        checked: jobs
+            .iter()
+            .map(|j| j["verify"]["blocks_checked"].as_u64().unwrap_or(0))
+            .sum(),
+        reads: jobs
+            .iter()
+            .map(|j| j["read"]["total_ios"].as_u64().unwrap_or(0))
+            .sum(),
+    }
+}
+
+/// Fills a file with pseudo-random bytes (never a verify header), `len` bytes.
+fn prefill(path: &Path, len: usize) {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut v = Vec::with_capacity(len);
+    while v.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.truncate(len);
+    std::fs::write(path, v).expect("prefilling the test file");
+}
+
+/// Flips one byte of a file.
+fn flip(path: &Path, at: u64) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("open");
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, at).expect("read");
+    b[0] ^= 0x10;
+    f.write_all_at(&b, at).expect("write");
+}
+
+/// One corpus case: the job's options (one per line, without rw and verify), the file's
+/// size before the run (0: the job creates it), and the byte to damage.
+struct Case {
+    name: &'static str,
+    opts: &'static str,
+    write_rw: &'static str,
+    method: &'static str,
+    prefill: usize,
+    damage_at: u64,
+}
+
+fn job(c: &Case, rw: &str, extra: &str) -> String {
+    format!(
+        "[v]\nfilename=v.dat\nrw={rw}\nverify={}\n{}\n{extra}\n",
+        c.method, c.opts
+    )
+}
+
+/// For a case: each tool writes the file (with its own verify pass), then each tool reads it
+/// back sequentially and randomly with verification, then a damaged copy; iolens's verdict
+/// must be fio's every time.
+fn run_case(c: &Case) {
+    let dir = TempDir::new(&format!("vfio-{}", c.name));
+    let file = dir.join("v.dat");
+    let mut disagreements = Vec::new();
+    let mut check = |what: String, f: &Run, i: &Run| {
+        if f.verdict.failed != i.verdict.failed {
+            disagreements.push(format!(
+                "{what}: fio {:?}, iolens {:?}\n  fio said: {}\n  iolens said: {}",
+                f.verdict, i.verdict, f.said, i.said
+            ));
+        }
+    };
+    for writer in [Tool::Fio, Tool::Iolens] {
+        // The write job with its verify pass, by each tool on a fresh file.
+        let mut write_runs = Vec::new();
+        for t in [Tool::Fio, Tool::Iolens] {
+            let _ = std::fs::remove_file(&file);
+            if c.prefill > 0 {
+                prefill(&file, c.prefill);
+            }
+            write_runs.push(run_tool(t, &dir.0, &job(c, c.write_rw, "do_verify=1")));
+        }
+        if writer == Tool::Fio {
+            check(
+                format!("{}: write + verify pass", c.name),
+                &write_runs[0],
+                &write_runs[1],
+            );
+            assert!(
+                write_runs[1].checked > 0,
+                "{}: iolens's verify pass checked nothing: {}",
+                c.name,
+                write_runs[1].said
+            );
+        }
+        // The file as `writer` left it, without a verify pass.
+        let _ = std::fs::remove_file(&file);
+        if c.prefill > 0 {
+            prefill(&file, c.prefill);
+        }
+        let w = run_tool(writer, &dir.0, &job(c, c.write_rw, "do_verify=0"));
+        assert!(
+            !w.verdict.failed,
+            "{}: {writer:?} writing: {}",
+            c.name, w.said
+        );
+        for read_rw in ["read", "randread"] {
+            let f = run_tool(Tool::Fio, &dir.0, &job(c, read_rw, ""));
+            let i = run_tool(Tool::Iolens, &dir.0, &job(c, read_rw, ""));
+            assert!(i.reads > 0, "{}: iolens read nothing: {}", c.name, i.said);
+            check(
+                format!("{}: written by {writer:?}, rw={read_rw}", c.name),
+                &f,
+                &i,
+            );
+            assert!(
+                !i.verdict.failed,
+                "{}: a false failure: iolens rejects the intact file written by {writer:?} (rw={read_rw}): {}",
+                c.name,
+                i.said
+            );
+        }
+        // One damaged byte: both tools must fail the read-back.
+        let saved = std::fs::read(&file).expect("read");
+        flip(&file, c.damage_at);
+        let f = run_tool(Tool::Fio, &dir.0, &job(c, "read", ""));
+        let i = run_tool(Tool::Iolens, &dir.0, &job(c, "read", ""));
+        check(
+            format!(
+                "{}: written by {writer:?}, byte {} damaged",
+                c.name, c.damage_at
+            ),
+            &f,
+            &i,
+        );
+        assert!(
+            i.verdict.failed,
+            "{}: iolens missed the damaged byte {} (written by {writer:?}): {}",
+            c.name, c.damage_at, i.said
+        );
+        std::fs::write(&file, saved).expect("restore");
+    }
+    assert!(
+        disagreements.is_empty(),
+        "iolens disagrees with fio:\n{}",
+        disagreements.join("\n")
+    );
+}
+
+const FIXED_BS: &[Case] = &[
+    Case {
+        name: "bs4k-seq-file-end",
+        opts: "bs=4k\nsize=2m",
+        write_rw: "write",
+        method: "md5",
+        prefill: 0,
+        damage_at: (1 << 20) + 1000,
+    },
+    Case {
+        name: "bs4k-rand-range-inside",
+        opts: "bs=4k\noffset=1m\nsize=2m",
+        write_rw: "randwrite",
+        method: "crc32c",
+        prefill: 8 << 20,
+        damage_at: (2 << 20) + 777,
+    },
+    Case {
+        name: "bs16k-interval4k",
+        opts: "bs=16k\nsize=2m\nverify_interval=4k",
+        write_rw: "write",
+        method: "sha256",
+        prefill: 0,
+        damage_at: (1 << 20) + 4096 * 3 + 200,
+    },
+    Case {
+        name: "bs8k-offset512-rand",
+        opts: "bs=8k\nsize=2m\nverify_offset=512",
+        write_rw: "randwrite",
+        method: "xxhash",
+        prefill: 4 << 20,
+        damage_at: (1 << 20) + 3000,
+    },
+    Case {
+        name: "bs4k-backlog",
+        opts: "bs=4k\nsize=2m\nverify_backlog=16",
+        write_rw: "randwrite",
+        method: "crc64",
+        prefill: 0,
+        damage_at: 555_555,
+    },
+];
+
+const VARIABLE_BS: &[Case] = &[
+    Case {
+        name: "bssplit-seq-range-inside",
+        opts: "bssplit=512/50:64k/50\nsize=4m",
+        write_rw: "write",
+        method: "md5",
+        prefill: 8 << 20,
+        damage_at: (2 << 20) + 100,
+    },
+    Case {
+        name: "bssplit-rand-file-end",
+        opts: "bssplit=4k/50:16k/50\nsize=4m",
+        write_rw: "randwrite",
+        method: "crc32c",
+        prefill: 4 << 20,
+        damage_at: (3 << 20) + 5,
+    },
+    Case {
+        name: "bsrange-seq-file-end",
+        opts: "bsrange=512-64k\nsize=4m",
+        write_rw: "write",
+        method: "sha1",
+        prefill: 0,
+        damage_at: (1 << 20) + 300,
+    },
+    Case {
+        name: "bsrange-rand-range-inside",
+        opts: "bsrange=4k-32k\noffset=1m\nsize=2m",
+        write_rw: "randwrite",
+        method: "md5",
+        prefill: 6 << 20,
+        damage_at: (2 << 20) + 4321,
+    },
+    Case {
+        name: "bsrange-interval-offset",
+        opts: "bsrange=4k-16k\nsize=2m\nverify_interval=4k\nverify_offset=1k",
+        write_rw: "write",
+        method: "crc32",
+        prefill: 4 << 20,
+        damage_at: (1 << 20) + 2000,
+    },
+];
+
+#[test]
+fn verify_corpus_fixed_block_sizes_agrees_with_fio() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    for c in FIXED_BS {
+        run_case(c);
+    }
+}
+
+#[test]
+fn verify_corpus_varying_block_sizes_agrees_with_fio() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    for c in VARIABLE_BS {
+        run_case(c);
+    }
+}
+
+/// Issue 16: two jobs share a file; the first writes with bssplit=512/50:1M/50 at depth 128,
+/// and a second job file reads both back with verify_fatal. fio passes; so must iolens, for a
+/// file written by either.
+#[test]
+fn two_job_bssplit_libaio_case_verifies_clean_as_in_fio() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    let dir = TempDir::new("vfio-issue16");
+    let probe = run_tool(
+        Tool::Fio,
+        &dir.0,
+        "[p]\nfilename=p.dat\nioengine=libaio\ndirect=1\nsize=64k\nrw=write\n",
+    );
+    if skip_unless(
+        !probe.verdict.failed,
+        "fio cannot use libaio with direct=1 in the temp dir",
+    ) {
+        return;
+    }
+    let jobs = |reading: bool| {
+        let (w, m) = if reading {
+            ("readwrite=read\ndo_verify=1\nverify_fatal=1\n", "")
+        } else {
+            ("", "rw=rw\n")
+        };
+        format!(
+            "[global]\nfilename=vfile\nioengine=libaio\niodepth=128\ndirect=1\nthread\n{w}\n\
+             [thread0]\n{}offset=0\nsize=64M\nbssplit=512/50:1M/50\nverify=md5\n{}\n\
+             [thread-mix0]\n{m}offset=256M\nsize=64M\nbsrange=512:1M\n",
+            if reading { "" } else { "rw=write\n" },
+            if reading { "" } else { "do_verify=0" },
+        )
+    };
+    for writer in [Tool::Fio, Tool::Iolens] {
+        let _ = std::fs::remove_file(dir.join("vfile"));
+        let w = run_tool(writer, &dir.0, &jobs(false));
+        assert!(!w.verdict.failed, "{writer:?} writing: {}", w.said);
+        for reader in [Tool::Fio, Tool::Iolens] {
+            let r = run_tool(reader, &dir.0, &jobs(true));
+            assert_eq!(
+                r.verdict,
+                Verdict {
+                    failed: false,
+                    errors: vec![0, 0]
+                },
+                "written by {writer:?}, read by {reader:?}: {}",
+                r.said
+            );
+        }
+    }
+}
+
+/// The methods both tools write and check with the same bytes (fio 3.33's sha512 is checked
+/// by iolens, but iolens writes fio 3.39's, which fio 3.33 cannot check).
+const BOTH_WAYS: &[&str] = &[
+    "md5", "crc32c", "sha256", "xxhash", "crc32", "crc64", "crc16", "crc7", "sha1", "meta",
+];
+
+fn cross_job(method: &str, rw: &str, extra: &str) -> String {
+    format!("[x]\nfilename=x.dat\nbs=4k\nsize=1m\nrw={rw}\nverify={method}\n{extra}\n")
+}
+
+#[test]
+fn files_written_by_fio_verify_in_iolens_and_the_other_way_round() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    let dir = TempDir::new("vfio-cross");
+    let file: PathBuf = dir.join("x.dat");
+    let mut methods: Vec<&str> = BOTH_WAYS.to_vec();
+    methods.push("sha512");
+    for m in methods {
+        for extra in ["", "verify_interval=1k", "verify_offset=1k"] {
+            for writer in [Tool::Fio, Tool::Iolens] {
+                if m == "sha512" && writer == Tool::Iolens {
+                    continue;
+                }
+                let _ = std::fs::remove_file(&file);
+                let w = run_tool(
+                    writer,
+                    &dir.0,
+                    &cross_job(m, "write", &format!("do_verify=0\n{extra}")),
+                );
+                assert!(
+                    !w.verdict.failed,
+                    "{writer:?} writing verify={m} {extra}: {}",
+                    w.said
+                );
+                let readers: &[(Tool, &str, &str)] = &[
+                    (Tool::Fio, "read", ""),
+                    (Tool::Iolens, "read", ""),
+                    (Tool::Iolens, "write", "verify_only"),
+                ];
+                for (reader, rw, flag) in readers {
+                    let r = run_tool(
+                        *reader,
+                        &dir.0,
+                        &cross_job(m, rw, &format!("{extra}\n{flag}")),
+                    );
+                    assert!(
+                        !r.verdict.failed,
+                        "verify={m} {extra}: written by {writer:?}, checked by {reader:?} rw={rw} {flag}: {}",
+                        r.said
+                    );
+                    if *reader == Tool::Iolens {
+                        assert_eq!(
+                            r.checked, 256,
+                            "verify={m} {extra}: 256 blocks checked: {}",
+                            r.said
+                        );
+                    }
+                }
+                if m == "meta" || m == "sha512" {
+                    // meta checks headers only; fio 3.33's sha512 covers only the first and
+                    // last bytes of a chunk.
+                    continue;
+                }
+                // A damaged data byte in block 100 fails both readers, at that block.
+                flip(&file, 100 * 4096 + 2500);
+                for reader in [Tool::Fio, Tool::Iolens] {
+                    let r = run_tool(reader, &dir.0, &cross_job(m, "read", extra));
+                    assert!(
+                        r.verdict.failed,
+                        "verify={m} {extra}: written by {writer:?}, damaged, checked by {reader:?}: {:?} {}",
+                        r.verdict,
+                        r.said
+                    );
+                    if reader == Tool::Iolens {
+                        assert!(
+                            r.said.contains(&format!("offset {}", 100 * 4096)),
+                            "iolens names the damaged block 409600: {}",
+                            r.said
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A read job whose block sizes differ from the writer's: iolens takes each chunk's extent
+/// from its header (reads that end inside a chunk complete it from the file, reads that
+/// start inside one find it); fio 3.33 needs the writer's sizes and fails ("bad header
+/// length"), a difference the README lists.
+#[test]
+fn reads_of_other_block_sizes_verify_a_file_fio_wrote() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    let dir = TempDir::new("vfio-sizes");
+    let job = |rw: &str, bs: &str, extra: &str| {
+        format!("[s]\nfilename=s.dat\nsize=2m\nrw={rw}\n{bs}\nverify=md5\n{extra}\n")
+    };
+    let w = run_tool(Tool::Fio, &dir.0, &job("write", "bs=64k", "do_verify=0"));
+    assert!(!w.verdict.failed, "fio writing: {}", w.said);
+    for bs in [
+        "bs=4k",
+        "bs=1m",
+        "bsrange=512-128k",
+        "bssplit=512/30:8k/30:256k/40",
+    ] {
+        for rw in ["read", "randread"] {
+            let r = run_tool(Tool::Iolens, &dir.0, &job(rw, bs, ""));
+            assert!(
+                !r.verdict.failed && r.reads > 0,
+                "64k blocks written by fio, read by iolens with {bs} rw={rw}: {}",
+                r.said
+            );
+        }
+    }
+    let f = run_tool(Tool::Fio, &dir.0, &job("read", "bs=4k", ""));
+    assert!(
+        f.verdict.failed && f.said.contains("bad header length"),
+        "fio 3.33 reading 64k chunks in 4k reads reports bad header lengths: {}",
+        f.said
+    );
+    // A damaged byte is still found with other sizes.
+    flip(&dir.join("s.dat"), (1 << 20) + 40_000);
+    for bs in ["bs=4k", "bsrange=512-128k"] {
+        let r = run_tool(Tool::Iolens, &dir.0, &job("randread", bs, ""));
+        assert!(
+            r.verdict.failed && r.said.contains("chunk at offset 1048576"),
+            "the damaged 64k chunk at 1 MiB, read with {bs}: {}",
+            r.said
+        );
+    }
+}
