@@ -11,6 +11,7 @@ mod explain;
 mod faults;
 mod fio_compat;
 mod formats;
+mod logs;
 mod powercut;
 mod pts;
 mod report;

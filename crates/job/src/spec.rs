@@ -835,11 +835,92 @@ pub struct JobSpec {
     pub steadystate_duration: Duration,
     /// `steadystate_ramp_time`.
     pub steadystate_ramp_time: Duration,
+    /// fio-format logs (`write_*_log` and the `log_*` options).
+    pub logs: LogSpec,
 
     /// Where each option that was set came from (canonical name, place of the last setting).
     pub option_spans: Vec<(&'static str, Span)>,
     /// Warnings collected while applying options (accepted without effect, etc.).
     pub warnings: Vec<String>,
+}
+
+/// fio-format log files a job writes, and how (HOWTO "Log File Formats").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSpec {
+    /// `write_bw_log` prefix (the job name when given bare).
+    pub bw: Option<String>,
+    /// `write_iops_log` prefix.
+    pub iops: Option<String>,
+    /// `write_lat_log` prefix (slat, clat and lat files).
+    pub lat: Option<String>,
+    /// `write_hist_log` prefix (clat histogram file).
+    pub hist: Option<String>,
+    /// `log_avg_msec`: 0 logs every I/O, otherwise one averaged entry per window.
+    pub avg_msec: u64,
+    /// `log_hist_msec`.
+    pub hist_msec: u64,
+    /// `log_hist_coarseness`: 2^n histogram bins are merged into one column.
+    pub hist_coarseness: u32,
+    /// `log_max_value`: windows log their maximum instead of their mean.
+    pub max_value: bool,
+    /// `log_offset`: an offset column.
+    pub offset: bool,
+    /// `log_prio`: the last column is the I/O priority in hex, not the RT-class flag.
+    pub prio: bool,
+    /// `per_job_logs`: one file per job (`name_bw.N.log`), else one shared file.
+    pub per_job: bool,
+    /// `log_unix_epoch`: times are Unix milliseconds, not job-relative.
+    pub unix_epoch: bool,
+    /// `write_iolog`: the I/O log (fio's iolog version 3) to write.
+    pub write_iolog: Option<String>,
+    /// `read_iolog`: an I/O log (version 2 or 3) to replay instead of the job's own pattern.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: issue the log's I/O as fast as possible, ignoring its times.
+    pub replay_no_stall: bool,
+    /// `replay_time_scale`: percent of the log's I/O rate (200: twice as fast).
+    pub replay_time_scale: u64,
+    /// `replay_redirect`: replay every I/O onto this one file or device.
+    pub replay_redirect: Option<String>,
+    /// `replay_align`: align replayed offsets down to this power of two.
+    pub replay_align: u64,
+    /// `replay_scale`: divide replayed offsets by this.
+    pub replay_scale: u64,
+    /// `replay_skip`: directions not replayed.
+    pub replay_skip: [bool; 3],
+}
+
+impl Default for LogSpec {
+    fn default() -> Self {
+        LogSpec {
+            bw: None,
+            iops: None,
+            lat: None,
+            hist: None,
+            avg_msec: 0,
+            hist_msec: 0,
+            hist_coarseness: 0,
+            max_value: false,
+            offset: false,
+            prio: false,
+            per_job: true,
+            unix_epoch: false,
+            write_iolog: None,
+            read_iolog: None,
+            replay_no_stall: false,
+            replay_time_scale: 100,
+            replay_redirect: None,
+            replay_align: 0,
+            replay_scale: 1,
+            replay_skip: [false; 3],
+        }
+    }
+}
+
+impl LogSpec {
+    /// True when the job writes any fio-format log.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some() || self.hist.is_some()
+    }
 }
 
 /// fio's default percentile list.
@@ -1005,6 +1086,7 @@ impl JobSpec {
             steadystate: None,
             steadystate_duration: Duration::ZERO,
             steadystate_ramp_time: Duration::ZERO,
+            logs: LogSpec::default(),
             option_spans: Vec::new(),
             warnings: Vec::new(),
         }

@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod content;
 pub mod control;
+pub mod iolog;
 pub mod offsets;
 pub mod plan;
 pub mod rand;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iolens_engine::file;
-use iolens_job::{JobSet, JobSpec, SizeOrPct};
+use iolens_job::{Ddir, JobSet, JobSpec, RwKind, SizeOrPct};
 
 use crate::RunError;
 
@@ -61,8 +61,11 @@ pub struct Plan {
     pub jobs: Vec<PlannedJob>,
     /// Number of phases.
     pub phases: usize,
-    /// Notes to print before the run (fio prints some of these too).
+    /// Notes to print before the run, as fio prints them.
     pub notes: Vec<String>,
+    /// iolens's own advice that fio does not print: for stderr only when it is a terminal
+    /// (scripts that check for an empty stderr keep working) and for explain.
+    pub advice: Vec<String>,
 }
 
 /// Run-wide settings that the safety checks read ([`crate::safety::check`]).
@@ -146,10 +149,67 @@ fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
     }
 }
 
+/// A `read_iolog` job as it runs: its files are the log's (or `replay_redirect`, or the
+/// job's own `filename`), its size covers the furthest I/O, its block size the largest one
+/// and its directions those the log has (fio takes all of these from the log).
+fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
+    let l = &spec.logs;
+    let path = l.read_iolog.as_deref().unwrap_or_default();
+    let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)
+        .map_err(|e| RunError::Plan(spec.error_at("read_iolog", e)))?;
+    if trace.ios.is_empty() {
+        return Err(RunError::Plan(spec.error_at(
+            "read_iolog",
+            format!("'{path}' holds no read, write or trim to replay"),
+        )));
+    }
+    let mut s = spec.clone();
+    let extents = trace.extents();
+    let files: Vec<String> = if let Some(r) = &l.replay_redirect {
+        vec![r.clone()]
+    } else if let Some(f) = &spec.filename {
+        split_filenames(f)
+    } else {
+        trace.files.clone()
+    };
+    if s.filename.is_none() || l.replay_redirect.is_some() {
+        s.filename = Some(
+            files
+                .iter()
+                .map(|f| f.replace(':', "\\:"))
+                .collect::<Vec<_>>()
+                .join(":"),
+        );
+    }
+    s.directory = None;
+    if s.size.is_none() && s.filesize.is_none() {
+        let most = extents.iter().copied().max().unwrap_or(0);
+        s.size = Some(SizeOrPct::Bytes(most * files.len() as u64));
+    }
+    let has = |d: Ddir| trace.ios.iter().any(|io| io.ddir == d);
+    s.rw = match (has(Ddir::Read), has(Ddir::Write), has(Ddir::Trim)) {
+        (_, _, true) if !has(Ddir::Read) => RwKind::RandTrimWrite,
+        (true, true, _) => RwKind::RandRw,
+        (false, true, _) => RwKind::RandWrite,
+        _ => RwKind::RandRead,
+    };
+    let max_len = trace
+        .ios
+        .iter()
+        .map(|io| io.len as u64)
+        .max()
+        .unwrap_or(4096);
+    s.bs = [max_len; 3];
+    s.bsrange = [None, None, None];
+    s.bssplit = [None, None, None];
+    Ok(s)
+}
+
 /// Builds the plan for a job set.
 pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
+    let mut advice = Vec::new();
     let mut groupid = 0u32;
     let mut phase = 0usize;
     let mut index = 0usize;
@@ -170,6 +230,20 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 )));
             }
         }
+        let adjusted;
+        let spec = if spec.logs.read_iolog.is_some() {
+            adjusted = replay_job(spec)?;
+            &adjusted
+        } else if spec.size == Some(SizeOrPct::Bytes(0)) {
+            // size=0 means the size of the existing file or device, as fio.
+            adjusted = JobSpec {
+                size: None,
+                ..spec.clone()
+            };
+            &adjusted
+        } else {
+            spec
+        };
         let spec_arc = Arc::new(spec.clone());
         if !jobs.is_empty() {
             if spec.stonewall || spec.new_group {
@@ -189,7 +263,7 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
             }
         }
         if spec.ioengine == iolens_job::EngineKind::Libaio && !spec.direct {
-            notes.push(format!(
+            advice.push(format!(
                 "{}: libaio with buffered I/O (direct=0) runs synchronously inside io_submit; use direct=1 for queued I/O",
                 spec.name
             ));
@@ -375,6 +449,7 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
         jobs,
         phases: phase + 1,
         notes,
+        advice,
     })
 }
 
@@ -386,6 +461,18 @@ mod tests {
     fn plan_of(text: &str) -> Result<Plan, RunError> {
         let set = parse_job_text("t.fio", text, &SystemEnvironment).unwrap();
         plan(&set)
+    }
+
+    #[test]
+    fn size_zero_means_the_existing_files_size() {
+        let dir = std::env::temp_dir().join(format!("iolens-plan-size0-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("f");
+        std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+        let p = plan_of(&format!("[a]\nfilename={}\nsize=0\nbs=4k\n", f.display()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let p = p.unwrap();
+        assert_eq!(p.jobs[0].files[0].len, 1 << 20, "size=0 on a 1 MiB file");
     }
 
     #[test]

@@ -211,6 +211,12 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
             diag(n)?;
         }
     }
+    // Advice fio does not print stays off a stderr that scripts read.
+    if s.notes && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        for n in &plan.advice {
+            diag(n)?;
+        }
+    }
     if s.header {
         let threads = set.jobs.iter().all(|j| j.thread);
         sink.write(&render_header(

@@ -317,6 +317,22 @@ mod tests {
     use crate::error::Span;
 
     #[test]
+    fn patterns_concatenate_hex_strings_numbers_and_files() {
+        use super::table::parse_pattern;
+        let f = std::env::temp_dir().join(format!("iolens-pattern-{}", std::process::id()));
+        std::fs::write(&f, b"FILE").unwrap();
+        let got = parse_pattern(&format!("0xdeadface\"ab\"-12'{}'", f.display()));
+        let _ = std::fs::remove_file(&f);
+        assert_eq!(
+            got.unwrap(),
+            [0xde, 0xad, 0xfa, 0xce, b'a', b'b', 0xf4, b'F', b'I', b'L', b'E'],
+            "HOWTO's example 0xdeadface\"abcd\"-12'filename'"
+        );
+        let e = parse_pattern("'/nonexistent/iolens-pattern'").unwrap_err();
+        assert!(e.contains("cannot read pattern file"), "{e}");
+    }
+
+    #[test]
     fn names_and_aliases_are_unique() {
         let mut seen = std::collections::HashSet::new();
         for n in all_names() {

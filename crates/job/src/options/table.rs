@@ -127,6 +127,17 @@ choices!(CONTINUE_ON_ERROR, CONTINUE_ON_ERROR_NAMES: ContinueOnError = [
     ("1", ContinueOnError::All),
 ]);
 
+/// A log prefix: a bare `write_bw_log` (which arrives as "1") means the job name, kept empty
+/// here and resolved by the writer.
+fn log_prefix(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    Ok(if v == "1" {
+        String::new()
+    } else {
+        v.to_string()
+    })
+}
+
 /// fio rejects an empty value (`bs=`, or `bs=${UNSET}`) rather than keeping the default.
 fn nonempty(v: &str) -> Result<(), String> {
     if v.trim().is_empty() {
@@ -388,7 +399,8 @@ fn apply_cpumask(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
-/// Decodes fio's pattern syntax: `0xdeadbeef`, `"text"`, `'text'`, decimal numbers, concatenated.
+/// Decodes fio's pattern syntax: `0xdeadbeef`, `"text"`, `'file'` (the file's contents),
+/// decimal numbers, concatenated.
 pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
     let b = v.trim().as_bytes();
     let mut out = Vec::new();
@@ -401,7 +413,16 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                     .iter()
                     .position(|c| *c == q)
                     .ok_or("unterminated string in pattern")?;
-                out.extend_from_slice(&b[i + 1..i + 1 + end]);
+                let text = &b[i + 1..i + 1 + end];
+                if q == b'\'' {
+                    // 'name': the contents of that file, as fio.
+                    let name = String::from_utf8_lossy(text).into_owned();
+                    let data = std::fs::read(&name)
+                        .map_err(|e| format!("cannot read pattern file '{name}': {e}"))?;
+                    out.extend_from_slice(&data);
+                } else {
+                    out.extend_from_slice(text);
+                }
                 i += end + 2;
             }
             b'0' if i + 1 < b.len() && (b[i + 1] == b'x' || b[i + 1] == b'X') => {
@@ -2306,17 +2327,31 @@ pub static OPTIONS: &[OptDef] = &[
         "failing a job on a latency ceiling is not implemented"
     ),
     // ---------------------------------------------------------------- iolog
-    ign!(
+    opt!(
         "write_iolog",
         K::Str,
+        "",
         Iolog,
-        "I/O logs for replay are not written"
+        "Write the issued I/O to this file (fio's iolog version 3, for read_iolog)",
+        "job.iolog",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.write_iolog = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
-    uns!(
+    opt!(
         "read_iolog",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay the I/O of this fio iolog (version 2 or 3)",
+        "job.iolog",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.read_iolog = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
     ign!(
         "read_iolog_chunked",
@@ -2342,41 +2377,97 @@ pub static OPTIONS: &[OptDef] = &[
         Iolog,
         "blktrace merging is not implemented"
     ),
-    ign!(
+    opt!(
         "replay_no_stall",
         K::Bool,
+        "0",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay as fast as possible, ignoring the log's timing",
+        "1",
+        |s, v| {
+            s.logs.replay_no_stall = boolean(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_time_scale",
         K::Int,
+        "100",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay at this percentage of the log's I/O rate",
+        "200",
+        |s, v| {
+            s.logs.replay_time_scale = uint(s, v, 1, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_redirect",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Replay every I/O onto this file or device",
+        "/dev/sdc",
+        |s, v| {
+            nonempty(v)?;
+            s.logs.replay_redirect = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_align",
         K::Int,
+        "0",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Align replayed offsets down to this power of two",
+        "4096",
+        |s, v| {
+            let a = uint(s, v, 0, u64::MAX)?;
+            if a > 1 && !a.is_power_of_two() {
+                return Err(format!("{a} is not a power of two"));
+            }
+            s.logs.replay_align = a;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_scale",
         K::Int,
+        "1",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Divide replayed offsets by this factor",
+        "2",
+        |s, v| {
+            s.logs.replay_scale = uint(s, v, 1, u64::MAX)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "replay_skip",
         K::Str,
+        "",
         Iolog,
-        "replaying I/O logs is not implemented"
+        "Directions not replayed: a comma list of read, write, trim, sync",
+        "write,trim",
+        |s, v| {
+            let mut skip = [false; 3];
+            for w in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+                match w {
+                    "read" => skip[0] = true,
+                    "write" => skip[1] = true,
+                    "trim" => skip[2] = true,
+                    // Syncs are never replayed.
+                    "sync" => {}
+                    _ => {
+                        return Err(format!(
+                            "bad value '{w}': allowed values are read, write, trim, sync"
+                        ))
+                    }
+                }
+            }
+            s.logs.replay_skip = skip;
+            Ok(())
+        }
     ),
     // ---------------------------------------------------------------- process
     opt!(
@@ -2846,11 +2937,17 @@ pub static OPTIONS: &[OptDef] = &[
         "steady state is checked every second"
     ),
     // ---------------------------------------------------------------- reporting
-    ign!(
+    opt!(
         "per_job_logs",
         K::Bool,
+        "1",
         Reporting,
-        "per-I/O logs are not written"
+        "One log file per job (name_bw.N.log); 0 shares one file (name_bw.log)",
+        "0",
+        |s, v| {
+            s.logs.per_job = boolean(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "group_reporting",
@@ -2888,113 +2985,188 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "write_bw_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use the JSON samples"
+        "Write fio's bandwidth log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.bw = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_lat_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use json+ bins"
+        "Write fio's slat, clat and lat log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.lat = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_hist_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use json+ bins"
+        "Write fio's clat histogram log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.hist = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "write_iops_log",
         K::Flag,
+        "",
         Reporting,
-        "fio-format logs are not written; use the JSON samples"
+        "Write fio's IOPS log (PREFIX_type.N.log; bare: the job name)",
+        "mylog",
+        |s, v| {
+            s.logs.iops = Some(log_prefix(v)?);
+            Ok(())
+        }
     ),
     ign!(
         "log_entries",
         K::Int,
         Reporting,
-        "fio-format logs are not written"
+        "log lines go to the file through 256 KiB buffers; the in-memory entry count has no equivalent"
     ),
-    ign!(
+    opt!(
         "log_avg_msec",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Average log entries over this many ms (0: one entry per I/O)",
+        "100",
+        |s, v| {
+            s.logs.avg_msec = uint(s, v, 0, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_hist_msec",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Histogram log interval in ms",
+        "100",
+        |s, v| {
+            s.logs.hist_msec = uint(s, v, 0, u32::MAX as u64)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_hist_coarseness",
         K::Int,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Merge 2^N histogram bins per logged column (0-6)",
+        "2",
+        |s, v| {
+            s.logs.hist_coarseness = uint(s, v, 0, 6)? as u32;
+            Ok(())
+        }
     ),
-    ign!(
-        "log_window_value" | "log_max_value",
+    opt!(
+        "log_max_value" | "log_window_value",
         K::Str,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Windowed log entries hold the maximum (1, max) instead of the mean (0, avg)",
+        "1",
+        |s, v| {
+            s.logs.max_value = pick(
+                v.trim(),
+                &[
+                    ("0", false),
+                    ("avg", false),
+                    ("mean", false),
+                    ("1", true),
+                    ("max", true),
+                ],
+            )?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_offset",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Add the I/O offset column to per-I/O logs",
+        "1",
+        |s, v| {
+            s.logs.offset = boolean(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_prio",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Log the I/O priority (hex) in the last column",
+        "1",
+        |s, v| {
+            s.logs.prio = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "log_issue_time",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "not an option of fio 3.33 (a later fio's issue-time column)"
     ),
     ign!(
         "log_compression",
         K::Size,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
     ign!(
         "log_compression_cpus",
         K::Str,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
     ign!(
         "log_store_compressed",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "logs are written as plain text; compressed logs are not implemented"
     ),
-    ign!(
+    opt!(
         "log_unix_epoch",
         K::Bool,
+        "0",
         Reporting,
-        "fio-format logs are not written"
+        "Log times as Unix epoch milliseconds",
+        "1",
+        |s, v| {
+            s.logs.unix_epoch = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "log_alternate_epoch",
         K::Bool,
         Reporting,
-        "fio-format logs are not written"
+        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
     ),
     ign!(
         "log_alternate_epoch_clock_id",
         K::Int,
         Reporting,
-        "fio-format logs are not written"
+        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
     ),
     ign!(
         "block_error_percentiles",

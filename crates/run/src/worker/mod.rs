@@ -26,6 +26,7 @@ use crate::verify::Verifier;
 mod engines;
 mod errors;
 mod files;
+mod logs;
 mod pacing;
 mod sampling;
 mod setup;
@@ -34,6 +35,7 @@ mod tests;
 
 use errors::errno_name;
 use files::FilePicker;
+use logs::{IoLog, Logs};
 use pacing::Pace;
 use sampling::Sampler;
 pub use setup::failed;
@@ -140,6 +142,90 @@ struct Worker<'a> {
     invalidate_fds: Vec<libc::c_int>,
     main_end: u64,
     verify_ns: u64,
+    /// fio-format logs while the job is measured (None when it writes none, and during ramp
+    /// time, when they wait in `logs_ramp`).
+    logs: Option<Box<Logs>>,
+    logs_ramp: Option<Box<Logs>>,
+    /// `write_iolog`.
+    iolog: Option<Box<IoLog>>,
+    /// `read_iolog`: the I/O to replay instead of the job's pattern.
+    replay: Option<Box<Replay>>,
+}
+
+/// A `read_iolog` replay in progress.
+struct Replay {
+    ios: Vec<crate::iolog::TraceIo>,
+    pos: usize,
+    skip: [bool; 3],
+    /// Clock reading the log's times count from (the first replayed I/O), with the factor
+    /// from log µs to clock ns (`replay_time_scale`); None: `replay_no_stall`.
+    t0: Option<u64>,
+    ns_per_us: Option<f64>,
+}
+
+impl Replay {
+    fn open(job: &PlannedJob) -> Result<Option<Replay>, String> {
+        let l = &job.spec.logs;
+        let Some(path) = &l.read_iolog else {
+            return Ok(None);
+        };
+        let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)?;
+        // The log's files onto the job's: by name, else all onto the one file.
+        let names: Vec<String> = job
+            .files
+            .iter()
+            .map(|f| f.path.to_string_lossy().into_owned())
+            .collect();
+        let mut map = Vec::with_capacity(trace.files.len());
+        for f in &trace.files {
+            match names.iter().position(|n| n == f) {
+                Some(i) if l.replay_redirect.is_none() => map.push(i as u32),
+                _ if names.len() == 1 => map.push(0),
+                _ => {
+                    return Err(format!(
+                        "read_iolog: '{f}' of {path} is none of the job's files ({})",
+                        names.join(", ")
+                    ))
+                }
+            }
+        }
+        let ios = trace
+            .ios
+            .into_iter()
+            .map(|mut io| {
+                io.file = map[io.file as usize];
+                io
+            })
+            .collect();
+        Ok(Some(Replay {
+            ios,
+            pos: 0,
+            skip: l.replay_skip,
+            t0: None,
+            ns_per_us: (!l.replay_no_stall).then(|| 1000.0 * 100.0 / l.replay_time_scale as f64),
+        }))
+    }
+
+    /// The next I/O to replay and the clock reading to issue it at (0: at once).
+    fn next(&mut self, now: u64) -> Option<(crate::iolog::TraceIo, u64)> {
+        let io = loop {
+            let io = *self.ios.get(self.pos)?;
+            self.pos += 1;
+            if !self.skip[io.ddir.idx()] {
+                break io;
+            }
+        };
+        let at = match self.ns_per_us {
+            Some(k) => {
+                let t0 = *self
+                    .t0
+                    .get_or_insert(now.saturating_sub((io.t_us as f64 * k) as u64));
+                t0 + (io.t_us as f64 * k) as u64
+            }
+            None => 0,
+        };
+        Some((io, at))
+    }
 }
 
 impl<'a> Worker<'a> {
@@ -196,56 +282,74 @@ impl<'a> Worker<'a> {
     /// cannot hold another I/O.
     #[inline(always)]
     fn prep<B: Backend>(&mut self, eng: &mut Engine<B>) -> Option<(Slot, IoReq, Ddir)> {
-        let mut d = self.next_ddir();
-        if self.pacing && self.job.spec.rw.is_mixed() {
+        let replayed = match &mut self.replay {
+            Some(r) => {
+                let (io, at) = r.next(self.t_last)?;
+                if at > self.t_last {
+                    // The log's timing: reap what is in flight first, so its completion
+                    // times are not the wait.
+                    self.drain(eng);
+                    self.wait_until(at);
+                }
+                Some(io)
+            }
+            None => None,
+        };
+        let mut d = match replayed {
+            Some(io) => io.ddir,
+            None => self.next_ddir(),
+        };
+        if replayed.is_none() && self.pacing && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
         }
         // trimwrite: each block is trimmed, then written; the size counts the writes only.
         let trim_of_trimwrite = d == Ddir::Trim
+            && replayed.is_none()
             && matches!(self.job.spec.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
         let mut pass_share_done = false;
-        let (file, offset, len) =
-            if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
-                (f, o, l)
-            } else {
-                // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
-                // jobs go on with the next one, others after their loops.
-                if let Some(n) = self.job.spec.number_ios {
-                    if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
-                        return None;
-                    }
+        let (file, offset, len) = if let Some(io) = replayed {
+            (io.file, io.offset, io.len)
+        } else if let (Ddir::Write, Some((f, o, l))) = (d, self.trim_then_write.take()) {
+            (f, o, l)
+        } else {
+            // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
+            // jobs go on with the next one, others after their loops.
+            if let Some(n) = self.job.spec.number_ios {
+                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
+                    return None;
                 }
-                // As fio: the offset first (room for the smallest size), then a size that fits.
-                let min_bs = self.bsz.min(d);
-                let (f, off) = loop {
-                    let f = self.pick_file();
-                    match self.offsets[f].place(
-                        &self.ospec,
-                        d,
-                        min_bs,
-                        &mut self.rng_off,
-                        &mut self.rng_pct,
-                    ) {
-                        Some(off) => break (f, off),
-                        // A sequential stream reached the end of this file's range.
-                        None => {
-                            if !self.file_finished(f) {
-                                return None;
-                            }
+            }
+            // As fio: the offset first (room for the smallest size), then a size that fits.
+            let min_bs = self.bsz.min(d);
+            let (f, off) = loop {
+                let f = self.pick_file();
+                match self.offsets[f].place(
+                    &self.ospec,
+                    d,
+                    min_bs,
+                    &mut self.rng_off,
+                    &mut self.rng_pct,
+                ) {
+                    Some(off) => break (f, off),
+                    // A sequential stream reached the end of this file's range.
+                    None => {
+                        if !self.file_finished(f) {
+                            return None;
                         }
                     }
-                };
-                let bs = self
-                    .bsz
-                    .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
-                let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
-                let len = len.min(u32::MAX as u64) as u32;
-                if !trim_of_trimwrite {
-                    self.file_issued[f] += len as u64;
-                    pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
                 }
-                (f as u32, off, len)
             };
+            let bs = self
+                .bsz
+                .pick_fitting(d, &mut self.rng_bs, self.offsets[f].room());
+            let len = self.offsets[f].advance(&self.ospec, bs, min_bs);
+            let len = len.min(u32::MAX as u64) as u32;
+            if !trim_of_trimwrite {
+                self.file_issued[f] += len as u64;
+                pass_share_done = self.file_issued[f] >= self.file_pass_bytes[f];
+            }
+            (f as u32, off, len)
+        };
         if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
         }
@@ -504,6 +608,25 @@ impl<'a> Worker<'a> {
                 t_done.saturating_sub(u.start),
             );
         }
+        if let Some(l) = &mut self.logs {
+            let (slat, clat) = if sync {
+                (None, t_done.saturating_sub(u.issue))
+            } else {
+                (
+                    Some(u.issue.saturating_sub(u.start)),
+                    t_done.saturating_sub(u.issue),
+                )
+            };
+            l.io(
+                t_done,
+                d,
+                bytes,
+                u.offset,
+                slat,
+                clat,
+                t_done.saturating_sub(u.start),
+            );
+        }
         if d == 1 {
             if let Some(v) = &mut self.verify {
                 v.written(u.file, u.offset, u.len);
@@ -647,6 +770,11 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        if !ended {
+            if let Some(l) = &mut self.logs {
+                l.tick(t, bytes, ios);
+            }
+        }
         if let Some(ss) = &mut self.ss {
             if ss.observe(t, ios.iter().sum(), bytes.iter().sum()) {
                 self.ss_done = true;
@@ -662,6 +790,9 @@ impl<'a> Worker<'a> {
         if let Some(m) = &self.min_check {
             next = next.min(m.next);
         }
+        if let Some(l) = &self.logs {
+            next = next.min(l.next_due());
+        }
         self.next_tick = next;
     }
 
@@ -672,6 +803,10 @@ impl<'a> Worker<'a> {
         self.bw_sampler = Sampler::new(t, spec.bwavgtime.as_nanos() as u64);
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
         self.bw_sampler_ios = [0; 3];
+        if let Some(mut l) = self.logs.take().or_else(|| self.logs_ramp.take()) {
+            l.start(t, spec.logs.unix_epoch);
+            self.logs = Some(l);
+        }
         self.usage_start = Rusage::thread_now();
         if let Some(c) = &spec.steadystate {
             if !spec.steadystate_duration.is_zero() {
@@ -753,6 +888,10 @@ impl<'a> Worker<'a> {
     #[inline(always)]
     fn queue<B: Backend>(&mut self, eng: &mut Engine<B>, slot: Slot, req: IoReq, d: Ddir) -> bool {
         let si = slot.index() as usize;
+        if let Some(l) = &mut self.iolog {
+            let action = ["read", "write", "trim"][d.idx()];
+            l.io(self.t_last, req.file, action, Some((req.offset, req.len)));
+        }
         if self.dry_writes && d == Ddir::Write {
             // verify_only: replay the write workload's offsets without writing.
             if let Some(v) = &mut self.verify {
@@ -900,6 +1039,9 @@ impl<'a> Worker<'a> {
             }
             let Some(slot) = self.free.pop() else { return };
             let t0 = self.now();
+            if let Some(l) = &mut self.iolog {
+                l.io(t0, f, if datasync { "datasync" } else { "sync" }, None);
+            }
             let req = IoReq {
                 file: f,
                 op: if datasync { Op::Fdatasync } else { Op::Fsync },
@@ -1343,6 +1485,34 @@ fn prepare<'a>(
         .chain(spec.rate_iops.iter())
         .any(|r| *r > 0);
     let engine_kind = spec.ioengine;
+    let logs = match Logs::open(&spec.logs, &spec.name, spec.rw, job.index) {
+        Ok(l) => l.map(Box::new),
+        Err(e) => return fail(e),
+    };
+    let iolog = match &spec.logs.write_iolog {
+        Some(p) => {
+            let names: Vec<String> = job
+                .files
+                .iter()
+                .map(|f| f.path.to_string_lossy().into_owned())
+                .collect();
+            match IoLog::open(p, &names) {
+                Ok(l) => Some(Box::new(l)),
+                Err(e) => return fail(e),
+            }
+        }
+        None => None,
+    };
+    let replay = match Replay::open(job) {
+        Ok(r) => r.map(Box::new),
+        Err(e) => return fail(e),
+    };
+    let byte_budget = if replay.is_some() {
+        // A replay ends with its log (or its runtime).
+        u64::MAX
+    } else {
+        byte_budget
+    };
     let mut w = Worker {
         job,
         ctl,
@@ -1441,6 +1611,10 @@ fn prepare<'a>(
         dry_writes,
         main_end: 0,
         verify_ns: 0,
+        logs,
+        logs_ramp: None,
+        iolog,
+        replay,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
@@ -1474,11 +1648,16 @@ fn prepare<'a>(
 fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     let spec = w.job.spec.clone();
     let t0 = w.now();
+    if let Some(l) = &mut w.iolog {
+        l.start(t0);
+    }
     w.start_measuring(t0);
     let ramp = spec.ramp_time.map(|r| r.as_nanos() as u64).unwrap_or(0);
     if ramp > 0 {
         w.ramp_end = Some(t0 + ramp);
         w.next_tick = t0;
+        // No log entries for ramp time: the logs start with the measured part.
+        w.logs_ramp = w.logs.take();
         w.ctl.live.set_state(JobState::Ramp);
     } else {
         w.ctl.live.set_state(JobState::Running);
@@ -1525,6 +1704,16 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     }
     if let Some(v) = &w.verify {
         v.finish(&mut w.stats);
+    }
+    if let Some(l) = w.logs.take().or_else(|| w.logs_ramp.take()) {
+        if let Err(e) = l.close(w.t_last) {
+            w.error.get_or_insert(e);
+        }
+    }
+    if let Some(l) = w.iolog.take() {
+        if let Err(e) = l.close(w.t_last) {
+            w.error.get_or_insert(e);
+        }
     }
     WorkerOutcome {
         stats: w.stats,
