@@ -603,7 +603,7 @@ fn scale_out_examples_are_valid() {
     );
     // kubectl apply --dry-run=client needs an API server for discovery: an offline structural
     // check with python3-yaml instead.
-    let ok = Command::new("python3")
+    let ok = Command::new(debian_python3())
         .args(["-c", "import yaml"])
         .output()
         .map(|o| o.status.success())
@@ -614,7 +614,7 @@ fn scale_out_examples_are_valid() {
     ) {
         return;
     }
-    let o = Command::new("python3")
+    let o = Command::new(debian_python3())
         .arg(root.join("check_manifest.py"))
         .arg(root.join("iolens-indexed-job.yaml"))
         .output()
@@ -658,4 +658,13 @@ fn normal_output_has_each_rank_and_all_clients_and_explains_the_aggregate() {
         "--explain explains the merged result:\n{out}"
     );
     assert!(o1.stdout.is_empty(), "rank 1 printed: {}", stdout(&o1));
+}
+
+/// Debian's python3 (where python3-yaml installs), not a python3 that PATH may put first.
+fn debian_python3() -> &'static str {
+    if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
 }
