@@ -794,3 +794,17 @@ impl OutputTimed for Command {
         Ok(output_within(c, std::time::Duration::from_secs(120)))
     }
 }
+
+/// True when fio itself refuses to parse a job file (one written for a newer fio).
+pub fn fio_refuses(path: &std::path::Path) -> bool {
+    std::process::Command::new("fio")
+        .arg("--parse-only")
+        .arg(path)
+        .env("FIO_RW", "randread")
+        .env("FIO_BS", "4k")
+        .env("FIO_IODEPTH", "4")
+        .env("FIO_DIR", "/tmp")
+        .output()
+        .map(|o| !o.status.success())
+        .unwrap_or(false)
+}

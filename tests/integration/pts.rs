@@ -204,7 +204,8 @@ fn pts_ctrl_c_leaves_a_report_of_the_rounds_done() {
     let err = BufReader::new(child.stderr.take().unwrap());
     let start = Instant::now();
     let mut seen = Vec::new();
-    for line in err.lines() {
+    let mut lines = err.lines();
+    for line in lines.by_ref() {
         let line = line.unwrap_or_default();
         seen.push(line.clone());
         if line.contains("round 3/25") {
@@ -217,12 +218,15 @@ fn pts_ctrl_c_leaves_a_report_of_the_rounds_done() {
             "no round 3 within 4 minutes: {seen:?}"
         );
     }
+    // Keep reading stderr: a closed pipe would end the run for another reason.
+    let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
     let o = child.wait_with_output().expect("waiting for iolens");
+    seen.extend(rest.join().unwrap_or_default());
     let out = stdout(&o);
     assert_eq!(
         o.status.code(),
         Some(1),
-        "an interrupted run exits 1: {out}"
+        "an interrupted run exits 1: {out}; stderr: {seen:?}"
     );
     assert!(
         out.contains("INTERRUPTED after 3 round(s)"),

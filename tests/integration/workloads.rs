@@ -1633,6 +1633,11 @@ fn run_examples(names: &[std::path::PathBuf], part: usize, parts: usize) -> usiz
             .env("FIO_DIR", &d.0)
             .output_timed()
             .expect("running iolens");
+        if !o.status.success() && has_fio() && fio_refuses(path) {
+            // Written for a newer fio (steadystate=lat, say): fio 3.33 refuses it too.
+            eprintln!("{name}: fio 3.33 refuses it as well; not run");
+            continue;
+        }
         assert!(
             o.status.success(),
             "{name} (rewritten for the test):\n{}\nstderr: {}",

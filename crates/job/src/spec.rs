@@ -761,6 +761,8 @@ pub struct JobSpec {
     pub do_verify: bool,
     /// `verify_only`.
     pub verify_only: bool,
+    /// `verify_write_sequence`: check each block's write number (fio's numberio).
+    pub verify_write_sequence: bool,
     /// `verify_offset`.
     pub verify_offset: u64,
     /// `verify_interval` (0 = block size).
@@ -1051,6 +1053,7 @@ impl JobSpec {
             verify_name: "0".to_string(),
             do_verify: true,
             verify_only: false,
+            verify_write_sequence: true,
             verify_offset: 0,
             verify_interval: 0,
             verify_pattern: None,

@@ -537,7 +537,8 @@ impl Verifier {
                 || spec.sync != iolens_job::SyncMode::None,
             sync_writes: spec.sync != iolens_job::SyncMode::None,
             loaded: None,
-            check_numbers: spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
+            check_numbers: spec.verify_write_sequence
+                && spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
                 && !spec.verify_only,
             issued: HashMap::new(),
             numbers: HashMap::new(),

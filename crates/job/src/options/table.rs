@@ -2857,11 +2857,17 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "written blocks are always remembered"
     ),
-    ign!(
+    opt!(
         "verify_write_sequence",
         K::Bool,
+        "1",
         Verify,
-        "the write number is checked as fio 3.33 does (fixed write size, not verify_only)"
+        "Check each block's write number (off for several jobs writing one range)",
+        "0",
+        |s, v| {
+            s.verify_write_sequence = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "verify_header_seed",
