@@ -231,15 +231,27 @@ pub struct SimEngine {
     inflight: BinaryHeap<Reverse<(u64, u32, u64)>>,
     debt: u64,
     last_due: Vec<u64>,
-    /// Pay back lateness (closed loop); off in open loop, where a gap between a completion
-    /// and the slot's next I/O is the arrival schedule, not the scheduler's lateness.
-    pay_lateness: bool,
+    lateness: Lateness,
 }
 
-/// Lateness carried forward is capped, so one long stall does not make later I/Os instant.
-const MAX_DEBT_NS: u64 = 1_000_000;
-/// Gaps longer than this between a completion and the slot's next I/O are the job's own
-/// pacing (think time, rate limits), not lateness.
+/// Which gaps between an I/O's completion time and its slot's next I/O are the scheduler's
+/// lateness, to be paid back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lateness {
+    /// A closed loop without pacing: every gap is lateness (a preempted worker on a busy
+    /// machine loses milliseconds at a time; the model must not).
+    All,
+    /// A closed loop paced by think time or rate limits: only short gaps are lateness, longer
+    /// ones are the job's own pacing.
+    Short,
+    /// Open loop: the arrivals set the pace, a gap is the arrival schedule.
+    None,
+}
+
+/// Lateness carried forward is capped, so one long stall (a stopped process) does not make
+/// many later I/Os instant.
+const MAX_DEBT_NS: u64 = 100_000_000;
+/// With [`Lateness::Short`], gaps longer than this are the job's own pacing.
 const MAX_LATE_NS: u64 = 200_000;
 
 impl SimEngine {
@@ -253,14 +265,13 @@ impl SimEngine {
             inflight: BinaryHeap::with_capacity(depth as usize),
             debt: 0,
             last_due: vec![0; depth.max(1) as usize],
-            pay_lateness: true,
+            lateness: Lateness::All,
         }
     }
 
-    /// For open-loop jobs (`open_loop=1`): completions are the model's times, no lateness is
-    /// carried (the job's arrivals, not its slots, set the pace).
-    pub fn open_loop(mut self) -> Self {
-        self.pay_lateness = false;
+    /// Which gaps are paid back (see [`Lateness`]); `All` unless told.
+    pub fn lateness(mut self, l: Lateness) -> Self {
+        self.lateness = l;
         self
     }
 }
@@ -270,7 +281,12 @@ impl SimEngine {
     fn due(&mut self, slot: usize, now: u64, len: u64) -> u64 {
         let slot = slot % self.last_due.len();
         let prev = self.last_due[slot];
-        if self.pay_lateness && prev > 0 && now > prev && now - prev < MAX_LATE_NS {
+        let late = match self.lateness {
+            Lateness::All => true,
+            Lateness::Short => now.saturating_sub(prev) < MAX_LATE_NS,
+            Lateness::None => false,
+        };
+        if late && prev > 0 && now > prev {
             self.debt = (self.debt + (now - prev)).min(MAX_DEBT_NS);
         }
         let due = self.vol.schedule(now, len);
@@ -398,6 +414,36 @@ mod tests {
             assert_eq!(w[1] - w[0], 1_000_000);
         }
         assert_eq!(t[999] - t[0], 997_000_000);
+    }
+
+    /// A closed loop at QD1 whose worker is preempted for 2 ms every 10th I/O still completes
+    /// one I/O per modelled latency on average, as the volume would.
+    #[test]
+    fn a_preempted_closed_loop_keeps_the_models_rate() {
+        let v = Arc::new(SimVolume::new(
+            SimLimits {
+                name: "t".into(),
+                iops: None,
+                bw: None,
+                io_unit: None,
+                latency: LatencyModel::Fixed(463_000.0),
+            },
+            1,
+        ));
+        for (l, want_ms) in [(Lateness::All, 465.0), (Lateness::None, 663.0)] {
+            let mut e = SimEngine::new(v.clone(), false, 1).lateness(l);
+            let mut now = 1_000_000_000u64;
+            let start = now;
+            for i in 0..1000u64 {
+                let due = e.due(0, now, 4096);
+                now = due.max(now) + if i % 10 == 9 { 2_000_000 } else { 0 };
+            }
+            let ms = (now - start) as f64 / 1e6;
+            assert!(
+                (ms - want_ms).abs() < 3.0,
+                "{l:?}: 1,000 I/Os of 463 us with a 2 ms stall every 10th: expected {want_ms} ms, took {ms:.1} ms"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use iolens_job::EngineKind;
 
 use super::{start, Worker, WorkerOptions, WorkerOutcome};
 use crate::plan::PlannedJob;
-use crate::sim::{SimEngine, SimVolume};
+use crate::sim::{Lateness, SimEngine, SimVolume};
 
 /// Picks the engine, gives it the buffer pool and runs the loop with it. The engine is a
 /// local of this function, so it (and with it every in-flight I/O and the pool) ends here,
@@ -31,9 +31,17 @@ pub(super) fn drive(
     };
     if let Some(vol) = sim {
         let Ok(mut e) = Engine::new(pool, |_| {
-            let e = SimEngine::new(vol, spec.ioengine.is_sync(), depth);
-            // Open loop: the arrivals set the pace, so no lateness is paid back.
-            Ok::<_, std::convert::Infallible>(if spec.open_loop { e.open_loop() } else { e })
+            // Open loop: the arrivals set the pace, so no lateness is paid back; a paced closed
+            // loop pays back only short gaps.
+            let paced = !spec.thinktime.is_zero()
+                || spec.rate.iter().chain(&spec.rate_iops).any(|r| *r > 0);
+            let lateness = match (spec.open_loop, paced) {
+                (true, _) => Lateness::None,
+                (false, true) => Lateness::Short,
+                (false, false) => Lateness::All,
+            };
+            let e = SimEngine::new(vol, spec.ioengine.is_sync(), depth).lateness(lateness);
+            Ok::<_, std::convert::Infallible>(e)
         });
         return start(w, &mut e);
     }
