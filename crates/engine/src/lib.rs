@@ -338,8 +338,57 @@ pub(crate) fn sys_result(rc: isize) -> i64 {
     }
 }
 
+/// Runs a capability probe until it answers for certain: `Ok` is yes; a transient error
+/// (EAGAIN, EBUSY, ENOMEM, EINTR) is retried with a growing pause, about half a second in all;
+/// any other error (ENOSYS, EPERM, EINVAL, ...) is a definite no.
+pub(crate) fn probe_with_retry(mut probe: impl FnMut() -> std::io::Result<()>) -> bool {
+    let mut pause = std::time::Duration::from_millis(5);
+    for _ in 0..8 {
+        match probe() {
+            Ok(()) => return true,
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EAGAIN | libc::EBUSY | libc::ENOMEM | libc::EINTR)
+                ) =>
+            {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_probe_retries_transient_errors_and_not_definite_ones() {
+        let mut calls = 0;
+        let ok = super::probe_with_retry(|| {
+            calls += 1;
+            if calls < 3 {
+                Err(std::io::Error::from_raw_os_error(libc::EAGAIN))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(
+            ok && calls == 3,
+            "EAGAIN twice then Ok: expected yes after 3 calls, got {ok} after {calls}"
+        );
+        let mut calls = 0;
+        let ok = super::probe_with_retry(|| {
+            calls += 1;
+            Err(std::io::Error::from_raw_os_error(libc::ENOSYS))
+        });
+        assert!(
+            !ok && calls == 1,
+            "ENOSYS: expected a definite no after 1 call, got {ok} after {calls}"
+        );
+    }
+
     use super::*;
     use std::sync::{Arc, Mutex};
 

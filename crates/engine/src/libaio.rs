@@ -323,16 +323,17 @@ unsafe impl Backend for LibaioEngine {
     }
 }
 
-/// True when this kernel provides AIO (io_setup works).
+/// True when this kernel provides AIO (io_setup works). Deterministic: EAGAIN (other
+/// processes hold all of `fs.aio-max-nr` for a moment) and the other transient errors are
+/// retried for about half a second, see [`crate::probe_with_retry`].
 pub fn available() -> bool {
-    let mut ctx: AioContext = 0;
-    if io_setup(1, &mut ctx).is_ok() {
-        // SAFETY: destroying the context we just created.
+    crate::probe_with_retry(|| {
+        let mut ctx: AioContext = 0;
+        io_setup(1, &mut ctx)?;
+        // SAFETY: destroying the context we just created, with nothing submitted on it.
         unsafe {
             libc::syscall(libc::SYS_io_destroy, ctx);
         }
-        true
-    } else {
-        false
-    }
+        Ok(())
+    })
 }

@@ -63,9 +63,12 @@ fn memlock_limit() -> String {
     }
 }
 
-/// True when io_uring can be set up here.
+/// True when io_uring can be set up here. Deterministic: a transient failure (EAGAIN, EBUSY,
+/// ENOMEM, EINTR: another process holding locked memory or rings for a moment) is retried for
+/// about half a second rather than read as "no io_uring"; ENOSYS, EPERM (io_uring_disabled)
+/// and the like answer at once.
 pub fn available() -> bool {
-    IoUring::new(2).is_ok()
+    crate::probe_with_retry(|| IoUring::new(2).map(drop))
 }
 
 /// An io_uring engine.
