@@ -11,6 +11,7 @@ pub mod buf;
 pub mod file;
 pub mod libaio;
 pub mod null;
+pub mod posixaio;
 pub mod safety;
 pub mod sync;
 pub mod uring;

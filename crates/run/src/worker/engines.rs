@@ -2,6 +2,7 @@
 
 use iolens_engine::libaio::LibaioEngine;
 use iolens_engine::null::NullEngine;
+use iolens_engine::posixaio::PosixAioEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{BufPool, Engine};
@@ -74,6 +75,12 @@ pub(super) fn drive(
             Ok(mut e) => start(w, &mut e),
             Err(e) => setup_failed(w, format!("libaio setup failed: {e}")),
         },
+        EngineKind::PosixAio => {
+            let Ok(mut e) = Engine::new(pool, |_| {
+                Ok::<_, std::convert::Infallible>(PosixAioEngine::new(depth, fds, blk))
+            });
+            start(w, &mut e)
+        }
         EngineKind::IoUring => {
             let o = UringOpts {
                 fixedbufs: spec.fixedbufs,
