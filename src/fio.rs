@@ -43,9 +43,17 @@ pub fn run(argv: &[String]) -> Result<i32> {
     }
     if let Some(e) = &a.enghelp {
         out.write(&match e.as_deref() {
-            None => "Available IO engines:\n\tpsync\n\tsync\n\tvsync\n\tpvsync\n\tpvsync2\n\tlibaio\n\tio_uring\n\tnull\n".to_string(),
+            None => "Available IO engines:\n\tpsync\n\tsync\n\tvsync\n\tpvsync\n\tpvsync2\n\tlibaio\n\tio_uring\n\tposixaio\n\tnull\n".to_string(),
             Some(name) => format!("{name}: see `iolens --cmdhelp` (engine options are listed under 'I/O engine')\n"),
         })?;
+        return Ok(0);
+    }
+    if let Some(path) = &a.inflate_log {
+        let data = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("--inflate-log: cannot read '{}': {e}", path.display()))?;
+        let text = iolens_run::worker::inflate_log(&data)
+            .map_err(|e| anyhow::anyhow!("--inflate-log: '{}': {e}", path.display()))?;
+        out.write(&text)?;
         return Ok(0);
     }
     if a.compat_doc {
@@ -98,6 +106,7 @@ pub fn run(argv: &[String]) -> Result<i32> {
             .eta_interval
             .unwrap_or(Duration::from_secs(1))
             .max(Duration::from_millis(100)),
+        eta_newline: a.eta_newline,
         worker: iolens_session::worker_options_from_env(),
         trigger: iolens_run::Trigger {
             file: a.trigger_file.clone(),
@@ -117,6 +126,8 @@ pub fn run(argv: &[String]) -> Result<i32> {
             formats: &a.formats,
             terse_version: a.terse_version,
         },
+        bandwidth_log: a.bandwidth_log.clone(),
+        status_interval: a.status_interval,
     };
     if let Some(cl) = cluster {
         return cluster_run(cl, &set, &settings, &a);

@@ -459,3 +459,669 @@ fn size_zero_on_an_existing_file_uses_the_files_size() {
         "bytes read by rw=read size=0 over an existing 2 MiB file"
     );
 }
+
+/// Runs fio in `dir` with `args` (two minutes at most) and returns its output.
+fn fio_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    output_within(
+        {
+            let mut c = Command::new("fio");
+            c.current_dir(dir).args(args);
+            c
+        },
+        std::time::Duration::from_secs(120),
+    )
+}
+
+/// Every file in `dir` whose name ends with `suffix`, sorted.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("reading a run directory")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Each line of a log as numbers.
+fn log_rows(text: &str) -> Vec<Vec<u64>> {
+    text.lines()
+        .map(|l| {
+            l.split(", ")
+                .map(|v| {
+                    v.parse()
+                        .unwrap_or_else(|_| panic!("a number in log line {l:?}"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn bandwidth_log_writes_the_aggregate_logs_fio_writes() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("agg");
+    let args = [
+        "--name=a",
+        "--filename=data",
+        "--size=8M",
+        "--bs=4k",
+        "--rw=randrw",
+        "--rate=1m",
+        "--runtime=2",
+        "--time_based",
+        "--bandwidth-log",
+        "--output-format=json",
+        "--output=out.json",
+    ];
+    let o = run_in(&d.0, &args);
+    assert!(o.status.success(), "iolens --bandwidth-log: {}", stderr(&o));
+    let names = files_ending(&d.0, "_bw.log");
+    assert_eq!(
+        names,
+        ["agg-read_bw.log", "agg-trim_bw.log", "agg-write_bw.log"],
+        "fio 3.33's aggregate log names"
+    );
+    let j = json_of(&std::fs::read_to_string(d.join("out.json")).unwrap());
+    for (d_i, (name, key)) in [("agg-read_bw.log", "read"), ("agg-write_bw.log", "write")]
+        .into_iter()
+        .enumerate()
+    {
+        let text = std::fs::read_to_string(d.join(name)).unwrap();
+        let rows = log_rows(&text);
+        assert!(
+            rows.len() >= 3,
+            "{name}: a 2 s run sampled every 500 ms has >= 3 lines:\n{text}"
+        );
+        let mut last_t = 0;
+        let mut kib = 0.0;
+        for r in &rows {
+            assert_eq!(r.len(), 5, "{name}: time, KiB/s, ddir, 0, 0: {r:?}");
+            assert_eq!(
+                &r[2..],
+                &[d_i as u64, 0, 0],
+                "{name}: ddir {d_i}, then 0, 0"
+            );
+            kib += r[1] as f64 * (r[0] - last_t) as f64 / 1000.0;
+            last_t = r[0];
+        }
+        // The windows cover the run, so rate x window adds up to what was moved (each line's
+        // rate is rounded down to whole KiB/s).
+        let moved = num(&j["jobs"][0][key]["io_bytes"]) / 1024.0;
+        assert!(
+            (kib - moved).abs() <= moved * 0.05 + rows.len() as f64 * 2.0,
+            "{name}: sum of rate x window {kib:.0} KiB vs io_bytes {moved:.0} KiB of the JSON"
+        );
+    }
+    if skip_unless(
+        has_fio(),
+        "fio not installed: no side-by-side aggregate logs",
+    ) {
+        return;
+    }
+    // fio 3.33 fills these logs from its ETA thread: only with a status display.
+    let f = TempDir::new("agg-fio");
+    let mut fargs = args.to_vec();
+    fargs.push("--eta=always");
+    let o = fio_in(&f.0, &fargs);
+    assert!(o.status.success(), "fio --bandwidth-log: {}", stderr(&o));
+    assert_eq!(
+        names,
+        files_ending(&f.0, "_bw.log"),
+        "iolens (left), fio (right)"
+    );
+    for n in &names {
+        let cols = |dir: &Path| {
+            let mut c: Vec<usize> = std::fs::read_to_string(dir.join(n))
+                .unwrap()
+                .lines()
+                .map(|l| l.split(", ").count())
+                .collect();
+            c.dedup();
+            c
+        };
+        assert_eq!(
+            cols(&d.0),
+            cols(&f.0),
+            "{n}: columns, iolens (left), fio (right)"
+        );
+    }
+}
+
+#[test]
+fn stored_compressed_logs_inflate_alike_in_fio_and_iolens() {
+    let _disk = exclusive_disk();
+    let job = "[j]
+filename=data
+size=1M
+bs=4k
+rw=randread
+write_bw_log=j
+write_lat_log=j
+log_offset=1
+log_compression=16k
+log_store_compressed=1
+";
+    let d = run_iolens_logs(job);
+    let names = files_ending(&d.0, ".log.fz");
+    assert_eq!(
+        names,
+        [
+            "j_bw.1.log.fz",
+            "j_clat.1.log.fz",
+            "j_lat.1.log.fz",
+            "j_slat.1.log.fz"
+        ],
+        "compressed logs are stored as NAME.log.fz"
+    );
+    assert!(
+        files_ending(&d.0, ".log").is_empty(),
+        "no plain logs beside them"
+    );
+    let inflate = |dir: &Path, name: &str| {
+        let o = run_in(dir, &[&format!("--inflate-log={name}")]);
+        assert!(
+            o.status.success(),
+            "iolens --inflate-log={name}: {}",
+            stderr(&o)
+        );
+        stdout(&o)
+    };
+    let clat = inflate(&d.0, "j_clat.1.log.fz");
+    let rows = log_rows(&clat);
+    assert_eq!(
+        rows.len(),
+        256,
+        "one clat line per 4 KiB read of 1 MiB:\n{clat}"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 6 && r[2] == 0 && r[3] == 4096),
+        "time, clat, ddir 0, bs 4096, offset, prio in every line:\n{clat}"
+    );
+    let mut offsets: Vec<u64> = rows.iter().map(|r| r[4]).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    assert_eq!(offsets.len(), 256, "randread covers each 4 KiB block once");
+    if skip_unless(has_fio(), "fio not installed: no cross-inflation") {
+        return;
+    }
+    // fio's --inflate-log fails on an empty file ("short read"), such as a sync job's slat log.
+    let nonempty = |dir: &Path| -> Vec<String> {
+        names
+            .iter()
+            .filter(|n| std::fs::metadata(dir.join(n)).unwrap().len() > 0)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        nonempty(&d.0).len(),
+        3,
+        "bw, clat and lat hold samples; slat is empty"
+    );
+    for n in &nonempty(&d.0) {
+        let o = fio_in(&d.0, &[&format!("--inflate-log={n}")]);
+        assert!(o.status.success(), "fio --inflate-log={n}: {}", stderr(&o));
+        assert_eq!(
+            stdout(&o),
+            inflate(&d.0, n),
+            "{n} written by iolens: fio --inflate-log (left), iolens --inflate-log (right)"
+        );
+    }
+    let f = TempDir::new("fz-fio");
+    f.write("job.fio", job);
+    let o = fio_in(&f.0, &["job.fio", "--output=out.txt"]);
+    assert!(o.status.success(), "fio job.fio: {}", stderr(&o));
+    assert_eq!(
+        names,
+        files_ending(&f.0, ".log.fz"),
+        "file names: iolens (left), fio (right)"
+    );
+    assert_eq!(
+        nonempty(&d.0),
+        nonempty(&f.0),
+        "logs with samples: iolens (left), fio (right)"
+    );
+    for n in &nonempty(&f.0) {
+        let o = fio_in(&f.0, &[&format!("--inflate-log={n}")]);
+        assert_eq!(
+            stdout(&o),
+            inflate(&f.0, n),
+            "{n} written by fio: fio --inflate-log (left), iolens --inflate-log (right)"
+        );
+    }
+}
+
+/// Milliseconds since the epoch of a clock_gettime clock.
+fn clock_ms(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec.
+    assert_eq!(unsafe { libc::clock_gettime(id, &mut ts) }, 0);
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
+#[test]
+fn log_alternate_epoch_counts_from_the_chosen_clock() {
+    let job = "[e]
+ioengine=null
+size=64k
+bs=4k
+write_lat_log=e
+log_alternate_epoch=1
+log_alternate_epoch_clock_id=1
+";
+    let check = |tool: &str, dir: &Path| {
+        let text = std::fs::read_to_string(dir.join("e_clat.1.log")).unwrap();
+        log_rows(&text)
+            .iter()
+            .map(|r| r[0])
+            .collect::<Vec<u64>>()
+            .first()
+            .copied()
+            .unwrap_or_else(|| panic!("{tool}: an empty clat log"))
+    };
+    let before = clock_ms(libc::CLOCK_MONOTONIC);
+    let d = run_iolens_logs(job);
+    let after = clock_ms(libc::CLOCK_MONOTONIC);
+    let t = check("iolens", &d.0);
+    assert!(
+        (before..=after).contains(&t),
+        "iolens's first log time {t} ms vs CLOCK_MONOTONIC around the run {before}..={after} ms"
+    );
+    if skip_unless(has_fio(), "fio not installed: no side-by-side epoch") {
+        return;
+    }
+    let f = TempDir::new("epoch-fio");
+    f.write("job.fio", job);
+    let before = clock_ms(libc::CLOCK_MONOTONIC);
+    let o = fio_in(&f.0, &["job.fio", "--output=out.txt"]);
+    let after = clock_ms(libc::CLOCK_MONOTONIC);
+    assert!(o.status.success(), "fio: {}", stderr(&o));
+    let t = check("fio", &f.0);
+    assert!(
+        (before..=after).contains(&t),
+        "fio's first log time {t} ms vs CLOCK_MONOTONIC around its run {before}..={after} ms"
+    );
+}
+
+/// The JSON documents of a `--status-interval` run, in order.
+fn json_documents(text: &str) -> Vec<serde_json::Value> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .map(|v| v.unwrap_or_else(|e| panic!("a JSON document: {e}\n{text}")))
+        .collect()
+}
+
+#[test]
+fn status_interval_prints_cumulative_results_as_fio_does() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("status-interval");
+    let args = [
+        "--name=s",
+        "--filename=data",
+        "--size=8M",
+        "--bs=4k",
+        "--rw=read",
+        "--rate=2m",
+        "--runtime=4",
+        "--time_based",
+        "--status-interval=1",
+        "--output-format=json",
+    ];
+    let docs_of = |o: &std::process::Output, tool: &str| {
+        assert!(
+            o.status.success(),
+            "{tool} --status-interval=1: {}",
+            stderr(o)
+        );
+        let docs = json_documents(&stdout(o));
+        assert!(
+            (3..=6).contains(&docs.len()),
+            "{tool}: a 4 s run with --status-interval=1 prints 2-5 interim documents (at 1, 2, 3 s and maybe 4 s, even on a busy machine at least 2) and the final one, got {}",
+            docs.len()
+        );
+        let bytes: Vec<f64> = docs
+            .iter()
+            .map(|j| num(&j["jobs"][0]["read"]["io_bytes"]))
+            .collect();
+        assert!(
+            bytes.windows(2).all(|w| w[0] <= w[1]) && bytes[0] > 0.0,
+            "{tool}: io_bytes grows from document to document (cumulative): {bytes:?}"
+        );
+        docs.len()
+    };
+    let n = docs_of(&run_in(&d.0, &args), "iolens");
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=s",
+            "--filename=data",
+            "--size=8M",
+            "--rw=read",
+            "--rate=2m",
+            "--runtime=2",
+            "--time_based",
+            "--status-interval=1",
+        ],
+    );
+    let text = stdout(&o);
+    assert!(
+        text.matches("Run status group 0").count() >= 2,
+        "normal output: an interim report and the final one:\n{text}"
+    );
+    if skip_unless(has_fio(), "fio not installed: no side-by-side status dumps") {
+        return;
+    }
+    let m = docs_of(&fio_in(&d.0, &args), "fio");
+    eprintln!("--status-interval=1 over 4 s: iolens {n} documents, fio {m}");
+}
+
+#[test]
+fn eta_newline_ends_status_lines_with_a_newline() {
+    let d = TempDir::new("eta-newline");
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "--name=e",
+            "--ioengine=null",
+            "--size=1G",
+            "--rate=64m",
+            "--runtime=3",
+            "--time_based",
+            "--eta=always",
+            "--output=/dev/null",
+        ];
+        a.extend_from_slice(extra);
+        let o = run_in(&d.0, &a);
+        assert!(
+            o.status.success(),
+            "iolens --eta=always {extra:?}: {}",
+            stderr(&o)
+        );
+        stderr(&o)
+    };
+    let plain = run(&[]);
+    assert!(
+        plain.contains('\r') && !plain.contains('\n'),
+        "without --eta-newline the status line redraws in place (\\r, no \\n): {plain:?}"
+    );
+    let nl = run(&["--eta-newline=1"]);
+    assert!(
+        nl.matches('\n').count() >= 1 && nl.contains("Jobs: 1"),
+        "with --eta-newline=1 over 3 s, status lines end with \\n: {nl:?}"
+    );
+}
+
+#[test]
+fn posixaio_keeps_iodepth_8_in_flight_and_its_data_verifies() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("posixaio");
+    let job = |tool: &str, dir: &Path, extra: &[&str]| {
+        let mut a = vec![
+            "--name=p",
+            "--filename=data",
+            "--size=4M",
+            "--bs=4k",
+            "--ioengine=posixaio",
+            "--iodepth=8",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let o = if tool == "fio" {
+            fio_in(dir, &a)
+        } else {
+            run_in(dir, &a)
+        };
+        assert!(
+            o.status.success(),
+            "{tool} posixaio {extra:?}: {}",
+            stderr(&o)
+        );
+        json_of(&stdout(&o))
+    };
+    let j = job("iolens", &d.0, &["--rw=randwrite", "--verify=crc32c"]);
+    let p = &j["jobs"][0];
+    assert_eq!(p["job options"]["ioengine"], "posixaio");
+    assert_eq!(
+        num(&p["write"]["total_ios"]),
+        1024.0,
+        "4 MiB in 4 KiB writes"
+    );
+    assert_eq!(
+        num(&p["error"]),
+        0.0,
+        "the crc32c verify pass after the writes is clean"
+    );
+    let depth8 = num(&p["iodepth_level"]["8"]);
+    assert!(
+        depth8 > 90.0,
+        "iolens posixaio iodepth=8: share of I/Os issued at depth 8 is {depth8} %"
+    );
+    let r = job(
+        "iolens",
+        &d.0,
+        &["--rw=randread", "--runtime=1", "--time_based"],
+    );
+    assert!(
+        num(&r["jobs"][0]["read"]["total_ios"]) > 0.0,
+        "posixaio reads"
+    );
+    if skip_unless(has_fio(), "fio not installed: no side-by-side posixaio") {
+        return;
+    }
+    let f = job(
+        "fio",
+        &d.0,
+        &["--rw=randread", "--runtime=1", "--time_based"],
+    );
+    let fd = num(&f["jobs"][0]["iodepth_level"]["8"]);
+    let id = num(&r["jobs"][0]["iodepth_level"]["8"]);
+    assert!(
+        fd > 90.0 && id > 90.0,
+        "posixaio randread iodepth=8: share at depth 8, iolens {id} %, fio {fd} %"
+    );
+    eprintln!(
+        "posixaio QD8 randread, 1 s each: iolens {:.0} IOPS, fio {:.0} IOPS",
+        num(&r["jobs"][0]["read"]["iops"]),
+        num(&f["jobs"][0]["read"]["iops"])
+    );
+}
+
+#[test]
+fn patterns_write_fios_bytes_and_offset_patterns_verify_across_tools() {
+    let d = TempDir::new("patterns");
+    let write = |tool: &str, file: &str, opts: &[&str]| {
+        let name = format!("--filename={file}");
+        let mut a = vec![
+            "--name=w",
+            &name,
+            "--size=16k",
+            "--bs=8k",
+            "--rw=write",
+            "--output=/dev/null",
+        ];
+        a.extend_from_slice(opts);
+        let o = if tool == "fio" {
+            fio_in(&d.0, &a)
+        } else {
+            run_in(&d.0, &a)
+        };
+        assert!(o.status.success(), "{tool} {opts:?}: {}", stderr(&o));
+        std::fs::read(d.join(file)).unwrap()
+    };
+    let bp = ["--buffer_pattern=\"abcd\"-120xdeadface"];
+    let b = write("iolens", "b.iolens", &bp);
+    let p: &[u8] = b"abcd\xf4\xff\xff\xff\xde\xad\xfa\xce";
+    assert_eq!(
+        &b[..24],
+        &[p, p].concat()[..],
+        "\"abcd\"-120xdeadface: abcd, -12 as a 4-byte int, 0xdeadface, repeated"
+    );
+    // verify=pattern with %o: each 8 KiB write holds its own offset in every repetition.
+    let vp = "--verify_pattern=0xff%o\"ab\"";
+    let vw = [vp, "--verify=pattern", "--do_verify=0"];
+    let o = write("iolens", "o.iolens", &vw);
+    assert_eq!(
+        &o[8192..8214],
+        b"\xff\x00\x20\x00\x00\x00\x00\x00\x00ab\xff\x00\x20\x00\x00\x00\x00\x00\x00ab",
+        "the block at 8192 repeats 0xff, its offset (8 bytes, little-endian), \"ab\""
+    );
+    let verify = |tool: &str, file: &str| {
+        let name = format!("--filename={file}");
+        let a = [
+            "--name=v",
+            &name,
+            "--size=16k",
+            "--bs=8k",
+            "--rw=read",
+            "--verify=pattern",
+            vp,
+            "--output-format=json",
+        ];
+        let o = if tool == "fio" {
+            fio_in(&d.0, &a)
+        } else {
+            run_in(&d.0, &a)
+        };
+        assert!(
+            o.status.success() && num(&json_of(&stdout(&o))["jobs"][0]["error"]) == 0.0,
+            "{tool} verifies {file} against {vp}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    };
+    verify("iolens", "o.iolens");
+    // A block moved to another offset no longer verifies: the offset is part of the data.
+    let mut moved = o.clone();
+    moved.copy_within(0..8192, 8192);
+    std::fs::write(d.join("moved"), &moved).unwrap();
+    let r = run_in(
+        &d.0,
+        &[
+            "--name=v",
+            "--filename=moved",
+            "--size=16k",
+            "--bs=8k",
+            "--rw=read",
+            "--verify=pattern",
+            vp,
+        ],
+    );
+    assert!(
+        !r.status.success(),
+        "a block of offset 0 copied to 8192 fails verify_pattern with %o: {}",
+        stderr(&r)
+    );
+    if skip_unless(
+        has_fio(),
+        "fio not installed: no byte-for-byte pattern comparison",
+    ) {
+        return;
+    }
+    assert_eq!(
+        b,
+        write("fio", "b.fio", &bp),
+        "buffer_pattern=\"abcd\"-120xdeadface: iolens's file (left) vs fio's (right)"
+    );
+    assert_eq!(
+        o,
+        write("fio", "o.fio", &vw),
+        "verify_pattern=0xff%o\"ab\": iolens's file (left) vs fio's (right)"
+    );
+    verify("fio", "o.iolens");
+    verify("iolens", "o.fio");
+}
+
+/// A blktrace binary trace (little-endian, device 4000:77, which no machine has) as blktrace
+/// writes it: for each of `n` 4 KiB I/Os a queue, an issue and a completion event (every
+/// third a write), then a process note and a flush. fio and iolens replay only the queue
+/// events of reads and writes.
+fn blktrace_bytes(n: u64) -> Vec<u8> {
+    const READ: u32 = 1;
+    const WRITE: u32 = 1 << 1;
+    const FLUSH: u32 = 1 << 2;
+    const QUEUE: u32 = 1 << 4;
+    const ISSUE: u32 = 1 << 6;
+    const COMPLETE: u32 = 1 << 7;
+    const FS: u32 = 1 << 8;
+    const NOTIFY: u32 = 1 << 10;
+    let mut out = Vec::new();
+    let mut seq = 0u32;
+    let mut rec = |time: u64, sector: u64, bytes: u32, what: u32, cats: u32, pdu: &[u8]| {
+        out.extend_from_slice(&0x6561_7407u32.to_le_bytes());
+        out.extend_from_slice(&seq.to_le_bytes());
+        out.extend_from_slice(&time.to_le_bytes());
+        out.extend_from_slice(&sector.to_le_bytes());
+        out.extend_from_slice(&bytes.to_le_bytes());
+        out.extend_from_slice(&(what | cats << 16).to_le_bytes());
+        out.extend_from_slice(&4242u32.to_le_bytes());
+        out.extend_from_slice(&(4000u32 << 20 | 77).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&(pdu.len() as u16).to_le_bytes());
+        out.extend_from_slice(pdu);
+        seq += 1;
+    };
+    for i in 0..n {
+        let t = i * 100_000;
+        let dir = if i % 3 == 0 { WRITE } else { READ };
+        let sector = (i * 7919 % 2048) * 8;
+        rec(t, sector, 4096, 1, QUEUE | dir | FS, &[]);
+        rec(t + 1_000, sector, 4096, 7, ISSUE | dir | FS, &[]);
+        rec(t + 50_000, sector, 4096, 8, COMPLETE | dir | FS, &[]);
+    }
+    rec(n * 100_000, 0, 0, 0, NOTIFY, b"fio\0");
+    rec(n * 100_000 + 1, 0, 0, 1, QUEUE | FLUSH | WRITE, &[]);
+    out
+}
+
+#[test]
+fn read_iolog_replays_a_blktrace_binary_trace_as_fio_does() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("blktrace");
+    std::fs::write(d.join("trace.bin"), blktrace_bytes(300)).unwrap();
+    std::fs::write(d.join("data"), vec![0u8; 8 << 20]).unwrap();
+    let args = [
+        "--name=b",
+        "--read_iolog=trace.bin",
+        "--replay_redirect=data",
+        "--replay_no_stall=1",
+        "--output-format=json",
+    ];
+    let counts = |o: &std::process::Output, tool: &str| {
+        assert!(
+            o.status.success(),
+            "{tool} replaying trace.bin: {}",
+            stderr(o)
+        );
+        let j = json_of(&stdout(o));
+        let j = &j["jobs"][0];
+        (num(&j["read"]["total_ios"]), num(&j["write"]["total_ios"]))
+    };
+    let ours = counts(&run_in(&d.0, &args), "iolens");
+    assert_eq!(
+        ours,
+        (200.0, 100.0),
+        "(reads, writes) replayed from 300 queued 4 KiB I/Os, every third a write"
+    );
+    let o = run_in(&d.0, &["--name=b", "--read_iolog=trace.bin"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("device 4000:77"),
+        "a trace of a device this machine lacks, without replay_redirect, is refused by name: {}",
+        stderr(&o)
+    );
+    if skip_unless(
+        has_fio(),
+        "fio not installed: no side-by-side blktrace replay",
+    ) {
+        return;
+    }
+    assert_eq!(
+        ours,
+        counts(&fio_in(&d.0, &args), "fio"),
+        "(reads, writes) replayed from trace.bin: iolens (left), fio (right)"
+    );
+}

@@ -54,6 +54,11 @@ pub struct FioArgs {
     pub eta_newline: Option<Duration>,
     /// `--status-interval`.
     pub status_interval: Option<Duration>,
+    /// `--inflate-log=FILE`: print the text of a log stored with `log_store_compressed`.
+    pub inflate_log: Option<PathBuf>,
+    /// `--bandwidth-log[=PREFIX]`: aggregate bandwidth logs, `PREFIX-{read,write,trim}_bw.log`
+    /// (PREFIX `agg` when bare, as fio 3.33 always names them).
+    pub bandwidth_log: Option<String>,
     /// `--trigger-file`: when this file appears, the jobs stop and the trigger runs.
     pub trigger_file: Option<PathBuf>,
     /// `--trigger-timeout`: the same, this long after the start.
@@ -122,6 +127,7 @@ const RUN_FLAGS: &[(&str, bool)] = &[
     ("trigger-timeout", false),
     ("trigger", false),
     ("report", false),
+    ("inflate-log", false),
 ];
 
 /// Run flags without a value.
@@ -157,7 +163,6 @@ const REJECTED: &[(&str, &str)] = &[
         "trigger-remote",
         "client/server mode is not supported; use --trigger",
     ),
-    ("inflate-log", "fio's compressed logs are not supported"),
     ("merge-blktrace-only", "blktrace merging is not supported"),
     ("crctest", "use `cargo bench` style benchmarks instead"),
     ("memcpytest", "not supported"),
@@ -305,8 +310,16 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                     }
                 }
                 "eta-interval" => a.eta_interval = Some(time(&v)?),
-                "eta-newline" => a.eta_newline = Some(time(&v)?),
-                "status-interval" => a.status_interval = Some(time(&v)?),
+                // fio reads both in seconds when no unit is given.
+                "eta-newline" | "status-interval" => {
+                    let t = parse_time(&v, TimeUnit::Sec)
+                        .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))?;
+                    if key == "eta-newline" {
+                        a.eta_newline = Some(t);
+                    } else {
+                        a.status_interval = Some(t);
+                    }
+                }
                 "section" => a.sections.push(v),
                 "cmdhelp" => a.cmdhelp = Some(value),
                 "enghelp" => a.enghelp = Some(value),
@@ -327,8 +340,12 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 }
                 "trigger" => a.trigger_cmd = Some(v),
                 "report" => a.report = Some(v.into()),
+                "inflate-log" => a.inflate_log = Some(v.into()),
+                "bandwidth-log" => {
+                    a.bandwidth_log = Some(value.filter(|v| !v.is_empty()).unwrap_or("agg".into()))
+                }
                 // Accepted for compatibility; they change nothing in iolens.
-                "debug" | "alloc-size" | "bandwidth-log" => {}
+                "debug" | "alloc-size" => {}
                 _ => unreachable!("every flag is handled"),
             }
             continue;
@@ -521,6 +538,36 @@ mod tests {
         assert_eq!(
             f(&["--name=a", "--append-terse", "--output-format=json"]),
             [OutputFormat::Json]
+        );
+    }
+
+    #[test]
+    fn status_and_log_flags_take_fios_units_and_defaults() {
+        let a = parse_args(&args(&[
+            "--name=a",
+            "--eta-newline=2",
+            "--status-interval=500ms",
+            "--bandwidth-log",
+            "--inflate-log=x.fz",
+        ]))
+        .unwrap();
+        assert_eq!(
+            a.eta_newline,
+            Some(Duration::from_secs(2)),
+            "seconds without a unit"
+        );
+        assert_eq!(a.status_interval, Some(Duration::from_millis(500)));
+        assert_eq!(
+            a.bandwidth_log.as_deref(),
+            Some("agg"),
+            "fio 3.33's agg-*_bw.log"
+        );
+        assert_eq!(a.inflate_log, Some(PathBuf::from("x.fz")));
+        let a = parse_args(&args(&["--name=a", "--bandwidth-log=run1"])).unwrap();
+        assert_eq!(
+            a.bandwidth_log.as_deref(),
+            Some("run1"),
+            "a later fio's prefix"
         );
     }
 

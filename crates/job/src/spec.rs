@@ -169,13 +169,15 @@ pub enum EngineKind {
     Null,
     /// Linux native AIO.
     Libaio,
+    /// POSIX AIO (glibc's `aio_read`/`aio_write`).
+    PosixAio,
     /// io_uring.
     IoUring,
 }
 
 impl EngineKind {
     /// Names accepted by `ioengine=` for each engine.
-    pub const NAMES: [(&'static str, EngineKind); 8] = [
+    pub const NAMES: [(&'static str, EngineKind); 9] = [
         ("psync", EngineKind::Psync),
         ("sync", EngineKind::Sync),
         ("vsync", EngineKind::Vsync),
@@ -184,6 +186,7 @@ impl EngineKind {
         ("null", EngineKind::Null),
         ("libaio", EngineKind::Libaio),
         ("io_uring", EngineKind::IoUring),
+        ("posixaio", EngineKind::PosixAio),
     ];
 
     /// The engine's name as fio prints it.
@@ -210,7 +213,6 @@ impl EngineKind {
 
 /// fio engines that exist but that iolens does not run, with the reason given to users.
 pub const UNSUPPORTED_ENGINES: &[(&str, &str)] = &[
-    ("posixaio", "use libaio or io_uring for asynchronous I/O"),
     ("mmap", "memory-mapped I/O is not implemented"),
     ("splice", "splice is not implemented"),
     ("sg", "needs SCSI generic devices"),
@@ -769,6 +771,9 @@ pub struct JobSpec {
     pub verify_interval: u64,
     /// `verify_pattern`, decoded.
     pub verify_pattern: Option<Vec<u8>>,
+    /// Where `verify_pattern`'s `%o` formats are: each holds 8 bytes that every I/O sets to
+    /// its offset (little-endian).
+    pub verify_pattern_offsets: Vec<usize>,
     /// `verify_fatal`.
     pub verify_fatal: bool,
     /// `verify_dump`.
@@ -873,6 +878,16 @@ pub struct LogSpec {
     pub per_job: bool,
     /// `log_unix_epoch`: times are Unix milliseconds, not job-relative.
     pub unix_epoch: bool,
+    /// `log_store_compressed`: the bw/iops/lat logs are stored as fio's zlib-compressed
+    /// binary samples (`NAME.log.fz`, read by `--inflate-log`).
+    pub store_compressed: bool,
+    /// `log_compression`: fio's in-memory chunk size; also the size of each compressed chunk
+    /// iolens stores (0: the writer's own buffer size).
+    pub compression: u64,
+    /// `log_alternate_epoch`: times count from the epoch of `alternate_clock`.
+    pub alternate_epoch: bool,
+    /// `log_alternate_epoch_clock_id`: the clock_gettime clock (0: CLOCK_REALTIME).
+    pub alternate_clock: i32,
     /// `write_iolog`: the I/O log (fio's iolog version 3) to write.
     pub write_iolog: Option<String>,
     /// `read_iolog`: an I/O log (version 2 or 3) to replay instead of the job's own pattern.
@@ -906,6 +921,10 @@ impl Default for LogSpec {
             prio: false,
             per_job: true,
             unix_epoch: false,
+            store_compressed: false,
+            compression: 0,
+            alternate_epoch: false,
+            alternate_clock: 0,
             write_iolog: None,
             read_iolog: None,
             replay_no_stall: false,
@@ -923,7 +942,24 @@ impl LogSpec {
     pub fn any(&self) -> bool {
         self.bw.is_some() || self.iops.is_some() || self.lat.is_some() || self.hist.is_some()
     }
+
+    /// The clock whose epoch log times count from (`log_alternate_epoch`, else
+    /// `log_unix_epoch`'s CLOCK_REALTIME); None: times are relative to the job's start.
+    pub fn epoch_clock(&self) -> Option<i32> {
+        if self.alternate_epoch {
+            Some(self.alternate_clock)
+        } else if self.unix_epoch {
+            Some(0)
+        } else {
+            None
+        }
+    }
 }
+
+/// The clock ids `log_alternate_epoch_clock_id` accepts: Linux's clock_gettime clocks
+/// (REALTIME, MONOTONIC, PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID, MONOTONIC_RAW,
+/// REALTIME_COARSE, MONOTONIC_COARSE, BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI).
+pub const LOG_CLOCK_IDS: [i32; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11];
 
 /// fio's default percentile list.
 pub const DEFAULT_PERCENTILES: [f64; 17] = [
@@ -1057,6 +1093,7 @@ impl JobSpec {
             verify_offset: 0,
             verify_interval: 0,
             verify_pattern: None,
+            verify_pattern_offsets: Vec::new(),
             verify_fatal: false,
             verify_dump: false,
             verify_backlog: 0,

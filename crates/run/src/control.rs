@@ -62,6 +62,15 @@ pub struct JobControl {
     pub stop: AtomicBool,
     /// Live counters.
     pub live: Live,
+    /// `--status-interval` is on: the job answers snapshot requests.
+    pub snapshots: AtomicBool,
+    /// `--bandwidth-log` is on: the job publishes its live counters every 50 ms, not only at
+    /// its bandwidth samples.
+    pub publish_often: AtomicBool,
+    /// The snapshot the monitor asks for (a generation number; 0: none yet).
+    pub snap_req: AtomicU64,
+    /// The job's statistics so far, with the generation they answer (u64::MAX: final).
+    pub snapshot: Mutex<Option<(u64, iolens_stats::JobStats)>>,
     done: Mutex<bool>,
     done_cv: Condvar,
 }

@@ -6,6 +6,7 @@
 //! [`Event`]s.
 #![deny(missing_docs)]
 
+mod agglog;
 pub mod clock;
 pub mod content;
 pub mod control;
@@ -42,6 +43,9 @@ pub enum RunError {
     /// A safety check refused the run.
     #[error("{0}")]
     Safety(String),
+    /// A run-wide log (`--bandwidth-log`) could not be written.
+    #[error("{0}")]
+    Log(String),
 }
 
 /// One job as the status line shows it.
@@ -77,6 +81,9 @@ pub enum Event {
     LayingOut(String, usize, u64),
     /// Periodic status.
     Status(LiveStatus),
+    /// `--status-interval`: the results so far (cumulative from each job's start), to print
+    /// in the run's output formats.
+    Interim(Box<RunResult>),
 }
 
 /// Options of a run.
@@ -90,6 +97,10 @@ pub struct RunOptions {
     pub version: String,
     /// fio's `--trigger-file`/`--trigger-timeout`/`--trigger`.
     pub trigger: Trigger,
+    /// fio's `--status-interval`: an [`Event::Interim`] result this often.
+    pub status_interval: Option<Duration>,
+    /// fio's `--bandwidth-log`: the aggregate bandwidth logs, `PREFIX-{read,write,trim}_bw.log`.
+    pub bandwidth_log: Option<String>,
 }
 
 /// fio's trigger: when `file` appears or `after` has passed since the start, every job stops
@@ -119,6 +130,8 @@ impl Default for RunOptions {
             status_every: None,
             version: format!("iolens-{}", env!("CARGO_PKG_VERSION")),
             trigger: Trigger::default(),
+            bandwidth_log: None,
+            status_interval: None,
         }
     }
 }
@@ -341,6 +354,35 @@ pub fn execute(
     let mut setup_failed = layout_files(plan, events);
     let ctl = Control::new(plan.jobs.len());
     let run_start = Instant::now();
+    let total_bytes = |ctl: &Control| {
+        let mut b = [0u64; 3];
+        for j in &ctl.jobs {
+            for (d, x) in b.iter_mut().enumerate() {
+                *x += j.live.bytes[d].load(Ordering::Relaxed);
+            }
+        }
+        b
+    };
+    for j in &ctl.jobs {
+        j.snapshots
+            .store(opts.status_interval.is_some(), Ordering::Relaxed);
+        j.publish_often
+            .store(opts.bandwidth_log.is_some(), Ordering::Relaxed);
+    }
+    let mut snap_gen = 0u64;
+    let mut last_dump = run_start;
+    let mut agg = match &opts.bandwidth_log {
+        Some(prefix) => {
+            let every = plan
+                .jobs
+                .iter()
+                .map(|j| j.spec.bwavgtime)
+                .min()
+                .unwrap_or(Duration::from_millis(500));
+            Some(agglog::AggBwLog::create(prefix, run_start, every).map_err(RunError::Log)?)
+        }
+        None => None,
+    };
     let disks: Vec<String> = {
         let mut v: Vec<String> = plan
             .jobs
@@ -416,6 +458,13 @@ pub fn execute(
                             }
                         }
                         let out = worker::run_job(job, &ctl.jobs[i], &ctl.stop_all, wopts, sims);
+                        if ctl.jobs[i].snapshots.load(Ordering::Relaxed) {
+                            *ctl.jobs[i]
+                                .snapshot
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner()) =
+                                Some((u64::MAX, out.stats.clone()));
+                        }
                         if exitall {
                             let _ = exitall_group.compare_exchange(
                                 u32::MAX,
@@ -447,6 +496,9 @@ pub fn execute(
             let mut last_ios = [0u64; 3];
             while (finished.load(Ordering::SeqCst) as usize) < idx.len() {
                 std::thread::sleep(Duration::from_millis(20));
+                if let Some(a) = &mut agg {
+                    a.sample(Instant::now(), total_bytes(&ctl));
+                }
                 if interrupted() {
                     ctl.stop_all.store(true, Ordering::SeqCst);
                 }
@@ -470,6 +522,15 @@ pub fn execute(
                     }
                     if what == ExitWhat::All {
                         stop_later_phases.store(true, Ordering::SeqCst);
+                    }
+                }
+                if let Some(every) = opts.status_interval {
+                    if last_dump.elapsed() >= every {
+                        last_dump = Instant::now();
+                        snap_gen += 1;
+                        let r =
+                            interim(set, plan, &ctl, &idx, &outcomes, snap_gen, opts, run_start);
+                        events(Event::Interim(Box::new(r)));
                     }
                 }
                 if let Some(every) = opts.status_every {
@@ -521,6 +582,11 @@ pub fn execute(
     }
     let disk_util = sampler.finish();
     let mut errors = Vec::new();
+    if let Some(a) = agg {
+        if let Err(e) = a.finish(Instant::now(), total_bytes(&ctl)) {
+            errors.push(e);
+        }
+    }
     if let (true, Some(cmd)) = (triggered.load(Ordering::SeqCst), &opts.trigger.cmd) {
         match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
             Ok(st) if st.success() => {}
@@ -547,8 +613,19 @@ pub fn execute(
         }
         jobs.push((job_info(j), stats));
     }
+    let mut meta = run_meta(set, opts, run_start);
+    meta.disks = disk_util;
+    meta.interrupted = interrupted();
+    Ok(RunOutput {
+        result: build_run(&jobs, meta),
+        errors,
+    })
+}
+
+/// The run's metadata as of now (no disk statistics; not interrupted).
+fn run_meta(set: &JobSet, opts: &RunOptions, run_start: Instant) -> RunMeta {
     let (ms, time) = ctime_now();
-    let meta = RunMeta {
+    RunMeta {
         version: opts.version.clone(),
         timestamp_ms: ms,
         time,
@@ -560,13 +637,64 @@ pub fn execute(
                 .map(|o| (o.name.clone(), o.value.clone()))
                 .collect()
         }),
-        disks: disk_util,
-        interrupted: interrupted(),
+        disks: Vec::new(),
+        interrupted: false,
+    }
+}
+
+/// `--status-interval`: asks the running jobs of this phase for their statistics (generation
+/// `gen`), waits up to a second for those that are measuring, and builds a result from them,
+/// the jobs of earlier phases, and the jobs of this phase that finished. A job that does not
+/// answer in time (a long I/O, ramp time) is shown with its previous answer, or left out.
+#[allow(clippy::too_many_arguments)]
+fn interim(
+    set: &JobSet,
+    plan: &Plan,
+    ctl: &Control,
+    idx: &[usize],
+    outcomes: &[Option<worker::WorkerOutcome>],
+    gen: u64,
+    opts: &RunOptions,
+    run_start: Instant,
+) -> RunResult {
+    for &i in idx {
+        ctl.jobs[i].snap_req.store(gen, Ordering::Release);
+    }
+    let answered = |i: usize| {
+        ctl.jobs[i]
+            .snapshot
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|(g, _)| *g >= gen)
     };
-    Ok(RunOutput {
-        result: build_run(&jobs, meta),
-        errors,
-    })
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline
+        && idx.iter().any(|&i| {
+            matches!(
+                ctl.jobs[i].live.state(),
+                JobState::Running | JobState::Verifying
+            ) && !answered(i)
+        })
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut jobs = Vec::new();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        let stats = match &outcomes[i] {
+            Some(o) => Some(o.stats.clone()),
+            None => ctl.jobs[i]
+                .snapshot
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map(|(_, st)| st.clone()),
+        };
+        if let Some(st) = stats {
+            jobs.push((job_info(j), st));
+        }
+    }
+    build_run(&jobs, run_meta(set, opts, run_start))
 }
 
 fn iolens_run_verify_errno() -> i32 {

@@ -169,6 +169,14 @@ fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
         vec![r.clone()]
     } else if let Some(f) = &spec.filename {
         split_filenames(f)
+    } else if let Some(d) = trace.files.iter().find(|f| f.starts_with("(device ")) {
+        return Err(RunError::Plan(spec.error_at(
+            "read_iolog",
+            format!(
+                "'{path}' traces {d}, which this machine does not have; give replay_redirect= \
+                 (or filename=) to replay it onto a file or device"
+            ),
+        )));
     } else {
         trace.files.clone()
     };

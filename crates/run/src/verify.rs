@@ -420,6 +420,8 @@ pub struct Verifier {
     hdr_off: usize,
     hdr_len: usize,
     pattern: Option<Vec<u8>>,
+    /// Where each `%o` of the pattern takes the I/O's offset.
+    pattern_offsets: Vec<usize>,
     seed: u64,
     seq: u64,
     thread: u16,
@@ -500,6 +502,7 @@ impl Verifier {
             hdr_off: spec.verify_offset as usize,
             hdr_len,
             pattern,
+            pattern_offsets: spec.verify_pattern_offsets.clone(),
             seed: seed ^ 0x5EED_0F0E_71F1,
             seq: 0,
             thread: (job.index + 1) as u16,
@@ -553,10 +556,24 @@ impl Verifier {
             ^ seq.rotate_left(17)
     }
 
+    /// The pattern of the I/O at `io_off`: `verify_pattern` with its `%o` formats holding that
+    /// offset (little-endian), as fio pastes them into each I/O's pattern.
+    fn pattern_for(&self, io_off: u64) -> Option<Cow<'_, [u8]>> {
+        let p = self.pattern.as_deref()?;
+        if self.pattern_offsets.is_empty() {
+            return Some(Cow::Borrowed(p));
+        }
+        let mut v = p.to_vec();
+        for &at in &self.pattern_offsets {
+            v[at..at + 8].copy_from_slice(&io_off.to_le_bytes());
+        }
+        Some(Cow::Owned(v))
+    }
+
     /// Data of one chunk: the pattern (continued from `phase`, the chunk's place in its
     /// buffer, as fio fills whole buffers), or pseudo-random bytes from the seed and offset.
     fn fill_data(&self, chunk: &mut [u8], seed: u64, coff: u64, phase: usize) {
-        match &self.pattern {
+        match self.pattern_for(coff - phase as u64) {
             Some(p) => {
                 for (i, b) in chunk.iter_mut().enumerate() {
                     *b = p[(phase + i) % p.len()];
@@ -920,7 +937,7 @@ impl Verifier {
         file: u32,
         offset: u64,
     ) -> Option<String> {
-        let p = self.pattern.as_ref().expect("pattern");
+        let p = self.pattern_for(offset).expect("pattern");
         let limit = if self.check_reads {
             self.range_end(file)
                 .saturating_sub(offset)
@@ -1087,7 +1104,7 @@ impl Verifier {
         let disk: &[u8] = &disk;
         match self.kind {
             VerifyKind::Meta | VerifyKind::PatternHdr => {
-                if let Some(p) = &self.pattern {
+                if let Some(p) = self.pattern_for(coff - pos as u64) {
                     let first = (hs..len).find(|i| c[*i] != p[(pos + *i) % p.len()]);
                     if let Some(i) = first {
                         let at = self.disk_pos(i, hs);
@@ -1230,7 +1247,7 @@ impl Verifier {
         let vo = self.hdr_off;
         while pos < buf.len() {
             if self.hdr_len == 0 {
-                if let Some(p) = &self.pattern {
+                if let Some(p) = self.pattern_for(offset) {
                     for (i, b) in expect[pos..].iter_mut().enumerate() {
                         *b = p[i % p.len()];
                     }

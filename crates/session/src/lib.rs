@@ -55,6 +55,8 @@ pub struct Settings<'a> {
     pub status: bool,
     /// Its interval.
     pub status_every: Duration,
+    /// `--eta-newline`: end the status line with a newline this often, so it scrolls.
+    pub eta_newline: Option<Duration>,
     /// Worker options (test hooks).
     pub worker: WorkerOptions,
     /// `--trigger-file`, `--trigger-timeout`, `--trigger`.
@@ -72,6 +74,10 @@ pub struct Settings<'a> {
     pub max_jobs: u32,
     /// How to print the result.
     pub report: Report<'a>,
+    /// `--bandwidth-log[=PREFIX]`: the aggregate bandwidth logs' prefix.
+    pub bandwidth_log: Option<String>,
+    /// `--status-interval`: print the results so far this often, in the report's formats.
+    pub status_interval: Option<Duration>,
 }
 
 impl Default for Settings<'_> {
@@ -80,6 +86,7 @@ impl Default for Settings<'_> {
             safety: PlanOptions::default(),
             status: false,
             status_every: Duration::from_secs(1),
+            eta_newline: None,
             worker: WorkerOptions::default(),
             trigger: iolens_run::Trigger::default(),
             header: false,
@@ -88,6 +95,8 @@ impl Default for Settings<'_> {
             html: None,
             max_jobs: MAX_JOBS,
             report: Report::Silent,
+            bandwidth_log: None,
+            status_interval: None,
         }
     }
 }
@@ -232,9 +241,15 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
         status_every: Some(s.status_every),
         version: version(),
         trigger: s.trigger.clone(),
+        bandwidth_log: s.bandwidth_log.clone(),
+        // Only fio's formats have interim reports.
+        status_interval: s
+            .status_interval
+            .filter(|_| matches!(s.report, Report::Fio { .. })),
     };
     let sims = sim::registry();
     let mut status_shown = false;
+    let mut last_newline = std::time::Instant::now();
     let mut layout_err: Option<std::io::Error> = None;
     let out = {
         let mut events = |e: Event| match e {
@@ -250,8 +265,25 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
                 if s.status {
                     output::status_line(&line);
                     status_shown = true;
+                    if s.eta_newline
+                        .is_some_and(|every| last_newline.elapsed() >= every)
+                    {
+                        output::status_newline();
+                        last_newline = std::time::Instant::now();
+                    }
                 }
                 signals::set_last_status(line);
+            }
+            Event::Interim(r) => {
+                if let Report::Fio {
+                    formats,
+                    terse_version,
+                } = &s.report
+                {
+                    if let Err(e) = sink.write(&render_fio(&r, formats, *terse_version)) {
+                        layout_err.get_or_insert(e);
+                    }
+                }
             }
         };
         iolens_run::execute(set, &plan, &opts, &sims, &mut events)?

@@ -59,3 +59,11 @@ pub fn status_line(line: &str) {
     let _ = write!(err, "\r{line}\x1b[K");
     let _ = err.flush();
 }
+
+/// Ends the status line with a newline, so that it stays on screen and the next one starts
+/// below it (`--eta-newline`).
+pub fn status_newline() {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(b"\n");
+    let _ = err.flush();
+}

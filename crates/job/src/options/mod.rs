@@ -325,11 +325,48 @@ mod tests {
         let _ = std::fs::remove_file(&f);
         assert_eq!(
             got.unwrap(),
-            [0xde, 0xad, 0xfa, 0xce, b'a', b'b', 0xf4, b'F', b'I', b'L', b'E'],
-            "HOWTO's example 0xdeadface\"abcd\"-12'filename'"
+            [0xde, 0xad, 0xfa, 0xce, b'a', b'b', 0xf4, 0xff, 0xff, 0xff, b'F', b'I', b'L', b'E'],
+            "HOWTO's example 0xdeadface\"abcd\"-12'filename' (fio 3.33 stores -12 in 4 bytes)"
         );
         let e = parse_pattern("'/nonexistent/iolens-pattern'").unwrap_err();
         assert!(e.contains("cannot read pattern file"), "{e}");
+    }
+
+    #[test]
+    fn pattern_numbers_take_fios_widths_and_runs_split_before_0x() {
+        use super::table::{parse_pattern, parse_verify_pattern};
+        // Bytes fio 3.33 wrote for each buffer_pattern (xxd of its file).
+        let cases: [(&str, &[u8]); 11] = [
+            (
+                "\"abcd\"-120xdeadface",
+                b"abcd\xf4\xff\xff\xff\xde\xad\xfa\xce",
+            ),
+            ("-1", b"\xff\xff\xff\xff"),
+            ("255", b"\xff"),
+            ("256", b"\x00\x01"),
+            ("65536", b"\x00\x00\x01"),
+            ("16777216", b"\x00\x00\x00\x01"),
+            ("-2147483648", b"\x00\x00\x00\x80"),
+            ("120x01", b"\x0c\x01"),
+            ("00x1", b"\x00\x01"),
+            ("0xabc", b"\x0a\xbc"),
+            ("\"ab\"12\"cd\"", b"ab\x0ccd"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(parse_pattern(p).as_deref(), Ok(want), "pattern {p}");
+        }
+        for bad in ["2147483648", "-2147483649", "0x", "%o"] {
+            assert!(
+                parse_pattern(bad).is_err(),
+                "fio refuses buffer_pattern={bad}"
+            );
+        }
+        let (bytes, at) = parse_verify_pattern("0xff%o\"ab\"").unwrap();
+        assert_eq!(
+            bytes, b"\xff\0\0\0\0\0\0\0\0ab",
+            "8 bytes held for the offset"
+        );
+        assert_eq!(at, vec![1], "%o after the first byte");
     }
 
     #[test]

@@ -400,11 +400,29 @@ fn apply_cpumask(s: &mut JobSpec, v: &str) -> R {
 }
 
 /// Decodes fio's pattern syntax: `0xdeadbeef`, `"text"`, `'file'` (the file's contents),
-/// decimal numbers, concatenated.
+/// decimal numbers, concatenated (`0xdeadface"abcd"-12'filename'`). `%o` is refused: fio
+/// allows it only in `verify_pattern` ([`parse_verify_pattern`]).
 pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
-    let b = v.trim().as_bytes();
+    parse_pattern_fmt(v, false).map(|(bytes, _)| bytes)
+}
+
+/// `verify_pattern`: the pattern, and where in it each `%o` reserved the 8 bytes that each
+/// I/O fills with its offset (little-endian), as fio does.
+pub fn parse_verify_pattern(v: &str) -> Result<(Vec<u8>, Vec<usize>), String> {
+    parse_pattern_fmt(v, true)
+}
+
+/// The pattern parser, as fio 3.33 reads patterns (observed): a decimal number is a 32-bit
+/// int stored little-endian in the fewest bytes that hold it (1 to 4), a negative one always
+/// in 4; a decimal run ends before `0x` (`120x01` is 12 then 0x01); hex runs of odd length
+/// get a leading zero; spaces are skipped.
+fn parse_pattern_fmt(v: &str, allow_offset: bool) -> Result<(Vec<u8>, Vec<usize>), String> {
+    let t = v.trim();
+    let b = t.as_bytes();
     let mut out = Vec::new();
+    let mut offsets = Vec::new();
     let mut i = 0;
+    let hex_at = |i: usize| b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X'));
     while i < b.len() {
         match b[i] {
             b'"' | b'\'' => {
@@ -425,13 +443,13 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                 }
                 i += end + 2;
             }
-            b'0' if i + 1 < b.len() && (b[i + 1] == b'x' || b[i + 1] == b'X') => {
+            _ if hex_at(i) => {
                 let start = i + 2;
                 let mut j = start;
                 while j < b.len() && b[j].is_ascii_hexdigit() {
                     j += 1;
                 }
-                let hex = &v.trim()[start..j];
+                let hex = &t[start..j];
                 if hex.is_empty() {
                     return Err("empty hex number in pattern".into());
                 }
@@ -448,32 +466,40 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
                 }
                 i = j;
             }
-            c if c.is_ascii_digit() || c == b'-' => {
+            c if c.is_ascii_digit()
+                || c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit) =>
+            {
                 let start = i;
                 let mut j = i + 1;
-                while j < b.len() && b[j].is_ascii_digit() {
+                while j < b.len() && b[j].is_ascii_digit() && !hex_at(j) {
                     j += 1;
                 }
-                let n: i64 = v.trim()[start..j]
-                    .parse()
-                    .map_err(|_| "bad number in pattern")?;
-                // fio stores decimal numbers in the smallest width that holds them, little-endian.
-                let bytes = n.to_le_bytes();
-                let width = if (-128..=255).contains(&n) {
-                    1
-                } else if (-32768..=65535).contains(&n) {
-                    2
-                } else if (-(1 << 31)..=(1i64 << 32) - 1).contains(&n) {
+                let n: i64 = t[start..j].parse().map_err(|_| "bad number in pattern")?;
+                if n < i32::MIN as i64 || n > i32::MAX as i64 {
+                    return Err(format!(
+                        "number {n} in pattern is outside a 32-bit int; write it in hex (0x...)"
+                    ));
+                }
+                let bytes = (n as i32).to_le_bytes();
+                let width = if n < 0 {
                     4
                 } else {
-                    8
+                    (1..4).find(|w| n < 1i64 << (8 * w)).unwrap_or(4)
                 };
                 out.extend_from_slice(&bytes[..width]);
                 i = j;
             }
             b' ' | b'|' => i += 1,
             b'%' if b[i..].starts_with(b"%o") => {
-                return Err("the %o (offset) pattern format is not supported".into());
+                if !allow_offset {
+                    return Err(
+                        "the %o (offset) format is allowed only in verify_pattern, as in fio"
+                            .into(),
+                    );
+                }
+                offsets.push(out.len());
+                out.extend_from_slice(&[0; 8]);
+                i += 2;
             }
             c => return Err(format!("bad character '{}' in pattern", c as char)),
         }
@@ -481,7 +507,7 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
     if out.is_empty() {
         return Err("empty pattern".into());
     }
-    Ok(out)
+    Ok((out, offsets))
 }
 
 fn apply_ignore_error(s: &mut JobSpec, v: &str) -> R {
@@ -1800,7 +1826,7 @@ pub static OPTIONS: &[OptDef] = &[
         prio: 1,
         ..opt!(
             "ioengine",
-            K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring"]),
+            K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio"]),
             "psync",
             Engine,
             "I/O engine",
@@ -2345,7 +2371,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "",
         Iolog,
-        "Replay the I/O of this fio iolog (version 2 or 3)",
+        "Replay the I/O of this fio iolog (version 2 or 3) or blktrace binary trace",
         "job.iolog",
         |s, v| {
             nonempty(v)?;
@@ -2357,7 +2383,7 @@ pub static OPTIONS: &[OptDef] = &[
         "read_iolog_chunked",
         K::Bool,
         Iolog,
-        "replaying I/O logs is not implemented"
+        "iolens reads the whole log before the job starts (24 bytes per I/O); a log still being written (a FIFO) cannot be replayed"
     ),
     uns!(
         "merge_blktrace_file",
@@ -2748,10 +2774,12 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "",
         Verify,
-        "Pattern written and checked (0x.., \"text\", numbers)",
+        "Pattern written and checked (0x.., \"text\", numbers, %o: the I/O's offset)",
         "0xff",
         |s, v| {
-            s.verify_pattern = Some(parse_pattern(v)?);
+            let (bytes, offsets) = parse_verify_pattern(v)?;
+            s.verify_pattern = Some(bytes);
+            s.verify_pattern_offsets = offsets;
             Ok(())
         }
     ),
@@ -2759,7 +2787,7 @@ pub static OPTIONS: &[OptDef] = &[
         "verify_pattern_interval",
         K::Bool,
         Verify,
-        "the %o pattern format is not supported"
+        "not an option of fio 3.33 (a later fio's %o repeat interval); %o holds each I/O's offset"
     ),
     ign!(
         "verify_policy",
@@ -3132,23 +3160,35 @@ pub static OPTIONS: &[OptDef] = &[
         Reporting,
         "not an option of fio 3.33 (a later fio's issue-time column)"
     ),
-    ign!(
+    opt!(
         "log_compression",
         K::Size,
+        "0",
         Reporting,
-        "logs are written as plain text; compressed logs are not implemented"
+        "Compress logs in chunks of this size (stored compressed with log_store_compressed)",
+        "64k",
+        |s, v| {
+            s.logs.compression = size(s, v)?;
+            Ok(())
+        }
     ),
     ign!(
         "log_compression_cpus",
         K::Str,
         Reporting,
-        "logs are written as plain text; compressed logs are not implemented"
+        "iolens compresses logs on each job's log writer thread, which runs where the OS puts it"
     ),
-    ign!(
+    opt!(
         "log_store_compressed",
         K::Bool,
+        "0",
         Reporting,
-        "logs are written as plain text; compressed logs are not implemented"
+        "Store bw/iops/lat logs zlib-compressed as NAME.log.fz (read with --inflate-log)",
+        "1",
+        |s, v| {
+            s.logs.store_compressed = boolean(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "log_unix_epoch",
@@ -3162,17 +3202,41 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "log_alternate_epoch",
         K::Bool,
+        "0",
         Reporting,
-        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
+        "Log times from the epoch of log_alternate_epoch_clock_id's clock",
+        "1",
+        |s, v| {
+            s.logs.alternate_epoch = boolean(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "log_alternate_epoch_clock_id",
         K::Int,
+        "0",
         Reporting,
-        "log times are job-relative or Unix (log_unix_epoch); other clocks are not implemented"
+        "clock_gettime clock of log_alternate_epoch (0 realtime, 1 monotonic, ...)",
+        "1",
+        |s, v| {
+            let id = v
+                .trim()
+                .parse::<i32>()
+                .ok()
+                .filter(|id| crate::spec::LOG_CLOCK_IDS.contains(id))
+                .ok_or_else(|| {
+                    format!(
+                        "'{}' is not a clock id; allowed: {}",
+                        v.trim(),
+                        crate::spec::LOG_CLOCK_IDS.map(|i| i.to_string()).join(", ")
+                    )
+                })?;
+            s.logs.alternate_clock = id;
+            Ok(())
+        }
     ),
     ign!(
         "block_error_percentiles",

@@ -15,12 +15,21 @@
 //!   2^coarseness merged per column) of the I/Os completed since the direction's previous line,
 //!   one line per direction every `log_hist_msec`.
 //!
+//! - `log_store_compressed`: the bw, iops and latency logs go to `NAME.log.fz` as fio 3.33
+//!   stores them: its binary samples (time, value, ddir with flag bits 31 = offset present and
+//!   30 = priority logged, priority, bs, then the offset when logged; little-endian, 32 or 40
+//!   bytes), in zlib streams that each hold whole samples. `fio --inflate-log` and
+//!   `iolens --inflate-log` turn them back into text ([`inflate_log`]). Histogram logs stay
+//!   text (fio 3.33 leaves an empty `.fz` file for them).
+//!
 //! The worker only formats into a memory buffer; full buffers go through a bounded queue to a
 //! writer thread, so file writes stay off the I/O path and memory stays bounded (the worker
 //! waits when the writer is `QUEUE` buffers behind).
 
 use std::fs::OpenOptions;
 use std::io::Write;
+
+use flate2::write::ZlibEncoder;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
@@ -48,6 +57,21 @@ pub(crate) fn log_name(prefix: &str, kind: &str, jobnum: Option<usize>) -> Strin
     }
 }
 
+/// Milliseconds since the epoch of clock `id` (clock_gettime); 0 for a clock this system lacks
+/// (the option's parser only lets Linux's clock ids through).
+fn clock_ms(id: i32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into ts.
+    let rc = unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 /// One averaging window of one direction.
 #[derive(Debug, Clone, Copy, Default)]
 struct Window {
@@ -65,15 +89,27 @@ struct Writer {
 }
 
 impl Writer {
-    fn spawn(mut files: Vec<Option<(std::fs::File, String)>>) -> Result<Self, String> {
+    /// `files`: each log's file, path, and whether its buffers are stored as zlib streams.
+    fn spawn(mut files: Vec<Option<(std::fs::File, String, bool)>>) -> Result<Self, String> {
         let (tx, rx) = sync_channel::<(usize, Vec<u8>)>(QUEUE);
         let handle = std::thread::Builder::new()
             .name("iolens-log".into())
             .spawn(move || {
                 let mut err = None;
                 for (k, buf) in rx {
-                    if let Some((f, p)) = &mut files[k] {
-                        if let Err(e) = f.write_all(&buf) {
+                    if let Some((f, p, z)) = &mut files[k] {
+                        let r = if *z {
+                            let mut enc = ZlibEncoder::new(
+                                Vec::with_capacity(buf.len() / 2),
+                                flate2::Compression::default(),
+                            );
+                            enc.write_all(&buf)
+                                .and_then(|()| enc.finish())
+                                .and_then(|out| f.write_all(&out))
+                        } else {
+                            f.write_all(&buf)
+                        };
+                        if let Err(e) = r {
                             err.get_or_insert_with(|| format!("writing log {p}: {e}"));
                         }
                     }
@@ -110,6 +146,10 @@ impl Writer {
 pub(super) struct Logs {
     writer: Writer,
     bufs: [Option<Vec<u8>>; 6],
+    /// Logs stored as fio's binary samples (log_store_compressed).
+    binary: [bool; 6],
+    /// Bytes formatted before a buffer goes to the writer (log_compression's chunk size).
+    flush_at: usize,
     avg_ms: u64,
     hist_ms: u64,
     coarse: u32,
@@ -167,14 +207,24 @@ impl Logs {
         want[LAT] = lat;
         want[HIST] = prefix(&spec.hist);
         let num = spec.per_job.then_some(jobnum + 1);
-        let mut files: Vec<Option<(std::fs::File, String)>> = Vec::new();
+        let flush_at = if spec.compression > 0 {
+            spec.compression.clamp(4096, 64 << 20) as usize
+        } else {
+            FLUSH_AT
+        };
+        let mut files: Vec<Option<(std::fs::File, String, bool)>> = Vec::new();
         let mut bufs: [Option<Vec<u8>>; 6] = Default::default();
+        let mut binary = [false; 6];
         for (k, p) in want.iter().enumerate() {
             let Some(p) = p else {
                 files.push(None);
                 continue;
             };
-            let path = log_name(p, KINDS[k], num);
+            binary[k] = spec.store_compressed && k != HIST;
+            let mut path = log_name(p, KINDS[k], num);
+            if binary[k] {
+                path.push_str(".fz");
+            }
             let mut o = OpenOptions::new();
             o.create(true);
             if spec.per_job {
@@ -185,8 +235,8 @@ impl Logs {
             let f = o
                 .open(&path)
                 .map_err(|e| format!("cannot open log {path}: {e}"))?;
-            files.push(Some((f, path)));
-            bufs[k] = Some(Vec::with_capacity(FLUSH_AT + 8192));
+            files.push(Some((f, path, binary[k])));
+            bufs[k] = Some(Vec::with_capacity(flush_at + 8192));
         }
         let hist = if spec.hist.is_some() {
             vec![[0u64; 3]; PLAT_NR]
@@ -196,6 +246,8 @@ impl Logs {
         Ok(Some(Logs {
             writer: Writer::spawn(files)?,
             bufs,
+            binary,
+            flush_at,
             avg_ms: spec.avg_msec,
             hist_ms: spec.hist_msec,
             coarse: spec.hist_coarseness,
@@ -216,15 +268,11 @@ impl Logs {
     }
 
     /// The measured part of the job begins at clock reading `t` (job start or end of ramp).
-    pub(super) fn start(&mut self, t: u64, unix_epoch: bool) {
+    /// `epoch`: the clock whose epoch times count from (`LogSpec::epoch_clock`), else times
+    /// are relative to `t`.
+    pub(super) fn start(&mut self, t: u64, epoch: Option<i32>) {
         self.t0 = t;
-        self.epoch_ms = if unix_epoch {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64)
-        } else {
-            0
-        };
+        self.epoch_ms = epoch.map_or(0, clock_ms);
         self.win = [[Window::default(); 3]; 3];
         for c in &mut self.hist {
             *c = [0; 3];
@@ -252,21 +300,35 @@ impl Logs {
     fn line(&mut self, k: usize, t_ms: u64, value: u64, d: usize, bs: u64, offset: u64) {
         let (with_offset, prio, epoch) = (self.offset, self.prio, self.epoch_ms);
         let Some(buf) = &mut self.bufs[k] else { return };
-        let _ = write!(buf, "{}, {value}, {d}, {bs}, ", t_ms + epoch);
-        if with_offset {
-            let _ = write!(buf, "{offset}, ");
+        if self.binary[k] {
+            // fio's struct io_sample (and io_sample_offset); priority 0 as in the text.
+            let flags = u32::from(with_offset) << 31 | u32::from(prio) << 30;
+            buf.extend_from_slice(&(t_ms + epoch).to_le_bytes());
+            buf.extend_from_slice(&value.to_le_bytes());
+            buf.extend_from_slice(&(d as u32 | flags).to_le_bytes());
+            buf.extend_from_slice(&[0; 4]);
+            buf.extend_from_slice(&bs.to_le_bytes());
+            if with_offset {
+                buf.extend_from_slice(&offset.to_le_bytes());
+            }
+        } else {
+            let _ = write!(buf, "{}, {value}, {d}, {bs}, ", t_ms + epoch);
+            if with_offset {
+                let _ = write!(buf, "{offset}, ");
+            }
+            // Priority class and level are not set by iolens jobs: 0 either way.
+            buf.extend_from_slice(if prio { b"0x0000\n" } else { b"0\n" });
         }
-        // Priority class and level are not set by iolens jobs: 0 either way.
-        buf.extend_from_slice(if prio { b"0x0000\n" } else { b"0\n" });
-        if buf.len() >= FLUSH_AT {
+        if buf.len() >= self.flush_at {
             self.flush(k);
         }
     }
 
     fn flush(&mut self, k: usize) {
+        let cap = self.flush_at + 8192;
         if let Some(buf) = &mut self.bufs[k] {
             if !buf.is_empty() {
-                let full = std::mem::replace(buf, Vec::with_capacity(FLUSH_AT + 8192));
+                let full = std::mem::replace(buf, Vec::with_capacity(cap));
                 self.writer.send(k, full);
             }
         }
@@ -357,7 +419,7 @@ impl Logs {
         }
         buf.push(b'\n');
         self.hist_last[d] = Some(now - (window - self.hist_ms));
-        if buf.len() >= FLUSH_AT {
+        if buf.len() >= self.flush_at {
             self.flush(HIST);
         }
     }
@@ -431,7 +493,7 @@ impl IoLog {
             let _ = writeln!(buf, "0 {name} add");
         }
         Ok(IoLog {
-            writer: Writer::spawn(vec![Some((f, path.to_string()))])?,
+            writer: Writer::spawn(vec![Some((f, path.to_string(), false))])?,
             buf,
             files: files.to_vec(),
             t0: 0,
@@ -475,6 +537,74 @@ impl IoLog {
         self.writer.send(0, full);
         self.writer.close()
     }
+}
+
+/// `--inflate-log`: the text of a log fio (or iolens) stored with `log_store_compressed`:
+/// its zlib streams decompressed, each sample printed as a log line.
+pub fn inflate_log(data: &[u8]) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let mut raw = Vec::new();
+    let mut rest = data;
+    while !rest.is_empty() {
+        let mut z = flate2::Decompress::new(true);
+        let at = data.len() - rest.len();
+        loop {
+            if raw.capacity() - raw.len() < 32 * 1024 {
+                raw.reserve(256 * 1024);
+            }
+            let (in0, out0) = (z.total_in(), z.total_out());
+            let st = z
+                .decompress_vec(rest, &mut raw, flate2::FlushDecompress::None)
+                .map_err(|e| format!("the zlib stream at byte {at} is damaged: {e}"))?;
+            rest = &rest[(z.total_in() - in0) as usize..];
+            if st == flate2::Status::StreamEnd {
+                break;
+            }
+            if z.total_in() == in0 && z.total_out() == out0 {
+                return Err(format!("the zlib stream at byte {at} is cut short"));
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut p = &raw[..];
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    while !p.is_empty() {
+        if p.len() < 32 {
+            return Err(format!(
+                "a sample is cut short ({} bytes left of 32)",
+                p.len()
+            ));
+        }
+        let ddir = u32::from_le_bytes(p[16..20].try_into().unwrap());
+        let prio = u16::from_le_bytes(p[20..22].try_into().unwrap());
+        let has_offset = ddir & 1 << 31 != 0;
+        let size = if has_offset { 40 } else { 32 };
+        if p.len() < size {
+            return Err(format!(
+                "a sample is cut short ({} bytes left of {size})",
+                p.len()
+            ));
+        }
+        let _ = write!(
+            out,
+            "{}, {}, {}, {}",
+            u64_at(p, 0),
+            u64_at(p, 8),
+            ddir & !(3 << 30),
+            u64_at(p, 24)
+        );
+        if has_offset {
+            let _ = write!(out, ", {}", u64_at(p, 32));
+        }
+        if ddir & 1 << 30 != 0 {
+            let _ = writeln!(out, ", 0x{prio:04x}");
+        } else {
+            // Without log_prio fio prints whether the class is real-time.
+            let _ = writeln!(out, ", {}", u8::from(prio >> 13 == 1));
+        }
+        p = &p[size..];
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -522,7 +652,7 @@ mod tests {
         let mut s = spec(dir.path());
         s.offset = true;
         let mut l = Logs::open(&s, "job", RwKind::RandRw, 0).unwrap().unwrap();
-        l.start(1_000_000_000, false);
+        l.start(1_000_000_000, None);
         // 4 KiB read at offset 8192 completing 5 ms into the job after 2 ms.
         l.io(1_005_000_000, 0, 4096, 8192, None, 2_000_000, 2_100_000);
         l.io(1_006_000_000, 1, 4096, 0, Some(1000), 3000, 4000);
@@ -558,7 +688,7 @@ mod tests {
         s.prio = true;
         let ms = 1_000_000;
         let mut l = Logs::open(&s, "job", RwKind::Read, 0).unwrap().unwrap();
-        l.start(0, false);
+        l.start(0, None);
         l.io(50 * ms, 0, 4096, 0, None, 100, 200);
         l.io(100 * ms, 0, 4096, 0, None, 300, 400);
         l.tick(100 * ms, [8192, 0, 0], [2, 0, 0]);
@@ -576,6 +706,103 @@ mod tests {
         );
         assert_eq!(read(dir.path(), "iops"), "100, 20, 0, 0, 0x0000\n");
         assert_eq!(read(dir.path(), "slat"), "", "no slat for synchronous I/O");
+    }
+
+    #[test]
+    fn alternate_epoch_counts_from_the_clocks_epoch() {
+        let dir = TempDir::new("epoch");
+        let s = spec(dir.path());
+        let ms = 1_000_000;
+        let mut l = Logs::open(&s, "job", RwKind::Read, 0).unwrap().unwrap();
+        let before = clock_ms(libc::CLOCK_MONOTONIC);
+        l.start(0, Some(libc::CLOCK_MONOTONIC));
+        let after = clock_ms(libc::CLOCK_MONOTONIC);
+        l.io(5 * ms, 0, 4096, 0, None, 10, 10);
+        l.close(6 * ms).unwrap();
+        let text = read(dir.path(), "clat");
+        let t: u64 = text.split(',').next().unwrap().parse().unwrap();
+        assert!(
+            (before + 5..=after + 5).contains(&t),
+            "an I/O 5 ms into the job is logged at CLOCK_MONOTONIC's start reading \
+             ({before}..={after} ms) + 5; logged: {text}"
+        );
+    }
+
+    #[test]
+    fn stored_compressed_logs_inflate_to_the_plain_text() {
+        let ms = 1_000_000;
+        let mut texts = Vec::new();
+        for (store, prio) in [(false, false), (true, false), (false, true), (true, true)] {
+            let dir = TempDir::new(&format!("fz-{store}-{prio}"));
+            let mut s = spec(dir.path());
+            s.offset = !prio;
+            s.prio = prio;
+            s.store_compressed = store;
+            // Chunks of 4 KiB: many zlib streams, each of whole samples.
+            s.compression = 4096;
+            let mut l = Logs::open(&s, "job", RwKind::RandRw, 0).unwrap().unwrap();
+            l.start(0, None);
+            for i in 0..500u64 {
+                l.io(
+                    i * ms,
+                    (i % 2) as usize,
+                    4096,
+                    i * 8192,
+                    None,
+                    1000 + i,
+                    1100 + i,
+                );
+            }
+            l.close(600 * ms).unwrap();
+            let text = if store {
+                assert!(
+                    !dir.path().join("t_clat.1.log").exists(),
+                    "stored compressed: no plain clat log"
+                );
+                let data = std::fs::read(dir.path().join("t_clat.1.log.fz")).unwrap();
+                assert!(data.len() > 100, "the .fz log holds data");
+                inflate_log(&data).unwrap()
+            } else {
+                read(dir.path(), "clat")
+            };
+            let hist = std::fs::read_to_string(dir.path().join("t_clat_hist.1.log"));
+            assert!(hist.is_ok(), "histogram logs stay text (store={store})");
+            texts.push(text);
+        }
+        assert_eq!(texts[0].lines().count(), 500, "one line per I/O");
+        assert_eq!(
+            texts[0], texts[1],
+            "inflated .fz equals the plain log (offset)"
+        );
+        assert_eq!(
+            texts[2], texts[3],
+            "inflated .fz equals the plain log (prio)"
+        );
+    }
+
+    #[test]
+    fn inflate_reads_fios_sample_layout_and_refuses_damage() {
+        // One sample as fio 3.33 stores it with log_offset=1: time 0, bw 23793, read,
+        // flags 0xc0000000 (offset + prio), prio 0, bs 4096, offset 249856.
+        let mut raw = Vec::new();
+        raw.extend_from_slice(&0u64.to_le_bytes());
+        raw.extend_from_slice(&23793u64.to_le_bytes());
+        raw.extend_from_slice(&0xc000_0000u32.to_le_bytes());
+        raw.extend_from_slice(&[0; 4]);
+        raw.extend_from_slice(&4096u64.to_le_bytes());
+        raw.extend_from_slice(&249856u64.to_le_bytes());
+        let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&raw).unwrap();
+        let data = z.finish().unwrap();
+        assert_eq!(
+            inflate_log(&data).unwrap(),
+            "0, 23793, 0, 4096, 249856, 0x0000\n",
+            "fio --inflate-log prints this line for these bytes"
+        );
+        let e = inflate_log(&data[..data.len() - 3]).unwrap_err();
+        assert!(e.contains("cut short"), "a truncated stream: {e}");
+        let e = inflate_log(b"not zlib at all").unwrap_err();
+        assert!(e.contains("damaged"), "not zlib: {e}");
     }
 
     #[test]
@@ -602,7 +829,7 @@ mod tests {
         s.hist_coarseness = 2;
         let ms = 1_000_000;
         let mut l = Logs::open(&s, "job", RwKind::Read, 0).unwrap().unwrap();
-        l.start(0, false);
+        l.start(0, None);
         l.io(ms, 0, 4096, 0, None, 10, 10);
         l.io(5 * ms, 0, 4096, 0, None, 10, 10);
         l.io(11 * ms, 0, 4096, 0, None, 70, 70);

@@ -27,6 +27,7 @@ mod engines;
 mod errors;
 mod files;
 mod logs;
+pub use logs::inflate_log;
 mod pacing;
 mod sampling;
 mod setup;
@@ -40,6 +41,10 @@ use pacing::Pace;
 use sampling::Sampler;
 pub use setup::failed;
 use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
+
+/// How often a job looks for a `--status-interval` snapshot request, and publishes its
+/// counters for `--bandwidth-log`, ns.
+const POLL_NS: u64 = 50_000_000;
 
 /// Run-wide options for workers.
 #[derive(Debug, Clone, Default)]
@@ -150,6 +155,8 @@ struct Worker<'a> {
     iolog: Option<Box<IoLog>>,
     /// `read_iolog`: the I/O to replay instead of the job's pattern.
     replay: Option<Box<Replay>>,
+    /// The last snapshot generation answered (`--status-interval`).
+    snap_seen: u64,
 }
 
 /// A `read_iolog` replay in progress.
@@ -793,7 +800,36 @@ impl<'a> Worker<'a> {
         if let Some(l) = &self.logs {
             next = next.min(l.next_due());
         }
+        if self.ctl.publish_often.load(Ordering::Relaxed) {
+            self.publish();
+            next = next.min(t + POLL_NS);
+        }
+        if self.ctl.snapshots.load(Ordering::Relaxed) {
+            self.snapshot(t);
+            next = next.min(t + POLL_NS);
+        }
         self.next_tick = next;
+    }
+
+    /// `--status-interval`: publishes the statistics so far when the monitor asks, with the
+    /// runtime and CPU use up to `t`, as the final ones would be.
+    #[cold]
+    fn snapshot(&mut self, t: u64) {
+        let want = self.ctl.snap_req.load(Ordering::Acquire);
+        if want == self.snap_seen {
+            return;
+        }
+        self.snap_seen = want;
+        let mut st = self.stats.clone();
+        let run = t.saturating_sub(self.measure_start).div_ceil(1_000_000);
+        st.runtime_ms = run;
+        for d in &mut st.dirs {
+            if d.ios > 0 || d.issued > 0 {
+                d.runtime_ms = run;
+            }
+        }
+        st.usage = Rusage::thread_now().since(&self.usage_start);
+        *self.ctl.snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some((want, st));
     }
 
     /// Begins the measured part of the job at `t` (job start, or the end of ramp_time).
@@ -804,7 +840,7 @@ impl<'a> Worker<'a> {
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
         self.bw_sampler_ios = [0; 3];
         if let Some(mut l) = self.logs.take().or_else(|| self.logs_ramp.take()) {
-            l.start(t, spec.logs.unix_epoch);
+            l.start(t, spec.logs.epoch_clock());
             self.logs = Some(l);
         }
         self.usage_start = Rusage::thread_now();
@@ -1615,6 +1651,7 @@ fn prepare<'a>(
         logs_ramp: None,
         iolog,
         replay,
+        snap_seen: 0,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
                 .iter()
