@@ -398,6 +398,32 @@ fn read_iolog_replays_every_io_of_a_version_3_log() {
         3000.0,
         "iolens's replay of fio's write_iolog of a 3,000-I/O randrw job"
     );
+    assert_eq!(
+        iolens_replay_ios(&d.0, &["--replay_no_stall=1", "--read_iolog_chunked=1"]),
+        3000.0,
+        "iolens's replay of the same log with read_iolog_chunked=1 (read while replaying)"
+    );
+    let o = fio_in(
+        &d.0,
+        &[
+            "--name=r",
+            "--read_iolog=io.log",
+            "--replay_no_stall=1",
+            "--read_iolog_chunked=1",
+            "--output-format=json",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "fio read_iolog_chunked=1: {}",
+        stderr(&o)
+    );
+    let j = json_of(&stdout(&o));
+    assert_eq!(
+        num(&j["jobs"][0]["read"]["total_ios"]) + num(&j["jobs"][0]["write"]["total_ios"]),
+        3000.0,
+        "fio's own chunked replay of its 3,000-I/O log (the reference)"
+    );
 }
 
 #[test]

@@ -892,6 +892,8 @@ pub struct LogSpec {
     pub write_iolog: Option<String>,
     /// `read_iolog`: an I/O log (version 2 or 3) to replay instead of the job's own pattern.
     pub read_iolog: Option<String>,
+    /// `read_iolog_chunked`: read the log while replaying it, not all of it at the start.
+    pub read_chunked: bool,
     /// `replay_no_stall`: issue the log's I/O as fast as possible, ignoring its times.
     pub replay_no_stall: bool,
     /// `replay_time_scale`: percent of the log's I/O rate (200: twice as fast).
@@ -927,6 +929,7 @@ impl Default for LogSpec {
             alternate_clock: 0,
             write_iolog: None,
             read_iolog: None,
+            read_chunked: false,
             replay_no_stall: false,
             replay_time_scale: 100,
             replay_redirect: None,

@@ -6,6 +6,8 @@
 //! `replay_align` aligns them down, as fio's options. Syncs, opens and closes are not I/Os and
 //! are not replayed.
 
+use std::io::{BufRead, Read};
+
 use iolens_job::Ddir;
 
 /// One I/O of a trace.
@@ -45,16 +47,161 @@ impl Trace {
     }
 }
 
-/// Reads and parses an I/O log file: a blktrace binary trace, or fio's text iolog.
+/// Reads and parses a whole I/O log file: a blktrace binary trace, or fio's text iolog.
 pub fn read(path: &str, scale: u64, align: u64) -> Result<Trace, String> {
-    let data = std::fs::read(path).map_err(|e| format!("read_iolog: cannot read '{path}': {e}"))?;
-    if blktrace_order(&data).is_some() {
-        return parse_blktrace(&data, path, scale, align, &device_path);
+    let mut st = TraceStream::open(path, scale, align)?;
+    let mut ios = Vec::new();
+    while let Some(io) = st.next_io()? {
+        ios.push(io);
     }
-    let text = String::from_utf8(data).map_err(|_| {
-        format!("read_iolog: '{path}' is neither an fio iolog (text) nor a blktrace binary trace")
-    })?;
-    parse(&text, path, scale, align)
+    Ok(Trace {
+        files: st.files,
+        ios,
+    })
+}
+
+/// What a job needs to know of a log before it runs, read in one pass without keeping the
+/// I/Os (memory stays bounded however long the log).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The files it names, in order of appearance.
+    pub files: Vec<String>,
+    /// The end of the furthest I/O in each file.
+    pub extents: Vec<u64>,
+    /// Which directions it has (read, write, trim).
+    pub has: [bool; 3],
+    /// Its largest I/O.
+    pub max_len: u32,
+    /// Its I/Os.
+    pub ios: u64,
+}
+
+/// Reads a log through once for its [`Summary`].
+pub fn summarize(path: &str, scale: u64, align: u64) -> Result<Summary, String> {
+    let mut st = TraceStream::open(path, scale, align)?;
+    let mut sum = Summary::default();
+    while let Some(io) = st.next_io()? {
+        let f = io.file as usize;
+        if sum.extents.len() <= f {
+            sum.extents.resize(f + 1, 0);
+        }
+        sum.extents[f] = sum.extents[f].max(io.offset + io.len as u64);
+        sum.has[io.ddir.idx()] = true;
+        sum.max_len = sum.max_len.max(io.len);
+        sum.ios += 1;
+    }
+    sum.extents.resize(st.files.len(), 0);
+    sum.files = st.files;
+    Ok(sum)
+}
+
+/// A log read one I/O at a time from its file (`read_iolog_chunked`; [`read`] and
+/// [`summarize`] read through it too).
+pub struct TraceStream {
+    src: Box<dyn BufRead + Send>,
+    name: String,
+    kind: Kind,
+    /// The files (devices) named so far, in order of appearance.
+    pub files: Vec<String>,
+}
+
+enum Kind {
+    Text(TextState, usize),
+    Blk(BlkState, usize),
+}
+
+impl std::fmt::Debug for TraceStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceStream")
+            .field("name", &self.name)
+            .field("files", &self.files)
+            .finish()
+    }
+}
+
+impl TraceStream {
+    /// Opens a log and reads its header (the format line, or the first record's magic).
+    pub fn open(path: &str, scale: u64, align: u64) -> Result<Self, String> {
+        let f = std::fs::File::open(path)
+            .map_err(|e| format!("read_iolog: cannot read '{path}': {e}"))?;
+        let mut src = std::io::BufReader::with_capacity(1 << 20, f);
+        let head = src
+            .fill_buf()
+            .map_err(|e| format!("read_iolog: cannot read '{path}': {e}"))?;
+        let kind = if let Some(le) = blktrace_order(head) {
+            Kind::Blk(BlkState::new(le, scale, align), 0)
+        } else {
+            let mut first = Vec::new();
+            src.read_until(b'\n', &mut first)
+                .map_err(|e| format!("read_iolog: cannot read '{path}': {e}"))?;
+            let first = String::from_utf8_lossy(&first);
+            Kind::Text(TextState::new(first.trim(), path, scale, align)?, 1)
+        };
+        Ok(TraceStream {
+            src: Box::new(src),
+            name: path.to_string(),
+            kind,
+            files: Vec::new(),
+        })
+    }
+
+    /// The next I/O of the log, None at its end.
+    pub fn next_io(&mut self) -> Result<Option<TraceIo>, String> {
+        let name = &self.name;
+        let io_err = |e: std::io::Error| format!("read_iolog: reading '{name}': {e}");
+        match &mut self.kind {
+            Kind::Text(st, n) => {
+                let mut line = Vec::new();
+                loop {
+                    line.clear();
+                    if self.src.read_until(b'\n', &mut line).map_err(io_err)? == 0 {
+                        return Ok(None);
+                    }
+                    *n += 1;
+                    let text = std::str::from_utf8(&line).map_err(|_| {
+                        format!(
+                            "read_iolog: {name}:{n}: not text (is it a damaged blktrace trace?)"
+                        )
+                    })?;
+                    if let Some(io) = st.line(&mut self.files, name, *n, text.trim_end())? {
+                        return Ok(Some(io));
+                    }
+                }
+            }
+            Kind::Blk(st, pos) => loop {
+                let mut rec = [0u8; BLK_RECORD];
+                let mut got = 0;
+                while got < BLK_RECORD {
+                    let k = self.src.read(&mut rec[got..]).map_err(io_err)?;
+                    if k == 0 {
+                        break;
+                    }
+                    got += k;
+                }
+                if got == 0 {
+                    return Ok(None);
+                }
+                if got < BLK_RECORD {
+                    return Err(format!(
+                        "read_iolog: {name}: blktrace record at byte {pos}: cut short"
+                    ));
+                }
+                let (io, pdu) = st
+                    .record(&mut self.files, &rec, &device_path)
+                    .map_err(|why| {
+                        format!("read_iolog: {name}: blktrace record at byte {pos}: {why}")
+                    })?;
+                let mut skip = vec![0u8; pdu];
+                self.src.read_exact(&mut skip).map_err(|_| {
+                    format!("read_iolog: {name}: the payload of the blktrace record at byte {pos} is cut short")
+                })?;
+                *pos += BLK_RECORD + pdu;
+                if let Some(io) = io {
+                    return Ok(Some(io));
+                }
+            },
+        }
+    }
 }
 
 /// blktrace's record magic (`BLK_IO_TRACE_MAGIC`), and the one record version it writes.
@@ -111,9 +258,114 @@ pub fn device_path(major: u32, minor: u32) -> String {
     format!("(device {major}:{minor})")
 }
 
-/// Parses a blktrace binary trace (`name` is for messages; `device` names a traced device
-/// from its major and minor numbers). Only queue events count, as in fio: file-system reads
-/// and writes, and discards (trims); flushes, notes and SCSI commands are skipped.
+/// Offsets as a job replays them: divided by `replay_scale`, aligned down to `replay_align`.
+fn scaler(scale: u64, align: u64) -> (u64, u64) {
+    (
+        scale.max(1),
+        if align > 1 { !(align - 1) } else { u64::MAX },
+    )
+}
+
+/// Parsing state of a blktrace trace.
+struct BlkState {
+    le: bool,
+    scale: u64,
+    mask: u64,
+    first_ns: Option<u64>,
+    devices: Vec<u32>,
+}
+
+impl BlkState {
+    fn new(le: bool, scale: u64, align: u64) -> Self {
+        let (scale, mask) = scaler(scale, align);
+        BlkState {
+            le,
+            scale,
+            mask,
+            first_ns: None,
+            devices: Vec::new(),
+        }
+    }
+
+    /// One record's fixed part: the I/O it queues, if any, and the bytes of payload after it.
+    /// Only queue events count, as in fio: file-system reads and writes, and discards (trims);
+    /// flushes, notes and SCSI commands are skipped.
+    fn record(
+        &mut self,
+        files: &mut Vec<String>,
+        rec: &[u8; BLK_RECORD],
+        device: &dyn Fn(u32, u32) -> String,
+    ) -> Result<(Option<TraceIo>, usize), String> {
+        let le = self.le;
+        let r32 = |at: usize| {
+            let x: [u8; 4] = rec[at..at + 4].try_into().unwrap();
+            if le {
+                u32::from_le_bytes(x)
+            } else {
+                u32::from_be_bytes(x)
+            }
+        };
+        let r64 = |at: usize| {
+            let x: [u8; 8] = rec[at..at + 8].try_into().unwrap();
+            if le {
+                u64::from_le_bytes(x)
+            } else {
+                u64::from_be_bytes(x)
+            }
+        };
+        let magic = r32(0);
+        if magic & 0xffff_ff00 != BLK_MAGIC {
+            return Err(format!("bad magic 0x{magic:08x}"));
+        }
+        if magic & 0xff != BLK_VERSION {
+            return Err(format!(
+                "record version {} (fio and iolens read version 7)",
+                magic & 0xff
+            ));
+        }
+        let (time, sector, bytes, action, dev) = (r64(8), r64(16), r32(24), r32(28), r32(36));
+        let pdu = if le {
+            u16::from_le_bytes([rec[46], rec[47]])
+        } else {
+            u16::from_be_bytes([rec[46], rec[47]])
+        } as usize;
+        let cat = action >> 16;
+        if cat & TC_NOTIFY != 0 || action & 0xffff != TA_QUEUE || cat & TC_FLUSH != 0 || bytes == 0
+        {
+            return Ok((None, pdu));
+        }
+        let ddir = if cat & TC_DISCARD != 0 {
+            Ddir::Trim
+        } else if cat & TC_FS == 0 {
+            return Ok((None, pdu));
+        } else if cat & TC_WRITE != 0 {
+            Ddir::Write
+        } else {
+            Ddir::Read
+        };
+        let file = match self.devices.iter().position(|d| *d == dev) {
+            Some(i) => i as u32,
+            None => {
+                self.devices.push(dev);
+                // The kernel's dev_t: 12 bits of major, 20 of minor.
+                files.push(device(dev >> 20, dev & 0xf_ffff));
+                (self.devices.len() - 1) as u32
+            }
+        };
+        let t0 = *self.first_ns.get_or_insert(time);
+        let io = TraceIo {
+            t_us: time.saturating_sub(t0) / 1000,
+            file,
+            ddir,
+            offset: (sector * 512 / self.scale) & self.mask,
+            len: bytes,
+        };
+        Ok((Some(io), pdu))
+    }
+}
+
+/// Parses a blktrace binary trace in memory (`name` is for messages; `device` names a traced
+/// device from its major and minor numbers).
 pub fn parse_blktrace(
     data: &[u8],
     name: &str,
@@ -123,123 +375,71 @@ pub fn parse_blktrace(
 ) -> Result<Trace, String> {
     let le = blktrace_order(data)
         .ok_or_else(|| format!("read_iolog: '{name}' is not a blktrace trace (bad magic)"))?;
-    let r32 = |b: &[u8], at: usize| {
-        let x: [u8; 4] = b[at..at + 4].try_into().unwrap();
-        if le {
-            u32::from_le_bytes(x)
-        } else {
-            u32::from_be_bytes(x)
-        }
-    };
-    let r64 = |b: &[u8], at: usize| {
-        let x: [u8; 8] = b[at..at + 8].try_into().unwrap();
-        if le {
-            u64::from_le_bytes(x)
-        } else {
-            u64::from_be_bytes(x)
-        }
-    };
-    let scale = scale.max(1);
-    let mask = if align > 1 { !(align - 1) } else { u64::MAX };
+    let mut st = BlkState::new(le, scale, align);
     let mut t = Trace::default();
-    let mut devices: Vec<u32> = Vec::new();
-    let mut first_ns = None;
     let mut pos = 0usize;
     while pos < data.len() {
         let bad = |why: String| format!("read_iolog: {name}: blktrace record at byte {pos}: {why}");
-        let rec = data
+        let rec: &[u8; BLK_RECORD] = data
             .get(pos..pos + BLK_RECORD)
+            .and_then(|r| r.try_into().ok())
             .ok_or_else(|| bad("cut short".into()))?;
-        let magic = r32(rec, 0);
-        if magic & 0xffff_ff00 != BLK_MAGIC {
-            return Err(bad(format!("bad magic 0x{magic:08x}")));
-        }
-        if magic & 0xff != BLK_VERSION {
-            return Err(bad(format!(
-                "record version {} (fio and iolens read version 7)",
-                magic & 0xff
-            )));
-        }
-        let (time, sector, bytes, action, dev) = (
-            r64(rec, 8),
-            r64(rec, 16),
-            r32(rec, 24),
-            r32(rec, 28),
-            r32(rec, 36),
-        );
-        let pdu = if le {
-            u16::from_le_bytes([rec[46], rec[47]])
-        } else {
-            u16::from_be_bytes([rec[46], rec[47]])
-        };
-        pos += BLK_RECORD + pdu as usize;
+        let (io, pdu) = st.record(&mut t.files, rec, device).map_err(bad)?;
+        pos += BLK_RECORD + pdu;
         if pos > data.len() {
             return Err(format!(
                 "read_iolog: {name}: the last blktrace record's payload is cut short"
             ));
         }
-        let cat = action >> 16;
-        if cat & TC_NOTIFY != 0 || action & 0xffff != TA_QUEUE || cat & TC_FLUSH != 0 {
-            continue;
-        }
-        let ddir = if cat & TC_DISCARD != 0 {
-            Ddir::Trim
-        } else if cat & TC_FS == 0 {
-            continue;
-        } else if cat & TC_WRITE != 0 {
-            Ddir::Write
-        } else {
-            Ddir::Read
-        };
-        if bytes == 0 {
-            continue;
-        }
-        let file = match devices.iter().position(|d| *d == dev) {
-            Some(i) => i as u32,
-            None => {
-                devices.push(dev);
-                // The kernel's dev_t: 12 bits of major, 20 of minor.
-                t.files.push(device(dev >> 20, dev & 0xf_ffff));
-                (devices.len() - 1) as u32
-            }
-        };
-        let t0 = *first_ns.get_or_insert(time);
-        t.ios.push(TraceIo {
-            t_us: time.saturating_sub(t0) / 1000,
-            file,
-            ddir,
-            offset: (sector * 512 / scale) & mask,
-            len: bytes,
-        });
+        t.ios.extend(io);
     }
     Ok(t)
 }
 
-/// Parses the text of an I/O log (`name` is for messages).
-pub fn parse(text: &str, name: &str, scale: u64, align: u64) -> Result<Trace, String> {
-    let mut lines = text.lines().enumerate();
-    let version = match lines.next().map(|(_, l)| l.trim()) {
-        Some("fio version 2 iolog") => 2,
-        Some("fio version 3 iolog") => 3,
-        other => {
-            return Err(format!(
-                "read_iolog: '{name}' is not an fio iolog version 2 or 3, nor a blktrace trace \
-                 (first line: {:?})",
-                other.unwrap_or("")
-            ))
-        }
-    };
-    let scale = scale.max(1);
-    let mask = if align > 1 { !(align - 1) } else { u64::MAX };
-    let mut t = Trace::default();
-    let mut wait_us = 0u64;
-    for (n, line) in lines {
-        let bad = |why: &str| format!("read_iolog: {name}:{}: {why}: {line}", n + 1);
+/// Parsing state of a text iolog.
+struct TextState {
+    version: u32,
+    scale: u64,
+    mask: u64,
+    wait_us: u64,
+}
+
+impl TextState {
+    /// From the log's first line.
+    fn new(first: &str, name: &str, scale: u64, align: u64) -> Result<Self, String> {
+        let version = match first {
+            "fio version 2 iolog" => 2,
+            "fio version 3 iolog" => 3,
+            other => {
+                return Err(format!(
+                    "read_iolog: '{name}' is not an fio iolog version 2 or 3, nor a blktrace trace \
+                     (first line: {other:?})"
+                ))
+            }
+        };
+        let (scale, mask) = scaler(scale, align);
+        Ok(TextState {
+            version,
+            scale,
+            mask,
+            wait_us: 0,
+        })
+    }
+
+    /// Line `n` (from 1) of the log: the I/O it holds, if any.
+    fn line(
+        &mut self,
+        files: &mut Vec<String>,
+        name: &str,
+        n: usize,
+        line: &str,
+    ) -> Result<Option<TraceIo>, String> {
+        let bad = |why: &str| format!("read_iolog: {name}:{n}: {why}: {line}");
         let mut f: Vec<&str> = line.split_whitespace().collect();
         if f.is_empty() {
-            continue;
+            return Ok(None);
         }
-        let ts = if version == 3 {
+        let ts = if self.version == 3 {
             let ts = f
                 .remove(0)
                 .parse::<u64>()
@@ -257,45 +457,57 @@ pub fn parse(text: &str, name: &str, scale: u64, align: u64) -> Result<Trace, St
                 .and_then(|v| v.parse::<u64>().ok())
                 .ok_or_else(|| bad("bad offset or length"))
         };
-        let file_idx = |t: &mut Trace| -> u32 {
-            match t.files.iter().position(|x| x == file) {
+        let mut file_idx = || -> u32 {
+            match files.iter().position(|x| x == file) {
                 Some(i) => i as u32,
                 None => {
-                    t.files.push(file.to_string());
-                    (t.files.len() - 1) as u32
+                    files.push(file.to_string());
+                    (files.len() - 1) as u32
                 }
             }
         };
         let ddir = match action {
             "add" | "open" => {
-                file_idx(&mut t);
-                continue;
+                file_idx();
+                return Ok(None);
             }
-            "close" | "sync" | "datasync" => continue,
-            "wait" if version == 2 => {
+            "close" | "sync" | "datasync" => return Ok(None),
+            "wait" if self.version == 2 => {
                 // fio drops waits under 100 µs.
                 let us = num(2)?;
                 if us >= 100 {
-                    wait_us += us;
+                    self.wait_us += us;
                 }
-                continue;
+                return Ok(None);
             }
             "read" => Ddir::Read,
             "write" => Ddir::Write,
             "trim" => Ddir::Trim,
             _ => return Err(bad("unknown action")),
         };
-        let offset = (num(2)? / scale) & mask;
+        let offset = (num(2)? / self.scale) & self.mask;
         let len = num(3)?;
         let len = u32::try_from(len).map_err(|_| bad("length over 4 GiB"))?;
-        let file = file_idx(&mut t);
-        t.ios.push(TraceIo {
-            t_us: ts.unwrap_or(wait_us),
-            file,
+        Ok(Some(TraceIo {
+            t_us: ts.unwrap_or(self.wait_us),
+            file: file_idx(),
             ddir,
             offset,
             len,
-        });
+        }))
+    }
+}
+
+/// Parses the text of an I/O log (`name` is for messages).
+pub fn parse(text: &str, name: &str, scale: u64, align: u64) -> Result<Trace, String> {
+    let mut lines = text.lines().enumerate();
+    let first = lines.next().map_or("", |(_, l)| l.trim());
+    let mut st = TextState::new(first, name, scale, align)?;
+    let mut t = Trace::default();
+    for (n, line) in lines {
+        if let Some(io) = st.line(&mut t.files, name, n + 1, line)? {
+            t.ios.push(io);
+        }
     }
     Ok(t)
 }
@@ -448,6 +660,68 @@ mod tests {
         v8[0] = 0x08;
         let e = parse_blktrace(&v8, "t.bin", 1, 0, &|_, _| String::new()).unwrap_err();
         assert!(e.contains("version 8"), "{e}");
+    }
+
+    #[test]
+    fn streamed_logs_match_logs_read_whole_and_summaries_need_no_ios() {
+        let dir = std::env::temp_dir().join(format!("iolens-iolog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut text = String::from("fio version 3 iolog\n0 /a add\n0 /b add\n");
+        for i in 0..5000u64 {
+            let (f, op) = if i % 4 == 0 {
+                ("/b", "write")
+            } else {
+                ("/a", "read")
+            };
+            text.push_str(&format!(
+                "{} {f} {op} {} {}\n",
+                i * 10,
+                i * 4096,
+                512 << (i % 4)
+            ));
+        }
+        const TC_READ: u32 = 1;
+        let mut blk_data = Vec::new();
+        for i in 0..300u64 {
+            blk_data.extend(blk(i * 1000, i * 8, 4096, TA_QUEUE, TC_READ | TC_FS, &[]));
+            blk_data.extend(blk(i * 1000 + 1, 0, 0, 0, TC_NOTIFY, b"payload"));
+        }
+        let t_path = dir.join("t.log");
+        let b_path = dir.join("t.bin");
+        std::fs::write(&t_path, &text).unwrap();
+        std::fs::write(&b_path, &blk_data).unwrap();
+        let whole = [
+            parse(&text, "t.log", 2, 4096).unwrap(),
+            parse_blktrace(&blk_data, "t.bin", 2, 4096, &device_path).unwrap(),
+        ];
+        for (path, whole) in [t_path, b_path].iter().zip(whole) {
+            let p = path.to_str().unwrap();
+            let mut st = TraceStream::open(p, 2, 4096).unwrap();
+            let mut ios = Vec::new();
+            while let Some(io) = st.next_io().unwrap() {
+                ios.push(io);
+            }
+            assert_eq!(ios, whole.ios, "{p}: streamed I/Os equal the whole parse");
+            assert_eq!(st.files, whole.files, "{p}: files");
+            assert_eq!(read(p, 2, 4096).unwrap(), whole, "{p}: read() streams too");
+            let sum = summarize(p, 2, 4096).unwrap();
+            assert_eq!(sum.ios, whole.ios.len() as u64, "{p}: I/O count");
+            assert_eq!(sum.extents, whole.extents(), "{p}: extents");
+            assert_eq!(sum.files, whole.files, "{p}: files");
+            assert_eq!(
+                sum.max_len,
+                whole.ios.iter().map(|io| io.len).max().unwrap(),
+                "{p}: largest I/O"
+            );
+        }
+        // A record cut short in the middle of a trace is an error naming its byte.
+        std::fs::write(dir.join("cut.bin"), &blk_data[..100]).unwrap();
+        let cut = dir.join("cut.bin");
+        let mut st = TraceStream::open(cut.to_str().unwrap(), 1, 0).unwrap();
+        assert!(st.next_io().unwrap().is_some(), "the first record is whole");
+        let e = st.next_io().unwrap_err();
+        assert!(e.contains("cut short"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -645,7 +645,8 @@ fn run_meta(set: &JobSet, opts: &RunOptions, run_start: Instant) -> RunMeta {
 /// `--status-interval`: asks the running jobs of this phase for their statistics (generation
 /// `gen`), waits up to a second for those that are measuring, and builds a result from them,
 /// the jobs of earlier phases, and the jobs of this phase that finished. A job that does not
-/// answer in time (a long I/O, ramp time) is shown with its previous answer, or left out.
+/// answer in time (a long I/O, ramp time, its verify pass) is shown with its previous
+/// answer, or left out.
 #[allow(clippy::too_many_arguments)]
 fn interim(
     set: &JobSet,
@@ -670,12 +671,9 @@ fn interim(
     };
     let deadline = Instant::now() + Duration::from_secs(1);
     while Instant::now() < deadline
-        && idx.iter().any(|&i| {
-            matches!(
-                ctl.jobs[i].live.state(),
-                JobState::Running | JobState::Verifying
-            ) && !answered(i)
-        })
+        && idx
+            .iter()
+            .any(|&i| ctl.jobs[i].live.state() == JobState::Running && !answered(i))
     {
         std::thread::sleep(Duration::from_millis(5));
     }

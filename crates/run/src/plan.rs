@@ -155,16 +155,16 @@ fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
 fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
     let l = &spec.logs;
     let path = l.read_iolog.as_deref().unwrap_or_default();
-    let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)
+    let trace = crate::iolog::summarize(path, l.replay_scale, l.replay_align)
         .map_err(|e| RunError::Plan(spec.error_at("read_iolog", e)))?;
-    if trace.ios.is_empty() {
+    if trace.ios == 0 {
         return Err(RunError::Plan(spec.error_at(
             "read_iolog",
             format!("'{path}' holds no read, write or trim to replay"),
         )));
     }
     let mut s = spec.clone();
-    let extents = trace.extents();
+    let extents = &trace.extents;
     let files: Vec<String> = if let Some(r) = &l.replay_redirect {
         vec![r.clone()]
     } else if let Some(f) = &spec.filename {
@@ -194,19 +194,17 @@ fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
         let most = extents.iter().copied().max().unwrap_or(0);
         s.size = Some(SizeOrPct::Bytes(most * files.len() as u64));
     }
-    let has = |d: Ddir| trace.ios.iter().any(|io| io.ddir == d);
+    let has = |d: Ddir| trace.has[d.idx()];
     s.rw = match (has(Ddir::Read), has(Ddir::Write), has(Ddir::Trim)) {
         (_, _, true) if !has(Ddir::Read) => RwKind::RandTrimWrite,
         (true, true, _) => RwKind::RandRw,
         (false, true, _) => RwKind::RandWrite,
         _ => RwKind::RandRead,
     };
-    let max_len = trace
-        .ios
-        .iter()
-        .map(|io| io.len as u64)
-        .max()
-        .unwrap_or(4096);
+    let max_len = match trace.max_len {
+        0 => 4096,
+        n => n as u64,
+    };
     s.bs = [max_len; 3];
     s.bsrange = [None, None, None];
     s.bssplit = [None, None, None];

@@ -2379,11 +2379,17 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "read_iolog_chunked",
         K::Bool,
+        "0",
         Iolog,
-        "iolens reads the whole log before the job starts (24 bytes per I/O); a log still being written (a FIFO) cannot be replayed"
+        "Read the iolog while replaying it (memory stays bounded for long logs)",
+        "1",
+        |s, v| {
+            s.logs.read_chunked = boolean(v)?;
+            Ok(())
+        }
     ),
     uns!(
         "merge_blktrace_file",

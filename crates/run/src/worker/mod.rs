@@ -161,13 +161,26 @@ struct Worker<'a> {
 
 /// A `read_iolog` replay in progress.
 struct Replay {
-    ios: Vec<crate::iolog::TraceIo>,
-    pos: usize,
+    src: ReplaySource,
+    /// The log's files (by index) onto the job's; filled as the log names them.
+    map: Vec<u32>,
+    names: Vec<String>,
+    redirect: bool,
+    path: String,
+    /// A log that turned out bad after the start (`read_iolog_chunked`).
+    error: Option<String>,
     skip: [bool; 3],
     /// Clock reading the log's times count from (the first replayed I/O), with the factor
     /// from log µs to clock ns (`replay_time_scale`); None: `replay_no_stall`.
     t0: Option<u64>,
     ns_per_us: Option<f64>,
+}
+
+/// Where replayed I/Os come from: the whole log read at the start, or the log file read as
+/// the replay goes (`read_iolog_chunked`).
+enum ReplaySource {
+    Read(std::vec::IntoIter<crate::iolog::TraceIo>, Vec<String>),
+    Chunked(Box<crate::iolog::TraceStream>),
 }
 
 impl Replay {
@@ -176,48 +189,89 @@ impl Replay {
         let Some(path) = &l.read_iolog else {
             return Ok(None);
         };
-        let trace = crate::iolog::read(path, l.replay_scale, l.replay_align)?;
-        // The log's files onto the job's: by name, else all onto the one file.
-        let names: Vec<String> = job
-            .files
-            .iter()
-            .map(|f| f.path.to_string_lossy().into_owned())
-            .collect();
-        let mut map = Vec::with_capacity(trace.files.len());
-        for f in &trace.files {
-            match names.iter().position(|n| n == f) {
-                Some(i) if l.replay_redirect.is_none() => map.push(i as u32),
-                _ if names.len() == 1 => map.push(0),
+        let src = if l.read_chunked {
+            ReplaySource::Chunked(Box::new(crate::iolog::TraceStream::open(
+                path,
+                l.replay_scale,
+                l.replay_align,
+            )?))
+        } else {
+            let t = crate::iolog::read(path, l.replay_scale, l.replay_align)?;
+            ReplaySource::Read(t.ios.into_iter(), t.files)
+        };
+        let mut r = Replay {
+            src,
+            map: Vec::new(),
+            names: job
+                .files
+                .iter()
+                .map(|f| f.path.to_string_lossy().into_owned())
+                .collect(),
+            redirect: l.replay_redirect.is_some(),
+            path: path.clone(),
+            error: None,
+            skip: l.replay_skip,
+            t0: None,
+            ns_per_us: (!l.replay_no_stall).then(|| 1000.0 * 100.0 / l.replay_time_scale as f64),
+        };
+        // A log read whole is checked whole before the job starts.
+        if let ReplaySource::Read(_, files) = &r.src {
+            let files = files.clone();
+            r.map_files(&files)?;
+        }
+        Ok(Some(r))
+    }
+
+    /// Maps the log's files not mapped yet onto the job's: by name, else all onto the one
+    /// file.
+    fn map_files(&mut self, files: &[String]) -> Result<(), String> {
+        for f in &files[self.map.len().min(files.len())..] {
+            match self.names.iter().position(|n| n == f) {
+                Some(i) if !self.redirect => self.map.push(i as u32),
+                _ if self.names.len() == 1 => self.map.push(0),
                 _ => {
                     return Err(format!(
-                        "read_iolog: '{f}' of {path} is none of the job's files ({})",
-                        names.join(", ")
+                        "read_iolog: '{f}' of {} is none of the job's files ({})",
+                        self.path,
+                        self.names.join(", ")
                     ))
                 }
             }
         }
-        let ios = trace
-            .ios
-            .into_iter()
-            .map(|mut io| {
-                io.file = map[io.file as usize];
-                io
-            })
-            .collect();
-        Ok(Some(Replay {
-            ios,
-            pos: 0,
-            skip: l.replay_skip,
-            t0: None,
-            ns_per_us: (!l.replay_no_stall).then(|| 1000.0 * 100.0 / l.replay_time_scale as f64),
-        }))
+        Ok(())
+    }
+
+    /// The log's next I/O, its file mapped onto the job's; None at the end, or on an error
+    /// (kept in `error`).
+    fn next_io(&mut self) -> Option<crate::iolog::TraceIo> {
+        let mut io = match &mut self.src {
+            ReplaySource::Read(it, _) => it.next()?,
+            ReplaySource::Chunked(st) => match st.next_io() {
+                Ok(Some(io)) => {
+                    if io.file as usize >= self.map.len() {
+                        let files = st.files.clone();
+                        if let Err(e) = self.map_files(&files) {
+                            self.error = Some(e);
+                            return None;
+                        }
+                    }
+                    io
+                }
+                Ok(None) => return None,
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            },
+        };
+        io.file = *self.map.get(io.file as usize)?;
+        Some(io)
     }
 
     /// The next I/O to replay and the clock reading to issue it at (0: at once).
     fn next(&mut self, now: u64) -> Option<(crate::iolog::TraceIo, u64)> {
         let io = loop {
-            let io = *self.ios.get(self.pos)?;
-            self.pos += 1;
+            let io = self.next_io()?;
             if !self.skip[io.ddir.idx()] {
                 break io;
             }
@@ -291,7 +345,12 @@ impl<'a> Worker<'a> {
     fn prep<B: Backend>(&mut self, eng: &mut Engine<B>) -> Option<(Slot, IoReq, Ddir)> {
         let replayed = match &mut self.replay {
             Some(r) => {
-                let (io, at) = r.next(self.t_last)?;
+                let Some((io, at)) = r.next(self.t_last) else {
+                    if let Some(e) = r.error.take() {
+                        self.error.get_or_insert(e);
+                    }
+                    return None;
+                };
                 if at > self.t_last {
                     // The log's timing: reap what is in flight first, so its completion
                     // times are not the wait.
