@@ -35,26 +35,10 @@ fn blkdiscard(path: &str, len: u64) -> Result<()> {
         .with_context(|| format!("BLKDISCARD of {path} failed"))
 }
 
-fn sysfs(path: &str, attr: &[&str]) -> Option<String> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    attr.iter().find_map(|a| {
-        std::fs::read_to_string(format!("/sys/class/block/{name}/device/{a}"))
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
-}
-
-fn sysfs_queue(path: &str, attr: &str) -> Option<u64> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    std::fs::read_to_string(format!("/sys/class/block/{name}/queue/{attr}"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v| *v > 0)
+/// The first of `attrs` the whole disk under `path` has in sysfs (`device/model`).
+fn sysfs(path: &str, attrs: &[&str]) -> Option<String> {
+    let disk = iolens_engine::sysfs::disk_of(std::path::Path::new(path))?;
+    attrs.iter().find_map(|a| disk.attr(a))
 }
 
 fn human(s: u64) -> String {
@@ -100,7 +84,9 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     let latency = test == Test::Latency;
     // With O_DIRECT a block device takes only multiples of its logical block size.
     let lbs = if block {
-        sysfs_queue(&target, "logical_block_size").unwrap_or(512)
+        iolens_engine::sysfs::disk_of(std::path::Path::new(&target))
+            .and_then(|d| d.number("queue/logical_block_size"))
+            .unwrap_or(512)
     } else {
         512
     };
@@ -190,9 +176,9 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     let cond = Conditions {
         device: target.clone(),
         capacity,
-        model: block.then(|| sysfs(&target, &["model"])).flatten(),
+        model: block.then(|| sysfs(&target, &["device/model"])).flatten(),
         firmware: block
-            .then(|| sysfs(&target, &["firmware_rev", "rev"]))
+            .then(|| sysfs(&target, &["device/firmware_rev", "device/rev"]))
             .flatten(),
         kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|s| s.trim().to_string())

@@ -13,6 +13,7 @@ pub mod libaio;
 pub mod null;
 pub mod safety;
 pub mod sync;
+pub mod sysfs;
 pub mod uring;
 
 use std::io;
