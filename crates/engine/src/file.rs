@@ -253,13 +253,7 @@ fn layout_open(
     if fill {
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         let mut buf = vec![0u8; 1 << 20];
-        let mut x = seed | 1;
-        for chunk in buf.chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
-        }
+        crate::fill::fill_from_seed(&mut buf, seed);
         let mut off = cur.min(size);
         // Existing bytes are kept; only the missing tail is written.
         std::io::Seek::seek(&mut w, io::SeekFrom::Start(off))?;

@@ -9,6 +9,7 @@
 
 pub mod buf;
 pub mod file;
+pub mod fill;
 pub mod libaio;
 pub mod null;
 pub mod safety;
