@@ -128,13 +128,10 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
             max_rounds: a.max_rounds as usize,
             ..Rule::default()
         },
-        engine: a.engine.clone().unwrap_or_else(|| {
-            if iolens_engine::uring::available() {
-                "io_uring".into()
-            } else {
-                "libaio".into()
-            }
-        }),
+        engine: a
+            .engine
+            .clone()
+            .unwrap_or_else(crate::suites::default_engine),
         direct: true,
         wipc_passes: if !a.no_precondition && test != Test::Wsat {
             2

@@ -18,13 +18,10 @@ pub fn run(a: &QuickArgs) -> Result<i32> {
         .explain
         .then(|| iolens_session::explain_context(a.volume.as_deref(), None))
         .transpose()?;
-    let engine = a.engine.clone().unwrap_or_else(|| {
-        if iolens_engine::uring::available() {
-            "io_uring".into()
-        } else {
-            "libaio".into()
-        }
-    });
+    let engine = a
+        .engine
+        .clone()
+        .unwrap_or_else(crate::suites::default_engine);
     let temp = a.target.is_none();
     let target = a
         .target

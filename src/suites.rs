@@ -13,7 +13,9 @@ use iolens_run::PlanOptions;
 use iolens_stats::RunResult;
 use iolens_suite::{compare, curve, progress_line, sweep, Progress};
 
-use crate::cli::{usage_error, CompareArgs, CompareFormat, CurveArgs, SuiteFormat, SweepArgs};
+use crate::cli::{
+    usage_error, CompareArgs, CompareFormat, CurveArgs, EtaArg, SuiteFormat, SweepArgs,
+};
 use iolens_session::Sink;
 
 /// Runs one job set through the session (plan, safety checks, signals, the run, errors on
@@ -41,6 +43,34 @@ pub fn run_set(set: &JobSet, args: &FioArgs, first: &mut bool) -> Result<RunResu
         bail!("the run failed: {}", o.errors.join("; "));
     }
     Ok(o.result)
+}
+
+/// Runs a suite: `go` gets the runner of one job set (through [`run_set`]) and the progress
+/// callback of a progress line shown per `eta`; signals are caught meanwhile.
+fn run_suite<T>(
+    args: &FioArgs,
+    eta: EtaArg,
+    go: impl FnOnce(
+        &mut dyn FnMut(&JobSet) -> Result<RunResult>,
+        &mut dyn FnMut(&Progress),
+    ) -> Result<T>,
+) -> Result<T> {
+    iolens_session::signals::install()?;
+    let mut first = true;
+    let bar = ProgressLine::new(eta.show());
+    go(
+        &mut |set: &JobSet| run_set(set, args, &mut first),
+        &mut |p: &Progress| bar.update(p),
+    )
+}
+
+/// The engine suites use unless told: io_uring, or libaio where io_uring is unavailable.
+pub fn default_engine() -> String {
+    if iolens_engine::uring::available() {
+        "io_uring".into()
+    } else {
+        "libaio".into()
+    }
 }
 
 /// A progress line on stderr, redrawn every second by a thread while the suite runs.
@@ -163,15 +193,9 @@ pub fn sweep_cmd(c: &SweepArgs) -> Result<i32> {
     let (volume, instance) = (ctx.volume, ctx.instance);
     let sections = capped(sections, instance.as_ref())?;
     let planned = sweep::plan(&sections, &axes)?;
-    iolens_session::signals::install()?;
-    let mut first = true;
-    let bar = ProgressLine::new(c.suite.eta.show());
-    let s = sweep::run(
-        &planned,
-        &mut |set: &JobSet| run_set(set, &a, &mut first),
-        &mut |p: &Progress| bar.update(p),
-    )?;
-    drop(bar);
+    let s = run_suite(&a, c.suite.eta, |run, progress| {
+        sweep::run(&planned, run, progress)
+    })?;
     let ceilings = sweep::ceilings(&s, volume.as_ref(), instance.as_ref());
     let explain = sweep::explain(&s, &ceilings);
     let text = match c.suite.output_format {
@@ -208,16 +232,9 @@ pub fn curve_cmd(c: &CurveArgs) -> Result<i32> {
     let (a, sections) = fio_side(&c.args)?;
     let ctx = iolens_session::explain_context(None, c.suite.instance.as_deref())?;
     let sections = capped(sections, ctx.instance.as_ref())?;
-    iolens_session::signals::install()?;
-    let mut first = true;
-    let bar = ProgressLine::new(c.suite.eta.show());
-    let k = curve::run(
-        &sections,
-        &opts,
-        &mut |set: &JobSet| run_set(set, &a, &mut first),
-        &mut |p: &Progress| bar.update(p),
-    )?;
-    drop(bar);
+    let k = run_suite(&a, c.suite.eta, |run, progress| {
+        curve::run(&sections, &opts, run, progress)
+    })?;
     let text = match c.suite.output_format {
         SuiteFormat::Json => format!("{}\n", serde_json::to_string_pretty(&curve::to_json(&k))?),
         SuiteFormat::Csv => curve::csv(&k),
