@@ -216,7 +216,14 @@ pub struct QuickArgs {
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
     /// O_DIRECT (1) or buffered I/O (0)
-    #[arg(long, value_name = "0|1", default_value = "1", value_parser = BoolishValueParser::new())]
+    #[arg(
+        long,
+        value_name = "0|1",
+        default_value = "1",
+        action = ArgAction::Set,
+        hide_possible_values = true,
+        value_parser = BoolishValueParser::new()
+    )]
     pub direct: bool,
     /// Only read: skip the write tests (--read-only=0 turns it off again)
     #[arg(
@@ -227,6 +234,7 @@ pub struct QuickArgs {
         default_value = "0",
         default_missing_value = "1",
         action = ArgAction::Set,
+        hide_possible_values = true,
         value_parser = BoolishValueParser::new()
     )]
     pub read_only: bool,
@@ -684,7 +692,7 @@ mod tests {
     }
 
     #[test]
-    fn quick_read_only_takes_an_optional_boolean() {
+    fn quick_read_only_and_direct_take_booleans() {
         for (args, want) in [
             (&["quick"][..], false),
             (&["quick", "--read-only"], true),
@@ -696,6 +704,17 @@ mod tests {
                 panic!("{args:?} is quick")
             };
             assert_eq!(q.read_only, want, "{args:?}: read_only");
+        }
+        for (args, want) in [
+            (&["quick"][..], true),
+            (&["quick", "--direct", "0"], false),
+            (&["quick", "--direct=1"], true),
+            (&["quick", "--direct=0", "dev"], false),
+        ] {
+            let Command::Quick(q) = sub(args) else {
+                panic!("{args:?} is quick")
+            };
+            assert_eq!(q.direct, want, "{args:?}: direct");
         }
     }
 
