@@ -22,7 +22,7 @@ use iolens_job::{Environment, OutputFormat, SystemEnvironment};
 use iolens_stats::RunResult;
 
 pub use launch::{detect, hostname, substitute, Launch};
-pub use merge::merge_cmd;
+pub use merge::merge_files;
 
 /// Timeouts of a cluster run (every one can be set from the environment, in seconds).
 #[derive(Debug, Clone)]

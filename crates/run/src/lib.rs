@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use iolens_engine::file::{self as efile, Prealloc};
 use iolens_job::{Ddir, ExitWhat, JobSet, RwKind};
-use iolens_stats::disk::{device_of, DiskSampler};
+use iolens_stats::disk::DiskSampler;
 use iolens_stats::{build_run, Display, JobInfo, JobStats, RunMeta, RunResult};
 
 pub use control::{Control, JobControl, JobState};
@@ -313,6 +313,14 @@ pub fn job_info(j: &PlannedJob) -> JobInfo {
     }
 }
 
+/// The whole disk under a file whose counters `Disk stats` reports (partitions report their
+/// disk, as fio does).
+fn disk_with_stats(path: &std::path::Path) -> Option<String> {
+    iolens_engine::sysfs::disk_of(path)
+        .filter(|d| d.dir.join("stat").exists())
+        .map(|d| d.name)
+}
+
 fn ctime_now() -> (u64, String) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -367,7 +375,7 @@ pub fn execute(
                     && !j.spec.sim.enabled()
                     && j.spec.ioengine != iolens_job::EngineKind::Null
             })
-            .flat_map(|j| j.files.iter().filter_map(|f| device_of(&f.path)))
+            .flat_map(|j| j.files.iter().filter_map(|f| disk_with_stats(&f.path)))
             .collect();
         v.sort();
         v.dedup();
