@@ -20,6 +20,39 @@ pub(crate) struct ModelData {
     pub instance_burst_rule: Sourced,
     pub volumes: Vec<VolumeModel>,
     pub instances: Vec<InstanceData>,
+    /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
+    #[serde(default)]
+    pub flex_shapes: Vec<FlexShape>,
+}
+
+/// An OCI flexible shape: the network bandwidth grows with the OCPUs, and the shape's block
+/// volume caps with the bandwidth, each up to its maximum.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FlexShape {
+    pub shape: String,
+    pub provider: String,
+    pub min_ocpus: u32,
+    pub max_ocpus: u32,
+    pub gbps_per_ocpu: f64,
+    pub max_gbps: f64,
+    pub iops_per_gbps: f64,
+    pub max_iops: f64,
+    pub mb_s_per_gbps: f64,
+    pub max_mb_s: f64,
+    pub source: String,
+    pub date: String,
+}
+
+impl FlexShape {
+    /// Network bandwidth, IOPS cap and MB/s cap with `ocpus` OCPUs.
+    pub fn caps(&self, ocpus: u32) -> (f64, f64, f64) {
+        let gbps = (self.gbps_per_ocpu * ocpus as f64).min(self.max_gbps);
+        (
+            gbps,
+            (self.iops_per_gbps * gbps).min(self.max_iops),
+            (self.mb_s_per_gbps * gbps).min(self.max_mb_s),
+        )
+    }
 }
 
 /// A note with its source and date.

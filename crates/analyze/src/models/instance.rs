@@ -99,6 +99,12 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
             date: i.date.clone(),
         });
     }
+    if let Some(r) = flex_instance(&wanted) {
+        return r.map_err(|suggestion| AnalyzeError::UnknownInstance {
+            given: name.to_string(),
+            suggestion,
+        });
+    }
     let mut scored: Vec<(usize, &str)> = d
         .instances
         .iter()
@@ -122,6 +128,46 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
         given: name.to_string(),
         suggestion,
     })
+}
+
+/// An OCI flexible shape named with its OCPU count (`vm.standard.e4.flex.8`): `None` when the
+/// name is no flexible shape, an error (the allowed range) when the count does not fit.
+fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
+    let d = data();
+    if let Some(f) = d.flex_shapes.iter().find(|f| f.shape == wanted) {
+        return Some(Err(format!(
+            "; {} is a flexible shape: add the OCPU count, e.g. {}.8 ({}..{} OCPUs)",
+            f.shape, f.shape, f.min_ocpus, f.max_ocpus
+        )));
+    }
+    let (shape, n) = wanted.rsplit_once('.')?;
+    let f = d.flex_shapes.iter().find(|f| f.shape == shape)?;
+    let ocpus = match n.parse::<u32>() {
+        Ok(o) if (f.min_ocpus..=f.max_ocpus).contains(&o) => o,
+        _ => {
+            return Some(Err(format!(
+                "; {} takes {}..{} OCPUs, e.g. {}.8",
+                f.shape, f.min_ocpus, f.max_ocpus, f.shape
+            )))
+        }
+    };
+    let (gbps, iops, mb_s) = f.caps(ocpus);
+    Some(Ok(Instance {
+        name: format!("{}.{ocpus}", f.shape),
+        provider: f.provider.clone(),
+        baseline_iops: iops,
+        max_iops: iops,
+        baseline_mb_s: mb_s,
+        max_mb_s: mb_s,
+        burst: false,
+        burst_window: String::new(),
+        source: format!(
+            "{}; with {ocpus} OCPUs: {} Gbps",
+            f.source,
+            crate::fmt::trim(gbps, 1)
+        ),
+        date: f.date.clone(),
+    }))
 }
 
 /// Edit distance, with a bonus for the same family or the same size, so that `r6i.8xl` and
@@ -228,6 +274,28 @@ mod tests {
         let big = instance("Standard_E104is_v5").unwrap();
         assert!(!big.burst);
         assert_eq!((big.max_iops, big.max_mb_s), (120_000.0, 4_000.0));
+    }
+
+    #[test]
+    fn oci_shape_caps() {
+        // 20,000 IOPS and 120 MB/s per Gbps of the shape's network bandwidth.
+        let e4 = instance("VM.Standard.E4.Flex.8").unwrap();
+        assert_eq!(e4.provider, "OCI");
+        assert_eq!((e4.max_iops, e4.max_mb_s, e4.burst), (160_000.0, 960.0, false));
+        assert!(e4.source.contains("8 Gbps"), "{}", e4.source);
+        // 40 Gbps at most: 600,000 IOPS (the cap), 4,800 MB/s.
+        let big = instance("vm.standard.e4.flex.64").unwrap();
+        assert_eq!((big.max_iops, big.max_mb_s), (600_000.0, 4_800.0));
+        // Optimized3: 4 Gbps per OCPU.
+        let o = instance("vm.optimized3.flex.2").unwrap();
+        assert_eq!((o.max_iops, o.max_mb_s), (160_000.0, 960.0));
+        let e = instance("vm.standard.e4.flex.65").unwrap_err().to_string();
+        assert!(e.contains("1..64 OCPUs"), "{e}");
+        let e = instance("VM.Standard.E4.Flex").unwrap_err().to_string();
+        assert!(e.contains("add the OCPU count"), "{e}");
+        let s2 = instance("VM.Standard2.4").unwrap();
+        assert_eq!((s2.max_iops, s2.max_mb_s), (80_000.0, 480.0));
+        assert!(s2.describe().contains("(OCI VM)"), "{}", s2.describe());
     }
 
     #[test]

@@ -254,7 +254,7 @@ pub fn list_models() -> String {
         out.push_str(&format!("      source: {} ({})\n", m.source, m.date));
     }
     out.push_str(&format!(
-        "\nInstances (EC2: EBS caps, IOPS at 16 KiB, MB/s at 128 KiB, '*' = {}; Azure VMs: uncached disk caps, '*' = a burst as the entry's source says)\n",
+        "\nInstances (EC2: EBS caps, IOPS at 16 KiB, MB/s at 128 KiB, '*' = {}; Azure VMs: uncached disk caps, '*' = a burst as the entry's source says; OCI shapes: block volume caps per instance)\n",
         d.instance_burst_rule.note
     ));
     out.push_str(&format!(
@@ -293,6 +293,24 @@ pub fn list_models() -> String {
         out.push_str(&format!(
             "  {:<20} {:>24} {:>26}  {src} ({})\n",
             name, iops, mb, i.date
+        ));
+    }
+    for f in &d.flex_shapes {
+        let (_, iops, mb) = f.caps(f.max_ocpus);
+        out.push_str(&format!(
+            "  {:<20} {:>24} {:>26}  {} docs, flexible: {}.N for N = {}..{} OCPUs, {} Gbps per OCPU up to {} Gbps; {} IOPS and {} MB/s per Gbps ({})\n",
+            format!("{}.N", f.shape),
+            format!("up to {}", fmt::int(iops)),
+            format!("up to {}", fmt::trim(mb, 2)),
+            f.provider,
+            f.shape,
+            f.min_ocpus,
+            f.max_ocpus,
+            fmt::trim(f.gbps_per_ocpu, 1),
+            fmt::trim(f.max_gbps, 1),
+            fmt::int(f.iops_per_gbps),
+            fmt::trim(f.mb_s_per_gbps, 1),
+            f.date
         ));
     }
     out.push_str(&format!(

@@ -675,6 +675,12 @@ mod tests {
             "c7g.16xlarge",
             "r6i.metal",
             "m5.large *",
+            "c6in.metal",
+            "m7g.metal",
+            "standard_d4s_v5 *",
+            "standard_e104is_v5",
+            "vm.standard.e4.flex.N",
+            "bm.standard.e5.192",
             "source:",
         ] {
             assert!(l.contains(t), "{t}");
