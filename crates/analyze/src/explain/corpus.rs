@@ -53,9 +53,9 @@ fn corpus_cases_get_their_bound_and_fix() {
             volume: c["volume"].as_str().map(|v| {
                 crate::models::parse_volume(v).unwrap_or_else(|e| panic!("{file}: {v}: {e}"))
             }),
-            instance: c["instance"].as_str().map(|i| {
-                crate::models::instance(i).unwrap_or_else(|e| panic!("{file}: {i}: {e}"))
-            }),
+            instance: c["instance"]
+                .as_str()
+                .map(|i| crate::models::instance(i).unwrap_or_else(|e| panic!("{file}: {i}: {e}"))),
         };
         let e = explain(&view, &ctx);
         let job = e.jobs.first().unwrap_or_else(|| panic!("{file}: no job"));

@@ -432,7 +432,11 @@ mod tests {
                 "{}",
                 i.name
             );
-            assert_eq!(i.name, i.name.to_ascii_lowercase(), "names are looked up lowercased");
+            assert_eq!(
+                i.name,
+                i.name.to_ascii_lowercase(),
+                "names are looked up lowercased"
+            );
             assert!(
                 i.provider == "AWS EC2" || i.burst_window.is_some() || !i.burst,
                 "{}: a burst rule other than AWS's needs its window",

@@ -281,7 +281,10 @@ mod tests {
         // 20,000 IOPS and 120 MB/s per Gbps of the shape's network bandwidth.
         let e4 = instance("VM.Standard.E4.Flex.8").unwrap();
         assert_eq!(e4.provider, "OCI");
-        assert_eq!((e4.max_iops, e4.max_mb_s, e4.burst), (160_000.0, 960.0, false));
+        assert_eq!(
+            (e4.max_iops, e4.max_mb_s, e4.burst),
+            (160_000.0, 960.0, false)
+        );
         assert!(e4.source.contains("8 Gbps"), "{}", e4.source);
         // 40 Gbps at most: 600,000 IOPS (the cap), 4,800 MB/s.
         let big = instance("vm.standard.e4.flex.64").unwrap();
