@@ -173,6 +173,11 @@ fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
 /// Edit distance, with a bonus for the same family or the same size, so that `r6i.8xl` and
 /// `r6i.9xlarge` both find `r6i.8xlarge`.
 fn closeness(a: &str, b: &str) -> usize {
+    // Azure sizes are often written without their `Standard_` prefix.
+    let b = match b.strip_prefix("standard_") {
+        Some(rest) if !a.starts_with("standard_") => rest,
+        _ => b,
+    };
     let d = iolens_job::error::edit_distance(a, b);
     let fam = |s: &str| s.split('.').next().unwrap_or("").to_string();
     let size = |s: &str| s.split('.').nth(1).unwrap_or("").to_string();
@@ -309,6 +314,8 @@ mod tests {
         assert!(e.contains("iolens models"), "{e}");
         let e = instance("r6j.8xlarge").unwrap_err().to_string();
         assert!(e.contains("r6i.8xlarge"), "{e}");
+        let e = instance("D4s_v6").unwrap_err().to_string();
+        assert!(e.contains("standard_d4s_v5"), "{e}");
         let e = instance("zz9.plural").unwrap_err().to_string();
         assert!(!e.contains("did you mean"), "{e}");
     }
