@@ -115,6 +115,25 @@ fn series(v: Option<&Value>, scale: f64) -> Vec<(f64, f64)> {
         .unwrap_or_default()
 }
 
+/// `[[ms, ios, mean_ns, max_ns], ...]`: latency per sampling interval.
+fn lat_series(v: Option<&Value>) -> Vec<(f64, u64, f64, f64)> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let p = p.as_array()?;
+                    Some((
+                        p.first()?.as_f64()?,
+                        p.get(1)?.as_u64()?,
+                        p.get(2)?.as_f64()?,
+                        p.get(3)?.as_f64()?,
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn dir(job: &Value, name: &str) -> Option<DirReport> {
     let d = job.get(name)?;
     let total_ios = d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
@@ -144,6 +163,7 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
         lat,
         bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
         iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
+        lat_series: lat_series(s.and_then(|s| s.get("clat_ns"))),
     })
 }
 
@@ -276,7 +296,8 @@ mod tests {
         "percentile" : { "50.000000" : 5, "99.000000" : 9 },
         "bins" : { "5" : 6, "9" : 4 } } },
     "write" : { "iops" : 0, "total_ios" : 0 },
-    "iolens_series" : { "read" : { "bw_kib" : [[500,2.0]], "iops" : [[500,7]] } } } ],
+    "iolens_series" : { "read" : { "bw_kib" : [[500,2.0]], "iops" : [[500,7]],
+      "clat_ns" : [[500,3,5.5,9]] } } } ],
   "disk_util" : [ { "name" : "vda" } ]
 }"#;
         let r = parse(text, "x.json").expect("a valid result");
@@ -291,6 +312,7 @@ mod tests {
         assert_eq!(l.percentiles, vec![(50.0, 5.0), (99.0, 9.0)]);
         assert_eq!(d.bw_series, vec![(500.0, 2048.0)], "KiB/s become bytes/s");
         assert_eq!(d.iops_series, vec![(500.0, 7.0)]);
+        assert_eq!(d.lat_series, vec![(500.0, 3, 5.5, 9.0)]);
     }
 
     #[test]
