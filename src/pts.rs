@@ -19,6 +19,7 @@ usage: iolens pts TEST --target=PATH [--destructive] [--round=TIME] [--max-round
                   [--bs=LIST] [--mix=LIST] [--qd=N] [--threads=N] [--active-range=SIZE|PCT]
                   [--size=SIZE] [--no-purge] [--no-precondition] [--engine=ENGINE]
                   [--output-format=text,json,csv] [--eta always|never|auto]
+                  [--report=FILE.html]
 
 TEST: iops, throughput, latency or wsat (SNIA SSS PTS 2.0). Each test purges the target
 (BLKDISCARD of a block device, which needs --destructive; delete-and-recreate of a file),
@@ -139,6 +140,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut engine: Option<String> = None;
     let mut formats = vec!["text".to_string()];
     let mut eta = "auto".to_string();
+    let mut report: Option<std::path::PathBuf> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].clone();
@@ -211,6 +213,7 @@ pub fn run(args: &[String]) -> Result<i32> {
                 }
             }
             "--eta" => eta = value("--eta")?,
+            "--report" => report = Some(value("--report")?.into()),
             "-h" | "--help" => {
                 print!("{USAGE}");
                 return Ok(0);
@@ -416,5 +419,8 @@ pub fn run(args: &[String]) -> Result<i32> {
         }
     }
     Sink::open(None)?.write(&text)?;
+    if let Some(p) = &report {
+        iolens_session::write_report(iolens_suite::html::pts(&out, &cond), true, p)?;
+    }
     Ok(if out.interrupted { 1 } else { 0 })
 }

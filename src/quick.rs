@@ -18,6 +18,7 @@ usage: iolens quick [TARGET] [--profile NAME] [--passes N] [--size SIZE] [--runt
                     [--engine io_uring|libaio|psync] [--direct 0|1] [--read-only]
                     [--destructive] [--explain] [--volume SPEC]
                     [--output-format table|json|normal] [--eta always|never|auto]
+                    [--report FILE.html]
 
 Runs a CrystalDiskMark 8 / KDiskMark test set, each test read then write, against TARGET
 (default: a temporary file in the current directory, deleted afterwards), and prints one
@@ -45,6 +46,7 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut eta = "auto".to_string();
     let mut profile = Profile::Default;
     let mut passes = 1u32;
+    let mut report: Option<std::path::PathBuf> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].clone();
@@ -83,6 +85,7 @@ pub fn run(args: &[String]) -> Result<i32> {
             "--eta" => eta = value("--eta")?,
             "--profile" => profile = Profile::parse(&value("--profile")?)?,
             "--passes" => passes = parse_passes(&value("--passes")?)?,
+            "--report" => report = Some(value("--report")?.into()),
             "-h" | "--help" => {
                 Sink::stdout().write(USAGE)?;
                 return Ok(0);
@@ -197,6 +200,10 @@ pub fn run(args: &[String]) -> Result<i32> {
             findings.push((label, iolens_analyze::explain(&view, &ctx).findings));
         }
         sink.write(&explain_summary(&findings))?;
+    }
+    if let Some(p) = &report {
+        let ctx = iolens_session::explain_context(volume.as_deref(), None)?;
+        iolens_session::write_html(&merged(&results), p, &ctx)?;
     }
     let interrupted = results.iter().any(|r| r.interrupted);
     Ok(i32::from(interrupted))

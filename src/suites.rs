@@ -207,7 +207,7 @@ fn show_progress(a: &FioArgs) -> bool {
 const SWEEP_USAGE: &str = "\
 usage: iolens sweep AXIS=V1,V2,... [AXIS=A..B ...] [fio options | job file]
                     [--output-format table|json|csv] [--output FILE] [--volume SPEC]
-                    [--instance TYPE] [--eta always|never|auto]
+                    [--instance TYPE] [--eta always|never|auto] [--report FILE.html]
 
 Runs the job once per point of the grid, one point after another. Axes: iodepth, numjobs,
 bs, rw, rwmixread, rate_iops; values as a list (bs=4k,16k) or a doubling range
@@ -278,12 +278,16 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
         }
     };
     Sink::open(a.output.as_deref())?.write(&text)?;
+    if let Some(p) = &a.report {
+        iolens_session::write_report(iolens_suite::html::sweep(&s, &ceilings, &explain), true, p)?;
+    }
     Ok(i32::from(s.interrupted))
 }
 
 const CURVE_USAGE: &str = "\
 usage: iolens curve [fio options | job file] [--points 10,20,...,100] [--stop-p99 TIME]
                     [--output-format table|json|csv] [--output FILE] [--eta always|never|auto]
+                    [--report FILE.html]
 
 Runs the job as written (closed loop) to find its maximum IOPS, then open loop with Poisson
 arrivals at each --points percentage of it (default 10,20,...,90,95,100), the depth high
@@ -331,11 +335,15 @@ pub fn curve_cmd(args: &[String]) -> Result<i32> {
         _ => curve::table(&c),
     };
     Sink::open(a.output.as_deref())?.write(&text)?;
+    if let Some(p) = &a.report {
+        iolens_session::write_report(iolens_suite::html::curve(&c), true, p)?;
+    }
     Ok(i32::from(c.interrupted))
 }
 
 const COMPARE_USAGE: &str = "\
 usage: iolens compare A.json B.json [C.json ...] [--fail-if-slower PCT] [--output-format table|json]
+                      [--report FILE.html]
 
 Compares each result with the first: per job and direction IOPS, MB/s, mean and p99 latency
 and the change, with Welch's t-test on the per-interval IOPS samples and a bootstrap 95 %
@@ -349,6 +357,7 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
     let mut files = vec![];
     let mut fail: Option<f64> = None;
     let mut format = "table".to_string();
+    let mut report: Option<std::path::PathBuf> = None;
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -375,6 +384,7 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
             }
             "--fail-if-slower" => fail = Some(compare::parse_pct(&value("--fail-if-slower")?)?),
             "--output-format" => format = value("--output-format")?,
+            "--report" => report = Some(value("--report")?.into()),
             s if s.starts_with("--") => {
                 iolens_session::diag(&format!(
                     "iolens compare: unknown option {s}\n\n{COMPARE_USAGE}"
@@ -393,18 +403,24 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
     if !["table", "json"].contains(&format.as_str()) {
         bail!("--output-format '{format}': allowed table, json");
     }
-    let inputs = files
+    let texts = files
         .iter()
         .map(|p| {
             let text = std::fs::read_to_string(p).with_context(|| format!("cannot read '{p}'"))?;
-            Ok(compare::load(p, &text)?)
+            Ok((p.clone(), text))
         })
         .collect::<Result<Vec<_>>>()?;
+    let inputs = texts
+        .iter()
+        .map(|(p, text)| Ok(compare::load(p, text)?))
+        .collect::<Result<Vec<_>>>()?;
+    let mut all_rows = vec![];
     let mut out = Sink::stdout();
     let mut code = 0;
     let mut docs = vec![];
     for b in &inputs[1..] {
         let rows = compare::compare(&inputs[0], b)?;
+        all_rows.push(rows.clone());
         if format == "json" {
             docs.push(compare::to_json(&inputs[0], b, &rows));
         } else {
@@ -433,6 +449,10 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
             serde_json::Value::Array(docs)
         };
         out.write(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
+    }
+    if let Some(p) = &report {
+        let r = iolens_suite::html::compare(&inputs, &all_rows, &texts);
+        iolens_session::write_report(r, false, p)?;
     }
     Ok(code)
 }

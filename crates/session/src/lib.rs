@@ -170,6 +170,30 @@ pub fn write_html(r: &RunResult, path: &std::path::Path, ctx: &ExplainContext) -
         .with_context(|| format!("cannot write report '{}'", path.display()))
 }
 
+/// `--report=FILE.html` of a suite: the report it built from its results (charts, findings,
+/// settings), with the version and, when its numbers were `measured_here`, the machine (and
+/// the models of the devices the report names).
+pub fn write_report(
+    mut report: iolens_report::html::Report,
+    measured_here: bool,
+    path: &std::path::Path,
+) -> Result<()> {
+    use anyhow::Context;
+    report.generator = version();
+    if measured_here && report.machine.is_none() {
+        let mut disks = report.devices.clone();
+        disks.extend(report.runs.iter().flat_map(|r| r.disks.iter().cloned()));
+        disks.sort();
+        disks.dedup();
+        report.machine = Some(iolens_report::machine::detect(
+            "where this suite ran (read from /proc and sysfs at its end)",
+            &disks,
+        ));
+    }
+    std::fs::write(path, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{}'", path.display()))
+}
+
 /// Refuses more jobs than `max` before anything is planned.
 pub fn check_job_count(set: &JobSet, max: u32) -> Result<()> {
     let n: u64 = set.jobs.iter().map(|j| u64::from(j.numjobs)).sum();
