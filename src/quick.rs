@@ -203,7 +203,8 @@ pub fn run(args: &[String]) -> Result<i32> {
     }
     if let Some(p) = &report {
         let ctx = iolens_session::explain_context(volume.as_deref(), None)?;
-        iolens_session::write_html(&merged(&results), p, &ctx)?;
+        let summary = iolens_suite::html::quick(&q, done, &results);
+        iolens_session::write_html_with(&merged(&results), summary, p, &ctx)?;
     }
     let interrupted = results.iter().any(|r| r.interrupted);
     Ok(i32::from(interrupted))

@@ -471,7 +471,11 @@ fn axis_section(out: &mut String, a: &AxisInput) {
         notes.push(format!("knee at {} {}", a.x_label, num(k)));
     }
     if let Some(c) = a.ceiling_iops {
-        notes.push(format!("ceiling {} IOPS {}", si(c), a.ceiling_label));
+        notes.push(if a.ceiling_label.is_empty() {
+            format!("ceiling {} IOPS", si(c))
+        } else {
+            a.ceiling_label.clone()
+        });
     }
     if !notes.is_empty() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&notes.join("; ")));
@@ -630,14 +634,6 @@ pub fn render(r: &Report) -> String {
     if !r.findings.is_empty() {
         out.push_str("<li><a href=\"#findings\">Findings</a></li>\n");
     }
-    for (i, run) in r.runs.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "<li><a href=\"#run-{i}\">{}</a> ({} jobs)</li>",
-            esc(&run.source),
-            run.jobs.len()
-        );
-    }
     if !r.axes.is_empty() {
         out.push_str("<li><a href=\"#axes\">Sweeps and curves</a></li>\n");
     }
@@ -649,6 +645,14 @@ pub fn render(r: &Report) -> String {
             out,
             "<li><a href=\"#suite-{i}\">{}</a></li>",
             esc(&sec.title)
+        );
+    }
+    for (i, run) in r.runs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#run-{i}\">{}</a> ({} jobs)</li>",
+            esc(&run.source),
+            run.jobs.len()
         );
     }
     out.push_str("<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n");
@@ -682,6 +686,22 @@ pub fn render(r: &Report) -> String {
         suite_section(&mut out, i, sec);
     }
 
+    if !r.axes.is_empty() {
+        out.push_str("<section id=\"axes\"><h2>Sweeps and curves</h2>\n");
+        for a in &r.axes {
+            axis_section(&mut out, a);
+        }
+        out.push_str("</section>\n");
+    }
+    if !r.compares.is_empty() {
+        out.push_str("<section id=\"compare\"><h2>Comparisons</h2>\n");
+        for c in &r.compares {
+            compare_section(&mut out, c);
+        }
+        out.push_str("</section>\n");
+    }
+
+    // A suite's own charts come first, the runs behind them.
     for (i, run) in r.runs.iter().enumerate() {
         let _ = writeln!(out, "<section id=\"run-{i}\"><h2>{}</h2>", esc(&run.source));
         let _ = writeln!(
@@ -702,21 +722,6 @@ pub fn render(r: &Report) -> String {
                 &format!("options of job {}", job.name),
                 &job.options,
             );
-        }
-        out.push_str("</section>\n");
-    }
-
-    if !r.axes.is_empty() {
-        out.push_str("<section id=\"axes\"><h2>Sweeps and curves</h2>\n");
-        for a in &r.axes {
-            axis_section(&mut out, a);
-        }
-        out.push_str("</section>\n");
-    }
-    if !r.compares.is_empty() {
-        out.push_str("<section id=\"compare\"><h2>Comparisons</h2>\n");
-        for c in &r.compares {
-            compare_section(&mut out, c);
         }
         out.push_str("</section>\n");
     }

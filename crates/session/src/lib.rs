@@ -163,9 +163,26 @@ pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html
 /// `--report=FILE.html` after a run: charts of the run, explain's findings (from the result in
 /// memory), the machine.
 pub fn write_html(r: &RunResult, path: &std::path::Path, ctx: &ExplainContext) -> Result<()> {
+    write_html_with(r, iolens_report::html::Report::default(), path, ctx)
+}
+
+/// [`write_html`] with a suite's own title (when it has one), sections and fact tables above
+/// the run (`iolens quick`: the summary of its tests).
+pub fn write_html_with(
+    r: &RunResult,
+    suite: iolens_report::html::Report,
+    path: &std::path::Path,
+    ctx: &ExplainContext,
+) -> Result<()> {
     use anyhow::Context;
     let findings = html_findings(&explain(&view_of_run(r), ctx));
-    let report = iolens_report::input::run_report(r, &version(), findings);
+    let mut report = iolens_report::input::run_report(r, &version(), findings);
+    if !suite.title.is_empty() {
+        report.title = suite.title;
+    }
+    report.sections = suite.sections;
+    report.facts = suite.facts;
+    report.notes.extend(suite.notes);
     std::fs::write(path, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", path.display()))
 }

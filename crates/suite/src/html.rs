@@ -14,6 +14,7 @@ use crate::curve::Curve;
 use crate::metrics::fmt_int;
 use crate::pts::report::{convergence, Conditions};
 use crate::pts::{bs_label, PtsRun, Test};
+use crate::quick::{best_passes, Profile, QuickSpec, Step};
 use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
 
 fn info(subject: &str, claim: &str) -> Finding {
@@ -57,6 +58,87 @@ fn job_words(r: &RunResult) -> String {
         r.jobs.first().map(|j| j.name.clone()).unwrap_or_default()
     } else {
         w.join(", ")
+    }
+}
+
+/// `iolens quick`: the summary of the best pass of each test, as bars (MB/s, IOPS, or for the
+/// durability profile IOPS and latency per write) and as the table; the session adds each
+/// test's run below it.
+pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
+    let best = best_passes(steps, results);
+    let m: Vec<(String, crate::metrics::Metrics)> = best
+        .iter()
+        .map(|(t, i)| (t.clone(), crate::metrics::of_run(&results[*i])))
+        .collect();
+    let bars =
+        |metric: &str, unit: Unit, f: &dyn Fn(&crate::metrics::Metrics) -> f64| CompareInput {
+            title: format!("quick --profile {}", q.profile.name()),
+            metric: metric.into(),
+            unit,
+            ci_label: String::new(),
+            bars: m
+                .iter()
+                .map(|(t, x)| CompareBar {
+                    label: t.clone(),
+                    value: f(x),
+                    ci: None,
+                })
+                .collect(),
+        };
+    let durability = q.profile == Profile::Durability;
+    let charts = if durability {
+        vec![
+            bars("IOPS", Unit::Count, &|x| x.iops),
+            bars("mean latency per write", Unit::Nanos, &|x| x.lat_mean_ns),
+        ]
+    } else {
+        vec![
+            bars("bandwidth", Unit::BytesPerSec, &|x| x.bw_bytes),
+            bars("IOPS", Unit::Count, &|x| x.iops),
+        ]
+    };
+    let rows = m
+        .iter()
+        .map(|(t, x)| {
+            vec![
+                t.clone(),
+                format!("{:.1}", x.bw_bytes / 1e6),
+                format!("{:.0}", x.iops),
+                format!("{:.1}", x.lat_mean_ns / 1e3),
+                x.lat_p99_ns
+                    .map_or("–".into(), |v| format!("{:.1}", v / 1e3)),
+            ]
+        })
+        .collect();
+    let passes = if q.passes > 1 {
+        format!(", best of {} passes", q.passes)
+    } else {
+        String::new()
+    };
+    Report {
+        title: format!("iolens quick --profile {}: {}", q.profile.name(), q.target),
+        sections: vec![SuiteSection {
+            title: format!("quick --profile {}", q.profile.name()),
+            notes: vec![format!(
+                "{} ({}, {}, direct={}, {} s per test{passes}). Each test's charts follow in its job's section.",
+                q.target,
+                q.size,
+                if durability { "psync" } else { q.engine.as_str() },
+                u8::from(q.direct && !durability),
+                q.runtime_s
+            )],
+            bars: charts,
+            table: Some((
+                "best pass of each test".into(),
+                ["test", "MB/s", "IOPS", "mean latency (µs)", "p99 latency (µs)"]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect(),
+                rows,
+            )),
+            ..SuiteSection::default()
+        }],
+        ..Report::default()
     }
 }
 
@@ -565,5 +647,106 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
             .into_iter()
             .collect(),
         ..Report::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pts::{CellResult, PtsSpec, Rule};
+    use iolens_report::html::{chart_count, render};
+
+    fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
+        let spec = PtsSpec {
+            test,
+            target: "/dev/x".into(),
+            active_bytes: 1 << 30,
+            active_range: "100%".into(),
+            mixes,
+            bss,
+            qd: 32,
+            threads: 4,
+            round_s: 60,
+            rule: Rule::default(),
+            engine: "io_uring".into(),
+            direct: true,
+            wipc_passes: 2,
+        };
+        let cells = spec.cells().len();
+        // A fresh device that settles: each round a little closer to its steady figure.
+        let rounds = (0..rounds)
+            .map(|r| {
+                (0..cells)
+                    .map(|c| {
+                        let v = 1000.0 * (c + 1) as f64 * (1.0 + 2.0 / (r + 1) as f64);
+                        CellResult {
+                            iops: v,
+                            mbps: v / 100.0,
+                            mean_lat_us: 1e6 / v,
+                            max_lat_us: 5e6 / v,
+                            p99999_us: 3e6 / v,
+                            written: 1 << 30,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        PtsRun {
+            spec,
+            rounds,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+        }
+    }
+
+    #[test]
+    fn every_pts_test_gets_its_steady_state_plots_and_its_own_chart() {
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            ..Conditions::default()
+        };
+        // (test, cells, charts): two steady-state charts per tracking variable, then the
+        // IOPS matrix's 2D plot; throughput bars; WSAT against time and TGBW plus bars;
+        // three latency bar charts.
+        let cases = [
+            (
+                run(Test::Iops, vec![100, 65, 0], vec![4096, 65536, 1 << 20], 7),
+                3 * 2 + 1,
+            ),
+            (
+                run(Test::Throughput, vec![100, 0], vec![128 << 10, 1 << 20], 6),
+                2 * 2 + 1,
+            ),
+            (run(Test::Wsat, vec![0], vec![4096], 8), 2 + 2 + 1),
+            (run(Test::Latency, vec![100, 0], vec![4096], 5), 2 + 3),
+        ];
+        for (r, want) in cases {
+            let report = pts(&r, &cond);
+            let html = render(&report);
+            assert_eq!(
+                chart_count(&html),
+                want,
+                "charts of the {} test over {} rounds",
+                r.spec.test.name(),
+                r.rounds.len()
+            );
+            assert!(
+                html.contains("Steady state NOT reached") && html.contains("test conditions"),
+                "verdict and conditions of the {} test",
+                r.spec.test.name()
+            );
+        }
+    }
+
+    #[test]
+    fn before_the_window_fills_only_the_convergence_is_drawn() {
+        let r = run(Test::Iops, vec![0], vec![4096], 3);
+        let html = render(&pts(&r, &Conditions::default()));
+        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
+        assert!(
+            !html.contains("measurement window, rounds"),
+            "no window yet"
+        );
     }
 }
