@@ -305,9 +305,24 @@ fn sweep_report_shows_iops_and_latency_against_iodepth() {
         "--time_based",
         "--eta=never",
         "--report=sweep.html",
+        "--output-format=json",
+        "--output=sweep.json",
     ];
     let o = null_iolens(&d.0, &args);
     assert!(o.status.success(), "iolens {args:?}: {}", stderr(&o));
+    // The saved sweep draws the same charts through `iolens report`.
+    let o = run_in(&d.0, &["report", "sweep.json", "-o", "saved.html"]);
+    assert!(
+        o.status.success(),
+        "iolens report sweep.json: {}",
+        stderr(&o)
+    );
+    read_report(
+        &d.join("saved.html"),
+        "saved sweep",
+        2,
+        &["IOPS against iodepth", "knee (iodepth", "saturated at QD"],
+    );
     read_report(
         &d.join("sweep.html"),
         "sweep",
