@@ -44,7 +44,9 @@ fn suite_axes(v: &Value, source: &str) -> Option<Vec<AxisInput>> {
                 .all(|p| p.get(*a).is_some_and(Value::is_number))
     })?;
     let knee = v.get("knees").and_then(Value::as_array);
-    let mut series: Vec<(Vec<(String, String)>, Vec<AxisPoint>)> = Vec::new();
+    // (the other axes' values, the points along `axis`)
+    type Held = Vec<(String, String)>;
+    let mut series: Vec<(Held, Vec<AxisPoint>)> = Vec::new();
     for p in points {
         let held: Vec<(String, String)> = SWEEP_AXES
             .iter()

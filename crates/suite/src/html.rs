@@ -162,7 +162,8 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
         .unwrap_or_default();
     let mut axes = Vec::new();
     if let Some(axis) = axis {
-        let mut series: Vec<(Vec<(AxisKind, String)>, Vec<AxisPoint>)> = Vec::new();
+        type Held = Vec<(AxisKind, String)>;
+        let mut series: Vec<(Held, Vec<AxisPoint>)> = Vec::new();
         for p in &s.points {
             let Some(x) = p
                 .values
@@ -437,8 +438,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
     let m = run.matrix();
     let mut lines = Vec::new();
     let mut bars = Vec::new();
-    let table;
-    match s.test {
+    let table = match s.test {
         Test::Iops => {
             let series = s
                 .mixes
@@ -481,11 +481,11 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                     r
                 })
                 .collect();
-            table = (
+            (
                 "IOPS (average of the measurement window)".to_string(),
                 head,
                 rows,
-            );
+            )
         }
         Test::Throughput | Test::Wsat => {
             if s.test == Test::Wsat {
@@ -538,7 +538,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                     })
                     .collect(),
             });
-            table = (
+            (
                 "average of the measurement window".to_string(),
                 vec!["cell".into(), "MB/s".into(), "IOPS".into()],
                 m.iter()
@@ -550,7 +550,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                         ]
                     })
                     .collect(),
-            );
+            )
         }
         Test::Latency => {
             for (what, f) in [
@@ -576,7 +576,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                         .collect(),
                 });
             }
-            table = (
+            (
                 "latency, µs (mean: window average; 99.999 % and max: the worst round)".to_string(),
                 ["cell", "mean", "99.999%", "max", "IOPS"]
                     .iter()
@@ -593,9 +593,9 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                         ]
                     })
                     .collect(),
-            );
+            )
         }
-    }
+    };
     let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
     let conditions = vec![
         ("device".to_string(), cond.device.clone()),
