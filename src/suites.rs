@@ -403,24 +403,18 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
     if !["table", "json"].contains(&format.as_str()) {
         bail!("--output-format '{format}': allowed table, json");
     }
-    let texts = files
+    let inputs = files
         .iter()
         .map(|p| {
             let text = std::fs::read_to_string(p).with_context(|| format!("cannot read '{p}'"))?;
-            Ok((p.clone(), text))
+            Ok(compare::load(p, &text)?)
         })
         .collect::<Result<Vec<_>>>()?;
-    let inputs = texts
-        .iter()
-        .map(|(p, text)| Ok(compare::load(p, text)?))
-        .collect::<Result<Vec<_>>>()?;
-    let mut all_rows = vec![];
     let mut out = Sink::stdout();
     let mut code = 0;
     let mut docs = vec![];
     for b in &inputs[1..] {
         let rows = compare::compare(&inputs[0], b)?;
-        all_rows.push(rows.clone());
         if format == "json" {
             docs.push(compare::to_json(&inputs[0], b, &rows));
         } else {
@@ -451,8 +445,11 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
         out.write(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
     }
     if let Some(p) = &report {
-        let r = iolens_suite::html::compare(&inputs, &all_rows, &texts);
-        iolens_session::write_report(r, false, p)?;
+        let texts: Vec<(String, String)> = files
+            .iter()
+            .filter_map(|f| Some((f.clone(), std::fs::read_to_string(f).ok()?)))
+            .collect();
+        iolens_session::write_report(iolens_suite::html::compare(&inputs, &texts)?, false, p)?;
     }
     Ok(code)
 }

@@ -10,6 +10,7 @@ use iolens_report::svg::Unit;
 use iolens_stats::RunResult;
 
 use crate::compare::{Input, Row};
+
 use crate::curve::Curve;
 use crate::metrics::fmt_int;
 use crate::pts::report::{convergence, Conditions};
@@ -303,11 +304,13 @@ pub fn curve(c: &Curve) -> Report {
 /// A comparison: per compared input, IOPS and p99 latency side by side (B with the 95 %
 /// bootstrap interval of B/A applied to A's IOPS), each row's verdict as a finding, and the
 /// runs themselves where the inputs are plain results (`files`: name and text of each input).
-pub fn compare(inputs: &[Input], rows: &[Vec<Row>], files: &[(String, String)]) -> Report {
+pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, crate::SuiteError> {
     let base = inputs.first().map_or("A", |i| i.name.as_str());
     let mut compares = Vec::new();
     let mut findings = Vec::new();
-    for (b, rows) in inputs.iter().skip(1).zip(rows) {
+    for b in inputs.iter().skip(1) {
+        let rows = crate::compare::compare(&inputs[0], b)?;
+        let rows = &rows;
         let what = |r: &Row| {
             let p = if r.point.is_empty() {
                 String::new()
@@ -375,7 +378,7 @@ pub fn compare(inputs: &[Input], rows: &[Vec<Row>], files: &[(String, String)]) 
         .filter_map(|(name, text)| iolens_report::input::parse(text, name).ok())
         .collect();
     let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-    Report {
+    Ok(Report {
         title: format!("iolens compare: {}", names.join(" vs ")),
         runs,
         compares,
@@ -385,7 +388,7 @@ pub fn compare(inputs: &[Input], rows: &[Vec<Row>], files: &[(String, String)]) 
                 .into(),
         ],
         ..Report::default()
-    }
+    })
 }
 
 /// A SNIA PTS run: the test conditions, the steady-state plots of every tracking variable
