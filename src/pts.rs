@@ -2,7 +2,6 @@
 //! steady state) planned by `iolens_suite::pts` and run through the ordinary execute path.
 //! This file does only what a planner cannot: argument parsing, the purge, sysfs facts.
 
-use std::io::IsTerminal;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::time::{Duration, Instant};
@@ -12,62 +11,8 @@ use iolens_run::PlanOptions;
 use iolens_suite::pts::report::{self, Conditions};
 use iolens_suite::pts::{PtsSpec, Rule, Stage, Test};
 
+use crate::cli::{PtsArgs, PtsFormat};
 use iolens_session::Sink;
-
-const USAGE: &str = "\
-usage: iolens pts TEST --target=PATH [--destructive] [--round=TIME] [--max-rounds=N]
-                  [--bs=LIST] [--mix=LIST] [--qd=N] [--threads=N] [--active-range=SIZE|PCT]
-                  [--size=SIZE] [--no-purge] [--no-precondition] [--engine=ENGINE]
-                  [--output-format=text,json,csv] [--eta always|never|auto]
-                  [--report=FILE.html]
-
-TEST: iops, throughput, latency or wsat (SNIA SSS PTS 2.0). Each test purges the target
-(BLKDISCARD of a block device, which needs --destructive; delete-and-recreate of a file),
-writes the active range twice in 128 KiB sequential writes (not for wsat), then runs the
-test's matrix in rounds of --round per cell (default 1m) until every tracking variable is in
-steady state (5-round window, range <= 20 % and slope excursion <= 10 % of the window
-average) or --max-rounds (default 25).
---bs: e.g. 4k,64k,0.5k   --mix: read/write percents, e.g. 100/0,65/35,0/100
---qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
-(default 1g). --active-range: bytes or a percentage of the capacity (default 100%).
-";
-
-fn parse_bs(s: &str) -> Result<u64> {
-    let t = s.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix('k')) {
-        (n, 1024.0)
-    } else if let Some(n) = t.strip_suffix("mib").or_else(|| t.strip_suffix('m')) {
-        (n, 1024.0 * 1024.0)
-    } else {
-        (t.as_str(), 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| anyhow::anyhow!("--bs: bad block size '{s}' (e.g. 4k, 0.5k, 1m)"))?;
-    let b = v * mult;
-    if b < 512.0 || b.fract() != 0.0 || b as u64 % 512 != 0 {
-        bail!("--bs: block size '{s}' must be a multiple of 512 bytes");
-    }
-    Ok(b as u64)
-}
-
-fn parse_mix(s: &str) -> Result<u32> {
-    let (r, w) = s
-        .split_once('/')
-        .with_context(|| format!("--mix: bad mix '{s}': expected READ/WRITE, e.g. 65/35"))?;
-    let r: u32 = r
-        .trim()
-        .parse()
-        .with_context(|| format!("--mix: bad mix '{s}'"))?;
-    let w: u32 = w
-        .trim()
-        .parse()
-        .with_context(|| format!("--mix: bad mix '{s}'"))?;
-    if r + w != 100 {
-        bail!("--mix: '{s}' does not add up to 100");
-    }
-    Ok(r)
-}
 
 fn is_block(path: &str) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
@@ -90,26 +35,10 @@ fn blkdiscard(path: &str, len: u64) -> Result<()> {
         .with_context(|| format!("BLKDISCARD of {path} failed"))
 }
 
-fn sysfs(path: &str, attr: &[&str]) -> Option<String> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    attr.iter().find_map(|a| {
-        std::fs::read_to_string(format!("/sys/class/block/{name}/device/{a}"))
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
-}
-
-fn sysfs_queue(path: &str, attr: &str) -> Option<u64> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    std::fs::read_to_string(format!("/sys/class/block/{name}/queue/{attr}"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v| *v > 0)
+/// The first of `attrs` the whole disk under `path` has in sysfs (`device/model`).
+fn sysfs(path: &str, attrs: &[&str]) -> Option<String> {
+    let disk = iolens_engine::sysfs::disk_of(std::path::Path::new(path))?;
+    attrs.iter().find_map(|a| disk.attr(a))
 }
 
 fn human(s: u64) -> String {
@@ -123,121 +52,14 @@ fn human(s: u64) -> String {
 }
 
 /// Runs `iolens pts`.
-pub fn run(args: &[String]) -> Result<i32> {
-    let mut test: Option<Test> = None;
-    let mut target: Option<String> = None;
-    let mut destructive = false;
-    let mut round_s = 60u64;
-    let mut max_rounds = 25usize;
-    let mut bss: Option<Vec<u64>> = None;
-    let mut mixes: Option<Vec<u32>> = None;
-    let mut qd: Option<u32> = None;
-    let mut threads: Option<u32> = None;
-    let mut active: Option<String> = None;
-    let mut size = "1g".to_string();
-    let mut purge = true;
-    let mut wipc = true;
-    let mut engine: Option<String> = None;
-    let mut formats = vec!["text".to_string()];
-    let mut eta = "auto".to_string();
-    let mut report: Option<std::path::PathBuf> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].clone();
-        i += 1;
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k.to_string(), Some(v.to_string())),
-            _ => (a.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String> {
-            if let Some(v) = &inline {
-                return Ok(v.clone());
-            }
-            let v = args
-                .get(i)
-                .cloned()
-                .with_context(|| format!("{name} needs a value"))?;
-            i += 1;
-            Ok(v)
-        };
-        let num = |name: &str, v: String| -> Result<u64> {
-            v.parse::<u64>()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{name}: '{v}' is not a positive whole number"))
-        };
-        match k.as_str() {
-            "--target" => target = Some(value("--target")?),
-            "--destructive" => destructive = true,
-            "--round" => {
-                let v = value("--round")?;
-                round_s = iolens_job::parse_time(&v, iolens_job::TimeUnit::Sec)
-                    .map_err(|e| anyhow::anyhow!("--round: {e}"))?
-                    .as_secs()
-                    .max(1);
-            }
-            "--max-rounds" => max_rounds = num("--max-rounds", value("--max-rounds")?)? as usize,
-            "--bs" => {
-                bss = Some(
-                    value("--bs")?
-                        .split(',')
-                        .map(parse_bs)
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "--mix" => {
-                mixes = Some(
-                    value("--mix")?
-                        .split(',')
-                        .map(parse_mix)
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "--qd" => qd = Some(num("--qd", value("--qd")?)? as u32),
-            "--threads" => threads = Some(num("--threads", value("--threads")?)? as u32),
-            "--active-range" => active = Some(value("--active-range")?),
-            "--size" => size = value("--size")?,
-            "--no-purge" => purge = false,
-            "--no-precondition" => wipc = false,
-            "--engine" => engine = Some(value("--engine")?),
-            "--output-format" => {
-                formats = value("--output-format")?
-                    .split(',')
-                    .map(str::to_string)
-                    .collect();
-                if let Some(f) = formats
-                    .iter()
-                    .find(|f| !["text", "json", "csv"].contains(&f.as_str()))
-                {
-                    bail!("--output-format: '{f}' is not one of text, json, csv");
-                }
-            }
-            "--eta" => eta = value("--eta")?,
-            "--report" => report = Some(value("--report")?.into()),
-            "-h" | "--help" => {
-                print!("{USAGE}");
-                return Ok(0);
-            }
-            s if s.starts_with('-') => bail!("unknown option {s}\n{USAGE}"),
-            _ => {
-                if test.is_some() {
-                    bail!("only one TEST may be given\n{USAGE}");
-                }
-                test = Some(Test::parse(&a).map_err(|e| anyhow::anyhow!("{e}"))?);
-            }
-        }
-    }
-    let Some(test) = test else {
-        bail!("no TEST given\n{USAGE}")
-    };
-    let Some(target) = target else {
-        bail!("--target=PATH is required\n{USAGE}")
-    };
+pub fn run(a: &PtsArgs) -> Result<i32> {
+    let (test, target, destructive, round_s) = (a.test, a.target.clone(), a.destructive, a.round);
+    let active = a.active_range.clone();
     let block = is_block(&target);
     let capacity = if block {
         device_size(&target)?
     } else {
-        iolens_job::value::parse_size(&size, iolens_job::KbBase::Binary)
+        iolens_job::value::parse_size(&a.size, iolens_job::KbBase::Binary)
             .map_err(|e| anyhow::anyhow!("--size: {e}"))?
     };
     let active_bytes = match &active {
@@ -262,11 +84,17 @@ pub fn run(args: &[String]) -> Result<i32> {
     let latency = test == Test::Latency;
     // With O_DIRECT a block device takes only multiples of its logical block size.
     let lbs = if block {
-        sysfs_queue(&target, "logical_block_size").unwrap_or(512)
+        iolens_engine::sysfs::disk_of(std::path::Path::new(&target))
+            .and_then(|d| d.number("queue/logical_block_size"))
+            .unwrap_or(512)
     } else {
         512
     };
-    let mut bss = bss.unwrap_or_else(|| test.default_bss());
+    let mut bss = if a.bs.is_empty() {
+        test.default_bss()
+    } else {
+        a.bs.clone()
+    };
     let small: Vec<String> = bss
         .iter()
         .filter(|b| **b % lbs != 0)
@@ -287,24 +115,29 @@ pub fn run(args: &[String]) -> Result<i32> {
         target: target.clone(),
         active_bytes,
         active_range: active.clone().unwrap_or_else(|| "100%".into()),
-        mixes: mixes.unwrap_or_else(|| test.default_mixes()),
+        mixes: if a.mix.is_empty() {
+            test.default_mixes()
+        } else {
+            a.mix.clone()
+        },
         bss,
-        qd: if latency { 1 } else { qd.unwrap_or(32) },
-        threads: if latency { 1 } else { threads.unwrap_or(4) },
+        qd: if latency { 1 } else { a.qd.unwrap_or(32) },
+        threads: if latency { 1 } else { a.threads.unwrap_or(4) },
         round_s,
         rule: Rule {
-            max_rounds,
+            max_rounds: a.max_rounds as usize,
             ..Rule::default()
         },
-        engine: engine.unwrap_or_else(|| {
-            if iolens_engine::uring::available() {
-                "io_uring".into()
-            } else {
-                "libaio".into()
-            }
-        }),
+        engine: a
+            .engine
+            .clone()
+            .unwrap_or_else(crate::suites::default_engine),
         direct: true,
-        wipc_passes: if wipc && test != Test::Wsat { 2 } else { 0 },
+        wipc_passes: if !a.no_precondition && test != Test::Wsat {
+            2
+        } else {
+            0
+        },
     };
     let safety = PlanOptions {
         readonly: false,
@@ -325,7 +158,7 @@ pub fn run(args: &[String]) -> Result<i32> {
              device; add --destructive if that is what you want (nothing was written)"
         );
     }
-    let purge_method = if !purge {
+    let purge_method = if a.no_purge {
         "none (--no-purge)".to_string()
     } else if block {
         blkdiscard(&target, capacity)?;
@@ -340,9 +173,9 @@ pub fn run(args: &[String]) -> Result<i32> {
     let cond = Conditions {
         device: target.clone(),
         capacity,
-        model: block.then(|| sysfs(&target, &["model"])).flatten(),
+        model: block.then(|| sysfs(&target, &["device/model"])).flatten(),
         firmware: block
-            .then(|| sysfs(&target, &["firmware_rev", "rev"]))
+            .then(|| sysfs(&target, &["device/firmware_rev", "device/rev"]))
             .flatten(),
         kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|s| s.trim().to_string())
@@ -350,11 +183,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         version: iolens_session::version(),
         purge: purge_method,
     };
-    let status = match eta.as_str() {
-        "always" => true,
-        "never" => false,
-        _ => std::io::stderr().is_terminal(),
-    };
+    let status = a.eta.show();
     let settings = iolens_session::Settings {
         safety: safety.clone(),
         status,
@@ -408,18 +237,18 @@ pub fn run(args: &[String]) -> Result<i32> {
     };
     let out = iolens_suite::pts::run(&spec, &mut runner, &mut progress)?;
     let mut text = String::new();
-    for f in &formats {
-        match f.as_str() {
-            "json" => {
+    for f in &a.output_format {
+        match f {
+            PtsFormat::Json => {
                 text.push_str(&serde_json::to_string_pretty(&report::json(&out, &cond))?);
                 text.push('\n');
             }
-            "csv" => text.push_str(&report::csv(&out)),
-            _ => text.push_str(&report::text(&out, &cond)),
+            PtsFormat::Csv => text.push_str(&report::csv(&out)),
+            PtsFormat::Text => text.push_str(&report::text(&out, &cond)),
         }
     }
     Sink::open(None)?.write(&text)?;
-    if let Some(p) = &report {
+    if let Some(p) = &a.report {
         iolens_session::write_report(iolens_suite::html::pts(&out, &cond), true, p)?;
     }
     Ok(if out.interrupted { 1 } else { 0 })
