@@ -14,6 +14,8 @@ use iolens_suite::pts::Test;
 use iolens_suite::quick::Profile;
 
 /// What the command line asks for.
+// One value per process, made once: the size of the subcommand's arguments costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Invocation {
     /// A subcommand.
     Sub(Command),
@@ -253,6 +255,9 @@ pub struct QuickArgs {
     /// When to show the progress line on stderr
     #[arg(long, value_enum, default_value = "auto")]
     pub eta: EtaArg,
+    /// Write an HTML report with charts of every test
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
@@ -382,6 +387,9 @@ pub struct PtsArgs {
     /// When to show the status line on stderr
     #[arg(long, value_enum, default_value = "auto")]
     pub eta: EtaArg,
+    /// Write an HTML report: steady-state plots, the test's chart and table
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 /// Output of `iolens sweep` and `iolens curve`.
@@ -491,6 +499,9 @@ pub struct CompareArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub output_format: CompareFormat,
+    /// Write an HTML report: bars with intervals, the verdicts and the runs
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 fn parse_pct(s: &str) -> Result<f64, String> {

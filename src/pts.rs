@@ -248,5 +248,8 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
         }
     }
     Sink::open(None)?.write(&text)?;
+    if let Some(p) = &a.report {
+        iolens_session::write_report(iolens_suite::html::pts(&out, &cond), true, p)?;
+    }
     Ok(if out.interrupted { 1 } else { 0 })
 }

@@ -107,6 +107,11 @@ pub fn run(a: &QuickArgs) -> Result<i32> {
         }
         sink.write(&explain_summary(&findings))?;
     }
+    if let Some(p) = &a.report {
+        let ctx = iolens_session::explain_context(a.volume.as_deref(), None)?;
+        let summary = iolens_suite::html::quick(&q, done, &results);
+        iolens_session::write_html_with(&merged(&results), summary, p, &ctx)?;
+    }
     let interrupted = results.iter().any(|r| r.interrupted);
     Ok(i32::from(interrupted))
 }

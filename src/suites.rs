@@ -215,6 +215,9 @@ pub fn sweep_cmd(c: &SweepArgs) -> Result<i32> {
         }
     };
     Sink::open(c.suite.output.as_deref())?.write(&text)?;
+    if let Some(p) = &a.report {
+        iolens_session::write_report(iolens_suite::html::sweep(&s, &ceilings, &explain), true, p)?;
+    }
     Ok(i32::from(s.interrupted))
 }
 
@@ -241,6 +244,9 @@ pub fn curve_cmd(c: &CurveArgs) -> Result<i32> {
         SuiteFormat::Table => curve::table(&k),
     };
     Sink::open(c.suite.output.as_deref())?.write(&text)?;
+    if let Some(p) = &a.report {
+        iolens_session::write_report(iolens_suite::html::curve(&k), true, p)?;
+    }
     Ok(i32::from(k.interrupted))
 }
 
@@ -287,6 +293,13 @@ pub fn compare_cmd(c: &CompareArgs) -> Result<i32> {
             serde_json::Value::Array(docs)
         };
         out.write(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
+    }
+    if let Some(p) = &c.report {
+        let texts: Vec<(String, String)> = files
+            .iter()
+            .filter_map(|f| Some((f.clone(), std::fs::read_to_string(f).ok()?)))
+            .collect();
+        iolens_session::write_report(iolens_suite::html::compare(&inputs, &texts)?, false, p)?;
     }
     Ok(code)
 }

@@ -114,6 +114,71 @@ pub fn time_series(label: &str, y_title: &str, unit: Unit, series: &[Series]) ->
     svg.finish()
 }
 
+/// One direction's latency sampled over time: (ms since the measured start, I/Os completed
+/// in the interval, mean ns, max ns) per interval, as the worker samples it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatSeries {
+    /// Legend text (the direction).
+    pub label: String,
+    /// Colour index.
+    pub color: usize,
+    /// The intervals in time order.
+    pub points: Vec<(f64, u64, f64, f64)>,
+}
+
+/// Latency over time: per direction the mean of each sampling interval (solid) and its
+/// largest I/O (thin, dashed), on a log axis once the values spread tenfold (a stall of
+/// milliseconds beside a 100 µs mean stays readable).
+pub fn latency_over_time(label: &str, kind: &str, series: &[LatSeries]) -> Option<String> {
+    let series: Vec<&LatSeries> = series.iter().filter(|s| !s.points.is_empty()).collect();
+    if series.is_empty() {
+        return None;
+    }
+    let t_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0 / 1000.0))
+        .fold(0.0, f64::max);
+    let mut ys: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|p| [p.2, p.3]))
+        .filter(|v| *v > 0.0)
+        .collect();
+    // A little room below the smallest value, so that no line runs along the axis.
+    if let Some(lo) = ys.iter().copied().reduce(f64::min) {
+        ys.push(lo * 0.8);
+    }
+    let x = Scale::lin(0.0, t_max, Unit::Seconds);
+    let y = Scale::auto(&ys, Unit::Nanos, Some(10.0), true);
+    let mut svg = Svg::new(H, label);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, x_title_time(), &format!("{kind} latency"));
+    let mut legend = Vec::new();
+    for s in &series {
+        let px = |v: f64| f.y.px(v);
+        let max: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (f.x.px(p.0 / 1000.0), px(p.3)))
+            .collect();
+        svg.polyline(&max, &format!("ln thin dash s{}", s.color));
+        let mean: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (f.x.px(p.0 / 1000.0), px(p.2)))
+            .collect();
+        svg.polyline(&mean, &format!("ln s{}", s.color));
+        if mean.len() <= 60 {
+            for (x, y) in &mean {
+                svg.dot(*x, *y, 2.5, &format!("f{}", s.color));
+            }
+        }
+        legend.push((format!("{} mean", s.label), format!("s{}", s.color), false));
+        legend.push((format!("{} max", s.label), format!("s{}", s.color), true));
+    }
+    f.legend(&mut svg, &legend);
+    Some(svg.finish())
+}
+
 /// One direction's distribution with its legend label and colour.
 pub type Dist<'a> = (&'a str, usize, &'a LatDist);
 
@@ -379,6 +444,8 @@ pub struct AxisInput {
     pub title: String,
     /// What x is (`iodepth`).
     pub x_label: String,
+    /// How x is written (counts, or block sizes in bytes).
+    pub x_unit: Unit,
     /// The points.
     pub points: Vec<AxisPoint>,
     /// Where the knee is on the x axis, when one was found.
@@ -409,18 +476,18 @@ impl AxisInput {
 
 /// The x scale of a sweep: log with the measured x values as ticks when they span 8x or more
 /// (iodepth 1, 2, 4, ... 256), else linear.
-fn sweep_x(xs: &[f64]) -> Scale {
+fn sweep_x(xs: &[f64], unit: Unit) -> Scale {
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = xs.iter().copied().fold(0.0, f64::max);
     if lo > 0.0 && hi / lo >= 8.0 {
-        let mut s = Scale::log(lo, hi, Unit::Count);
+        let mut s = Scale::log(lo, hi, unit);
         s.d = (lo / 1.15, hi * 1.15);
         let mut t = xs.to_vec();
         t.dedup();
         s.fixed_ticks = Some(t);
         s
     } else {
-        Scale::auto(xs, Unit::Count, None, true)
+        Scale::auto(xs, unit, None, true)
     }
 }
 
@@ -437,7 +504,7 @@ pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
     // IOPS against x.
     let mut ys: Vec<f64> = p.iter().map(|p| p.iops).collect();
     ys.extend(a.ceiling_iops);
-    let x = sweep_x(&xs);
+    let x = sweep_x(&xs, a.x_unit);
     // On a log x axis, IOPS go on a log axis too once they spread fourfold: Little's law is
     // then a straight line and the knee is where the measured line leaves it.
     let y = match x.kind {
@@ -500,7 +567,7 @@ pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
             a,
             &p,
             &xs,
-            sweep_x(&xs),
+            sweep_x(&xs, a.x_unit),
             &a.x_label,
         ),
     ));
@@ -532,16 +599,23 @@ fn knee(svg: &mut Svg, f: &Frame, a: &AxisInput, label_low: bool) {
     if let Some(k) = a.knee_x {
         let px = f.x.px(k);
         svg.line(px, f.area.2, px, f.area.3, "ln dash s4");
+        let text = format!("knee ({} {})", a.x_label, num(k));
+        // Right of the line, or left of it where the plot ends first.
+        let (x, anchor) = if px + 4.0 + text_w(&text) > f.area.1 {
+            (px - 4.0, "end")
+        } else {
+            (px + 4.0, "start")
+        };
         svg.text(
-            px + 4.0,
+            x,
             if label_low {
                 f.area.3 - 6.0
             } else {
                 f.area.2 + 12.0
             },
-            "start",
+            anchor,
             "mark",
-            &format!("knee ({} {})", a.x_label, num(k)),
+            &text,
         );
     }
 }
@@ -587,6 +661,299 @@ fn latency_lines(
     }
     f.legend(&mut svg, &legend);
     svg.finish()
+}
+
+/// Lines of named series against a numeric x: the input of [`xy_chart`] (the PTS IOPS matrix
+/// as IOPS against block size per mix, WSAT's IOPS against time and against data written).
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyInput {
+    /// Heading.
+    pub title: String,
+    /// What x is.
+    pub x_title: String,
+    /// How x is written.
+    pub x_unit: Unit,
+    /// x on a log axis, ticked at the measured values (block sizes, depths).
+    pub x_log: bool,
+    /// What y is.
+    pub y_title: String,
+    /// How y is written.
+    pub y_unit: Unit,
+    /// y on a log axis once it spreads over more than this factor.
+    pub y_log_over: Option<f64>,
+    /// The lines.
+    pub series: Vec<Series>,
+}
+
+/// One line per series with a dot at each point; None without points.
+pub fn xy_chart(a: &XyInput) -> Option<String> {
+    let xs: Vec<f64> = a
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|v| v.is_finite())
+        .collect();
+    let ys: Vec<f64> = a
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .collect();
+    if xs.is_empty() {
+        return None;
+    }
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0, f64::max);
+    let x = if a.x_log && lo > 0.0 && hi > lo {
+        let mut s = Scale::log(lo, hi, a.x_unit);
+        s.d = (lo / 1.15, hi * 1.15);
+        let mut t = xs.clone();
+        t.sort_by(f64::total_cmp);
+        t.dedup();
+        s.fixed_ticks = Some(t);
+        s
+    } else {
+        Scale::auto(&xs, a.x_unit, None, true)
+    };
+    let y = Scale::auto(&ys, a.y_unit, a.y_log_over, true);
+    let mut svg = Svg::new(H, &a.title);
+    let f = Frame::new(x, y, H);
+    f.axes(&mut svg, &a.x_title, &a.y_title);
+    for s in &a.series {
+        let mut p = s.points.clone();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let pts: Vec<(f64, f64)> = p.iter().map(|(x, y)| (f.x.px(*x), f.y.px(*y))).collect();
+        svg.polyline(&pts, &format!("ln s{}", s.color));
+        if pts.len() <= 60 {
+            for (x, y) in &pts {
+                svg.dot(*x, *y, 3.0, &format!("f{}", s.color));
+            }
+        }
+    }
+    let items: Vec<(String, String, bool)> = a
+        .series
+        .iter()
+        .map(|s| (s.label.clone(), format!("s{}", s.color), false))
+        .collect();
+    f.legend(&mut svg, &items);
+    Some(svg.finish())
+}
+
+/// The rule's verdict over the measurement window of one tracking variable.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SteadyWindow {
+    /// First round of the window (1-based).
+    pub first_round: usize,
+    /// Last round of the window.
+    pub last_round: usize,
+    /// Average of the window.
+    pub average: f64,
+    /// Least-squares slope per round.
+    pub slope: f64,
+    /// The fitted line's value at the window's first round.
+    pub intercept: f64,
+    /// max - min of the values, percent of the average.
+    pub range_pct: f64,
+    /// max - min of the fitted line across the window, percent of the average.
+    pub slope_excursion_pct: f64,
+    /// Both within the limits.
+    pub steady: bool,
+}
+
+/// One tracking variable of a SNIA PTS run: the input of [`steady_charts`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SteadyInput {
+    /// The variable (`0/100 4KiB`).
+    pub label: String,
+    /// What is tracked (`IOPS`, `MB/s`, `mean latency`).
+    pub metric: String,
+    /// How values are written.
+    pub unit: Unit,
+    /// The value of each round, round 1 first.
+    pub values: Vec<f64>,
+    /// The measurement window and its check, once the window is full.
+    pub window: Option<SteadyWindow>,
+    /// Allowed data excursion, percent of the average (spec: 20).
+    pub range_limit_pct: f64,
+    /// Allowed slope excursion, percent of the average (spec: 10).
+    pub slope_limit_pct: f64,
+}
+
+/// Ticks at whole rounds: every round up to 25, else every fifth.
+fn round_scale(first: f64, last: f64) -> Scale {
+    let mut s = Scale::lin(first, last, Unit::Count);
+    s.d = (first - 0.5, last + 0.5);
+    let step = if last - first < 25.0 { 1 } else { 5 };
+    let (a, b) = (first as i64, last as i64);
+    s.fixed_ticks = Some(
+        (a..=b)
+            .filter(|r| (r - a) % step == 0 || *r == b)
+            .map(|r| r as f64)
+            .collect(),
+    );
+    s
+}
+
+/// The SNIA steady-state plots of one tracking variable: (caption, SVG) for the convergence
+/// (every round, the measurement window shaded, its average) and, once the window is full,
+/// the window itself: the values, their average, the data-excursion band (average ± half the
+/// allowed range: every value inside it keeps max - min within the limit) and the slope band
+/// (average ± half the allowed slope excursion: the least-squares line, which passes through
+/// the average at the window's middle, stays inside it exactly when its excursion is within
+/// the limit), with the fitted line.
+pub fn steady_charts(a: &SteadyInput) -> Vec<(String, String)> {
+    let n = a.values.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // Convergence.
+    let cap = format!(
+        "{}: {} per round (steady-state convergence)",
+        a.label, a.metric
+    );
+    let x = round_scale(1.0, n as f64);
+    let mut ys = a.values.clone();
+    ys.extend(a.window.map(|w| w.average));
+    let y = Scale::auto(&ys, a.unit, None, true);
+    let mut svg = Svg::new(H, &cap);
+    let f = Frame::new(x, y, H);
+    let mut legend = vec![(a.metric.clone(), "s0".to_string(), false)];
+    if let Some(w) = a.window {
+        let (x0, x1) = (
+            f.x.px(w.first_round as f64 - 0.5),
+            f.x.px(w.last_round as f64 + 0.5),
+        );
+        svg.rect(x0, f.area.2, x1 - x0, f.area.3 - f.area.2, "band f4");
+    }
+    f.axes(&mut svg, "round", &a.metric);
+    if let Some(w) = a.window {
+        let py = f.y.px(w.average);
+        svg.line(
+            f.x.px(w.first_round as f64 - 0.5),
+            py,
+            f.x.px(w.last_round as f64 + 0.5),
+            py,
+            "ln s1",
+        );
+        let (x0, x1) = (
+            f.x.px(w.first_round as f64 - 0.5),
+            f.x.px(w.last_round as f64 + 0.5),
+        );
+        let text = format!("window {}–{}", w.first_round, w.last_round);
+        let tx = if x1 - text_w(&text) - 4.0 > f.area.0 {
+            x1 - 4.0
+        } else {
+            x0 + 4.0 + text_w(&text)
+        };
+        svg.text(tx, f.area.3 - 6.0, "end", "mark", &text);
+        legend.push(("window average".to_string(), "s1".to_string(), false));
+    }
+    let pts: Vec<(f64, f64)> = a
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (f.x.px((i + 1) as f64), f.y.px(*v)))
+        .collect();
+    svg.polyline(&pts, "ln s0");
+    for (x, y) in &pts {
+        svg.dot(*x, *y, 3.0, "f0");
+    }
+    f.legend(&mut svg, &legend);
+    out.push((cap, svg.finish()));
+
+    // The measurement window.
+    let Some(w) = a.window else { return out };
+    let cap = format!(
+        "{}: measurement window, rounds {}–{}: range {} % (limit {} %), slope excursion {} % (limit {} %): {}",
+        a.label,
+        w.first_round,
+        w.last_round,
+        num(w.range_pct),
+        num(a.range_limit_pct),
+        num(w.slope_excursion_pct),
+        num(a.slope_limit_pct),
+        if w.steady { "steady" } else { "not steady" }
+    );
+    let win: Vec<(f64, f64)> = (w.first_round..=w.last_round)
+        .filter_map(|r| a.values.get(r.wrapping_sub(1)).map(|v| (r as f64, *v)))
+        .collect();
+    let half_range = w.average * a.range_limit_pct / 200.0;
+    let half_slope = w.average * a.slope_limit_pct / 200.0;
+    let fit = |r: f64| w.intercept + w.slope * (r - w.first_round as f64);
+    let mut ys: Vec<f64> = win.iter().map(|p| p.1).collect();
+    ys.extend([
+        w.average - half_range,
+        w.average + half_range,
+        fit(w.first_round as f64),
+        fit(w.last_round as f64),
+    ]);
+    let x = round_scale(w.first_round as f64, w.last_round as f64);
+    let y = Scale::auto(&ys, a.unit, None, false);
+    let mut svg = Svg::new(H, &cap);
+    let f = Frame::new(x, y, H);
+    let (l, r) = (f.area.0, f.area.1);
+    let (top, bot) = (
+        f.y.px(w.average + half_slope),
+        f.y.px(w.average - half_slope),
+    );
+    svg.rect(l, top, r - l, bot - top, "band f2");
+    f.axes(&mut svg, "round", &a.metric);
+    for (k, v) in [
+        (1.0, w.average + half_range),
+        (-1.0, w.average - half_range),
+    ] {
+        let py = f.y.px(v);
+        svg.line(l, py, r, py, "ln thin dash s4");
+        let text = format!(
+            "{}{} %",
+            if k > 0.0 { "+" } else { "−" },
+            num(a.range_limit_pct / 2.0)
+        );
+        // Inside the band, clear of the legend above and the axis below.
+        svg.text(
+            r - 4.0,
+            py + if k > 0.0 { 13.0 } else { -5.0 },
+            "end",
+            "mark",
+            &text,
+        );
+    }
+    let py = f.y.px(w.average);
+    svg.line(l, py, r, py, "ln s1");
+    let (fx0, fx1) = (w.first_round as f64, w.last_round as f64);
+    svg.line(
+        f.x.px(fx0),
+        f.y.px(fit(fx0)),
+        f.x.px(fx1),
+        f.y.px(fit(fx1)),
+        "ln dash s2",
+    );
+    let pts: Vec<(f64, f64)> = win.iter().map(|(x, y)| (f.x.px(*x), f.y.px(*y))).collect();
+    svg.polyline(&pts, "ln s0");
+    for (x, y) in &pts {
+        svg.dot(*x, *y, 3.5, "f0");
+    }
+    f.legend(
+        &mut svg,
+        &[
+            (a.metric.clone(), "s0".into(), false),
+            ("average".into(), "s1".into(), false),
+            (
+                format!("±{} % band", num(a.range_limit_pct / 2.0)),
+                "s4".into(),
+                true,
+            ),
+            (
+                format!("slope band ±{} %", num(a.slope_limit_pct / 2.0)),
+                "s2 sw".into(),
+                false,
+            ),
+            ("linear fit".into(), "s2".into(), true),
+        ],
+    );
+    out.push((cap, svg.finish()));
+    out
 }
 
 /// One bar of a comparison.
@@ -767,7 +1134,7 @@ mod tests {
 /// Snapshots of each chart kind's SVG from fixed inputs: a change to any chart's markup shows up
 /// as a reviewable diff.
 #[cfg(test)]
-mod snapshots {
+pub(crate) mod snapshots {
     use super::*;
 
     fn bimodal(shift: u64) -> LatDist {
@@ -855,6 +1222,7 @@ mod snapshots {
             ceiling_label: "io2 provisioned 100k IOPS".into(),
             littles_law: true,
             hockey_stick: false,
+            x_unit: Unit::Count,
         }
     }
 
@@ -922,5 +1290,121 @@ mod snapshots {
     #[test]
     fn compare_svg() {
         insta::assert_snapshot!(compare_chart(&compare()).expect("bars"));
+    }
+
+    #[test]
+    fn latency_over_time_svg() {
+        // Reads at ~100 µs with a 30 ms stall at 3 s; writes slower after a cache fills.
+        let read = LatSeries {
+            label: "read".into(),
+            color: 0,
+            points: (1..=10)
+                .map(|i| {
+                    let max = if i == 6 { 30_000_000.0 } else { 400_000.0 };
+                    (i as f64 * 500.0, 5000, 100_000.0 + i as f64 * 1000.0, max)
+                })
+                .collect(),
+        };
+        let write = LatSeries {
+            label: "write".into(),
+            color: 1,
+            points: (1..=10)
+                .map(|i| {
+                    let mean = if i <= 4 { 50_000.0 } else { 900_000.0 };
+                    (i as f64 * 500.0 + 2.0, 2000, mean, mean * 4.0)
+                })
+                .collect(),
+        };
+        let svg = latency_over_time("lat over time", "clat", &[read, write]).expect("points");
+        assert_eq!(
+            svg.matches("<polyline").count(),
+            4,
+            "mean and max for each of two directions"
+        );
+        insta::assert_snapshot!(svg);
+        assert_eq!(latency_over_time("empty", "clat", &[]), None);
+    }
+
+    /// A PTS IOPS matrix: IOPS against block size per mix.
+    #[test]
+    fn iops_matrix_svg() {
+        let bss: [f64; 4] = [512.0, 4096.0, 65536.0, 1048576.0];
+        let series = [(100u32, 0usize), (65, 1), (0, 2)]
+            .iter()
+            .map(|&(mix, color)| Series {
+                label: format!("{mix}/{}", 100 - mix),
+                color,
+                points: bss
+                    .iter()
+                    .map(|bs| {
+                        (
+                            *bs,
+                            400_000.0 * (1.0 + mix as f64 / 100.0) / (bs / 512.0).sqrt(),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        let svg = xy_chart(&XyInput {
+            title: "IOPS against block size".into(),
+            x_title: "block size".into(),
+            x_unit: Unit::Bytes,
+            x_log: true,
+            y_title: "IOPS".into(),
+            y_unit: Unit::Count,
+            y_log_over: Some(10.0),
+            series,
+        })
+        .expect("points");
+        for tick in ["512B", "4KiB", "64KiB", "1MiB"] {
+            assert!(svg.contains(&format!(">{tick}<")), "tick {tick} in {svg}");
+        }
+        insta::assert_snapshot!(svg);
+    }
+
+    /// A device that settles after a fresh-out-of-box burst: window rounds 4-8.
+    pub(crate) fn steady() -> SteadyInput {
+        let values = vec![
+            90_000.0, 52_000.0, 41_000.0, 40_200.0, 39_100.0, 40_800.0, 39_700.0, 40_100.0,
+        ];
+        SteadyInput {
+            label: "tracking variable 0/100 4KiB".into(),
+            metric: "IOPS".into(),
+            unit: Unit::Count,
+            window: Some(SteadyWindow {
+                first_round: 4,
+                last_round: 8,
+                average: 39_980.0,
+                slope: 60.0,
+                intercept: 39_860.0,
+                range_pct: 4.25,
+                slope_excursion_pct: 0.6,
+                steady: true,
+            }),
+            values,
+            range_limit_pct: 20.0,
+            slope_limit_pct: 10.0,
+        }
+    }
+
+    #[test]
+    fn steady_state_svgs() {
+        let c = steady_charts(&steady());
+        assert_eq!(c.len(), 2, "convergence and measurement window");
+        assert!(
+            c[1].0.contains("range 4.25 % (limit 20 %)") && c[1].0.ends_with(": steady"),
+            "the window's caption carries the verdict: {}",
+            c[1].0
+        );
+        insta::assert_snapshot!("steady_convergence", c[0].1);
+        insta::assert_snapshot!("steady_window", c[1].1);
+        let mut early = steady();
+        early.window = None;
+        early.values.truncate(3);
+        assert_eq!(
+            steady_charts(&early).len(),
+            1,
+            "before the window fills, only the convergence"
+        );
     }
 }

@@ -8,8 +8,9 @@
 use std::fmt::Write;
 
 use crate::charts::{
-    axis_charts, compare_chart, latency_histogram, latency_percentiles, log_buckets,
-    percentile_points, time_series, AxisInput, CompareInput, Dist, LatDist, Series, MARKS,
+    axis_charts, compare_chart, latency_histogram, latency_over_time, latency_percentiles,
+    log_buckets, percentile_points, steady_charts, time_series, xy_chart, AxisInput, CompareInput,
+    Dist, LatDist, LatSeries, Series, SteadyInput, XyInput, MARKS,
 };
 use crate::svg::{dur_ns, esc, num, si, Unit};
 
@@ -26,12 +27,36 @@ pub struct Report {
     pub axes: Vec<AxisInput>,
     /// Comparisons.
     pub compares: Vec<CompareInput>,
+    /// A suite's own sections (the PTS test's steady state, matrix and tables).
+    pub sections: Vec<SuiteSection>,
+    /// Captioned tables of facts shown before the results (a suite's settings, the swept
+    /// job's options, a PTS run's test conditions).
+    pub facts: Vec<(String, Vec<(String, String)>)>,
     /// Findings of `explain`, already worded.
     pub findings: Vec<Finding>,
     /// The machine, when known.
     pub machine: Option<Machine>,
+    /// Block devices under the files of results measured here (for the machine section).
+    pub devices: Vec<String>,
     /// Notes shown under the title (e.g. what an input lacked).
     pub notes: Vec<String>,
+}
+
+/// A section a suite fills in: notes, steady-state plots, line and bar charts, and a table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SuiteSection {
+    /// Heading.
+    pub title: String,
+    /// Paragraphs under the heading (the verdict, what the numbers average).
+    pub notes: Vec<String>,
+    /// Tracking variables of a steady-state rule.
+    pub steady: Vec<SteadyInput>,
+    /// Line charts.
+    pub lines: Vec<XyInput>,
+    /// Bar charts.
+    pub bars: Vec<CompareInput>,
+    /// A table: caption, header, rows.
+    pub table: Option<(String, Vec<String>, Vec<Vec<String>>)>,
 }
 
 /// One finding of `explain`, as text.
@@ -111,6 +136,8 @@ pub struct DirReport {
     pub bw_series: Vec<(f64, f64)>,
     /// IOPS samples: (ms since start, IOPS).
     pub iops_series: Vec<(f64, f64)>,
+    /// Completion latency per sampling interval: (ms since start, I/Os, mean ns, max ns).
+    pub lat_series: Vec<(f64, u64, f64, f64)>,
 }
 
 /// Colour index of a direction (read blue, write vermillion, trim green, mixed purple).
@@ -125,9 +152,9 @@ pub fn dir_color(name: &str) -> usize {
 
 const CSS: &str = r#"
 :root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--grid:#e6e9ed;--axis:#8c959f;--panel:#f6f8fa;
---c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#6e7781;--c5:#b31d28;--crit:#b31d28;--warn:#9a6700;--info:#0969da}
+--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#6e7781;--c5:#b31d28;--c6:#e69f00;--c7:#56b4e9;--crit:#b31d28;--warn:#9a6700;--info:#0969da}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1419;--fg:#e6edf3;--muted:#9aa4ae;--line:#30363d;--grid:#262c33;--axis:#6b7580;--panel:#161b22;
---c0:#56b4e9;--c1:#f28e4b;--c2:#3fc7a0;--c3:#e29ac6;--c4:#9aa4ae;--c5:#ff7b72;--crit:#ff7b72;--warn:#d29922;--info:#58a6ff}}
+--c0:#56b4e9;--c1:#f28e4b;--c2:#3fc7a0;--c3:#e29ac6;--c4:#9aa4ae;--c5:#ff7b72;--c6:#f0c05a;--c7:#a5d8f7;--crit:#ff7b72;--warn:#d29922;--info:#58a6ff}}
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:1000px;padding:24px;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
 h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.3em;margin:32px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
@@ -147,15 +174,16 @@ details{margin:2px 0 0}summary{cursor:pointer;color:var(--muted);font-size:.9em}
 .grid{stroke:var(--grid)}.axis{stroke:var(--axis)}
 .ln{fill:none;stroke-width:2;stroke-linejoin:round}.thin{stroke-width:1.2}.dash{stroke-dasharray:5 4}
 .area{fill-opacity:.2;stroke-width:1.5}.bar{fill-opacity:.85}.whisker{stroke:var(--fg);stroke-width:1.5}
-.s0{stroke:var(--c0)}.s1{stroke:var(--c1)}.s2{stroke:var(--c2)}.s3{stroke:var(--c3)}.s4{stroke:var(--c4)}.s5{stroke:var(--c5)}
-.f0{fill:var(--c0)}.f1{fill:var(--c1)}.f2{fill:var(--c2)}.f3{fill:var(--c3)}.f4{fill:var(--c4)}.f5{fill:var(--c5)}
+.band{fill-opacity:.13;stroke:none}.sw{stroke-width:9;stroke-opacity:.3}
+.s0{stroke:var(--c0)}.s1{stroke:var(--c1)}.s2{stroke:var(--c2)}.s3{stroke:var(--c3)}.s4{stroke:var(--c4)}.s5{stroke:var(--c5)}.s6{stroke:var(--c6)}.s7{stroke:var(--c7)}
+.f0{fill:var(--c0)}.f1{fill:var(--c1)}.f2{fill:var(--c2)}.f3{fill:var(--c3)}.f4{fill:var(--c4)}.f5{fill:var(--c5)}.f6{fill:var(--c6)}.f7{fill:var(--c7)}
 .chart .t0{fill:var(--c0)}.chart .t1{fill:var(--c1)}.chart .t2{fill:var(--c2)}.chart .t3{fill:var(--c3)}.chart .t4{fill:var(--c4)}.chart .t5{fill:var(--c5)}
 .finding{border-left:4px solid var(--info);padding:4px 10px;margin:8px 0;background:var(--panel)}
 .finding.CRITICAL{border-color:var(--crit)}.finding.WARNING{border-color:var(--warn)}
 .finding pre{margin:4px 0;white-space:pre-wrap;font-size:.88em}
 .sev{font-weight:700;font-size:.8em;letter-spacing:.04em}
 nav ul{margin:4px 0;padding-left:20px}
-@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--grid:#ddd;--panel:#f3f3f3;--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#555;--c5:#b31d28}
+@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--grid:#ddd;--panel:#f3f3f3;--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#555;--c5:#b31d28;--c6:#e69f00;--c7:#56b4e9}
 body{max-width:none;padding:0;font-size:11pt}.scroll{max-height:none;overflow:visible}nav{display:none}h2{break-after:avoid}}
 "#;
 
@@ -192,7 +220,7 @@ fn kv_table(out: &mut String, caption: &str, rows: &[(String, String)]) {
     }
     let _ = writeln!(
         out,
-        "<table><caption class=\"l\" style=\"text-align:left;font-weight:600\">{}</caption><tbody>",
+        "<table><caption class=\"l\" style=\"text-align:left;font-weight:600;white-space:nowrap\">{}</caption><tbody>",
         esc(caption)
     );
     for (k, v) in rows {
@@ -305,6 +333,38 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
         figure(out, &cap, &svg, &head, &series_rows(&bw, &|v| num(v / 1e6)));
     }
+    let lat_t: Vec<LatSeries> = job
+        .dirs
+        .iter()
+        .filter(|d| !d.lat_series.is_empty())
+        .map(|d| LatSeries {
+            label: d.name.clone(),
+            color: dir_color(&d.name),
+            points: d.lat_series.clone(),
+        })
+        .collect();
+    let cap = format!("{name}: clat latency over time");
+    if let Some(svg) = latency_over_time(&cap, "clat", &lat_t) {
+        let mut rows = Vec::new();
+        for s in &lat_t {
+            for (t, n, mean, max) in &s.points {
+                rows.push(vec![
+                    s.label.clone(),
+                    num(t / 1000.0),
+                    n.to_string(),
+                    num(mean / 1000.0),
+                    num(max / 1000.0),
+                ]);
+            }
+        }
+        figure(
+            out,
+            &cap,
+            &svg,
+            &["direction", "time (s)", "I/Os", "mean (µs)", "max (µs)"],
+            &rows,
+        );
+    }
     if iops.is_empty() && bw.is_empty() && !job.dirs.is_empty() {
         out.push_str("<p class=\"note\">No bandwidth or IOPS samples over time in this input (fio's JSON keeps only their summary; iolens keeps the series).</p>\n");
     }
@@ -411,7 +471,11 @@ fn axis_section(out: &mut String, a: &AxisInput) {
         notes.push(format!("knee at {} {}", a.x_label, num(k)));
     }
     if let Some(c) = a.ceiling_iops {
-        notes.push(format!("ceiling {} IOPS {}", si(c), a.ceiling_label));
+        notes.push(if a.ceiling_label.is_empty() {
+            format!("ceiling {} IOPS", si(c))
+        } else {
+            a.ceiling_label.clone()
+        });
     }
     if !notes.is_empty() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&notes.join("; ")));
@@ -448,6 +512,102 @@ fn compare_section(out: &mut String, c: &CompareInput) {
     );
 }
 
+fn steady_rows(a: &SteadyInput) -> Vec<Vec<String>> {
+    a.values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let r = i + 1;
+            let in_window = a
+                .window
+                .is_some_and(|w| r >= w.first_round && r <= w.last_round);
+            vec![
+                r.to_string(),
+                num(*v),
+                if in_window { "yes" } else { "" }.to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
+    let _ = writeln!(
+        out,
+        "<section id=\"suite-{idx}\"><h2>{}</h2>",
+        esc(&sec.title)
+    );
+    for n in &sec.notes {
+        let _ = writeln!(out, "<p>{}</p>", esc(n));
+    }
+    if let Some((caption, head, rows)) = &sec.table {
+        let _ = write!(
+            out,
+            "<table><caption class=\"l\" style=\"text-align:left;font-weight:600;white-space:nowrap\">{}</caption><thead><tr>",
+            esc(caption)
+        );
+        for h in head {
+            let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for r in rows {
+            out.push_str("<tr>");
+            for c in r {
+                let _ = write!(out, "<td>{}</td>", esc(c));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    for l in &sec.lines {
+        let Some(svg) = xy_chart(l) else { continue };
+        let mut head = vec![l.x_title.clone()];
+        head.extend(
+            l.series
+                .iter()
+                .map(|s| format!("{} ({})", l.y_title, s.label)),
+        );
+        let mut xs: Vec<f64> = l
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let rows: Vec<Vec<String>> = xs
+            .iter()
+            .map(|x| {
+                let mut row = vec![num(*x)];
+                for s in &l.series {
+                    row.push(
+                        s.points
+                            .iter()
+                            .find(|p| p.0 == *x)
+                            .map_or(String::new(), |p| num(p.1)),
+                    );
+                }
+                row
+            })
+            .collect();
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        figure(out, &l.title, &svg, &head, &rows);
+    }
+    for a in &sec.steady {
+        for (cap, svg) in steady_charts(a) {
+            figure(
+                out,
+                &cap,
+                &svg,
+                &["round", a.metric.as_str(), "in the measurement window"],
+                &steady_rows(a),
+            );
+        }
+    }
+    for c in &sec.bars {
+        compare_section(out, c);
+    }
+    out.push_str("</section>\n");
+}
+
 /// Renders the report as one self-contained HTML page. Same report, same bytes.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
@@ -474,6 +634,19 @@ pub fn render(r: &Report) -> String {
     if !r.findings.is_empty() {
         out.push_str("<li><a href=\"#findings\">Findings</a></li>\n");
     }
+    if !r.axes.is_empty() {
+        out.push_str("<li><a href=\"#axes\">Sweeps and curves</a></li>\n");
+    }
+    if !r.compares.is_empty() {
+        out.push_str("<li><a href=\"#compare\">Comparisons</a></li>\n");
+    }
+    for (i, sec) in r.sections.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#suite-{i}\">{}</a></li>",
+            esc(&sec.title)
+        );
+    }
     for (i, run) in r.runs.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -481,12 +654,6 @@ pub fn render(r: &Report) -> String {
             esc(&run.source),
             run.jobs.len()
         );
-    }
-    if !r.axes.is_empty() {
-        out.push_str("<li><a href=\"#axes\">Sweeps and curves</a></li>\n");
-    }
-    if !r.compares.is_empty() {
-        out.push_str("<li><a href=\"#compare\">Comparisons</a></li>\n");
     }
     out.push_str("<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n");
 
@@ -512,6 +679,29 @@ pub fn render(r: &Report) -> String {
         out.push_str("</section>\n");
     }
 
+    for (caption, rows) in &r.facts {
+        kv_table(&mut out, caption, rows);
+    }
+    for (i, sec) in r.sections.iter().enumerate() {
+        suite_section(&mut out, i, sec);
+    }
+
+    if !r.axes.is_empty() {
+        out.push_str("<section id=\"axes\"><h2>Sweeps and curves</h2>\n");
+        for a in &r.axes {
+            axis_section(&mut out, a);
+        }
+        out.push_str("</section>\n");
+    }
+    if !r.compares.is_empty() {
+        out.push_str("<section id=\"compare\"><h2>Comparisons</h2>\n");
+        for c in &r.compares {
+            compare_section(&mut out, c);
+        }
+        out.push_str("</section>\n");
+    }
+
+    // A suite's own charts come first, the runs behind them.
     for (i, run) in r.runs.iter().enumerate() {
         let _ = writeln!(out, "<section id=\"run-{i}\"><h2>{}</h2>", esc(&run.source));
         let _ = writeln!(
@@ -532,21 +722,6 @@ pub fn render(r: &Report) -> String {
                 &format!("options of job {}", job.name),
                 &job.options,
             );
-        }
-        out.push_str("</section>\n");
-    }
-
-    if !r.axes.is_empty() {
-        out.push_str("<section id=\"axes\"><h2>Sweeps and curves</h2>\n");
-        for a in &r.axes {
-            axis_section(&mut out, a);
-        }
-        out.push_str("</section>\n");
-    }
-    if !r.compares.is_empty() {
-        out.push_str("<section id=\"compare\"><h2>Comparisons</h2>\n");
-        for c in &r.compares {
-            compare_section(&mut out, c);
         }
         out.push_str("</section>\n");
     }
@@ -601,6 +776,10 @@ mod tests {
             lat: Some(lat.clone()),
             bw_series: vec![(50.0, 4e6), (100.0, 4.2e6)],
             iops_series: vec![(50.0, 980.0), (100.0, 1020.0)],
+            lat_series: vec![
+                (50.0, 49, 110_000.0, 400_000.0),
+                (100.0, 51, 130_000.0, 900_000.0),
+            ],
         };
         Report {
             title: "a <report>".into(),
@@ -648,6 +827,23 @@ mod tests {
             }],
             machine: None,
             notes: vec![],
+            sections: vec![SuiteSection {
+                title: "SNIA PTS IOPS test".into(),
+                notes: vec!["steady at round 8".into()],
+                steady: vec![crate::charts::snapshots::steady()],
+                lines: vec![],
+                bars: vec![],
+                table: Some((
+                    "IOPS".into(),
+                    vec!["R/W mix".into(), "4KiB".into()],
+                    vec![vec!["0/100".into(), "40000".into()]],
+                )),
+            }],
+            facts: vec![(
+                "test conditions".into(),
+                vec![("device".into(), "/dev/x".into())],
+            )],
+            devices: vec![],
         }
     }
 
@@ -668,8 +864,13 @@ mod tests {
                 .collect();
             assert!(hits.is_empty(), "no external reference {needle}: {hits:?}");
         }
-        // IOPS, bandwidth, histogram, percentiles; IOPS and latency against iodepth; compare.
-        assert_eq!(chart_count(&a), 7, "charts in {a}");
+        // IOPS, bandwidth, latency over time, histogram, percentiles; IOPS and latency
+        // against iodepth; compare; the steady-state convergence and window.
+        assert_eq!(chart_count(&a), 10, "charts in {a}");
+        assert!(
+            a.contains("href=\"#suite-0\"") && a.contains("<caption class=\"l\" style=\"text-align:left;font-weight:600;white-space:nowrap\">test conditions</caption>"),
+            "the suite section is in the contents and the facts are a table"
+        );
         assert!(
             a.contains("x &lt; y") && a.contains("fio-3.33"),
             "findings and versions"

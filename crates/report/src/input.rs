@@ -4,8 +4,106 @@
 
 use serde_json::Value;
 
-use crate::charts::LatDist;
+use crate::charts::{AxisInput, AxisPoint, LatDist};
 use crate::html::{DirReport, Finding, JobReport, Report, RunReport};
+use crate::svg::Unit;
+
+/// The axes `iolens sweep` writes into each point of its JSON, concurrency first (the knee is
+/// looked for along the first of them a sweep has).
+const SWEEP_AXES: [&str; 5] = ["iodepth", "numjobs", "bs", "rwmixread", "rate_iops"];
+
+/// A saved `iolens sweep` or `iolens curve` JSON (`points` with IOPS and latency in µs) as the
+/// input of the sweep charts: one series per combination of the other axes' values.
+fn suite_axes(v: &Value, source: &str) -> Option<Vec<AxisInput>> {
+    let points = v.get("points")?.as_array()?;
+    let us = |p: &Value, k: &str| p.get(k).and_then(Value::as_f64).map(|x| x * 1e3);
+    let point = |p: &Value, x: f64| AxisPoint {
+        x,
+        iops: f(p, "iops"),
+        lat_mean_ns: us(p, "lat_mean_us").unwrap_or(0.0),
+        lat_p99_ns: us(p, "lat_p99_us"),
+    };
+    if let Some(max) = v.get("max_iops").and_then(Value::as_f64) {
+        return Some(vec![AxisInput {
+            title: format!("{source}: open loop"),
+            x_label: "offered IOPS".into(),
+            points: points
+                .iter()
+                .filter_map(|p| Some(point(p, p.get("target_iops")?.as_f64()?)))
+                .collect(),
+            ceiling_iops: Some(max),
+            ceiling_label: format!("closed-loop maximum {} IOPS", crate::svg::si(max)),
+            hockey_stick: true,
+            ..AxisInput::default()
+        }]);
+    }
+    let axis = SWEEP_AXES.iter().copied().find(|a| {
+        !points.is_empty()
+            && points
+                .iter()
+                .all(|p| p.get(*a).is_some_and(Value::is_number))
+    })?;
+    let knee = v.get("knees").and_then(Value::as_array);
+    // (the other axes' values, the points along `axis`)
+    type Held = Vec<(String, String)>;
+    let mut series: Vec<(Held, Vec<AxisPoint>)> = Vec::new();
+    for p in points {
+        let held: Vec<(String, String)> = SWEEP_AXES
+            .iter()
+            .chain(["rw"].iter())
+            .filter(|a| **a != axis)
+            .filter_map(|a| {
+                let v = p.get(*a)?;
+                Some((
+                    a.to_string(),
+                    v.as_str().map_or(v.to_string(), str::to_string),
+                ))
+            })
+            .collect();
+        let pt = point(p, f(p, axis));
+        match series.iter_mut().find(|(h, _)| *h == held) {
+            Some((_, v)) => v.push(pt),
+            None => series.push((held, vec![pt])),
+        }
+    }
+    Some(
+        series
+            .into_iter()
+            .map(|(held, points)| {
+                // The knee of this series: the entry of `knees` whose held values match.
+                let knee_x = knee.and_then(|ks| {
+                    ks.iter()
+                        .find(|k| {
+                            held.iter().all(|(a, v)| {
+                                k.get(a).is_some_and(|x| {
+                                    x.as_str().map_or(x.to_string(), str::to_string) == *v
+                                })
+                            })
+                        })
+                        .and_then(|k| k.get(axis)?.as_f64())
+                });
+                let words: Vec<String> = held.iter().map(|(a, v)| format!("{a}={v}")).collect();
+                AxisInput {
+                    title: if words.is_empty() {
+                        source.to_string()
+                    } else {
+                        format!("{source} [{}]", words.join(" "))
+                    },
+                    x_label: axis.to_string(),
+                    x_unit: if axis == "bs" {
+                        Unit::Bytes
+                    } else {
+                        Unit::Count
+                    },
+                    points,
+                    knee_x,
+                    littles_law: axis == "iodepth" || axis == "numjobs",
+                    ..AxisInput::default()
+                }
+            })
+            .collect(),
+    )
+}
 
 /// Why an input is not a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,6 +213,25 @@ fn series(v: Option<&Value>, scale: f64) -> Vec<(f64, f64)> {
         .unwrap_or_default()
 }
 
+/// `[[ms, ios, mean_ns, max_ns], ...]`: latency per sampling interval.
+fn lat_series(v: Option<&Value>) -> Vec<(f64, u64, f64, f64)> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let p = p.as_array()?;
+                    Some((
+                        p.first()?.as_f64()?,
+                        p.get(1)?.as_u64()?,
+                        p.get(2)?.as_f64()?,
+                        p.get(3)?.as_f64()?,
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn dir(job: &Value, name: &str) -> Option<DirReport> {
     let d = job.get(name)?;
     let total_ios = d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
@@ -144,6 +261,7 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
         lat,
         bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
         iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
+        lat_series: lat_series(s.and_then(|s| s.get("clat_ns"))),
     })
 }
 
@@ -228,18 +346,48 @@ pub fn files_report(
     generator: &str,
     findings: Vec<Finding>,
 ) -> Result<Report, InputError> {
-    let runs = files
-        .iter()
-        .map(|(name, text)| parse(text, name).map_err(|e| InputError(format!("{name}: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let title = match runs.as_slice() {
-        [one] => format!("iolens report: {}", job_names(one)),
-        many => format!("iolens report: {} results", many.len()),
+    let mut runs = Vec::new();
+    let mut axes = Vec::new();
+    let mut findings = findings;
+    for (name, text) in files {
+        // A saved sweep or curve: its charts and explanation.
+        if let Some(a) = first_object(text)
+            .ok()
+            .filter(|v| v.get("jobs").is_none())
+            .and_then(|v| {
+                let lines: Vec<String> = v
+                    .get("explain")
+                    .and_then(Value::as_array)
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                findings.extend(lines.into_iter().map(|l| Finding {
+                    severity: "INFO".into(),
+                    subject: name.clone(),
+                    claim: l,
+                    ..Finding::default()
+                }));
+                suite_axes(&v, name)
+            })
+        {
+            axes.extend(a);
+            continue;
+        }
+        runs.push(parse(text, name).map_err(|e| InputError(format!("{name}: {e}")))?);
+    }
+    let title = match (runs.as_slice(), axes.len()) {
+        ([one], 0) => format!("iolens report: {}", job_names(one)),
+        (many, 0) => format!("iolens report: {} results", many.len()),
+        _ => format!("iolens report: {} files", files.len()),
     };
     Ok(Report {
         title,
         generator: generator.to_string(),
         runs,
+        axes,
         findings,
         machine: None,
         notes: vec![
@@ -276,7 +424,8 @@ mod tests {
         "percentile" : { "50.000000" : 5, "99.000000" : 9 },
         "bins" : { "5" : 6, "9" : 4 } } },
     "write" : { "iops" : 0, "total_ios" : 0 },
-    "iolens_series" : { "read" : { "bw_kib" : [[500,2.0]], "iops" : [[500,7]] } } } ],
+    "iolens_series" : { "read" : { "bw_kib" : [[500,2.0]], "iops" : [[500,7]],
+      "clat_ns" : [[500,3,5.5,9]] } } } ],
   "disk_util" : [ { "name" : "vda" } ]
 }"#;
         let r = parse(text, "x.json").expect("a valid result");
@@ -291,6 +440,42 @@ mod tests {
         assert_eq!(l.percentiles, vec![(50.0, 5.0), (99.0, 9.0)]);
         assert_eq!(d.bw_series, vec![(500.0, 2048.0)], "KiB/s become bytes/s");
         assert_eq!(d.iops_series, vec![(500.0, 7.0)]);
+        assert_eq!(d.lat_series, vec![(500.0, 3, 5.5, 9.0)]);
+    }
+
+    #[test]
+    fn saved_sweeps_and_curves_become_axis_charts() {
+        let sweep = r#"{ "points": [
+            {"iodepth": 1, "bs": "4k", "iops": 1000, "lat_mean_us": 1000, "lat_p99_us": 2000},
+            {"iodepth": 4, "bs": "4k", "iops": 3900, "lat_mean_us": 1025, "lat_p99_us": null},
+            {"iodepth": 1, "bs": "64k", "iops": 500, "lat_mean_us": 2000, "lat_p99_us": 4000}],
+          "knees": [{"iodepth": 4, "bs": "4k"}, {"iodepth": 1, "bs": "64k"}],
+          "explain": ["saturated at QD 4"] }"#;
+        let r = files_report(&[("s.json".into(), sweep.into())], "iolens-x", vec![])
+            .expect("a sweep is a report input");
+        assert_eq!(r.axes.len(), 2, "one series per block size: {:?}", r.axes);
+        let a = &r.axes[0];
+        assert_eq!(
+            (a.x_label.as_str(), a.knee_x, a.littles_law),
+            ("iodepth", Some(4.0), true)
+        );
+        assert_eq!(a.title, "s.json [bs=4k]");
+        assert_eq!(a.points[1].lat_mean_ns, 1_025_000.0, "µs become ns");
+        assert_eq!(a.points[1].lat_p99_ns, None);
+        assert_eq!(r.axes[1].knee_x, Some(1.0), "the 64k series' own knee");
+        assert_eq!(r.findings[0].claim, "saturated at QD 4");
+        let curve = r#"{ "max_iops": 8000, "points": [
+            {"percent": 50, "target_iops": 4000, "iops": 3990, "lat_mean_us": 600, "lat_p99_us": 900}] }"#;
+        let r = files_report(&[("c.json".into(), curve.into())], "iolens-x", vec![])
+            .expect("a curve is a report input");
+        assert_eq!(
+            (
+                r.axes[0].points[0].x,
+                r.axes[0].ceiling_iops,
+                r.axes[0].hockey_stick
+            ),
+            (4000.0, Some(8000.0), true)
+        );
     }
 
     #[test]

@@ -299,7 +299,8 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
 }
 
 /// iolens extension: the bandwidth (KiB/s) and IOPS samples over time, `[ms, value]` pairs
-/// with ms counted from the measured start, one line per series; read back by `iolens report`.
+/// with ms counted from the measured start, and the completion latency of each IOPS interval,
+/// `[ms, I/Os, mean ns, max ns]`; one line per series; read back by `iolens report`.
 fn series(w: &mut W, j: &JobResult) {
     let dirs: Vec<(&str, &DirResult)> = match &j.mixed {
         Some(m) if j.unified == "mixed" => vec![("mixed", m)],
@@ -328,6 +329,17 @@ fn series(w: &mut W, j: &JobResult) {
         w.open(Some(k), '{');
         w.raw("bw_kib", &line(&d.bw_series));
         w.raw("iops", &line(&d.iops_series));
+        if !d.lat_series.is_empty() {
+            let pts: Vec<String> = d
+                .lat_series
+                .iter()
+                .map(|(t, n, mean, max)| {
+                    let mean = if mean.is_finite() { mean.round() } else { 0.0 };
+                    format!("[{t},{n},{mean},{max}]")
+                })
+                .collect();
+            w.raw("clat_ns", &format!("[{}]", pts.join(",")));
+        }
         w.close('}');
     }
     w.close('}');

@@ -17,10 +17,13 @@ pub const W: f64 = 720.0;
 pub const MARGIN: (f64, f64, f64, f64) = (72.0, 20.0, 30.0, 46.0);
 
 /// What a number on an axis measures; decides how ticks are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Unit {
     /// A plain count or rate (IOPS, depth): 1.5k, 20k, 1.2M.
+    #[default]
     Count,
+    /// A size in bytes, written in binary units (512B, 4KiB, 1MiB): block sizes.
+    Bytes,
     /// Nanoseconds, written with the unit that suits each tick (850ns, 1.2ms).
     Nanos,
     /// Bytes per second, written in one decimal unit for the whole axis (kB/s, MB/s, GB/s).
@@ -212,6 +215,7 @@ impl Scale {
     pub fn label(&self, v: f64) -> String {
         match self.unit {
             Unit::Count => si(v),
+            Unit::Bytes => bytes_iec(v),
             Unit::Nanos => dur_ns(v),
             Unit::BytesPerSec => {
                 let (div, _) = bytes_unit(self.d.0.abs().max(self.d.1.abs()));
@@ -244,6 +248,20 @@ pub fn bytes_unit(max: f64) -> (f64, &'static str) {
         (1e3, "kB/s")
     } else {
         (1.0, "B/s")
+    }
+}
+
+/// A size in binary units (`512B`, `4KiB`, `1MiB`), as block sizes are written.
+pub fn bytes_iec(v: f64) -> String {
+    let a = v.abs();
+    if a >= (1u64 << 30) as f64 {
+        format!("{}GiB", num(v / (1u64 << 30) as f64))
+    } else if a >= (1u64 << 20) as f64 {
+        format!("{}MiB", num(v / (1u64 << 20) as f64))
+    } else if a >= 1024.0 {
+        format!("{}KiB", num(v / 1024.0))
+    } else {
+        format!("{}B", num(v))
     }
 }
 

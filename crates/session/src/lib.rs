@@ -174,9 +174,50 @@ pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html
 /// `--report=FILE.html` after a run: charts of the run, explain's findings (from the result in
 /// memory), the machine.
 pub fn write_html(r: &RunResult, path: &std::path::Path, ctx: &ExplainContext) -> Result<()> {
+    write_html_with(r, iolens_report::html::Report::default(), path, ctx)
+}
+
+/// [`write_html`] with a suite's own title (when it has one), sections and fact tables above
+/// the run (`iolens quick`: the summary of its tests).
+pub fn write_html_with(
+    r: &RunResult,
+    suite: iolens_report::html::Report,
+    path: &std::path::Path,
+    ctx: &ExplainContext,
+) -> Result<()> {
     use anyhow::Context;
     let findings = html_findings(&explain(&view_of_run(r), ctx));
-    let report = iolens_report::input::run_report(r, &version(), findings);
+    let mut report = iolens_report::input::run_report(r, &version(), findings);
+    if !suite.title.is_empty() {
+        report.title = suite.title;
+    }
+    report.sections = suite.sections;
+    report.facts = suite.facts;
+    report.notes.extend(suite.notes);
+    std::fs::write(path, iolens_report::html::render(&report))
+        .with_context(|| format!("cannot write report '{}'", path.display()))
+}
+
+/// `--report=FILE.html` of a suite: the report it built from its results (charts, findings,
+/// settings), with the version and, when its numbers were `measured_here`, the machine (and
+/// the models of the devices the report names).
+pub fn write_report(
+    mut report: iolens_report::html::Report,
+    measured_here: bool,
+    path: &std::path::Path,
+) -> Result<()> {
+    use anyhow::Context;
+    report.generator = version();
+    if measured_here && report.machine.is_none() {
+        let mut disks = report.devices.clone();
+        disks.extend(report.runs.iter().flat_map(|r| r.disks.iter().cloned()));
+        disks.sort();
+        disks.dedup();
+        report.machine = Some(iolens_report::machine::detect(
+            "where this suite ran (read from /proc and sysfs at its end)",
+            &disks,
+        ));
+    }
     std::fs::write(path, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", path.display()))
 }

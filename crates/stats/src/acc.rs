@@ -38,6 +38,11 @@ impl Accumulator {
         self.n
     }
 
+    /// The exact sum of the values (the difference of two readings is an interval's sum).
+    pub fn total(&self) -> i128 {
+        self.sum + self.base as i128 * self.n as i128
+    }
+
     /// Summary in floating point, mergeable.
     pub fn moments(&self) -> Moments {
         if self.n == 0 {

@@ -69,6 +69,12 @@ pub struct DirStats {
     pub bw_series: Vec<(u64, f64)>,
     /// IOPS samples over time: (ms since the measured start, IOPS).
     pub iops_series: Vec<(u64, f64)>,
+    /// Completion latency per sampling interval: (ms, I/Os, mean ns, max ns).
+    pub lat_series: Vec<(u64, u64, f64, u64)>,
+    /// Largest completion latency since the last latency sample.
+    pub window_max: u64,
+    /// Completion latency count and sum at the last latency sample.
+    pub window_mark: (u64, i128),
     /// Time this direction was active, ms.
     pub runtime_ms: u64,
 }
@@ -178,6 +184,7 @@ impl JobStats {
         ds.ios += 1;
         if cfg.clat {
             ds.clat.add(clat);
+            ds.window_max = ds.window_max.max(clat);
             let idx = ds.clat_hist.add(clat);
             self.lat_buckets[table.bucket(idx, clat)] += 1;
         }
@@ -224,6 +231,21 @@ impl JobStats {
     pub fn add_iops_sample(&mut self, d: usize, t_ms: u64, iops: f64) {
         self.dirs[d].iops.add(iops);
         self.dirs[d].iops_series.push((t_ms, iops));
+    }
+
+    /// Closes a latency sampling interval of a direction at `t_ms` after the measured start:
+    /// the mean and largest completion latency of the I/Os completed since the last one (no
+    /// point when none completed).
+    pub fn add_lat_sample(&mut self, d: usize, t_ms: u64) {
+        let ds = &mut self.dirs[d];
+        let (n, total) = (ds.clat.count(), ds.clat.total());
+        let (n0, total0) = ds.window_mark;
+        if n > n0 {
+            let mean = (total - total0) as f64 / (n - n0) as f64;
+            ds.lat_series.push((t_ms, n - n0, mean, ds.window_max));
+        }
+        ds.window_mark = (n, total);
+        ds.window_max = 0;
     }
 
     /// Records an error; returns true if it is the first.
@@ -344,6 +366,7 @@ struct MergedDir {
     iops: SampleStats,
     bw_series: Vec<(u64, f64)>,
     iops_series: Vec<(u64, f64)>,
+    lat_series: Vec<(u64, u64, f64, u64)>,
     runtime_ms: u64,
 }
 
@@ -365,6 +388,7 @@ impl MergedDir {
             iops: d.iops,
             bw_series: d.bw_series.clone(),
             iops_series: d.iops_series.clone(),
+            lat_series: d.lat_series.clone(),
             runtime_ms: d.runtime_ms,
         }
     }
@@ -387,6 +411,7 @@ impl MergedDir {
         self.iops = self.iops.sum_merge(&o.iops);
         self.bw_series = crate::series::sum(&self.bw_series, &o.bw_series);
         self.iops_series = crate::series::sum(&self.iops_series, &o.iops_series);
+        self.lat_series = crate::series::merge_lat(&self.lat_series, &o.lat_series);
         self.runtime_ms = self.runtime_ms.max(o.runtime_ms);
     }
 
@@ -411,6 +436,7 @@ impl MergedDir {
             bw_agg,
             bw_series: self.bw_series.clone(),
             iops_series: self.iops_series.clone(),
+            lat_series: self.lat_series.clone(),
         }
     }
 }

@@ -94,6 +94,11 @@ pub struct DirResult {
     /// The IOPS samples as a time series: (ms since the measured start, IOPS).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iops_series: Vec<(u64, f64)>,
+    /// Completion latency per IOPS sampling interval: (ms since the measured start, I/Os
+    /// completed in the interval, their mean ns, their largest ns). An iolens extension for
+    /// plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lat_series: Vec<(u64, u64, f64, u64)>,
 }
 
 impl DirResult {

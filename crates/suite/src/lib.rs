@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod curve;
+pub mod html;
 pub mod metrics;
 pub mod pts;
 pub mod quick;

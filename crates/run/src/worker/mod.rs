@@ -825,14 +825,12 @@ impl<'a> Worker<'a> {
                 self.publish();
             }
             if let Some((ms, delta)) = self.iops_sampler.due(t, ios) {
+                let t_ms = t.saturating_sub(self.measure_start) / 1_000_000;
                 for (d, dn) in delta.iter().enumerate() {
                     if *dn > 0 {
-                        self.stats.add_iops_sample(
-                            d,
-                            t.saturating_sub(self.measure_start) / 1_000_000,
-                            (dn * 1000 / ms) as f64,
-                        );
+                        self.stats.add_iops_sample(d, t_ms, (dn * 1000 / ms) as f64);
                     }
+                    self.stats.add_lat_sample(d, t_ms);
                 }
             }
         }

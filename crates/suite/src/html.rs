@@ -1,0 +1,755 @@
+//! What each suite puts in the HTML report (`--report=FILE.html`): its results as the report's
+//! chart inputs, its explanation as findings, its settings as tables. Pure functions of a
+//! suite's results; the session adds the machine and writes the file.
+
+use iolens_report::charts::{
+    AxisInput, AxisPoint, CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput,
+};
+use iolens_report::html::{Finding, Report, RunReport, SuiteSection};
+use iolens_report::svg::Unit;
+use iolens_stats::RunResult;
+
+use crate::compare::{Input, Row};
+
+use crate::curve::Curve;
+use crate::metrics::fmt_int;
+use crate::pts::report::{convergence, Conditions};
+use crate::pts::{bs_label, PtsRun, Test};
+use crate::quick::{best_passes, Profile, QuickSpec, Step};
+use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
+
+fn info(subject: &str, claim: &str) -> Finding {
+    Finding {
+        severity: "INFO".into(),
+        subject: subject.into(),
+        claim: claim.into(),
+        ..Finding::default()
+    }
+}
+
+/// The block devices under a suite's runs (for the machine section).
+fn disks<'a>(results: impl Iterator<Item = &'a RunResult>) -> Vec<String> {
+    let mut v: Vec<String> = results
+        .flat_map(|r| r.disks.iter().map(|d| d.name.clone()))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The options of a run's first job, global options first: what a suite varied around.
+fn job_options(r: &RunResult) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = r.global_options.clone().unwrap_or_default();
+    if let Some(j) = r.jobs.first() {
+        v.extend(j.options.iter().cloned());
+    }
+    v
+}
+
+/// A few words on the job (`randread 4k, io_uring, iodepth 16`) from its options.
+fn job_words(r: &RunResult) -> String {
+    let o = job_options(r);
+    let get = |k: &str| o.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let mut w: Vec<String> = Vec::new();
+    w.extend(get("rw").or_else(|| get("readwrite")));
+    w.extend(get("bs").or_else(|| get("blocksize")));
+    w.extend(get("ioengine"));
+    w.extend(get("sim_volume").map(|v| format!("simulated {v}")));
+    if w.is_empty() {
+        r.jobs.first().map(|j| j.name.clone()).unwrap_or_default()
+    } else {
+        w.join(", ")
+    }
+}
+
+/// `iolens quick`: the summary of the best pass of each test, as bars (MB/s, IOPS, or for the
+/// durability profile IOPS and latency per write) and as the table; the session adds each
+/// test's run below it.
+pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
+    let best = best_passes(steps, results);
+    let m: Vec<(String, crate::metrics::Metrics)> = best
+        .iter()
+        .map(|(t, i)| (t.clone(), crate::metrics::of_run(&results[*i])))
+        .collect();
+    let bars =
+        |metric: &str, unit: Unit, f: &dyn Fn(&crate::metrics::Metrics) -> f64| CompareInput {
+            title: format!("quick --profile {}", q.profile.name()),
+            metric: metric.into(),
+            unit,
+            ci_label: String::new(),
+            bars: m
+                .iter()
+                .map(|(t, x)| CompareBar {
+                    label: t.clone(),
+                    value: f(x),
+                    ci: None,
+                })
+                .collect(),
+        };
+    let durability = q.profile == Profile::Durability;
+    let charts = if durability {
+        vec![
+            bars("IOPS", Unit::Count, &|x| x.iops),
+            bars("mean latency per write", Unit::Nanos, &|x| x.lat_mean_ns),
+        ]
+    } else {
+        vec![
+            bars("bandwidth", Unit::BytesPerSec, &|x| x.bw_bytes),
+            bars("IOPS", Unit::Count, &|x| x.iops),
+        ]
+    };
+    let rows = m
+        .iter()
+        .map(|(t, x)| {
+            vec![
+                t.clone(),
+                format!("{:.1}", x.bw_bytes / 1e6),
+                format!("{:.0}", x.iops),
+                format!("{:.1}", x.lat_mean_ns / 1e3),
+                x.lat_p99_ns
+                    .map_or("–".into(), |v| format!("{:.1}", v / 1e3)),
+            ]
+        })
+        .collect();
+    let passes = if q.passes > 1 {
+        format!(", best of {} passes", q.passes)
+    } else {
+        String::new()
+    };
+    Report {
+        title: format!("iolens quick --profile {}: {}", q.profile.name(), q.target),
+        sections: vec![SuiteSection {
+            title: format!("quick --profile {}", q.profile.name()),
+            notes: vec![format!(
+                "{} ({}, {}, direct={}, {} s per test{passes}). Each test's charts follow in its job's section.",
+                q.target,
+                q.size,
+                if durability { "psync" } else { q.engine.as_str() },
+                u8::from(q.direct && !durability),
+                q.runtime_s
+            )],
+            bars: charts,
+            table: Some((
+                "best pass of each test".into(),
+                ["test", "MB/s", "IOPS", "mean latency (µs)", "p99 latency (µs)"]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect(),
+                rows,
+            )),
+            ..SuiteSection::default()
+        }],
+        ..Report::default()
+    }
+}
+
+/// A sweep: IOPS and latency against the swept axis for every series (the other axes held),
+/// the knee and the model's ceiling where known, Little's law along iodepth and numjobs, the
+/// explanation as findings.
+pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -> Report {
+    let ks = knees(s);
+    // The axis to draw against: the knee's, else the first numeric one.
+    let axis = ks.first().map(|k| k.axis).or_else(|| {
+        s.axes.iter().copied().find(|a| {
+            s.points
+                .iter()
+                .all(|p| p.values.iter().any(|(k, v)| k == a && v.num.is_some()))
+        })
+    });
+    let what = s
+        .points
+        .first()
+        .map(|p| job_words(&p.result))
+        .unwrap_or_default();
+    let mut axes = Vec::new();
+    if let Some(axis) = axis {
+        type Held = Vec<(AxisKind, String)>;
+        let mut series: Vec<(Held, Vec<AxisPoint>)> = Vec::new();
+        for p in &s.points {
+            let Some(x) = p
+                .values
+                .iter()
+                .find(|(k, _)| *k == axis)
+                .and_then(|(_, v)| v.num)
+            else {
+                continue;
+            };
+            let fixed: Vec<(AxisKind, String)> = p
+                .values
+                .iter()
+                .filter(|(k, _)| *k != axis)
+                .map(|(k, v)| (*k, v.text.clone()))
+                .collect();
+            let point = AxisPoint {
+                x,
+                iops: p.metrics.iops,
+                lat_mean_ns: p.metrics.lat_mean_ns,
+                lat_p99_ns: p.metrics.lat_p99_ns,
+            };
+            match series.iter_mut().find(|(f, _)| *f == fixed) {
+                Some((_, v)) => v.push(point),
+                None => series.push((fixed, vec![point])),
+            }
+        }
+        for (fixed, points) in series {
+            let k = ks.iter().position(|k| k.fixed == fixed);
+            let ceiling = k.and_then(|i| ceilings.get(i).cloned().flatten());
+            let held: Vec<String> = fixed
+                .iter()
+                .map(|(a, v)| format!("{}={v}", a.name()))
+                .collect();
+            let title = match (what.is_empty(), held.is_empty()) {
+                (false, false) => format!("{what} [{}]", held.join(" ")),
+                (false, true) => what.clone(),
+                (true, _) => held.join(" "),
+            };
+            axes.push(AxisInput {
+                title,
+                x_label: axis.name().to_string(),
+                x_unit: if axis == AxisKind::Bs {
+                    Unit::Bytes
+                } else {
+                    Unit::Count
+                },
+                points,
+                knee_x: k.map(|i| ks[i].at),
+                ceiling_iops: ceiling.as_ref().map(|c| c.iops),
+                ceiling_label: ceiling
+                    .as_ref()
+                    .map(|c| format!("model ceiling {} IOPS: {}", fmt_int(c.iops), c.limited_by))
+                    .unwrap_or_default(),
+                littles_law: axis.is_concurrency(),
+                hockey_stick: false,
+            });
+        }
+    }
+    let names: Vec<&str> = s.axes.iter().map(|a| a.name()).collect();
+    let mut notes = vec![format!(
+        "{} points over {}; every point's full result is in `--output-format=json`.",
+        s.points.len(),
+        names.join(" × ")
+    )];
+    if axes.is_empty() {
+        notes.push("No numeric axis to draw against (rw sweeps are in the table only).".into());
+    }
+    Report {
+        title: format!("iolens sweep: {what}"),
+        axes,
+        findings: explain.iter().map(|l| info("sweep", l)).collect(),
+        facts: s
+            .points
+            .first()
+            .map(|p| {
+                vec![(
+                    "the swept job's options (first point)".to_string(),
+                    job_options(&p.result),
+                )]
+            })
+            .unwrap_or_default(),
+        notes,
+        devices: disks(s.points.iter().map(|p| &p.result)),
+        ..Report::default()
+    }
+}
+
+/// A latency-vs-load curve: achieved IOPS and latency against offered load, the hockey stick
+/// (latency against achieved IOPS), the closed-loop maximum as the ceiling.
+pub fn curve(c: &Curve) -> Report {
+    let what = job_words(&c.closed_result);
+    let points: Vec<AxisPoint> = c
+        .points
+        .iter()
+        .map(|p| AxisPoint {
+            x: p.target_iops,
+            iops: p.metrics.iops,
+            lat_mean_ns: p.metrics.lat_mean_ns,
+            lat_p99_ns: p.metrics.lat_p99_ns,
+        })
+        .collect();
+    let mut findings = vec![info(
+        "curve",
+        &format!(
+            "closed-loop maximum {} IOPS at mean latency {:.0} µs; open loop (Poisson arrivals) at depth {}",
+            fmt_int(c.closed.iops),
+            c.closed.lat_mean_ns / 1e3,
+            c.depth
+        ),
+    )];
+    if let Some(s) = &c.stopped {
+        findings.push(info("curve", s));
+    }
+    let mut results = vec![&c.closed_result];
+    results.extend(c.points.iter().map(|p| &p.result));
+    Report {
+        title: format!("iolens curve: {what}"),
+        axes: vec![AxisInput {
+            title: format!("{what}, open loop"),
+            x_label: "offered IOPS".into(),
+            points,
+            ceiling_iops: Some(c.closed.iops),
+            ceiling_label: format!("closed-loop maximum {} IOPS", fmt_int(c.closed.iops)),
+            hockey_stick: true,
+            ..AxisInput::default()
+        }],
+        findings,
+        facts: vec![("the job's options (closed-loop run)".into(), job_options(&c.closed_result))],
+        notes: vec![
+            "Latency counts from each I/O's scheduled arrival (open_loop=1): waiting for a busy slot is in the figures.".into(),
+        ],
+        devices: disks(results.into_iter()),
+        ..Report::default()
+    }
+}
+
+/// A comparison: per compared input, IOPS and p99 latency side by side (B with the 95 %
+/// bootstrap interval of B/A applied to A's IOPS), each row's verdict as a finding, and the
+/// runs themselves where the inputs are plain results (`files`: name and text of each input).
+pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, crate::SuiteError> {
+    let base = inputs.first().map_or("A", |i| i.name.as_str());
+    let mut compares = Vec::new();
+    let mut findings = Vec::new();
+    for b in inputs.iter().skip(1) {
+        let rows = crate::compare::compare(&inputs[0], b)?;
+        let rows = &rows;
+        let what = |r: &Row| {
+            let p = if r.point.is_empty() {
+                String::new()
+            } else {
+                format!("{} ", r.point)
+            };
+            format!("{p}{} {}", r.job, r.dir)
+        };
+        let mut iops = Vec::new();
+        let mut p99 = Vec::new();
+        for r in rows {
+            iops.push(CompareBar {
+                label: format!("{}: {base}", what(r)),
+                value: r.a.iops,
+                ci: None,
+            });
+            iops.push(CompareBar {
+                label: format!("{}: {}", what(r), b.name),
+                value: r.b.iops,
+                ci: r.ci.map(|(l, h)| (r.a.iops * l, r.a.iops * h)),
+            });
+            if let (Some(x), Some(y)) = (r.a.lat_p99_ns, r.b.lat_p99_ns) {
+                p99.push(CompareBar {
+                    label: format!("{}: {base}", what(r)),
+                    value: x,
+                    ci: None,
+                });
+                p99.push(CompareBar {
+                    label: format!("{}: {}", what(r), b.name),
+                    value: y,
+                    ci: None,
+                });
+            }
+            findings.push(Finding {
+                severity: if r.significant() && r.ratio() < 1.0 {
+                    "WARNING".into()
+                } else {
+                    "INFO".into()
+                },
+                subject: format!("{} against {base}: {}", b.name, what(r)),
+                claim: r.verdict(),
+                ..Finding::default()
+            });
+        }
+        let title = format!("{} against {base}", b.name);
+        compares.push(CompareInput {
+            title: title.clone(),
+            metric: "IOPS".into(),
+            unit: Unit::Count,
+            ci_label: "95% bootstrap interval (B/A × A)".into(),
+            bars: iops,
+        });
+        if !p99.is_empty() {
+            compares.push(CompareInput {
+                title,
+                metric: "p99 latency".into(),
+                unit: Unit::Nanos,
+                ci_label: String::new(),
+                bars: p99,
+            });
+        }
+    }
+    let runs: Vec<RunReport> = files
+        .iter()
+        .filter_map(|(name, text)| iolens_report::input::parse(text, name).ok())
+        .collect();
+    let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+    Ok(Report {
+        title: format!("iolens compare: {}", names.join(" vs ")),
+        runs,
+        compares,
+        findings,
+        notes: vec![
+            "The inputs do not record the machine they ran on; the tool and version of each are listed at the end."
+                .into(),
+        ],
+        ..Report::default()
+    })
+}
+
+/// A SNIA PTS run: the test conditions, the steady-state plots of every tracking variable
+/// (convergence, and the measurement window with its average, data-excursion band, slope band
+/// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
+/// against time and data written, throughput and latency per cell) and its table.
+pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
+    let s = &run.spec;
+    let name = s.test.name().to_uppercase();
+    let (a, b) = run.window();
+    let verdict = match run.steady_round {
+        Some(x) => format!("Steady state reached at round {x} (measurement window rounds {a}–{b})."),
+        None if run.interrupted => format!(
+            "Interrupted after {} round(s): steady state NOT reached; the numbers average rounds {a}–{b}.",
+            run.rounds.len()
+        ),
+        None => format!(
+            "Steady state NOT reached in {} rounds; the numbers average the last rounds {a}–{b}.",
+            run.rounds.len()
+        ),
+    };
+    let metric = s.test.metric().unit().to_string();
+    let steady: Vec<SteadyInput> = convergence(run)
+        .into_iter()
+        .map(|(label, values, checks)| {
+            let window = b
+                .checked_sub(1)
+                .and_then(|i| checks.get(i).cloned().flatten())
+                .map(|c| SteadyWindow {
+                    first_round: c.first_round,
+                    last_round: c.last_round,
+                    average: c.average,
+                    slope: c.slope,
+                    intercept: c.intercept,
+                    range_pct: c.range_pct,
+                    slope_excursion_pct: c.slope_excursion_pct,
+                    steady: c.steady,
+                });
+            SteadyInput {
+                label: format!("tracking variable {label}"),
+                metric: metric.clone(),
+                unit: Unit::Count,
+                values,
+                window,
+                range_limit_pct: s.rule.range_pct,
+                slope_limit_pct: s.rule.slope_pct,
+            }
+        })
+        .collect();
+    let m = run.matrix();
+    let mut lines = Vec::new();
+    let mut bars = Vec::new();
+    let table = match s.test {
+        Test::Iops => {
+            let series = s
+                .mixes
+                .iter()
+                .enumerate()
+                .map(|(i, mix)| Series {
+                    label: format!("{mix}/{}", 100 - mix),
+                    color: i % 8,
+                    points: m
+                        .iter()
+                        .filter(|(c, _)| c.rwmixread == *mix)
+                        .map(|(c, r)| (c.bs as f64, r.iops))
+                        .collect(),
+                })
+                .collect();
+            lines.push(XyInput {
+                title: "IOPS against block size per R/W mix (2D plot, window average)".into(),
+                x_title: "block size".into(),
+                x_unit: Unit::Bytes,
+                x_log: true,
+                y_title: "IOPS".into(),
+                y_unit: Unit::Count,
+                y_log_over: Some(10.0),
+                series,
+            });
+            let mut head = vec!["R/W mix".to_string()];
+            head.extend(s.bss.iter().map(|b| bs_label(*b)));
+            let rows = s
+                .mixes
+                .iter()
+                .map(|mix| {
+                    let mut r = vec![format!("{mix}/{}", 100 - mix)];
+                    for bs in &s.bss {
+                        r.push(
+                            m.iter()
+                                .find(|(c, _)| c.rwmixread == *mix && c.bs == *bs)
+                                .map_or("–".into(), |x| format!("{:.0}", x.1.iops)),
+                        );
+                    }
+                    r
+                })
+                .collect();
+            (
+                "IOPS (average of the measurement window)".to_string(),
+                head,
+                rows,
+            )
+        }
+        Test::Throughput | Test::Wsat => {
+            if s.test == Test::Wsat {
+                let mut total = 0u64;
+                let mut by_time = Vec::new();
+                let mut by_tgbw = Vec::new();
+                for (i, r) in run.rounds.iter().enumerate() {
+                    total += r.iter().map(|c| c.written).sum::<u64>();
+                    let iops = r.first().map_or(0.0, |c| c.iops);
+                    by_time.push(((i + 1) as f64 * s.round_s as f64 / 60.0, iops));
+                    by_tgbw.push((total as f64 / 1e9, iops));
+                }
+                let one = |label: &str, points| Series {
+                    label: label.into(),
+                    color: 0,
+                    points,
+                };
+                lines.push(XyInput {
+                    title: "WSAT: IOPS against time".into(),
+                    x_title: "time (minutes)".into(),
+                    x_unit: Unit::Count,
+                    x_log: false,
+                    y_title: "IOPS".into(),
+                    y_unit: Unit::Count,
+                    y_log_over: None,
+                    series: vec![one("4KiB random write", by_time)],
+                });
+                lines.push(XyInput {
+                    title: "WSAT: IOPS against total data written (TGBW)".into(),
+                    x_title: "total written (GB)".into(),
+                    x_unit: Unit::Count,
+                    x_log: false,
+                    y_title: "IOPS".into(),
+                    y_unit: Unit::Count,
+                    y_log_over: None,
+                    series: vec![one("4KiB random write", by_tgbw)],
+                });
+            }
+            bars.push(CompareInput {
+                title: "throughput per cell (window average)".into(),
+                metric: "bandwidth".into(),
+                unit: Unit::BytesPerSec,
+                ci_label: String::new(),
+                bars: m
+                    .iter()
+                    .map(|(c, r)| CompareBar {
+                        label: c.label(),
+                        value: r.mbps * 1e6,
+                        ci: None,
+                    })
+                    .collect(),
+            });
+            (
+                "average of the measurement window".to_string(),
+                vec!["cell".into(), "MB/s".into(), "IOPS".into()],
+                m.iter()
+                    .map(|(c, r)| {
+                        vec![
+                            c.label(),
+                            format!("{:.1}", r.mbps),
+                            format!("{:.0}", r.iops),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+        Test::Latency => {
+            for (what, f) in [
+                (
+                    "mean latency",
+                    (|r: &crate::pts::CellResult| r.mean_lat_us) as fn(&_) -> f64,
+                ),
+                ("99.999th percentile latency (worst round)", |r| r.p99999_us),
+                ("max latency (worst round)", |r| r.max_lat_us),
+            ] {
+                bars.push(CompareInput {
+                    title: "latency per cell".into(),
+                    metric: what.into(),
+                    unit: Unit::Nanos,
+                    ci_label: String::new(),
+                    bars: m
+                        .iter()
+                        .map(|(c, r)| CompareBar {
+                            label: c.label(),
+                            value: f(r) * 1e3,
+                            ci: None,
+                        })
+                        .collect(),
+                });
+            }
+            (
+                "latency, µs (mean: window average; 99.999 % and max: the worst round)".to_string(),
+                ["cell", "mean", "99.999%", "max", "IOPS"]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect(),
+                m.iter()
+                    .map(|(c, r)| {
+                        vec![
+                            c.label(),
+                            format!("{:.1}", r.mean_lat_us),
+                            format!("{:.1}", r.p99999_us),
+                            format!("{:.1}", r.max_lat_us),
+                            format!("{:.0}", r.iops),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+    };
+    let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
+    let conditions = vec![
+        ("device".to_string(), cond.device.clone()),
+        ("capacity".into(), gib(cond.capacity)),
+        ("model".into(), cond.model.clone().unwrap_or_else(|| "–".into())),
+        ("firmware".into(), cond.firmware.clone().unwrap_or_else(|| "–".into())),
+        ("kernel".into(), cond.kernel.clone()),
+        ("software".into(), cond.version.clone()),
+        ("QD / TC".into(), format!("{} / {}", s.qd, s.threads)),
+        ("active range".into(), format!("{} ({} bytes)", s.active_range, s.active_bytes)),
+        ("purge".into(), cond.purge.clone()),
+        (
+            "preconditioning".into(),
+            if s.wipc_passes > 0 {
+                format!("{}× the active range in 128 KiB sequential writes", s.wipc_passes)
+            } else {
+                "none".into()
+            },
+        ),
+        (
+            "engine".into(),
+            format!("{} direct={}, {} s per cell per round", s.engine, u8::from(s.direct), s.round_s),
+        ),
+        (
+            "steady-state rule".into(),
+            format!(
+                "window {} rounds; range ≤ {} % and slope excursion ≤ {} % of the window average; at most {} rounds",
+                s.rule.window, s.rule.range_pct, s.rule.slope_pct, s.rule.max_rounds
+            ),
+        ),
+    ];
+    let device = std::path::Path::new(&cond.device)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string());
+    Report {
+        title: format!("iolens pts {}: {}", s.test.name(), cond.device),
+        sections: vec![SuiteSection {
+            title: format!("SNIA PTS {name} test"),
+            notes: vec![verdict.clone()],
+            steady,
+            lines,
+            bars,
+            table: Some(table),
+        }],
+        findings: vec![info(&format!("pts {}", s.test.name()), &verdict)],
+        facts: vec![("test conditions".into(), conditions)],
+        devices: device
+            .filter(|_| cond.model.is_some())
+            .into_iter()
+            .collect(),
+        ..Report::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pts::{CellResult, PtsSpec, Rule};
+    use iolens_report::html::{chart_count, render};
+
+    fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
+        let spec = PtsSpec {
+            test,
+            target: "/dev/x".into(),
+            active_bytes: 1 << 30,
+            active_range: "100%".into(),
+            mixes,
+            bss,
+            qd: 32,
+            threads: 4,
+            round_s: 60,
+            rule: Rule::default(),
+            engine: "io_uring".into(),
+            direct: true,
+            wipc_passes: 2,
+        };
+        let cells = spec.cells().len();
+        // A fresh device that settles: each round a little closer to its steady figure.
+        let rounds = (0..rounds)
+            .map(|r| {
+                (0..cells)
+                    .map(|c| {
+                        let v = 1000.0 * (c + 1) as f64 * (1.0 + 2.0 / (r + 1) as f64);
+                        CellResult {
+                            iops: v,
+                            mbps: v / 100.0,
+                            mean_lat_us: 1e6 / v,
+                            max_lat_us: 5e6 / v,
+                            p99999_us: 3e6 / v,
+                            written: 1 << 30,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        PtsRun {
+            spec,
+            rounds,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+        }
+    }
+
+    #[test]
+    fn every_pts_test_gets_its_steady_state_plots_and_its_own_chart() {
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            ..Conditions::default()
+        };
+        // (test, cells, charts): two steady-state charts per tracking variable, then the
+        // IOPS matrix's 2D plot; throughput bars; WSAT against time and TGBW plus bars;
+        // three latency bar charts.
+        let cases = [
+            (
+                run(Test::Iops, vec![100, 65, 0], vec![4096, 65536, 1 << 20], 7),
+                3 * 2 + 1,
+            ),
+            (
+                run(Test::Throughput, vec![100, 0], vec![128 << 10, 1 << 20], 6),
+                2 * 2 + 1,
+            ),
+            (run(Test::Wsat, vec![0], vec![4096], 8), 2 + 2 + 1),
+            (run(Test::Latency, vec![100, 0], vec![4096], 5), 2 + 3),
+        ];
+        for (r, want) in cases {
+            let report = pts(&r, &cond);
+            let html = render(&report);
+            assert_eq!(
+                chart_count(&html),
+                want,
+                "charts of the {} test over {} rounds",
+                r.spec.test.name(),
+                r.rounds.len()
+            );
+            assert!(
+                html.contains("Steady state NOT reached") && html.contains("test conditions"),
+                "verdict and conditions of the {} test",
+                r.spec.test.name()
+            );
+        }
+    }
+
+    #[test]
+    fn before_the_window_fills_only_the_convergence_is_drawn() {
+        let r = run(Test::Iops, vec![0], vec![4096], 3);
+        let html = render(&pts(&r, &Conditions::default()));
+        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
+        assert!(
+            !html.contains("measurement window, rounds"),
+            "no window yet"
+        );
+    }
+}
