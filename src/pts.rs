@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use iolens_run::PlanOptions;
 use iolens_suite::pts::report::{self, Conditions};
-use iolens_suite::pts::{PtsSpec, Rule, Stage, Test};
+use iolens_suite::pts::sim::{SimDevice, SsdModel};
+use iolens_suite::pts::{
+    cloud::Bucket, Driver, HirPattern, PtsOutcome, PtsRun, PtsSpec, Stage, Test,
+};
 
 use iolens_session::Sink;
 
@@ -18,17 +21,30 @@ const USAGE: &str = "\
 usage: iolens pts TEST --target=PATH [--destructive] [--round=TIME] [--max-rounds=N]
                   [--bs=LIST] [--mix=LIST] [--qd=N] [--threads=N] [--active-range=SIZE|PCT]
                   [--size=SIZE] [--no-purge] [--no-precondition] [--engine=ENGINE]
+                  [--cloud] [--volume=SPEC] [--burst-balance=PCT|N] [--budget=TIME]
+                  [--simulate[=ssd:KEY=VAL,...]] [--wait-states=LIST] [--hir-loops=N]
+                  [--hir-burst=TIME] [--histogram-time=TIME]
                   [--output-format=text,json,csv] [--eta always|never|auto]
 
-TEST: iops, throughput, latency or wsat (SNIA SSS PTS 2.0). Each test purges the target
-(BLKDISCARD of a block device, which needs --destructive; delete-and-recreate of a file),
-writes the active range twice in 128 KiB sequential writes (not for wsat), then runs the
-test's matrix in rounds of --round per cell (default 1m) until every tracking variable is in
-steady state (5-round window, range <= 20 % and slope excursion <= 10 % of the window
-average) or --max-rounds (default 25).
+TEST: iops, throughput, latency, wsat, hir, xsr, dirth, or all (in the spec's order; SNIA SSS
+PTS 2.0). Each test purges the target (BLKDISCARD of a block device, which needs
+--destructive; delete-and-recreate of a file), writes the active range twice in 128 KiB
+sequential writes (not for wsat, hir, xsr), then runs the test's matrix in rounds of --round
+per cell (default 1m) until every tracking variable is in steady state (5-round window,
+range <= 20 % and slope excursion <= 10 % of the window average) or --max-rounds (default 25).
+throughput repeats that per block size; hir follows steady state with --hir-loops bursts of
+--hir-burst writes after each wait state (default 5,10,15,25,50 s; 360 x 5 s) and a return to
+baseline; xsr runs SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes each to steady state; dirth runs
+the thread x queue depth grid (--threads/--qd lists, default 32,16,8,6,4,2,1 each) to steady
+state, then --histogram-time (default 10m) response-time histograms at max, mid and min IOPS.
 --bs: e.g. 4k,64k,0.5k   --mix: read/write percents, e.g. 100/0,65/35,0/100
 --qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
 (default 1g). --active-range: bytes or a percentage of the capacity (default 100%).
+--cloud: no purge, one preconditioning pass over the active range, fewer IOPS cells, an
+optional --budget of I/O time; with --volume (e.g. gp2:size=100g) rounds that ran above the
+volume's baseline are marked as burst credits and never count as steady state
+(--burst-balance: the bucket at the start, default full). --simulate: run against a modelled
+device (a flash SSD falling from fresh to steady, or the --volume model with its credits).
 ";
 
 fn parse_bs(s: &str) -> Result<u64> {
@@ -121,17 +137,131 @@ fn human(s: u64) -> String {
     }
 }
 
+/// Parses a list of positive numbers (`--qd=1,8,32`).
+fn num_list(name: &str, v: &str) -> Result<Vec<u32>> {
+    v.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n > 0)
+                .with_context(|| format!("{name}: '{x}' is not a positive whole number"))
+        })
+        .collect()
+}
+
+fn secs(name: &str, v: &str) -> Result<u64> {
+    Ok(iolens_job::parse_time(v, iolens_job::TimeUnit::Sec)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        .as_secs()
+        .max(1))
+}
+
+/// The execute path as a PTS driver: stages through the session, purges by the method chosen.
+struct Exec<'a> {
+    test: Test,
+    target: &'a str,
+    capacity: u64,
+    purge: Option<bool>,
+    settings: &'a iolens_session::Settings<'a>,
+    sink: &'a mut Sink,
+    cells: u64,
+    round_s: u64,
+    started: Instant,
+}
+
+impl Driver for Exec<'_> {
+    type Error = anyhow::Error;
+
+    fn stage(&mut self, set: &iolens_job::JobSet, _: &Stage) -> Result<iolens_stats::RunResult> {
+        let o = iolens_session::run(set, self.settings, self.sink)?;
+        if let Some(e) = o.errors.first() {
+            bail!("{e}");
+        }
+        Ok(o.result)
+    }
+
+    fn purge(&mut self) -> Result<()> {
+        match self.purge {
+            Some(true) => blkdiscard(self.target, self.capacity),
+            Some(false) => match std::fs::remove_file(self.target) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => {
+                    Err(e).with_context(|| format!("cannot delete {} to purge it", self.target))
+                }
+            },
+            None => Ok(()),
+        }
+    }
+
+    fn progress(&mut self, st: &Stage, done: Option<&PtsRun>) {
+        let test = self.test.name();
+        match st {
+            Stage::Wipc(bytes) => eprintln!(
+                "iolens pts {test}: preconditioning: writing {:.2} GiB in 128 KiB sequential writes",
+                *bytes as f64 / (1u64 << 30) as f64
+            ),
+            Stage::Round(k, max) => {
+                let cells = done.map_or(self.cells, |d| d.spec.cells().len() as u64);
+                let per_round = cells * self.round_s;
+                let note = done
+                    .and_then(|d| {
+                        let s = report::convergence(d);
+                        let parts: Vec<String> = s
+                            .iter()
+                            .filter_map(|(l, _, c)| {
+                                c.last().cloned().flatten().map(|c| {
+                                    format!(
+                                        "{l}: range {:.1}% slope {:.1}%",
+                                        c.range_pct, c.slope_excursion_pct
+                                    )
+                                })
+                            })
+                            .collect();
+                        (!parts.is_empty()).then(|| format!(" [{}]", parts.join("; ")))
+                    })
+                    .unwrap_or_default();
+                let title = done
+                    .map(|d| d.spec.title.clone())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "iolens pts {test}{title}: round {k}/{max}, {cells} cells x {}s; elapsed {}, at most {} left{note}",
+                    self.round_s,
+                    human(self.started.elapsed().as_secs()),
+                    human((max - k + 1) as u64 * per_round)
+                );
+            }
+            Stage::Hir(wait, k, n) => eprintln!(
+                "iolens pts {test}: {} ({k}/{n}); elapsed {}",
+                if *wait == 0 {
+                    "return to baseline".to_string()
+                } else {
+                    format!("wait state {wait} s")
+                },
+                human(self.started.elapsed().as_secs())
+            ),
+            Stage::Histogram(label, s) => eprintln!(
+                "iolens pts {test}: response time histogram at {label}, {}",
+                human(*s)
+            ),
+        }
+    }
+}
+
 /// Runs `iolens pts`.
 pub fn run(args: &[String]) -> Result<i32> {
-    let mut test: Option<Test> = None;
+    let mut tests: Option<Vec<Test>> = None;
     let mut target: Option<String> = None;
     let mut destructive = false;
     let mut round_s = 60u64;
     let mut max_rounds = 25usize;
     let mut bss: Option<Vec<u64>> = None;
     let mut mixes: Option<Vec<u32>> = None;
-    let mut qd: Option<u32> = None;
-    let mut threads: Option<u32> = None;
+    let mut qd: Option<Vec<u32>> = None;
+    let mut threads: Option<Vec<u32>> = None;
     let mut active: Option<String> = None;
     let mut size = "1g".to_string();
     let mut purge = true;
@@ -139,6 +269,13 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut engine: Option<String> = None;
     let mut formats = vec!["text".to_string()];
     let mut eta = "auto".to_string();
+    let mut cloud = false;
+    let mut volume: Option<String> = None;
+    let mut balance: Option<String> = None;
+    let mut budget: Option<u64> = None;
+    let mut simulate: Option<String> = None;
+    let mut hir = HirPattern::default();
+    let mut histogram_s = 600u64;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].clone();
@@ -167,13 +304,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         match k.as_str() {
             "--target" => target = Some(value("--target")?),
             "--destructive" => destructive = true,
-            "--round" => {
-                let v = value("--round")?;
-                round_s = iolens_job::parse_time(&v, iolens_job::TimeUnit::Sec)
-                    .map_err(|e| anyhow::anyhow!("--round: {e}"))?
-                    .as_secs()
-                    .max(1);
-            }
+            "--round" => round_s = secs("--round", &value("--round")?)?,
             "--max-rounds" => max_rounds = num("--max-rounds", value("--max-rounds")?)? as usize,
             "--bs" => {
                 bss = Some(
@@ -191,13 +322,29 @@ pub fn run(args: &[String]) -> Result<i32> {
                         .collect::<Result<_>>()?,
                 )
             }
-            "--qd" => qd = Some(num("--qd", value("--qd")?)? as u32),
-            "--threads" => threads = Some(num("--threads", value("--threads")?)? as u32),
+            "--qd" => qd = Some(num_list("--qd", &value("--qd")?)?),
+            "--threads" => threads = Some(num_list("--threads", &value("--threads")?)?),
             "--active-range" => active = Some(value("--active-range")?),
             "--size" => size = value("--size")?,
             "--no-purge" => purge = false,
             "--no-precondition" => wipc = false,
             "--engine" => engine = Some(value("--engine")?),
+            "--cloud" => cloud = true,
+            "--volume" => volume = Some(value("--volume")?),
+            "--burst-balance" => balance = Some(value("--burst-balance")?),
+            "--budget" => budget = Some(secs("--budget", &value("--budget")?)?),
+            "--simulate" => simulate = Some(inline.clone().unwrap_or_else(|| "ssd".into())),
+            "--wait-states" => {
+                hir.waits = value("--wait-states")?
+                    .split(',')
+                    .map(|w| secs("--wait-states", w))
+                    .collect::<Result<_>>()?
+            }
+            "--hir-loops" => hir.loops = num("--hir-loops", value("--hir-loops")?)? as u32,
+            "--hir-burst" => hir.burst_s = secs("--hir-burst", &value("--hir-burst")?)?,
+            "--histogram-time" => {
+                histogram_s = secs("--histogram-time", &value("--histogram-time")?)?
+            }
             "--output-format" => {
                 formats = value("--output-format")?
                     .split(',')
@@ -217,20 +364,20 @@ pub fn run(args: &[String]) -> Result<i32> {
             }
             s if s.starts_with('-') => bail!("unknown option {s}\n{USAGE}"),
             _ => {
-                if test.is_some() {
+                if tests.is_some() {
                     bail!("only one TEST may be given\n{USAGE}");
                 }
-                test = Some(Test::parse(&a).map_err(|e| anyhow::anyhow!("{e}"))?);
+                tests = Some(Test::parse_many(&a).map_err(|e| anyhow::anyhow!("{e}"))?);
             }
         }
     }
-    let Some(test) = test else {
+    let Some(tests) = tests else {
         bail!("no TEST given\n{USAGE}")
     };
     let Some(target) = target else {
         bail!("--target=PATH is required\n{USAGE}")
     };
-    let block = is_block(&target);
+    let block = simulate.is_none() && is_block(&target);
     let capacity = if block {
         device_size(&target)?
     } else {
@@ -256,53 +403,134 @@ pub fn run(args: &[String]) -> Result<i32> {
     if active_bytes == 0 || active_bytes > capacity {
         bail!("--active-range must be at least 1 MiB and at most the capacity ({capacity} bytes)");
     }
-    let latency = test == Test::Latency;
+    let bucket = match &volume {
+        Some(v) => Bucket::of_volume(v).map_err(|e| anyhow::anyhow!("--volume: {e}"))?,
+        None => None,
+    };
+    if volume.is_some() && !cloud && simulate.is_none() {
+        bail!("--volume describes a cloud volume: add --cloud (or --simulate to run against its model)");
+    }
+    let balance = match (&balance, &bucket) {
+        (None, _) => None,
+        (Some(_), None) => bail!("--burst-balance needs --volume of a type with burst credits (gp2 below 1 TiB, st1, sc1)"),
+        (Some(b), Some(k)) => Some(match b.strip_suffix('%') {
+            Some(p) => p
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .with_context(|| format!("--burst-balance: bad percentage '{b}'"))?
+                * k.full
+                / 100.0,
+            None => b
+                .parse::<f64>()
+                .ok()
+                .filter(|x| *x >= 0.0)
+                .with_context(|| format!("--burst-balance: '{b}' is not a percentage or a credit count"))?,
+        }),
+    };
+    let sim = match &simulate {
+        None => None,
+        Some(m) => Some(match &volume {
+            Some(v) => SimDevice::Volume {
+                spec: v.clone(),
+                bucket: bucket.clone(),
+            },
+            None => SimDevice::Ssd(
+                SsdModel::parse(m, active_bytes).map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+        }),
+    };
     // With O_DIRECT a block device takes only multiples of its logical block size.
     let lbs = if block {
         sysfs_queue(&target, "logical_block_size").unwrap_or(512)
     } else {
         512
     };
-    let mut bss = bss.unwrap_or_else(|| test.default_bss());
-    let small: Vec<String> = bss
-        .iter()
-        .filter(|b| **b % lbs != 0)
-        .map(|b| iolens_suite::pts::bs_label(*b))
-        .collect();
-    if !small.is_empty() {
-        eprintln!(
-            "iolens pts: warning: {target} has {lbs}-byte logical blocks: skipping block size(s) {} (direct I/O needs multiples of {lbs})",
-            small.join(", ")
-        );
-        bss.retain(|b| *b % lbs == 0);
-        if bss.is_empty() {
-            bail!("no block size left for {target} (logical block size {lbs} bytes)");
-        }
+    if tests.len() > 1 && (bss.is_some() || mixes.is_some()) {
+        bail!("--bs and --mix choose one test's cells; give one TEST with them, not all");
     }
-    let spec = PtsSpec {
-        test,
-        target: target.clone(),
-        active_bytes,
-        active_range: active.clone().unwrap_or_else(|| "100%".into()),
-        mixes: mixes.unwrap_or_else(|| test.default_mixes()),
-        bss,
-        qd: if latency { 1 } else { qd.unwrap_or(32) },
-        threads: if latency { 1 } else { threads.unwrap_or(4) },
-        round_s,
-        rule: Rule {
-            max_rounds,
-            ..Rule::default()
-        },
-        engine: engine.unwrap_or_else(|| {
-            if iolens_engine::uring::available() {
-                "io_uring".into()
+    let engine = engine.unwrap_or_else(|| {
+        if iolens_engine::uring::available() {
+            "io_uring".into()
+        } else {
+            "libaio".into()
+        }
+    });
+    let mut specs = Vec::new();
+    for &test in &tests {
+        let mut bss = bss.clone().unwrap_or_else(|| {
+            if cloud {
+                test.cloud_bss()
             } else {
-                "libaio".into()
+                test.default_bss()
             }
-        }),
-        direct: true,
-        wipc_passes: if wipc && test != Test::Wsat { 2 } else { 0 },
-    };
+        });
+        let small: Vec<String> = bss
+            .iter()
+            .filter(|b| **b % lbs != 0)
+            .map(|b| iolens_suite::pts::bs_label(*b))
+            .collect();
+        if !small.is_empty() {
+            eprintln!(
+                "iolens pts: warning: {target} has {lbs}-byte logical blocks: skipping block size(s) {} (direct I/O needs multiples of {lbs})",
+                small.join(", ")
+            );
+            bss.retain(|b| *b % lbs == 0);
+            if bss.is_empty() {
+                bail!("no block size left for {target} (logical block size {lbs} bytes)");
+            }
+        }
+        let mut spec = PtsSpec::new(test, &target, active_bytes);
+        spec.active_range = active.clone().unwrap_or_else(|| "100%".into());
+        spec.mixes = mixes.clone().unwrap_or_else(|| {
+            if cloud {
+                test.cloud_mixes()
+            } else {
+                test.default_mixes()
+            }
+        });
+        spec.bss = bss;
+        if test == Test::Dirth {
+            let t = threads
+                .clone()
+                .unwrap_or_else(|| vec![32, 16, 8, 6, 4, 2, 1]);
+            let q = qd.clone().unwrap_or_else(|| vec![32, 16, 8, 6, 4, 2, 1]);
+            spec.tcqd = t
+                .iter()
+                .flat_map(|&t| q.iter().map(move |&q| (t, q)))
+                .collect();
+            spec.threads = t[0];
+            spec.qd = q[0];
+        } else if test != Test::Latency {
+            for (name, l) in [("--qd", &qd), ("--threads", &threads)] {
+                if l.as_ref().is_some_and(|l| l.len() > 1) && tests.len() == 1 {
+                    bail!(
+                        "{name}: a list is for the dirth grid; {} takes one value",
+                        test.name()
+                    );
+                }
+            }
+            spec.qd = qd.as_ref().map_or(32, |l| l[0]);
+            spec.threads = threads.as_ref().map_or(4, |l| l[0]);
+        }
+        spec.round_s = round_s;
+        spec.rule.max_rounds = max_rounds;
+        spec.engine = engine.clone();
+        if !wipc {
+            spec.wipc_passes = 0;
+        } else if cloud && spec.wipc_passes > 0 {
+            // Cloud practice: write the active range once; a cloud volume has no spare area.
+            spec.wipc_passes = 1;
+        }
+        spec.cloud = cloud;
+        spec.bucket = bucket.clone();
+        spec.balance = balance;
+        spec.budget_s = budget;
+        spec.sim = sim.clone();
+        spec.hir = hir.clone();
+        spec.histogram_s = histogram_s;
+        specs.push(spec);
+    }
     let safety = PlanOptions {
         readonly: false,
         destructive,
@@ -315,24 +543,24 @@ pub fn run(args: &[String]) -> Result<i32> {
     };
     // Every device-safety check (mounted, held, signatures) runs on the first writing job
     // before anything is purged.
-    plan_of(&iolens_suite::pts::parse_stage(&spec.round_job(1))?)?;
-    if block && !destructive {
+    plan_of(&iolens_suite::pts::parse_stage(&specs[0].round_job(1))?)?;
+    if block && !destructive && sim.is_none() {
         bail!(
             "refusing to purge and write {target}: `iolens pts` destroys the contents of a block \
              device; add --destructive if that is what you want (nothing was written)"
         );
     }
-    let purge_method = if !purge {
-        "none (--no-purge)".to_string()
-    } else if block {
-        blkdiscard(&target, capacity)?;
-        format!("BLKDISCARD of the whole device ({capacity} bytes)")
+    let purge_how = if sim.is_some() || cloud || !purge {
+        None
     } else {
-        match std::fs::remove_file(&target) {
-            Ok(()) => "file deleted and recreated".to_string(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "new file".to_string(),
-            Err(e) => return Err(e).with_context(|| format!("cannot delete {target} to purge it")),
-        }
+        Some(block)
+    };
+    let purge_method = match (purge_how, &sim) {
+        _ if cloud => "none (cloud mode: a provisioned volume cannot be purged)".into(),
+        (_, Some(_)) => "simulated: the model's state is reset".to_string(),
+        (None, _) => "none (--no-purge)".to_string(),
+        (Some(true), _) => format!("BLKDISCARD of the whole device ({capacity} bytes)"),
+        (Some(false), _) => "file deleted and recreated".to_string(),
     };
     let cond = Conditions {
         device: target.clone(),
@@ -361,60 +589,67 @@ pub fn run(args: &[String]) -> Result<i32> {
         ..iolens_session::Settings::default()
     };
     let mut sink = Sink::open(None)?;
-    let cells = spec.cells().len() as u64;
+    let mut outcomes: Vec<PtsOutcome> = Vec::new();
     let started = Instant::now();
-    let mut runner = |set: &iolens_job::JobSet, _: &Stage| -> Result<iolens_stats::RunResult> {
-        let o = iolens_session::run(set, &settings, &mut sink)?;
-        if let Some(e) = o.errors.first() {
-            bail!("{e}");
+    for spec in &specs {
+        let mut exec = Exec {
+            test: spec.test,
+            target: &target,
+            capacity,
+            purge: purge_how,
+            settings: &settings,
+            sink: &mut sink,
+            cells: spec.cells().len() as u64,
+            round_s,
+            started,
+        };
+        let o = iolens_suite::pts::run_test(spec, &mut exec)?;
+        let stop = o.interrupted;
+        outcomes.push(o);
+        if stop {
+            break;
         }
-        Ok(o.result)
-    };
-    let mut progress = |st: &Stage, done: Option<&iolens_suite::pts::PtsRun>| match st {
-        Stage::Wipc(bytes) => eprintln!(
-            "iolens pts {}: preconditioning: writing {:.2} GiB in 128 KiB sequential writes",
-            test.name(),
-            *bytes as f64 / (1u64 << 30) as f64
-        ),
-        Stage::Round(k, max) => {
-            let per_round = cells * round_s;
-            let note = done
-                .and_then(|d| {
-                    let s = report::convergence(d);
-                    let parts: Vec<String> = s
-                        .iter()
-                        .filter_map(|(l, _, c)| {
-                            c.last().cloned().flatten().map(|c| {
-                                format!(
-                                    "{l}: range {:.1}% slope {:.1}%",
-                                    c.range_pct, c.slope_excursion_pct
-                                )
-                            })
-                        })
-                        .collect();
-                    (!parts.is_empty()).then(|| format!(" [{}]", parts.join("; ")))
-                })
-                .unwrap_or_default();
-            eprintln!(
-                "iolens pts {}: round {k}/{max}, {cells} cells x {round_s}s; elapsed {}, at most {} left{note}",
-                test.name(),
-                human(started.elapsed().as_secs()),
-                human((max - k + 1) as u64 * per_round)
-            );
-        }
-    };
-    let out = iolens_suite::pts::run(&spec, &mut runner, &mut progress)?;
+    }
     let mut text = String::new();
     for f in &formats {
         match f.as_str() {
             "json" => {
-                text.push_str(&serde_json::to_string_pretty(&report::json(&out, &cond))?);
+                let mut v: Vec<serde_json::Value> = outcomes
+                    .iter()
+                    .map(|o| report::outcome_json(o, &cond))
+                    .collect();
+                let doc = if tests.len() == 1 {
+                    v.pop().unwrap_or_default()
+                } else {
+                    serde_json::json!({ "tests": v })
+                };
+                text.push_str(&serde_json::to_string_pretty(&doc)?);
                 text.push('\n');
             }
-            "csv" => text.push_str(&report::csv(&out)),
-            _ => text.push_str(&report::text(&out, &cond)),
+            "csv" => {
+                for (i, o) in outcomes.iter().enumerate() {
+                    let c = report::outcome_csv(o);
+                    text.push_str(if i == 0 {
+                        &c
+                    } else {
+                        c.split_once('\n').map_or("", |x| x.1)
+                    });
+                }
+            }
+            _ => {
+                for (i, o) in outcomes.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str(&report::outcome_text(o, &cond));
+                }
+            }
         }
     }
     Sink::open(None)?.write(&text)?;
-    Ok(if out.interrupted { 1 } else { 0 })
+    Ok(if outcomes.iter().any(|o| o.interrupted) {
+        1
+    } else {
+        0
+    })
 }

@@ -842,7 +842,12 @@ impl Ctx {
     /// Job text with the simulated device's limits for a stage of `stage_s` seconds.
     fn job(&self, spec: &PtsSpec, text: String, stage_s: f64) -> String {
         match (&spec.sim, &self.sim) {
-            (Some(d), Some(s)) => sim::with_lines(&text, &d.job_lines(s, stage_s)),
+            // A model keeps no data: no need to generate a random pattern for it.
+            (Some(d), Some(s)) => sim::with_lines(&text, &d.job_lines(s, stage_s)).replacen(
+                "refill_buffers=1\n",
+                "",
+                1,
+            ),
             _ => text,
         }
     }
