@@ -531,8 +531,8 @@ fn pts_cloud_marks_burst_rounds_and_finds_steady_state_at_the_baseline() {
         "--cloud",
         "--volume=gp2:size=100g",
         "--simulate",
-        "--burst-balance=16200",
-        "--round=1s",
+        "--burst-balance=32400",
+        "--round=2s",
         "--bs=4k",
         "--mix=0/100",
         "--output-format=text,json",
@@ -548,7 +548,7 @@ fn pts_cloud_marks_burst_rounds_and_finds_steady_state_at_the_baseline() {
         .collect();
     assert!(
         on.len() >= 5 && on[..5].iter().all(|x| *x),
-        "16,200 credits pay for about 6 s at 3,000 IOPS: rounds 1-5 run on credits: {burst}"
+        "32,400 credits pay for about 12 s at 3,000 IOPS: rounds 1-5 of 2 s run on credits: {burst}"
     );
     assert_eq!(ss["reached"], true, "{ss}\n{out}");
     let x = ss["rounds"].as_u64().unwrap() as usize;

@@ -36,9 +36,9 @@ pub struct Bucket {
     pub full: f64,
 }
 
-/// Rounds above the baseline by more than this fraction are on credits (measurement noise of
-/// a volume at its baseline stays below it).
-pub const ON_CREDITS_MARGIN: f64 = 0.05;
+/// Rounds above the baseline by more than this fraction are on credits (a 1-s round of
+/// a volume at its baseline measures within a few percent of it; a burst is several times it).
+pub const ON_CREDITS_MARGIN: f64 = 0.10;
 
 impl Bucket {
     /// The bucket of a `--volume` spec (`gp2:size=100g`, `st1:size=2t`), or None for a type without
@@ -178,8 +178,8 @@ mod tests {
         // 10 s at 3,000 IOPS spend 27,000 credits: the bucket is empty.
         let r = replay_round(&b, &[cell], &[at(3000.0)], 10.0, 27_000.0);
         assert!(r.on_credits && r.balance == 0.0, "{r:?}");
-        // At the baseline nothing is spent; within 5 % is not on credits.
-        let r = replay_round(&b, &[cell], &[at(310.0)], 10.0, 0.0);
+        // At the baseline nothing is spent; within 10 % is not on credits.
+        let r = replay_round(&b, &[cell], &[at(325.0)], 10.0, 0.0);
         assert!(!r.on_credits && r.balance == 0.0, "{r:?}");
         // Below the baseline credits are earned, never above a full bucket.
         let r = replay_round(&b, &[cell], &[at(100.0)], 1000.0, 0.0);
