@@ -36,7 +36,8 @@ throughput repeats that per block size; hir follows steady state with --hir-loop
 --hir-burst writes after each wait state (default 5,10,15,25,50 s; 360 x 5 s) and a return to
 baseline; xsr runs SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes each to steady state; dirth runs
 the thread x queue depth grid (--threads/--qd lists, default 32,16,8,6,4,2,1 each) to steady
-state, then --histogram-time (default 10m) response-time histograms at max, mid and min IOPS.
+state, then --histogram-time (default 10m) response-time histograms at max, mid and min IOPS
+(with all, the lists are dirth's and their first values the other tests').
 --bs: e.g. 4k,64k,0.5k   --mix: read/write percents, e.g. 100/0,65/35,0/100
 --qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
 (default 1g). --active-range: bytes or a percentage of the capacity (default 100%).

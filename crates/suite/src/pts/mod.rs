@@ -1258,6 +1258,32 @@ mod tests {
     }
 
     #[test]
+    fn all_runs_every_test_in_the_specs_order() {
+        let all: Vec<&str> = Test::parse_many("all")
+            .unwrap()
+            .iter()
+            .map(|t| t.name())
+            .collect();
+        assert_eq!(
+            all,
+            [
+                "iops",
+                "throughput",
+                "latency",
+                "wsat",
+                "hir",
+                "xsr",
+                "dirth"
+            ]
+        );
+        assert_eq!(Test::parse_many("dirth").unwrap(), [Test::Dirth]);
+        let e = Test::parse("ecw").unwrap_err();
+        assert!(e.contains("allowed: iops, throughput"), "{e}");
+        assert_eq!(Test::Dirth.default_tcqd().len(), 49);
+        assert_eq!(PtsSpec::new(Test::Dirth, "x", 1 << 20).cells().len(), 49);
+    }
+
+    #[test]
     fn job_text_has_the_stages() {
         let s = spec();
         let w = s.wipc_job();
