@@ -42,7 +42,7 @@ state, then --histogram-time (default 10m) response-time histograms at max, mid 
 --qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
 (default 1g). --active-range: bytes or a percentage of the capacity (default 100%).
 --cloud: no purge, one preconditioning pass over the active range, fewer IOPS cells, an
-optional --budget of I/O time; with --volume (e.g. gp2:size=100g) rounds that ran above the
+optional --budget of I/O time for the whole run; with --volume (e.g. gp2:size=100g) rounds that ran above the
 volume's baseline are marked as burst credits and never count as steady state
 (--burst-balance: the bucket at the start, default full). --simulate: run against a modelled
 device (a flash SSD falling from fresh to steady, or the --volume model with its credits).
@@ -592,7 +592,20 @@ pub fn run(args: &[String]) -> Result<i32> {
     let mut sink = Sink::open(None)?;
     let mut outcomes: Vec<PtsOutcome> = Vec::new();
     let started = Instant::now();
+    // The budget is the whole run's: each test gets what the ones before it left.
+    let mut left = budget;
     for spec in &specs {
+        if left == Some(0) {
+            eprintln!(
+                "iolens pts: the --budget is used up: {} not run",
+                spec.test.name()
+            );
+            continue;
+        }
+        let spec = &PtsSpec {
+            budget_s: left,
+            ..spec.clone()
+        };
         let mut exec = Exec {
             test: spec.test,
             target: &target,
@@ -605,6 +618,7 @@ pub fn run(args: &[String]) -> Result<i32> {
             started,
         };
         let o = iolens_suite::pts::run_test(spec, &mut exec)?;
+        left = left.map(|l| l.saturating_sub(o.used_s.ceil() as u64));
         let stop = o.interrupted;
         outcomes.push(o);
         if stop {

@@ -795,6 +795,8 @@ pub struct PtsOutcome {
     pub dirth: Vec<DirthPoint>,
     /// Ctrl-C ended the test.
     pub interrupted: bool,
+    /// Seconds of I/O the test took (what `--budget` counts).
+    pub used_s: f64,
 }
 
 /// What runs a PTS test's stages: the binary's execute path, or a test's fake.
@@ -1011,6 +1013,7 @@ pub fn run_test<D: Driver>(spec: &PtsSpec, d: &mut D) -> Result<PtsOutcome, D::E
         hir: Vec::new(),
         dirth: Vec::new(),
         interrupted: false,
+        used_s: 0.0,
     };
     let purge = |d: &mut D, ctx: &mut Ctx| -> Result<(), D::Error> {
         if !spec.cloud {
@@ -1144,6 +1147,7 @@ pub fn run_test<D: Driver>(spec: &PtsSpec, d: &mut D) -> Result<PtsOutcome, D::E
             }
         }
     }
+    out.used_s = ctx.used_s;
     Ok(out)
 }
 
@@ -1729,6 +1733,7 @@ mod tests {
             p.rounds.len()
         );
         assert_eq!(p.rounds.len(), 1);
+        assert_eq!(out.used_s, 4.0, "one round of 4 cells x 1 s");
     }
 
     #[test]
