@@ -42,10 +42,11 @@ state, then --histogram-time (default 10m) response-time histograms at max, mid 
 --qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
 (default 1g). --active-range: bytes or a percentage of the capacity (default 100%).
 --cloud: no purge, one preconditioning pass over the active range, fewer IOPS cells, an
-optional --budget of I/O time for the whole run; with --volume (e.g. gp2:size=100g) rounds that ran above the
-volume's baseline are marked as burst credits and never count as steady state
-(--burst-balance: the bucket at the start, default full). --simulate: run against a modelled
-device (a flash SSD falling from fresh to steady, or the --volume model with its credits).
+optional --budget of I/O time for the whole run; with --volume (e.g. gp2:size=100g) rounds
+that ran above the volume's baseline are marked as burst credits and never count as steady
+state (--burst-balance: the bucket at the start, default full). --simulate: run against a
+modelled device (a flash SSD falling from fresh to steady, or the --volume model with its
+credits; `ssd:iops=N,fresh=N,bw=SIZE,cliff=SIZE|Nx,decay=SIZE|Nx,lat=USEC`).
 ";
 
 fn parse_bs(s: &str) -> Result<u64> {
