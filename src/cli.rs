@@ -1,22 +1,22 @@
 //! The command line: subcommands as clap definitions (the same definitions give `--help`,
 //! completions and the man page) and, with no subcommand, a fio command line for
-//! `iolens_job::cmdline`.
+//! `iolens_job::cmdline`. The suites that run a workload (`sweep`, `curve`) take their own
+//! flags from clap and pass every other argument (fio options, job files) through to the fio
+//! command-line parser.
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
+use clap::builder::BoolishValueParser;
 use clap::error::ErrorKind;
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-
-/// Subcommands that parse their own arguments (suites, with a fio command line inside).
-pub const OWN_PARSERS: [&str; 6] = ["quick", "sweep", "curve", "compare", "merge", "pts"];
-const _: () = assert!(OWN_PARSERS.len() == OWN_ABOUT.len());
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use iolens_suite::pts::Test;
+use iolens_suite::quick::Profile;
 
 /// What the command line asks for.
 pub enum Invocation {
     /// A subcommand.
     Sub(Command),
-    /// A subcommand that parses its own arguments (one of [`OWN_PARSERS`]).
-    Own(String, Vec<String>),
     /// fio mode: job files and `--option=value`.
     Fio(Vec<String>),
 }
@@ -46,6 +46,18 @@ pub enum Command {
     Models(ModelsArgs),
     /// Monthly cost of a volume, and right-sizing for a peak
     Cost(CostArgs),
+    /// CrystalDiskMark-style test sets on a file or device, one table
+    Quick(QuickArgs),
+    /// SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)
+    Pts(PtsArgs),
+    /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
+    Sweep(SweepArgs),
+    /// Latency against offered load, up to where p99 breaks
+    Curve(CurveArgs),
+    /// Compare fio or iolens JSON results, optionally failing if slower
+    Compare(CompareArgs),
+    /// Merge the JSON results of the ranks of a cluster run
+    Merge(MergeArgs),
     /// Print a shell completion script
     Completions {
         /// The shell
@@ -140,48 +152,440 @@ fn parse_count(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("'{s}' is not a positive number"))
 }
 
-/// What the subcommands with their own parsers do (their `--help` says how).
-const OWN_ABOUT: [(&str, &str); 6] = [
-    (
-        "pts",
-        "SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)",
-    ),
-    (
-        "quick",
-        "CrystalDiskMark-style test sets on a file or device, one table",
-    ),
-    (
-        "sweep",
-        "Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee",
-    ),
-    (
-        "curve",
-        "Latency against offered load, up to where p99 breaks",
-    ),
-    (
-        "compare",
-        "Compare fio or iolens JSON results, optionally failing if slower",
-    ),
-    (
-        "merge",
-        "Merge the JSON results of the ranks of a cluster run",
-    ),
-];
+/// `--eta` of the suites: when to show the progress line on stderr.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtaArg {
+    /// Always
+    Always,
+    /// Never
+    Never,
+    /// When stderr is a terminal
+    Auto,
+}
 
-/// The clap definition of every subcommand, those with their own parsers included as
-/// opaque argument lists (for completions and the man page).
+impl EtaArg {
+    /// Whether to show the progress line.
+    pub fn show(self) -> bool {
+        match self {
+            EtaArg::Always => true,
+            EtaArg::Never => false,
+            EtaArg::Auto => std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        }
+    }
+}
+
+/// Output of `iolens quick`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuickFormat {
+    /// One table, a row per test
+    Table,
+    /// fio's JSON of every run, merged
+    Json,
+    /// fio's normal output of every run, merged
+    Normal,
+}
+
+/// `iolens quick`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Runs a CrystalDiskMark 8 / KDiskMark test set, each test read then write, against TARGET and \
+prints one table with the best of --passes passes per test.
+Profiles: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), peak (SEQ1M Q8T1, \
+RND4K Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1), nvme (SEQ1M Q8T1, SEQ128K Q32T1, \
+RND4K Q32T16, RND4K Q1T1), cdm7 (CrystalDiskMark 7's default: the nvme set), durability \
+(4 KiB random writes at QD1: no flush, fsync=1, fdatasync=1, O_DSYNC, O_DIRECT+O_DSYNC).
+The engine defaults to io_uring (libaio where io_uring is unavailable).")]
+pub struct QuickArgs {
+    /// File or device to test (default: a temporary file in the current directory, deleted
+    /// afterwards)
+    #[arg(value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Test set: default, peak, real-world, nvme, cdm7, durability
+    #[arg(long, value_name = "NAME", default_value = "default", value_parser = parse_profile)]
+    pub profile: Profile,
+    /// Passes per test (the best is shown), 1..100
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_passes)]
+    pub passes: u32,
+    /// Size of the file tested
+    #[arg(long, value_name = "SIZE", default_value = "256m")]
+    pub size: String,
+    /// Seconds per test and pass
+    #[arg(long, value_name = "TIME", default_value = "4", value_parser = parse_seconds)]
+    pub runtime: u64,
+    /// I/O engine, e.g. io_uring, libaio, psync
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// O_DIRECT (1) or buffered I/O (0)
+    #[arg(
+        long,
+        value_name = "0|1",
+        default_value = "1",
+        action = ArgAction::Set,
+        hide_possible_values = true,
+        value_parser = BoolishValueParser::new()
+    )]
+    pub direct: bool,
+    /// Only read: skip the write tests (--read-only=0 turns it off again)
+    #[arg(
+        long,
+        value_name = "0|1",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value = "0",
+        default_missing_value = "1",
+        action = ArgAction::Set,
+        hide_possible_values = true,
+        value_parser = BoolishValueParser::new()
+    )]
+    pub read_only: bool,
+    /// Allow writing a device that holds data
+    #[arg(long)]
+    pub destructive: bool,
+    /// Explain each test's numbers after the table
+    #[arg(long)]
+    pub explain: bool,
+    /// Volume model for --explain, e.g. gp3:size=500G,iops=6000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub output_format: QuickFormat,
+    /// When to show the progress line on stderr
+    #[arg(long, value_enum, default_value = "auto")]
+    pub eta: EtaArg,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    Profile::parse(s).map_err(|e| e.to_string())
+}
+
+fn parse_passes(s: &str) -> Result<u32, String> {
+    iolens_suite::quick::parse_passes(s).map_err(|e| e.to_string())
+}
+
+/// A time in whole seconds (at least 1); a bare number is seconds.
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
+        .map(|d| d.as_secs().max(1))
+        .map_err(|e| e.to_string())
+}
+
+fn parse_positive(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("'{s}' is not a positive whole number"))
+}
+
+/// A PTS block size: bytes or k/KiB/m/MiB with a fraction (0.5k), a multiple of 512.
+fn parse_bs(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix('k')) {
+        (n, 1024.0)
+    } else if let Some(n) = t.strip_suffix("mib").or_else(|| t.strip_suffix('m')) {
+        (n, 1024.0 * 1024.0)
+    } else {
+        (t.as_str(), 1.0)
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("bad block size '{s}' (e.g. 4k, 0.5k, 1m)"))?;
+    let b = v * mult;
+    if b < 512.0 || b.fract() != 0.0 || b as u64 % 512 != 0 {
+        return Err(format!("block size '{s}' must be a multiple of 512 bytes"));
+    }
+    Ok(b as u64)
+}
+
+/// A PTS read/write mix `READ/WRITE` in percent; returns the read percentage.
+fn parse_mix(s: &str) -> Result<u32, String> {
+    let bad =
+        || format!("bad mix '{s}': expected READ/WRITE percents adding up to 100, e.g. 65/35");
+    let (r, w) = s.split_once('/').ok_or_else(bad)?;
+    let r: u32 = r.trim().parse().map_err(|_| bad())?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    if r + w != 100 {
+        return Err(bad());
+    }
+    Ok(r)
+}
+
+/// The tests of one `iolens pts` run (`all`: every one, in the spec's order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtsTests(pub Vec<Test>);
+
+fn parse_test(s: &str) -> Result<PtsTests, String> {
+    Test::parse_many(s).map(PtsTests)
+}
+
+/// Output formats of `iolens pts`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtsFormat {
+    /// The report for people
+    Text,
+    /// JSON
+    Json,
+    /// CSV, a row per round and cell
+    Csv,
+}
+
+/// `iolens pts`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Each test purges the target (BLKDISCARD of a block device, which needs --destructive; \
+delete-and-recreate of a file), writes the active range twice in 128 KiB sequential writes \
+(not for wsat), then runs the test's matrix in rounds of --round per cell until every tracking \
+variable is in steady state (5-round window, range <= 20 % and slope excursion <= 10 % of the \
+window average) or --max-rounds.")]
+pub struct PtsArgs {
+    /// The test (SNIA SSS PTS 2.0): iops, throughput, latency, wsat, hir, xsr, dirth, or all
+    /// (every one in the spec's order)
+    #[arg(value_name = "TEST", value_parser = parse_test)]
+    pub test: PtsTests,
+    /// The file or block device
+    #[arg(long, value_name = "PATH")]
+    pub target: String,
+    /// Allow purging and writing a block device
+    #[arg(long)]
+    pub destructive: bool,
+    /// Time per cell and round
+    #[arg(long, value_name = "TIME", default_value = "1m", value_parser = parse_seconds)]
+    pub round: u64,
+    /// Rounds at most
+    #[arg(long, value_name = "N", default_value = "25", value_parser = parse_positive)]
+    pub max_rounds: u32,
+    /// Block sizes, e.g. 4k,64k,0.5k (default: the test's)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_bs)]
+    pub bs: Vec<u64>,
+    /// Read/write percents, e.g. 100/0,65/35,0/100 (default: the test's)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mix)]
+    pub mix: Vec<u32>,
+    /// Queue depth per thread (default 32; latency: 1); a list is dirth's grid (default
+    /// 32,16,8,6,4,2,1)
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    pub qd: Vec<u32>,
+    /// Threads (default 4; latency: 1); a list is dirth's grid (default 32,16,8,6,4,2,1)
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    pub threads: Vec<u32>,
+    /// Bytes or a percentage of the capacity (default 100%)
+    #[arg(long, value_name = "SIZE|PCT")]
+    pub active_range: Option<String>,
+    /// The file's size when TARGET is a file
+    #[arg(long, value_name = "SIZE", default_value = "1g")]
+    pub size: String,
+    /// Skip the purge
+    #[arg(long)]
+    pub no_purge: bool,
+    /// Skip the workload-independent preconditioning
+    #[arg(long)]
+    pub no_precondition: bool,
+    /// I/O engine (default io_uring, libaio where io_uring is unavailable)
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// Cloud mode: no purge, one preconditioning pass, fewer IOPS cells, burst awareness
+    #[arg(long)]
+    pub cloud: bool,
+    /// The cloud volume's model, e.g. gp2:size=100g (rounds on burst credits are marked)
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Credits in the volume's bucket at the start: a percentage or a count (default full)
+    #[arg(long, value_name = "PCT|N")]
+    pub burst_balance: Option<String>,
+    /// Seconds of I/O the whole run may take
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub budget: Option<u64>,
+    /// Run against a modelled device: ssd[:iops=N,fresh=N,bw=SIZE,cliff=SIZE|Nx,decay=SIZE|Nx,lat=USEC],
+    /// or the --volume model with its credits
+    #[arg(long, value_name = "MODEL", num_args = 0..=1, require_equals = true, default_missing_value = "ssd")]
+    pub simulate: Option<String>,
+    /// hir: the wait states (default 5,10,15,25,50 s)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_seconds)]
+    pub wait_states: Vec<u64>,
+    /// hir: write bursts per wait state and per return to baseline (default 360)
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub hir_loops: Option<u32>,
+    /// hir: length of each write burst (default 5s)
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub hir_burst: Option<u64>,
+    /// dirth: length of each response-time histogram run (default 10m)
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub histogram_time: Option<u64>,
+    /// Output formats, comma-separated
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "text")]
+    pub output_format: Vec<PtsFormat>,
+    /// When to show the status line on stderr
+    #[arg(long, value_enum, default_value = "auto")]
+    pub eta: EtaArg,
+}
+
+/// Output of `iolens sweep` and `iolens curve`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuiteFormat {
+    /// A table for people
+    Table,
+    /// JSON
+    Json,
+    /// CSV
+    Csv,
+}
+
+/// The flags `sweep` and `curve` share; every other argument is the fio side.
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub output_format: SuiteFormat,
+    /// Write the output to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Instance type whose caps apply to simulated volumes, e.g. c7g.16xlarge
+    #[arg(long, value_name = "TYPE")]
+    pub instance: Option<String>,
+    /// When to show the progress line on stderr
+    #[arg(long, value_enum, default_value = "auto")]
+    pub eta: EtaArg,
+}
+
+/// `iolens sweep`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Runs the job once per point of the grid, one point after another. Axes: iodepth, numjobs, \
+bs, rw, rwmixread, rate_iops; values as a list (bs=4k,16k) or a doubling range \
+(iodepth=1..256). Prints a row per point (IOPS, MB/s, mean/p99/p99.9 latency, I/Os in \
+flight), the knee along iodepth (or numjobs) with the Little's-law figure, and the model's \
+ceiling beside the plateau with --volume/--instance or a simulated volume (--sim_volume).
+Example:
+  iolens sweep iodepth=1..64 --name=r --rw=randread --bs=16k --ioengine=libaio \\
+      --sim_volume=io1:iops=48000 --sim_latency=463us --runtime=2 --time_based")]
+pub struct SweepArgs {
+    /// Axes (AXIS=V1,V2,... or AXIS=A..B), then a fio command line: --option=value and job
+    /// files
+    #[arg(
+        value_name = "AXIS=VALUES | FIO OPTION | JOB FILE",
+        required = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Volume model whose ceiling is shown beside the plateau, e.g. io1:iops=48000
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+}
+
+/// `iolens curve`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Runs the job as written (closed loop) to find its maximum IOPS, then open loop with Poisson \
+arrivals at each --points percentage of it, the depth high enough never to cap the load; \
+stops after the first point whose p99 passes --stop-p99. Latency counts from each I/O's \
+scheduled arrival (open_loop=1): no coordinated omission. Needs an asynchronous engine \
+(libaio, io_uring) or a simulated volume with one.")]
+pub struct CurveArgs {
+    /// A fio command line: --option=value and job files
+    #[arg(
+        value_name = "FIO OPTION | JOB FILE",
+        required = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Percentages of the maximum IOPS to offer (default 10,20,...,90,95,100)
+    #[arg(long, value_name = "LIST")]
+    pub points: Option<String>,
+    /// Stop after the first point whose p99 latency passes TIME (a bare number is µs)
+    #[arg(long, value_name = "TIME")]
+    pub stop_p99: Option<String>,
+}
+
+/// Output of `iolens compare`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    /// Text for people
+    Table,
+    /// JSON
+    Json,
+}
+
+/// `iolens compare`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Compares each result with the first: per job and direction IOPS, MB/s, mean and p99 latency \
+and the change, with Welch's t-test on the per-interval IOPS samples and a bootstrap 95 % \
+interval of the ratio. Reads fio JSON (json, json+), iolens JSON and sweep/curve JSON (point \
+by point).")]
+pub struct CompareArgs {
+    /// Result files; each later one is compared with the first
+    #[arg(value_name = "RESULT.json", num_args = 2.., required = true)]
+    pub files: Vec<String>,
+    /// Exit 1 when a later input is significantly slower in IOPS by more than PCT percent
+    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    pub fail_if_slower: Option<f64>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub output_format: CompareFormat,
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    iolens_suite::compare::parse_pct(s).map_err(|e| e.to_string())
+}
+
+/// `iolens merge`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Merges fio/iolens JSON results exactly: one entry per job name under \"jobs\", the inputs \
+under \"client_stats\" with an \"All clients\" total. Percentiles come from the merged \
+histograms, which json+ inputs carry (\"bins\"); from plain json inputs they are left out.")]
+pub struct MergeArgs {
+    /// The ranks' results (fio json or json+, iolens JSON)
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub files: Vec<String>,
+    /// Output formats, comma-separated
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "json")]
+    pub output_format: Vec<MergeFormat>,
+}
+
+/// Output formats of `iolens merge` (fio's).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeFormat {
+    /// fio's json
+    Json,
+    /// fio's json+ (with histogram bins)
+    #[value(name = "json+")]
+    JsonPlus,
+    /// fio's normal output
+    Normal,
+    /// fio's terse output (version 3)
+    Terse,
+}
+
+impl MergeFormat {
+    /// The fio output format.
+    pub fn fio(self) -> iolens_job::OutputFormat {
+        match self {
+            MergeFormat::Json => iolens_job::OutputFormat::Json,
+            MergeFormat::JsonPlus => iolens_job::OutputFormat::JsonPlus,
+            MergeFormat::Normal => iolens_job::OutputFormat::Normal,
+            MergeFormat::Terse => iolens_job::OutputFormat::Terse,
+        }
+    }
+}
+
+/// The clap definition of every subcommand (for parsing, help, completions and the man page).
 pub fn command() -> clap::Command {
-    OWN_ABOUT.iter().fold(Cli::command(), |c, (name, about)| {
-        c.subcommand(
-            clap::Command::new(*name).about(*about).arg(
-                clap::Arg::new("args")
-                    .num_args(0..)
-                    .trailing_var_arg(true)
-                    .allow_hyphen_values(true)
-                    .help(format!("see `iolens {name} --help`")),
-            ),
-        )
-    })
+    Cli::command()
+}
+
+/// A usage error of subcommand `sub` that clap cannot see (a rule across arguments): printed
+/// like clap's own, with the subcommand's usage, on stderr with exit 2 (`main` prints it).
+pub fn usage_error(sub: &str, msg: impl Display) -> anyhow::Error {
+    let mut c = command();
+    c.build();
+    let c = c
+        .find_subcommand_mut(sub)
+        .expect("usage_error names a defined subcommand");
+    anyhow::Error::new(c.error(ErrorKind::ValueValidation, msg))
 }
 
 /// Subcommand names (clap's `help` included).
@@ -201,11 +605,16 @@ pub fn parse(args: Vec<String>) -> Result<Invocation, clap::Error> {
     let Some(first) = args.first() else {
         return Ok(Invocation::Fio(args));
     };
-    if OWN_PARSERS.contains(&first.as_str()) {
-        let rest = args[1..].to_vec();
-        return Ok(Invocation::Own(first.clone(), rest));
-    }
     if names.iter().any(|n| n == first) {
+        let cmd = command();
+        let args = match cmd.find_subcommand(first) {
+            Some(sub) if passes_through(sub) => {
+                let mut v = vec![first.clone()];
+                v.extend(hoist_own_flags(sub, &args[1..]));
+                v
+            }
+            _ => args,
+        };
         let argv = std::iter::once("iolens".to_string()).chain(args);
         return Cli::try_parse_from(argv).map(|c| Invocation::Sub(c.command));
     }
@@ -222,6 +631,62 @@ pub fn parse(args: Vec<String>) -> Result<Invocation, clap::Error> {
         }
     }
     Ok(Invocation::Fio(args))
+}
+
+/// Whether a subcommand passes a fio command line through (a positional that takes
+/// `--option=value`): `sweep` and `curve`.
+fn passes_through(sub: &clap::Command) -> bool {
+    sub.get_positionals()
+        .any(|a| a.is_allow_hyphen_values_set())
+}
+
+/// Puts the subcommand's own flags (those clap defines for it, with their values) first and
+/// every other argument (fio options, axes, job files) after `--`, in order, so that clap
+/// takes its flags wherever they stand and passes the rest through untouched. (A positional
+/// that takes hyphenated values would otherwise swallow the flags that follow it.)
+fn hoist_own_flags(sub: &clap::Command, args: &[String]) -> Vec<String> {
+    let mut own = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            rest.extend(args[i..].iter().cloned());
+            break;
+        }
+        let (name, inline) = match a.split_once('=') {
+            Some((n, _)) => (n, true),
+            None => (a.as_str(), false),
+        };
+        let long = name.strip_prefix("--");
+        let short = name
+            .strip_prefix('-')
+            .filter(|c| !inline && c.len() == 1)
+            .and_then(|c| c.chars().next());
+        let flag = sub.get_arguments().find(|f| {
+            long.is_some_and(|l| f.get_long() == Some(l))
+                || short.is_some_and(|c| f.get_short() == Some(c))
+        });
+        // clap's own -h/--help and -V/--version are not in the list before it builds.
+        let builtin = ["-h", "--help", "-V", "--version"].contains(&a.as_str());
+        match flag {
+            Some(f) => {
+                own.push(a.clone());
+                if !inline && f.get_action().takes_values() && i < args.len() {
+                    own.push(args[i].clone());
+                    i += 1;
+                }
+            }
+            None if builtin => own.push(a.clone()),
+            None => rest.push(a.clone()),
+        }
+    }
+    if !rest.is_empty() {
+        own.push("--".into());
+        own.extend(rest);
+    }
+    own
 }
 
 /// `iolens --help`: the subcommands (from their definitions), then fio mode's options.
@@ -250,6 +715,109 @@ mod tests {
     #[test]
     fn definitions_are_consistent() {
         command().debug_assert();
+    }
+
+    fn sub(args: &[&str]) -> Command {
+        match parse(args.iter().map(|s| s.to_string()).collect()) {
+            Ok(Invocation::Sub(c)) => c,
+            Ok(Invocation::Fio(_)) => panic!("{args:?} parsed as a fio command line"),
+            Err(e) => panic!("{args:?}: {e}"),
+        }
+    }
+
+    #[test]
+    fn quick_read_only_and_direct_take_booleans() {
+        for (args, want) in [
+            (&["quick"][..], false),
+            (&["quick", "--read-only"], true),
+            (&["quick", "--read-only=1"], true),
+            (&["quick", "--read-only=0"], false),
+            (&["quick", "--read-only=false", "dev"], false),
+        ] {
+            let Command::Quick(q) = sub(args) else {
+                panic!("{args:?} is quick")
+            };
+            assert_eq!(q.read_only, want, "{args:?}: read_only");
+        }
+        for (args, want) in [
+            (&["quick"][..], true),
+            (&["quick", "--direct", "0"], false),
+            (&["quick", "--direct=1"], true),
+            (&["quick", "--direct=0", "dev"], false),
+        ] {
+            let Command::Quick(q) = sub(args) else {
+                panic!("{args:?} is quick")
+            };
+            assert_eq!(q.direct, want, "{args:?}: direct");
+        }
+    }
+
+    #[test]
+    fn suites_take_their_flags_anywhere_and_pass_the_rest_to_fio() {
+        let Command::Sweep(s) = sub(&[
+            "sweep",
+            "iodepth=1..8",
+            "--name=x",
+            "--output-format",
+            "csv",
+            "--bs",
+            "4k",
+            "--eta=never",
+            "-v",
+            "--",
+            "--output=not-mine",
+        ]) else {
+            panic!("sweep expected")
+        };
+        assert_eq!(
+            s.args,
+            [
+                "iodepth=1..8",
+                "--name=x",
+                "--bs",
+                "4k",
+                "-v",
+                "--output=not-mine"
+            ],
+            "the fio side, in order"
+        );
+        assert_eq!(s.suite.output_format, SuiteFormat::Csv);
+        assert_eq!(s.suite.eta, EtaArg::Never);
+        assert_eq!(
+            s.suite.output, None,
+            "after `--` everything is the fio side's"
+        );
+        let Command::Curve(c) = sub(&["curve", "--rw=randread", "--points=10,50", "job.fio"])
+        else {
+            panic!("curve expected")
+        };
+        assert_eq!(c.args, ["--rw=randread", "job.fio"]);
+        assert_eq!(c.points.as_deref(), Some("10,50"));
+        // Help still answers wherever it stands.
+        let e = parse(vec!["curve".into(), "--name=x".into(), "-h".into()])
+            .err()
+            .expect("-h is clap's");
+        assert_eq!(e.kind(), ErrorKind::DisplayHelp);
+    }
+
+    #[test]
+    fn pts_lists_parse_and_bad_values_are_usage_errors() {
+        let Command::Pts(p) = sub(&["pts", "iops", "--target=f", "--bs=4k,0.5k", "--mix=65/35"])
+        else {
+            panic!("pts expected")
+        };
+        assert_eq!((p.bs, p.mix), (vec![4096, 512], vec![65]));
+        for bad in ["--bs=4q", "--bs=100", "--mix=60/30", "--qd=0"] {
+            let e = parse(vec![
+                "pts".into(),
+                "iops".into(),
+                "--target=f".into(),
+                bad.into(),
+            ])
+            .err()
+            .unwrap_or_else(|| panic!("{bad} must be refused"));
+            assert_eq!(e.exit_code(), 2, "{bad}: {e}");
+        }
     }
 
     #[test]

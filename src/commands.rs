@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use iolens_analyze::{explain, parse_result, parse_volume, right_size};
 use iolens_session::Sink;
 
-use crate::cli::{Command, CostArgs, ExplainArgs, ReportArgs, Shell, TextOrJson};
+use crate::cli::{Command, CostArgs, ExplainArgs, MergeArgs, ReportArgs, Shell, TextOrJson};
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(c: Command) -> Result<i32> {
@@ -25,6 +25,12 @@ pub fn run(c: Command) -> Result<i32> {
         }
         Command::Report(a) => report_cmd(&a),
         Command::Cost(a) => cost(&a, &mut out),
+        Command::Quick(a) => crate::quick::run(&a),
+        Command::Pts(a) => crate::pts::run(&a),
+        Command::Sweep(a) => crate::suites::sweep_cmd(&a),
+        Command::Curve(a) => crate::suites::curve_cmd(&a),
+        Command::Compare(a) => crate::suites::compare_cmd(&a),
+        Command::Merge(a) => merge(&a, &mut out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             let mut cmd = crate::cli::command();
@@ -108,9 +114,10 @@ fn report_cmd(a: &ReportArgs) -> Result<i32> {
 }
 
 /// `iolens merge A.json B.json ...`.
-pub fn merge(args: &[String]) -> Result<i32> {
-    let o = iolens_cluster::merge_cmd(args)?;
-    Sink::stdout().write(&o.text)?;
+fn merge(a: &MergeArgs, out: &mut Sink) -> Result<i32> {
+    let formats: Vec<_> = a.output_format.iter().map(|f| f.fio()).collect();
+    let o = iolens_cluster::merge_files(&a.files, &formats)?;
+    out.write(&o.text)?;
     Ok(o.code)
 }
 

@@ -144,10 +144,13 @@ fn cluster_run(
         worker: settings.worker.clone(),
         ..Settings::default()
     };
+    // Every rank lays out its files before the synchronized start, so a rank with more to lay
+    // out does not start its I/O late.
+    iolens_session::lay_out(set, &rank)?;
     let o = cl.run(
         || {
             let o = iolens_session::run(set, &rank, &mut Sink::stdout())?;
-            Ok((o.result, o.errors))
+            Ok((o.result, o.errors, o.started_ms))
         },
         &a.formats,
         a.terse_version,

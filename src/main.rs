@@ -28,30 +28,18 @@ fn main() -> ExitCode {
     }
     let invocation = match cli::parse(args) {
         Ok(i) => i,
-        Err(e) => {
-            // Help and version go to stdout (exit 0), usage errors to stderr (exit 2).
-            return match e.print() {
-                Err(io) if io.kind() != ErrorKind::BrokenPipe && e.exit_code() == 0 => {
-                    ExitCode::from(1)
-                }
-                _ => ExitCode::from(e.exit_code().clamp(0, 255) as u8),
-            };
-        }
+        Err(e) => return clap_exit(&e),
     };
     let result = match invocation {
         cli::Invocation::Sub(c) => commands::run(c),
-        cli::Invocation::Own(name, args) => match name.as_str() {
-            "quick" => quick::run(&args),
-            "sweep" => suites::sweep_cmd(&args),
-            "curve" => suites::curve_cmd(&args),
-            "compare" => suites::compare_cmd(&args),
-            "pts" => pts::run(&args),
-            _ => commands::merge(&args),
-        },
         cli::Invocation::Fio(args) => fio::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        // A usage error found after clap (a rule across arguments): clap's layout, exit 2.
+        Err(e) if e.downcast_ref::<clap::Error>().is_some() => {
+            clap_exit(e.downcast_ref::<clap::Error>().expect("checked"))
+        }
         Err(e) => {
             // A closed pipe (`iolens ... | head`) is not an error.
             let broken_pipe = e.chain().any(|c| {
@@ -66,5 +54,14 @@ fn main() -> ExitCode {
             let _ = diag(&format!("iolens: error: {}", chain.join(": ")));
             ExitCode::from(1)
         }
+    }
+}
+
+/// Prints a clap error: help and version to stdout (exit 0, or 1 when stdout fails), usage
+/// errors to stderr (exit 2).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Err(io) if io.kind() != ErrorKind::BrokenPipe && e.exit_code() == 0 => ExitCode::from(1),
+        _ => ExitCode::from(e.exit_code().clamp(0, 255) as u8),
     }
 }

@@ -2,7 +2,6 @@
 //! steady state) planned by `iolens_suite::pts` and run through the ordinary execute path.
 //! This file does only what a planner cannot: argument parsing, the purge, sysfs facts.
 
-use std::io::IsTerminal;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::time::{Duration, Instant};
@@ -15,76 +14,8 @@ use iolens_suite::pts::{
     cloud::Bucket, Driver, HirPattern, PtsOutcome, PtsRun, PtsSpec, Stage, Test,
 };
 
+use crate::cli::{PtsArgs, PtsFormat};
 use iolens_session::Sink;
-
-const USAGE: &str = "\
-usage: iolens pts TEST --target=PATH [--destructive] [--round=TIME] [--max-rounds=N]
-                  [--bs=LIST] [--mix=LIST] [--qd=N] [--threads=N] [--active-range=SIZE|PCT]
-                  [--size=SIZE] [--no-purge] [--no-precondition] [--engine=ENGINE]
-                  [--cloud] [--volume=SPEC] [--burst-balance=PCT|N] [--budget=TIME]
-                  [--simulate[=ssd:KEY=VAL,...]] [--wait-states=LIST] [--hir-loops=N]
-                  [--hir-burst=TIME] [--histogram-time=TIME]
-                  [--output-format=text,json,csv] [--eta always|never|auto]
-
-TEST: iops, throughput, latency, wsat, hir, xsr, dirth, or all (in the spec's order; SNIA SSS
-PTS 2.0). Each test purges the target (BLKDISCARD of a block device, which needs
---destructive; delete-and-recreate of a file), writes the active range twice in 128 KiB
-sequential writes (not for wsat, hir, xsr), then runs the test's matrix in rounds of --round
-per cell (default 1m) until every tracking variable is in steady state (5-round window,
-range <= 20 % and slope excursion <= 10 % of the window average) or --max-rounds (default 25).
-throughput repeats that per block size; hir follows steady state with --hir-loops bursts of
---hir-burst writes after each wait state (default 5,10,15,25,50 s; 360 x 5 s) and a return to
-baseline; xsr runs SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes each to steady state; dirth runs
-the thread x queue depth grid (--threads/--qd lists, default 32,16,8,6,4,2,1 each) to steady
-state, then --histogram-time (default 10m) response-time histograms at max, mid and min IOPS
-(with all, the lists are dirth's and their first values the other tests').
---bs: e.g. 4k,64k,0.5k   --mix: read/write percents, e.g. 100/0,65/35,0/100
---qd/--threads: default 32/4 (latency: 1/1). --size: the file's size when TARGET is a file
-(default 1g). --active-range: bytes or a percentage of the capacity (default 100%).
---cloud: no purge, one preconditioning pass over the active range, fewer IOPS cells, an
-optional --budget of I/O time for the whole run; with --volume (e.g. gp2:size=100g) rounds
-that ran above the volume's baseline are marked as burst credits and never count as steady
-state (--burst-balance: the bucket at the start, default full). --simulate: run against a
-modelled device (a flash SSD falling from fresh to steady, or the --volume model with its
-credits; `ssd:iops=N,fresh=N,bw=SIZE,cliff=SIZE|Nx,decay=SIZE|Nx,lat=USEC`).
-";
-
-fn parse_bs(s: &str) -> Result<u64> {
-    let t = s.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix('k')) {
-        (n, 1024.0)
-    } else if let Some(n) = t.strip_suffix("mib").or_else(|| t.strip_suffix('m')) {
-        (n, 1024.0 * 1024.0)
-    } else {
-        (t.as_str(), 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| anyhow::anyhow!("--bs: bad block size '{s}' (e.g. 4k, 0.5k, 1m)"))?;
-    let b = v * mult;
-    if b < 512.0 || b.fract() != 0.0 || b as u64 % 512 != 0 {
-        bail!("--bs: block size '{s}' must be a multiple of 512 bytes");
-    }
-    Ok(b as u64)
-}
-
-fn parse_mix(s: &str) -> Result<u32> {
-    let (r, w) = s
-        .split_once('/')
-        .with_context(|| format!("--mix: bad mix '{s}': expected READ/WRITE, e.g. 65/35"))?;
-    let r: u32 = r
-        .trim()
-        .parse()
-        .with_context(|| format!("--mix: bad mix '{s}'"))?;
-    let w: u32 = w
-        .trim()
-        .parse()
-        .with_context(|| format!("--mix: bad mix '{s}'"))?;
-    if r + w != 100 {
-        bail!("--mix: '{s}' does not add up to 100");
-    }
-    Ok(r)
-}
 
 fn is_block(path: &str) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
@@ -107,26 +38,10 @@ fn blkdiscard(path: &str, len: u64) -> Result<()> {
         .with_context(|| format!("BLKDISCARD of {path} failed"))
 }
 
-fn sysfs(path: &str, attr: &[&str]) -> Option<String> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    attr.iter().find_map(|a| {
-        std::fs::read_to_string(format!("/sys/class/block/{name}/device/{a}"))
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
-}
-
-fn sysfs_queue(path: &str, attr: &str) -> Option<u64> {
-    let dev = std::fs::canonicalize(path).ok()?;
-    let name = dev.file_name()?.to_str()?.to_string();
-    std::fs::read_to_string(format!("/sys/class/block/{name}/queue/{attr}"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v| *v > 0)
+/// The first of `attrs` the whole disk under `path` has in sysfs (`device/model`).
+fn sysfs(path: &str, attrs: &[&str]) -> Option<String> {
+    let disk = iolens_engine::sysfs::disk_of(std::path::Path::new(path))?;
+    attrs.iter().find_map(|a| disk.attr(a))
 }
 
 fn human(s: u64) -> String {
@@ -137,26 +52,6 @@ fn human(s: u64) -> String {
     } else {
         format!("{s}s")
     }
-}
-
-/// Parses a list of positive numbers (`--qd=1,8,32`).
-fn num_list(name: &str, v: &str) -> Result<Vec<u32>> {
-    v.split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{name}: '{x}' is not a positive whole number"))
-        })
-        .collect()
-}
-
-fn secs(name: &str, v: &str) -> Result<u64> {
-    Ok(iolens_job::parse_time(v, iolens_job::TimeUnit::Sec)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
-        .as_secs()
-        .max(1))
 }
 
 /// The execute path as a PTS driver: stages through the session, purges by the method chosen.
@@ -254,131 +149,41 @@ impl Driver for Exec<'_> {
 }
 
 /// Runs `iolens pts`.
-pub fn run(args: &[String]) -> Result<i32> {
-    let mut tests: Option<Vec<Test>> = None;
-    let mut target: Option<String> = None;
-    let mut destructive = false;
-    let mut round_s = 60u64;
-    let mut max_rounds = 25usize;
-    let mut bss: Option<Vec<u64>> = None;
-    let mut mixes: Option<Vec<u32>> = None;
-    let mut qd: Option<Vec<u32>> = None;
-    let mut threads: Option<Vec<u32>> = None;
-    let mut active: Option<String> = None;
-    let mut size = "1g".to_string();
-    let mut purge = true;
-    let mut wipc = true;
-    let mut engine: Option<String> = None;
-    let mut formats = vec!["text".to_string()];
-    let mut eta = "auto".to_string();
-    let mut cloud = false;
-    let mut volume: Option<String> = None;
-    let mut balance: Option<String> = None;
-    let mut budget: Option<u64> = None;
-    let mut simulate: Option<String> = None;
+pub fn run(a: &PtsArgs) -> Result<i32> {
+    let tests = a.test.0.clone();
+    let (target, destructive, round_s, max_rounds) = (
+        a.target.clone(),
+        a.destructive,
+        a.round,
+        a.max_rounds as usize,
+    );
+    let active = a.active_range.clone();
+    let (bss, mixes) = (
+        (!a.bs.is_empty()).then(|| a.bs.clone()),
+        (!a.mix.is_empty()).then(|| a.mix.clone()),
+    );
+    let (qd, threads) = (
+        (!a.qd.is_empty()).then(|| a.qd.clone()),
+        (!a.threads.is_empty()).then(|| a.threads.clone()),
+    );
+    let (size, purge, wipc, cloud) = (a.size.clone(), !a.no_purge, !a.no_precondition, a.cloud);
+    let (volume, balance, budget, simulate) = (
+        a.volume.clone(),
+        a.burst_balance.clone(),
+        a.budget,
+        a.simulate.clone(),
+    );
     let mut hir = HirPattern::default();
-    let mut histogram_s = 600u64;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].clone();
-        i += 1;
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k.to_string(), Some(v.to_string())),
-            _ => (a.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String> {
-            if let Some(v) = &inline {
-                return Ok(v.clone());
-            }
-            let v = args
-                .get(i)
-                .cloned()
-                .with_context(|| format!("{name} needs a value"))?;
-            i += 1;
-            Ok(v)
-        };
-        let num = |name: &str, v: String| -> Result<u64> {
-            v.parse::<u64>()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{name}: '{v}' is not a positive whole number"))
-        };
-        match k.as_str() {
-            "--target" => target = Some(value("--target")?),
-            "--destructive" => destructive = true,
-            "--round" => round_s = secs("--round", &value("--round")?)?,
-            "--max-rounds" => max_rounds = num("--max-rounds", value("--max-rounds")?)? as usize,
-            "--bs" => {
-                bss = Some(
-                    value("--bs")?
-                        .split(',')
-                        .map(parse_bs)
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "--mix" => {
-                mixes = Some(
-                    value("--mix")?
-                        .split(',')
-                        .map(parse_mix)
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "--qd" => qd = Some(num_list("--qd", &value("--qd")?)?),
-            "--threads" => threads = Some(num_list("--threads", &value("--threads")?)?),
-            "--active-range" => active = Some(value("--active-range")?),
-            "--size" => size = value("--size")?,
-            "--no-purge" => purge = false,
-            "--no-precondition" => wipc = false,
-            "--engine" => engine = Some(value("--engine")?),
-            "--cloud" => cloud = true,
-            "--volume" => volume = Some(value("--volume")?),
-            "--burst-balance" => balance = Some(value("--burst-balance")?),
-            "--budget" => budget = Some(secs("--budget", &value("--budget")?)?),
-            "--simulate" => simulate = Some(inline.clone().unwrap_or_else(|| "ssd".into())),
-            "--wait-states" => {
-                hir.waits = value("--wait-states")?
-                    .split(',')
-                    .map(|w| secs("--wait-states", w))
-                    .collect::<Result<_>>()?
-            }
-            "--hir-loops" => hir.loops = num("--hir-loops", value("--hir-loops")?)? as u32,
-            "--hir-burst" => hir.burst_s = secs("--hir-burst", &value("--hir-burst")?)?,
-            "--histogram-time" => {
-                histogram_s = secs("--histogram-time", &value("--histogram-time")?)?
-            }
-            "--output-format" => {
-                formats = value("--output-format")?
-                    .split(',')
-                    .map(str::to_string)
-                    .collect();
-                if let Some(f) = formats
-                    .iter()
-                    .find(|f| !["text", "json", "csv"].contains(&f.as_str()))
-                {
-                    bail!("--output-format: '{f}' is not one of text, json, csv");
-                }
-            }
-            "--eta" => eta = value("--eta")?,
-            "-h" | "--help" => {
-                print!("{USAGE}");
-                return Ok(0);
-            }
-            s if s.starts_with('-') => bail!("unknown option {s}\n{USAGE}"),
-            _ => {
-                if tests.is_some() {
-                    bail!("only one TEST may be given\n{USAGE}");
-                }
-                tests = Some(Test::parse_many(&a).map_err(|e| anyhow::anyhow!("{e}"))?);
-            }
-        }
+    if !a.wait_states.is_empty() {
+        hir.waits = a.wait_states.clone();
     }
-    let Some(tests) = tests else {
-        bail!("no TEST given\n{USAGE}")
-    };
-    let Some(target) = target else {
-        bail!("--target=PATH is required\n{USAGE}")
-    };
+    if let Some(l) = a.hir_loops {
+        hir.loops = l;
+    }
+    if let Some(b) = a.hir_burst {
+        hir.burst_s = b;
+    }
+    let histogram_s = a.histogram_time.unwrap_or(600);
     let block = simulate.is_none() && is_block(&target);
     let capacity = if block {
         device_size(&target)?
@@ -444,20 +249,19 @@ pub fn run(args: &[String]) -> Result<i32> {
     };
     // With O_DIRECT a block device takes only multiples of its logical block size.
     let lbs = if block {
-        sysfs_queue(&target, "logical_block_size").unwrap_or(512)
+        iolens_engine::sysfs::disk_of(std::path::Path::new(&target))
+            .and_then(|d| d.number("queue/logical_block_size"))
+            .unwrap_or(512)
     } else {
         512
     };
     if tests.len() > 1 && (bss.is_some() || mixes.is_some()) {
         bail!("--bs and --mix choose one test's cells; give one TEST with them, not all");
     }
-    let engine = engine.unwrap_or_else(|| {
-        if iolens_engine::uring::available() {
-            "io_uring".into()
-        } else {
-            "libaio".into()
-        }
-    });
+    let engine = a
+        .engine
+        .clone()
+        .unwrap_or_else(crate::suites::default_engine);
     let mut specs = Vec::new();
     for &test in &tests {
         let mut bss = bss.clone().unwrap_or_else(|| {
@@ -567,9 +371,9 @@ pub fn run(args: &[String]) -> Result<i32> {
     let cond = Conditions {
         device: target.clone(),
         capacity,
-        model: block.then(|| sysfs(&target, &["model"])).flatten(),
+        model: block.then(|| sysfs(&target, &["device/model"])).flatten(),
         firmware: block
-            .then(|| sysfs(&target, &["firmware_rev", "rev"]))
+            .then(|| sysfs(&target, &["device/firmware_rev", "device/rev"]))
             .flatten(),
         kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|s| s.trim().to_string())
@@ -577,11 +381,7 @@ pub fn run(args: &[String]) -> Result<i32> {
         version: iolens_session::version(),
         purge: purge_method,
     };
-    let status = match eta.as_str() {
-        "always" => true,
-        "never" => false,
-        _ => std::io::stderr().is_terminal(),
-    };
+    let status = a.eta.show();
     let settings = iolens_session::Settings {
         safety: safety.clone(),
         status,
@@ -627,9 +427,9 @@ pub fn run(args: &[String]) -> Result<i32> {
         }
     }
     let mut text = String::new();
-    for f in &formats {
-        match f.as_str() {
-            "json" => {
+    for f in &a.output_format {
+        match f {
+            PtsFormat::Json => {
                 let mut v: Vec<serde_json::Value> = outcomes
                     .iter()
                     .map(|o| report::outcome_json(o, &cond))
@@ -642,7 +442,7 @@ pub fn run(args: &[String]) -> Result<i32> {
                 text.push_str(&serde_json::to_string_pretty(&doc)?);
                 text.push('\n');
             }
-            "csv" => {
+            PtsFormat::Csv => {
                 for (i, o) in outcomes.iter().enumerate() {
                     let c = report::outcome_csv(o);
                     text.push_str(if i == 0 {
@@ -652,7 +452,7 @@ pub fn run(args: &[String]) -> Result<i32> {
                     });
                 }
             }
-            _ => {
+            PtsFormat::Text => {
                 for (i, o) in outcomes.iter().enumerate() {
                     if i > 0 {
                         text.push('\n');

@@ -1,20 +1,21 @@
 //! `iolens sweep`, `iolens curve` and `iolens compare`: the command-line side of the suites in
-//! `iolens_suite`. Each parses its own flags, hands everything else to the fio command-line
-//! parser (job files and `--opt=value`), and runs the planned job sets one by one through
-//! [`run_set`], with a progress line on a terminal.
+//! `iolens_suite`. clap takes each suite's own flags ([`crate::cli`]); everything else goes to
+//! the fio command-line parser (job files and `--opt=value`), and the planned job sets run one
+//! by one through [`run_set`], with a progress line on a terminal.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use iolens_job::{
-    collect_sections, parse_args, Eta, FioArgs, JobSet, RawSection, SystemEnvironment,
-};
+use iolens_job::{collect_sections, parse_args, FioArgs, JobSet, RawSection, SystemEnvironment};
 use iolens_run::PlanOptions;
 use iolens_stats::RunResult;
 use iolens_suite::{compare, curve, progress_line, sweep, Progress};
 
+use crate::cli::{
+    usage_error, CompareArgs, CompareFormat, CurveArgs, EtaArg, SuiteFormat, SweepArgs,
+};
 use iolens_session::Sink;
 
 /// Runs one job set through the session (plan, safety checks, signals, the run, errors on
@@ -42,6 +43,34 @@ pub fn run_set(set: &JobSet, args: &FioArgs, first: &mut bool) -> Result<RunResu
         bail!("the run failed: {}", o.errors.join("; "));
     }
     Ok(o.result)
+}
+
+/// Runs a suite: `go` gets the runner of one job set (through [`run_set`]) and the progress
+/// callback of a progress line shown per `eta`; signals are caught meanwhile.
+fn run_suite<T>(
+    args: &FioArgs,
+    eta: EtaArg,
+    go: impl FnOnce(
+        &mut dyn FnMut(&JobSet) -> Result<RunResult>,
+        &mut dyn FnMut(&Progress),
+    ) -> Result<T>,
+) -> Result<T> {
+    iolens_session::signals::install()?;
+    let mut first = true;
+    let bar = ProgressLine::new(eta.show());
+    go(
+        &mut |set: &JobSet| run_set(set, args, &mut first),
+        &mut |p: &Progress| bar.update(p),
+    )
+}
+
+/// The engine suites use unless told: io_uring, or libaio where io_uring is unavailable.
+pub fn default_engine() -> String {
+    if iolens_engine::uring::available() {
+        "io_uring".into()
+    } else {
+        "libaio".into()
+    }
 }
 
 /// A progress line on stderr, redrawn every second by a thread while the suite runs.
@@ -113,66 +142,16 @@ impl Drop for ProgressLine {
     }
 }
 
-/// Flags every suite takes beside the fio command line.
-struct SuiteFlags {
-    format: String,
-    points: Option<String>,
-    stop_p99: Option<String>,
-    positional_axes: Vec<String>,
-    rest: Vec<String>,
-    help: bool,
-}
-
-fn split_flags(args: &[String], with_axes: bool, curve_flags: bool) -> Result<SuiteFlags> {
-    let mut f = SuiteFlags {
-        format: "table".into(),
-        points: None,
-        stop_p99: None,
-        positional_axes: vec![],
-        rest: vec![],
-        help: false,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| -> Result<String> {
-            if let Some(v) = &inline {
-                return Ok(v.clone());
-            }
-            let v = args
-                .get(i)
-                .cloned()
-                .with_context(|| format!("{name} needs a value"))?;
-            i += 1;
-            Ok(v)
-        };
-        match k {
-            "-h" | "--help" => f.help = true,
-            "--output-format" => f.format = value("--output-format")?,
-            "--points" if curve_flags => f.points = Some(value("--points")?),
-            "--stop-p99" if curve_flags => f.stop_p99 = Some(value("--stop-p99")?),
-            _ if with_axes
-                && !a.starts_with('-')
-                && a.split_once('=').is_some_and(|(n, _)| {
-                    // An axis, or a word that looks like one and is no file (so that a
-                    // mistyped axis gets the list of axes, not "cannot read job file").
-                    sweep::AxisKind::parse(n).is_some() || !std::path::Path::new(a).exists()
-                }) =>
-            {
-                f.positional_axes.push(a.clone())
-            }
-            _ => f.rest.push(a.clone()),
-        }
-    }
-    if !["table", "json", "csv"].contains(&f.format.as_str()) {
-        bail!("--output-format '{}': allowed table, json, csv", f.format);
-    }
-    Ok(f)
+/// Sorts a sweep's positional arguments into axes and the fio side: an axis is `NAME=VALUES`
+/// with a known axis name, or a word that looks like one and is no file (so that a mistyped
+/// axis gets the list of axes, not "cannot read job file").
+fn split_axes(args: &[String]) -> (Vec<String>, Vec<String>) {
+    args.iter().cloned().partition(|a| {
+        !a.starts_with('-')
+            && a.split_once('=').is_some_and(|(n, _)| {
+                sweep::AxisKind::parse(n).is_some() || !std::path::Path::new(a).exists()
+            })
+    })
 }
 
 fn fio_side(rest: &[String]) -> Result<(FioArgs, Vec<RawSection>)> {
@@ -196,78 +175,36 @@ fn capped(
     Ok(out)
 }
 
-fn show_progress(a: &FioArgs) -> bool {
-    match a.eta {
-        Eta::Always => true,
-        Eta::Never => false,
-        Eta::Auto => std::io::stderr().is_terminal(),
-    }
-}
-
-const SWEEP_USAGE: &str = "\
-usage: iolens sweep AXIS=V1,V2,... [AXIS=A..B ...] [fio options | job file]
-                    [--output-format table|json|csv] [--output FILE] [--volume SPEC]
-                    [--instance TYPE] [--eta always|never|auto]
-
-Runs the job once per point of the grid, one point after another. Axes: iodepth, numjobs,
-bs, rw, rwmixread, rate_iops; values as a list (bs=4k,16k) or a doubling range
-(iodepth=1..256). Prints a row per point (IOPS, MB/s, mean/p99/p99.9 latency, I/Os in
-flight), the knee along iodepth (or numjobs) with the Little's-law figure, and the model's
-ceiling beside the plateau with --volume/--instance or a simulated volume (--sim_volume).
-Example:
-  iolens sweep iodepth=1..64 --name=r --rw=randread --bs=16k --ioengine=libaio \\
-      --sim_volume=io1:iops=48000 --sim_latency=463us --runtime=2 --time_based
-";
-
 /// `iolens sweep`.
-pub fn sweep_cmd(args: &[String]) -> Result<i32> {
-    let f = split_flags(args, true, false)?;
-    if f.help {
-        Sink::stdout().write(SWEEP_USAGE)?;
-        return Ok(0);
+pub fn sweep_cmd(c: &SweepArgs) -> Result<i32> {
+    let (axes, rest) = split_axes(&c.args);
+    if axes.is_empty() {
+        return Err(usage_error(
+            "sweep",
+            "give at least one axis (AXIS=V1,V2,... or AXIS=A..B)",
+        ));
     }
-    if f.positional_axes.is_empty() {
-        iolens_session::diag(&format!(
-            "iolens sweep: give at least one axis\n\n{SWEEP_USAGE}"
-        ))?;
-        return Ok(2);
-    }
-    let axes = f
-        .positional_axes
+    let axes = axes
         .iter()
-        .map(|a| sweep::parse_axis(a))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let (a, sections) = fio_side(&f.rest)?;
-    let volume = a
-        .volume
-        .as_deref()
-        .map(iolens_analyze::parse_volume)
-        .transpose()?;
-    let instance = a
-        .instance
-        .as_deref()
-        .map(iolens_analyze::instance)
-        .transpose()?;
+        .map(|a| sweep::parse_axis(a).map_err(|e| usage_error("sweep", e)))
+        .collect::<Result<Vec<_>>>()?;
+    let (a, sections) = fio_side(&rest)?;
+    let ctx = iolens_session::explain_context(c.volume.as_deref(), c.suite.instance.as_deref())?;
+    let (volume, instance) = (ctx.volume, ctx.instance);
     let sections = capped(sections, instance.as_ref())?;
     let planned = sweep::plan(&sections, &axes)?;
-    iolens_session::signals::install()?;
-    let mut first = true;
-    let bar = ProgressLine::new(show_progress(&a));
-    let s = sweep::run(
-        &planned,
-        &mut |set: &JobSet| run_set(set, &a, &mut first),
-        &mut |p: &Progress| bar.update(p),
-    )?;
-    drop(bar);
+    let s = run_suite(&a, c.suite.eta, |run, progress| {
+        sweep::run(&planned, run, progress)
+    })?;
     let ceilings = sweep::ceilings(&s, volume.as_ref(), instance.as_ref());
     let explain = sweep::explain(&s, &ceilings);
-    let text = match f.format.as_str() {
-        "json" => format!(
+    let text = match c.suite.output_format {
+        SuiteFormat::Json => format!(
             "{}\n",
             serde_json::to_string_pretty(&sweep::to_json(&s, &explain))?
         ),
-        "csv" => sweep::csv(&s),
-        _ => {
+        SuiteFormat::Csv => sweep::csv(&s),
+        SuiteFormat::Table => {
             let mut t = sweep::table(&s);
             t.push('\n');
             for l in &explain {
@@ -277,122 +214,39 @@ pub fn sweep_cmd(args: &[String]) -> Result<i32> {
             t
         }
     };
-    Sink::open(a.output.as_deref())?.write(&text)?;
+    Sink::open(c.suite.output.as_deref())?.write(&text)?;
     Ok(i32::from(s.interrupted))
 }
 
-const CURVE_USAGE: &str = "\
-usage: iolens curve [fio options | job file] [--points 10,20,...,100] [--stop-p99 TIME]
-                    [--output-format table|json|csv] [--output FILE] [--eta always|never|auto]
-
-Runs the job as written (closed loop) to find its maximum IOPS, then open loop with Poisson
-arrivals at each --points percentage of it (default 10,20,...,90,95,100), the depth high
-enough never to cap the load; stops after the first point whose p99 passes --stop-p99.
-Latency counts from each I/O's scheduled arrival (open_loop=1): no coordinated omission.
-Needs an asynchronous engine (libaio, io_uring) or a simulated volume with one.
-";
-
 /// `iolens curve`.
-pub fn curve_cmd(args: &[String]) -> Result<i32> {
-    let f = split_flags(args, false, true)?;
-    if f.help {
-        Sink::stdout().write(CURVE_USAGE)?;
-        return Ok(0);
-    }
+pub fn curve_cmd(c: &CurveArgs) -> Result<i32> {
     let mut opts = curve::CurveOpts::default();
-    if let Some(p) = &f.points {
-        opts.percents = curve::parse_points(p)?;
+    if let Some(p) = &c.points {
+        opts.percents = curve::parse_points(p).map_err(|e| usage_error("curve", e))?;
     }
-    if let Some(t) = &f.stop_p99 {
+    if let Some(t) = &c.stop_p99 {
         let d = iolens_job::parse_time(t, iolens_job::TimeUnit::Usec)
-            .map_err(|e| anyhow::anyhow!("--stop-p99: {e}"))?;
+            .map_err(|e| usage_error("curve", format!("--stop-p99: {e}")))?;
         opts.stop_p99_ns = Some(d.as_nanos() as f64);
     }
-    let (a, sections) = fio_side(&f.rest)?;
-    let instance = a
-        .instance
-        .as_deref()
-        .map(iolens_analyze::instance)
-        .transpose()?;
-    let sections = capped(sections, instance.as_ref())?;
-    iolens_session::signals::install()?;
-    let mut first = true;
-    let bar = ProgressLine::new(show_progress(&a));
-    let c = curve::run(
-        &sections,
-        &opts,
-        &mut |set: &JobSet| run_set(set, &a, &mut first),
-        &mut |p: &Progress| bar.update(p),
-    )?;
-    drop(bar);
-    let text = match f.format.as_str() {
-        "json" => format!("{}\n", serde_json::to_string_pretty(&curve::to_json(&c))?),
-        "csv" => curve::csv(&c),
-        _ => curve::table(&c),
+    let (a, sections) = fio_side(&c.args)?;
+    let ctx = iolens_session::explain_context(None, c.suite.instance.as_deref())?;
+    let sections = capped(sections, ctx.instance.as_ref())?;
+    let k = run_suite(&a, c.suite.eta, |run, progress| {
+        curve::run(&sections, &opts, run, progress)
+    })?;
+    let text = match c.suite.output_format {
+        SuiteFormat::Json => format!("{}\n", serde_json::to_string_pretty(&curve::to_json(&k))?),
+        SuiteFormat::Csv => curve::csv(&k),
+        SuiteFormat::Table => curve::table(&k),
     };
-    Sink::open(a.output.as_deref())?.write(&text)?;
-    Ok(i32::from(c.interrupted))
+    Sink::open(c.suite.output.as_deref())?.write(&text)?;
+    Ok(i32::from(k.interrupted))
 }
 
-const COMPARE_USAGE: &str = "\
-usage: iolens compare A.json B.json [C.json ...] [--fail-if-slower PCT] [--output-format table|json]
-
-Compares each result with the first: per job and direction IOPS, MB/s, mean and p99 latency
-and the change, with Welch's t-test on the per-interval IOPS samples and a bootstrap 95 %
-interval of the ratio. Reads fio JSON (json, json+), iolens JSON and sweep/curve JSON (point
-by point). --fail-if-slower=PCT exits 1 when a later input is significantly slower in IOPS
-by more than PCT percent.
-";
-
 /// `iolens compare`.
-pub fn compare_cmd(args: &[String]) -> Result<i32> {
-    let mut files = vec![];
-    let mut fail: Option<f64> = None;
-    let mut format = "table".to_string();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |name: &str| -> Result<String> {
-            if let Some(v) = &inline {
-                return Ok(v.clone());
-            }
-            let v = args
-                .get(i)
-                .cloned()
-                .with_context(|| format!("{name} needs a value"))?;
-            i += 1;
-            Ok(v)
-        };
-        match k {
-            "-h" | "--help" => {
-                Sink::stdout().write(COMPARE_USAGE)?;
-                return Ok(0);
-            }
-            "--fail-if-slower" => fail = Some(compare::parse_pct(&value("--fail-if-slower")?)?),
-            "--output-format" => format = value("--output-format")?,
-            s if s.starts_with("--") => {
-                iolens_session::diag(&format!(
-                    "iolens compare: unknown option {s}\n\n{COMPARE_USAGE}"
-                ))?;
-                return Ok(2);
-            }
-            _ => files.push(a.clone()),
-        }
-    }
-    if files.len() < 2 {
-        iolens_session::diag(&format!(
-            "iolens compare: give at least two result files\n\n{COMPARE_USAGE}"
-        ))?;
-        return Ok(2);
-    }
-    if !["table", "json"].contains(&format.as_str()) {
-        bail!("--output-format '{format}': allowed table, json");
-    }
+pub fn compare_cmd(c: &CompareArgs) -> Result<i32> {
+    let (files, fail) = (&c.files, c.fail_if_slower);
     let inputs = files
         .iter()
         .map(|p| {
@@ -405,7 +259,7 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
     let mut docs = vec![];
     for b in &inputs[1..] {
         let rows = compare::compare(&inputs[0], b)?;
-        if format == "json" {
+        if c.output_format == CompareFormat::Json {
             docs.push(compare::to_json(&inputs[0], b, &rows));
         } else {
             out.write(&compare::render_text(&inputs[0], b, &rows))?;
@@ -426,7 +280,7 @@ pub fn compare_cmd(args: &[String]) -> Result<i32> {
             }
         }
     }
-    if format == "json" {
+    if c.output_format == CompareFormat::Json {
         let v = if docs.len() == 1 {
             docs.remove(0)
         } else {

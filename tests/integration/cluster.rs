@@ -187,6 +187,62 @@ fn three_ranks_by_iolens_rank_give_one_result() {
     );
 }
 
+/// Files are laid out before the synchronized start: rank 1 has 1 GiB to write first, rank 0
+/// nothing, and their jobs still start together (job_start is when a rank's I/O began).
+#[test]
+fn ranks_lay_out_their_files_before_the_synchronized_start() {
+    let d = TempDir::new("cluster-layout");
+    // Rank 0's file is there already (sparse is enough: it is long enough not to be laid out).
+    std::fs::File::create(d.join("data.0"))
+        .and_then(|f| f.set_len(1 << 30))
+        .expect("creating rank 0's file");
+    let port = free_port("127.0.0.1");
+    let coord = format!("127.0.0.1:{port}");
+    let args: Vec<String> = [
+        "--name=l",
+        "--ioengine=psync",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=1g",
+        "--fallocate=none",
+        "--filename=data.$rank",
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let start = |r: u32| {
+        let mut c = iolens();
+        c.current_dir(&d.0)
+            .args(&args)
+            .env("IOLENS_RANK", r.to_string())
+            .env("IOLENS_SIZE", "2")
+            .env("IOLENS_COORDINATOR", &coord)
+            .env("IOLENS_TOKEN", "t0k")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c.spawn().expect("spawning a rank")
+    };
+    let one = start(1);
+    let zero = start(0);
+    let (o, _) = wait_within(zero, Duration::from_secs(120), "rank 0");
+    let (o1, _) = wait_within(one, Duration::from_secs(30), "rank 1");
+    assert!(o.status.success(), "rank 0 failed: {}", stderr(&o));
+    assert!(o1.status.success(), "rank 1 failed: {}", stderr(&o1));
+    let laid = std::fs::metadata(d.join("data.1"))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    assert_eq!(
+        laid,
+        1 << 30,
+        "rank 1 lays out data.1 (1 GiB): found {laid} bytes"
+    );
+    check_clients(&stdout(&o), "read", 2, 100);
+}
+
 #[test]
 fn mpirun_four_ranks_give_one_result() {
     let ok = Command::new("mpirun")

@@ -109,7 +109,7 @@ fn seed_job_runs_end_to_end_in_fio_layouts() {
             "expected a '{line}' group line in the normal output:\n{normal}"
         );
     }
-    if iolens_stats::disk::device_of(&d.0).is_some() {
+    if iolens_engine::sysfs::disk_of(&d.0).is_some_and(|d| d.dir.join("stat").exists()) {
         assert!(
             normal.contains("Disk stats (read/write):"),
             "expected disk stats for the temp dir's device in:\n{normal}"

@@ -39,13 +39,7 @@ impl Media {
     /// Fresh random contents, nothing cached, nothing lost (each case starts clean, so no
     /// block written by an earlier case can stand in for a lost one).
     fn reset(&mut self, seed: u64) {
-        let mut x = seed | 1;
-        for c in self.durable.chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            c.copy_from_slice(&x.to_le_bytes()[..c.len()]);
-        }
+        iolens_engine::fill::fill_from_seed(&mut self.durable, seed);
         self.dirty.clear();
         self.lost.clear();
         self.cuts = 0;

@@ -188,7 +188,12 @@ fn sweep_writes_a_table_and_csv_and_rejects_bad_axes() {
         stderr(&o)
     );
     let o = run_in(&d.0, &["sweep", "-h"]);
-    assert!(o.status.success() && stdout(&o).contains("usage: iolens sweep"));
+    assert!(
+        o.status.success() && stdout(&o).contains("Usage: iolens sweep"),
+        "`iolens sweep -h`: exit 0 and its usage expected; exit {:?}, stdout: {}",
+        o.status.code(),
+        stdout(&o)
+    );
 }
 
 #[test]

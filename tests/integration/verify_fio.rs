@@ -99,15 +99,8 @@ fn run_tool(tool: Tool, dir: &Path, job: &str) -> Run {
 
 /// Fills a file with pseudo-random bytes (never a verify header), `len` bytes.
 fn prefill(path: &Path, len: usize) {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut v = Vec::with_capacity(len);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
+    let mut v = vec![0u8; len];
+    iolens_engine::fill::fill_from_seed(&mut v, 0x9E37_79B9_7F4A_7C15);
     std::fs::write(path, v).expect("prefilling the test file");
 }
 

@@ -22,7 +22,7 @@ use iolens_job::{Environment, OutputFormat, SystemEnvironment};
 use iolens_stats::RunResult;
 
 pub use launch::{detect, hostname, substitute, Launch};
-pub use merge::merge_cmd;
+pub use merge::merge_files;
 
 /// Timeouts of a cluster run (every one can be set from the environment, in seconds).
 #[derive(Debug, Clone)]
@@ -178,18 +178,17 @@ impl Cluster {
         }
     }
 
-    /// Runs the jobs (`execute`, already planned) in step with the other ranks and returns what
+    /// Runs the jobs (`execute`, already planned and laid out) in step with the other ranks and returns what
     /// to print: on rank 0 one result for all ranks, on the others nothing. The caller must have
     /// installed iolens's Ctrl-C handler: a failed rank stops the others' jobs with SIGINT.
     pub fn run(
         self,
-        execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+        execute: impl FnOnce() -> Result<Executed>,
         formats: &[OutputFormat],
         terse_version: u32,
     ) -> Result<Outcome> {
         if self.launch.size == 1 {
-            let start = net::now_ms();
-            let (r, errors) = execute()?;
+            let (r, errors, start) = execute()?;
             let ranks = vec![net::RankResult {
                 rank: 0,
                 hostname: self.hostname.clone(),
@@ -212,6 +211,10 @@ impl Cluster {
         }
     }
 }
+
+/// What a rank's `execute` returns: its result, its fatal job errors, and the time its jobs
+/// started (ms since the epoch, after its files were laid out), which is its `job_start`.
+pub type Executed = (RunResult, Vec<String>, u64);
 
 /// Job-file access with `$rank`, `$size` and `$hostname` substituted.
 pub struct ClusterEnvironment {

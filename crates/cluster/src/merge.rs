@@ -6,49 +6,14 @@ use iolens_report::clients::{self, Client, Clients};
 use iolens_stats::merge::{merge_runs, JobMerge};
 use iolens_stats::RunResult;
 
-/// Usage of `iolens merge`.
-pub const USAGE: &str = "usage: iolens merge A.json B.json ... [--output-format=json|json+|normal]\n\
-       merges fio/iolens JSON results exactly: one entry per job name under \"jobs\", the inputs\n\
-       under \"client_stats\" with an \"All clients\" total. Percentiles come from the merged\n\
-       histograms, which json+ inputs carry (\"bins\"); from plain json inputs they are left out.\n";
-
-/// Runs `iolens merge` with its arguments; returns the text to print and the exit code.
-pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
-    let mut files = Vec::new();
-    let mut formats = vec![OutputFormat::Json];
-    for a in args {
-        if a == "--help" || a == "-h" {
-            return Ok(crate::Outcome {
-                text: USAGE.into(),
-                code: 0,
-                merged: None,
-            });
-        } else if let Some(f) = a.strip_prefix("--output-format=") {
-            formats = f
-                .split(',')
-                .map(|x| match x {
-                    "json" => Ok(OutputFormat::Json),
-                    "json+" => Ok(OutputFormat::JsonPlus),
-                    "normal" => Ok(OutputFormat::Normal),
-                    "terse" => Ok(OutputFormat::Terse),
-                    other => bail!("--output-format '{other}': use json, json+, normal or terse"),
-                })
-                .collect::<Result<_>>()?;
-        } else if a.starts_with("--") {
-            bail!("unknown option {a}; allowed: --output-format=json|json+|normal|terse\n{USAGE}");
-        } else {
-            files.push(a.clone());
-        }
-    }
+/// `iolens merge`: reads the results in `files` and merges them into `formats` (fio's
+/// json, json+, normal, terse); returns the text to print and the exit code.
+pub fn merge_files(files: &[String], formats: &[OutputFormat]) -> Result<crate::Outcome> {
     if files.is_empty() {
-        return Ok(crate::Outcome {
-            text: USAGE.into(),
-            code: 1,
-            merged: None,
-        });
+        bail!("no result files to merge");
     }
     let mut runs: Vec<RunResult> = Vec::new();
-    for p in &files {
+    for p in files {
         let text = std::fs::read_to_string(p).with_context(|| format!("cannot read '{p}'"))?;
         runs.push(crate::fiojson::parse(&text).with_context(|| format!("'{p}'"))?);
     }
@@ -80,7 +45,7 @@ pub fn merge_cmd(args: &[String]) -> Result<crate::Outcome> {
         notes: &notes,
     };
     let mut text = String::new();
-    for f in &formats {
+    for f in formats {
         match f {
             OutputFormat::Json => text.push_str(&clients::json(&view, false)),
             OutputFormat::JsonPlus => text.push_str(&clients::json(&view, true)),

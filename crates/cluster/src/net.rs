@@ -15,7 +15,7 @@ use iolens_stats::RunResult;
 
 use crate::launch::{same_token, Launch};
 use crate::proto::{recv, send, Msg};
-use crate::Timeouts;
+use crate::{Executed, Timeouts};
 
 /// Time from rank 0's start message to the start of the jobs.
 const START_DELAY: Duration = Duration::from_millis(500);
@@ -237,7 +237,7 @@ impl Coordinator {
     pub fn run(
         self,
         hostname: &str,
-        execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+        execute: impl FnOnce() -> Result<Executed>,
         formats: &[OutputFormat],
         terse_version: u32,
     ) -> Result<crate::Outcome> {
@@ -287,8 +287,7 @@ impl Coordinator {
             delay_ms: START_DELAY.as_millis() as u64,
         });
         sleep_until_ms(at_ms);
-        let job_start_ms = now_ms();
-        let (own, own_errors) = match execute() {
+        let (own, own_errors, job_start_ms) = match execute() {
             Ok(v) => v,
             Err(e) => {
                 s.broadcast(&Msg::Abort {
@@ -483,7 +482,7 @@ pub fn member(
     l: &Launch,
     hostname: &str,
     t: &Timeouts,
-    execute: impl FnOnce() -> Result<(RunResult, Vec<String>)>,
+    execute: impl FnOnce() -> Result<Executed>,
 ) -> Result<crate::Outcome> {
     let rank = l.rank;
     let mut c = connect(addr, t.join)?;
@@ -607,9 +606,8 @@ pub fn member(
         let left = Duration::from_millis(delay_ms).saturating_sub(got.elapsed());
         std::thread::sleep(left);
     }
-    let job_start_ms = now_ms();
     let run = execute();
-    let (result, errors) = match run {
+    let (result, errors, job_start_ms) = match run {
         Ok(v) => v,
         Err(e) => {
             m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;

@@ -87,25 +87,9 @@ pub fn logical_block_size(path: &Path, f: &File) -> u64 {
         }
     }
     // For files: the logical block size of the device under the filesystem.
-    iolens_disk_lbs(path).unwrap_or(512)
-}
-
-fn iolens_disk_lbs(path: &Path) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(path).ok()?;
-    let dev = meta.dev();
-    let link = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
-    let real = std::fs::canonicalize(link).ok()?;
-    let dir = if real.join("partition").exists() {
-        real.parent()?.to_path_buf()
-    } else {
-        real
-    };
-    std::fs::read_to_string(dir.join("queue/logical_block_size"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    crate::sysfs::disk_of(path)
+        .and_then(|d| d.number("queue/logical_block_size"))
+        .unwrap_or(512)
 }
 
 /// Whether reads on `fd` can be attempted without blocking (the kernel's FMODE_NOWAIT), probed
@@ -269,13 +253,7 @@ fn layout_open(
     if fill {
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         let mut buf = vec![0u8; 1 << 20];
-        let mut x = seed | 1;
-        for chunk in buf.chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
-        }
+        crate::fill::fill_from_seed(&mut buf, seed);
         let mut off = cur.min(size);
         // Existing bytes are kept; only the missing tail is written.
         std::io::Seek::seek(&mut w, io::SeekFrom::Start(off))?;

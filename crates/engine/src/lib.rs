@@ -9,10 +9,12 @@
 
 pub mod buf;
 pub mod file;
+pub mod fill;
 pub mod libaio;
 pub mod null;
 pub mod safety;
 pub mod sync;
+pub mod sysfs;
 pub mod uring;
 
 use std::io;

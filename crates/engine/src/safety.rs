@@ -170,53 +170,26 @@ fn dev_numbers(path: &Path) -> io::Result<(u32, u32)> {
     Ok((libc::major(m.rdev()), libc::minor(m.rdev())))
 }
 
-fn parse_dev(s: &str) -> Option<(u32, u32)> {
-    let (a, b) = s.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
 /// The device itself, then all its partitions.
 fn device_and_partitions(major: u32, minor: u32) -> Vec<BlockDev> {
-    let mut out = Vec::new();
-    let Ok(real) = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")) else {
-        return out;
+    let Some(dev) = crate::sysfs::by_number(major, minor) else {
+        return Vec::new();
     };
-    let name = real
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    out.push(BlockDev {
-        name,
+    let parts = crate::sysfs::partitions(&dev);
+    let mut out = vec![BlockDev {
+        name: dev.name,
         major,
         minor,
         start: 0,
         is_partition: false,
-    });
-    let Ok(rd) = std::fs::read_dir(&real) else {
-        return out;
-    };
-    let mut parts: Vec<BlockDev> = rd
-        .flatten()
-        .filter(|e| e.path().join("partition").exists())
-        .filter_map(|e| {
-            let p = e.path();
-            let (major, minor) = parse_dev(&std::fs::read_to_string(p.join("dev")).ok()?)?;
-            let start: u64 = std::fs::read_to_string(p.join("start"))
-                .ok()?
-                .trim()
-                .parse()
-                .ok()?;
-            Some(BlockDev {
-                name: e.file_name().to_string_lossy().to_string(),
-                major,
-                minor,
-                start: start * 512,
-                is_partition: true,
-            })
-        })
-        .collect();
-    parts.sort_by_key(|p| p.start);
-    out.extend(parts);
+    }];
+    out.extend(parts.into_iter().map(|(p, major, minor, start)| BlockDev {
+        name: p.name,
+        major,
+        minor,
+        start,
+        is_partition: true,
+    }));
     out
 }
 
@@ -264,7 +237,7 @@ fn find_mount(mountinfo: &str, devs: &[BlockDev]) -> Option<DeviceUse> {
         if pre.len() < 5 {
             continue;
         }
-        let by_number = parse_dev(pre[2])
+        let by_number = crate::sysfs::parse_dev(pre[2])
             .and_then(|(ma, mi)| devs.iter().find(|d| d.major == ma && d.minor == mi));
         let by_source = || {
             let rdev = block_rdev(&unescape(post.get(1)?))?;

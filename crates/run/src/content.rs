@@ -61,13 +61,7 @@ impl Content {
     }
 
     fn fill_random(&mut self, buf: &mut [u8]) {
-        let mut chunks = buf.chunks_exact_mut(8);
-        for c in &mut chunks {
-            c.copy_from_slice(&self.rng.next_u64().to_le_bytes());
-        }
-        let rem = chunks.into_remainder();
-        let last = self.rng.next_u64().to_le_bytes();
-        rem.copy_from_slice(&last[..rem.len()]);
+        iolens_engine::fill::fill_words(buf, || self.rng.next_u64());
     }
 
     /// Prepares a buffer for one write at `offset`.

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use iolens_engine::file::{self as efile, Prealloc};
 use iolens_job::{Ddir, ExitWhat, JobSet, RwKind};
-use iolens_stats::disk::{device_of, DiskSampler};
+use iolens_stats::disk::DiskSampler;
 use iolens_stats::{build_run, Display, JobInfo, JobStats, RunMeta, RunResult};
 
 pub use control::{Control, JobControl, JobState};
@@ -130,6 +130,8 @@ pub struct RunOutput {
     pub result: RunResult,
     /// Fatal job errors, one line each.
     pub errors: Vec<String>,
+    /// Milliseconds since the epoch when the jobs started, after the files were laid out.
+    pub started_ms: u64,
 }
 
 /// Stop requests so far (SIGINT, SIGTERM, SIGHUP: the caller's signal handling counts them).
@@ -311,6 +313,14 @@ pub fn job_info(j: &PlannedJob) -> JobInfo {
     }
 }
 
+/// The whole disk under a file whose counters `Disk stats` reports (partitions report their
+/// disk, as fio does).
+fn disk_with_stats(path: &std::path::Path) -> Option<String> {
+    iolens_engine::sysfs::disk_of(path)
+        .filter(|d| d.dir.join("stat").exists())
+        .map(|d| d.name)
+}
+
 fn ctime_now() -> (u64, String) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -330,6 +340,20 @@ fn ctime_now() -> (u64, String) {
     (now.as_millis() as u64, s)
 }
 
+/// Lays out the plan's files ahead of [`execute`] (a cluster run does this before its
+/// synchronized start, so that no rank starts late because it had more to lay out). A file
+/// that cannot be laid out is left for `execute`, which tries again and reports the failure
+/// on the jobs that use it.
+pub fn lay_out(plan: &Plan, events: &mut dyn FnMut(Event)) {
+    drop(layout_files(plan, events));
+}
+
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// Runs a plan to the end (or until Ctrl-C) and builds the result.
 pub fn execute(
     set: &JobSet,
@@ -339,6 +363,7 @@ pub fn execute(
     events: &mut dyn FnMut(Event),
 ) -> Result<RunOutput, RunError> {
     let mut setup_failed = layout_files(plan, events);
+    let started_ms = epoch_ms();
     let ctl = Control::new(plan.jobs.len());
     let run_start = Instant::now();
     let disks: Vec<String> = {
@@ -350,7 +375,7 @@ pub fn execute(
                     && !j.spec.sim.enabled()
                     && j.spec.ioengine != iolens_job::EngineKind::Null
             })
-            .flat_map(|j| j.files.iter().filter_map(|f| device_of(&f.path)))
+            .flat_map(|j| j.files.iter().filter_map(|f| disk_with_stats(&f.path)))
             .collect();
         v.sort();
         v.dedup();
@@ -566,6 +591,7 @@ pub fn execute(
     Ok(RunOutput {
         result: build_run(&jobs, meta),
         errors,
+        started_ms,
     })
 }
 

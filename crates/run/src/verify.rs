@@ -36,6 +36,7 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
+use iolens_engine::fill::fill_from_seed;
 use iolens_job::{Ddir, JobSpec, VerifyKind};
 use iolens_stats::{JobStats, VerifyFailure};
 
@@ -254,22 +255,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     } else {
         gcd(b, a % b)
     }
-}
-
-fn fill_from_seed(buf: &mut [u8], seed: u64) {
-    let mut x = seed | 1;
-    let mut chunks = buf.chunks_exact_mut(8);
-    for c in &mut chunks {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        c.copy_from_slice(&x.to_le_bytes());
-    }
-    let rem = chunks.into_remainder();
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    rem.copy_from_slice(&x.to_le_bytes()[..rem.len()]);
 }
 
 fn hex(b: &[u8]) -> String {

@@ -99,6 +99,8 @@ pub struct Outcome {
     pub result: RunResult,
     /// Fatal job errors, one line each (already printed on stderr).
     pub errors: Vec<String>,
+    /// Milliseconds since the epoch when the jobs started, after the files were laid out.
+    pub started_ms: u64,
 }
 
 impl Outcome {
@@ -196,6 +198,18 @@ pub fn check_models(set: &JobSet) -> Result<()> {
     Ok(())
 }
 
+/// Checks a job set as [`run`] does (job limit, models, plan, safety) and lays out its files,
+/// so that a later [`run`] of the same set starts its I/O at once: a cluster rank does this
+/// before the synchronized start.
+pub fn lay_out(set: &JobSet, s: &Settings) -> Result<()> {
+    check_job_count(set, s.max_jobs)?;
+    check_models(set)?;
+    let plan = iolens_run::plan(set)?;
+    iolens_run::safety::check(&plan, &s.safety)?;
+    iolens_run::lay_out(&plan, &mut |_| {});
+    Ok(())
+}
+
 /// Runs a job set from start to report: job limit, plan, safety checks, notes and header,
 /// signal handling (SIGINT, SIGTERM, SIGHUP), the run with its status line, the report,
 /// errors, and the explanation.
@@ -265,6 +279,7 @@ pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
     let mut outcome = Outcome {
         result: out.result,
         errors: out.errors,
+        started_ms: out.started_ms,
     };
     if outcome.result.interrupted {
         outcome.result.interrupted_by = signals::first_signal();

@@ -1,10 +1,7 @@
 //! Block device statistics from `/sys/block/<dev>/stat`, for the `Disk stats` section.
 //!
-//! The device under a file is found from the file's `st_dev` (or a device node's `st_rdev`)
-//! through `/sys/dev/block/MAJ:MIN`; partitions report their whole disk, as fio does.
+//! The caller names the devices (`iolens_engine::sysfs::disk_of` finds the disk under a file).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::model::DiskUtil;
@@ -67,35 +64,6 @@ pub fn parse_stat(text: &str) -> Option<DiskStat> {
 /// Reads a device's counters by name (`vda`).
 pub fn read_stat(name: &str) -> Option<DiskStat> {
     parse_stat(&std::fs::read_to_string(format!("/sys/block/{name}/stat")).ok()?)
-}
-
-/// The whole-disk name (`vda`) under a path, if it is on a block device.
-pub fn device_of(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).or_else(|_| {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        std::fs::metadata(parent)
-    });
-    let meta = meta.ok()?;
-    let dev = if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    };
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let real = std::fs::canonicalize(&link).ok()?;
-    let dir = if real.join("partition").exists() {
-        real.parent()?.to_path_buf()
-    } else {
-        real
-    };
-    let name = dir.file_name()?.to_string_lossy().to_string();
-    Path::new(&format!("/sys/block/{name}/stat"))
-        .exists()
-        .then_some(name)
 }
 
 /// Counters of a set of devices at the start of a run, to report the difference at the end.
@@ -162,14 +130,5 @@ mod tests {
         assert_eq!(s.io_ticks, 50944);
         assert_eq!(s.in_queue, 62389);
         assert!(parse_stat("1 2 3").is_none());
-    }
-
-    #[test]
-    fn finds_the_disk_under_a_file() {
-        // Skips where the current directory is not on a block device (tmpfs, overlay).
-        match device_of(Path::new(".")) {
-            Some(name) => assert!(read_stat(&name).is_some()),
-            None => eprintln!("skipping: current directory is not on a block device"),
-        }
     }
 }
