@@ -49,7 +49,7 @@ pub enum Command {
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
     /// SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)
-    Pts(PtsArgs),
+    Pts(Box<PtsArgs>),
     /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
     Sweep(SweepArgs),
     /// Latency against offered load, up to where p99 breaks
@@ -806,7 +806,7 @@ mod tests {
         else {
             panic!("pts expected")
         };
-        assert_eq!((p.bs, p.mix), (vec![4096, 512], vec![65]));
+        assert_eq!((&p.bs, &p.mix), (&vec![4096, 512], &vec![65]));
         for bad in ["--bs=4q", "--bs=100", "--mix=60/30", "--qd=0"] {
             let e = parse(vec![
                 "pts".into(),
