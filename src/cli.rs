@@ -48,7 +48,7 @@ pub enum Command {
     Cost(CostArgs),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
-    /// SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)
+    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, dirth, all)
     Pts(Box<PtsArgs>),
     /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
     Sweep(SweepArgs),
