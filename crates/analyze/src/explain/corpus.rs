@@ -48,7 +48,16 @@ fn corpus_cases_get_their_bound_and_fix() {
         let text = std::fs::read_to_string(dir.join(file))
             .unwrap_or_else(|e| panic!("cannot read corpus file {file}: {e}"));
         let view = parse_result(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let e = explain(&view, &ExplainContext::default());
+        // `volume` and `instance` are what the user would pass as --volume and --instance.
+        let ctx = ExplainContext {
+            volume: c["volume"].as_str().map(|v| {
+                crate::models::parse_volume(v).unwrap_or_else(|e| panic!("{file}: {v}: {e}"))
+            }),
+            instance: c["instance"]
+                .as_str()
+                .map(|i| crate::models::instance(i).unwrap_or_else(|e| panic!("{file}: {i}: {e}"))),
+        };
+        let e = explain(&view, &ctx);
         let job = e.jobs.first().unwrap_or_else(|| panic!("{file}: no job"));
         let got = job.bound.name();
         let rendered = e.to_text();
@@ -70,8 +79,20 @@ fn corpus_cases_get_their_bound_and_fix() {
         if let Some(ctx) = c["context_contains"].as_str() {
             if !e.context.iter().any(|l| l.contains(ctx)) {
                 failures.push(format!(
-                    "{file}: context should name '{ctx}' (from the job's sim_volume), it is {:?}",
+                    "{file}: context should name '{ctx}' (from --volume/--instance or the job's sim_volume), it is {:?}",
                     e.context
+                ));
+            }
+        }
+        if let Some(by) = c["limited_by_contains"].as_str() {
+            let limited_by = job
+                .expected
+                .as_ref()
+                .map(|x| x.limited_by.clone())
+                .unwrap_or_default();
+            if !limited_by.contains(by) {
+                failures.push(format!(
+                    "{file}: the expected ceiling should be limited by '{by}', it is '{limited_by}'"
                 ));
             }
         }

@@ -159,7 +159,8 @@ pub(crate) fn instance_candidates(inst: &Instance, w: &Workload) -> Vec<Candidat
     };
     let burst_note = if inst.burst && !w.sustained {
         format!(
-            " for 30 min per 24 h, then {} IOPS / {}",
+            " {}, then {} IOPS / {}",
+            inst.burst_window,
             fmt::int(inst.baseline_iops),
             fmt::mb_s(inst.baseline_mb_s * 1e6)
         )

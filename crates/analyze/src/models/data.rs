@@ -20,6 +20,39 @@ pub(crate) struct ModelData {
     pub instance_burst_rule: Sourced,
     pub volumes: Vec<VolumeModel>,
     pub instances: Vec<InstanceData>,
+    /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
+    #[serde(default)]
+    pub flex_shapes: Vec<FlexShape>,
+}
+
+/// An OCI flexible shape: the network bandwidth grows with the OCPUs, and the shape's block
+/// volume caps with the bandwidth, each up to its maximum.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FlexShape {
+    pub shape: String,
+    pub provider: String,
+    pub min_ocpus: u32,
+    pub max_ocpus: u32,
+    pub gbps_per_ocpu: f64,
+    pub max_gbps: f64,
+    pub iops_per_gbps: f64,
+    pub max_iops: f64,
+    pub mb_s_per_gbps: f64,
+    pub max_mb_s: f64,
+    pub source: String,
+    pub date: String,
+}
+
+impl FlexShape {
+    /// Network bandwidth, IOPS cap and MB/s cap with `ocpus` OCPUs.
+    pub fn caps(&self, ocpus: u32) -> (f64, f64, f64) {
+        let gbps = (self.gbps_per_ocpu * ocpus as f64).min(self.max_gbps);
+        (
+            gbps,
+            (self.iops_per_gbps * gbps).min(self.max_iops),
+            (self.mb_s_per_gbps * gbps).min(self.max_mb_s),
+        )
+    }
 }
 
 /// A note with its source and date.
@@ -306,17 +339,28 @@ pub(crate) struct AzureV2 {
     pub default_to_max_throughput: bool,
 }
 
-/// EC2 instance EBS caps as in AWS's tables.
+/// An instance's (VM's) own disk caps as in its vendor's tables: EC2's EBS caps, Azure's
+/// uncached VM disk limits.
 #[derive(Debug, Deserialize)]
 pub(crate) struct InstanceData {
     pub name: String,
+    /// `AWS EC2` unless the entry names another cloud.
+    #[serde(default = "aws")]
+    pub provider: String,
     pub baseline_mb_s: f64,
     pub max_mb_s: f64,
     pub baseline_iops: f64,
     pub max_iops: f64,
     pub burst: bool,
+    /// How long the maximum holds, where the vendor's rule is not AWS's 30 minutes per 24 hours.
+    #[serde(default)]
+    pub burst_window: Option<String>,
     pub source: String,
     pub date: String,
+}
+
+fn aws() -> String {
+    "AWS EC2".into()
 }
 
 static DATA: OnceLock<Result<ModelData, AnalyzeError>> = OnceLock::new();
@@ -382,11 +426,29 @@ mod tests {
         for i in &d.instances {
             assert!(!i.source.is_empty() && !i.date.is_empty(), "{}", i.name);
             assert!(i.baseline_iops <= i.max_iops && i.baseline_mb_s <= i.max_mb_s);
-            assert_eq!(i.burst, i.baseline_iops < i.max_iops, "{}", i.name);
+            assert_eq!(
+                i.burst,
+                i.baseline_iops < i.max_iops || i.baseline_mb_s < i.max_mb_s,
+                "{}",
+                i.name
+            );
+            assert_eq!(
+                i.name,
+                i.name.to_ascii_lowercase(),
+                "names are looked up lowercased"
+            );
+            assert!(
+                i.provider == "AWS EC2" || i.burst_window.is_some() || !i.burst,
+                "{}: a burst rule other than AWS's needs its window",
+                i.name
+            );
         }
-        // MB/s in AWS's tables is Mbps / 8.
+        // MB/s in AWS's tables is Mbps / 8 (the other clouds' tables give MB/s only).
         let raw: serde_json::Value = serde_json::from_str(MODELS_JSON).unwrap();
         for i in raw["instances"].as_array().unwrap() {
+            if i.get("provider").is_some() {
+                continue;
+            }
             for (mbps, mb) in [("max_mbps", "max_mb_s"), ("baseline_mbps", "baseline_mb_s")] {
                 let (a, b) = (i[mbps].as_f64().unwrap(), i[mb].as_f64().unwrap());
                 assert!((a / 8.0 - b).abs() < 0.01, "{}", i["name"]);

@@ -254,11 +254,11 @@ pub fn list_models() -> String {
         out.push_str(&format!("      source: {} ({})\n", m.source, m.date));
     }
     out.push_str(&format!(
-        "\nInstances (EBS caps: IOPS at 16 KiB, MB/s at 128 KiB; '*' = {})\n",
+        "\nInstances (EC2: EBS caps, IOPS at 16 KiB, MB/s at 128 KiB, '*' = {}; Azure VMs: uncached disk caps, '*' = a burst as the entry's source says; OCI shapes: block volume caps per instance)\n",
         d.instance_burst_rule.note
     ));
     out.push_str(&format!(
-        "  {:<16} {:>24} {:>26}  source\n",
+        "  {:<20} {:>24} {:>26}  source\n",
         "instance", "IOPS (baseline -> max)", "MB/s (baseline -> max)"
     ));
     for i in &d.instances {
@@ -279,18 +279,38 @@ pub fn list_models() -> String {
         } else {
             i.name.clone()
         };
-        let src = if i.source.contains("pattern") {
-            "family pattern (see data file)"
-        } else if i.source.contains("not be read") {
-            "not verified here (see data file)"
+        let src = if i.source.contains("pattern") && !i.source.starts_with("unverified") {
+            "family pattern (see data file)".to_string()
+        } else if i.source.contains("not be read") || i.source.starts_with("unverified") {
+            "not verified here (see data file)".to_string()
         } else if i.source.contains("case study") || i.source.contains("benchmark article") {
-            "AWS docs + case study"
+            "AWS docs + case study".to_string()
+        } else if i.provider == "AWS EC2" {
+            "AWS docs".to_string()
         } else {
-            "AWS docs"
+            format!("{} docs, burst {}", i.provider, burst_window(i))
         };
         out.push_str(&format!(
-            "  {:<16} {:>24} {:>26}  {src} ({})\n",
+            "  {:<20} {:>24} {:>26}  {src} ({})\n",
             name, iops, mb, i.date
+        ));
+    }
+    for f in &d.flex_shapes {
+        let (_, iops, mb) = f.caps(f.max_ocpus);
+        out.push_str(&format!(
+            "  {:<20} {:>24} {:>26}  {} docs, flexible: {}.N for N = {}..{} OCPUs, {} Gbps per OCPU up to {} Gbps; {} IOPS and {} MB/s per Gbps ({})\n",
+            format!("{}.N", f.shape),
+            format!("up to {}", fmt::int(iops)),
+            format!("up to {}", fmt::trim(mb, 2)),
+            f.provider,
+            f.shape,
+            f.min_ocpus,
+            f.max_ocpus,
+            fmt::trim(f.gbps_per_ocpu, 1),
+            fmt::trim(f.max_gbps, 1),
+            fmt::int(f.iops_per_gbps),
+            fmt::trim(f.mb_s_per_gbps, 1),
+            f.date
         ));
     }
     out.push_str(&format!(
@@ -298,6 +318,14 @@ pub fn list_models() -> String {
         d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date
     ));
     out
+}
+
+/// How long a non-EC2 instance's burst holds ("none" where it has no burst).
+fn burst_window(i: &super::data::InstanceData) -> &str {
+    match (&i.burst_window, i.burst) {
+        (Some(w), true) => w.as_str(),
+        _ => "none",
+    }
 }
 
 /// The model data for `iolens models --format json`: the bundled `data/models.json` (every

@@ -483,6 +483,17 @@ mod tests {
         let c = expected_ceiling(Some(&gp3), Some(&m5), 256 * 1024, 1.0).unwrap();
         assert!(c.limited_by.contains("m5.large"), "{}", c.limited_by);
         assert!(c.limited_by.contains("30 min"), "{}", c.limited_by);
+        // An Azure VM caps a Premium SSD v2 disk: 20,000 IOPS bursting (30 minutes at a time),
+        // 6,400 sustained.
+        let d4s = instance("Standard_D4s_v5").unwrap();
+        let v2 = parse_volume("azure-premium-v2:iops=40000,throughput=600").unwrap();
+        let c = expected_ceiling(Some(&v2), Some(&d4s), 4096, 1.0).unwrap();
+        assert!(close(c.iops, 20_000.0), "{c:?}");
+        assert!(
+            c.limited_by.contains("standard_d4s_v5") && c.limited_by.contains("30 minutes"),
+            "{}",
+            c.limited_by
+        );
     }
 
     #[test]
@@ -664,6 +675,12 @@ mod tests {
             "c7g.16xlarge",
             "r6i.metal",
             "m5.large *",
+            "c6in.metal",
+            "m7g.metal",
+            "standard_d4s_v5 *",
+            "standard_e104is_v5",
+            "vm.standard.e4.flex.N",
+            "bm.standard.e5.192",
             "source:",
         ] {
             assert!(l.contains(t), "{t}");

@@ -63,6 +63,15 @@ run iolens null-lat100us-qd16 --ioengine=null --iodepth=16 --sim_latency=100us -
 run iolens sim-io1-psync-numjobs4 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=48000 --ioengine=psync --iodepth=8 --numjobs=4 --group_reporting --rw=randread --bs=16k --runtime=$RT --time_based
 run iolens sim-io1-16000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=16000 --ioengine=libaio --iodepth=64 --rw=randread --bs=16k --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+# Instance (VM) caps on the simulated volume: the volume model stands in for the VM's own cap
+# (the simulator models volumes, not instances), and expected.json gives explain the volume and
+# instance the user would name (--volume, --instance): the instance binds, not the volume.
+#   Azure Standard_D2s_v5 (10,000 IOPS bursting) with a 20,000-IOPS Premium SSD v2 disk:
+run iolens instcap-azure-d2s-v5 --filename="$DATA" --size=512m --direct=1 --sim_volume=custom:iops=10000 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+#   OCI VM.Standard.E4.Flex with 2 OCPUs (2 Gbps: 240 MB/s = 3,662 x 64 KiB) with a 1 TB Higher Performance volume:
+run iolens instcap-oci-e4flex2 --filename="$DATA" --size=512m --direct=1 --sim_volume=custom:iops=3662 --ioengine=libaio --iodepth=16 --rw=randread --bs=64k --runtime=$RT --time_based
+#   AWS m7g.large (1,250 MB/s bursting = 4,768 x 256 KiB) with a 64,000-IOPS io2 volume:
+run iolens instcap-aws-m7g-large --filename="$DATA" --size=512m --direct=1 --sim_volume=custom:iops=4768 --ioengine=io_uring --iodepth=16 --rw=randread --bs=256k --runtime=$RT --time_based
 
 # zram: a RAM block device, under its lock, reset afterwards.
 if [[ -z $ONLY || zram- == $ONLY* ]]; then
