@@ -50,8 +50,8 @@ pub enum Command {
     Cost(CostArgs),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
-    /// SNIA PTS: purge, precondition, steady state and the test matrix (iops, throughput, latency, wsat)
-    Pts(PtsArgs),
+    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, dirth, all)
+    Pts(Box<PtsArgs>),
     /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
     Sweep(SweepArgs),
     /// Latency against offered load, up to where p99 breaks
@@ -315,8 +315,12 @@ fn parse_mix(s: &str) -> Result<u32, String> {
     Ok(r)
 }
 
-fn parse_test(s: &str) -> Result<Test, String> {
-    Test::parse(s)
+/// The tests of one `iolens pts` run (`all`: every one, in the spec's order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtsTests(pub Vec<Test>);
+
+fn parse_test(s: &str) -> Result<PtsTests, String> {
+    Test::parse_many(s).map(PtsTests)
 }
 
 /// Output formats of `iolens pts`.
@@ -339,9 +343,10 @@ delete-and-recreate of a file), writes the active range twice in 128 KiB sequent
 variable is in steady state (5-round window, range <= 20 % and slope excursion <= 10 % of the \
 window average) or --max-rounds.")]
 pub struct PtsArgs {
-    /// The test (SNIA SSS PTS 2.0): iops, throughput, latency, wsat
+    /// The test (SNIA SSS PTS 2.0): iops, throughput, latency, wsat, hir, xsr, dirth, or all
+    /// (every one in the spec's order)
     #[arg(value_name = "TEST", value_parser = parse_test)]
-    pub test: Test,
+    pub test: PtsTests,
     /// The file or block device
     #[arg(long, value_name = "PATH")]
     pub target: String,
@@ -360,12 +365,13 @@ pub struct PtsArgs {
     /// Read/write percents, e.g. 100/0,65/35,0/100 (default: the test's)
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mix)]
     pub mix: Vec<u32>,
-    /// Queue depth per thread (default 32; latency: 1)
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
-    pub qd: Option<u32>,
-    /// Threads (default 4; latency: 1)
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
-    pub threads: Option<u32>,
+    /// Queue depth per thread (default 32; latency: 1); a list is dirth's grid (default
+    /// 32,16,8,6,4,2,1)
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    pub qd: Vec<u32>,
+    /// Threads (default 4; latency: 1); a list is dirth's grid (default 32,16,8,6,4,2,1)
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    pub threads: Vec<u32>,
     /// Bytes or a percentage of the capacity (default 100%)
     #[arg(long, value_name = "SIZE|PCT")]
     pub active_range: Option<String>,
@@ -381,6 +387,34 @@ pub struct PtsArgs {
     /// I/O engine (default io_uring, libaio where io_uring is unavailable)
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
+    /// Cloud mode: no purge, one preconditioning pass, fewer IOPS cells, burst awareness
+    #[arg(long)]
+    pub cloud: bool,
+    /// The cloud volume's model, e.g. gp2:size=100g (rounds on burst credits are marked)
+    #[arg(long, value_name = "SPEC")]
+    pub volume: Option<String>,
+    /// Credits in the volume's bucket at the start: a percentage or a count (default full)
+    #[arg(long, value_name = "PCT|N")]
+    pub burst_balance: Option<String>,
+    /// Seconds of I/O the whole run may take
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub budget: Option<u64>,
+    /// Run against a modelled device: ssd[:iops=N,fresh=N,bw=SIZE,cliff=SIZE|Nx,decay=SIZE|Nx,lat=USEC],
+    /// or the --volume model with its credits
+    #[arg(long, value_name = "MODEL", num_args = 0..=1, require_equals = true, default_missing_value = "ssd")]
+    pub simulate: Option<String>,
+    /// hir: the wait states (default 5,10,15,25,50 s)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_seconds)]
+    pub wait_states: Vec<u64>,
+    /// hir: write bursts per wait state and per return to baseline (default 360)
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub hir_loops: Option<u32>,
+    /// hir: length of each write burst (default 5s)
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub hir_burst: Option<u64>,
+    /// dirth: length of each response-time histogram run (default 10m)
+    #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
+    pub histogram_time: Option<u64>,
     /// Output formats, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "text")]
     pub output_format: Vec<PtsFormat>,
@@ -783,7 +817,7 @@ mod tests {
         else {
             panic!("pts expected")
         };
-        assert_eq!((p.bs, p.mix), (vec![4096, 512], vec![65]));
+        assert_eq!((&p.bs, &p.mix), (&vec![4096, 512], &vec![65]));
         for bad in ["--bs=4q", "--bs=100", "--mix=60/30", "--qd=0"] {
             let e = parse(vec![
                 "pts".into(),

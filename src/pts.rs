@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use iolens_run::PlanOptions;
 use iolens_suite::pts::report::{self, Conditions};
-use iolens_suite::pts::{PtsSpec, Rule, Stage, Test};
+use iolens_suite::pts::sim::{SimDevice, SsdModel};
+use iolens_suite::pts::{
+    cloud::Bucket, Driver, HirPattern, PtsOutcome, PtsRun, PtsSpec, Stage, Test,
+};
 
 use crate::cli::{PtsArgs, PtsFormat};
 use iolens_session::Sink;
@@ -51,15 +54,141 @@ fn human(s: u64) -> String {
     }
 }
 
+/// The execute path as a PTS driver: stages through the session, purges by the method chosen.
+struct Exec<'a> {
+    test: Test,
+    target: &'a str,
+    capacity: u64,
+    purge: Option<bool>,
+    settings: &'a iolens_session::Settings<'a>,
+    sink: &'a mut Sink,
+    cells: u64,
+    round_s: u64,
+    started: Instant,
+}
+
+impl Driver for Exec<'_> {
+    type Error = anyhow::Error;
+
+    fn stage(&mut self, set: &iolens_job::JobSet, _: &Stage) -> Result<iolens_stats::RunResult> {
+        let o = iolens_session::run(set, self.settings, self.sink)?;
+        if let Some(e) = o.errors.first() {
+            bail!("{e}");
+        }
+        Ok(o.result)
+    }
+
+    fn purge(&mut self) -> Result<()> {
+        match self.purge {
+            Some(true) => blkdiscard(self.target, self.capacity),
+            Some(false) => match std::fs::remove_file(self.target) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => {
+                    Err(e).with_context(|| format!("cannot delete {} to purge it", self.target))
+                }
+            },
+            None => Ok(()),
+        }
+    }
+
+    fn progress(&mut self, st: &Stage, done: Option<&PtsRun>) {
+        let test = self.test.name();
+        match st {
+            Stage::Wipc(bytes) => eprintln!(
+                "iolens pts {test}: preconditioning: writing {:.2} GiB in 128 KiB sequential writes",
+                *bytes as f64 / (1u64 << 30) as f64
+            ),
+            Stage::Round(k, max) => {
+                let cells = done.map_or(self.cells, |d| d.spec.cells().len() as u64);
+                let per_round = cells * self.round_s;
+                let note = done
+                    .and_then(|d| {
+                        let s = report::convergence(d);
+                        let parts: Vec<String> = s
+                            .iter()
+                            .filter_map(|(l, _, c)| {
+                                c.last().cloned().flatten().map(|c| {
+                                    format!(
+                                        "{l}: range {:.1}% slope {:.1}%",
+                                        c.range_pct, c.slope_excursion_pct
+                                    )
+                                })
+                            })
+                            .collect();
+                        (!parts.is_empty()).then(|| format!(" [{}]", parts.join("; ")))
+                    })
+                    .unwrap_or_default();
+                let title = done
+                    .map(|d| d.spec.title.clone())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "iolens pts {test}{title}: round {k}/{max}, {cells} cells x {}s; elapsed {}, at most {} left{note}",
+                    self.round_s,
+                    human(self.started.elapsed().as_secs()),
+                    human((max - k + 1) as u64 * per_round)
+                );
+            }
+            Stage::Hir(wait, k, n) => eprintln!(
+                "iolens pts {test}: {} ({k}/{n}); elapsed {}",
+                if *wait == 0 {
+                    "return to baseline".to_string()
+                } else {
+                    format!("wait state {wait} s")
+                },
+                human(self.started.elapsed().as_secs())
+            ),
+            Stage::Histogram(label, s) => eprintln!(
+                "iolens pts {test}: response time histogram at {label}, {}",
+                human(*s)
+            ),
+        }
+    }
+}
+
 /// Runs `iolens pts`.
 pub fn run(a: &PtsArgs) -> Result<i32> {
-    let (test, target, destructive, round_s) = (a.test, a.target.clone(), a.destructive, a.round);
+    let tests = a.test.0.clone();
+    let (target, destructive, round_s, max_rounds) = (
+        a.target.clone(),
+        a.destructive,
+        a.round,
+        a.max_rounds as usize,
+    );
     let active = a.active_range.clone();
-    let block = is_block(&target);
+    let (bss, mixes) = (
+        (!a.bs.is_empty()).then(|| a.bs.clone()),
+        (!a.mix.is_empty()).then(|| a.mix.clone()),
+    );
+    let (qd, threads) = (
+        (!a.qd.is_empty()).then(|| a.qd.clone()),
+        (!a.threads.is_empty()).then(|| a.threads.clone()),
+    );
+    let (size, purge, wipc, cloud) = (a.size.clone(), !a.no_purge, !a.no_precondition, a.cloud);
+    let (volume, balance, budget, simulate) = (
+        a.volume.clone(),
+        a.burst_balance.clone(),
+        a.budget,
+        a.simulate.clone(),
+    );
+    let mut hir = HirPattern::default();
+    if !a.wait_states.is_empty() {
+        hir.waits = a.wait_states.clone();
+    }
+    if let Some(l) = a.hir_loops {
+        hir.loops = l;
+    }
+    if let Some(b) = a.hir_burst {
+        hir.burst_s = b;
+    }
+    let histogram_s = a.histogram_time.unwrap_or(600);
+    let block = simulate.is_none() && is_block(&target);
     let capacity = if block {
         device_size(&target)?
     } else {
-        iolens_job::value::parse_size(&a.size, iolens_job::KbBase::Binary)
+        iolens_job::value::parse_size(&size, iolens_job::KbBase::Binary)
             .map_err(|e| anyhow::anyhow!("--size: {e}"))?
     };
     let active_bytes = match &active {
@@ -81,7 +210,43 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     if active_bytes == 0 || active_bytes > capacity {
         bail!("--active-range must be at least 1 MiB and at most the capacity ({capacity} bytes)");
     }
-    let latency = test == Test::Latency;
+    let bucket = match &volume {
+        Some(v) => Bucket::of_volume(v).map_err(|e| anyhow::anyhow!("--volume: {e}"))?,
+        None => None,
+    };
+    if volume.is_some() && !cloud && simulate.is_none() {
+        bail!("--volume describes a cloud volume: add --cloud (or --simulate to run against its model)");
+    }
+    let balance = match (&balance, &bucket) {
+        (None, _) => None,
+        (Some(_), None) => bail!("--burst-balance needs --volume of a type with burst credits (gp2 below 1 TiB, st1, sc1)"),
+        (Some(b), Some(k)) => Some(match b.strip_suffix('%') {
+            Some(p) => p
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .with_context(|| format!("--burst-balance: bad percentage '{b}'"))?
+                * k.full
+                / 100.0,
+            None => b
+                .parse::<f64>()
+                .ok()
+                .filter(|x| *x >= 0.0)
+                .with_context(|| format!("--burst-balance: '{b}' is not a percentage or a credit count"))?,
+        }),
+    };
+    let sim = match &simulate {
+        None => None,
+        Some(m) => Some(match &volume {
+            Some(v) => SimDevice::Volume {
+                spec: v.clone(),
+                bucket: bucket.clone(),
+            },
+            None => SimDevice::Ssd(
+                SsdModel::parse(m, active_bytes).map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+        }),
+    };
     // With O_DIRECT a block device takes only multiples of its logical block size.
     let lbs = if block {
         iolens_engine::sysfs::disk_of(std::path::Path::new(&target))
@@ -90,55 +255,88 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     } else {
         512
     };
-    let mut bss = if a.bs.is_empty() {
-        test.default_bss()
-    } else {
-        a.bs.clone()
-    };
-    let small: Vec<String> = bss
-        .iter()
-        .filter(|b| **b % lbs != 0)
-        .map(|b| iolens_suite::pts::bs_label(*b))
-        .collect();
-    if !small.is_empty() {
-        eprintln!(
-            "iolens pts: warning: {target} has {lbs}-byte logical blocks: skipping block size(s) {} (direct I/O needs multiples of {lbs})",
-            small.join(", ")
-        );
-        bss.retain(|b| *b % lbs == 0);
-        if bss.is_empty() {
-            bail!("no block size left for {target} (logical block size {lbs} bytes)");
-        }
+    if tests.len() > 1 && (bss.is_some() || mixes.is_some()) {
+        bail!("--bs and --mix choose one test's cells; give one TEST with them, not all");
     }
-    let spec = PtsSpec {
-        test,
-        target: target.clone(),
-        active_bytes,
-        active_range: active.clone().unwrap_or_else(|| "100%".into()),
-        mixes: if a.mix.is_empty() {
-            test.default_mixes()
-        } else {
-            a.mix.clone()
-        },
-        bss,
-        qd: if latency { 1 } else { a.qd.unwrap_or(32) },
-        threads: if latency { 1 } else { a.threads.unwrap_or(4) },
-        round_s,
-        rule: Rule {
-            max_rounds: a.max_rounds as usize,
-            ..Rule::default()
-        },
-        engine: a
-            .engine
-            .clone()
-            .unwrap_or_else(crate::suites::default_engine),
-        direct: true,
-        wipc_passes: if !a.no_precondition && test != Test::Wsat {
-            2
-        } else {
-            0
-        },
-    };
+    let engine = a
+        .engine
+        .clone()
+        .unwrap_or_else(crate::suites::default_engine);
+    let mut specs = Vec::new();
+    for &test in &tests {
+        let mut bss = bss.clone().unwrap_or_else(|| {
+            if cloud {
+                test.cloud_bss()
+            } else {
+                test.default_bss()
+            }
+        });
+        let small: Vec<String> = bss
+            .iter()
+            .filter(|b| **b % lbs != 0)
+            .map(|b| iolens_suite::pts::bs_label(*b))
+            .collect();
+        if !small.is_empty() {
+            eprintln!(
+                "iolens pts: warning: {target} has {lbs}-byte logical blocks: skipping block size(s) {} (direct I/O needs multiples of {lbs})",
+                small.join(", ")
+            );
+            bss.retain(|b| *b % lbs == 0);
+            if bss.is_empty() {
+                bail!("no block size left for {target} (logical block size {lbs} bytes)");
+            }
+        }
+        let mut spec = PtsSpec::new(test, &target, active_bytes);
+        spec.active_range = active.clone().unwrap_or_else(|| "100%".into());
+        spec.mixes = mixes.clone().unwrap_or_else(|| {
+            if cloud {
+                test.cloud_mixes()
+            } else {
+                test.default_mixes()
+            }
+        });
+        spec.bss = bss;
+        if test == Test::Dirth {
+            let t = threads
+                .clone()
+                .unwrap_or_else(|| vec![32, 16, 8, 6, 4, 2, 1]);
+            let q = qd.clone().unwrap_or_else(|| vec![32, 16, 8, 6, 4, 2, 1]);
+            spec.tcqd = t
+                .iter()
+                .flat_map(|&t| q.iter().map(move |&q| (t, q)))
+                .collect();
+            spec.threads = t[0];
+            spec.qd = q[0];
+        } else if test != Test::Latency {
+            for (name, l) in [("--qd", &qd), ("--threads", &threads)] {
+                if l.as_ref().is_some_and(|l| l.len() > 1) && tests.len() == 1 {
+                    bail!(
+                        "{name}: a list is for the dirth grid; {} takes one value",
+                        test.name()
+                    );
+                }
+            }
+            spec.qd = qd.as_ref().map_or(32, |l| l[0]);
+            spec.threads = threads.as_ref().map_or(4, |l| l[0]);
+        }
+        spec.round_s = round_s;
+        spec.rule.max_rounds = max_rounds;
+        spec.engine = engine.clone();
+        if !wipc {
+            spec.wipc_passes = 0;
+        } else if cloud && spec.wipc_passes > 0 {
+            // Cloud practice: write the active range once; a cloud volume has no spare area.
+            spec.wipc_passes = 1;
+        }
+        spec.cloud = cloud;
+        spec.bucket = bucket.clone();
+        spec.balance = balance;
+        spec.budget_s = budget;
+        spec.sim = sim.clone();
+        spec.hir = hir.clone();
+        spec.histogram_s = histogram_s;
+        specs.push(spec);
+    }
     let safety = PlanOptions {
         readonly: false,
         destructive,
@@ -151,24 +349,24 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     };
     // Every device-safety check (mounted, held, signatures) runs on the first writing job
     // before anything is purged.
-    plan_of(&iolens_suite::pts::parse_stage(&spec.round_job(1))?)?;
-    if block && !destructive {
+    plan_of(&iolens_suite::pts::parse_stage(&specs[0].round_job(1))?)?;
+    if block && !destructive && sim.is_none() {
         bail!(
             "refusing to purge and write {target}: `iolens pts` destroys the contents of a block \
              device; add --destructive if that is what you want (nothing was written)"
         );
     }
-    let purge_method = if a.no_purge {
-        "none (--no-purge)".to_string()
-    } else if block {
-        blkdiscard(&target, capacity)?;
-        format!("BLKDISCARD of the whole device ({capacity} bytes)")
+    let purge_how = if sim.is_some() || cloud || !purge {
+        None
     } else {
-        match std::fs::remove_file(&target) {
-            Ok(()) => "file deleted and recreated".to_string(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "new file".to_string(),
-            Err(e) => return Err(e).with_context(|| format!("cannot delete {target} to purge it")),
-        }
+        Some(block)
+    };
+    let purge_method = match (purge_how, &sim) {
+        _ if cloud => "none (cloud mode: a provisioned volume cannot be purged)".into(),
+        (_, Some(_)) => "simulated: the model's state is reset".to_string(),
+        (None, _) => "none (--no-purge)".to_string(),
+        (Some(true), _) => format!("BLKDISCARD of the whole device ({capacity} bytes)"),
+        (Some(false), _) => "file deleted and recreated".to_string(),
     };
     let cond = Conditions {
         device: target.clone(),
@@ -193,63 +391,104 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
         ..iolens_session::Settings::default()
     };
     let mut sink = Sink::open(None)?;
-    let cells = spec.cells().len() as u64;
+    let mut outcomes: Vec<PtsOutcome> = Vec::new();
     let started = Instant::now();
-    let mut runner = |set: &iolens_job::JobSet, _: &Stage| -> Result<iolens_stats::RunResult> {
-        let o = iolens_session::run(set, &settings, &mut sink)?;
-        if let Some(e) = o.errors.first() {
-            bail!("{e}");
-        }
-        Ok(o.result)
-    };
-    let mut progress = |st: &Stage, done: Option<&iolens_suite::pts::PtsRun>| match st {
-        Stage::Wipc(bytes) => eprintln!(
-            "iolens pts {}: preconditioning: writing {:.2} GiB in 128 KiB sequential writes",
-            test.name(),
-            *bytes as f64 / (1u64 << 30) as f64
-        ),
-        Stage::Round(k, max) => {
-            let per_round = cells * round_s;
-            let note = done
-                .and_then(|d| {
-                    let s = report::convergence(d);
-                    let parts: Vec<String> = s
-                        .iter()
-                        .filter_map(|(l, _, c)| {
-                            c.last().cloned().flatten().map(|c| {
-                                format!(
-                                    "{l}: range {:.1}% slope {:.1}%",
-                                    c.range_pct, c.slope_excursion_pct
-                                )
-                            })
-                        })
-                        .collect();
-                    (!parts.is_empty()).then(|| format!(" [{}]", parts.join("; ")))
-                })
-                .unwrap_or_default();
+    // The budget is the whole run's: each test gets what the ones before it left.
+    let mut left = budget;
+    for spec in &specs {
+        if left == Some(0) {
             eprintln!(
-                "iolens pts {}: round {k}/{max}, {cells} cells x {round_s}s; elapsed {}, at most {} left{note}",
-                test.name(),
-                human(started.elapsed().as_secs()),
-                human((max - k + 1) as u64 * per_round)
+                "iolens pts: the --budget is used up: {} not run",
+                spec.test.name()
             );
+            continue;
         }
-    };
-    let out = iolens_suite::pts::run(&spec, &mut runner, &mut progress)?;
+        let spec = &PtsSpec {
+            budget_s: left,
+            ..spec.clone()
+        };
+        let mut exec = Exec {
+            test: spec.test,
+            target: &target,
+            capacity,
+            purge: purge_how,
+            settings: &settings,
+            sink: &mut sink,
+            cells: spec.cells().len() as u64,
+            round_s,
+            started,
+        };
+        let o = iolens_suite::pts::run_test(spec, &mut exec)?;
+        left = left.map(|l| l.saturating_sub(o.used_s.ceil() as u64));
+        let stop = o.interrupted;
+        outcomes.push(o);
+        if stop {
+            break;
+        }
+    }
     let mut text = String::new();
     for f in &a.output_format {
         match f {
             PtsFormat::Json => {
-                text.push_str(&serde_json::to_string_pretty(&report::json(&out, &cond))?);
+                let mut v: Vec<serde_json::Value> = outcomes
+                    .iter()
+                    .map(|o| report::outcome_json(o, &cond))
+                    .collect();
+                let doc = if tests.len() == 1 {
+                    v.pop().unwrap_or_default()
+                } else {
+                    serde_json::json!({ "tests": v })
+                };
+                text.push_str(&serde_json::to_string_pretty(&doc)?);
                 text.push('\n');
             }
-            PtsFormat::Csv => text.push_str(&report::csv(&out)),
-            PtsFormat::Text => text.push_str(&report::text(&out, &cond)),
+            PtsFormat::Csv => {
+                for (i, o) in outcomes.iter().enumerate() {
+                    let c = report::outcome_csv(o);
+                    text.push_str(if i == 0 {
+                        &c
+                    } else {
+                        c.split_once('\n').map_or("", |x| x.1)
+                    });
+                }
+            }
+            PtsFormat::Text => {
+                for (i, o) in outcomes.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str(&report::outcome_text(o, &cond));
+                }
+            }
         }
     }
     Sink::open(None)?.write(&text)?;
     if let Some(p) = &a.report {
-        iolens_session::write_report(iolens_suite::html::pts(&out, &cond), true, p)?;
+        // One page for every part of every test run (`all` runs seven): the first part's
+        // report, with the other parts' charts, tables and notes after it.
+        let mut parts = outcomes.iter().flat_map(|o| o.parts.iter());
+        if let Some(first) = parts.next() {
+            let mut rep = iolens_suite::html::pts(first, &cond);
+            for run in parts {
+                let r = iolens_suite::html::pts(run, &cond);
+                rep.sections.extend(r.sections);
+                rep.axes.extend(r.axes);
+                rep.runs.extend(r.runs);
+                rep.notes.extend(r.notes);
+            }
+            if outcomes.len() > 1 {
+                let names: Vec<String> = outcomes
+                    .iter()
+                    .map(|o| o.test.name().to_uppercase())
+                    .collect();
+                rep.title = format!("SNIA PTS: {}", names.join(", "));
+            }
+            iolens_session::write_report(rep, true, p)?;
+        }
     }
-    Ok(if out.interrupted { 1 } else { 0 })
+    Ok(if outcomes.iter().any(|o| o.interrupted) {
+        1
+    } else {
+        0
+    })
 }

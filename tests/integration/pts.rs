@@ -1,9 +1,10 @@
 //! `iolens pts`: the SNIA PTS method end to end — refusal on a device holding a filesystem,
-//! a short run on a file (report structure, JSON, CSV, Ctrl-C), and the IOPS acceptance run on
-//! /dev/zram0 (root and zram; skipped with one line otherwise).
+//! a short run on a file (report structure, JSON, CSV, Ctrl-C), the IOPS acceptance run on
+//! /dev/zram0 (root and zram; skipped with one line otherwise), and runs against a simulated
+//! device, whose fresh-to-steady transition and burst bucket make steady state (and its
+//! refusal on burst credits) a deterministic assertion on any machine, loaded or not.
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::io::AsRawFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,24 +19,6 @@ fn hash_file(p: &Path) -> u64 {
     })
 }
 
-/// Holds `flock` on /tmp/iolens-<name>.lock (shared with other test runs on this machine).
-struct FileLock(#[allow(dead_code)] std::fs::File);
-
-impl FileLock {
-    fn take(name: &str) -> FileLock {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(format!("/tmp/iolens-{name}.lock"))
-            .expect("opening the lock file");
-        // SAFETY: flock on a valid descriptor.
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-        assert_eq!(rc, 0, "flock /tmp/iolens-{name}.lock");
-        FileLock(f)
-    }
-}
-
 #[test]
 fn pts_refuses_a_loop_device_holding_ext4_without_destructive() {
     if skip_unless(
@@ -45,7 +28,6 @@ fn pts_refuses_a_loop_device_holding_ext4_without_destructive() {
         return;
     }
     let _x = exclusive_loop();
-    let _l = FileLock::take("loop");
     let dir = TempDir::new("pts-ext4");
     let Some(lo) = LoopDevice::new(dir.join("ext4.img"), 32 << 20) else {
         return;
@@ -237,37 +219,9 @@ fn pts_ctrl_c_leaves_a_report_of_the_rounds_done() {
 
 #[test]
 fn pts_iops_on_zram_reaches_steady_state() {
-    if skip_unless(is_root(), "pts on zram needs root") {
+    let Some(_zram) = Zram::take("512M") else {
         return;
-    }
-    if !Path::new("/sys/block/zram0").exists() {
-        let _ = Command::new("modprobe").arg("zram").output();
-    }
-    if skip_unless(
-        Path::new("/sys/block/zram0").exists(),
-        "no /dev/zram0 (zram module missing)",
-    ) {
-        return;
-    }
-    let _l = FileLock::take("zram0");
-    let cur = std::fs::read_to_string("/sys/block/zram0/disksize").unwrap_or_default();
-    if skip_unless(cur.trim() == "0", "/dev/zram0 is in use") {
-        return;
-    }
-    std::fs::write("/sys/block/zram0/disksize", "512M").expect("sizing /dev/zram0");
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            for _ in 0..50 {
-                if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            eprintln!("warning: could not reset /dev/zram0");
-        }
-    }
-    let _r = Reset;
+    };
     let args = [
         "pts",
         "iops",
@@ -317,7 +271,8 @@ fn pts_iops_on_zram_reaches_steady_state() {
     // zram's speed is the CPU time this process gets: on a loaded machine the rounds swing by
     // tens of percent and steady state cannot be reached. Then the run must have gone the full
     // 25 rounds and the last window must break the rule, as reported. IOLENS_PTS_REQUIRE_STEADY=1
-    // (for a quiet machine) makes reaching steady state the assertion.
+    // (for a quiet machine) makes reaching steady state the assertion; the same run on a
+    // simulated SSD (`pts_iops_on_a_simulated_ssd_...`) asserts it on any machine.
     assert_eq!(rounds, 25, "not steady means 25 rounds were run: {ss}");
     assert!(
         range > 20.0 || slope > 10.0,
@@ -466,4 +421,269 @@ fn steadystate_json_keys_mean_what_fios_do_for_every_criterion() {
             );
         }
     }
+}
+
+fn pts_json(args: &[&str], limit_s: u64) -> (serde_json::Value, String, String) {
+    let o = output_within(
+        {
+            let mut c = iolens();
+            c.args(args);
+            c
+        },
+        Duration::from_secs(limit_s),
+    );
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "args {args:?}: {}\n{out}",
+        stderr(&o)
+    );
+    let j = json_of(&out[out.find("\n{").expect("JSON after the text report")..]);
+    (j, out, stderr(&o))
+}
+
+/// The acceptance run's shape (4 cells, 1 s rounds) on a simulated flash SSD: fresh at 3,000
+/// IOPS until a quarter of the capacity is written randomly, then falling to 1,000. The model
+/// sets the rate, so steady state is reached on a loaded machine too, and only after the
+/// transition.
+#[test]
+fn pts_iops_on_a_simulated_ssd_reaches_steady_state_after_its_fresh_to_steady_transition() {
+    let dir = TempDir::new("pts-sim");
+    let target = dir.join("sim.img");
+    let t = target.display().to_string();
+    let args = [
+        "pts",
+        "iops",
+        &format!("--target={t}"),
+        "--size=64m",
+        "--simulate=ssd:iops=1000,fresh=3000,bw=100m,cliff=0.25x,decay=1x",
+        "--round=1s",
+        "--bs=4k,64k",
+        "--mix=100/0,0/100",
+        "--output-format=text,json",
+    ];
+    let (j, out, _) = pts_json(&args, 600);
+    let ss = &j["steady_state"];
+    assert_eq!(
+        ss["reached"], true,
+        "steady state within 25 rounds ({args:?}): {ss}\n{out}"
+    );
+    assert_eq!(
+        j["matrix"].as_array().map(Vec::len),
+        Some(4),
+        "4 cells: {}",
+        j["matrix"]
+    );
+    assert!(
+        out.contains("tracking variable 0/100 4KiB"),
+        "convergence table: {out}"
+    );
+    assert!(
+        out.contains("SIMULATED: flash SSD"),
+        "the report says the device is a model: {out}"
+    );
+    let rounds = ss["rounds"].as_u64().unwrap();
+    let (range, slope) = (
+        ss["range_pct"].as_f64().unwrap(),
+        ss["slope_excursion_pct"].as_f64().unwrap(),
+    );
+    assert!(
+        (5..=25).contains(&rounds) && range <= 20.0 && slope <= 10.0,
+        "the steady window obeys the rule: {ss}"
+    );
+    let series: Vec<f64> = ss["tracking"][0]["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let w = j["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rwmixread"] == 0 && c["bs"] == 4096)
+        .unwrap()["iops"]
+        .as_f64()
+        .unwrap();
+    // The model's steady rate is 1,000 IOPS; a preempted worker can only lose I/Os.
+    assert!(
+        (800.0..=1050.0).contains(&w),
+        "0/100 4KiB window average {w:.0} IOPS; the model's steady rate is 1,000 (series {series:?})"
+    );
+    assert!(
+        series[0] > 1.8 * w && rounds >= 6,
+        "the first round runs fresh (3,000 IOPS modelled), well above the steady {w:.0}: the window must come after the transition (series {series:?})"
+    );
+}
+
+/// A gp2 volume on burst credits is flat at 3,000 IOPS: the spec's rule alone would call
+/// that steady. With the bucket replayed, those rounds are marked and steady state comes only
+/// at the 300-IOPS baseline.
+#[test]
+fn pts_cloud_marks_burst_rounds_and_finds_steady_state_at_the_baseline() {
+    let dir = TempDir::new("pts-burst");
+    let t = dir.join("vol.img").display().to_string();
+    let args = [
+        "pts",
+        "iops",
+        &format!("--target={t}"),
+        "--size=64m",
+        "--cloud",
+        "--volume=gp2:size=100g",
+        "--simulate",
+        "--burst-balance=32400",
+        "--round=2s",
+        "--bs=4k",
+        "--mix=0/100",
+        "--output-format=text,json",
+    ];
+    let (j, out, _) = pts_json(&args, 600);
+    let ss = &j["steady_state"];
+    let burst = &j["burst"]["rounds"];
+    let on: Vec<bool> = burst
+        .as_array()
+        .expect("burst rounds")
+        .iter()
+        .map(|r| r["on_credits"] == true)
+        .collect();
+    assert!(
+        on.len() >= 5 && on[..5].iter().all(|x| *x),
+        "32,400 credits pay for about 12 s at 3,000 IOPS: rounds 1-5 of 2 s run on credits: {burst}"
+    );
+    assert_eq!(ss["reached"], true, "{ss}\n{out}");
+    let x = ss["rounds"].as_u64().unwrap() as usize;
+    assert!(
+        x >= 10 && on[x - 5..x].iter().all(|c| !c),
+        "the steady window holds no round on credits: steady at round {x}, on credits {on:?}"
+    );
+    let iops = j["matrix"][0]["iops"].as_f64().unwrap();
+    assert!(
+        (250.0..=320.0).contains(&iops),
+        "steady at the 300-IOPS gp2 baseline of 100 GiB, measured {iops:.0}: {out}"
+    );
+    assert!(out.contains("ran on BURST CREDITS"), "{out}");
+    assert!(
+        out.contains("flat, but on burst credits"),
+        "the convergence table says why: {out}"
+    );
+    assert!(out.contains("purge           none (cloud mode"), "{out}");
+    assert_eq!(
+        j["conditions"]["wipc_bytes"],
+        64 << 20,
+        "one pass over the active range in cloud mode"
+    );
+}
+
+#[test]
+fn pts_hir_xsr_and_dirth_run_on_a_simulated_ssd() {
+    let dir = TempDir::new("pts-tests");
+    let t = format!("--target={}", dir.join("sim.img").display());
+    let common = [
+        t.as_str(),
+        "--size=32m",
+        "--simulate=ssd:iops=1000,fresh=2000,bw=50m",
+        "--round=1s",
+        "--max-rounds=8",
+        "--output-format=text,json",
+    ];
+    let with = |test: &'static str, extra: &[&'static str]| -> Vec<String> {
+        let mut a = vec!["pts".to_string(), test.to_string()];
+        a.extend(common.iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let args: Vec<&str> = a.iter().map(String::as_str).collect();
+        pts_json(&args, 600)
+    };
+    // HIR: steady state, then 2 bursts of 1 s after 1 s and 2 s waits, each with a return
+    // to baseline.
+    let (j, out, err) = run(with(
+        "hir",
+        &[
+            "--wait-states=1,2",
+            "--hir-loops=2",
+            "--hir-burst=1",
+            "--threads=1",
+            "--qd=8",
+        ],
+    ));
+    let segs: Vec<(u64, usize)> = j["hir"]
+        .as_array()
+        .expect("hir segments")
+        .iter()
+        .map(|g| {
+            (
+                g["wait_s"].as_u64().unwrap(),
+                g["iops"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(segs, [(1, 2), (0, 2), (2, 2), (0, 2)], "{}", j["hir"]);
+    assert!(
+        j["hir"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["average_iops"].as_f64().unwrap() > 0.0),
+        "every burst measured: {}",
+        j["hir"]
+    );
+    assert!(
+        out.contains("Host idle recovery") && out.contains("wait state 2 s"),
+        "{out}"
+    );
+    assert!(err.contains("wait state 1 s (1/4)"), "HIR progress: {err}");
+    // XSR: three access groups, each its own steady-state loop.
+    let (j, out, _) = run(with("xsr", &["--threads=1", "--qd=8"]));
+    let parts = j["parts"].as_array().expect("xsr parts");
+    let titles: Vec<&str> = parts.iter().map(|p| p["title"].as_str().unwrap()).collect();
+    assert_eq!(
+        titles,
+        [
+            "access group 1: SEQ 1024KiB W",
+            "access group 2: RND 8KiB W",
+            "access group 3: SEQ 1024KiB W"
+        ]
+    );
+    assert_eq!(parts[1]["steady_state"]["tracking"][0]["metric"], "IOPS");
+    assert_eq!(parts[0]["steady_state"]["tracking"][0]["metric"], "MB/s");
+    assert!(out.contains("Cross-stimulus recovery"), "{out}");
+    // DIRTH: a 2 x 2 grid, then histograms at the max, mid and min IOPS cells.
+    let (j, out, _) = run(with(
+        "dirth",
+        &["--threads=1,2", "--qd=1,4", "--histogram-time=2s"],
+    ));
+    assert_eq!(
+        j["matrix"].as_array().map(Vec::len),
+        Some(4),
+        "{}",
+        j["matrix"]
+    );
+    let pts: Vec<&str> = j["dirth"]
+        .as_array()
+        .expect("dirth points")
+        .iter()
+        .map(|p| p["point"].as_str().unwrap())
+        .collect();
+    assert_eq!(pts, ["MaxIOPS", "MidIOPS", "MinIOPS"], "{}", j["dirth"]);
+    let min = &j["dirth"][2];
+    assert_eq!(
+        (min["threads"].as_u64(), min["qd"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert!(
+        min["histogram_ns"]
+            .as_array()
+            .is_some_and(|h| !h.is_empty())
+            && min["percentiles_us"]
+                .as_array()
+                .is_some_and(|p| p.len() >= 5),
+        "a histogram and percentiles at MinIOPS: {min}"
+    );
+    assert!(
+        out.contains("Response time histograms") && out.contains("Demand intensity"),
+        "{out}"
+    );
 }

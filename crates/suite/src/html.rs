@@ -410,7 +410,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
             run.rounds.len()
         ),
     };
-    let metric = s.test.metric().unit().to_string();
+    let metric = s.metric().unit().to_string();
     let steady: Vec<SteadyInput> = convergence(run)
         .into_iter()
         .map(|(label, values, checks)| {
@@ -490,7 +490,9 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                 rows,
             )
         }
-        Test::Throughput | Test::Wsat => {
+        // HIR, XSR and DIRTH parts: each part's cells as bars and a table (their own
+        // segments and histograms are in the text and JSON reports).
+        Test::Throughput | Test::Wsat | Test::Hir | Test::Xsr | Test::Dirth => {
             if s.test == Test::Wsat {
                 let mut total = 0u64;
                 let mut by_time = Vec::new();
@@ -535,7 +537,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                 bars: m
                     .iter()
                     .map(|(c, r)| CompareBar {
-                        label: c.label(),
+                        label: c.label(s.grid()),
                         value: r.mbps * 1e6,
                         ci: None,
                     })
@@ -547,7 +549,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                 m.iter()
                     .map(|(c, r)| {
                         vec![
-                            c.label(),
+                            c.label(s.grid()),
                             format!("{:.1}", r.mbps),
                             format!("{:.0}", r.iops),
                         ]
@@ -572,7 +574,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                     bars: m
                         .iter()
                         .map(|(c, r)| CompareBar {
-                            label: c.label(),
+                            label: c.label(s.grid()),
                             value: f(r) * 1e3,
                             ci: None,
                         })
@@ -588,7 +590,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
                 m.iter()
                     .map(|(c, r)| {
                         vec![
-                            c.label(),
+                            c.label(s.grid()),
                             format!("{:.1}", r.mean_lat_us),
                             format!("{:.1}", r.p99999_us),
                             format!("{:.1}", r.max_lat_us),
@@ -656,24 +658,16 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pts::{CellResult, PtsSpec, Rule};
+    use crate::pts::{CellResult, PtsSpec};
     use iolens_report::html::{chart_count, render};
 
     fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
         let spec = PtsSpec {
-            test,
-            target: "/dev/x".into(),
-            active_bytes: 1 << 30,
-            active_range: "100%".into(),
             mixes,
             bss,
             qd: 32,
             threads: 4,
-            round_s: 60,
-            rule: Rule::default(),
-            engine: "io_uring".into(),
-            direct: true,
-            wipc_passes: 2,
+            ..PtsSpec::new(test, "/dev/x", 1 << 30)
         };
         let cells = spec.cells().len();
         // A fresh device that settles: each round a little closer to its steady figure.
@@ -700,6 +694,8 @@ mod tests {
             steady_round: None,
             interrupted: false,
             wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
         }
     }
 

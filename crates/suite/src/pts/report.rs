@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use serde_json::{json, Value};
 
+use super::sim::SimDevice;
 use super::steady::{check, WindowCheck};
-use super::{bs_label, PtsRun, Test};
+use super::{bs_label, PtsOutcome, PtsRun, Test};
 
 /// The test conditions the spec's report header lists.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -42,7 +43,7 @@ pub fn convergence(run: &PtsRun) -> Vec<(String, Vec<f64>, Vec<Option<WindowChec
             let checks = (1..=s.len())
                 .map(|x| check(&s[..x], &run.spec.rule))
                 .collect();
-            (cells[i].label(), s, checks)
+            (cells[i].label(run.spec.grid()), s, checks)
         })
         .collect()
 }
@@ -66,11 +67,20 @@ fn final_checks(run: &PtsRun) -> Vec<(String, Option<WindowCheck>)> {
 pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     let s = &run.spec;
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "SNIA PTS {} test — iolens\n",
-        s.test.name().to_uppercase()
-    );
+    if s.title.is_empty() {
+        let _ = writeln!(
+            t,
+            "SNIA PTS {} test — iolens\n",
+            s.test.name().to_uppercase()
+        );
+    } else {
+        let _ = writeln!(
+            t,
+            "SNIA PTS {} test, {} — iolens\n",
+            s.test.name().to_uppercase(),
+            s.title
+        );
+    }
     let _ = writeln!(t, "Test conditions");
     let _ = writeln!(t, "  device          {}", cond.device);
     let _ = writeln!(
@@ -91,7 +101,16 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     );
     let _ = writeln!(t, "  kernel          {}", cond.kernel);
     let _ = writeln!(t, "  software        {}", cond.version);
-    let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
+    if s.grid() {
+        let _ = writeln!(t, "  TC x QD         {} cells", s.tcqd.len());
+    } else {
+        let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
+    }
+    let _ = writeln!(
+        t,
+        "  access          {}",
+        if s.sequential { "sequential" } else { "random" }
+    );
     let _ = writeln!(
         t,
         "  active range    {} ({} bytes)",
@@ -118,6 +137,28 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
         u8::from(s.direct),
         s.round_s
     );
+    if let Some(d) = &s.sim {
+        let _ = writeln!(t, "  device model    SIMULATED: {}", sim_label(d));
+    }
+    if s.cloud {
+        let _ = writeln!(
+            t,
+            "  cloud mode      no purge; budget {}",
+            s.budget_s
+                .map_or("none".to_string(), |b| format!("{b} s of I/O"))
+        );
+    }
+    if let Some(b) = &s.bucket {
+        let _ = writeln!(
+            t,
+            "  burst bucket    {}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
+            b.volume,
+            b.base,
+            b.burst,
+            b.full,
+            u = b.unit()
+        );
+    }
     let (a, b) = run.window();
     let _ = writeln!(t);
     match run.steady_round {
@@ -125,6 +166,13 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             let _ = writeln!(
                 t,
                 "Steady state reached at round {x} (measurement window rounds {a}-{b})."
+            );
+        }
+        None if run.budget_hit => {
+            let _ = writeln!(
+                t,
+                "Time budget used up after {} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}.",
+                run.rounds.len()
             );
         }
         None if run.interrupted => {
@@ -142,10 +190,36 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             );
         }
     }
+    if let Some(bk) = &s.bucket {
+        let on: Vec<String> = run
+            .credits
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.on_credits)
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        if on.is_empty() {
+            let _ = writeln!(
+                t,
+                "No measurement round ran above the {} baseline of {:.0} {}: no burst credits were spent.",
+                bk.volume,
+                bk.base,
+                bk.unit()
+            );
+        } else {
+            let _ = writeln!(
+                t,
+                "Rounds {} ran on BURST CREDITS (above the {:.0} {} baseline); a window holding them is not steady state.",
+                on.join(", "),
+                bk.base,
+                bk.unit()
+            );
+        }
+    }
     let _ = writeln!(t);
     table(&mut t, run);
     let _ = writeln!(t, "\nSteady-state convergence ({}; window {} rounds, range <= {}% and slope excursion <= {}% of the window average)",
-        s.test.metric().unit(), s.rule.window, s.rule.range_pct, s.rule.slope_pct);
+        s.metric().unit(), s.rule.window, s.rule.range_pct, s.rule.slope_pct);
     for (label, series, checks) in convergence(run) {
         let _ = writeln!(t, "\n  tracking variable {label}");
         let _ = writeln!(
@@ -156,6 +230,7 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
         for (i, (v, c)) in series.iter().zip(&checks).enumerate() {
             match c {
                 Some(c) => {
+                    let credit = !run.credit_rounds_in_window(i + 1).is_empty();
                     let _ = writeln!(
                         t,
                         "  {:>5} {:>14.1} {:>11} {:>14.1} {:>9.2} {:>9.2}  {}",
@@ -165,7 +240,11 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
                         c.average,
                         c.range_pct,
                         c.slope_excursion_pct,
-                        if c.steady { "steady" } else { "-" }
+                        match (c.steady, credit) {
+                            (true, false) => "steady",
+                            (true, true) => "flat, but on burst credits",
+                            _ => "-",
+                        }
                     );
                 }
                 None => {
@@ -201,19 +280,26 @@ fn table(t: &mut String, run: &PtsRun) {
                 let _ = writeln!(t);
             }
         }
-        Test::Throughput | Test::Wsat => {
+        Test::Throughput | Test::Wsat | Test::Hir | Test::Xsr => {
             let _ = writeln!(
                 t,
                 "{} (average of the measurement window)",
-                if s.test == Test::Wsat {
-                    "Write saturation"
-                } else {
-                    "Throughput"
+                match s.test {
+                    Test::Wsat => "Write saturation",
+                    Test::Hir => "Host idle recovery preconditioning",
+                    Test::Xsr => "Cross-stimulus recovery",
+                    _ => "Throughput",
                 }
             );
             let _ = writeln!(t, "{:>18} {:>12} {:>12}", "cell", "MB/s", "IOPS");
             for (c, r) in &m {
-                let _ = writeln!(t, "{:>18} {:>12.1} {:>12.0}", c.label(), r.mbps, r.iops);
+                let _ = writeln!(
+                    t,
+                    "{:>18} {:>12.1} {:>12.0}",
+                    c.label(false),
+                    r.mbps,
+                    r.iops
+                );
             }
             if s.test == Test::Wsat {
                 let _ = writeln!(t, "\n{:>5} {:>12} {:>12}", "round", "IOPS", "TGBW GB");
@@ -244,7 +330,7 @@ fn table(t: &mut String, run: &PtsRun) {
                 let _ = writeln!(
                     t,
                     "{:>18} {:>12.1} {:>12.1} {:>12.1} {:>12.0}",
-                    c.label(),
+                    c.label(false),
                     r.mean_lat_us,
                     r.p99999_us,
                     r.max_lat_us,
@@ -252,7 +338,226 @@ fn table(t: &mut String, run: &PtsRun) {
                 );
             }
         }
+        Test::Dirth => {
+            let _ = writeln!(t, "Demand intensity (average of the measurement window)");
+            let _ = writeln!(
+                t,
+                "{:>6} {:>6} {:>6} {:>12} {:>14} {:>12}",
+                "TC", "QD", "OIO", "IOPS", "mean resp µs", "max resp µs"
+            );
+            for (c, r) in &m {
+                let _ = writeln!(
+                    t,
+                    "{:>6} {:>6} {:>6} {:>12.0} {:>14.1} {:>12.1}",
+                    c.threads,
+                    c.qd,
+                    c.toio(),
+                    r.iops,
+                    r.mean_lat_us,
+                    r.max_lat_us
+                );
+            }
+        }
     }
+}
+
+/// One line naming a simulated device.
+pub fn sim_label(d: &SimDevice) -> String {
+    match d {
+        SimDevice::Ssd(m) => format!(
+            "flash SSD, {:.0} IOPS fresh falling to {:.0} steady after {} of random writes (e-fold over {}){}",
+            m.fresh_iops,
+            m.steady_iops,
+            gib(m.cliff),
+            gib(m.decay),
+            m.bw.map(|b| format!(", {:.0} MB/s", b / 1e6)).unwrap_or_default()
+        ),
+        SimDevice::Volume { spec, bucket } => format!(
+            "volume {spec}{}",
+            if bucket.is_some() { " with its burst bucket" } else { "" }
+        ),
+    }
+}
+
+/// The text report of a whole test: each part, then HIR's wait states or DIRTH's histograms.
+pub fn outcome_text(o: &PtsOutcome, cond: &Conditions) -> String {
+    let mut t = String::new();
+    for (i, p) in o.parts.iter().enumerate() {
+        if i > 0 {
+            t.push('\n');
+        }
+        t.push_str(&text(p, cond));
+    }
+    if o.test == Test::Xsr && !o.parts.is_empty() {
+        let _ = writeln!(
+            t,
+            "\nCross-stimulus recovery (each access group to steady state)"
+        );
+        let _ = writeln!(
+            t,
+            "{:>34} {:>12} {:>14} {:>16}",
+            "access group", "first round", "steady value", "rounds to steady"
+        );
+        for p in &o.parts {
+            let first = p
+                .tracking_series()
+                .first()
+                .and_then(|s| s.1.first().copied());
+            let steady = p.matrix().first().map(|x| x.1.get(p.spec.metric()));
+            let _ = writeln!(
+                t,
+                "{:>34} {:>12.1} {:>14.1} {:>16}  {}",
+                p.spec.title,
+                first.unwrap_or(0.0),
+                steady.unwrap_or(0.0),
+                p.steady_round
+                    .map_or("not reached".to_string(), |x| x.to_string()),
+                p.spec.metric().unit()
+            );
+        }
+    }
+    if !o.hir.is_empty() {
+        let base = o
+            .parts
+            .first()
+            .and_then(|p| p.matrix().first().map(|x| x.1.iops))
+            .unwrap_or(0.0);
+        let _ = writeln!(
+            t,
+            "\nHost idle recovery (steady-state baseline {base:.0} IOPS)"
+        );
+        let _ = writeln!(
+            t,
+            "{:>26} {:>8} {:>12} {:>12} {:>12}",
+            "segment", "bursts", "avg IOPS", "max IOPS", "vs baseline"
+        );
+        for g in &o.hir {
+            let name = if g.wait_s == 0 {
+                "return to baseline".to_string()
+            } else {
+                format!("wait state {} s", g.wait_s)
+            };
+            let _ = writeln!(
+                t,
+                "{:>26} {:>8} {:>12.0} {:>12.0} {:>11.1}%",
+                name,
+                g.iops.len(),
+                g.average(),
+                g.iops.iter().copied().fold(0.0, f64::max),
+                if base > 0.0 {
+                    g.average() * 100.0 / base
+                } else {
+                    0.0
+                }
+            );
+        }
+    }
+    if !o.dirth.is_empty() {
+        let _ = writeln!(t, "\nResponse time histograms (completion latency, µs)");
+        for p in &o.dirth {
+            let _ = writeln!(
+                t,
+                "\n  {} {}: {:.0} IOPS, mean {:.1} µs, max {:.1} µs",
+                p.label,
+                p.cell.label(true),
+                p.iops,
+                p.mean_us,
+                p.max_us
+            );
+            let ps: Vec<String> = p
+                .percentiles
+                .iter()
+                .map(|(q, v)| format!("{q}%={v:.1}"))
+                .collect();
+            let _ = writeln!(t, "  percentiles: {}", ps.join(" "));
+            let total: u64 = p.bins.iter().map(|b| b.1).sum();
+            // Power-of-two µs buckets keep the histogram to a few lines.
+            let mut buckets: Vec<(u64, u64)> = Vec::new();
+            for &(ns, c) in &p.bins {
+                let us = (ns / 1000).max(1);
+                let edge = us.next_power_of_two();
+                match buckets.last_mut() {
+                    Some(b) if b.0 == edge => b.1 += c,
+                    _ => buckets.push((edge, c)),
+                }
+            }
+            for (edge, c) in buckets {
+                let _ = writeln!(
+                    t,
+                    "  <= {:>9} µs {:>10} {:>6.2}%",
+                    edge,
+                    c,
+                    c as f64 * 100.0 / total.max(1) as f64
+                );
+            }
+        }
+    }
+    if o.interrupted {
+        let _ = writeln!(t, "\nINTERRUPTED: the report holds the stages done.");
+    }
+    t
+}
+
+/// The JSON report of a whole test. A one-part test keeps the one-part shape (`matrix`,
+/// `steady_state`); every test adds `parts` when it has several, `hir` and `dirth`.
+pub fn outcome_json(o: &PtsOutcome, cond: &Conditions) -> Value {
+    let mut v = match o.parts.as_slice() {
+        [one] => json(one, cond),
+        parts => {
+            let ps: Vec<Value> = parts.iter().map(|p| json(p, cond)).collect();
+            let first = parts.first().map(|p| json(p, cond)).unwrap_or(json!({}));
+            json!({
+                "test": o.test.name(),
+                "conditions": first["conditions"].clone(),
+                "steady_state": {
+                    "reached": !parts.is_empty() && parts.iter().all(|p| p.steady_round.is_some()),
+                    "rounds": parts.iter().map(|p| p.rounds.len()).sum::<usize>(),
+                },
+                "parts": ps,
+            })
+        }
+    };
+    if !o.hir.is_empty() {
+        v["hir"] = json!(o
+            .hir
+            .iter()
+            .map(|g| json!({"wait_s": g.wait_s, "baseline": g.wait_s == 0, "iops": g.iops, "average_iops": g.average()}))
+            .collect::<Vec<_>>());
+    }
+    if !o.dirth.is_empty() {
+        v["dirth"] = json!(o
+            .dirth
+            .iter()
+            .map(|p| json!({
+                "point": p.label,
+                "threads": p.cell.threads,
+                "qd": p.cell.qd,
+                "bs": p.cell.bs,
+                "rwmixread": p.cell.rwmixread,
+                "iops": p.iops,
+                "mean_us": p.mean_us,
+                "max_us": p.max_us,
+                "percentiles_us": p.percentiles.iter().map(|(q, x)| json!([q, x])).collect::<Vec<_>>(),
+                "histogram_ns": p.bins,
+            }))
+            .collect::<Vec<_>>());
+    }
+    v["interrupted"] = json!(o.interrupted);
+    v
+}
+
+/// CSV of a whole test: every part's rows.
+pub fn outcome_csv(o: &PtsOutcome) -> String {
+    let mut t = String::new();
+    for (i, p) in o.parts.iter().enumerate() {
+        let c = csv(p);
+        t.push_str(if i == 0 {
+            &c
+        } else {
+            c.split_once('\n').map_or("", |x| x.1)
+        });
+    }
+    t
 }
 
 /// The JSON report.
@@ -272,7 +577,7 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             let last = checks.last().cloned().flatten();
             json!({
                 "variable": label,
-                "metric": s.test.metric().unit(),
+                "metric": s.metric().unit(),
                 "rounds": series,
                 "window": last.as_ref().map(|c| json!([c.first_round, c.last_round])),
                 "average": last.as_ref().map(|c| c.average),
@@ -291,6 +596,8 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             json!({
                 "bs": c.bs,
                 "rwmixread": c.rwmixread,
+                "threads": c.threads,
+                "qd": c.qd,
                 "iops": r.iops,
                 "mbps": r.mbps,
                 "mean_lat_us": r.mean_lat_us,
@@ -301,6 +608,7 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         .collect();
     json!({
         "test": s.test.name(),
+        "title": s.title,
         "conditions": {
             "device": cond.device,
             "capacity": cond.capacity,
@@ -317,7 +625,24 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "round_s": s.round_s,
             "engine": s.engine,
             "direct": s.direct,
+            "sequential": s.sequential,
+            "cloud": s.cloud,
+            "budget_s": s.budget_s,
+            "simulated": s.sim.as_ref().map(sim_label),
         },
+        "burst": s.bucket.as_ref().map(|b| json!({
+            "volume": b.volume,
+            "unit": b.unit(),
+            "baseline": b.base,
+            "burst": b.burst,
+            "full_credits": b.full,
+            "rounds": run.credits.iter().map(|c| json!({
+                "on_credits": c.on_credits,
+                "peak_over_baseline": c.peak_over_base,
+                "balance": c.balance,
+            })).collect::<Vec<_>>(),
+        })),
+        "budget_hit": run.budget_hit,
         "steady_state": {
             "reached": run.steady_round.is_some(),
             "rounds": run.rounds.len(),
@@ -334,30 +659,24 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
 
 /// CSV: one row per round and cell, then the window averages (round = `window`).
 pub fn csv(run: &PtsRun) -> String {
-    let mut t = String::from("test,round,rwmixread,bs,iops,mbps,mean_lat_us,max_lat_us\n");
+    let mut t =
+        String::from("test,round,rwmixread,bs,iops,mbps,mean_lat_us,max_lat_us,threads,qd\n");
     let cells = run.spec.cells();
     let name = run.spec.test.name();
+    let row = |t: &mut String, round: &str, c: &super::Cell, v: &super::CellResult| {
+        let _ = writeln!(
+            t,
+            "{name},{round},{},{},{:.1},{:.3},{:.2},{:.2},{},{}",
+            c.rwmixread, c.bs, v.iops, v.mbps, v.mean_lat_us, v.max_lat_us, c.threads, c.qd
+        );
+    };
     for (i, r) in run.rounds.iter().enumerate() {
         for (c, v) in cells.iter().zip(r) {
-            let _ = writeln!(
-                t,
-                "{name},{},{},{},{:.1},{:.3},{:.2},{:.2}",
-                i + 1,
-                c.rwmixread,
-                c.bs,
-                v.iops,
-                v.mbps,
-                v.mean_lat_us,
-                v.max_lat_us
-            );
+            row(&mut t, &(i + 1).to_string(), c, v);
         }
     }
     for (c, v) in run.matrix() {
-        let _ = writeln!(
-            t,
-            "{name},window,{},{},{:.1},{:.3},{:.2},{:.2}",
-            c.rwmixread, c.bs, v.iops, v.mbps, v.mean_lat_us, v.max_lat_us
-        );
+        row(&mut t, "window", &c, &v);
     }
     t
 }
@@ -400,6 +719,8 @@ mod tests {
             steady_round: Some(5),
             interrupted: false,
             wipc_bytes: 1 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
         };
         let cond = Conditions {
             device: "/dev/zram0".into(),
