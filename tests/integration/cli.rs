@@ -449,7 +449,7 @@ fn usage_errors_exit_2_with_usage_on_stderr() {
         &["quick", "a.file", "b.file"],
         &["pts"],
         &["pts", "iops"],
-        &["pts", "hir", "--target=f"],
+        &["pts", "nope", "--target=f"],
         &["pts", "iops", "--target=f", "--mix=60/30"],
         &["sweep"],
         &["sweep", "--name=x", "--ioengine=null"],
