@@ -650,11 +650,24 @@ fn pts_hir_xsr_and_dirth_run_on_a_simulated_ssd() {
     assert_eq!(parts[1]["steady_state"]["tracking"][0]["metric"], "IOPS");
     assert_eq!(parts[0]["steady_state"]["tracking"][0]["metric"], "MB/s");
     assert!(out.contains("Cross-stimulus recovery"), "{out}");
-    // DIRTH: a 2 x 2 grid, then histograms at the max, mid and min IOPS cells.
-    let (j, out, _) = run(with(
+    // DIRTH: a 2 x 2 grid, then histograms at the max, mid and min IOPS cells. Its device is
+    // not held at its IOPS limit by every cell (at 1,000 IOPS and 100 us all four cells are
+    // at the limit and the cell of highest IOPS can be T1Q1, the minimum demand too): at
+    // 400 us, T1Q1 gets at most 2,500 IOPS and the other cells 2 to 8 times its I/Os in flight.
+    let dirth_args: Vec<String> = with(
         "dirth",
         &["--threads=1,2", "--qd=1,4", "--histogram-time=2s"],
-    ));
+    )
+    .into_iter()
+    .map(|a| {
+        if a.starts_with("--simulate=") {
+            "--simulate=ssd:iops=20000,fresh=40000,bw=500m,lat=400".to_string()
+        } else {
+            a
+        }
+    })
+    .collect();
+    let (j, out, _) = run(dirth_args);
     assert_eq!(
         j["matrix"].as_array().map(Vec::len),
         Some(4),
