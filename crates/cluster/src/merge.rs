@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use iolens_job::OutputFormat;
-use iolens_report::clients::{self, Client, Clients};
+use iolens_report::clients::{Client, Clients};
 use iolens_stats::merge::{merge_runs, JobMerge};
 use iolens_stats::RunResult;
 
@@ -44,15 +44,8 @@ pub fn merge_files(files: &[String], formats: &[OutputFormat]) -> Result<crate::
         },
         notes: &notes,
     };
-    let mut text = String::new();
-    for f in formats {
-        match f {
-            OutputFormat::Json => text.push_str(&clients::json(&view, false)),
-            OutputFormat::JsonPlus => text.push_str(&clients::json(&view, true)),
-            OutputFormat::Normal => text.push_str(&clients::normal(&view)),
-            OutputFormat::Terse => text.push_str(&clients::terse(&view, 3)),
-        }
-    }
+    // fio's default terse version.
+    let text = crate::net::render(&view, formats, 3);
     Ok(crate::Outcome {
         text,
         code: 0,

@@ -743,15 +743,7 @@ pub fn outcome(
         },
         notes: &notes,
     };
-    let mut text = String::new();
-    for f in formats {
-        match f {
-            OutputFormat::Terse => text.push_str(&clients::terse(&view, terse_version)),
-            OutputFormat::Json => text.push_str(&clients::json(&view, false)),
-            OutputFormat::JsonPlus => text.push_str(&clients::json(&view, true)),
-            OutputFormat::Normal => text.push_str(&clients::normal(&view)),
-        }
-    }
+    let text = render(&view, formats, terse_version);
     let bad = !failures.is_empty()
         || ranks
             .iter()
@@ -761,4 +753,19 @@ pub fn outcome(
         code: i32::from(bad),
         merged: Some(merged),
     }
+}
+
+/// A client/server result (per-rank or per-file entries and "All clients") in each of
+/// `formats`, in order: the cluster run and `iolens merge` print through this.
+pub(crate) fn render(view: &Clients, formats: &[OutputFormat], terse_version: u32) -> String {
+    let mut text = String::new();
+    for f in formats {
+        match f {
+            OutputFormat::Terse => text.push_str(&clients::terse(view, terse_version)),
+            OutputFormat::Json => text.push_str(&clients::json(view, false)),
+            OutputFormat::JsonPlus => text.push_str(&clients::json(view, true)),
+            OutputFormat::Normal => text.push_str(&clients::normal(view)),
+        }
+    }
+    text
 }
