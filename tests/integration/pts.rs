@@ -320,7 +320,14 @@ fn criterion_from_data(ss: &serde_json::Value) -> f64 {
         data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max)
     };
     if spec.ends_with('%') {
-        raw * 100.0 / mean
+        // fio divides a slope by the window mean truncated to a whole number (integer
+        // division of its sum), a deviation by the exact mean.
+        raw * 100.0
+            / if spec.contains("_slope") {
+                mean.trunc()
+            } else {
+                mean
+            }
     } else {
         raw
     }
