@@ -484,6 +484,7 @@ fn pts_report_shows_the_steady_state_window_and_the_matrix() {
         "--threads=1",
         "--engine=psync",
         "--eta=never",
+        "--output-format=json",
         "--report=pts.html",
     ];
     let _disk = exclusive_disk();
@@ -492,20 +493,32 @@ fn pts_report_shows_the_steady_state_window_and_the_matrix() {
     let o = output_within(c, std::time::Duration::from_secs(300));
     assert!(o.status.success(), "iolens {args:?}: {}", stderr(&o));
     // One tracking variable (0/100 4KiB): convergence and window; and the 2D plot.
-    read_report(
-        &d.join("pts.html"),
-        "pts",
-        3,
-        &[
-            "SNIA PTS IOPS test",
-            "tracking variable 0/100 4KiB: IOPS per round (steady-state convergence)",
-            "tracking variable 0/100 4KiB: measurement window, rounds 1–5",
-            "±10 % band",
-            "slope band ±5 %",
-            "IOPS against block size per R/W mix",
-            "test conditions",
-            "file deleted and recreated",
-        ],
-    );
+    let want = [
+        "SNIA PTS IOPS test",
+        "tracking variable 0/100 4KiB: IOPS per round (steady-state convergence)",
+        "tracking variable 0/100 4KiB: measurement window, rounds 1–5",
+        "±10 % band",
+        "slope band ±5 %",
+        "IOPS against block size per R/W mix",
+        "test conditions",
+        "file deleted and recreated",
+    ];
+    let live = read_report(&d.join("pts.html"), "pts", 3, &want);
     check_in_chromium(&d.join("pts.html"), "pts", 2600);
+    // The saved JSON result alone gives the same charts and tables.
+    d.write("pts.json", &String::from_utf8_lossy(&o.stdout));
+    let o = run_in(&d.0, &["report", "pts.json", "-o", "saved.html"]);
+    assert!(o.status.success(), "iolens report pts.json: {}", stderr(&o));
+    let saved = read_report(&d.join("saved.html"), "saved pts", 3, &want);
+    let sections = |h: &str| {
+        let a = h.find("SNIA PTS IOPS test").expect("the PTS section");
+        let b = h.find("id=\"machine\"").unwrap_or(h.len());
+        h[a..b.max(a)].to_string()
+    };
+    assert_eq!(
+        sections(&saved),
+        sections(&live),
+        "the report of the saved pts.json draws the live --report's PTS section byte for byte"
+    );
+    check_in_chromium(&d.join("saved.html"), "pts-saved", 2600);
 }

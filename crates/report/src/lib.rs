@@ -2,7 +2,7 @@
 //! (plus, for the header and status line, their own small inputs), so every format is
 //! snapshot-tested from deterministic runs. The HTML report ([`html`]) draws its charts
 //! ([`charts`]) as SVG written directly ([`svg`]); [`input`] reads fio and iolens JSON for it
-//! and [`machine`] is the one place that reads /proc and sysfs.
+//! ([`pts`] a saved PTS result) and [`machine`] is the one place that reads /proc and sysfs.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -14,6 +14,7 @@ pub mod input;
 pub mod json;
 pub mod machine;
 pub mod normal;
+pub mod pts;
 pub mod status;
 pub mod svg;
 pub mod terse;
