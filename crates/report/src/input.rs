@@ -107,7 +107,9 @@ fn suite_axes(v: &Value, source: &str) -> Option<Vec<AxisInput>> {
 
 /// The inputs `iolens report` reads, for the errors that name them.
 pub const ACCEPTED: &str = "accepted: fio 3.x --output-format=json or json+, iolens run JSON, \
-     iolens sweep or curve JSON, iolens pts JSON; fio log files go after --log";
+     iolens sweep or curve JSON, iolens pts JSON, and fio's log files (PREFIX_lat.N.log, \
+     PREFIX_clat.N.log, PREFIX_slat.N.log, PREFIX_bw.N.log, PREFIX_iops.N.log) beside the fio \
+     JSON of the same run";
 
 /// Why an input is not a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -263,6 +265,7 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
         bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
         iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
         lat_series: lat_series(s.and_then(|s| s.get("clat_ns"))),
+        lat_logs: Vec::new(),
     })
 }
 
@@ -351,7 +354,13 @@ pub fn files_report(
     let mut axes = Vec::new();
     let mut findings = findings;
     let mut pts: Vec<Report> = Vec::new();
+    // fio's log files, each with the number of results read before it.
+    let mut logs: Vec<(usize, &str, &str)> = Vec::new();
     for (name, text) in files {
+        if crate::fiolog::is_log(name, text) {
+            logs.push((runs.len(), name, text));
+            continue;
+        }
         // A saved PTS result: its own page's sections.
         if let Some(v) = first_object(text).ok().filter(crate::pts::is_pts) {
             pts.push(crate::pts::report(&v).map_err(|e| InputError(format!("{name}: {e}")))?);
@@ -385,6 +394,17 @@ pub fn files_report(
         }
         runs.push(parse(text, name).map_err(|e| InputError(format!("{name}: {e}")))?);
     }
+    // A log goes into the result named before it (or the first one, when it comes first).
+    let mut log_notes = Vec::new();
+    for (before, name, text) in logs {
+        let Some(run) = runs.get_mut(before.saturating_sub(1)) else {
+            return Err(InputError(format!(
+                "{name}: a fio log is drawn into its job in the fio JSON result of the same run \
+                 (fio --output-format=json); name that result too"
+            )));
+        };
+        log_notes.extend(crate::fiolog::attach(run, name, text)?);
+    }
     let title = match (runs.as_slice(), axes.len(), pts.as_slice()) {
         ([], 0, [one]) => one.title.clone(),
         ([one], 0, []) => format!("iolens report: {}", job_names(one)),
@@ -399,6 +419,7 @@ pub fn files_report(
     if runs.is_empty() && axes.is_empty() && !pts.is_empty() {
         notes.clear();
     }
+    notes.extend(log_notes);
     let (mut sections, mut facts) = (Vec::new(), Vec::new());
     for p in pts {
         sections.extend(p.sections);
