@@ -678,6 +678,31 @@ fn report_of_fio_json_with_its_logs() {
         counted, ios,
         "I/Os in the windows of p_clat.1.log, expected one per line"
     );
+    // Compressed logs (log_store_compressed=1: NAME.log.fz) are inflated first.
+    let mut a = vec![
+        "--name=z",
+        "--rw=randwrite",
+        "--write_lat_log=z",
+        "--log_avg_msec=100",
+        "--log_store_compressed=1",
+        "--output=z.json",
+    ];
+    a.extend(common);
+    fio(&a);
+    let o = run_in(
+        &d.0,
+        &["report", "z.json", "z_clat.1.log.fz", "-o", "z.html"],
+    );
+    assert!(
+        o.status.success(),
+        "iolens report z.json z_clat.1.log.fz: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(d.join("z.html")).expect("z.html");
+    assert!(
+        html.contains("z: clat latency over time (fio log) (") && html.contains("write mean"),
+        "the compressed clat log of z gives its write latency chart"
+    );
     // A log without its result, and a log of a job the result does not have.
     let o = run_in(&d.0, &["report", "p_clat.1.log", "-o", "x.html"]);
     assert!(

@@ -123,8 +123,11 @@ pub struct LatSeries {
     /// Colour index.
     pub color: usize,
     /// The intervals in time order.
-    pub points: Vec<(f64, u64, f64, f64)>,
+    pub points: Vec<LatPoint>,
 }
+
+/// Latency over one interval: (ms since start, I/Os, mean ns, max ns).
+pub type LatPoint = (f64, u64, f64, f64);
 
 /// Latency over time: per direction the mean of each sampling interval (solid) and its
 /// largest I/O (thin, dashed), on a log axis once the values spread tenfold (a stall of

@@ -181,26 +181,43 @@ fn window_ms(span: f64) -> f64 {
     }
 }
 
-/// Per-I/O lines (one direction) grouped into windows: (end ms, lines, sum, max, bytes).
-fn group(lines: &[&LogLine], start: f64) -> (f64, Vec<(f64, u64, f64, f64, u64)>) {
+/// Per-I/O lines of one direction in one window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bucket {
+    /// The window's end, ms.
+    end: f64,
+    /// Lines (I/Os).
+    n: u64,
+    /// Sum and largest of their values.
+    sum: f64,
+    max: f64,
+    /// Sum of their sizes.
+    bytes: u64,
+}
+
+/// Per-I/O lines (one direction) grouped into windows from `start`: the window length (ms)
+/// and the windows that hold lines.
+fn group(lines: &[&LogLine], start: f64) -> (f64, Vec<Bucket>) {
     let end = lines.iter().map(|l| l.ms).fold(start, f64::max);
     let w = window_ms(end - start);
-    let mut out: Vec<(f64, u64, f64, f64, u64)> = Vec::new();
+    // By window number: each line costs a lookup, however long the log.
+    let mut out: std::collections::BTreeMap<u64, Bucket> = std::collections::BTreeMap::new();
     for l in lines {
         // Window k holds (start + (k-1)·w, start + k·w]; a line at `start` is in the first.
-        let k = ((l.ms - start) / w).ceil().max(1.0);
-        let t = start + k * w;
-        match out.iter_mut().find(|p| p.0 == t) {
-            Some(p) => {
-                p.1 += 1;
-                p.2 += l.value;
-                p.3 = p.3.max(l.value);
-                p.4 += l.bs;
-            }
-            None => out.push((t, 1, l.value, l.value, l.bs)),
-        }
+        let k = ((l.ms - start) / w).ceil().max(1.0) as u64;
+        let b = out.entry(k).or_insert(Bucket {
+            end: start + k as f64 * w,
+            n: 0,
+            sum: 0.0,
+            max: 0.0,
+            bytes: 0,
+        });
+        b.n += 1;
+        b.sum += l.value;
+        b.max = b.max.max(l.value);
+        b.bytes += l.bs;
     }
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let out = out.into_values().collect();
     (w, out)
 }
 
@@ -305,7 +322,7 @@ pub fn attach(run: &mut RunReport, path: &str, text: &str) -> Result<Option<Stri
                     group(&mine, 0.0)
                         .1
                         .into_iter()
-                        .map(|(t, n, sum, max, _)| (t, n, sum / n as f64, max))
+                        .map(|b| (b.end, b.n, b.sum / b.n as f64, b.max))
                         .collect()
                 } else {
                     mine.iter()
@@ -335,13 +352,13 @@ pub fn attach(run: &mut RunReport, path: &str, text: &str) -> Result<Option<Stri
                     // The bytes (bw log) or I/Os (iops log) completed in each window.
                     let (w, g) = group(&mine, 0.0);
                     g.into_iter()
-                        .map(|(t, n, _, _, bytes)| {
+                        .map(|b| {
                             let v = if name.kind == LogKind::Bw {
-                                bytes as f64
+                                b.bytes as f64
                             } else {
-                                n as f64
+                                b.n as f64
                             };
-                            (t, v * 1000.0 / w)
+                            (b.end, v * 1000.0 / w)
                         })
                         .collect()
                 } else {

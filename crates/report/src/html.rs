@@ -140,7 +140,7 @@ pub struct DirReport {
     pub lat_series: Vec<(f64, u64, f64, f64)>,
     /// Latency from fio's log files, per kind (`lat`, `clat`, `slat`): (ms since start, I/Os
     /// or 0 where the log does not say, mean ns, max ns; NaN where the log does not say).
-    pub lat_logs: Vec<(String, Vec<(f64, u64, f64, f64)>)>,
+    pub lat_logs: Vec<(String, Vec<crate::charts::LatPoint>)>,
 }
 
 /// A latency-over-time chart and its table (nothing without points). A log's windows may
