@@ -2,9 +2,7 @@
 //! chart inputs, its explanation as findings, its settings as tables. Pure functions of a
 //! suite's results; the session adds the machine and writes the file.
 
-use iolens_report::charts::{
-    AxisInput, AxisPoint, CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput,
-};
+use iolens_report::charts::{AxisInput, AxisPoint, CompareBar, CompareInput};
 use iolens_report::html::{Finding, Report, RunReport, SuiteSection};
 use iolens_report::svg::Unit;
 use iolens_stats::RunResult;
@@ -13,8 +11,8 @@ use crate::compare::{Input, Row};
 
 use crate::curve::Curve;
 use crate::metrics::fmt_int;
-use crate::pts::report::{convergence, Conditions};
-use crate::pts::{bs_label, PtsRun, Test};
+use crate::pts::report::Conditions;
+use crate::pts::PtsRun;
 use crate::quick::{best_passes, Profile, QuickSpec, Step};
 use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
 
@@ -394,271 +392,17 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
 /// A SNIA PTS run: the test conditions, the steady-state plots of every tracking variable
 /// (convergence, and the measurement window with its average, data-excursion band, slope band
 /// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
-/// against time and data written, throughput and latency per cell) and its table.
+/// against time and data written, throughput and latency per cell) and its table: drawn
+/// from the run's JSON result by the reader `iolens report` uses for a saved one.
 pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
-    let s = &run.spec;
-    let name = s.test.name().to_uppercase();
-    let (a, b) = run.window();
-    let verdict = match run.steady_round {
-        Some(x) => format!("Steady state reached at round {x} (measurement window rounds {a}–{b})."),
-        None if run.interrupted => format!(
-            "Interrupted after {} round(s): steady state NOT reached; the numbers average rounds {a}–{b}.",
-            run.rounds.len()
-        ),
-        None => format!(
-            "Steady state NOT reached in {} rounds; the numbers average the last rounds {a}–{b}.",
-            run.rounds.len()
-        ),
-    };
-    let metric = s.metric().unit().to_string();
-    let steady: Vec<SteadyInput> = convergence(run)
-        .into_iter()
-        .map(|(label, values, checks)| {
-            let window = b
-                .checked_sub(1)
-                .and_then(|i| checks.get(i).cloned().flatten())
-                .map(|c| SteadyWindow {
-                    first_round: c.first_round,
-                    last_round: c.last_round,
-                    average: c.average,
-                    slope: c.slope,
-                    intercept: c.intercept,
-                    range_pct: c.range_pct,
-                    slope_excursion_pct: c.slope_excursion_pct,
-                    steady: c.steady,
-                });
-            SteadyInput {
-                label: format!("tracking variable {label}"),
-                metric: metric.clone(),
-                unit: Unit::Count,
-                values,
-                window,
-                range_limit_pct: s.rule.range_pct,
-                slope_limit_pct: s.rule.slope_pct,
-            }
-        })
-        .collect();
-    let m = run.matrix();
-    let mut lines = Vec::new();
-    let mut bars = Vec::new();
-    let table = match s.test {
-        Test::Iops => {
-            let series = s
-                .mixes
-                .iter()
-                .enumerate()
-                .map(|(i, mix)| Series {
-                    label: format!("{mix}/{}", 100 - mix),
-                    color: i % 8,
-                    points: m
-                        .iter()
-                        .filter(|(c, _)| c.rwmixread == *mix)
-                        .map(|(c, r)| (c.bs as f64, r.iops))
-                        .collect(),
-                })
-                .collect();
-            lines.push(XyInput {
-                title: "IOPS against block size per R/W mix (2D plot, window average)".into(),
-                x_title: "block size".into(),
-                x_unit: Unit::Bytes,
-                x_log: true,
-                y_title: "IOPS".into(),
-                y_unit: Unit::Count,
-                y_log_over: Some(10.0),
-                series,
-            });
-            let mut head = vec!["R/W mix".to_string()];
-            head.extend(s.bss.iter().map(|b| bs_label(*b)));
-            let rows = s
-                .mixes
-                .iter()
-                .map(|mix| {
-                    let mut r = vec![format!("{mix}/{}", 100 - mix)];
-                    for bs in &s.bss {
-                        r.push(
-                            m.iter()
-                                .find(|(c, _)| c.rwmixread == *mix && c.bs == *bs)
-                                .map_or("–".into(), |x| format!("{:.0}", x.1.iops)),
-                        );
-                    }
-                    r
-                })
-                .collect();
-            (
-                "IOPS (average of the measurement window)".to_string(),
-                head,
-                rows,
-            )
-        }
-        // HIR, XSR and DIRTH parts: each part's cells as bars and a table (their own
-        // segments and histograms are in the text and JSON reports).
-        Test::Throughput | Test::Wsat | Test::Hir | Test::Xsr | Test::Dirth => {
-            if s.test == Test::Wsat {
-                let mut total = 0u64;
-                let mut by_time = Vec::new();
-                let mut by_tgbw = Vec::new();
-                for (i, r) in run.rounds.iter().enumerate() {
-                    total += r.iter().map(|c| c.written).sum::<u64>();
-                    let iops = r.first().map_or(0.0, |c| c.iops);
-                    by_time.push(((i + 1) as f64 * s.round_s as f64 / 60.0, iops));
-                    by_tgbw.push((total as f64 / 1e9, iops));
-                }
-                let one = |label: &str, points| Series {
-                    label: label.into(),
-                    color: 0,
-                    points,
-                };
-                lines.push(XyInput {
-                    title: "WSAT: IOPS against time".into(),
-                    x_title: "time (minutes)".into(),
-                    x_unit: Unit::Count,
-                    x_log: false,
-                    y_title: "IOPS".into(),
-                    y_unit: Unit::Count,
-                    y_log_over: None,
-                    series: vec![one("4KiB random write", by_time)],
-                });
-                lines.push(XyInput {
-                    title: "WSAT: IOPS against total data written (TGBW)".into(),
-                    x_title: "total written (GB)".into(),
-                    x_unit: Unit::Count,
-                    x_log: false,
-                    y_title: "IOPS".into(),
-                    y_unit: Unit::Count,
-                    y_log_over: None,
-                    series: vec![one("4KiB random write", by_tgbw)],
-                });
-            }
-            bars.push(CompareInput {
-                title: "throughput per cell (window average)".into(),
-                metric: "bandwidth".into(),
-                unit: Unit::BytesPerSec,
-                ci_label: String::new(),
-                bars: m
-                    .iter()
-                    .map(|(c, r)| CompareBar {
-                        label: c.label(s.grid()),
-                        value: r.mbps * 1e6,
-                        ci: None,
-                    })
-                    .collect(),
-            });
-            (
-                "average of the measurement window".to_string(),
-                vec!["cell".into(), "MB/s".into(), "IOPS".into()],
-                m.iter()
-                    .map(|(c, r)| {
-                        vec![
-                            c.label(s.grid()),
-                            format!("{:.1}", r.mbps),
-                            format!("{:.0}", r.iops),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-        Test::Latency => {
-            for (what, f) in [
-                (
-                    "mean latency",
-                    (|r: &crate::pts::CellResult| r.mean_lat_us) as fn(&_) -> f64,
-                ),
-                ("99.999th percentile latency (worst round)", |r| r.p99999_us),
-                ("max latency (worst round)", |r| r.max_lat_us),
-            ] {
-                bars.push(CompareInput {
-                    title: "latency per cell".into(),
-                    metric: what.into(),
-                    unit: Unit::Nanos,
-                    ci_label: String::new(),
-                    bars: m
-                        .iter()
-                        .map(|(c, r)| CompareBar {
-                            label: c.label(s.grid()),
-                            value: f(r) * 1e3,
-                            ci: None,
-                        })
-                        .collect(),
-                });
-            }
-            (
-                "latency, µs (mean: window average; 99.999 % and max: the worst round)".to_string(),
-                ["cell", "mean", "99.999%", "max", "IOPS"]
-                    .iter()
-                    .map(|h| h.to_string())
-                    .collect(),
-                m.iter()
-                    .map(|(c, r)| {
-                        vec![
-                            c.label(s.grid()),
-                            format!("{:.1}", r.mean_lat_us),
-                            format!("{:.1}", r.p99999_us),
-                            format!("{:.1}", r.max_lat_us),
-                            format!("{:.0}", r.iops),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-    };
-    let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
-    let conditions = vec![
-        ("device".to_string(), cond.device.clone()),
-        ("capacity".into(), gib(cond.capacity)),
-        ("model".into(), cond.model.clone().unwrap_or_else(|| "–".into())),
-        ("firmware".into(), cond.firmware.clone().unwrap_or_else(|| "–".into())),
-        ("kernel".into(), cond.kernel.clone()),
-        ("software".into(), cond.version.clone()),
-        ("QD / TC".into(), format!("{} / {}", s.qd, s.threads)),
-        ("active range".into(), format!("{} ({} bytes)", s.active_range, s.active_bytes)),
-        ("purge".into(), cond.purge.clone()),
-        (
-            "preconditioning".into(),
-            if s.wipc_passes > 0 {
-                format!("{}× the active range in 128 KiB sequential writes", s.wipc_passes)
-            } else {
-                "none".into()
-            },
-        ),
-        (
-            "engine".into(),
-            format!("{} direct={}, {} s per cell per round", s.engine, u8::from(s.direct), s.round_s),
-        ),
-        (
-            "steady-state rule".into(),
-            format!(
-                "window {} rounds; range ≤ {} % and slope excursion ≤ {} % of the window average; at most {} rounds",
-                s.rule.window, s.rule.range_pct, s.rule.slope_pct, s.rule.max_rounds
-            ),
-        ),
-    ];
-    let device = std::path::Path::new(&cond.device)
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string());
-    Report {
-        title: format!("iolens pts {}: {}", s.test.name(), cond.device),
-        sections: vec![SuiteSection {
-            title: format!("SNIA PTS {name} test"),
-            notes: vec![verdict.clone()],
-            steady,
-            lines,
-            bars,
-            table: Some(table),
-        }],
-        findings: vec![info(&format!("pts {}", s.test.name()), &verdict)],
-        facts: vec![("test conditions".into(), conditions)],
-        devices: device
-            .filter(|_| cond.model.is_some())
-            .into_iter()
-            .collect(),
-        ..Report::default()
-    }
+    iolens_report::pts::report(&crate::pts::report::json(run, cond))
+        .expect("iolens's own PTS JSON is a valid PTS result")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pts::{CellResult, PtsSpec};
+    use crate::pts::{CellResult, PtsSpec, Test};
     use iolens_report::html::{chart_count, render};
 
     fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
