@@ -17,8 +17,8 @@
 //!   the bytes and I/Os completed in each over its length.
 //! - Histogram logs (`_clat_hist`) are not drawn (the JSON's json+ bins give the histogram).
 
+use crate::error::InputError;
 use crate::html::{DirReport, RunReport};
-use crate::input::InputError;
 
 /// At most this many points per direction when per-I/O lines are grouped into windows.
 pub const MAX_POINTS: usize = 500;

@@ -111,17 +111,7 @@ pub const ACCEPTED: &str = "accepted: fio 3.x --output-format=json or json+, iol
      PREFIX_clat.N.log, PREFIX_slat.N.log, PREFIX_bw.N.log, PREFIX_iops.N.log) beside the fio \
      JSON of the same run";
 
-/// Why an input is not a result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InputError(pub String);
-
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for InputError {}
+pub use crate::error::InputError;
 
 /// The JSON object in `text`: fio may print other lines (a normal-format report, warnings)
 /// before it, so parsing starts at the first line that opens an object.

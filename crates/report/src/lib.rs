@@ -8,6 +8,7 @@
 
 pub mod charts;
 pub mod clients;
+pub mod error;
 pub mod fiolog;
 pub mod fmt;
 pub mod html;

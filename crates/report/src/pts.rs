@@ -8,8 +8,8 @@
 use serde_json::Value;
 
 use crate::charts::{CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput};
+use crate::error::InputError;
 use crate::html::{Finding, Report, SuiteSection};
-use crate::input::InputError;
 use crate::svg::Unit;
 
 /// The PTS tests a result may name.
