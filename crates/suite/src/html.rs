@@ -13,7 +13,7 @@ use crate::compare::{Input, Row};
 
 use crate::curve::Curve;
 use crate::metrics::fmt_int;
-use crate::pts::report::{convergence, Conditions};
+use crate::pts::report::{composite, convergence, Conditions};
 use crate::pts::{bs_label, PtsRun, Test};
 use crate::quick::{best_passes, Profile, QuickSpec, Step};
 use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
@@ -441,7 +441,59 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
     let m = run.matrix();
     let mut lines = Vec::new();
     let mut bars = Vec::new();
+    let mut axes = Vec::new();
     let table = match s.test {
+        // ECW: IOPS against TOIO with Little's law, and the response time against IOPS curve
+        // (the hockey stick), from the window averages of every TOIO point.
+        Test::Ecw => {
+            axes.push(AxisInput {
+                title: format!(
+                    "SNIA PTS ECW, {} (window average)",
+                    composite(s).unwrap_or_default()
+                ),
+                x_label: "TOIO (TC × QD)".into(),
+                points: m
+                    .iter()
+                    .map(|(c, r)| AxisPoint {
+                        x: c.toio() as f64,
+                        iops: r.iops,
+                        lat_mean_ns: r.mean_lat_us * 1e3,
+                        lat_p99_ns: None,
+                    })
+                    .collect(),
+                littles_law: true,
+                hockey_stick: true,
+                ..AxisInput::default()
+            });
+            (
+                "IOPS and response time per TOIO (average of the measurement window)".to_string(),
+                [
+                    "TC",
+                    "QD",
+                    "TOIO",
+                    "IOPS",
+                    "MB/s",
+                    "mean resp µs",
+                    "max resp µs",
+                ]
+                .iter()
+                .map(|h| h.to_string())
+                .collect(),
+                m.iter()
+                    .map(|(c, r)| {
+                        vec![
+                            c.threads.to_string(),
+                            c.qd.to_string(),
+                            c.toio().to_string(),
+                            format!("{:.0}", r.iops),
+                            format!("{:.1}", r.mbps),
+                            format!("{:.1}", r.mean_lat_us),
+                            format!("{:.1}", r.max_lat_us),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
         Test::Iops => {
             let series = s
                 .mixes
@@ -602,14 +654,25 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
         }
     };
     let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
-    let conditions = vec![
+    let mut conditions = vec![
         ("device".to_string(), cond.device.clone()),
         ("capacity".into(), gib(cond.capacity)),
         ("model".into(), cond.model.clone().unwrap_or_else(|| "–".into())),
         ("firmware".into(), cond.firmware.clone().unwrap_or_else(|| "–".into())),
         ("kernel".into(), cond.kernel.clone()),
         ("software".into(), cond.version.clone()),
-        ("QD / TC".into(), format!("{} / {}", s.qd, s.threads)),
+        if s.grid() {
+            (
+                "TC × QD".into(),
+                s.tcqd
+                    .iter()
+                    .map(|(t, q)| format!("{t}×{q}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        } else {
+            ("QD / TC".into(), format!("{} / {}", s.qd, s.threads))
+        },
         ("active range".into(), format!("{} ({} bytes)", s.active_range, s.active_bytes)),
         ("purge".into(), cond.purge.clone()),
         (
@@ -632,6 +695,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
             ),
         ),
     ];
+    conditions.extend(composite(s).map(|w| ("workload".to_string(), w)));
     let device = std::path::Path::new(&cond.device)
         .file_name()
         .map(|n| n.to_string_lossy().to_string());
@@ -647,6 +711,7 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
         }],
         findings: vec![info(&format!("pts {}", s.test.name()), &verdict)],
         facts: vec![("test conditions".into(), conditions)],
+        axes,
         devices: device
             .filter(|_| cond.model.is_some())
             .into_iter()
@@ -736,6 +801,29 @@ mod tests {
                 r.spec.test.name()
             );
         }
+    }
+
+    #[test]
+    fn ecw_draws_iops_and_response_time_against_toio_and_the_curve() {
+        let r = run(Test::Ecw, vec![40], vec![crate::pts::COMPOSITE_BS], 6);
+        let report = pts(&r, &Conditions::default());
+        assert_eq!(report.axes.len(), 1, "one TOIO axis");
+        let toio: Vec<f64> = report.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            toio,
+            [512.0, 256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0],
+            "every TOIO point of the default ladder, in the order run"
+        );
+        let html = render(&report);
+        // Two steady-state charts for the one tracking variable (highest TOIO), then IOPS
+        // and mean response time against TOIO and response time against IOPS.
+        assert_eq!(chart_count(&html), 2 + 3, "charts of ECW over 6 rounds");
+        assert!(
+            html.contains("bssplit=512/4:1k/1")
+                && html.contains("zoned:50/5:30/15:20/80")
+                && html.contains("40/60 ECW T32Q16"),
+            "the composite workload and its cells are named"
+        );
     }
 
     #[test]
