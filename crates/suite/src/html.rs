@@ -448,8 +448,12 @@ pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
         Test::Ecw => {
             axes.push(AxisInput {
                 title: format!(
-                    "SNIA PTS ECW, {} (window average)",
-                    composite(s).unwrap_or_default()
+                    "SNIA PTS ECW, {} R/W composite (window averages)",
+                    s.mixes
+                        .iter()
+                        .map(|m| format!("{m}/{}", 100 - m))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 x_label: "TOIO (TC × QD)".into(),
                 points: m
