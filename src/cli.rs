@@ -50,7 +50,7 @@ pub enum Command {
     Cost(CostArgs),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
-    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, dirth, all)
+    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, ecw, dirth, all)
     Pts(Box<PtsArgs>),
     /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
     Sweep(SweepArgs),

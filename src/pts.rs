@@ -516,7 +516,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     }
     Sink::open(None)?.write(&text)?;
     if let Some(p) = &a.report {
-        // One page for every part of every test run (`all` runs seven): the first part's
+        // One page for every part of every test run (`all` runs eight): the first part's
         // report, with the other parts' charts, tables and notes after it.
         let mut parts = outcomes.iter().flat_map(|o| o.parts.iter());
         if let Some(first) = parts.next() {
