@@ -150,6 +150,28 @@ pub fn trim_result(fd: libc::c_int, block_device: bool, offset: u64, len: u32) -
     }
 }
 
+/// Runs a request that moves no data (fsync, fdatasync, trim) inline and returns its result
+/// (bytes or -errno); `None` for a read or a write. The asynchronous engines do this as fio
+/// does: many filesystems reject an asynchronous fsync (EINVAL), and the worker drains the
+/// queue before it issues a sync, so inline is also what the job asked for.
+pub(crate) fn run_inline(
+    op: crate::Op,
+    fd: libc::c_int,
+    block_device: bool,
+    offset: u64,
+    len: u32,
+) -> Option<i64> {
+    use crate::Op;
+    // SAFETY: plain syscalls on a descriptor the engine keeps open.
+    let rc = match op {
+        Op::Read | Op::Write => return None,
+        Op::Trim => return Some(trim_result(fd, block_device, offset, len)),
+        Op::Fsync => unsafe { libc::fsync(fd) },
+        Op::Fdatasync => unsafe { libc::fdatasync(fd) },
+    };
+    Some(crate::sys_result(rc as isize))
+}
+
 /// Drops the file's pages from the page cache (`invalidate=1`).
 pub fn invalidate_cache(f: &File) {
     invalidate_fd(f.as_raw_fd());
@@ -298,6 +320,34 @@ mod tests {
         .unwrap();
         trim(fw.as_raw_fd(), false, 0, 4096).unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[..4096], &[0u8; 4096][..]);
+
+        // The inline path the asynchronous engines share: data ops are not its business,
+        // syncs answer 0, a trim answers its length and zeroes the range.
+        let fd = fw.as_raw_fd();
+        for op in [crate::Op::Read, crate::Op::Write] {
+            assert_eq!(
+                run_inline(op, fd, false, 0, 4096),
+                None,
+                "{op:?} runs inline"
+            );
+        }
+        for op in [crate::Op::Fsync, crate::Op::Fdatasync] {
+            assert_eq!(
+                run_inline(op, fd, false, 0, 0),
+                Some(0),
+                "{op:?} on a healthy file"
+            );
+        }
+        assert_eq!(
+            run_inline(crate::Op::Trim, fd, false, 8192, 4096),
+            Some(4096)
+        );
+        assert_eq!(&std::fs::read(&p).unwrap()[8192..12288], &[0u8; 4096][..]);
+        assert_eq!(
+            run_inline(crate::Op::Fsync, -1, false, 0, 0),
+            Some(-(libc::EBADF as i64)),
+            "fsync on a closed descriptor reports -EBADF"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -161,30 +161,14 @@ unsafe impl Backend for LibaioEngine {
 
     unsafe fn queue(&mut self, index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let fd = self.fds[r.file as usize];
-        let opcode = match r.op {
-            Op::Read => IOCB_CMD_PREAD,
-            Op::Write => IOCB_CMD_PWRITE,
-            // Many filesystems reject IOCB_CMD_FSYNC (EINVAL); like fio, sync inline once the
-            // worker has drained the queue.
-            Op::Fsync | Op::Fdatasync => {
-                // SAFETY: plain syscalls on our own fd.
-                let rc = unsafe {
-                    if r.op == Op::Fsync {
-                        libc::fsync(fd)
-                    } else {
-                        libc::fdatasync(fd)
-                    }
-                };
-                return Queued::Done(crate::sys_result(rc as isize));
-            }
-            Op::Trim => {
-                return Queued::Done(crate::file::trim_result(
-                    fd,
-                    self.block_device[r.file as usize],
-                    r.offset,
-                    r.len,
-                ));
-            }
+        let block_device = self.block_device[r.file as usize];
+        if let Some(rc) = crate::file::run_inline(r.op, fd, block_device, r.offset, r.len) {
+            return Queued::Done(rc);
+        }
+        let opcode = if r.op == Op::Read {
+            IOCB_CMD_PREAD
+        } else {
+            IOCB_CMD_PWRITE
         };
         let cb = &mut self.iocbs[index as usize];
         *cb = Iocb {

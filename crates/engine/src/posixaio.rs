@@ -126,27 +126,9 @@ unsafe impl Backend for PosixAioEngine {
 
     unsafe fn queue(&mut self, index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let fd = self.fds[r.file as usize];
-        match r.op {
-            Op::Read | Op::Write => {}
-            Op::Fsync | Op::Fdatasync => {
-                // SAFETY: plain syscalls on our own fd.
-                let rc = unsafe {
-                    if r.op == Op::Fsync {
-                        libc::fsync(fd)
-                    } else {
-                        libc::fdatasync(fd)
-                    }
-                };
-                return Queued::Done(crate::sys_result(rc as isize));
-            }
-            Op::Trim => {
-                return Queued::Done(crate::file::trim_result(
-                    fd,
-                    self.block_device[r.file as usize],
-                    r.offset,
-                    r.len,
-                ));
-            }
+        let block_device = self.block_device[r.file as usize];
+        if let Some(rc) = crate::file::run_inline(r.op, fd, block_device, r.offset, r.len) {
+            return Queued::Done(rc);
         }
         let cb = &mut self.cbs[index as usize];
         // SAFETY: all-zero bytes are a valid aiocb; the fields glibc reads are set below.

@@ -66,6 +66,11 @@ unsafe impl Backend for SyncEngine {
     #[inline]
     unsafe fn queue(&mut self, _index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let fd = self.fds[r.file as usize];
+        let block_device = self.block_device[r.file as usize];
+        if let Some(rc) = crate::file::run_inline(r.op, fd, block_device, r.offset, r.len) {
+            return Queued::Done(rc);
+        }
+        let write = r.op == Op::Write;
         let len = r.len as usize;
         let off = r.offset as libc::off_t;
         let iov = libc::iovec {
@@ -75,35 +80,25 @@ unsafe impl Backend for SyncEngine {
         let flags = if self.hipri { libc::RWF_HIPRI } else { 0 };
         // SAFETY (all arms): the caller guarantees buf is valid for len bytes; fd is ours.
         let rc: isize = unsafe {
-            match (r.op, self.kind) {
-                (Op::Read, SyncKind::Psync) => libc::pread(fd, buf.cast(), len, off),
-                (Op::Write, SyncKind::Psync) => libc::pwrite(fd, buf.cast(), len, off),
-                (Op::Read, SyncKind::Pvsync) => libc::preadv(fd, &iov, 1, off),
-                (Op::Write, SyncKind::Pvsync) => libc::pwritev(fd, &iov, 1, off),
-                (Op::Read, SyncKind::Pvsync2) => libc::preadv2(fd, &iov, 1, off, flags),
-                (Op::Write, SyncKind::Pvsync2) => libc::pwritev2(fd, &iov, 1, off, flags),
-                (Op::Read | Op::Write, SyncKind::Sync | SyncKind::Vsync) => {
+            match (write, self.kind) {
+                (false, SyncKind::Psync) => libc::pread(fd, buf.cast(), len, off),
+                (true, SyncKind::Psync) => libc::pwrite(fd, buf.cast(), len, off),
+                (false, SyncKind::Pvsync) => libc::preadv(fd, &iov, 1, off),
+                (true, SyncKind::Pvsync) => libc::pwritev(fd, &iov, 1, off),
+                (false, SyncKind::Pvsync2) => libc::preadv2(fd, &iov, 1, off, flags),
+                (true, SyncKind::Pvsync2) => libc::pwritev2(fd, &iov, 1, off, flags),
+                (_, SyncKind::Sync | SyncKind::Vsync) => {
                     if libc::lseek(fd, off, libc::SEEK_SET) < 0 {
                         -1
                     } else {
-                        match (r.op, self.kind) {
-                            (Op::Read, SyncKind::Sync) => libc::read(fd, buf.cast(), len),
-                            (Op::Write, SyncKind::Sync) => libc::write(fd, buf.cast(), len),
-                            (Op::Read, _) => libc::readv(fd, &iov, 1),
-                            _ => libc::writev(fd, &iov, 1),
+                        match (write, self.kind) {
+                            (false, SyncKind::Sync) => libc::read(fd, buf.cast(), len),
+                            (true, SyncKind::Sync) => libc::write(fd, buf.cast(), len),
+                            (false, _) => libc::readv(fd, &iov, 1),
+                            (true, _) => libc::writev(fd, &iov, 1),
                         }
                     }
                 }
-                (Op::Trim, _) => {
-                    return Queued::Done(crate::file::trim_result(
-                        fd,
-                        self.block_device[r.file as usize],
-                        r.offset,
-                        r.len,
-                    ))
-                }
-                (Op::Fsync, _) => libc::fsync(fd) as isize,
-                (Op::Fdatasync, _) => libc::fdatasync(fd) as isize,
             }
         };
         Queued::Done(sys_result(rc))
