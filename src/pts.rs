@@ -355,7 +355,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
                 .unwrap_or_default();
             if let Some(b) = sizes.iter().find(|b| **b % lbs != 0) {
                 bail!(
-                    "ecw: {target} has {lbs}-byte logical blocks and direct I/O needs multiples of it: the transfer size {b} in bssplit={} cannot run; give --bssplit without sizes below or between multiples of {lbs}",
+                    "ecw: {target} has {lbs}-byte logical blocks and direct I/O needs multiples of them: the transfer size {b} of bssplit={} cannot run; give a --bssplit whose sizes are all multiples of {lbs} (on 4 KiB blocks, the spec's mix with the sub-4 KiB shares folded into 4 KiB: --bssplit=4k/77:8k/10:16k/7:32k/3:64k/3)",
                     spec.bssplit
                 );
             }
