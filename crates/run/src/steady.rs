@@ -127,8 +127,14 @@ impl SteadyCheck {
                 self.slope
             }
         };
-        self.value = if self.crit.percent && mean > 0.0 {
-            raw * 100.0 / mean
+        // As fio (observed against fio 3.33): a slope in percent is of the window's mean as a
+        // whole number (truncated), a deviation in percent of the exact mean.
+        let base = match self.crit.metric {
+            Metric::IopsSlope | Metric::BwSlope => mean.trunc(),
+            Metric::Iops | Metric::Bw => mean,
+        };
+        self.value = if self.crit.percent && base > 0.0 {
+            raw * 100.0 / base
         } else {
             raw
         };
@@ -218,5 +224,27 @@ mod tests {
         );
         assert!(r.criterion.ends_with('%') && r.slope > 0.0, "{r:?}");
         assert!(Criterion::parse("lat:1").is_err());
+    }
+
+    #[test]
+    fn a_slope_percent_is_of_the_truncated_mean_a_deviation_percent_of_the_exact_one() {
+        // Samples 427, 298, 1038: fio 3.33 printed 52.044292% for iops_slope on these (the
+        // last digit its own rounding), the slope 305.5 over the whole-number mean 587; over
+        // the exact mean 587.67 it would be 51.985.
+        let run = |crit: &str| {
+            let mut s = SteadyCheck::new(Criterion::parse(crit).unwrap(), 0, 3_000_000_000, 0);
+            let mut ios = 0;
+            for (sec, n) in [(1u64, 100u64), (2, 427), (3, 298), (4, 1038)] {
+                ios += n;
+                s.observe(sec * 1_000_000_000, ios, ios * 4096);
+            }
+            s.result()
+        };
+        let r = run("iops_slope:0.0001%");
+        assert_eq!(r.iops, [427, 298, 1038], "{r:?}");
+        assert_eq!(r.criterion, "52.044293%", "305.5 x 100 / 587: {r:?}");
+        let r = run("iops:0.0001%");
+        // max |v - 587.667| = 450.333, over the exact mean 587.667.
+        assert_eq!(r.criterion, "76.630743%", "{r:?}");
     }
 }
