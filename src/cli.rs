@@ -109,9 +109,23 @@ pub struct ExplainArgs {
 
 /// `iolens report`.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  iolens report fio.json -o fio.html
+  iolens report pts.json -o pts.html        (a saved `iolens pts --output-format=json`)
+  fio --output-format=json --output=fio.json --write_lat_log=j --write_bw_log=j \\
+      --write_iops_log=j --log_avg_msec=100 job.fio
+  iolens report fio.json j_*.log -o fio.html
+
+fio's logs (PREFIX_lat/clat/slat/bw/iops.N.log, or .log.fz) add latency over time, and IOPS and
+bandwidth over time where the JSON has none: N is the job's place in the JSON (run without
+group_reporting), values are per log_avg_msec window (log_max_value=1: the window's maximum),
+or per I/O, grouped into at most 500 windows.")]
 pub struct ReportArgs {
-    /// fio 3.x json/json+ output or iolens JSON (several: compared in one report)
-    #[arg(value_name = "RESULT.json", required = true)]
+    /// fio 3.x json/json+ output, iolens JSON (a run, sweep, curve or pts result), and fio's
+    /// log files (several results: one report; a log is drawn into its job in the result named
+    /// before it)
+    #[arg(value_name = "RESULT.json|LOG", required = true)]
     pub results: Vec<String>,
     /// The HTML file to write
     #[arg(short = 'o', long, value_name = "FILE.html")]

@@ -94,8 +94,15 @@ fn report_cmd(a: &ReportArgs) -> Result<i32> {
     let mut files = Vec::new();
     let mut findings = Vec::new();
     for path in &a.results {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
+        let data = std::fs::read(path).with_context(|| format!("cannot read '{path}'"))?;
+        // fio's compressed logs (log_store_compressed: NAME.log.fz) are inflated first.
+        let text = if path.ends_with(".fz") {
+            iolens_run::worker::inflate_log(&data)
+                .map_err(|e| anyhow::anyhow!("'{path}': not a compressed fio log: {e}"))?
+        } else {
+            String::from_utf8(data)
+                .map_err(|_| anyhow::anyhow!("'{path}': not text (fio and iolens results are JSON, fio logs are text or .fz)"))?
+        };
         if let Ok(view) = parse_result(&text) {
             let mut fs = iolens_session::html_findings(&explain(&view, &ctx));
             if a.results.len() > 1 {

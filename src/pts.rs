@@ -478,19 +478,23 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
             break;
         }
     }
+    // The JSON result: what --output-format=json prints and what the HTML report reads (the
+    // same reader as `iolens report` on a saved result, so both give the same page).
+    let doc = {
+        let mut v: Vec<serde_json::Value> = outcomes
+            .iter()
+            .map(|o| report::outcome_json(o, &cond))
+            .collect();
+        if tests.len() == 1 {
+            v.pop().unwrap_or_default()
+        } else {
+            serde_json::json!({ "tests": v })
+        }
+    };
     let mut text = String::new();
     for f in &a.output_format {
         match f {
             PtsFormat::Json => {
-                let mut v: Vec<serde_json::Value> = outcomes
-                    .iter()
-                    .map(|o| report::outcome_json(o, &cond))
-                    .collect();
-                let doc = if tests.len() == 1 {
-                    v.pop().unwrap_or_default()
-                } else {
-                    serde_json::json!({ "tests": v })
-                };
                 text.push_str(&serde_json::to_string_pretty(&doc)?);
                 text.push('\n');
             }
@@ -516,25 +520,9 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     }
     Sink::open(None)?.write(&text)?;
     if let Some(p) = &a.report {
-        // One page for every part of every test run (`all` runs eight): the first part's
-        // report, with the other parts' charts, tables and notes after it.
-        let mut parts = outcomes.iter().flat_map(|o| o.parts.iter());
-        if let Some(first) = parts.next() {
-            let mut rep = iolens_suite::html::pts(first, &cond);
-            for run in parts {
-                let r = iolens_suite::html::pts(run, &cond);
-                rep.sections.extend(r.sections);
-                rep.axes.extend(r.axes);
-                rep.runs.extend(r.runs);
-                rep.notes.extend(r.notes);
-            }
-            if outcomes.len() > 1 {
-                let names: Vec<String> = outcomes
-                    .iter()
-                    .map(|o| o.test.name().to_uppercase())
-                    .collect();
-                rep.title = format!("SNIA PTS: {}", names.join(", "));
-            }
+        // One page for every part of every test run (`all` runs eight).
+        if outcomes.iter().any(|o| !o.parts.is_empty()) {
+            let rep = iolens_report::pts::report(&doc)?;
             iolens_session::write_report(rep, true, p)?;
         }
     }

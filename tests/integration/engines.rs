@@ -641,23 +641,32 @@ fn the_cache_flush_between_passes_is_not_in_any_latency() {
     // (invalidate=1), which takes milliseconds. For psync, lat is clat plus the few tens of
     // nanoseconds before the syscall; the flush must be in neither.
     let d = TempDir::new("passflush");
-    let o = run_in(
-        &d.0,
-        &[
-            "--name=w",
-            "--filename=data",
-            "--size=8m",
-            "--loops=8",
-            "--bs=4k",
-            "--rw=write",
-            "--ioengine=psync",
-            "--output-format=json",
-        ],
+    let args = [
+        "--name=w",
+        "--filename=data",
+        "--size=8m",
+        "--loops=8",
+        "--bs=4k",
+        "--rw=write",
+        "--ioengine=psync",
+        "--output-format=json",
+    ];
+    // The largest lat may exceed the largest clat only by the moment before a syscall. A
+    // flush counted in lat would add milliseconds in every run (8 times each); a preemption
+    // that happens to fall into those nanoseconds on a busy machine shows in one run, not in
+    // three, so the smallest gap of up to three runs is the one that counts.
+    let mut gaps = vec![];
+    for _ in 0..3 {
+        let o = run_in(&d.0, &args);
+        assert!(o.status.success(), "iolens {args:?}: {}", stderr(&o));
+        let w = &json_of(&stdout(&o))["jobs"][0]["write"];
+        gaps.push(num(&w["lat_ns"]["max"]) - num(&w["clat_ns"]["max"]));
+        if gaps.last().is_some_and(|g| *g < 500_000.0) {
+            return;
+        }
+    }
+    panic!(
+        "max lat - max clat should be under 500 µs in at least one of 3 runs of {args:?}: \
+         the pass-end flush is in lat; measured gaps {gaps:?} ns"
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let w = &json_of(&stdout(&o))["jobs"][0]["write"];
-    // The largest lat may exceed the largest clat only by the moment before a syscall (a
-    // flush in it would add milliseconds).
-    let gap = num(&w["lat_ns"]["max"]) - num(&w["clat_ns"]["max"]);
-    assert!(gap < 500_000.0, "max lat - max clat = {gap} ns");
 }

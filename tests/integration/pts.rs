@@ -320,9 +320,8 @@ fn criterion_from_data(ss: &serde_json::Value) -> f64 {
         data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max)
     };
     if spec.ends_with('%') {
-        // fio (3.33, observed): a slope in percent is of the whole-number (truncated) mean, a
-        // deviation in percent of the exact one; at a few hundred IOPS the two differ by
-        // more than the tolerance below.
+        // fio divides a slope by the window mean truncated to a whole number (integer
+        // division of its sum), a deviation by the exact mean.
         raw * 100.0
             / if spec.contains("_slope") {
                 mean.trunc()

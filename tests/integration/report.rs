@@ -1,9 +1,9 @@
-//! HTML reports, checked in a real browser: a `--report` of a randrw io_uring run, `iolens
-//! report` on fio's json+ output, and `--report` of every suite (sweep, curve, compare, quick,
-//! pts). Each page is rendered by headless Chromium, which must log no console message (the
-//! page has no script, so any message is a blocked fetch or a broken resource), and its
-//! screenshot must show the charts' colours. Set IOLENS_REPORT_SHOTS=DIR to keep the
-//! screenshots (docs/screenshots holds the committed ones).
+//! HTML reports, checked in a real browser: a `--report` of a randrw io_uring run, `iolens report`
+//! on fio's json+ output (and with fio's log files), and `--report` of every suite (sweep, curve,
+//! compare, quick, pts; a saved pts result too). Each page is rendered by headless Chromium, which
+//! must log no console message (the page has no script, so any message is a blocked fetch or a
+//! broken resource), and its screenshot must show the charts' colours. Set IOLENS_REPORT_SHOTS=DIR
+//! to keep the screenshots (docs/screenshots holds the committed ones).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -484,6 +484,7 @@ fn pts_report_shows_the_steady_state_window_and_the_matrix() {
         "--threads=1",
         "--engine=psync",
         "--eta=never",
+        "--output-format=json",
         "--report=pts.html",
     ];
     let _disk = exclusive_disk();
@@ -492,20 +493,228 @@ fn pts_report_shows_the_steady_state_window_and_the_matrix() {
     let o = output_within(c, std::time::Duration::from_secs(300));
     assert!(o.status.success(), "iolens {args:?}: {}", stderr(&o));
     // One tracking variable (0/100 4KiB): convergence and window; and the 2D plot.
-    read_report(
-        &d.join("pts.html"),
-        "pts",
-        3,
+    let want = [
+        "SNIA PTS IOPS test",
+        "tracking variable 0/100 4KiB: IOPS per round (steady-state convergence)",
+        "tracking variable 0/100 4KiB: measurement window, rounds 1–5",
+        "±10 % band",
+        "slope band ±5 %",
+        "IOPS against block size per R/W mix",
+        "test conditions",
+        "file deleted and recreated",
+    ];
+    let live = read_report(&d.join("pts.html"), "pts", 3, &want);
+    check_in_chromium(&d.join("pts.html"), "pts", 2600);
+    // The saved JSON result alone gives the same charts and tables.
+    d.write("pts.json", &String::from_utf8_lossy(&o.stdout));
+    let o = run_in(&d.0, &["report", "pts.json", "-o", "saved.html"]);
+    assert!(o.status.success(), "iolens report pts.json: {}", stderr(&o));
+    let saved = read_report(&d.join("saved.html"), "saved pts", 3, &want);
+    let sections = |h: &str| {
+        let a = h.find("SNIA PTS IOPS test").expect("the PTS section");
+        let b = h.find("id=\"machine\"").unwrap_or(h.len());
+        h[a..b.max(a)].to_string()
+    };
+    assert_eq!(
+        sections(&saved),
+        sections(&live),
+        "the report of the saved pts.json draws the live --report's PTS section byte for byte"
+    );
+    check_in_chromium(&d.join("saved.html"), "pts-saved", 2600);
+}
+
+/// Non-empty lines of a fio log, and its distinct times.
+fn log_lines(path: &Path) -> (usize, usize) {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("fio wrote no log at {}: {e}", path.display()));
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut times: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            let t = l.split(',').next().unwrap_or("").trim();
+            t.parse()
+                .unwrap_or_else(|_| panic!("{}: a time in ms, found '{t}'", path.display()))
+        })
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    (lines.len(), times.len())
+}
+
+#[test]
+fn report_of_fio_json_with_its_logs() {
+    if skip_unless(has_fio(), "the fio log report needs fio") {
+        return;
+    }
+    let d = TempDir::new("report-fio-logs");
+    let _disk = exclusive_disk();
+    // Windowed logs (log_avg_msec=100) of a randrw job; per-I/O latency logs of a read job.
+    let fio = |args: &[&str]| {
+        let mut c = Command::new("fio");
+        c.current_dir(&d.0).args(args);
+        let o = output_within(c, std::time::Duration::from_secs(120));
+        assert!(o.status.success(), "fio {args:?}: {}", stderr(&o));
+    };
+    let common = [
+        "--filename=data",
+        "--size=8m",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+    ];
+    let mut a = vec![
+        "--name=w",
+        "--rw=randrw",
+        "--write_lat_log=w",
+        "--write_bw_log=w",
+        "--write_iops_log=w",
+        "--log_avg_msec=100",
+        "--output=w.json",
+    ];
+    a.extend(common);
+    fio(&a);
+    let mut a = vec![
+        "--name=p",
+        "--rw=randread",
+        "--write_lat_log=p",
+        "--output=p.json",
+    ];
+    a.extend(common);
+    fio(&a);
+    let o = run_in(
+        &d.0,
         &[
-            "SNIA PTS IOPS test",
-            "tracking variable 0/100 4KiB: IOPS per round (steady-state convergence)",
-            "tracking variable 0/100 4KiB: measurement window, rounds 1–5",
-            "±10 % band",
-            "slope band ±5 %",
-            "IOPS against block size per R/W mix",
-            "test conditions",
-            "file deleted and recreated",
+            "report",
+            "w.json",
+            "w_lat.1.log",
+            "w_clat.1.log",
+            "w_slat.1.log",
+            "w_iops.1.log",
+            "w_bw.1.log",
+            "-o",
+            "w.html",
         ],
     );
-    check_in_chromium(&d.join("pts.html"), "pts", 2600);
+    assert!(
+        o.status.success(),
+        "iolens report w.json w_*.log: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(d.join("w.html")).expect("w.html");
+    // Every windowed line is a point in its chart's table: one per direction per window.
+    for (log, cap) in [
+        ("w_lat.1.log", "w: lat latency over time (fio log)"),
+        ("w_clat.1.log", "w: clat latency over time (fio log)"),
+        ("w_iops.1.log", "w: IOPS over time"),
+        ("w_bw.1.log", "w: bandwidth over time"),
+    ] {
+        let (lines, times) = log_lines(&d.join(log));
+        // Latency tables have a row per line; IOPS and bandwidth tables a row per time.
+        let rows = if cap.contains("latency") {
+            lines
+        } else {
+            times
+        };
+        assert!(
+            lines >= 4,
+            "{log}: expected a line per direction per 100 ms window of 1 s, found {lines}"
+        );
+        let want = format!("{cap} ({rows} rows)");
+        assert!(
+            html.contains(&want),
+            "the report of w.json and its logs lacks '{want}' (from {log})"
+        );
+    }
+    assert!(
+        html.contains("<svg") && chart_count(&html) >= 5,
+        "IOPS, bandwidth, lat, clat over time and the percentiles: {} charts",
+        chart_count(&html)
+    );
+    // psync has no submission latency: fio's slat log is empty, and the page says so.
+    if log_lines(&d.join("w_slat.1.log")).0 == 0 {
+        assert!(
+            html.contains("w_slat.1.log: the log is empty."),
+            "the empty slat log is noted"
+        );
+    }
+    check_in_chromium(&d.join("w.html"), "fio-logs", 3400);
+    // Per-I/O logs: grouped into at most 500 windows, every I/O counted once.
+    let o = run_in(&d.0, &["report", "p.json", "p_clat.1.log", "-o", "p.html"]);
+    assert!(
+        o.status.success(),
+        "iolens report p.json p_clat.1.log: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(d.join("p.html")).expect("p.html");
+    let (ios, _) = log_lines(&d.join("p_clat.1.log"));
+    let cap = "p: clat latency over time (fio log) (";
+    let rows: usize = html
+        .split(cap)
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("the per-I/O report lacks '{cap}N rows)'"));
+    assert!(
+        rows > 0 && rows <= 500 && rows <= ios,
+        "{ios} per-I/O lines should give 1 to 500 windows, found {rows}"
+    );
+    // The I/O column of the table adds up to the log's lines.
+    let table = html.split(cap).nth(1).expect("the table");
+    let counted: usize = table
+        .split("<tr><td>read</td>")
+        .skip(1)
+        .take(rows)
+        .filter_map(|r| {
+            r.split("<td>")
+                .nth(2)?
+                .split('<')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert_eq!(
+        counted, ios,
+        "I/Os in the windows of p_clat.1.log, expected one per line"
+    );
+    // Compressed logs (log_store_compressed=1: NAME.log.fz) are inflated first.
+    let mut a = vec![
+        "--name=z",
+        "--rw=randwrite",
+        "--write_lat_log=z",
+        "--log_avg_msec=100",
+        "--log_store_compressed=1",
+        "--output=z.json",
+    ];
+    a.extend(common);
+    fio(&a);
+    let o = run_in(
+        &d.0,
+        &["report", "z.json", "z_clat.1.log.fz", "-o", "z.html"],
+    );
+    assert!(
+        o.status.success(),
+        "iolens report z.json z_clat.1.log.fz: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(d.join("z.html")).expect("z.html");
+    assert!(
+        html.contains("z: clat latency over time (fio log) (") && html.contains("write mean"),
+        "the compressed clat log of z gives its write latency chart"
+    );
+    // A log without its result, and a log of a job the result does not have.
+    let o = run_in(&d.0, &["report", "p_clat.1.log", "-o", "x.html"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("p_clat.1.log: a fio log is drawn into its job"),
+        "a log alone is refused: {}",
+        stderr(&o)
+    );
+    std::fs::copy(d.join("p_clat.1.log"), d.join("p_clat.2.log")).expect("copying the log");
+    let o = run_in(&d.0, &["report", "p.json", "p_clat.2.log", "-o", "x.html"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("the log of job 2, but p.json has 1 job(s)"),
+        "a log of a missing job is refused: {}",
+        stderr(&o)
+    );
 }

@@ -1,6 +1,6 @@
 //! Snapshot tests of the outputs formats.rs does not cover: terse v2 and v4,
 //! `unified_rw_reporting`, disk statistics, error lines, interrupted runs, the quick table,
-//! `models`/`cost` and the status line. Runs are deterministic (null engine, fake clock).
+//! `models`/`cost`, explain's text and JSON, and the status line. Runs are deterministic (null engine, fake clock).
 
 use iolens_stats::{DiskUtil, RunResult};
 
@@ -184,4 +184,40 @@ fn status_line() {
         eta_s: Some(3725),
     };
     insta::assert_snapshot!("status_line", iolens_report::status::render_live(&s));
+}
+
+/// explain on real fio 3.33 results (the analyze crate's test data), in both of its forms:
+/// psync with four jobs against a 48,000-IOPS io1 volume, page-cache reads, and libaio at QD32.
+#[test]
+fn explain_text_and_json() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/analyze/tests-data");
+    let d = TempDir::new("explain-snap");
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "psync_numjobs4",
+            "psync-numjobs4.json",
+            &["--volume", "io1:iops=48000"],
+        ),
+        ("buffered_cached", "buffered-read-cached.json", &[]),
+        (
+            "libaio_qd32",
+            "libaio-qd32.json",
+            &["--instance", "m7g.large"],
+        ),
+    ];
+    for (name, file, extra) in cases {
+        let input = data.join(file).display().to_string();
+        for format in ["text", "json"] {
+            let mut args = vec!["explain", input.as_str(), "--format", format];
+            args.extend_from_slice(extra);
+            let o = run_in(&d.0, &args);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "iolens {args:?} exits 0; stderr: {}",
+                stderr(&o)
+            );
+            insta::assert_snapshot!(format!("explain_{name}_{format}"), stdout(&o));
+        }
+    }
 }

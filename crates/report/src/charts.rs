@@ -123,8 +123,11 @@ pub struct LatSeries {
     /// Colour index.
     pub color: usize,
     /// The intervals in time order.
-    pub points: Vec<(f64, u64, f64, f64)>,
+    pub points: Vec<LatPoint>,
 }
+
+/// Latency over one interval: (ms since start, I/Os, mean ns, max ns).
+pub type LatPoint = (f64, u64, f64, f64);
 
 /// Latency over time: per direction the mean of each sampling interval (solid) and its
 /// largest I/O (thin, dashed), on a log axis once the values spread tenfold (a stall of
@@ -155,25 +158,35 @@ pub fn latency_over_time(label: &str, kind: &str, series: &[LatSeries]) -> Optio
     let mut legend = Vec::new();
     for s in &series {
         let px = |v: f64| f.y.px(v);
-        let max: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .map(|p| (f.x.px(p.0 / 1000.0), px(p.3)))
-            .collect();
-        svg.polyline(&max, &format!("ln thin dash s{}", s.color));
-        let mean: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .map(|p| (f.x.px(p.0 / 1000.0), px(p.2)))
-            .collect();
-        svg.polyline(&mean, &format!("ln s{}", s.color));
-        if mean.len() <= 60 {
-            for (x, y) in &mean {
+        // A fio log's windows may hold only the mean or only the maximum (NaN the other).
+        let line = |k: fn(&(f64, u64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
+            s.points
+                .iter()
+                .filter(|p| !k(p).is_nan())
+                .map(|p| (f.x.px(p.0 / 1000.0), px(k(p))))
+                .collect()
+        };
+        let max = line(|p| p.3);
+        if !max.is_empty() {
+            svg.polyline(&max, &format!("ln thin dash s{}", s.color));
+        }
+        let mean = line(|p| p.2);
+        if !mean.is_empty() {
+            svg.polyline(&mean, &format!("ln s{}", s.color));
+        }
+        // Dots where the points are few (on the maximum when there is no mean).
+        let dots = if mean.is_empty() { &max } else { &mean };
+        if dots.len() <= 60 {
+            for (x, y) in dots {
                 svg.dot(*x, *y, 2.5, &format!("f{}", s.color));
             }
         }
-        legend.push((format!("{} mean", s.label), format!("s{}", s.color), false));
-        legend.push((format!("{} max", s.label), format!("s{}", s.color), true));
+        if !mean.is_empty() {
+            legend.push((format!("{} mean", s.label), format!("s{}", s.color), false));
+        }
+        if !max.is_empty() {
+            legend.push((format!("{} max", s.label), format!("s{}", s.color), true));
+        }
     }
     f.legend(&mut svg, &legend);
     Some(svg.finish())
@@ -1323,6 +1336,39 @@ pub(crate) mod snapshots {
         );
         insta::assert_snapshot!(svg);
         assert_eq!(latency_over_time("empty", "clat", &[]), None);
+    }
+
+    /// A fio log's windows: reads with only their mean (`log_avg_msec`), writes with only
+    /// their maximum (`log_max_value=1`); no I/O counts.
+    #[test]
+    fn latency_over_time_from_fio_logs_svg() {
+        let read = LatSeries {
+            label: "read".into(),
+            color: 0,
+            points: (1..=10)
+                .map(|i| (i as f64 * 100.0, 0, 180_000.0 + i as f64 * 1000.0, f64::NAN))
+                .collect(),
+        };
+        let write = LatSeries {
+            label: "write".into(),
+            color: 1,
+            points: (1..=10)
+                .map(|i| (i as f64 * 100.0, 0, f64::NAN, 6_000.0 * i as f64))
+                .collect(),
+        };
+        let svg =
+            latency_over_time("lat over time (fio log)", "lat", &[read, write]).expect("points");
+        assert_eq!(
+            svg.matches("<polyline").count(),
+            2,
+            "the read mean and the write maximum, nothing for what the logs lack"
+        );
+        assert!(
+            svg.contains("read mean") && svg.contains("write max") && !svg.contains("read max"),
+            "the legend names only what is drawn"
+        );
+        assert!(!svg.contains("NaN"), "no NaN coordinates");
+        insta::assert_snapshot!(svg);
     }
 
     /// A PTS IOPS matrix: IOPS against block size per mix.

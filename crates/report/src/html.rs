@@ -138,6 +138,47 @@ pub struct DirReport {
     pub iops_series: Vec<(f64, f64)>,
     /// Completion latency per sampling interval: (ms since start, I/Os, mean ns, max ns).
     pub lat_series: Vec<(f64, u64, f64, f64)>,
+    /// Latency from fio's log files, per kind (`lat`, `clat`, `slat`): (ms since start, I/Os
+    /// or 0 where the log does not say, mean ns, max ns; NaN where the log does not say).
+    pub lat_logs: Vec<(String, Vec<crate::charts::LatPoint>)>,
+}
+
+/// A latency-over-time chart and its table (nothing without points). A log's windows may
+/// lack the I/O count (0), the mean or the maximum (NaN): the table shows "–".
+fn latency_figure(out: &mut String, cap: &str, kind: &str, lat_t: &[LatSeries]) {
+    let Some(svg) = latency_over_time(cap, kind, lat_t) else {
+        return;
+    };
+    let known = |v: f64| {
+        if v.is_nan() {
+            "–".to_string()
+        } else {
+            num(v / 1000.0)
+        }
+    };
+    let mut rows = Vec::new();
+    for s in lat_t {
+        for (t, n, mean, max) in &s.points {
+            rows.push(vec![
+                s.label.clone(),
+                num(t / 1000.0),
+                if *n == 0 {
+                    "–".to_string()
+                } else {
+                    n.to_string()
+                },
+                known(*mean),
+                known(*max),
+            ]);
+        }
+    }
+    figure(
+        out,
+        cap,
+        &svg,
+        &["direction", "time (s)", "I/Os", "mean (µs)", "max (µs)"],
+        &rows,
+    );
 }
 
 /// Colour index of a direction (read blue, write vermillion, trim green, mixed purple).
@@ -343,27 +384,28 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
             points: d.lat_series.clone(),
         })
         .collect();
-    let cap = format!("{name}: clat latency over time");
-    if let Some(svg) = latency_over_time(&cap, "clat", &lat_t) {
-        let mut rows = Vec::new();
-        for s in &lat_t {
-            for (t, n, mean, max) in &s.points {
-                rows.push(vec![
-                    s.label.clone(),
-                    num(t / 1000.0),
-                    n.to_string(),
-                    num(mean / 1000.0),
-                    num(max / 1000.0),
-                ]);
-            }
-        }
-        figure(
-            out,
-            &cap,
-            &svg,
-            &["direction", "time (s)", "I/Os", "mean (µs)", "max (µs)"],
-            &rows,
-        );
+    latency_figure(
+        out,
+        &format!("{name}: clat latency over time"),
+        "clat",
+        &lat_t,
+    );
+    // From fio's log files: a chart per kind of latency logged.
+    for kind in ["clat", "lat", "slat"] {
+        let logged: Vec<LatSeries> = job
+            .dirs
+            .iter()
+            .filter_map(|d| {
+                let (_, points) = d.lat_logs.iter().find(|(k, _)| k == kind)?;
+                Some(LatSeries {
+                    label: d.name.clone(),
+                    color: dir_color(&d.name),
+                    points: points.clone(),
+                })
+            })
+            .collect();
+        let cap = format!("{name}: {kind} latency over time (fio log)");
+        latency_figure(out, &cap, kind, &logged);
     }
     if iops.is_empty() && bw.is_empty() && !job.dirs.is_empty() {
         out.push_str("<p class=\"note\">No bandwidth or IOPS samples over time in this input (fio's JSON keeps only their summary; iolens keeps the series).</p>\n");
@@ -780,6 +822,7 @@ mod tests {
                 (50.0, 49, 110_000.0, 400_000.0),
                 (100.0, 51, 130_000.0, 900_000.0),
             ],
+            lat_logs: Vec::new(),
         };
         Report {
             title: "a <report>".into(),

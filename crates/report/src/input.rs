@@ -105,6 +105,12 @@ fn suite_axes(v: &Value, source: &str) -> Option<Vec<AxisInput>> {
     )
 }
 
+/// The inputs `iolens report` reads, for the errors that name them.
+pub const ACCEPTED: &str = "accepted: fio 3.x --output-format=json or json+, iolens run JSON, \
+     iolens sweep or curve JSON, iolens pts JSON, and fio's log files (PREFIX_lat.N.log, \
+     PREFIX_clat.N.log, PREFIX_slat.N.log, PREFIX_bw.N.log, PREFIX_iops.N.log) beside the fio \
+     JSON of the same run";
+
 /// Why an input is not a result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputError(pub String);
@@ -126,10 +132,7 @@ fn first_object(text: &str) -> Result<Value, InputError> {
         text.match_indices("\n{").next().map(|(i, _)| i + 1)
     };
     let Some(start) = start else {
-        return Err(InputError(
-            "no JSON object found (expected fio --output-format=json or json+, or iolens JSON)"
-                .into(),
-        ));
+        return Err(InputError(format!("no JSON object found ({ACCEPTED})")));
     };
     let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     match de.next() {
@@ -262,6 +265,7 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
         bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
         iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
         lat_series: lat_series(s.and_then(|s| s.get("clat_ns"))),
+        lat_logs: Vec::new(),
     })
 }
 
@@ -269,9 +273,9 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
 pub fn parse(text: &str, source: &str) -> Result<RunReport, InputError> {
     let v = first_object(text)?;
     let Some(jobs) = v.get("jobs").and_then(Value::as_array) else {
-        return Err(InputError(
-            "no \"jobs\" array: not a fio or iolens JSON result".into(),
-        ));
+        return Err(InputError(format!(
+            "no \"jobs\" array: not a result this report reads ({ACCEPTED})"
+        )));
     };
     let tool = v
         .get("fio version")
@@ -349,7 +353,19 @@ pub fn files_report(
     let mut runs = Vec::new();
     let mut axes = Vec::new();
     let mut findings = findings;
+    let mut pts: Vec<Report> = Vec::new();
+    // fio's log files, each with the number of results read before it.
+    let mut logs: Vec<(usize, &str, &str)> = Vec::new();
     for (name, text) in files {
+        if crate::fiolog::is_log(name, text) {
+            logs.push((runs.len(), name, text));
+            continue;
+        }
+        // A saved PTS result: its own page's sections.
+        if let Some(v) = first_object(text).ok().filter(crate::pts::is_pts) {
+            pts.push(crate::pts::report(&v).map_err(|e| InputError(format!("{name}: {e}")))?);
+            continue;
+        }
         // A saved sweep or curve: its charts and explanation.
         if let Some(a) = first_object(text)
             .ok()
@@ -378,22 +394,49 @@ pub fn files_report(
         }
         runs.push(parse(text, name).map_err(|e| InputError(format!("{name}: {e}")))?);
     }
-    let title = match (runs.as_slice(), axes.len()) {
-        ([one], 0) => format!("iolens report: {}", job_names(one)),
-        (many, 0) => format!("iolens report: {} results", many.len()),
+    // A log goes into the result named before it (or the first one, when it comes first).
+    let mut log_notes = Vec::new();
+    for (before, name, text) in logs {
+        let Some(run) = runs.get_mut(before.saturating_sub(1)) else {
+            return Err(InputError(format!(
+                "{name}: a fio log is drawn into its job in the fio JSON result of the same run \
+                 (fio --output-format=json); name that result too"
+            )));
+        };
+        log_notes.extend(crate::fiolog::attach(run, name, text)?);
+    }
+    let title = match (runs.as_slice(), axes.len(), pts.as_slice()) {
+        ([], 0, [one]) => one.title.clone(),
+        ([one], 0, []) => format!("iolens report: {}", job_names(one)),
+        (many, 0, []) => format!("iolens report: {} results", many.len()),
         _ => format!("iolens report: {} files", files.len()),
     };
+    let mut notes = vec![
+        "The inputs do not record the machine they ran on; the tool and version of each are listed at the end."
+            .into(),
+    ];
+    // A PTS result records its test conditions (device, kernel, software) instead.
+    if runs.is_empty() && axes.is_empty() && !pts.is_empty() {
+        notes.clear();
+    }
+    notes.extend(log_notes);
+    let (mut sections, mut facts) = (Vec::new(), Vec::new());
+    for p in pts {
+        sections.extend(p.sections);
+        facts.extend(p.facts);
+        findings.extend(p.findings);
+        notes.extend(p.notes);
+    }
     Ok(Report {
         title,
         generator: generator.to_string(),
         runs,
         axes,
+        sections,
+        facts,
         findings,
         machine: None,
-        notes: vec![
-            "The inputs do not record the machine they ran on; the tool and version of each are listed at the end."
-                .into(),
-        ],
+        notes,
         ..Default::default()
     })
 }
@@ -475,6 +518,15 @@ mod tests {
                 r.axes[0].hockey_stick
             ),
             (4000.0, Some(8000.0), true)
+        );
+    }
+
+    #[test]
+    fn an_unknown_json_names_its_file_and_the_accepted_kinds() {
+        let e = files_report(&[("odd.json".into(), "{\"x\": 1}".into())], "g", vec![]).unwrap_err();
+        assert!(
+            e.0.starts_with("odd.json: ") && e.0.contains("iolens pts JSON"),
+            "{e}"
         );
     }
 

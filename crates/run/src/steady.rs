@@ -127,8 +127,9 @@ impl SteadyCheck {
                 self.slope
             }
         };
-        // As fio (observed against fio 3.33): a slope in percent is of the window's mean as a
-        // whole number (truncated), a deviation in percent of the exact mean.
+        // As fio: a slope in percent is relative to the window's mean truncated to a whole
+        // number (fio divides its integer sum by the window length in integers); a deviation
+        // in percent is relative to the exact mean.
         let base = match self.crit.metric {
             Metric::IopsSlope | Metric::BwSlope => mean.trunc(),
             Metric::Iops | Metric::Bw => mean,
@@ -158,9 +159,11 @@ impl SteadyCheck {
             ss: self.crit.text.clone(),
             duration: self.duration_s,
             attained: self.attained,
+            // fio prints the criterion through a float: -31.529893 % in double precision
+            // reads -31.529894 % in its JSON.
             criterion: format!(
                 "{:.6}{}",
-                self.value,
+                self.value as f32,
                 if self.crit.percent { "%" } else { "" }
             ),
             max_deviation: self.max_dev,
@@ -226,25 +229,30 @@ mod tests {
         assert!(Criterion::parse("lat:1").is_err());
     }
 
+    /// fio 3.33 on a loaded machine: samples 5447, 5079, 2673 IOPS gave slope -1387 and
+    /// criterion -31.529894 % (-1387 / 4399, the mean truncated), not -31.525116 %
+    /// (-1387 / 4399.67); a deviation in percent uses the exact mean.
     #[test]
-    fn a_slope_percent_is_of_the_truncated_mean_a_deviation_percent_of_the_exact_one() {
-        // Samples 427, 298, 1038: fio 3.33 printed 52.044292% for iops_slope on these (the
-        // last digit its own rounding), the slope 305.5 over the whole-number mean 587; over
-        // the exact mean 587.67 it would be 51.985.
+    fn a_slope_in_percent_is_relative_to_the_truncated_mean_as_in_fio() {
         let run = |crit: &str| {
             let mut s = SteadyCheck::new(Criterion::parse(crit).unwrap(), 0, 3_000_000_000, 0);
             let mut ios = 0;
-            for (sec, n) in [(1u64, 100u64), (2, 427), (3, 298), (4, 1038)] {
+            for (sec, n) in [(1u64, 5000u64), (2, 5447), (3, 5079), (4, 2673)] {
                 ios += n;
                 s.observe(sec * 1_000_000_000, ios, ios * 4096);
             }
             s.result()
         };
         let r = run("iops_slope:0.0001%");
-        assert_eq!(r.iops, [427, 298, 1038], "{r:?}");
-        assert_eq!(r.criterion, "52.044293%", "305.5 x 100 / 587: {r:?}");
+        assert_eq!(r.iops, vec![5447, 5079, 2673], "the window: {r:?}");
+        assert_eq!(r.slope, -1387.0, "{r:?}");
+        assert_eq!(r.criterion, "-31.529894%", "fio printed -31.529894%: {r:?}");
         let r = run("iops:0.0001%");
-        // max |v - 587.667| = 450.333, over the exact mean 587.667.
-        assert_eq!(r.criterion, "76.630743%", "{r:?}");
+        // max |x - mean| = 4399.67 - 2673 = 1726.67, over 4399.67: 39.245397 %, printed
+        // through a float as 39.245396 %.
+        assert_eq!(
+            r.criterion, "39.245396%",
+            "deviation over the exact mean: {r:?}"
+        );
     }
 }

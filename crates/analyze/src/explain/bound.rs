@@ -870,7 +870,10 @@ pub(super) fn judge(
         arith.extend(evidence.clone());
         return judged(
             Bound::Concurrency,
-            match target {
+            // The model's ceiling only asks for more depth when it needs more in flight than the
+            // job had; a job above the model (the model finding says so) got its IOPS from
+            // in-flight / latency like any other, and more depth is not the fix for that.
+            match target.filter(|t| t.iops * lat_s > in_flight) {
                 Some(t) => {
                     let needed = t.iops * lat_s;
                     let severity = if u.iops < FAR_BELOW * t.iops {
@@ -913,11 +916,21 @@ pub(super) fn judge(
                     ),
                     arith,
                     format!(
-                        "more in flight raises IOPS until the device saturates or a limit binds ({}); give --volume/--instance to compare with a limit",
+                        "{}more in flight raises IOPS until the device saturates or a limit binds ({}){}",
+                        if target.is_some() {
+                            "the modelled limit did not bind here (see the model finding); "
+                        } else {
+                            ""
+                        },
                         if o.sync {
                             "sync engines need more numjobs, or libaio/io_uring with iodepth"
                         } else {
                             "raise iodepth or numjobs"
+                        },
+                        if target.is_some() {
+                            ""
+                        } else {
+                            "; give --volume/--instance to compare with a limit"
                         }
                     ),
                 ),

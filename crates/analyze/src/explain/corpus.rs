@@ -76,6 +76,14 @@ fn corpus_cases_get_their_bound_and_fix() {
                 job.bound_fix
             ));
         }
+        if let Some(bad) = c["fix_excludes"].as_str() {
+            if let Some(f) = e.findings.iter().find(|f| f.fix.contains(bad)) {
+                failures.push(format!(
+                    "{file}: no fix should contain '{bad}', the {} finding's is: {}",
+                    f.kind, f.fix
+                ));
+            }
+        }
         if let Some(ctx) = c["context_contains"].as_str() {
             if !e.context.iter().any(|l| l.contains(ctx)) {
                 failures.push(format!(

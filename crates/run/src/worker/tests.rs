@@ -182,3 +182,37 @@ fn continue_on_error_counts_every_error_and_finishes_the_job() {
         "the first error is still reported"
     );
 }
+
+/// The periodic work (sampling.rs) runs on the job's clock: with the fake clock a 1 s
+/// time-based job at `iopsavgtime=100` gets one IOPS sample per 100 ms, and a rate minimum
+/// no job can meet fails the job at the end of its first cycle, naming the option.
+#[test]
+fn samples_and_rate_minimums_run_on_the_jobs_clock() {
+    let run = |extra: &str| {
+        let p = planned(&format!(
+            "[j]\nioengine=null\nrw=randread\nsize=1m\nbs=4k\ntime_based=1\nruntime=1\niopsavgtime=100\nbwavgtime=100\n{extra}\n"
+        ));
+        let ctl = Control::new(1);
+        let stop = AtomicBool::new(false);
+        run_job(
+            &p.jobs[0],
+            &ctl.jobs[0],
+            &stop,
+            &fake(),
+            &SimRegistry::default(),
+        )
+    };
+    let out = run("");
+    assert_eq!(out.error, None, "no rate minimum: no error");
+    let n = out.stats.dirs[0].iops_series.len();
+    assert!(
+        (9..=10).contains(&n),
+        "1 s at iopsavgtime=100 on the fake clock: 9 or 10 IOPS samples expected, {n} taken"
+    );
+    let out = run("rate_iops_min=1000000000\nrate_cycle=200");
+    let err = out.error.unwrap_or_default();
+    assert!(
+        err.contains("below rate_iops_min (1000000000)") && err.contains("200 ms"),
+        "rate_iops_min=1e9 over 200 ms cycles fails the job at its first cycle, got: {err:?}"
+    );
+}

@@ -606,10 +606,13 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             .filter_map(|(_, c)| c.as_ref().map(f))
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
     };
+    // Each variable's check of the measurement window (the window the matrix averages).
     let conv: Vec<Value> = convergence(run)
         .into_iter()
         .map(|(label, series, checks)| {
-            let last = checks.last().cloned().flatten();
+            let last = b
+                .checked_sub(1)
+                .and_then(|i| checks.get(i).cloned().flatten());
             json!({
                 "variable": label,
                 "metric": s.metric().unit(),
@@ -629,7 +632,9 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         .into_iter()
         .map(|(c, r)| {
             json!({
+                "label": c.label(s.grid()),
                 "bs": c.bs,
+                "bs_label": super::bs_label(c.bs),
                 "rwmixread": c.rwmixread,
                 "threads": c.threads,
                 "qd": c.qd,
@@ -658,6 +663,7 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "active_bytes": s.active_bytes,
             "purge": cond.purge,
             "wipc_bytes": run.wipc_bytes,
+            "wipc_passes": s.wipc_passes,
             "round_s": s.round_s,
             "engine": s.engine,
             "direct": s.direct,
@@ -683,8 +689,13 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         "budget_hit": run.budget_hit,
         "steady_state": {
             "reached": run.steady_round.is_some(),
+            "steady_round": run.steady_round,
             "rounds": run.rounds.len(),
             "window": [a, b],
+            "window_rounds": s.rule.window,
+            "range_limit_pct": s.rule.range_pct,
+            "slope_limit_pct": s.rule.slope_pct,
+            "written_bytes": run.rounds.iter().map(|r| r.iter().map(|c| c.written).sum::<u64>()).collect::<Vec<_>>(),
             "range_pct": worst(|c| c.range_pct),
             "slope_excursion_pct": worst(|c| c.slope_excursion_pct),
             "max_rounds": s.rule.max_rounds,
