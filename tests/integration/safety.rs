@@ -340,6 +340,28 @@ fn assert_ran(o: &Output) -> serde_json::Value {
     json_of(&stdout(o))
 }
 
+/// Neither the image nor the loop device over it changed since `before` was taken.
+#[track_caller]
+fn assert_unchanged(img: &Path, lo: &Loop, before: (u64, u64), since: &str) {
+    assert_eq!(
+        sums(img, lo),
+        before,
+        "expected the image's and {}'s checksums unchanged by {since}",
+        lo.path()
+    );
+}
+
+/// The job wrote all of its 4 MiB (`job` uses size=4m).
+#[track_caller]
+fn assert_wrote_4mib(v: &serde_json::Value) {
+    assert_eq!(
+        v["jobs"][0]["write"]["io_bytes"],
+        4 * MIB,
+        "expected the job's 4 MiB written (size=4m): {}",
+        v["jobs"][0]["write"]
+    );
+}
+
 // ----------------------------------------------------------------------------- tests
 
 #[test]
@@ -381,46 +403,21 @@ fn ext4_device_is_refused_then_written_with_the_override() {
     // Verifying writers are writers.
     let o = job(dev, "write", &["--verify=crc32c"]);
     assert_refused(&o, dev, &["ext4"]);
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
     // A read is fine.
     assert_ran(&job(dev, "read", &[]));
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "a read");
 
     let v = assert_ran(&job(dev, "write", &["--allow_destructive_write=1"]));
-    assert_eq!(
-        v["jobs"][0]["write"]["io_bytes"],
-        4 * MIB,
-        "expected the job's 4 MiB written (size=4m): {}",
-        v["jobs"][0]["write"]
-    );
+    assert_wrote_4mib(&v);
     assert_ne!(sums(&img, &lo), before, "the override writes");
 
     sh("mkfs.ext4", &["-q", "-F", dev]).unwrap();
     let again = sums(&img, &lo);
     assert_refused(&job(dev, "write", &[]), dev, &["ext4"]);
-    assert_eq!(
-        sums(&img, &lo),
-        again,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, again, "the refused job");
     let v = assert_ran(&job(dev, "write", &["--destructive"]));
-    assert_eq!(
-        v["jobs"][0]["write"]["io_bytes"],
-        4 * MIB,
-        "expected the job's 4 MiB written (size=4m): {}",
-        v["jobs"][0]["write"]
-    );
+    assert_wrote_4mib(&v);
     assert_ne!(sums(&img, &lo), again, "--destructive writes");
 }
 
@@ -499,12 +496,7 @@ fn device_with_a_mounted_partition_is_refused() {
     for extra in [&[][..], &["--destructive"][..]] {
         let o = job(dev, "write", extra);
         assert_refused(&o, dev, &[&mounted, "allow_mounted_write=1"]);
-        assert_eq!(
-            sums(&img, &lo),
-            before,
-            "expected the image's and {}'s checksums unchanged by the refused job",
-            lo.path()
-        );
+        assert_unchanged(&img, &lo, before, "the refused job");
     }
     // The blank second partition is not in use: writing to it is fine.
     let Some(p2) = partition_node(&lo, 2) else {
@@ -525,12 +517,7 @@ fn device_with_a_mounted_partition_is_refused() {
             "allow_destructive_write=1",
         ],
     );
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
 }
 
 #[test]
@@ -565,12 +552,7 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
                 "allow_destructive_write=1",
             ],
         );
-        assert_eq!(
-            sums(&img, &lo),
-            before,
-            "expected the image's and {}'s checksums unchanged by the refused job",
-            lo.path()
-        );
+        assert_unchanged(&img, &lo, before, "the refused job");
     }
     drop(lo);
 
@@ -594,12 +576,7 @@ fn gpt_device_is_refused_also_by_its_backup_header() {
             IMG - 512
         )],
     );
-    assert_eq!(
-        sums(&img2, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img2, &lo, before, "the refused job");
 }
 
 #[test]
@@ -613,12 +590,7 @@ fn blank_device_is_written() {
     let lo = Loop::attach(&img, false).unwrap();
     let before = sums(&img, &lo);
     let v = assert_ran(&job(lo.path(), "write", &[]));
-    assert_eq!(
-        v["jobs"][0]["write"]["io_bytes"],
-        4 * MIB,
-        "expected the job's 4 MiB written (size=4m): {}",
-        v["jobs"][0]["write"]
-    );
+    assert_wrote_4mib(&v);
     assert_ne!(sums(&img, &lo), before, "the job wrote");
     let data = std::fs::read(&img).unwrap();
     assert!(
@@ -688,12 +660,7 @@ fn backing_device_of_a_loop_device_is_refused() {
             "allow_mounted_write=1",
         ],
     );
-    assert_eq!(
-        sums(&img, &lower),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lower.path()
-    );
+    assert_unchanged(&img, &lower, before, "the refused job");
 }
 
 #[test]
@@ -717,12 +684,7 @@ fn device_claimed_exclusively_by_another_program_is_refused() {
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["it is busy", "allow_mounted_write=1"]);
     drop(claim);
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
     assert_ran(&job(lo.path(), "write", &[]));
 }
 
@@ -758,12 +720,7 @@ fn device_held_by_device_mapper_is_refused() {
     let before = sums(&img, &lo);
     let o = job(lo.path(), "write", &["--destructive"]);
     assert_refused(&o, lo.path(), &["is held by dm-", "allow_mounted_write=1"]);
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
 }
 
 #[test]
@@ -810,12 +767,7 @@ fn readonly_refuses_writes_and_trims_on_devices_up_front() {
     );
     assert_refused(&o, dev, &["job 'w'", "--readonly is set"]);
     assert_eq!(stdout(&o), "", "nothing started");
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
     // Reads are allowed.
     assert_ran(&job(dev, "randread", &["--readonly"]));
 }
@@ -844,12 +796,7 @@ fn refused_device_stops_the_run_before_any_file_is_laid_out() {
         !dir.join("new.dat").exists(),
         "the other job's file was not laid out"
     );
-    assert_eq!(
-        sums(&img, &lo),
-        before,
-        "expected the image's and {}'s checksums unchanged by the refused job",
-        lo.path()
-    );
+    assert_unchanged(&img, &lo, before, "the refused job");
 }
 
 #[test]

@@ -844,22 +844,31 @@ fn rate_limits_hold_within_one_percent_over_ten_seconds() {
 
 #[test]
 fn rate_holds_on_the_real_clock() {
-    let (rc, j, err) = null_job(
-        &[
-            "--rw=randread",
-            "--rate_iops=1000",
-            "--runtime=2",
-            "--time_based",
-        ],
-        &[],
-    );
-    assert_eq!(rc, 0, "exit code; stderr: {err}");
-    let iops = num(&j["read"]["iops"]);
-    // Lost time is caught up (as fio), so only the very end of the run can fall short.
-    assert!(
-        within(iops, 1000.0, 0.01),
-        "rate_iops=1000 on the real clock: {iops}"
-    );
+    let args = [
+        "--rw=randread",
+        "--rate_iops=1000",
+        "--runtime=2",
+        "--time_based",
+    ];
+    // Lost time is caught up (as fio), so only the very end of the run can fall short: a
+    // worker preempted for 20 ms just before its deadline loses 20 I/Os, which a busy machine
+    // does now and then. A job that did not catch up would fall short in every run, so the
+    // best of up to three runs counts; none may exceed the rate.
+    let mut seen = vec![];
+    for _ in 0..3 {
+        let (rc, j, err) = null_job(&args, &[]);
+        assert_eq!(rc, 0, "null job {args:?}: exit code; stderr: {err}");
+        let iops = num(&j["read"]["iops"]);
+        assert!(
+            iops <= 1010.0,
+            "null job {args:?}: at most 1,010 IOPS expected, measured {iops}"
+        );
+        seen.push(iops);
+        if within(iops, 1000.0, 0.01) {
+            return;
+        }
+    }
+    panic!("null job {args:?}: 990-1,010 IOPS expected in one of 3 runs, measured {seen:?}");
 }
 
 #[test]
@@ -1337,18 +1346,20 @@ fn fadvise_invalidate_and_pre_read_shape_the_page_cache() {
 #[test]
 fn exitall_stops_the_other_jobs() {
     let d = TempDir::new("exitall");
-    d.write(
-        "x.fio",
-        "[global]\nioengine=null\nsize=1g\n\n[short]\nnumber_ios=1000\nexitall\n\n[long]\nruntime=30\ntime_based\n\n[later]\nstonewall\nruntime=200ms\ntime_based\n",
-    );
-    let start = Instant::now();
-    let (rc, v, err) = run_json(&d.0, &["x.fio"], &[]);
-    assert_eq!(rc, 0, "exit code; stderr: {err}");
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "expected exitall to end the 30 s job early, the run took {:?}",
-        start.elapsed()
-    );
+    // Each job file has a 30 s job that exitall must end early.
+    let run_ends_early = |name: &str, text: &str| {
+        d.write(name, text);
+        let start = Instant::now();
+        let (rc, v, err) = run_json(&d.0, &[name], &[]);
+        assert_eq!(rc, 0, "{name}: exit code; stderr: {err}\n{text}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{name}: expected exitall to end the 30 s job early, the run took {:?}\n{text}",
+            start.elapsed()
+        );
+        v
+    };
+    let v = run_ends_early("x.fio", "[global]\nioengine=null\nsize=1g\n\n[short]\nnumber_ios=1000\nexitall\n\n[long]\nruntime=30\ntime_based\n\n[later]\nstonewall\nruntime=200ms\ntime_based\n");
     let long = &v["jobs"][1];
     assert_eq!(
         long["jobname"], "long",
@@ -1370,18 +1381,7 @@ fn exitall_stops_the_other_jobs() {
         "the later phase ran"
     );
 
-    d.write(
-        "y.fio",
-        "[global]\nioengine=null\nsize=1g\n\n[short]\nnumber_ios=1000\nexitall\nexit_what=all\n\n[long]\nruntime=30\ntime_based\n\n[later]\nstonewall\nruntime=30\ntime_based\n",
-    );
-    let start = Instant::now();
-    let (rc, v, err) = run_json(&d.0, &["y.fio"], &[]);
-    assert_eq!(rc, 0, "exit code; stderr: {err}");
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "expected exitall to end the 30 s jobs early, the run took {:?}",
-        start.elapsed()
-    );
+    let v = run_ends_early("y.fio", "[global]\nioengine=null\nsize=1g\n\n[short]\nnumber_ios=1000\nexitall\nexit_what=all\n\n[long]\nruntime=30\ntime_based\n\n[later]\nstonewall\nruntime=30\ntime_based\n");
     let later = v["jobs"]
         .as_array()
         .expect("jobs")
@@ -1394,18 +1394,7 @@ fn exitall_stops_the_other_jobs() {
 
     // exitall is one switch for the run (fio): set on the long job, the short job's end
     // still stops it.
-    d.write(
-        "z.fio",
-        "[global]\nioengine=null\nsize=1g\n\n[long]\nruntime=30\ntime_based\nexitall\n\n[short]\nnumber_ios=1000\n",
-    );
-    let start = Instant::now();
-    let (rc, v, err) = run_json(&d.0, &["z.fio"], &[]);
-    assert_eq!(rc, 0, "exit code; stderr: {err}");
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "expected exitall to end the 30 s jobs early, the run took {:?}",
-        start.elapsed()
-    );
+    let v = run_ends_early("z.fio", "[global]\nioengine=null\nsize=1g\n\n[long]\nruntime=30\ntime_based\nexitall\n\n[short]\nnumber_ios=1000\n");
     assert_eq!(
         v["jobs"][0]["jobname"], "long",
         "expected the first job to be 'long'"

@@ -14,6 +14,7 @@ pub mod libaio;
 pub mod null;
 pub mod posixaio;
 pub mod safety;
+pub mod sim;
 pub mod sync;
 pub mod sysfs;
 pub mod uring;

@@ -6,17 +6,16 @@
 //! The model is a virtual server: an I/O arriving at `t` starts service at
 //! `max(t, next IOPS token, next bandwidth token)` and completes a sampled base latency later.
 //! Throughput is therefore `min(limit, in-flight / latency)`, Little's law exactly.
+//!
+//! The backend that serves a job's I/O from this model is [`iolens_engine::sim::SimEngine`],
+//! beside the other engines.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::io;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use iolens_engine::{Backend, IoReq, Op, Queued, RawCompletion};
+pub use iolens_engine::sim::{Lateness, SimEngine, SimModel};
 use iolens_job::JobSpec;
 
-use crate::clock::mono_now;
 use crate::rand::Taus;
 
 /// Base latency distribution, parsed with the job (`sim_latency=`).
@@ -133,6 +132,12 @@ impl SimVolume {
     }
 }
 
+impl SimModel for SimVolume {
+    fn schedule_late(&self, now: u64, len: u64, credit: u64) -> (u64, u64) {
+        SimVolume::schedule_late(self, now, len, credit)
+    }
+}
+
 /// Volumes by (model spec, target), created on first use.
 pub struct SimRegistry {
     resolver: Option<Box<Resolver>>,
@@ -206,183 +211,6 @@ impl SimRegistry {
         Ok(v.entry(key)
             .or_insert_with(|| Arc::new(SimVolume::new(limits, 0x51)))
             .clone())
-    }
-}
-
-/// Waits until `t` (ns on the monotonic origin): sleep, then spin the last stretch.
-fn wait_until(t: u64) {
-    loop {
-        let now = mono_now();
-        if now >= t {
-            return;
-        }
-        let left = t - now;
-        if left > 60_000 {
-            std::thread::sleep(Duration::from_nanos(left - 40_000));
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-}
-
-/// Sets this thread's timer slack to 1 ns so sleeps end on time.
-fn tight_timers() {
-    // Best effort: with the default 50 µs slack the model's latencies are only a little late.
-    let _ = nix::sys::prctl::set_timerslack(1);
-}
-
-/// An engine that serves I/O from a simulated volume.
-///
-/// A simulated device completes an I/O at an exact time, but the thread waiting for it wakes
-/// up a little later and needs a moment before it issues the next one. That lateness (from an
-/// I/O's completion time to its slot being used again) is carried as a credit: the volume's
-/// tokens that went unused while the client was late stay available to it (see
-/// [`SimVolume::schedule_late`]), so a volume at its limit stays at its limit on a busy
-/// machine. It never shortens the service latency: an I/O never completes sooner than the
-/// model's latency after it was issued, so at low depth a late client loses throughput, as it
-/// would on a real volume.
-#[derive(Debug)]
-pub struct SimEngine {
-    vol: Arc<SimVolume>,
-    sync: bool,
-    queued: Vec<(u32, u64)>,
-    inflight: BinaryHeap<Reverse<(u64, u32, u64)>>,
-    debt: u64,
-    last_due: Vec<u64>,
-    lateness: Lateness,
-}
-
-/// Which gaps between an I/O's completion time and its slot's next I/O are the scheduler's
-/// lateness, to be paid back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lateness {
-    /// A closed loop without pacing: every gap is lateness (a preempted worker on a busy
-    /// machine loses milliseconds at a time; the model must not).
-    All,
-    /// A closed loop paced by think time or rate limits: only short gaps are lateness, longer
-    /// ones are the job's own pacing.
-    Short,
-    /// Open loop: the arrivals set the pace, a gap is the arrival schedule.
-    None,
-}
-
-/// Lateness carried forward is capped, so one long stall (a stopped process) does not make
-/// many later I/Os instant.
-const MAX_DEBT_NS: u64 = 100_000_000;
-/// With [`Lateness::Short`], gaps longer than this are the job's own pacing.
-const MAX_LATE_NS: u64 = 200_000;
-
-impl SimEngine {
-    /// An engine on `vol`; `sync` keeps one I/O in flight (sync engines).
-    pub fn new(vol: Arc<SimVolume>, sync: bool, depth: u32) -> Self {
-        tight_timers();
-        SimEngine {
-            vol,
-            sync,
-            queued: Vec::with_capacity(depth as usize),
-            inflight: BinaryHeap::with_capacity(depth as usize),
-            debt: 0,
-            last_due: vec![0; depth.max(1) as usize],
-            lateness: Lateness::All,
-        }
-    }
-
-    /// Which gaps are paid back (see [`Lateness`]); `All` unless told.
-    pub fn lateness(mut self, l: Lateness) -> Self {
-        self.lateness = l;
-        self
-    }
-}
-
-impl SimEngine {
-    /// Completion time of an I/O of `slot` arriving at `now`, with lateness paid back.
-    fn due(&mut self, slot: usize, now: u64, len: u64) -> u64 {
-        let slot = slot % self.last_due.len();
-        let prev = self.last_due[slot];
-        let late = match self.lateness {
-            Lateness::All => true,
-            Lateness::Short => now.saturating_sub(prev) < MAX_LATE_NS,
-            Lateness::None => false,
-        };
-        if late && prev > 0 && now > prev {
-            self.debt = (self.debt + (now - prev)).min(MAX_DEBT_NS);
-        }
-        let (due, used) = self.vol.schedule_late(now, len, self.debt);
-        self.debt -= used;
-        self.last_due[slot] = due;
-        due
-    }
-}
-
-// SAFETY: the simulated volume never touches a buffer; every pending I/O is returned once by
-// reap (a model's completion times are finite).
-unsafe impl Backend for SimEngine {
-    fn name(&self) -> &'static str {
-        "sim"
-    }
-
-    fn is_sync(&self) -> bool {
-        self.sync
-    }
-
-    unsafe fn queue(&mut self, index: u32, r: &IoReq, _buf: *mut u8) -> Queued {
-        let len = if matches!(r.op, Op::Fsync | Op::Fdatasync) {
-            0
-        } else {
-            r.len as u64
-        };
-        if self.sync {
-            let due = self.due(0, mono_now(), len);
-            wait_until(due);
-            return Queued::Done(len as i64);
-        }
-        self.queued.push((index, len));
-        Queued::Pending
-    }
-
-    fn commit(&mut self) -> io::Result<u32> {
-        let now = mono_now();
-        let n = self.queued.len() as u32;
-        let queued = std::mem::take(&mut self.queued);
-        for (slot, len) in &queued {
-            let due = self.due(*slot as usize, now, *len);
-            self.inflight.push(Reverse((due, *slot, *len)));
-        }
-        self.queued = queued;
-        self.queued.clear();
-        Ok(n)
-    }
-
-    fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
-        if min > 0 {
-            // The min-th earliest completion decides how long to wait.
-            let mut dues: Vec<u64> = self.inflight.iter().map(|Reverse((d, _, _))| *d).collect();
-            dues.sort_unstable();
-            if let Some(d) = dues.get(min as usize - 1).or(dues.last()).copied() {
-                wait_until(d);
-            }
-        }
-        let now = mono_now();
-        let mut n = 0;
-        while n < out.len() {
-            match self.inflight.peek() {
-                Some(Reverse((due, _, _))) if *due <= now => {
-                    let Reverse((_, slot, len)) = self.inflight.pop().expect("peeked");
-                    out[n] = RawCompletion {
-                        index: slot,
-                        res: len as i64,
-                    };
-                    n += 1;
-                }
-                _ => break,
-            }
-        }
-        Ok(n as u32)
-    }
-
-    fn cancel(&mut self, _in_flight: &[u32]) {
-        // Queued I/Os enter the model; completions come at their modelled times.
-        let _ = self.commit();
     }
 }
 
