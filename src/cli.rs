@@ -50,7 +50,7 @@ pub enum Command {
     Cost(CostArgs),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
-    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, dirth, all)
+    /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, ecw, dirth, all)
     Pts(Box<PtsArgs>),
     /// Run a fio workload over axes (iodepth, bs, numjobs...) and find the knee
     Sweep(SweepArgs),
@@ -329,6 +329,19 @@ fn parse_mix(s: &str) -> Result<u32, String> {
     Ok(r)
 }
 
+/// A TOIO point `THREADSxQD` (`4x32`).
+fn parse_tcqd(s: &str) -> Result<(u32, u32), String> {
+    let bad =
+        || format!("bad TOIO point '{s}': expected THREADSxQD with both at least 1, e.g. 4x32");
+    let (t, q) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let t: u32 = t.trim().parse().map_err(|_| bad())?;
+    let q: u32 = q.trim().parse().map_err(|_| bad())?;
+    if t == 0 || q == 0 {
+        return Err(bad());
+    }
+    Ok((t, q))
+}
+
 /// The tests of one `iolens pts` run (`all`: every one, in the spec's order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtsTests(pub Vec<Test>);
@@ -357,8 +370,8 @@ delete-and-recreate of a file), writes the active range twice in 128 KiB sequent
 variable is in steady state (5-round window, range <= 20 % and slope excursion <= 10 % of the \
 window average) or --max-rounds.")]
 pub struct PtsArgs {
-    /// The test (SNIA SSS PTS 2.0): iops, throughput, latency, wsat, hir, xsr, dirth, or all
-    /// (every one in the spec's order)
+    /// The test (SNIA SSS PTS 2.0): iops, throughput, latency, wsat, hir, xsr, ecw, dirth, or
+    /// all (every one in the spec's order)
     #[arg(value_name = "TEST", value_parser = parse_test)]
     pub test: PtsTests,
     /// The file or block device
@@ -429,6 +442,18 @@ pub struct PtsArgs {
     /// dirth: length of each response-time histogram run (default 10m)
     #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
     pub histogram_time: Option<u64>,
+    /// ecw: the TOIO points as threads x queue depth, run from the highest TOIO down (default
+    /// 32x16,16x16,8x16,4x16,4x8,4x4,4x2,4x1,2x1,1x1)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tcqd)]
+    pub toio: Vec<(u32, u32)>,
+    /// ecw: the transfer sizes and their shares, fio bssplit syntax (default JESD219's:
+    /// 512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3)
+    #[arg(long, value_name = "BSSPLIT")]
+    pub bssplit: Option<String>,
+    /// ecw: where the I/Os go, fio random_distribution syntax (default JESD219's hot bands,
+    /// zoned:50/5:30/15:20/80; random for uniform)
+    #[arg(long, value_name = "DIST")]
+    pub distribution: Option<String>,
     /// Output formats, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "text")]
     pub output_format: Vec<PtsFormat>,

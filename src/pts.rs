@@ -184,6 +184,30 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
         hir.burst_s = b;
     }
     let histogram_s = a.histogram_time.unwrap_or(600);
+    let (toio, bssplit, distribution) = (
+        (!a.toio.is_empty()).then(|| a.toio.clone()),
+        a.bssplit.clone(),
+        a.distribution.clone(),
+    );
+    if !tests.contains(&Test::Ecw) {
+        for (name, given) in [
+            ("--toio", toio.is_some()),
+            ("--bssplit", bssplit.is_some()),
+            ("--distribution", distribution.is_some()),
+        ] {
+            if given {
+                bail!("{name} sets the ecw test's workload; run `iolens pts ecw` (or all)");
+            }
+        }
+    }
+    if tests == [Test::Ecw] {
+        if bss.is_some() {
+            bail!("--bs: ecw runs a mix of transfer sizes; give it with --bssplit (fio bssplit syntax)");
+        }
+        if qd.is_some() || threads.is_some() {
+            bail!("--qd/--threads: ecw takes its TOIO points as --toio=THREADSxQD,... (e.g. 4x32,4x8,1x1)");
+        }
+    }
     let block = simulate.is_none() && is_block(&target);
     let capacity = if block {
         device_size(&target)?
@@ -273,7 +297,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
         });
         let small: Vec<String> = bss
             .iter()
-            .filter(|b| **b % lbs != 0)
+            .filter(|b| **b != iolens_suite::pts::COMPOSITE_BS && **b % lbs != 0)
             .map(|b| iolens_suite::pts::bs_label(*b))
             .collect();
         if !small.is_empty() {
@@ -307,6 +331,34 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
                 .collect();
             spec.threads = t[0];
             spec.qd = q[0];
+        } else if test == Test::Ecw {
+            let mut points = toio.clone().unwrap_or_else(|| test.default_tcqd());
+            // The spec runs the TOIO loop from the highest demand down.
+            points.sort_by_key(|&(t, q)| std::cmp::Reverse(t * q));
+            spec.threads = points[0].0;
+            spec.qd = points[0].1;
+            spec.tcqd = points;
+            if let Some(b) = &bssplit {
+                spec.bssplit = b.clone();
+            }
+            if let Some(d) = &distribution {
+                spec.distribution = d.clone();
+            }
+            // The composite is fio job text: a bad --bssplit or --distribution is the job
+            // parser's error, before anything is purged.
+            let set = iolens_suite::pts::parse_stage(&spec.round_job(1))
+                .map_err(|e| anyhow::anyhow!("ecw (--bssplit/--distribution): {e}"))?;
+            let sizes: Vec<u64> = set
+                .jobs
+                .first()
+                .map(|j| j.bssplit.iter().flatten().flatten().map(|e| e.bs).collect())
+                .unwrap_or_default();
+            if let Some(b) = sizes.iter().find(|b| **b % lbs != 0) {
+                bail!(
+                    "ecw: {target} has {lbs}-byte logical blocks and direct I/O needs multiples of them: the transfer size {b} of bssplit={} cannot run; give a --bssplit whose sizes are all multiples of {lbs} (on 4 KiB blocks, the spec's mix with the sub-4 KiB shares folded into 4 KiB: --bssplit=4k/77:8k/10:16k/7:32k/3:64k/3)",
+                    spec.bssplit
+                );
+            }
         } else if test != Test::Latency {
             for (name, l) in [("--qd", &qd), ("--threads", &threads)] {
                 if l.as_ref().is_some_and(|l| l.len() > 1) && tests.len() == 1 {
@@ -468,7 +520,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     }
     Sink::open(None)?.write(&text)?;
     if let Some(p) = &a.report {
-        // One page for every part of every test run (`all` runs seven).
+        // One page for every part of every test run (`all` runs eight).
         if outcomes.iter().any(|o| !o.parts.is_empty()) {
             let rep = iolens_report::pts::report(&doc)?;
             iolens_session::write_report(rep, true, p)?;

@@ -707,3 +707,189 @@ fn pts_hir_xsr_and_dirth_run_on_a_simulated_ssd() {
         "{out}"
     );
 }
+
+/// ECW on a simulated SSD that is fresh (2,000 IOPS) only until its first random write and
+/// then at once near its steady 1,000 IOPS (cliff 0, e-fold over 3.2 MiB: one round writes
+/// more), with a fixed 8 ms service time. The model fixes every TOIO point: IOPS =
+/// min(1,000, TOIO / 8 ms) and, the loop being closed, mean response time = TOIO / IOPS: TOIO
+/// 32 is held at the limit (32 ms), TOIO 4, 2 and 1 run at 500, 250 and 125 IOPS (8 ms).
+/// Rates this low leave the CPU idle, so a loaded machine changes them little; it can only
+/// delay completions, so the upper bounds are the model's (10 % for the edges of a 1 s
+/// round) and the lower bounds allow a worker kept off the CPU.
+#[test]
+fn pts_ecw_on_a_simulated_ssd_orders_the_toio_points_by_the_model() {
+    let dir = TempDir::new("pts-ecw");
+    let t = dir.join("sim.img").display().to_string();
+    let report = dir.join("ecw.html");
+    let model = "ssd:iops=1000,fresh=2000,bw=500m,lat=8000,cliff=0,decay=0.1x";
+    let args = [
+        "pts",
+        "ecw",
+        &format!("--target={t}"),
+        "--size=32m",
+        &format!("--simulate={model}"),
+        "--round=1s",
+        "--max-rounds=15",
+        // Given out of order: the loop runs them from the highest TOIO down.
+        "--toio=1x1,4x8,1x2,2x2",
+        "--output-format=text,json",
+        &format!("--report={}", report.display()),
+    ];
+    let (j, out, err) = pts_json(&args, 600);
+    let ss = &j["steady_state"];
+    assert_eq!(
+        ss["reached"], true,
+        "steady state within 15 rounds on the model ({args:?}): {ss}\n{out}"
+    );
+    let (range, slope) = (
+        ss["range_pct"].as_f64().unwrap(),
+        ss["slope_excursion_pct"].as_f64().unwrap(),
+    );
+    assert!(
+        range <= 20.0 && slope <= 10.0,
+        "the steady window obeys the rule (range <= 20 %, slope <= 10 %): {ss}"
+    );
+    assert_eq!(
+        ss["tracking"][0]["variable"], "40/60 ECW T4Q8",
+        "tracking variable: the highest TOIO; {ss}"
+    );
+    let m = j["matrix"].as_array().expect("matrix");
+    let pts: Vec<(u64, f64, f64)> = m
+        .iter()
+        .map(|c| {
+            (
+                c["toio"].as_u64().unwrap(),
+                c["iops"].as_f64().unwrap(),
+                c["mean_lat_us"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let toio: Vec<u64> = pts.iter().map(|p| p.0).collect();
+    assert_eq!(toio, [32, 4, 2, 1], "TOIO points, highest first: {pts:?}");
+    assert!(
+        m.iter().all(|c| c["bs"] == 0 && c["rwmixread"] == 40),
+        "every point runs the 40/60 composite (bs 0): {m:?}"
+    );
+    assert_eq!(
+        j["conditions"]["random_distribution"], "zoned:50/5:30/15:20/80",
+        "{}",
+        j["conditions"]
+    );
+    for &(toio, iops, lat) in &pts {
+        let model = (toio as f64 / 0.008).min(1000.0);
+        assert!(
+            iops <= 1.1 * model && iops >= 0.6 * model,
+            "TOIO {toio}: expected min(1,000, {toio} / 8 ms) = {model:.0} IOPS (-40 %/+10 %), measured {iops:.0} (model {model}; all points {pts:?})"
+        );
+        assert!(
+            lat >= 0.98 * 8000.0,
+            "TOIO {toio}: no I/O completes faster than the model's fixed 8,000 us, measured mean {lat:.0} us ({pts:?})"
+        );
+    }
+    for w in pts.windows(2) {
+        assert!(
+            w[0].1 > 1.3 * w[1].1,
+            "IOPS rise with TOIO (model: x2 from each point to the next higher): TOIO {} {:.0} IOPS vs TOIO {} {:.0} IOPS ({pts:?})",
+            w[0].0,
+            w[0].1,
+            w[1].0,
+            w[1].1
+        );
+    }
+    let (top, low) = (pts[0].2, pts[3].2);
+    assert!(
+        top >= 2.0 * low,
+        "response time rises with load: the model holds TOIO 32 at 32 ms (32 / 1,000 IOPS) and TOIO 1 at 8 ms; measured {top:.0} us vs {low:.0} us ({pts:?})"
+    );
+    let series: Vec<f64> = ss["tracking"][0]["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        series[0] > 1.5 * pts[0].1,
+        "round 1 runs fresh (2,000 IOPS modelled) before the steady {:.0}: series {series:?}",
+        pts[0].1
+    );
+    for want in [
+        "SNIA PTS ECW test",
+        "TOIO (TC x QD)  32, 4, 2, 1",
+        "bssplit=512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3",
+        "response time against IOPS curve",
+        "tracking variable 40/60 ECW T4Q8",
+    ] {
+        assert!(
+            out.contains(want),
+            "want {want:?} in the text report:\n{out}"
+        );
+    }
+    assert!(
+        err.contains("iolens pts ecw: round 1/15, 4 cells"),
+        "progress: {err}"
+    );
+    let html = std::fs::read_to_string(&report).expect("the HTML report");
+    assert!(
+        html.contains("IOPS against TOIO (TC × QD)")
+            && html.contains("latency against achieved IOPS"),
+        "the report draws IOPS against TOIO and the response time against IOPS curve"
+    );
+    // The saved JSON gives the same charts through `iolens report`.
+    let saved = dir.join("ecw.json");
+    std::fs::write(&saved, serde_json::to_string(&j).unwrap()).unwrap();
+    let again = dir.join("again.html");
+    let mut c = iolens();
+    c.arg("report").arg(&saved).arg("-o").arg(&again);
+    let o = output_within(c, Duration::from_secs(60));
+    assert_eq!(o.status.code(), Some(0), "iolens report: {}", stderr(&o));
+    let html2 = std::fs::read_to_string(&again).expect("the report of the saved result");
+    let charts = |h: &str| h.matches("<svg").count();
+    assert_eq!(
+        charts(&html2),
+        charts(&html),
+        "the saved ECW result draws as many charts as the live run"
+    );
+}
+
+/// ECW's own knobs: a bad composite is the job parser's error before anything is written,
+/// and the other tests' knobs are refused with the one to use.
+#[test]
+fn pts_ecw_knobs_are_checked_before_anything_runs() {
+    let dir = TempDir::new("pts-ecw-args");
+    let target = dir.join("x.img");
+    let t = format!("--target={}", target.display());
+    let cases: [(&[&str], &str); 4] = [
+        (&["ecw", "--bssplit=4k/50:8k/70"], "bssplit"),
+        (&["ecw", "--bs=4k"], "--bssplit"),
+        (&["ecw", "--qd=8"], "--toio=THREADSxQD"),
+        (&["iops", "--toio=4x8"], "ecw"),
+    ];
+    for (extra, want) in cases {
+        let mut c = iolens();
+        c.args(["pts", extra[0], &t, "--size=8m", "--round=1s"])
+            .args(&extra[1..]);
+        let o = output_within(c, Duration::from_secs(60));
+        let err = stderr(&o);
+        assert!(
+            o.status.code() == Some(2) || o.status.code() == Some(1),
+            "pts {extra:?}: expected a usage error, got {:?}: {err}",
+            o.status.code()
+        );
+        assert!(
+            err.contains(want),
+            "pts {extra:?}: the error names {want:?}: {err}"
+        );
+        assert!(
+            !target.exists(),
+            "pts {extra:?}: nothing written before the error"
+        );
+    }
+    let mut c = iolens();
+    c.args(["pts", "ecw", &t, "--toio=4y8"]);
+    let o = output_within(c, Duration::from_secs(60));
+    assert!(
+        stderr(&o).contains("expected THREADSxQD"),
+        "--toio=4y8: {}",
+        stderr(&o)
+    );
+}

@@ -413,6 +413,8 @@ pub fn files_report(
     let (mut sections, mut facts) = (Vec::new(), Vec::new());
     for p in pts {
         sections.extend(p.sections);
+        // A PTS test's own axes (ECW's TOIO points).
+        axes.extend(p.axes);
         facts.extend(p.facts);
         findings.extend(p.findings);
         notes.extend(p.notes);

@@ -2,24 +2,28 @@
 //! several parts, or `{"tests": [...]}`) into the report's PTS section: the test conditions,
 //! each tracking variable's convergence and measurement window, the test's own plot (the IOPS
 //! matrix against block size per mix, WSAT against time and data written, throughput and
-//! latency per cell) and its table. `iolens pts --report` draws its page through this reader
+//! latency per cell, ECW's IOPS and response time against TOIO and its response time against
+//! IOPS curve) and its table. `iolens pts --report` draws its page through this reader
 //! too, so a saved result and a live one give the same page.
 
 use serde_json::Value;
 
-use crate::charts::{CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput};
+use crate::charts::{
+    AxisInput, AxisPoint, CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput,
+};
 use crate::error::InputError;
 use crate::html::{Finding, Report, SuiteSection};
 use crate::svg::Unit;
 
 /// The PTS tests a result may name.
-const TESTS: [&str; 7] = [
+const TESTS: [&str; 8] = [
     "iops",
     "throughput",
     "latency",
     "wsat",
     "hir",
     "xsr",
+    "ecw",
     "dirth",
 ];
 
@@ -151,6 +155,7 @@ fn part(p: &Value) -> Result<Report, InputError> {
         .collect();
     let mut lines = Vec::new();
     let mut bars = Vec::new();
+    let mut axes = Vec::new();
     let mut mixes: Vec<u64> = Vec::new();
     let mut bss: Vec<(u64, String)> = Vec::new();
     for c in &cells {
@@ -163,6 +168,58 @@ fn part(p: &Value) -> Result<Report, InputError> {
     }
     let mix = |m: u64| format!("{m}/{}", 100u64.saturating_sub(m));
     let table = match test {
+        // ECW: IOPS against TOIO with Little's law, and the response time against IOPS curve
+        // (the hockey stick), from the window averages of every TOIO point.
+        "ecw" => {
+            axes.push(AxisInput {
+                title: format!(
+                    "SNIA PTS ECW, {} R/W composite (window averages)",
+                    mixes.iter().map(|m| mix(*m)).collect::<Vec<_>>().join(", ")
+                ),
+                x_label: "TOIO (TC × QD)".into(),
+                points: cells
+                    .iter()
+                    .map(|c| AxisPoint {
+                        x: u(c.v, "toio") as f64,
+                        iops: f(c.v, "iops"),
+                        lat_mean_ns: f(c.v, "mean_lat_us") * 1e3,
+                        lat_p99_ns: None,
+                    })
+                    .collect(),
+                littles_law: true,
+                hockey_stick: true,
+                ..AxisInput::default()
+            });
+            (
+                "IOPS and response time per TOIO (average of the measurement window)".to_string(),
+                [
+                    "TC",
+                    "QD",
+                    "TOIO",
+                    "IOPS",
+                    "MB/s",
+                    "mean resp µs",
+                    "max resp µs",
+                ]
+                .iter()
+                .map(|h| h.to_string())
+                .collect(),
+                cells
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            u(c.v, "threads").to_string(),
+                            u(c.v, "qd").to_string(),
+                            u(c.v, "toio").to_string(),
+                            format!("{:.0}", f(c.v, "iops")),
+                            format!("{:.1}", f(c.v, "mbps")),
+                            format!("{:.1}", f(c.v, "mean_lat_us")),
+                            format!("{:.1}", f(c.v, "max_lat_us")),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
         "iops" => {
             lines.push(XyInput {
                 title: "IOPS against block size per R/W mix (2D plot, window average)".into(),
@@ -336,7 +393,7 @@ fn part(p: &Value) -> Result<Report, InputError> {
     let device = s(cond, "device").to_string();
     let model = cond.get("model").filter(|m| !m.is_null());
     let wipc = u(cond, "wipc_passes");
-    let conditions = vec![
+    let mut conditions = vec![
         ("device".to_string(), device.clone()),
         ("capacity".into(), gib(u(cond, "capacity"))),
         ("model".into(), text(model.unwrap_or(&Value::Null))),
@@ -385,6 +442,23 @@ fn part(p: &Value) -> Result<Report, InputError> {
             ),
         ),
     ];
+    if test == "ecw" {
+        // The TOIO points in the order run, and the composite workload.
+        let toio: Vec<String> = cells
+            .iter()
+            .map(|c| format!("{}×{}", u(c.v, "threads"), u(c.v, "qd")))
+            .collect();
+        conditions.push(("TC × QD".into(), toio.join(", ")));
+        conditions.push((
+            "workload".into(),
+            format!(
+                "{} R/W, bssplit={}, random_distribution={}",
+                mixes.iter().map(|m| mix(*m)).collect::<Vec<_>>().join(", "),
+                s(cond, "bssplit"),
+                s(cond, "random_distribution")
+            ),
+        ));
+    }
     let file = std::path::Path::new(&device)
         .file_name()
         .map(|n| n.to_string_lossy().to_string());
@@ -405,6 +479,7 @@ fn part(p: &Value) -> Result<Report, InputError> {
             ..Finding::default()
         }],
         facts: vec![("test conditions".into(), conditions)],
+        axes,
         devices: file.filter(|_| model.is_some()).into_iter().collect(),
         ..Report::default()
     })
@@ -430,6 +505,7 @@ pub fn report(v: &Value) -> Result<Report, InputError> {
     for p in parts {
         let r = part(p)?;
         rep.sections.extend(r.sections);
+        rep.axes.extend(r.axes);
         rep.notes.extend(r.notes);
     }
     if tests.len() > 1 {

@@ -483,6 +483,29 @@ mod tests {
     }
 
     #[test]
+    fn ecw_draws_iops_and_response_time_against_toio_and_the_curve() {
+        let r = run(Test::Ecw, vec![40], vec![crate::pts::COMPOSITE_BS], 6);
+        let report = pts(&r, &Conditions::default());
+        assert_eq!(report.axes.len(), 1, "one TOIO axis");
+        let toio: Vec<f64> = report.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            toio,
+            [512.0, 256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0],
+            "every TOIO point of the default ladder, in the order run"
+        );
+        let html = render(&report);
+        // Two steady-state charts for the one tracking variable (highest TOIO), then IOPS
+        // and mean response time against TOIO and response time against IOPS.
+        assert_eq!(chart_count(&html), 2 + 3, "charts of ECW over 6 rounds");
+        assert!(
+            html.contains("bssplit=512/4:1k/1")
+                && html.contains("zoned:50/5:30/15:20/80")
+                && html.contains("40/60 ECW T32Q16"),
+            "the composite workload and its cells are named"
+        );
+    }
+
+    #[test]
     fn before_the_window_fills_only_the_convergence_is_drawn() {
         let r = run(Test::Iops, vec![0], vec![4096], 3);
         let html = render(&pts(&r, &Conditions::default()));

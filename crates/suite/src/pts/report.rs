@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::sim::SimDevice;
 use super::steady::{check, WindowCheck};
-use super::{bs_label, PtsOutcome, PtsRun, Test};
+use super::{bs_label, PtsOutcome, PtsRun, PtsSpec, Test, COMPOSITE_BS, ECW_ALIGN};
 
 /// The test conditions the spec's report header lists.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -101,7 +101,10 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     );
     let _ = writeln!(t, "  kernel          {}", cond.kernel);
     let _ = writeln!(t, "  software        {}", cond.version);
-    if s.grid() {
+    if s.test == Test::Ecw {
+        let toio: Vec<String> = s.tcqd.iter().map(|(t, q)| format!("{}", t * q)).collect();
+        let _ = writeln!(t, "  TOIO (TC x QD)  {}", toio.join(", "));
+    } else if s.grid() {
         let _ = writeln!(t, "  TC x QD         {} cells", s.tcqd.len());
     } else {
         let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
@@ -111,6 +114,9 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
         "  access          {}",
         if s.sequential { "sequential" } else { "random" }
     );
+    if let Some(w) = composite(s) {
+        let _ = writeln!(t, "  workload        {w}");
+    }
     let _ = writeln!(
         t,
         "  active range    {} ({} bytes)",
@@ -338,27 +344,56 @@ fn table(t: &mut String, run: &PtsRun) {
                 );
             }
         }
-        Test::Dirth => {
-            let _ = writeln!(t, "Demand intensity (average of the measurement window)");
+        Test::Dirth | Test::Ecw => {
             let _ = writeln!(
                 t,
-                "{:>6} {:>6} {:>6} {:>12} {:>14} {:>12}",
-                "TC", "QD", "OIO", "IOPS", "mean resp µs", "max resp µs"
+                "{} (average of the measurement window)",
+                if s.test == Test::Ecw {
+                    "Enterprise composite workload: IOPS and response time per TOIO, the response time against IOPS curve"
+                } else {
+                    "Demand intensity"
+                }
+            );
+            let _ = writeln!(
+                t,
+                "{:>6} {:>6} {:>6} {:>12} {:>10} {:>14} {:>12}",
+                "TC", "QD", "OIO", "IOPS", "MB/s", "mean resp µs", "max resp µs"
             );
             for (c, r) in &m {
                 let _ = writeln!(
                     t,
-                    "{:>6} {:>6} {:>6} {:>12.0} {:>14.1} {:>12.1}",
+                    "{:>6} {:>6} {:>6} {:>12.0} {:>10.1} {:>14.1} {:>12.1}",
                     c.threads,
                     c.qd,
                     c.toio(),
                     r.iops,
+                    r.mbps,
                     r.mean_lat_us,
                     r.max_lat_us
                 );
             }
         }
     }
+}
+
+/// The composite workload of a spec with composite cells (ECW): its R/W mix, transfer sizes,
+/// alignment and access distribution, as one line.
+pub fn composite(s: &PtsSpec) -> Option<String> {
+    if !s.bss.contains(&COMPOSITE_BS) {
+        return None;
+    }
+    let mix: Vec<String> = s.mixes.iter().map(|m| format!("{m}/{}", 100 - m)).collect();
+    Some(format!(
+        "{} R/W, bssplit={}, blockalign={}, random_distribution={}",
+        mix.join(", "),
+        s.bssplit,
+        ECW_ALIGN,
+        if s.distribution.is_empty() {
+            "random"
+        } else {
+            s.distribution.as_str()
+        }
+    ))
 }
 
 /// One line naming a simulated device.
@@ -603,6 +638,7 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
                 "rwmixread": c.rwmixread,
                 "threads": c.threads,
                 "qd": c.qd,
+                "toio": c.toio(),
                 "iops": r.iops,
                 "mbps": r.mbps,
                 "mean_lat_us": r.mean_lat_us,
@@ -635,6 +671,8 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "cloud": s.cloud,
             "budget_s": s.budget_s,
             "simulated": s.sim.as_ref().map(sim_label),
+            "bssplit": composite(s).map(|_| s.bssplit.clone()),
+            "random_distribution": composite(s).map(|_| if s.distribution.is_empty() { "random".to_string() } else { s.distribution.clone() }),
         },
         "burst": s.bucket.as_ref().map(|b| json!({
             "volume": b.volume,
@@ -760,5 +798,81 @@ mod tests {
         let c = csv(&run);
         assert_eq!(c.lines().count(), 1 + 5 * 4 + 4, "{c}");
         assert!(c.contains("iops,window,0,4096,5020.0"), "{c}");
+        assert!(
+            j["conditions"]["bssplit"].is_null(),
+            "no composite: {}",
+            j["conditions"]
+        );
+    }
+
+    #[test]
+    fn the_ecw_report_names_the_composite_and_lists_each_toio_point() {
+        let spec = PtsSpec {
+            tcqd: vec![(4, 8), (2, 2), (1, 1)],
+            ..PtsSpec::new(Test::Ecw, "/tmp/x", 1 << 30)
+        };
+        // Little's law at 1 ms until the 8,000-IOPS limit: TOIO 32 is capped at 4 ms.
+        let cell = |iops: f64, lat: f64| CellResult {
+            iops,
+            mbps: iops * 7.6e-3,
+            mean_lat_us: lat,
+            max_lat_us: 2.0 * lat,
+            ..Default::default()
+        };
+        let run = PtsRun {
+            rounds: vec![
+                vec![
+                    cell(8000.0, 4000.0),
+                    cell(4000.0, 1000.0),
+                    cell(1000.0, 1000.0)
+                ];
+                5
+            ],
+            spec,
+            steady_round: Some(5),
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
+        };
+        let cond = Conditions::default();
+        let t = text(&run, &cond);
+        for want in [
+            "SNIA PTS ECW test",
+            "TOIO (TC x QD)  32, 4, 1",
+            "workload        40/60 R/W, bssplit=512/4:1k/1:1536/1",
+            "blockalign=4096, random_distribution=zoned:50/5:30/15:20/80",
+            "response time against IOPS curve",
+            "tracking variable 40/60 ECW T4Q8",
+        ] {
+            assert!(t.contains(want), "want {want:?} in:\n{t}");
+        }
+        let j = json(&run, &cond);
+        let pts: Vec<(u64, f64, f64)> = j["matrix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["toio"].as_u64().unwrap(),
+                    c["iops"].as_f64().unwrap(),
+                    c["mean_lat_us"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            pts,
+            [
+                (32, 8000.0, 4000.0),
+                (4, 4000.0, 1000.0),
+                (1, 1000.0, 1000.0)
+            ]
+        );
+        assert_eq!(j["matrix"][0]["bs"], 0, "the composite's bs");
+        assert_eq!(j["conditions"]["bssplit"], super::super::ECW_BSSPLIT);
+        assert_eq!(
+            j["conditions"]["random_distribution"],
+            "zoned:50/5:30/15:20/80"
+        );
     }
 }
