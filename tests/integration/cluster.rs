@@ -240,7 +240,27 @@ fn ranks_lay_out_their_files_before_the_synchronized_start() {
         1 << 30,
         "rank 1 lays out data.1 (1 GiB): found {laid} bytes"
     );
-    check_clients(&stdout(&o), "read", 2, 100);
+    // The layout's last write is before rank 1's job_start: it laid out before the start, not
+    // during its run (the run only reads). This holds however busy the machine is; the start
+    // spread is checked too, with room for a rank whose process waited on a disk still busy
+    // writing back that 1 GiB (686 ms seen beside stress-ng and the other tests), where laying
+    // out in the run would cost seconds.
+    let modified_ms = std::fs::metadata(d.join("data.1"))
+        .and_then(|m| m.modified())
+        .expect("data.1's mtime")
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("mtime after the epoch")
+        .as_millis() as u64;
+    let v = check_clients(&stdout(&o), "read", 2, 1_000);
+    let rank1 = client_stats(&v)
+        .into_iter()
+        .find(|j| j["rank"] == 1 && j["jobname"] != "All clients")
+        .expect("rank 1's entry");
+    let start1 = rank1["job_start"].as_u64().expect("rank 1's job_start");
+    assert!(
+        modified_ms <= start1,
+        "rank 1 laid out data.1 before its job_start: last write at {modified_ms} ms, job_start {start1} ms"
+    );
 }
 
 #[test]
