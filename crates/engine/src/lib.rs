@@ -200,6 +200,12 @@ impl<B: Backend> Engine<B> {
         self.count
     }
 
+    /// The backend, to read (its statistics, a test device's record); the engine alone
+    /// queues and reaps through it.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
     /// The buffer of a slot the caller holds.
     #[inline(always)]
     pub fn buf(&self, s: &Slot) -> &[u8] {

@@ -690,6 +690,8 @@ pub struct JobSpec {
     pub iodepth_batch_complete_max: u32,
     /// `iodepth_low` (0 = iodepth).
     pub iodepth_low: u32,
+    /// `serialize_overlap`: an I/O waits until no in-flight I/O of the job overlaps it.
+    pub serialize_overlap: bool,
     /// io_uring `fixedbufs`.
     pub fixedbufs: bool,
     /// io_uring `registerfiles`.
@@ -1059,6 +1061,7 @@ impl JobSpec {
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
+            serialize_overlap: false,
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,

@@ -2137,11 +2137,17 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "serialize_overlap",
         K::Bool,
+        "0",
         Depth,
-        "overlapping in-flight I/Os are not serialized"
+        "Never have two in-flight I/Os of a job overlap: wait for the earlier one",
+        "1",
+        |s, v| {
+            s.serialize_overlap = boolean(v)?;
+            Ok(())
+        }
     ),
     ign!(
         "io_submit_mode",

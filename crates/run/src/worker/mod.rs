@@ -294,6 +294,9 @@ impl<'a> Worker<'a> {
         if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
         }
+        if self.job.spec.serialize_overlap {
+            self.wait_for_overlaps(eng, file, offset, len);
+        }
         let mut slot = self.free.pop()?;
         let si = slot.index() as usize;
         let u = &mut self.units[si];
@@ -346,6 +349,32 @@ impl<'a> Worker<'a> {
 
     /// The file for the next I/O (`file_service_type`), among those not finished in this pass.
     #[inline(always)]
+    /// `serialize_overlap`: submits what is queued and reaps until no in-flight I/O of this
+    /// job overlaps `len` bytes at `offset` of `file` (as fio: only the job's own I/Os).
+    #[cold]
+    fn wait_for_overlaps<B: Backend>(
+        &mut self,
+        eng: &mut Engine<B>,
+        file: u32,
+        offset: u64,
+        len: u32,
+    ) {
+        let end = offset + len as u64;
+        loop {
+            let mut free = vec![false; self.units.len()];
+            for s in &self.free {
+                free[s.index() as usize] = true;
+            }
+            let overlaps = self.units.iter().zip(&free).any(|(u, f)| {
+                !f && u.file == file && u.offset < end && offset < u.offset + u.len as u64
+            });
+            // An error ends the job; the loop sees it after this I/O.
+            if !overlaps || self.inflight == 0 || !self.commit(eng) || !self.reap(eng, 1) {
+                return;
+            }
+        }
+    }
+
     fn pick_file(&mut self) -> usize {
         if self.file_done.len() == 1 {
             return 0;
