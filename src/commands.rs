@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use anyhow::{Context, Result};
-use iolens_analyze::{explain, parse_result, parse_volume, right_size};
+use iolens_analyze::{explain, parse_result, parse_volume};
 use iolens_session::Sink;
 
 use crate::cli::{Command, CostArgs, ExplainArgs, MergeArgs, ReportArgs, Shell, TextOrJson};
@@ -130,26 +130,6 @@ fn merge(a: &MergeArgs, out: &mut Sink) -> Result<i32> {
 
 fn cost(a: &CostArgs, out: &mut Sink) -> Result<i32> {
     let v = parse_volume(&a.volume).context("--volume")?;
-    let mut s = format!("{}\n", v.name());
-    for n in v.notes() {
-        s.push_str(&format!("  note: {n}\n"));
-    }
-    match v.monthly_cost() {
-        Some(c) => {
-            for d in &c.detail {
-                s.push_str(&format!("  {d}\n"));
-            }
-            s.push_str(&format!("  total: ${:.2} per month\n", c.total));
-        }
-        None => s.push_str("  no published price in the model data for this volume type\n"),
-    }
-    if let Some(peak) = a.p99_iops {
-        let r = right_size(&v, peak);
-        s.push_str(&format!(
-            "\nright-sizing for a p99 peak of {peak:.0} IOPS:\n  {}\n",
-            r.explanation
-        ));
-    }
-    out.write(&s)?;
+    out.write(&iolens_analyze::cost_text(&v, a.p99_iops))?;
     Ok(0)
 }

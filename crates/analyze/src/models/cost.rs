@@ -142,6 +142,31 @@ impl Volume {
     }
 }
 
+/// What `iolens cost` prints: the volume, its notes, the monthly cost line by line with the
+/// total, and the right-sizing for a p99 peak when one is given.
+pub fn cost_text(vol: &Volume, p99_peak_iops: Option<f64>) -> String {
+    let mut s = format!("{}\n", vol.name());
+    for n in vol.notes() {
+        s.push_str(&format!("  note: {n}\n"));
+    }
+    match vol.monthly_cost() {
+        Some(c) => {
+            for d in &c.detail {
+                s.push_str(&format!("  {d}\n"));
+            }
+            s.push_str(&format!("  total: {} per month\n", fmt::usd(c.total)));
+        }
+        None => s.push_str("  no published price in the model data for this volume type\n"),
+    }
+    if let Some(peak) = p99_peak_iops {
+        s.push_str(&format!(
+            "\nright-sizing for a p99 peak of {peak:.0} IOPS:\n  {}\n",
+            right_size(vol, peak).explanation
+        ));
+    }
+    s
+}
+
 /// Right-sizes `vol` for a measured p99 peak: provision 120 % of it (the headroom rule), clamped
 /// to the type's minimum and maximum. Types whose IOPS come from size (gp2, st1/sc1, OCI,
 /// pd-ssd) grow to the size that gives the IOPS but are never shrunk (EBS volumes cannot shrink).

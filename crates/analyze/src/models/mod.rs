@@ -18,7 +18,7 @@ mod volume;
 
 pub(crate) use ceiling::{ceiling_for, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
-pub use cost::{right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
+pub use cost::{cost_text, right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
 pub use instance::{instance, Instance};
 pub use listing::{list_models, list_models_json};
 pub use spec::parse_volume;
@@ -280,6 +280,13 @@ mod tests {
                 .any(|l| l == "IOPS: 48,000 x $0.065 = $3,120.00"),
             "{:?}",
             io1.detail
+        );
+        let text = cost_text(&v, Some(60_000.0));
+        assert!(
+            text.contains("  total: $4,745.10 per month\n")
+                && text.contains("right-sizing for a p99 peak of 60000 IOPS:"),
+            "iolens cost's text for {}: the total with its thousands separator, then the right-sizing:\n{text}",
+            v.name()
         );
     }
 
