@@ -692,6 +692,12 @@ pub struct JobSpec {
     pub iodepth_low: u32,
     /// `serialize_overlap`: an I/O waits until no in-flight I/O of the job overlaps it.
     pub serialize_overlap: bool,
+    /// `flow_id`: the flow this job's `flow` weight counts in.
+    pub flow_id: u32,
+    /// `flow`: the job's weight in its flow; 0 is no flow control.
+    pub flow: u32,
+    /// `flow_sleep`: how long a job ahead of its share waits before it tries again.
+    pub flow_sleep: Duration,
     /// io_uring `fixedbufs`.
     pub fixedbufs: bool,
     /// io_uring `registerfiles`.
@@ -1062,6 +1068,9 @@ impl JobSpec {
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
             serialize_overlap: false,
+            flow_id: 0,
+            flow: 0,
+            flow_sleep: Duration::ZERO,
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,

@@ -2,7 +2,7 @@
 //! line, and job states for `wait_for` and the status line's job letters.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Lifecycle of a job, as the status line shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +71,12 @@ pub struct JobControl {
     pub snap_req: AtomicU64,
     /// The job's statistics so far, with the generation they answer (u64::MAX: final).
     pub snapshot: Mutex<Option<(u64, iolens_stats::JobStats)>>,
+    /// The flow (`flow_id`) the job's `flow` weight counts in, when it has one.
+    pub flow: Option<Arc<Flow>>,
+    /// The job's place in its flow, taken before its phase starts so that jobs starting a
+    /// little later are not overtaken (jobs that wait for another, or for `startdelay`, join
+    /// when they start); the worker takes it over, and a job that ends drops it.
+    pub flow_share: Mutex<Option<FlowShare>>,
     done: Mutex<bool>,
     done_cv: Condvar,
 }
@@ -97,6 +103,59 @@ impl JobControl {
     }
 }
 
+/// A flow (`flow_id`) shared by the jobs that give it a weight (`flow`): the weights of its
+/// running jobs and the I/Os they issued. A job may issue while its share of the flow's I/Os
+/// is no more than its share of the running weight.
+#[derive(Debug, Default)]
+pub struct Flow {
+    weight: AtomicU64,
+    ios: AtomicU64,
+}
+
+/// A running job's place in its flow: it adds its weight when it starts and takes it away
+/// when it ends (dropped), so a finished job does not hold the others back.
+#[derive(Debug)]
+pub struct FlowShare {
+    flow: Arc<Flow>,
+    weight: u64,
+    ios: u64,
+}
+
+impl FlowShare {
+    /// Joins `flow` with `weight` (more than 0).
+    pub fn join(flow: Arc<Flow>, weight: u64) -> Self {
+        flow.weight.fetch_add(weight, Ordering::AcqRel);
+        FlowShare {
+            flow,
+            weight,
+            ios: 0,
+        }
+    }
+
+    /// True while this job is ahead of its share: its part of the flow's I/Os is above its
+    /// part of the running weight.
+    pub fn ahead(&self) -> bool {
+        let total = self.flow.ios.load(Ordering::Acquire);
+        let weight = self.flow.weight.load(Ordering::Acquire);
+        // ios / total > weight / all, in integers.
+        total > 0
+            && weight > 0
+            && (self.ios as u128) * (weight as u128) > (self.weight as u128) * (total as u128)
+    }
+
+    /// Counts one issued I/O.
+    pub fn issued(&mut self) {
+        self.ios += 1;
+        self.flow.ios.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+impl Drop for FlowShare {
+    fn drop(&mut self) {
+        self.flow.weight.fetch_sub(self.weight, Ordering::AcqRel);
+    }
+}
+
 /// Control of the whole run.
 #[derive(Debug)]
 pub struct Control {
@@ -113,5 +172,68 @@ impl Control {
             stop_all: AtomicBool::new(false),
             jobs: (0..n).map(|_| JobControl::default()).collect(),
         }
+    }
+
+    /// Joins job `i`'s flow now with `weight`, ahead of its start (see `flow_share`).
+    pub fn join_flow_early(&self, i: usize, weight: u32) {
+        if let Some(f) = &self.jobs[i].flow {
+            let share = FlowShare::join(f.clone(), weight as u64);
+            *self.jobs[i]
+                .flow_share
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(share);
+        }
+    }
+
+    /// Gives each job with a flow weight (`(flow_id, flow)` per job, in order) the flow of
+    /// its id, one per id.
+    pub fn with_flows(mut self, flows: impl IntoIterator<Item = (u32, u32)>) -> Self {
+        let mut by_id: std::collections::HashMap<u32, Arc<Flow>> = Default::default();
+        for (j, (id, weight)) in self.jobs.iter_mut().zip(flows) {
+            if weight > 0 {
+                j.flow = Some(by_id.entry(id).or_default().clone());
+            }
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_ahead_of_its_weight_waits_and_a_finished_job_lets_go() {
+        let flow = Arc::new(Flow::default());
+        let mut a = FlowShare::join(flow.clone(), 2);
+        let mut b = FlowShare::join(flow.clone(), 1);
+        assert!(
+            !a.ahead() && !b.ahead(),
+            "nothing issued yet: nobody is ahead"
+        );
+        // Issue whenever not ahead, a first: the counts settle at 2:1.
+        for _ in 0..300 {
+            for s in [&mut a, &mut b] {
+                if !s.ahead() {
+                    s.issued();
+                }
+            }
+        }
+        assert!(
+            (a.ios as i64 - 2 * b.ios as i64).abs() <= 2,
+            "weights 2 and 1: a issues twice what b does, got {} and {}",
+            a.ios,
+            b.ios
+        );
+        b.issued();
+        b.issued();
+        assert!(b.ahead(), "b two I/Os past its third of the flow is ahead");
+        drop(a);
+        assert!(!b.ahead(), "alone in the flow, b is never ahead");
+        let c = Control::new(3).with_flows([(7, 1), (7, 3), (8, 0)]);
+        let f0 = c.jobs[0].flow.as_ref().expect("job 0 in flow 7");
+        let f1 = c.jobs[1].flow.as_ref().expect("job 1 in flow 7");
+        assert!(Arc::ptr_eq(f0, f1), "one flow per id");
+        assert!(c.jobs[2].flow.is_none(), "flow=0 is no flow control");
     }
 }

@@ -377,7 +377,8 @@ pub fn execute(
 ) -> Result<RunOutput, RunError> {
     let mut setup_failed = layout_files(plan, events);
     let started_ms = epoch_ms();
-    let ctl = Control::new(plan.jobs.len());
+    let ctl = Control::new(plan.jobs.len())
+        .with_flows(plan.jobs.iter().map(|j| (j.spec.flow_id, j.spec.flow)));
     let run_start = Instant::now();
     let total_bytes = |ctl: &Control| {
         let mut b = [0u64; 3];
@@ -443,6 +444,15 @@ pub fn execute(
             .filter(|(_, j)| j.phase == phase)
             .map(|(i, _)| i)
             .collect();
+        // Flow weights count from the phase's start, so that a job whose thread starts late
+        // is not overtaken; jobs that wait first join when they start.
+        for &i in &idx {
+            let s = &plan.jobs[i].spec;
+            let waits = s.wait_for.is_some() || !s.startdelay.1.is_zero();
+            if s.flow > 0 && !waits && !setup_failed.contains_key(&i) {
+                ctl.join_flow_early(i, s.flow);
+            }
+        }
         let finished = AtomicU32::new(0);
         // The group of the job that finished first when exitall is set (u32::MAX: none yet).
         let exitall_group = AtomicU32::new(u32::MAX);

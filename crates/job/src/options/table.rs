@@ -2639,23 +2639,41 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "iolens does not create cgroups for jobs"
     ),
-    ign!(
+    opt!(
         "flow_id",
         K::Int,
+        "0",
         Process,
-        "flow control between jobs is not implemented; jobs run independently"
+        "The flow this job's flow weight counts in (jobs with the same id share one)",
+        "1",
+        |s, v| {
+            s.flow_id = uint(s, v, 0, u32::MAX as u64)? as u32;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "flow",
         K::Int,
+        "0",
         Process,
-        "flow control between jobs is not implemented; jobs run independently"
+        "Weight in the flow: jobs of one flow_id issue I/O in proportion to their weights (0: off)",
+        "2",
+        |s, v| {
+            s.flow = uint(s, v, 0, u32::MAX as u64)? as u32;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "flow_sleep",
-        K::Int,
+        K::Time,
+        "0",
         Process,
-        "flow control between jobs is not implemented"
+        "How long (µs default) a job ahead of its flow share waits before it tries again",
+        "100",
+        |s, v| {
+            s.flow_sleep = time(v, TimeUnit::Usec)?;
+            Ok(())
+        }
     ),
     opt!(
         "stonewall" | "wait_for_previous",

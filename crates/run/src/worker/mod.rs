@@ -160,6 +160,8 @@ struct Worker<'a> {
     iolog: Option<Box<IoLog>>,
     /// `read_iolog`: the I/O to replay instead of the job's pattern.
     replay: Option<Box<Replay>>,
+    /// `flow`: this job's place in its flow while it runs.
+    flow: Option<crate::control::FlowShare>,
     /// The last snapshot generation answered (`--status-interval`).
     snap_seen: u64,
 }
@@ -373,6 +375,27 @@ impl<'a> Worker<'a> {
                 return;
             }
         }
+    }
+
+    /// `flow`: nothing in flight and ahead of the flow's share, so the other jobs of the
+    /// flow need the time: wait `flow_sleep`; without one, spin while the others catch up (a
+    /// few thousand checks) and give up the CPU only when they do not. Then read the clock.
+    #[cold]
+    fn flow_pause(&mut self) {
+        let sleep = self.job.spec.flow_sleep;
+        if !sleep.is_zero() {
+            std::thread::sleep(sleep);
+        } else if let Some(f) = &self.flow {
+            let mut spins = 0;
+            while f.ahead() && spins < 4096 && !self.stopped() {
+                std::hint::spin_loop();
+                spins += 1;
+            }
+            if spins == 4096 {
+                std::thread::yield_now();
+            }
+        }
+        self.now();
     }
 
     fn pick_file(&mut self) -> usize {
@@ -938,10 +961,20 @@ impl<'a> Worker<'a> {
                         // the bookkeeping of the I/O before it (fio's lat).
                         self.now();
                     }
+                    if self.flow.as_ref().is_some_and(|f| f.ahead()) {
+                        // Ahead of its share of the flow: reap what is in flight, or wait.
+                        if self.inflight == 0 {
+                            self.flow_pause();
+                        }
+                        break;
+                    }
                     let Some((slot, req, d)) = self.prep(eng) else {
                         self.byte_budget = self.issued_bytes;
                         break;
                     };
+                    if let Some(f) = &mut self.flow {
+                        f.issued();
+                    }
                     if self.pacing {
                         let at = self.pace_gate(d, req.len as u64);
                         if at > self.t_last {
@@ -1061,6 +1094,20 @@ pub fn run_job(
     opts: &WorkerOptions,
     sims: &crate::sim::SimRegistry,
 ) -> WorkerOutcome {
+    // A job that ends, however it ends, leaves its flow (see `JobControl::flow_share`).
+    struct LeaveFlow<'c>(&'c JobControl);
+    impl Drop for LeaveFlow<'_> {
+        fn drop(&mut self) {
+            drop(
+                self.0
+                    .flow_share
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take(),
+            );
+        }
+    }
+    let _leave = LeaveFlow(ctl);
     let p = match prepare(job, ctl, stop_all, opts, sims) {
         Ok(p) => p,
         Err(failed) => return *failed,
@@ -1079,6 +1126,20 @@ pub fn run_job(
 
 fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     let spec = w.job.spec.clone();
+    // The job's weight counts in its flow while it runs (the share leaves with the worker):
+    // the share taken at its phase's start, or one taken now.
+    let early = w
+        .ctl
+        .flow_share
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    w.flow = early.or_else(|| {
+        w.ctl
+            .flow
+            .clone()
+            .map(|f| crate::control::FlowShare::join(f, spec.flow as u64))
+    });
     let t0 = w.now();
     if let Some(l) = &mut w.iolog {
         l.start(t0);

@@ -300,6 +300,7 @@ pub(super) fn prepare<'a>(
         logs_ramp: None,
         iolog,
         replay,
+        flow: None,
         snap_seen: 0,
         invalidate_fds: if spec.invalidate && !spec.direct {
             job.files
