@@ -21,8 +21,8 @@ pub enum SyncKind {
     Pvsync2,
 }
 
-/// A synchronous engine over a table of open files.
-#[derive(Debug)]
+/// A synchronous engine over a table of open files (a clone uses the same files).
+#[derive(Debug, Clone)]
 pub struct SyncEngine {
     kind: SyncKind,
     fds: Vec<libc::c_int>,

@@ -407,6 +407,16 @@ pub enum Fallocate {
     Truncate,
 }
 
+/// `io_submit_mode=`: who submits the job's I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SubmitMode {
+    /// The job's thread submits and reaps (fio's default).
+    #[default]
+    Inline,
+    /// A pool of `iodepth` submitter threads runs a synchronous engine for the job.
+    Offload,
+}
+
 /// `fadvise_hint=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fadvise {
@@ -692,6 +702,8 @@ pub struct JobSpec {
     pub iodepth_low: u32,
     /// `serialize_overlap`: an I/O waits until no in-flight I/O of the job overlaps it.
     pub serialize_overlap: bool,
+    /// `io_submit_mode`.
+    pub io_submit_mode: SubmitMode,
     /// `flow_id`: the flow this job's `flow` weight counts in.
     pub flow_id: u32,
     /// `flow`: the job's weight in its flow; 0 is no flow control.
@@ -1068,6 +1080,7 @@ impl JobSpec {
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
             serialize_overlap: false,
+            io_submit_mode: SubmitMode::Inline,
             flow_id: 0,
             flow: 0,
             flow_sleep: Duration::ZERO,
@@ -1171,9 +1184,15 @@ impl JobSpec {
         }
     }
 
-    /// The depth the engine can actually reach: sync engines are capped at 1.
+    /// True when the job's thread runs each I/O to completion itself: a synchronous engine
+    /// submitted inline (offloaded, it has `iodepth` submitters).
+    pub fn sync_submit(&self) -> bool {
+        self.ioengine.is_sync() && self.io_submit_mode == SubmitMode::Inline
+    }
+
+    /// The depth the engine can actually reach: sync engines submitted inline are capped at 1.
     pub fn effective_iodepth(&self) -> u32 {
-        if self.ioengine.is_sync() {
+        if self.sync_submit() {
             1
         } else {
             self.iodepth.max(1)

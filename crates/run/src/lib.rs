@@ -319,7 +319,7 @@ pub fn job_info(j: &PlannedJob) -> JobInfo {
             clat_percentiles: s.clat_percentiles,
             lat_percentiles: s.lat_percentiles,
             percentile_list: s.percentile_list.clone(),
-            sync_engine: s.ioengine.is_sync(),
+            sync_engine: s.sync_submit(),
             continue_on_error: s.continue_on_error != iolens_job::ContinueOnError::None,
         },
         hidden: !s.stats,

@@ -262,7 +262,18 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 phase += 1;
             }
         }
-        if spec.ioengine.is_sync() && spec.iodepth > 1 {
+        if spec.io_submit_mode == iolens_job::SubmitMode::Offload && !spec.ioengine.is_sync() {
+            // fio 3.33 refuses io_uring here and hangs with libaio, posixaio and null (its own
+            // example fixed-rate-submission.fio is libaio): run it, inline, and say so.
+            advice.push(format!(
+                "{}: io_submit_mode=offload runs a synchronous engine in iodepth submitter threads; \
+                 ioengine={} already keeps iodepth I/Os in flight without blocking the job, so it \
+                 submits inline",
+                spec.name,
+                spec.ioengine.name()
+            ));
+        }
+        if spec.sync_submit() && spec.iodepth > 1 {
             let n = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".to_string();
             if !notes.contains(&n) {
                 notes.push(n);

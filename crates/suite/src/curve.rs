@@ -107,9 +107,9 @@ pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
         &with_options(base, &[("lat_percentiles".into(), "1".into())]),
         &[],
     )?;
-    if let Some(j) = set.jobs.iter().find(|j| j.ioengine.is_sync()) {
+    if let Some(j) = set.jobs.iter().find(|j| j.sync_submit()) {
         return Err(SuiteError(format!(
-            "job '{}': a curve needs an asynchronous engine (ioengine=libaio or io_uring, or a simulated volume with one): a synchronous engine cannot have I/O arrive while one is in flight",
+            "job '{}': a curve needs an asynchronous engine (ioengine=libaio or io_uring, io_submit_mode=offload, or a simulated volume with one): a synchronous engine submitted inline cannot have I/O arrive while one is in flight",
             j.name
         )));
     }

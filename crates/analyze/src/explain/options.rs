@@ -112,7 +112,12 @@ impl JobOpts {
             .and_then(|v| v.trim().parse::<f64>().ok())
             .unwrap_or(1.0)
             .max(1.0);
-        let sync = SYNC_ENGINES.contains(&engine.as_str()) || (engine == "null" && iodepth <= 1.0);
+        // io_submit_mode=offload runs a synchronous engine in iodepth submitter threads.
+        let offload = job
+            .opt("io_submit_mode")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("offload"));
+        let sync = (SYNC_ENGINES.contains(&engine.as_str()) && !offload)
+            || (engine == "null" && iodepth <= 1.0);
         // direct=1 or buffered=0 mean O_DIRECT; a bare flag appears as "" or "1".
         let direct = match job.opt("direct") {
             Some(v) if v.trim().is_empty() => true,
@@ -234,5 +239,19 @@ mod tests {
         j.options.insert("rw".into(), "randread".into());
         let o = JobOpts::of(&j);
         assert!(!o.sync && o.direct && !o.sequential);
+    }
+
+    #[test]
+    fn an_offloaded_sync_engine_keeps_iodepth_in_flight() {
+        let mut j = JobView::default();
+        j.options.insert("ioengine".into(), "psync".into());
+        j.options.insert("iodepth".into(), "8".into());
+        j.options.insert("io_submit_mode".into(), "offload".into());
+        let o = JobOpts::of(&j);
+        assert!(
+            !o.sync,
+            "psync with io_submit_mode=offload and iodepth=8 has 8 submitters: not capped at 1"
+        );
+        assert_eq!(o.iodepth, 8.0);
     }
 }

@@ -84,6 +84,10 @@ choices!(FALLOCATE, FALLOCATE_NAMES: Fallocate = [
     ("0", Fallocate::None),
     ("1", Fallocate::Posix),
 ]);
+choices!(SUBMIT_MODE, SUBMIT_MODE_NAMES: SubmitMode = [
+    ("inline", SubmitMode::Inline),
+    ("offload", SubmitMode::Offload),
+]);
 choices!(FADVISE, FADVISE_NAMES: Fadvise = [
     ("0", Fadvise::Off),
     ("1", Fadvise::Auto),
@@ -2149,11 +2153,17 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "io_submit_mode",
-        K::Enum(&["inline", "offload"]),
+        K::Enum(SUBMIT_MODE_NAMES),
+        "inline",
         Depth,
-        "I/O is always submitted inline by the job's thread"
+        "inline: the job's thread submits and reaps; offload: iodepth submitter threads run its synchronous engine",
+        "offload",
+        |s, v| {
+            s.io_submit_mode = pick(v.trim(), SUBMIT_MODE)?;
+            Ok(())
+        }
     ),
     // ---------------------------------------------------------------- rate
     ign!(

@@ -2,11 +2,12 @@
 
 use iolens_engine::libaio::LibaioEngine;
 use iolens_engine::null::NullEngine;
+use iolens_engine::offload::OffloadEngine;
 use iolens_engine::posixaio::PosixAioEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{BufPool, Engine};
-use iolens_job::EngineKind;
+use iolens_job::{EngineKind, SubmitMode};
 
 use super::{start, Worker, WorkerOptions, WorkerOutcome};
 use crate::plan::PlannedJob;
@@ -41,7 +42,7 @@ pub(super) fn drive(
                 (false, true) => Lateness::Short,
                 (false, false) => Lateness::All,
             };
-            let e = SimEngine::new(vol, spec.ioengine.is_sync(), depth).lateness(lateness);
+            let e = SimEngine::new(vol, spec.sync_submit(), depth).lateness(lateness);
             Ok::<_, std::convert::Infallible>(e)
         });
         return start(w, &mut e);
@@ -66,9 +67,16 @@ pub(super) fn drive(
                 _ => SyncKind::Pvsync2,
             };
             let hipri = spec.hipri && spec.ioengine == EngineKind::Pvsync2;
-            let Ok(mut e) = Engine::new(pool, |_| {
-                Ok::<_, std::convert::Infallible>(SyncEngine::new(kind, fds, blk, hipri))
-            });
+            let sync = SyncEngine::new(kind, fds, blk, hipri);
+            if spec.io_submit_mode == SubmitMode::Offload {
+                // sync and vsync seek before each I/O, so their submitters take turns.
+                let seeks = matches!(kind, SyncKind::Sync | SyncKind::Vsync);
+                return match Engine::new(pool, |_| OffloadEngine::new(sync, depth, seeks)) {
+                    Ok(mut e) => start(w, &mut e),
+                    Err(e) => setup_failed(w, e.to_string()),
+                };
+            }
+            let Ok(mut e) = Engine::new(pool, |_| Ok::<_, std::convert::Infallible>(sync));
             start(w, &mut e)
         }
         EngineKind::Libaio => match Engine::new(pool, |_| LibaioEngine::new(depth, fds, blk)) {
