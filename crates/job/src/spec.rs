@@ -783,6 +783,8 @@ pub struct JobSpec {
     pub do_verify: bool,
     /// `verify_only`.
     pub verify_only: bool,
+    /// `experimental_verify`: read the written blocks back in the order they were written.
+    pub experimental_verify: bool,
     /// `verify_write_sequence`: check each block's write number (fio's numberio).
     pub verify_write_sequence: bool,
     /// `verify_offset`.
@@ -1117,6 +1119,7 @@ impl JobSpec {
             verify_name: "0".to_string(),
             do_verify: true,
             verify_only: false,
+            experimental_verify: false,
             verify_write_sequence: true,
             verify_offset: 0,
             verify_interval: 0,

@@ -411,6 +411,9 @@ pub struct Verifier {
     seq: u64,
     thread: u16,
     written: BTreeMap<(u32, u64), u32>,
+    /// `experimental_verify`: the written blocks in the order of their first write since
+    /// the last read-back.
+    write_order: Option<Vec<(u32, u64)>>,
     backlog: usize,
     since_backlog: usize,
     verify_phase: bool,
@@ -492,6 +495,7 @@ impl Verifier {
             seq: 0,
             thread: (job.index + 1) as u16,
             written: BTreeMap::new(),
+            write_order: spec.experimental_verify.then(Vec::new),
             backlog: spec.verify_backlog as usize,
             since_backlog: 0,
             verify_phase: writes && (spec.do_verify || spec.verify_only),
@@ -628,7 +632,10 @@ impl Verifier {
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
         let number = self.issued.remove(&(file, offset));
         if self.verify_phase || self.save_state {
-            self.written.insert((file, offset), len);
+            let first = self.written.insert((file, offset), len).is_none();
+            if let (true, Some(order)) = (first, &mut self.write_order) {
+                order.push((file, offset));
+            }
             if let Some(n) = number {
                 self.numbers.insert((file, offset), n);
             }
@@ -652,14 +659,7 @@ impl Verifier {
     /// Blocks written since the last backlog check (and forgets them).
     pub fn take_backlog(&mut self) -> Vec<(u32, u64, u32)> {
         self.since_backlog = 0;
-        let v: Vec<(u32, u64, u32)> = self
-            .written
-            .iter()
-            .map(|((f, o), l)| (*f, *o, *l))
-            .collect();
-        self.written.clear();
-        self.expect_numbers(&v);
-        v
+        self.take_blocks()
     }
 
     /// The blocks about to be read back expect their last write's number.
@@ -681,12 +681,26 @@ impl Verifier {
         self.verify_phase && !self.written.is_empty()
     }
 
-    /// Every written block, sorted by file and offset (and forgets them).
+    /// Every written block (and forgets them): sorted by file and offset, or with
+    /// `experimental_verify` in the order of their first write, as fio replays the writes.
+    /// Each block is read once, expecting its last write.
     pub fn take_blocks(&mut self) -> Vec<(u32, u64, u32)> {
-        let v: Vec<(u32, u64, u32)> = std::mem::take(&mut self.written)
-            .into_iter()
-            .map(|((f, o), l)| (f, o, l))
-            .collect();
+        let written = std::mem::take(&mut self.written);
+        let v: Vec<(u32, u64, u32)> = match &mut self.write_order {
+            Some(order) => {
+                let mut rest = written;
+                let mut v = Vec::with_capacity(rest.len());
+                for (f, o) in std::mem::take(order) {
+                    if let Some(l) = rest.remove(&(f, o)) {
+                        v.push((f, o, l));
+                    }
+                }
+                // Blocks this run did not write (a loaded verify state), by offset.
+                v.extend(rest.into_iter().map(|((f, o), l)| (f, o, l)));
+                v
+            }
+            None => written.into_iter().map(|((f, o), l)| (f, o, l)).collect(),
+        };
         self.expect_numbers(&v);
         v
     }
@@ -1377,6 +1391,36 @@ mod tests {
                 v.failures[0].detail
             );
         }
+    }
+
+    #[test]
+    fn experimental_verify_reads_back_in_write_order_each_block_once() {
+        let writes = [(0u32, 8192u64), (0, 0), (0, 4096), (0, 0)];
+        let mut plain = verifier(|s| s.do_verify = true);
+        let mut replay = verifier(|s| {
+            s.do_verify = true;
+            s.experimental_verify = true;
+        });
+        for (f, o) in writes {
+            plain.written(f, o, 4096);
+            replay.written(f, o, 4096);
+        }
+        let by_offset = plain.take_blocks();
+        assert_eq!(
+            by_offset,
+            vec![(0, 0, 4096), (0, 4096, 4096), (0, 8192, 4096)],
+            "writes at 8192, 0, 4096, 0: the stored verify reads by offset"
+        );
+        let in_order = replay.take_blocks();
+        assert_eq!(
+            in_order,
+            vec![(0, 8192, 4096), (0, 0, 4096), (0, 4096, 4096)],
+            "writes at 8192, 0, 4096, 0: experimental_verify reads in first-write order, 0 once"
+        );
+        assert!(
+            replay.take_blocks().is_empty(),
+            "a read-back forgets the blocks"
+        );
     }
 
     #[test]

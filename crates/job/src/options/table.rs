@@ -2919,11 +2919,17 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    opt!(
         "experimental_verify",
         K::Bool,
+        "0",
         Verify,
-        "written blocks are always remembered"
+        "Read the written blocks back in the order they were written (fio replays the writes), not by offset",
+        "1",
+        |s, v| {
+            s.experimental_verify = boolean(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "verify_write_sequence",
