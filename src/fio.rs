@@ -81,6 +81,20 @@ pub fn run(argv: &[String]) -> Result<i32> {
     if a.parse_only {
         return Ok(0);
     }
+    if a.merge_blktrace_only {
+        for job in set
+            .jobs
+            .iter()
+            .filter(|j| j.logs.merge_blktrace_file.is_some())
+        {
+            let (file, n) = iolens_run::blkmerge::merge_job(job)
+                .map_err(|e| anyhow::anyhow!(job.error_at("merge_blktrace_file", e)))?;
+            if std::io::stderr().is_terminal() {
+                diag(&format!("{}: merged {n} events into {file}", job.name))?;
+            }
+        }
+        return Ok(0);
+    }
     if set.jobs.is_empty() {
         bail!("no jobs defined: give a job file or --name=NAME with options");
     }

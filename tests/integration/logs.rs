@@ -1192,6 +1192,84 @@ fn blktrace_bytes(n: u64) -> Vec<u8> {
 }
 
 #[test]
+fn merge_blktrace_file_merges_traces_by_time_and_replays_the_merge() {
+    let d = TempDir::new("blkmerge");
+    std::fs::write(d.join("a.bin"), blktrace_bytes(300)).unwrap();
+    std::fs::write(d.join("b.bin"), blktrace_bytes(150)).unwrap();
+    // --merge-blktrace-only writes the merged trace and runs nothing.
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=m",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=m.bin",
+            "--merge_blktrace_iters=2:1",
+            "--filename=data",
+            "--merge-blktrace-only",
+        ],
+    );
+    assert!(o.status.success(), "--merge-blktrace-only: {}", stderr(&o));
+    assert!(
+        stdout(&o).is_empty() && !d.join("data").exists(),
+        "--merge-blktrace-only runs no job: stdout {:?}",
+        stdout(&o)
+    );
+    let merged = std::fs::read(d.join("m.bin")).unwrap();
+    assert_eq!(
+        merged.len(),
+        (2 * 301 + 151) * 48,
+        "a.bin (300 queued I/Os and a queued flush) twice and b.bin (150 and a flush) once: \
+         753 records of 48 bytes, as fio keeps every queue event with a read or write flag; \
+         issue and complete events and notes dropped"
+    );
+    let times: Vec<u64> = merged
+        .chunks(48)
+        .map(|r| u64::from_le_bytes(r[8..16].try_into().unwrap()))
+        .collect();
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "the merged events are in time order"
+    );
+    // A run merges and replays the merge.
+    std::fs::write(d.join("data"), vec![0u8; 8 << 20]).unwrap();
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=m",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=m2.bin",
+            "--merge_blktrace_iters=2:1",
+            "--replay_redirect=data",
+            "--replay_no_stall=1",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "merge and replay: {}", stderr(&o));
+    let j = json_of(&stdout(&o));
+    let j = &j["jobs"][0];
+    assert_eq!(
+        (num(&j["read"]["total_ios"]), num(&j["write"]["total_ios"])),
+        (500.0, 250.0),
+        "(reads, writes) replayed from a.bin twice and b.bin once, every third a write"
+    );
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=m",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=m3.bin",
+            "--merge_blktrace_scalars=50",
+            "--replay_redirect=data",
+        ],
+    );
+    assert!(
+        !o.status.success() && stderr(&o).contains("1 value(s) for 2 trace(s)"),
+        "one scalar for two traces is refused, naming the counts: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn read_iolog_replays_a_blktrace_binary_trace_as_fio_does() {
     let _disk = exclusive_disk();
     let d = TempDir::new("blktrace");

@@ -67,6 +67,9 @@ pub struct FioArgs {
     pub trigger_cmd: Option<String>,
     /// `--parse-only`.
     pub parse_only: bool,
+    /// `--merge-blktrace-only`: merge the jobs' blktrace traces (`merge_blktrace_file`), run
+    /// no I/O.
+    pub merge_blktrace_only: bool,
     /// `--showcmd`.
     pub showcmd: bool,
     /// `--section` (repeatable).
@@ -135,6 +138,7 @@ const RUN_SWITCHES: &[&str] = &[
     "minimal",
     "append-terse",
     "parse-only",
+    "merge-blktrace-only",
     "showcmd",
     "readonly",
     "version",
@@ -163,7 +167,6 @@ const REJECTED: &[(&str, &str)] = &[
         "trigger-remote",
         "client/server mode is not supported; use --trigger",
     ),
-    ("merge-blktrace-only", "blktrace merging is not supported"),
     ("crctest", "use `cargo bench` style benchmarks instead"),
     ("memcpytest", "not supported"),
     ("cpuclock-test", "not supported"),
@@ -250,6 +253,7 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 "minimal" => formats.push(OutputFormat::Terse),
                 "append-terse" => a.append_terse = true,
                 "parse-only" => a.parse_only = true,
+                "merge-blktrace-only" => a.merge_blktrace_only = true,
                 "showcmd" => a.showcmd = true,
                 "readonly" => a.readonly = true,
                 "version" => a.version = true,

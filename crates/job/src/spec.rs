@@ -928,6 +928,14 @@ pub struct LogSpec {
     pub replay_scale: u64,
     /// `replay_skip`: directions not replayed.
     pub replay_skip: [bool; 3],
+    /// `merge_blktrace_file`: merge the blktrace traces of `read_iolog` into this file and
+    /// replay it.
+    pub merge_blktrace_file: Option<String>,
+    /// `merge_blktrace_scalars`: per trace, percent of its times (whole numbers, as fio
+    /// reads them).
+    pub merge_blktrace_scalars: Vec<u64>,
+    /// `merge_blktrace_iters`: per trace, how many times it repeats.
+    pub merge_blktrace_iters: Vec<u64>,
 }
 
 impl Default for LogSpec {
@@ -958,6 +966,9 @@ impl Default for LogSpec {
             replay_align: 0,
             replay_scale: 1,
             replay_skip: [false; 3],
+            merge_blktrace_file: None,
+            merge_blktrace_scalars: Vec::new(),
+            merge_blktrace_iters: Vec::new(),
         }
     }
 }

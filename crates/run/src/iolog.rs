@@ -205,20 +205,20 @@ impl TraceStream {
 }
 
 /// blktrace's record magic (`BLK_IO_TRACE_MAGIC`), and the one record version it writes.
-const BLK_MAGIC: u32 = 0x6561_7400;
+pub(crate) const BLK_MAGIC: u32 = 0x6561_7400;
 const BLK_VERSION: u32 = 0x07;
 /// Bytes of `struct blk_io_trace` before its payload.
-const BLK_RECORD: usize = 48;
+pub(crate) const BLK_RECORD: usize = 48;
 /// Action categories (`BLK_TC_*`, the action's high 16 bits) and the queue action.
-const TC_WRITE: u32 = 1 << 1;
+pub(crate) const TC_WRITE: u32 = 1 << 1;
 const TC_FLUSH: u32 = 1 << 2;
 const TC_FS: u32 = 1 << 8;
 const TC_NOTIFY: u32 = 1 << 10;
-const TC_DISCARD: u32 = 1 << 13;
-const TA_QUEUE: u32 = 1;
+pub(crate) const TC_DISCARD: u32 = 1 << 13;
+pub(crate) const TA_QUEUE: u32 = 1;
 
 /// Some(true) for a little-endian blktrace file, Some(false) for a big-endian one.
-fn blktrace_order(data: &[u8]) -> Option<bool> {
+pub(crate) fn blktrace_order(data: &[u8]) -> Option<bool> {
     let m: [u8; 4] = data.get(..4)?.try_into().ok()?;
     if u32::from_le_bytes(m) & 0xffff_ff00 == BLK_MAGIC {
         Some(true)

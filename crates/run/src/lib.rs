@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod agglog;
+pub mod blkmerge;
 pub mod clock;
 pub mod content;
 pub mod control;

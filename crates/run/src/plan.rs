@@ -236,6 +236,19 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 )));
             }
         }
+        let merged;
+        let spec = if spec.logs.merge_blktrace_file.is_some() {
+            // The traces are merged into one file, which the job replays (as fio).
+            let (out, _) = crate::blkmerge::merge_job(spec)
+                .map_err(|e| RunError::Plan(spec.error_at("merge_blktrace_file", e)))?;
+            let mut s = spec.clone();
+            s.logs.read_iolog = Some(out);
+            s.logs.merge_blktrace_file = None;
+            merged = s;
+            &merged
+        } else {
+            spec
+        };
         let adjusted;
         let spec = if spec.logs.read_iolog.is_some() {
             adjusted = replay_job(spec)?;

@@ -30,6 +30,15 @@ fn time(v: &str, unit: TimeUnit) -> Result<Duration, String> {
     value::parse_time(v, unit).map_err(e)
 }
 
+/// A float list read as fio reads its merge lists: each value truncated to a whole number.
+fn whole_list(v: &str) -> Result<Vec<u64>, String> {
+    let l = value::parse_float_list(v).map_err(e)?;
+    match l.iter().find(|x| **x < 0.0 || !x.is_finite()) {
+        Some(bad) => Err(format!("{bad} is not allowed: give positive numbers")),
+        None => Ok(l.iter().map(|x| *x as u64).collect()),
+    }
+}
+
 fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
     choices
         .iter()
@@ -2407,23 +2416,41 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    uns!(
+    opt!(
         "merge_blktrace_file",
         K::Str,
+        "",
         Iolog,
-        "blktrace merging is not implemented"
+        "Merge the blktrace traces of read_iolog (a:b) into this file, by time, and replay it",
+        "merged.bin",
+        |s, v| {
+            s.logs.merge_blktrace_file = Some(v.trim().to_string());
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "merge_blktrace_scalars",
         K::FloatList,
+        "",
         Iolog,
-        "blktrace merging is not implemented"
+        "Per merged trace, percent of its times (50: twice as fast)",
+        "50:100",
+        |s, v| {
+            s.logs.merge_blktrace_scalars = whole_list(v)?;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "merge_blktrace_iters",
         K::FloatList,
+        "",
         Iolog,
-        "blktrace merging is not implemented"
+        "Per merged trace, how many times it repeats",
+        "2:1",
+        |s, v| {
+            s.logs.merge_blktrace_iters = whole_list(v)?;
+            Ok(())
+        }
     ),
     opt!(
         "replay_no_stall",
