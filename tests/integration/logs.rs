@@ -945,9 +945,10 @@ fn posixaio_keeps_iodepth_8_in_flight_and_its_data_verifies() {
     );
     let fd = num(&f["jobs"][0]["iodepth_level"]["8"]);
     let id = num(&r["jobs"][0]["iodepth_level"]["8"]);
+    // fio's own share dips under load (87 % beside stress-ng once); it must still queue.
     assert!(
-        fd > 90.0 && id > 90.0,
-        "posixaio randread iodepth=8: share at depth 8, iolens {id} %, fio {fd} %"
+        fd > 50.0 && id > 90.0,
+        "posixaio randread iodepth=8: share at depth 8, iolens {id} % (> 90 expected), fio {fd} % (> 50)"
     );
     eprintln!(
         "posixaio QD8 randread, 1 s each: iolens {:.0} IOPS, fio {:.0} IOPS",
