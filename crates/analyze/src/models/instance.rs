@@ -314,8 +314,20 @@ mod tests {
         assert!(e.contains("iolens models"), "{e}");
         let e = instance("r6j.8xlarge").unwrap_err().to_string();
         assert!(e.contains("r6i.8xlarge"), "{e}");
-        let e = instance("D4s_v6").unwrap_err().to_string();
-        assert!(e.contains("standard_d4s_v5"), "{e}");
+        let e = instance("D4s_v7").unwrap_err().to_string();
+        assert!(e.contains("standard_d4s_v"), "{e}");
+        let d = instance("D4s_v6").unwrap();
+        assert_eq!(
+            (d.baseline_iops, d.max_iops, d.baseline_mb_s, d.max_mb_s),
+            (6_400.0, 40_000.0, 212.0, 1_250.0),
+            "Dsv6 table row of D4s_v6 (uncached Premium SSD, then burst)"
+        );
+        let g = instance("c8g.16xlarge").unwrap();
+        assert_eq!(
+            (g.baseline_iops, g.max_iops, g.max_mb_s),
+            (80_000.0, 80_000.0, 2_500.0),
+            "AWS c8g.16xlarge: 20,000 Mbps, 80,000 IOPS, no burst"
+        );
         let e = instance("zz9.plural").unwrap_err().to_string();
         assert!(!e.contains("did you mean"), "{e}");
     }
