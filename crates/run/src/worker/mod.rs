@@ -149,6 +149,9 @@ struct Worker<'a> {
     usage_start: Rusage,
     lbs: Vec<u64>,
     dry_writes: bool,
+    /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
+    /// check).
+    free_scratch: Vec<bool>,
     invalidate_fds: Vec<libc::c_int>,
     main_end: u64,
     verify_ns: u64,
@@ -363,11 +366,13 @@ impl<'a> Worker<'a> {
     ) {
         let end = offset + len as u64;
         loop {
-            let mut free = vec![false; self.units.len()];
+            let free = &mut self.free_scratch;
+            free.clear();
+            free.resize(self.units.len(), false);
             for s in &self.free {
                 free[s.index() as usize] = true;
             }
-            let overlaps = self.units.iter().zip(&free).any(|(u, f)| {
+            let overlaps = self.units.iter().zip(free.iter()).any(|(u, f)| {
                 !f && u.file == file && u.offset < end && offset < u.offset + u.len as u64
             });
             // An error ends the job; the loop sees it after this I/O.

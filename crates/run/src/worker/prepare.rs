@@ -294,6 +294,7 @@ pub(super) fn prepare<'a>(
         usage_start: Rusage::default(),
         lbs,
         dry_writes,
+        free_scratch: Vec::new(),
         main_end: 0,
         verify_ns: 0,
         logs,
