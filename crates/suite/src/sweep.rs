@@ -279,6 +279,19 @@ pub fn with_instance_caps(
             .bw
             .or(vol.as_ref().map(|v| v.throughput_bytes_per_s()))
             .unwrap_or(f64::INFINITY);
+        // A GCP machine caps each disk type apart; a volume type it has no row for (Hyperdisk,
+        // or no type given) keeps the volume's own limits, and the note says so.
+        let Some(inst) = inst.for_volume(vol.as_ref()) else {
+            notes.push(format!(
+                "job '{}': instance {} has no modelled cap for {}; the volume's own limits apply",
+                j.name,
+                inst.name,
+                vol.as_ref()
+                    .map(|v| v.type_name().to_string())
+                    .unwrap_or_else(|| "a simulated volume without a type".into())
+            ));
+            continue;
+        };
         let inst_bw = inst.max_mb_s * 1e6;
         let mut add = vec![];
         if inst.max_iops < vol_iops {
@@ -940,6 +953,26 @@ mod tests {
         );
         assert!(!set.jobs[2].sim.enabled(), "a real device is left alone");
         assert_eq!(notes.len(), 1, "{notes:?}");
+    }
+
+    #[test]
+    fn a_gcp_machine_caps_simulated_persistent_disks_by_their_type() {
+        let base = sections(
+            "[ssd]\nsim_volume=pd-ssd:size=2T\nsize=1m\n[hd]\nsim_volume=gcp-hyperdisk-balanced:iops=50000,throughput=1200\nsize=1m\n",
+        );
+        let inst = iolens_analyze::instance("n2-standard-8").unwrap();
+        let (out, notes) = with_instance_caps(&base, &inst).unwrap();
+        let set = build_jobs(&out, &[]).unwrap();
+        assert_eq!(
+            set.jobs[0].sim.iops,
+            Some(15_000.0),
+            "n2-standard-8 carries 15,000 IOPS to pd-ssd (the disk allows 61,440): {notes:?}"
+        );
+        assert_eq!(set.jobs[1].sim.iops, None, "Hyperdisk: no modelled cap");
+        assert!(
+            notes[1].contains("no modelled cap for gcp-hyperdisk-balanced"),
+            "{notes:?}"
+        );
     }
 
     #[test]

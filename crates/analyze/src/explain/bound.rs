@@ -275,7 +275,7 @@ fn shallower(o: &JobOpts, enough: f64) -> String {
 
 fn limit_advice(limited_by: &str) -> String {
     if limited_by.starts_with("instance") {
-        "the instance's own disk cap binds (EBS on EC2, the VM's uncached disk limit on Azure, the shape's block volume cap on OCI): a larger instance or VM size raises it; more volume performance will not help".into()
+        "the instance's own disk cap binds (EBS on EC2, the VM's uncached disk limit on Azure, the shape's block volume cap on OCI, the machine type's Persistent Disk cap on GCP): a larger instance or VM size raises it; more volume performance will not help".into()
     } else if limited_by.starts_with("volume throughput") {
         "throughput binds at this block size: provision more throughput (gp3) or IOPS (io1/io2 throughput grows with IOPS), or use smaller I/Os for more IOPS".into()
     } else {

@@ -772,3 +772,49 @@ fn thinktime_is_a_rate_bound() {
     assert_eq!(e.jobs[0].bound, Bound::Rate, "{}", e.to_text());
     assert!(find(&e, "rate").unwrap().claim.contains("thinktime takes"));
 }
+
+#[test]
+fn a_gcp_machine_cap_is_a_limit_bound() {
+    // 4 KiB random reads at depth 32 on a 2 TiB pd-ssd (61,440 IOPS) from an n2-standard-8,
+    // whose Persistent Disk cap is 15,000 IOPS: the machine binds, not the disk or the depth.
+    let j = J {
+        opts: vec![
+            ("ioengine", "libaio"),
+            ("iodepth", "32"),
+            ("rw", "randread"),
+            ("bs", "4k"),
+        ],
+        iops: 15_012.0,
+        lat_us: 2_131.0,
+        p50_us: Some(2_090.0),
+        depth: Some("32"),
+        ..J::default()
+    };
+    let e = run(
+        &[j],
+        json!({"direct": "1", "runtime": "60", "time_based": "1"}),
+        &ctx(Some("pd-ssd:size=2T"), Some("n2-standard-8")),
+    );
+    assert_eq!(
+        e.jobs[0].bound,
+        Bound::Limit,
+        "15,012 IOPS against the n2-standard-8's 15,000 on pd-ssd: {:?}",
+        e.findings
+    );
+    let f = find(&e, "limit").unwrap();
+    assert!(
+        f.claim
+            .contains("instance n2-standard-8 on pd-ssd (15,000 IOPS)"),
+        "expected the machine's pd-ssd cap in the claim: {}",
+        f.claim
+    );
+    assert!(f.fix.contains("Persistent Disk cap on GCP"), "{}", f.fix);
+    assert_no_depth_advice(&e, "GCP machine cap");
+    assert!(
+        e.context
+            .iter()
+            .any(|c| c.contains("n2-standard-8 (GCP VM): pd-balanced 15,000 IOPS")),
+        "expected the machine's caps in the context: {:?}",
+        e.context
+    );
+}

@@ -148,8 +148,40 @@ fn tput_short(vol: &Volume, bytes: f64) -> String {
     }
 }
 
-pub(crate) fn instance_candidates(inst: &Instance, w: &Workload) -> Vec<Candidate> {
+/// The instance's caps as limits on the workload. A GCP machine caps each Persistent Disk type
+/// apart, reads and writes apart: its row for the volume's type is used (none without one, or
+/// for a type the machine's table does not have).
+pub(crate) fn instance_candidates(
+    inst: &Instance,
+    vol: Option<&Volume>,
+    w: &Workload,
+) -> Vec<Candidate> {
+    let Some(inst) = inst.for_volume(vol) else {
+        return vec![];
+    };
     let bs = w.bs.max(1.0);
+    if let [caps] = inst.disk_caps.as_slice() {
+        let (iops, mib) = caps.mixed(w.read_fraction);
+        let by_bytes = mib * 1_048_576.0 / bs;
+        let on = format!("{} on {}", inst.name, caps.disk);
+        return vec![
+            Candidate {
+                iops,
+                limited_by: format!("instance {on} ({} IOPS)", fmt::int(iops)),
+                formula: format!("{on} {} IOPS", fmt::int(iops)),
+            },
+            Candidate {
+                iops: by_bytes,
+                limited_by: format!("instance {on} ({})", fmt::bw(mib * 1_048_576.0)),
+                formula: format!(
+                    "{} / {} = {}",
+                    fmt::bw(mib * 1_048_576.0),
+                    fmt::size(bs),
+                    fmt::int(by_bytes)
+                ),
+            },
+        ];
+    }
     let (iops, mb, when) = if w.sustained && inst.burst {
         (inst.baseline_iops, inst.baseline_mb_s, "baseline")
     } else if inst.burst {
@@ -250,7 +282,7 @@ pub(crate) fn ceiling_for(
         cands.extend(volume_candidates(v, w));
     }
     if let Some(i) = inst {
-        cands.extend(instance_candidates(i, w));
+        cands.extend(instance_candidates(i, vol, w));
     }
     combine(cands, w)
 }

@@ -23,6 +23,63 @@ pub(crate) struct ModelData {
     /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
     #[serde(default)]
     pub flex_shapes: Vec<FlexShape>,
+    /// GCP machine series: Persistent Disk caps by disk type and vCPU count (or machine type).
+    #[serde(default)]
+    pub gcp_machine_series: Vec<GcpSeries>,
+}
+
+/// One GCP machine series (N2, C3, ...): Google gives the VM's Persistent Disk caps per disk
+/// type, by vCPU count or by machine type, with reads and writes apart.
+#[derive(Debug, Deserialize)]
+pub(crate) struct GcpSeries {
+    /// The machine-type prefix, e.g. `n2` (A2 Standard and A2 Ultra share `a2`).
+    pub series: String,
+    pub title: String,
+    pub provider: String,
+    pub rows: Vec<GcpRow>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    pub source: String,
+    pub date: String,
+}
+
+/// One row of a series' table: a disk type and the machines it covers (one machine type, or a
+/// vCPU range whose `max_vcpus` is open for "N or more"), with the VM's caps in MiB/s.
+#[derive(Debug, Deserialize)]
+pub(crate) struct GcpRow {
+    pub disk: String,
+    #[serde(default)]
+    pub machine: Option<String>,
+    #[serde(default)]
+    pub min_vcpus: Option<u32>,
+    #[serde(default)]
+    pub max_vcpus: Option<u32>,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_mib_s: f64,
+    pub write_mib_s: f64,
+}
+
+impl GcpRow {
+    /// True when the row covers machine type `machine` with `vcpus` vCPUs.
+    pub fn covers(&self, machine: &str, vcpus: Option<u32>) -> bool {
+        match (&self.machine, self.min_vcpus, vcpus) {
+            (Some(m), _, _) => m == machine,
+            (None, Some(lo), Some(n)) => n >= lo && self.max_vcpus.is_none_or(|hi| n <= hi),
+            _ => false,
+        }
+    }
+
+    /// `4`, `2-7`, `64+` or the machine type, as the row is written.
+    pub fn covers_text(&self) -> String {
+        match (&self.machine, self.min_vcpus, self.max_vcpus) {
+            (Some(m), _, _) => m.clone(),
+            (None, Some(lo), Some(hi)) if lo == hi => format!("{lo}"),
+            (None, Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+            (None, Some(lo), None) => format!("{lo}+"),
+            _ => "?".into(),
+        }
+    }
 }
 
 /// An OCI flexible shape: the network bandwidth grows with the OCPUs, and the shape's block
@@ -442,6 +499,30 @@ mod tests {
                 "{}: a burst rule other than AWS's needs its window",
                 i.name
             );
+        }
+        assert!(d.gcp_machine_series.len() >= 20);
+        for g in &d.gcp_machine_series {
+            assert!(!g.source.is_empty() && !g.date.is_empty(), "{}", g.title);
+            assert!(
+                g.rows.iter().any(|r| r.disk == "pd-balanced"),
+                "{}",
+                g.title
+            );
+            for r in &g.rows {
+                assert!(
+                    r.machine.is_some() != r.min_vcpus.is_some(),
+                    "{}: a row names a machine type or a vCPU range",
+                    g.title
+                );
+                assert!(
+                    volume_model(&r.disk).is_some(),
+                    "{}: {} is a modelled disk type",
+                    g.title,
+                    r.disk
+                );
+                assert!(r.read_iops > 0.0 && r.write_iops > 0.0 && r.read_mib_s > 0.0);
+                assert!(r.write_mib_s > 0.0, "{}", g.title);
+            }
         }
         // MB/s in AWS's tables is Mbps / 8 (the other clouds' tables give MB/s only).
         let raw: serde_json::Value = serde_json::from_str(MODELS_JSON).unwrap();

@@ -1,7 +1,9 @@
-//! Instance (VM) disk caps: EC2's EBS caps and Azure's uncached VM disk limits. An instance can
-//! carry less than the volume attached to it (an r6i.8xlarge delivers at most 40,000 IOPS to a
-//! 256,000-IOPS io2 Block Express volume; a Standard_D4s_v5 6,400 IOPS to any disk), so every
-//! expected ceiling takes the instance into account when one is named.
+//! Instance (VM) disk caps: EC2's EBS caps, Azure's uncached VM disk limits, OCI's shape caps
+//! and GCP's Persistent Disk caps by machine type. An instance can carry less than the volume
+//! attached to it (an r6i.8xlarge delivers at most 40,000 IOPS to a 256,000-IOPS io2 Block
+//! Express volume; a Standard_D4s_v5 6,400 IOPS to any disk), so every expected ceiling takes
+//! the instance into account when one is named. GCP's caps depend on the disk type too, so a
+//! GCP machine carries one row per Persistent Disk type and [`Instance::for_volume`] picks it.
 
 use serde::Serialize;
 
@@ -33,6 +35,67 @@ pub struct Instance {
     pub source: String,
     /// Date of the source.
     pub date: String,
+    /// GCP: the caps per Persistent Disk type (reads and writes apart); empty elsewhere, where
+    /// one cap holds for every disk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disk_caps: Vec<DiskCaps>,
+}
+
+/// A GCP machine's caps for one Persistent Disk type, as Google's table gives them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiskCaps {
+    /// `pd-balanced`, `pd-ssd` or `pd-standard`.
+    pub disk: String,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// MiB/s (1,048,576 bytes).
+    pub read_mib_s: f64,
+    pub write_mib_s: f64,
+}
+
+const MIB: f64 = 1_048_576.0;
+
+impl DiskCaps {
+    /// The most I/Os per second with `read_fraction` reads. Reads and writes draw on one IOPS
+    /// budget (a mix reaches `1 / (r / read + w / write)`); their throughputs add up on SSD
+    /// types, while on pd-standard they share one budget too (Google: a VM that reads more can
+    /// write less on standard disks; SSD disks reach both throughput limits at once).
+    pub fn mixed(&self, read_fraction: f64) -> (f64, f64) {
+        let r = read_fraction.clamp(0.0, 1.0);
+        let shared = |a: f64, b: f64| 1.0 / (r / a + (1.0 - r) / b);
+        let iops = shared(self.read_iops, self.write_iops);
+        let mib = if self.disk == "pd-standard" {
+            shared(self.read_mib_s, self.write_mib_s)
+        } else {
+            let by = |cap: f64, part: f64| {
+                if part > 0.0 {
+                    cap / part
+                } else {
+                    f64::INFINITY
+                }
+            };
+            by(self.read_mib_s, r).min(by(self.write_mib_s, 1.0 - r))
+        };
+        (iops, mib)
+    }
+
+    fn describe(&self) -> String {
+        let pair = |r: f64, w: f64, f: &dyn Fn(f64) -> String| {
+            if r == w {
+                f(r)
+            } else {
+                format!("{} read / {} write", f(r), f(w))
+            }
+        };
+        format!(
+            "{} {} IOPS, {}",
+            self.disk,
+            pair(self.read_iops, self.write_iops, &crate::fmt::int),
+            pair(self.read_mib_s, self.write_mib_s, &|m| crate::fmt::bw(
+                m * MIB
+            ))
+        )
+    }
 }
 
 impl Instance {
@@ -41,6 +104,15 @@ impl Instance {
     /// Other clouds say whose caps they are: `standard_d4s_v5 (Azure VM): ...`.
     pub fn describe(&self) -> String {
         use crate::fmt;
+        if !self.disk_caps.is_empty() {
+            let caps: Vec<String> = self.disk_caps.iter().map(DiskCaps::describe).collect();
+            return format!(
+                "{} ({} VM): {} (Persistent Disk caps; Hyperdisk caps are not modelled)",
+                self.name,
+                self.provider,
+                caps.join("; ")
+            );
+        }
         let name = if self.provider == "AWS EC2" {
             self.name.clone()
         } else {
@@ -64,6 +136,37 @@ impl Instance {
                 fmt::trim(self.max_mb_s, 2)
             )
         }
+    }
+}
+
+impl Instance {
+    /// The instance as it caps a volume of the given type. An instance with one cap for every
+    /// disk is itself. A GCP machine becomes its row for the volume's Persistent Disk type
+    /// (`disk_caps` then holds that row alone, and the maxima are its read caps); `None` when
+    /// no volume is given or its type has no row (Hyperdisk: not modelled), since a GCP
+    /// machine has no cap that holds for every disk.
+    pub fn for_volume(&self, vol: Option<&super::volume::Volume>) -> Option<Instance> {
+        if self.disk_caps.is_empty() {
+            return Some(self.clone());
+        }
+        let ty = vol?.model.ty.as_str();
+        let disk = ty.strip_prefix("gcp-").unwrap_or(ty);
+        let c = self.disk_caps.iter().find(|c| c.disk == disk)?;
+        let iops = c.read_iops.max(c.write_iops);
+        let mb_s = c.read_mib_s.max(c.write_mib_s) * MIB / 1e6;
+        Some(Instance {
+            name: self.name.clone(),
+            provider: self.provider.clone(),
+            baseline_iops: iops,
+            max_iops: iops,
+            baseline_mb_s: mb_s,
+            max_mb_s: mb_s,
+            burst: false,
+            burst_window: String::new(),
+            source: self.source.clone(),
+            date: self.date.clone(),
+            disk_caps: vec![c.clone()],
+        })
     }
 }
 
@@ -97,9 +200,10 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
                 .unwrap_or_else(|| AWS_BURST_WINDOW.to_string()),
             source: i.source.clone(),
             date: i.date.clone(),
+            disk_caps: vec![],
         });
     }
-    if let Some(r) = flex_instance(&wanted) {
+    if let Some(r) = flex_instance(&wanted).or_else(|| gcp_instance(&wanted)) {
         return r.map_err(|suggestion| AnalyzeError::UnknownInstance {
             given: name.to_string(),
             suggestion,
@@ -167,7 +271,91 @@ fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
             crate::fmt::trim(gbps, 1)
         ),
         date: f.date.clone(),
+        disk_caps: vec![],
     }))
+}
+
+/// A GCP machine type (`n2-standard-8`, `c3-highmem-22`, `a2-highgpu-1g`): its series' rows
+/// that cover it, one per Persistent Disk type. `None` when the name is no GCP series; an error
+/// (what the series' table covers) when the series is known and no row covers the machine.
+fn gcp_instance(wanted: &str) -> Option<Result<Instance, String>> {
+    let d = data();
+    let prefix = wanted.split('-').next()?;
+    let series: Vec<&super::data::GcpSeries> = d
+        .gcp_machine_series
+        .iter()
+        .filter(|g| g.series == prefix)
+        .collect();
+    if series.is_empty() {
+        return None;
+    }
+    // Custom types (`n2-custom-8-16384`) carry their vCPUs in the same place.
+    let vcpus = wanted.split('-').nth(2).and_then(|n| n.parse::<u32>().ok());
+    for g in &series {
+        let caps: Vec<DiskCaps> = g
+            .rows
+            .iter()
+            .filter(|r| r.covers(wanted, vcpus))
+            .map(|r| DiskCaps {
+                disk: r.disk.clone(),
+                read_iops: r.read_iops,
+                write_iops: r.write_iops,
+                read_mib_s: r.read_mib_s,
+                write_mib_s: r.write_mib_s,
+            })
+            .collect();
+        if caps.is_empty() {
+            continue;
+        }
+        let iops = caps
+            .iter()
+            .map(|c| c.read_iops.max(c.write_iops))
+            .fold(0.0, f64::max);
+        let mb_s = caps
+            .iter()
+            .map(|c| c.read_mib_s.max(c.write_mib_s))
+            .fold(0.0, f64::max)
+            * MIB
+            / 1e6;
+        let covered = match vcpus {
+            Some(n) => format!("{} with {n} vCPUs", g.title),
+            None => g.title.clone(),
+        };
+        return Some(Ok(Instance {
+            name: wanted.to_string(),
+            provider: g.provider.clone(),
+            baseline_iops: iops,
+            max_iops: iops,
+            baseline_mb_s: mb_s,
+            max_mb_s: mb_s,
+            burst: false,
+            burst_window: String::new(),
+            source: format!("{}; rows for {covered}", g.source),
+            date: g.date.clone(),
+            disk_caps: caps,
+        }));
+    }
+    let mut covers: Vec<String> = vec![];
+    for g in &series {
+        for r in g.rows.iter().filter(|r| r.disk == "pd-balanced") {
+            covers.push(r.covers_text());
+        }
+    }
+    if vcpus.is_none()
+        && series
+            .iter()
+            .all(|g| g.rows.iter().all(|r| r.machine.is_none()))
+    {
+        return Some(Err(format!(
+            "; {wanted} names a GCP {} machine type without its vCPU count (e.g. {prefix}-standard-8)",
+            series[0].title
+        )));
+    }
+    Some(Err(format!(
+        "; {wanted} is a GCP {} machine type that Google's Persistent Disk table does not cover (it covers {})",
+        series[0].title,
+        covers.join(", ")
+    )))
 }
 
 /// Edit distance, with a bonus for the same family or the same size, so that `r6i.8xl` and
@@ -304,6 +492,108 @@ mod tests {
         let s2 = instance("VM.Standard2.4").unwrap();
         assert_eq!((s2.max_iops, s2.max_mb_s), (80_000.0, 480.0));
         assert!(s2.describe().contains("(OCI VM)"), "{}", s2.describe());
+    }
+
+    #[test]
+    fn gcp_machine_caps_by_disk_type() {
+        // Google's table as copied into gcpdiag (2024-08): N2 with 8-15 vCPUs.
+        let n2 = instance("n2-standard-8").unwrap();
+        assert_eq!(n2.provider, "GCP");
+        let caps: Vec<(&str, f64, f64, f64, f64)> = n2
+            .disk_caps
+            .iter()
+            .map(|c| {
+                (
+                    c.disk.as_str(),
+                    c.read_iops,
+                    c.write_iops,
+                    c.read_mib_s,
+                    c.write_mib_s,
+                )
+            })
+            .collect();
+        assert_eq!(
+            caps,
+            vec![
+                ("pd-balanced", 15_000.0, 15_000.0, 800.0, 800.0),
+                ("pd-ssd", 15_000.0, 15_000.0, 800.0, 800.0),
+                ("pd-standard", 5_000.0, 15_000.0, 800.0, 400.0),
+            ],
+            "n2-standard-8's rows (8-15 vCPUs) of N2's table"
+        );
+        assert!(n2.source.contains("gcpdiag") && n2.source.contains("N2 with 8 vCPUs"));
+        assert!(
+            n2.describe()
+                .contains("pd-standard 5,000 read / 15,000 write IOPS"),
+            "{}",
+            n2.describe()
+        );
+        for (name, disk, iops, mib) in [
+            ("n2-highmem-64", "pd-ssd", 100_000.0, 1_200.0),
+            ("n2d-standard-32", "pd-balanced", 50_000.0, 1_200.0),
+            ("n1-standard-1", "pd-ssd", 15_000.0, 240.0),
+            ("c3-standard-22", "pd-balanced", 20_000.0, 800.0),
+            ("c2-standard-60", "pd-ssd", 30_000.0, 1_200.0),
+            ("e2-medium", "pd-ssd", 12_000.0, 200.0),
+            ("a2-highgpu-1g", "pd-ssd", 15_000.0, 800.0),
+            ("n2-custom-8-16384", "pd-ssd", 15_000.0, 800.0),
+        ] {
+            let i = instance(name).unwrap();
+            let c = i.disk_caps.iter().find(|c| c.disk == disk).unwrap();
+            assert_eq!(
+                (c.read_iops, c.read_mib_s),
+                (iops, mib),
+                "{name} on {disk}: expected the copy's read caps"
+            );
+        }
+        // N1 with one vCPU writes less than it reads.
+        let n1 = instance("n1-standard-1").unwrap();
+        assert_eq!(n1.disk_caps[0].write_mib_s, 204.0);
+        // The mix: one IOPS budget; SSD throughputs add up, pd-standard's share one budget.
+        let std = n2
+            .disk_caps
+            .iter()
+            .find(|c| c.disk == "pd-standard")
+            .unwrap();
+        let (iops, mib) = std.mixed(0.5);
+        assert_eq!(
+            (iops.round(), mib.round()),
+            (7_500.0, 533.0),
+            "1 / (0.5/5,000 + 0.5/15,000); 1 / (0.5/800 + 0.5/400)"
+        );
+        let ssd = n2.disk_caps.iter().find(|c| c.disk == "pd-ssd").unwrap();
+        assert_eq!(
+            ssd.mixed(0.5),
+            (15_000.0, 1_600.0),
+            "IOPS shared, MiB/s apart"
+        );
+        assert_eq!(ssd.mixed(1.0), (15_000.0, 800.0));
+        // Names the table does not cover say what it does.
+        let e = instance("c3-standard-5").unwrap_err().to_string();
+        assert!(
+            e.contains("does not cover") && e.contains("4, 8, 22, 44, 88, 176"),
+            "{e}"
+        );
+        let e = instance("n2-standard").unwrap_err().to_string();
+        assert!(e.contains("without its vCPU count"), "{e}");
+        let e = instance("e2-micro").unwrap_err().to_string();
+        assert!(e.contains("e2-medium"), "{e}");
+    }
+
+    #[test]
+    fn a_gcp_machine_caps_the_volume_of_its_disk_type_only() {
+        let n2 = instance("n2-standard-8").unwrap();
+        let ssd = crate::parse_volume("pd-ssd:size=2T").unwrap();
+        let on = n2.for_volume(Some(&ssd)).unwrap();
+        assert_eq!((on.max_iops, on.disk_caps.len()), (15_000.0, 1));
+        let hd = crate::parse_volume("gcp-hyperdisk-balanced:iops=50000").unwrap();
+        assert!(
+            n2.for_volume(Some(&hd)).is_none(),
+            "Hyperdisk caps are not modelled"
+        );
+        assert!(n2.for_volume(None).is_none(), "no disk type, no GCP cap");
+        let aws = instance("c7g.16xlarge").unwrap();
+        assert_eq!(aws.for_volume(None), Some(aws.clone()));
     }
 
     #[test]

@@ -313,6 +313,46 @@ pub fn list_models() -> String {
             f.date
         ));
     }
+    out.push_str(
+        "\nGCP machine types (the VM's Persistent Disk caps by disk type; IOPS and MiB/s read / write where they differ; Hyperdisk caps are not modelled)\n",
+    );
+    for g in &d.gcp_machine_series {
+        out.push_str(&format!("  {} ({}-*): {}\n", g.title, g.series, g.date));
+        for disk in ["pd-balanced", "pd-ssd", "pd-standard"] {
+            let rows: Vec<String> = g
+                .rows
+                .iter()
+                .filter(|r| r.disk == disk)
+                .map(|r| {
+                    let pair = |a: f64, b: f64, f: &dyn Fn(f64) -> String| {
+                        if a == b {
+                            f(a)
+                        } else {
+                            format!("{}/{}", f(a), f(b))
+                        }
+                    };
+                    let who = match &r.machine {
+                        Some(m) => m.clone(),
+                        None => format!("{} vCPU", r.covers_text()),
+                    };
+                    format!(
+                        "{who} {} IOPS {} MiB/s",
+                        pair(r.read_iops, r.write_iops, &fmt::int),
+                        pair(r.read_mib_s, r.write_mib_s, &fmt::int)
+                    )
+                })
+                .collect();
+            if !rows.is_empty() {
+                out.push_str(&format!("    {disk}: {}\n", rows.join("; ")));
+            }
+        }
+        for n in &g.notes {
+            out.push_str(&format!("    note: {n}\n"));
+        }
+    }
+    if let Some(g) = d.gcp_machine_series.first() {
+        out.push_str(&format!("  source: {}\n", g.source));
+    }
     out.push_str(&format!(
         "\nBurst instances: {} ({}, {})\n",
         d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date

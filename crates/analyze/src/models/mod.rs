@@ -465,6 +465,50 @@ mod tests {
     }
 
     #[test]
+    fn a_gcp_machine_caps_its_persistent_disk() {
+        // pd-ssd of 2 TiB allows 61,440 IOPS; an n2-standard-8 carries 15,000 to it.
+        let n2 = instance("n2-standard-8").unwrap();
+        let ssd = parse_volume("pd-ssd:size=2T").unwrap();
+        let c = expected_ceiling(Some(&ssd), Some(&n2), 4096, 1.0).unwrap();
+        assert!(close(c.iops, 15_000.0), "expected 15,000 IOPS, got {c:?}");
+        assert!(
+            c.limited_by == "instance n2-standard-8 on pd-ssd (15,000 IOPS)",
+            "{}",
+            c.limited_by
+        );
+        // 1 MiB reads: 800 MiB/s on the VM, 983 MiB/s on the disk.
+        let c = expected_ceiling(Some(&ssd), Some(&n2), 1 << 20, 1.0).unwrap();
+        assert!(
+            close(c.iops, 800.0),
+            "expected 800 IOPS of 1 MiB, got {c:?}"
+        );
+        // pd-standard 50/50: one IOPS budget, 1 / (0.5 / 5,000 + 0.5 / 15,000) = 7,500; the
+        // volume's own 0.75 IOPS/GiB x 10 TiB = 7,680 is above it.
+        let hdd = parse_volume("pd-standard:size=10T").unwrap();
+        let c = expected_ceiling(Some(&hdd), Some(&n2), 4096, 0.5).unwrap();
+        assert!(close(c.iops, 7_500.0), "expected 7,500 IOPS, got {c:?}");
+        // Hyperdisk: the machine's caps for it are not modelled, the volume's own apply.
+        let hd = parse_volume("gcp-hyperdisk-balanced:iops=50000,throughput=1200").unwrap();
+        let c = expected_ceiling(Some(&hd), Some(&n2), 4096, 1.0).unwrap();
+        assert!(
+            close(c.iops, 50_000.0) && c.limited_by.starts_with("volume"),
+            "{c:?}"
+        );
+        assert!(expected_ceiling(None, Some(&n2), 4096, 1.0).is_none());
+        // pd-ssd's per-VM baseline: 6,000 IOPS and 240 MiB/s however small the disk.
+        let small = parse_volume("pd-ssd:size=100G").unwrap();
+        assert!(close(small.iops(), 6_000.0) && close(small.throughput_bytes_per_s(), 240.0 * MIB));
+        assert!(
+            small
+                .limits(false)
+                .iops_text
+                .contains("6,000 baseline (above 100 GiB x 30 IOPS/GiB = 3,000)"),
+            "{}",
+            small.limits(false).iops_text
+        );
+    }
+
+    #[test]
     fn instance_caps_in_the_ceiling() {
         let c7g = instance("c7g.16xlarge").unwrap();
         let io1 = parse_volume("io1:iops=48000").unwrap();

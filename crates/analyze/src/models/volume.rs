@@ -517,8 +517,20 @@ impl Volume {
                 )
             }
             Params::GcpPd(p) => {
-                let raw = (p.iops_per_gib * size).max(p.baseline_iops);
-                let (iops, iops_text) = if raw <= p.max_iops {
+                let by_size = p.iops_per_gib * size;
+                let raw = by_size.max(p.baseline_iops);
+                let (iops, iops_text) = if raw <= p.max_iops && by_size < p.baseline_iops {
+                    (
+                        raw,
+                        format!(
+                            "{} baseline (above {} x {} IOPS/GiB = {})",
+                            fmt::int(raw),
+                            fmt::gib(size),
+                            fmt::trim(p.iops_per_gib, 2),
+                            fmt::int(by_size)
+                        ),
+                    )
+                } else if raw <= p.max_iops {
                     (
                         raw,
                         format!(
@@ -534,8 +546,20 @@ impl Volume {
                         format!("{} instance maximum", fmt::int(p.max_iops)),
                     )
                 };
-                let traw = (p.mib_s_per_gib * size).max(p.baseline_mib_s);
-                let (mib, ttext) = if traw <= p.max_mib_s {
+                let t_by_size = p.mib_s_per_gib * size;
+                let traw = t_by_size.max(p.baseline_mib_s);
+                let (mib, ttext) = if traw <= p.max_mib_s && t_by_size < p.baseline_mib_s {
+                    (
+                        traw,
+                        format!(
+                            "{} MiB/s baseline (above {} x {} MiB/s per GiB = {} MiB/s)",
+                            fmt::trim(traw, 2),
+                            fmt::gib(size),
+                            fmt::trim(p.mib_s_per_gib, 3),
+                            fmt::trim(t_by_size, 2)
+                        ),
+                    )
+                } else if traw <= p.max_mib_s {
                     (
                         traw,
                         format!(
