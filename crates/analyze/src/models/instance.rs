@@ -464,6 +464,14 @@ mod tests {
         // MB/s alone bursts on the largest sizes.
         let e = instance("standard_e64s_v5").unwrap();
         assert!(e.burst && e.baseline_iops == e.max_iops && e.baseline_mb_s < e.max_mb_s);
+        // Lsv3 (storage optimized): the remote disk caps, not the local NVMe.
+        let l = instance("L8s_v3").unwrap();
+        assert_eq!(
+            (l.baseline_iops, l.max_iops, l.baseline_mb_s, l.max_mb_s),
+            (12_800.0, 20_000.0, 290.0, 1_200.0),
+            "Standard_L8s_v3's uncached Premium SSD row and its burst"
+        );
+        assert!(l.source.contains("lsv3-series.md"), "{}", l.source);
         let big = instance("Standard_E104is_v5").unwrap();
         assert!(!big.burst);
         assert_eq!((big.max_iops, big.max_mb_s), (120_000.0, 4_000.0));
