@@ -171,10 +171,10 @@ fn cluster_run(
     };
     // Every rank lays out its files before the synchronized start, so a rank with more to lay
     // out does not start its I/O late.
-    iolens_session::lay_out(set, &rank)?;
+    let checked = iolens_session::lay_out(set, &rank)?;
     let o = cl.run(
         || {
-            let o = iolens_session::run(set, &rank, &mut Sink::stdout())?;
+            let o = iolens_session::run_checked(set, checked, &rank, &mut Sink::stdout())?;
             Ok((o.result, o.errors, o.started_ms))
         },
         &a.formats,

@@ -10,7 +10,7 @@
 //! fio 3.33 cannot do this (it reads 8 bytes of each record, says "iolog short read" and
 //! leaves the merged file empty); iolens follows the HOWTO and later fio's merge.
 
-use crate::iolog::{blktrace_order, BLK_RECORD, TA_QUEUE, TC_DISCARD, TC_WRITE};
+use crate::iolog::{blktrace_order, Fields, BLK_RECORD, TA_QUEUE, TC_DISCARD, TC_WRITE};
 
 const TC_READ: u32 = 1;
 
@@ -33,30 +33,15 @@ struct Cursor {
 
 impl Cursor {
     fn u32_at(&self, at: usize) -> u32 {
-        let b: [u8; 4] = self.data[at..at + 4].try_into().unwrap();
-        if self.le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        }
+        Fields { le: self.le }.u32(&self.data, at)
     }
 
     fn u64_at(&self, at: usize) -> u64 {
-        let b: [u8; 8] = self.data[at..at + 8].try_into().unwrap();
-        if self.le {
-            u64::from_le_bytes(b)
-        } else {
-            u64::from_be_bytes(b)
-        }
+        Fields { le: self.le }.u64(&self.data, at)
     }
 
     fn u16_at(&self, at: usize) -> u16 {
-        let b: [u8; 2] = self.data[at..at + 2].try_into().unwrap();
-        if self.le {
-            u16::from_le_bytes(b)
-        } else {
-            u16::from_be_bytes(b)
-        }
+        Fields { le: self.le }.u16(&self.data, at)
     }
 
     /// Reads to the next queue event of a read, write or discard (the next to write), or to

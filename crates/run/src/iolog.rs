@@ -209,6 +209,41 @@ pub(crate) const BLK_MAGIC: u32 = 0x6561_7400;
 const BLK_VERSION: u32 = 0x07;
 /// Bytes of `struct blk_io_trace` before its payload.
 pub(crate) const BLK_RECORD: usize = 48;
+
+/// Reads a blktrace record's fields in the byte order of the trace (its magic says which).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    pub le: bool,
+}
+
+impl Fields {
+    pub fn u16(self, b: &[u8], at: usize) -> u16 {
+        let x = [b[at], b[at + 1]];
+        if self.le {
+            u16::from_le_bytes(x)
+        } else {
+            u16::from_be_bytes(x)
+        }
+    }
+
+    pub fn u32(self, b: &[u8], at: usize) -> u32 {
+        let x: [u8; 4] = b[at..at + 4].try_into().expect("4 bytes");
+        if self.le {
+            u32::from_le_bytes(x)
+        } else {
+            u32::from_be_bytes(x)
+        }
+    }
+
+    pub fn u64(self, b: &[u8], at: usize) -> u64 {
+        let x: [u8; 8] = b[at..at + 8].try_into().expect("8 bytes");
+        if self.le {
+            u64::from_le_bytes(x)
+        } else {
+            u64::from_be_bytes(x)
+        }
+    }
+}
 /// Action categories (`BLK_TC_*`, the action's high 16 bits) and the queue action.
 pub(crate) const TC_WRITE: u32 = 1 << 1;
 const TC_FLUSH: u32 = 1 << 2;
@@ -296,23 +331,9 @@ impl BlkState {
         rec: &[u8; BLK_RECORD],
         device: &dyn Fn(u32, u32) -> String,
     ) -> Result<(Option<TraceIo>, usize), String> {
-        let le = self.le;
-        let r32 = |at: usize| {
-            let x: [u8; 4] = rec[at..at + 4].try_into().unwrap();
-            if le {
-                u32::from_le_bytes(x)
-            } else {
-                u32::from_be_bytes(x)
-            }
-        };
-        let r64 = |at: usize| {
-            let x: [u8; 8] = rec[at..at + 8].try_into().unwrap();
-            if le {
-                u64::from_le_bytes(x)
-            } else {
-                u64::from_be_bytes(x)
-            }
-        };
+        let f = Fields { le: self.le };
+        let r32 = |at: usize| f.u32(rec, at);
+        let r64 = |at: usize| f.u64(rec, at);
         let magic = r32(0);
         if magic & 0xffff_ff00 != BLK_MAGIC {
             return Err(format!("bad magic 0x{magic:08x}"));
@@ -324,11 +345,7 @@ impl BlkState {
             ));
         }
         let (time, sector, bytes, action, dev) = (r64(8), r64(16), r32(24), r32(28), r32(36));
-        let pdu = if le {
-            u16::from_le_bytes([rec[46], rec[47]])
-        } else {
-            u16::from_be_bytes([rec[46], rec[47]])
-        } as usize;
+        let pdu = f.u16(rec, 46) as usize;
         let cat = action >> 16;
         if cat & TC_NOTIFY != 0 || action & 0xffff != TA_QUEUE || cat & TC_FLUSH != 0 || bytes == 0
         {

@@ -248,26 +248,43 @@ pub fn check_models(set: &JobSet) -> Result<()> {
     Ok(())
 }
 
-/// Checks a job set as [`run`] does (job limit, models, plan, safety) and lays out its files,
-/// so that a later [`run`] of the same set starts its I/O at once: a cluster rank does this
-/// before the synchronized start.
-pub fn lay_out(set: &JobSet, s: &Settings) -> Result<()> {
+/// A job set's plan that passed the checks [`run`] makes (job limit, models, safety).
+pub struct Checked(iolens_run::Plan);
+
+/// Plans a job set and checks it: the job limit, the models, the plan itself (which merges
+/// `merge_blktrace_file` traces) and the safety checks, before any I/O.
+pub fn check(set: &JobSet, s: &Settings) -> Result<Checked> {
     check_job_count(set, s.max_jobs)?;
     check_models(set)?;
     let plan = iolens_run::plan(set)?;
     iolens_run::safety::check(&plan, &s.safety)?;
-    iolens_run::lay_out(&plan, &mut |_| {});
-    Ok(())
+    Ok(Checked(plan))
+}
+
+/// Checks a job set as [`run`] does and lays out its files, so that a later
+/// [`run_checked`] of the returned plan starts its I/O at once: a cluster rank does this before
+/// the synchronized start (and plans once: a blktrace merge is not done twice).
+pub fn lay_out(set: &JobSet, s: &Settings) -> Result<Checked> {
+    let checked = check(set, s)?;
+    iolens_run::lay_out(&checked.0, &mut |_| {});
+    Ok(checked)
 }
 
 /// Runs a job set from start to report: job limit, plan, safety checks, notes and header,
 /// signal handling (SIGINT, SIGTERM, SIGHUP), the run with its status line, the report,
 /// errors, and the explanation.
 pub fn run(set: &JobSet, s: &Settings, sink: &mut Sink) -> Result<Outcome> {
-    check_job_count(set, s.max_jobs)?;
-    check_models(set)?;
-    let plan = iolens_run::plan(set)?;
-    iolens_run::safety::check(&plan, &s.safety)?;
+    run_checked(set, check(set, s)?, s, sink)
+}
+
+/// [`run`] of a plan that [`check`] or [`lay_out`] made from the same set.
+pub fn run_checked(
+    set: &JobSet,
+    checked: Checked,
+    s: &Settings,
+    sink: &mut Sink,
+) -> Result<Outcome> {
+    let plan = checked.0;
     for n in plan.notes.iter().filter(|_| s.notes) {
         if s.header {
             sink.write(&format!("{n}\n"))?;
