@@ -602,7 +602,23 @@ pub fn member(
     if at_ms >= now && at_ms - now <= 2 * delay_ms + 1000 {
         sleep_until_ms(at_ms);
     } else {
-        log(rank, &format!("this host's clock is {} ms off rank 0's: starting {delay_ms} ms after the start message instead", now as i64 - at_ms as i64 + delay_ms as i64));
+        // One message cannot tell a clock ahead of rank 0's from a start message that came
+        // late (a loaded host, a slow network): say both.
+        let why = if at_ms < now {
+            format!(
+                "the start time is {} ms in this host's past (its clock is ahead of rank 0's, or the start message came late)",
+                now - at_ms
+            )
+        } else {
+            format!(
+                "the start time is {} ms ahead, beyond the {delay_ms} ms start delay (this host's clock is behind rank 0's)",
+                at_ms - now
+            )
+        };
+        log(
+            rank,
+            &format!("{why}: starting {delay_ms} ms after the start message arrived instead"),
+        );
         let left = Duration::from_millis(delay_ms).saturating_sub(got.elapsed());
         std::thread::sleep(left);
     }
