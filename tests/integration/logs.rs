@@ -341,6 +341,70 @@ fn iolens_replay_ios(dir: &Path, extra: &[&str]) -> f64 {
 }
 
 #[test]
+fn read_iolog_names_one_trace_per_clone() {
+    let _disk = exclusive_disk();
+    let d = TempDir::new("replay-clones");
+    // Two version 2 logs: 100 reads of fa, 60 writes of fb.
+    let log = |file: &str, op: &str, n: u64| {
+        let mut s = format!("fio version 2 iolog\n{file} add\n{file} open\n");
+        for i in 0..n {
+            s.push_str(&format!("{file} {op} {} 4096\n", (i * 37 % 64) * 4096));
+        }
+        s.push_str(&format!("{file} close\n"));
+        s
+    };
+    d.write("a.log", &log("fa", "read", 100));
+    d.write("b.log", &log("fb", "write", 60));
+    let args = [
+        "--name=r",
+        "--read_iolog=a.log:b.log",
+        "--numjobs=2",
+        "--replay_no_stall=1",
+        "--output-format=json",
+    ];
+    let ios = |out: &str, what: &str| -> Vec<(f64, f64)> {
+        let j = json_of(out);
+        let jobs = j["jobs"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: no jobs in {out}"));
+        jobs.iter()
+            .map(|e| (num(&e["read"]["total_ios"]), num(&e["write"]["total_ios"])))
+            .collect()
+    };
+    let o = run_in(&d.0, &args);
+    assert!(o.status.success(), "iolens {args:?}: {}", stderr(&o));
+    assert_eq!(
+        ios(&stdout(&o), "iolens"),
+        vec![(100.0, 0.0), (0.0, 60.0)],
+        "read_iolog=a.log:b.log with numjobs=2: clone 0 replays a.log (100 reads), clone 1 b.log (60 writes)"
+    );
+    assert!(
+        d.join("fa").exists() && d.join("fb").exists(),
+        "each clone lays out its trace's file"
+    );
+    if skip_unless(
+        has_fio(),
+        "fio not installed: no comparison of read_iolog=a:b",
+    ) {
+        return;
+    }
+    let o = output_within(
+        {
+            let mut c = Command::new("fio");
+            c.current_dir(&d.0).args(args);
+            c
+        },
+        std::time::Duration::from_secs(120),
+    );
+    assert!(o.status.success(), "fio {args:?}: {}", stderr(&o));
+    assert_eq!(
+        ios(&stdout(&o), "fio"),
+        vec![(100.0, 0.0), (0.0, 60.0)],
+        "fio 3.33 gives the traces to the clones in the same way"
+    );
+}
+
+#[test]
 fn read_iolog_replays_every_io_of_a_version_3_log() {
     let _disk = exclusive_disk();
     let d = TempDir::new("replay");

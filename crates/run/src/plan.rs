@@ -249,8 +249,29 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
         } else {
             spec
         };
+        // read_iolog=a:b gives the traces to the job's clones in turn (fio); the job as a
+        // whole is planned with the first.
+        let traces: Vec<String> = match (&spec.logs.read_iolog, &spec.logs.merge_blktrace_file) {
+            (Some(l), None) => split_filenames(l),
+            _ => vec![],
+        };
+        let with_trace = |t: &str| {
+            let mut s = spec.clone();
+            s.logs.read_iolog = Some(t.to_string());
+            replay_job(&s)
+        };
+        let per_clone: Vec<Arc<JobSpec>> = if traces.len() > 1 {
+            (0..spec.numjobs as usize)
+                .map(|k| with_trace(&traces[k % traces.len()]).map(Arc::new))
+                .collect::<Result<_, _>>()?
+        } else {
+            vec![]
+        };
         let adjusted;
-        let spec = if spec.logs.read_iolog.is_some() {
+        let spec = if let Some(first) = per_clone.first() {
+            adjusted = (**first).clone();
+            &adjusted
+        } else if spec.logs.read_iolog.is_some() {
             adjusted = replay_job(spec)?;
             &adjusted
         } else if spec.size == Some(SizeOrPct::Bytes(0)) {
@@ -314,6 +335,10 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
         // The smallest I/O the job makes: file sizes and shares come in whole ones of it.
         let min_bs = spec.min_bs_used().max(1);
         for jobnum in 0..spec.numjobs {
+            let (spec, spec_arc) = match per_clone.get(jobnum as usize) {
+                Some(c) => (&**c, c.clone()),
+                None => (spec, spec_arc.clone()),
+            };
             let paths = resolve_files(spec, jobnum);
             if paths.is_empty() {
                 return Err(RunError::Plan(
