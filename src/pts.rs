@@ -116,7 +116,10 @@ impl Driver for Exec<'_> {
                                 })
                             })
                             .collect();
-                        (!parts.is_empty()).then(|| format!(" [{}]", parts.join("; ")))
+                        // The window as the rounds done left it: this round has not run.
+                        (!parts.is_empty()).then(|| {
+                            format!(" [window after round {}: {}]", k.saturating_sub(1), parts.join("; "))
+                        })
                     })
                     .unwrap_or_default();
                 let title = done
