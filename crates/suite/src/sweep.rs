@@ -249,6 +249,17 @@ pub fn with_options(base: &[RawSection], opts: &[(String, String)]) -> Vec<RawSe
     out
 }
 
+/// The share of reads a job makes (1 for reads only, 0 for writes only).
+fn read_fraction(j: &iolens_job::JobSpec) -> f64 {
+    if j.rw.is_mixed() {
+        f64::from(j.rwmixread) / 100.0
+    } else if j.rw.writes() {
+        0.0
+    } else {
+        1.0
+    }
+}
+
 /// Puts an instance's EBS caps in effect on simulated volumes: each job with a simulated
 /// volume gets `sim_iops`/`sim_bw` at the instance's maximum where that is below the
 /// volume's own limit, so a sweep shows what the volume gives on that instance. Jobs without
@@ -292,10 +303,17 @@ pub fn with_instance_caps(
             ));
             continue;
         };
-        let inst_bw = inst.max_mb_s * 1e6;
+        // A GCP machine limits reads and writes apart: its cap for the job's mix.
+        let (inst_iops, inst_bw) = match inst.disk_caps.as_slice() {
+            [caps] => {
+                let (iops, mib) = caps.mixed(read_fraction(j));
+                (iops, mib * 1_048_576.0)
+            }
+            _ => (inst.max_iops, inst.max_mb_s * 1e6),
+        };
         let mut add = vec![];
-        if inst.max_iops < vol_iops {
-            add.push(("sim_iops".to_string(), format!("{}", inst.max_iops.round())));
+        if inst_iops < vol_iops {
+            add.push(("sim_iops".to_string(), format!("{}", inst_iops.round())));
         }
         if inst_bw < vol_bw {
             add.push(("sim_bw".to_string(), format!("{}", inst_bw.round())));
@@ -710,13 +728,7 @@ pub fn ceilings(
                 .and_then(|v| iolens_analyze::parse_volume(v).ok());
             let vol = volume.or(sim.as_ref());
             let bs = j.max_bs_any();
-            let rf = if j.rw.is_mixed() {
-                f64::from(j.rwmixread) / 100.0
-            } else if j.rw.writes() {
-                0.0
-            } else {
-                1.0
-            };
+            let rf = read_fraction(j);
             let mut c =
                 iolens_analyze::expected_ceiling(vol, instance, bs, rf).map(|c| ModelCeiling {
                     iops: c.iops,
@@ -969,6 +981,18 @@ mod tests {
             "n2-standard-8 carries 15,000 IOPS to pd-ssd (the disk allows 61,440): {notes:?}"
         );
         assert_eq!(set.jobs[1].sim.iops, None, "Hyperdisk: no modelled cap");
+        // c2-standard-16 writes pd-ssd at 4,000 IOPS and reads it at 8,000.
+        let base = sections(
+            "[w]\nsim_volume=pd-ssd:size=2T\nrw=randwrite\nsize=1m\n[r]\nsim_volume=pd-ssd:size=2T\nrw=randread\nsize=1m\n",
+        );
+        let c2 = iolens_analyze::instance("c2-standard-16").unwrap();
+        let (out, c2_notes) = with_instance_caps(&base, &c2).unwrap();
+        let set = build_jobs(&out, &[]).unwrap();
+        assert_eq!(
+            (set.jobs[0].sim.iops, set.jobs[1].sim.iops),
+            (Some(4_000.0), Some(8_000.0)),
+            "c2-standard-16 on pd-ssd: 4,000 write and 8,000 read IOPS: {c2_notes:?}"
+        );
         assert!(
             notes[1].contains("no modelled cap for gcp-hyperdisk-balanced"),
             "{notes:?}"

@@ -675,6 +675,22 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             volume: sim.or_else(|| ctx.volume.clone()),
             instance: ctx.instance.clone(),
         };
+        // A GCP machine caps each Persistent Disk type apart: say when none of its caps applies.
+        if let Some(i) = jctx.instance.as_ref().filter(|i| !i.disk_caps.is_empty()) {
+            if i.for_volume(jctx.volume.as_ref()).is_none() {
+                let on = match &jctx.volume {
+                    Some(v) => format!("has no modelled cap for {}", v.type_name()),
+                    None => "caps each Persistent Disk type apart and no volume was given".into(),
+                };
+                let n = format!(
+                    "instance {} {on}: its caps are not checked here (give --volume pd-balanced, pd-ssd or pd-standard with size=; Hyperdisk caps per machine type are not modelled)",
+                    i.name
+                );
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+        }
         let (depth, depth_source) = per_job_depth(job, &o);
         let in_flight = o.numjobs * depth;
         let mut job_f = vec![];

@@ -810,6 +810,30 @@ fn a_gcp_machine_cap_is_a_limit_bound() {
     );
     assert!(f.fix.contains("Persistent Disk cap on GCP"), "{}", f.fix);
     assert_no_depth_advice(&e, "GCP machine cap");
+    // Without a Persistent Disk volume, the machine's caps cannot be checked: said so.
+    let j = J {
+        opts: vec![
+            ("ioengine", "libaio"),
+            ("iodepth", "32"),
+            ("rw", "randread"),
+        ],
+        iops: 15_012.0,
+        lat_us: 2_131.0,
+        depth: Some("32"),
+        ..J::default()
+    };
+    let bare = run(
+        &[j],
+        json!({"direct": "1"}),
+        &ctx(None, Some("n2-standard-8")),
+    );
+    assert!(
+        bare.notes.iter().any(|n| n.contains(
+            "instance n2-standard-8 caps each Persistent Disk type apart and no volume was given"
+        )),
+        "expected a note that the GCP machine's caps need a volume type: {:?}",
+        bare.notes
+    );
     assert!(
         e.context
             .iter()

@@ -61,9 +61,11 @@ impl Workload {
     }
 }
 
-pub(crate) fn volume_candidates(vol: &Volume, w: &Workload) -> Vec<Candidate> {
+/// The volume's limits as candidates; with `machine`, a GCP machine type's row stands in for
+/// a Persistent Disk's per-instance maximum.
+pub(crate) fn volume_candidates(vol: &Volume, w: &Workload, machine: bool) -> Vec<Candidate> {
     let bs = w.bs.max(1.0);
-    let lim = vol.limits(w.volume_burst);
+    let lim = vol.limits_for(w.volume_burst, machine, w.read_fraction);
     let mut out = vec![];
     let unit = vol.io_unit().map(|u| u as f64);
     let hdd = matches!(vol.model.params, Params::Hdd(_));
@@ -278,8 +280,11 @@ pub(crate) fn ceiling_for(
     w: &Workload,
 ) -> Option<Ceiling> {
     let mut cands = vec![];
+    let machine = inst
+        .and_then(|i| i.for_volume(vol))
+        .is_some_and(|i| !i.disk_caps.is_empty());
     if let Some(v) = vol {
-        cands.extend(volume_candidates(v, w));
+        cands.extend(volume_candidates(v, w, machine));
     }
     if let Some(i) = inst {
         cands.extend(instance_candidates(i, vol, w));
@@ -293,8 +298,8 @@ pub(crate) fn ceiling_for(
 /// `ceil(bs / io_unit)` operations; on HDD types each random I/O uses at least 1 MiB of
 /// throughput). Instances are taken at their maximum (burst instances hold it for 30 minutes per
 /// 24 hours; `limited_by` then says so). `None` when neither a volume nor an instance is given.
-/// All modelled types apply one limit to reads and writes together, so `read_fraction` only
-/// labels the formula.
+/// Most types apply one limit to reads and writes together; pd-standard and GCP machine types
+/// limit them apart, and `read_fraction` mixes the two there.
 pub fn expected_ceiling(
     vol: Option<&Volume>,
     inst: Option<&Instance>,

@@ -353,6 +353,14 @@ pub(crate) struct GcpPd {
     pub baseline_iops: f64,
     #[serde(default)]
     pub baseline_mib_s: f64,
+    /// Write IOPS per GiB where writes are limited apart (pd-standard: 1.5 against 0.75).
+    #[serde(default)]
+    pub write_iops_per_gib: Option<f64>,
+    /// The per-instance write maximums where they differ from the read ones.
+    #[serde(default)]
+    pub max_write_iops: Option<f64>,
+    #[serde(default)]
+    pub max_write_mib_s: Option<f64>,
 }
 
 /// Throughput-provisioned volumes whose IOPS follow from the throughput (Hyperdisk Throughput).

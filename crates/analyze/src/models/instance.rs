@@ -19,7 +19,9 @@ pub struct Instance {
     pub name: String,
     /// `AWS EC2` or `Azure`.
     pub provider: String,
-    /// Sustained IOPS (equal to `max_iops` for non-burst instances).
+    /// Sustained IOPS (equal to `max_iops` for non-burst instances). For a GCP machine as
+    /// looked up, the IOPS and MB/s fields are the most over its disk types and directions;
+    /// [`Instance::for_volume`] gives the caps for one disk type.
     pub baseline_iops: f64,
     /// Maximum IOPS (burst instances hold it for 30 minutes at least once per 24 hours).
     pub max_iops: f64,
@@ -142,7 +144,8 @@ impl Instance {
 impl Instance {
     /// The instance as it caps a volume of the given type. An instance with one cap for every
     /// disk is itself. A GCP machine becomes its row for the volume's Persistent Disk type
-    /// (`disk_caps` then holds that row alone, and the maxima are its read caps); `None` when
+    /// (`disk_caps` then holds that row alone, and the maxima are the larger of its read and
+    /// write caps; [`DiskCaps::mixed`] gives them for a mix of the two); `None` when
     /// no volume is given or its type has no row (Hyperdisk: not modelled), since a GCP
     /// machine has no cap that holds for every disk.
     pub fn for_volume(&self, vol: Option<&super::volume::Volume>) -> Option<Instance> {
@@ -278,8 +281,16 @@ fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
 /// A GCP machine type (`n2-standard-8`, `c3-highmem-22`, `a2-highgpu-1g`): its series' rows
 /// that cover it, one per Persistent Disk type. `None` when the name is no GCP series; an error
 /// (what the series' table covers) when the series is known and no row covers the machine.
-fn gcp_instance(wanted: &str) -> Option<Result<Instance, String>> {
+fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
     let d = data();
+    // N1's custom machine types carry no series prefix: `custom-8-16384`.
+    let n1_custom;
+    let wanted = if given.starts_with("custom-") {
+        n1_custom = format!("n1-{given}");
+        n1_custom.as_str()
+    } else {
+        given
+    };
     let prefix = wanted.split('-').next()?;
     let series: Vec<&super::data::GcpSeries> = d
         .gcp_machine_series
@@ -287,7 +298,21 @@ fn gcp_instance(wanted: &str) -> Option<Result<Instance, String>> {
         .filter(|g| g.series == prefix)
         .collect();
     if series.is_empty() {
-        return None;
+        // `c4-standard-8`: shaped like a GCP machine type, of a series the table lacks.
+        let mut parts = wanted.split('-');
+        let looks_gcp = parts.next().is_some_and(|s| {
+            s.len() >= 2
+                && s.starts_with(|c: char| c.is_ascii_lowercase())
+                && s[1..].starts_with(|c: char| c.is_ascii_digit())
+        }) && parts
+            .next()
+            .is_some_and(|c| c.chars().all(|c| c.is_ascii_lowercase()))
+            && parts.next().is_some_and(|n| n.parse::<u32>().is_ok());
+        return looks_gcp.then(|| {
+            Err(format!(
+                "; {given} looks like a GCP machine type of a series that Google's Persistent Disk table (as of 2024-08) does not list; newer series such as C4, C4A, C4D and N4 take Hyperdisk, whose caps per machine type are not modelled"
+            ))
+        });
     }
     // Custom types (`n2-custom-8-16384`) carry their vCPUs in the same place.
     let vcpus = wanted.split('-').nth(2).and_then(|n| n.parse::<u32>().ok());
@@ -341,19 +366,29 @@ fn gcp_instance(wanted: &str) -> Option<Result<Instance, String>> {
             covers.push(r.covers_text());
         }
     }
+    let titles = series
+        .iter()
+        .map(|g| g.title.as_str())
+        .collect::<Vec<_>>()
+        .join(" / ");
     if vcpus.is_none()
         && series
             .iter()
             .all(|g| g.rows.iter().all(|r| r.machine.is_none()))
     {
+        let class = wanted.split('-').nth(1).unwrap_or("standard");
+        let example = series[0]
+            .rows
+            .iter()
+            .find_map(|r| r.min_vcpus)
+            .map(|n| format!(" (e.g. {prefix}-{class}-{n})"))
+            .unwrap_or_default();
         return Some(Err(format!(
-            "; {wanted} names a GCP {} machine type without its vCPU count (e.g. {prefix}-standard-8)",
-            series[0].title
+            "; {given} names a GCP {titles} machine type without its vCPU count{example}"
         )));
     }
     Some(Err(format!(
-        "; {wanted} is a GCP {} machine type that Google's Persistent Disk table does not cover (it covers {})",
-        series[0].title,
+        "; {given} is a GCP {titles} machine type that Google's Persistent Disk table does not cover (it covers {})",
         covers.join(", ")
     )))
 }
@@ -586,6 +621,18 @@ mod tests {
         assert!(e.contains("without its vCPU count"), "{e}");
         let e = instance("e2-micro").unwrap_err().to_string();
         assert!(e.contains("e2-medium"), "{e}");
+        let e = instance("z3-highmem").unwrap_err().to_string();
+        assert!(e.contains("(e.g. z3-highmem-88)"), "{e}");
+        let e = instance("a2-ultragpu-3g").unwrap_err().to_string();
+        assert!(e.contains("A2 Standard / A2 Ultra"), "{e}");
+        let e = instance("c4-standard-8").unwrap_err().to_string();
+        assert!(e.contains("take Hyperdisk"), "{e}");
+        // N1 custom types have no series prefix.
+        let c = instance("custom-8-16384").unwrap();
+        assert_eq!(
+            c.disk_caps[1].read_iops, 15_000.0,
+            "N1 with 8 vCPUs on pd-ssd"
+        );
     }
 
     #[test]

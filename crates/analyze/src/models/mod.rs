@@ -495,6 +495,44 @@ mod tests {
             "{c:?}"
         );
         assert!(expected_ceiling(None, Some(&n2), 4096, 1.0).is_none());
+        // A named machine's row replaces the disk type's per-instance maximum: N1 with 64
+        // vCPUs carries 100,000 IOPS to pd-balanced (whose general maximum is 80,000), and an
+        // n2-standard-64 reads and writes pd-ssd at 1,200 MiB/s each at once.
+        let n1 = instance("n1-standard-64").unwrap();
+        let bal = parse_volume("pd-balanced:size=20T").unwrap();
+        let c = expected_ceiling(Some(&bal), Some(&n1), 4096, 1.0).unwrap();
+        assert!(
+            close(c.iops, 100_000.0),
+            "expected N1-64's 100,000 IOPS, got {c:?}"
+        );
+        assert!(
+            close(bal.iops(), 80_000.0),
+            "without a machine, pd-balanced's 80,000"
+        );
+        let n2_64 = instance("n2-standard-64").unwrap();
+        let big = parse_volume("pd-ssd:size=10T").unwrap();
+        let c = expected_ceiling(Some(&big), Some(&n2_64), 1 << 20, 0.5).unwrap();
+        assert!(
+            close(c.iops, 2_400.0),
+            "expected 1,200 + 1,200 MiB/s of 1 MiB I/O, got {c:?}"
+        );
+        // pd-standard writes get 1.5 IOPS per GiB (15,000 at most), reads 0.75 (7,500).
+        let hdd = parse_volume("pd-standard:size=10T").unwrap();
+        let w = expected_ceiling(Some(&hdd), None, 4096, 0.0).unwrap();
+        assert!(
+            close(w.iops, 15_000.0),
+            "expected 15,000 write IOPS, got {w:?}"
+        );
+        let r = expected_ceiling(Some(&hdd), None, 4096, 1.0).unwrap();
+        assert!(
+            close(r.iops, 7_500.0),
+            "expected 7,500 read IOPS, got {r:?}"
+        );
+        let m = expected_ceiling(Some(&hdd), None, 4096, 0.5).unwrap();
+        assert!(
+            close(m.iops, 10_000.0),
+            "expected 1 / (0.5 / 7,500 + 0.5 / 15,000), got {m:?}"
+        );
         // pd-ssd's per-VM baseline: 6,000 IOPS and 240 MiB/s however small the disk.
         let small = parse_volume("pd-ssd:size=100G").unwrap();
         assert!(close(small.iops(), 6_000.0) && close(small.throughput_bytes_per_s(), 240.0 * MIB));
@@ -502,7 +540,7 @@ mod tests {
             small
                 .limits(false)
                 .iops_text
-                .contains("6,000 baseline (above 100 GiB x 30 IOPS/GiB = 3,000)"),
+                .contains("6,000 IOPS baseline (above 100 GiB x 30 IOPS per GiB = 3,000 IOPS)"),
             "{}",
             small.limits(false).iops_text
         );

@@ -301,6 +301,13 @@ impl Volume {
 
     /// The limits, sustained or with burst credits (same as sustained for types without burst).
     pub(crate) fn limits(&self, burst: bool) -> Limits {
+        self.limits_for(burst, false, 1.0)
+    }
+
+    /// [`Volume::limits`] for a workload: `read_fraction` reads (types that limit writes apart,
+    /// pd-standard, mix the two), and with `machine` a GCP machine type's own caps in place of
+    /// a Persistent Disk's per-instance maximum (the machine's row is a candidate of its own).
+    pub(crate) fn limits_for(&self, burst: bool, machine: bool, read_fraction: f64) -> Limits {
         let size = self.size_gib.unwrap_or(0.0);
         let unlimited = |iops: f64, iops_text: String, bytes: f64, tput_text: String| Limits {
             iops,
@@ -516,67 +523,7 @@ impl Volume {
                     format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
                 )
             }
-            Params::GcpPd(p) => {
-                let by_size = p.iops_per_gib * size;
-                let raw = by_size.max(p.baseline_iops);
-                let (iops, iops_text) = if raw <= p.max_iops && by_size < p.baseline_iops {
-                    (
-                        raw,
-                        format!(
-                            "{} baseline (above {} x {} IOPS/GiB = {})",
-                            fmt::int(raw),
-                            fmt::gib(size),
-                            fmt::trim(p.iops_per_gib, 2),
-                            fmt::int(by_size)
-                        ),
-                    )
-                } else if raw <= p.max_iops {
-                    (
-                        raw,
-                        format!(
-                            "{} = {} x {} IOPS/GiB",
-                            fmt::int(raw),
-                            fmt::gib(size),
-                            fmt::trim(p.iops_per_gib, 2)
-                        ),
-                    )
-                } else {
-                    (
-                        p.max_iops,
-                        format!("{} instance maximum", fmt::int(p.max_iops)),
-                    )
-                };
-                let t_by_size = p.mib_s_per_gib * size;
-                let traw = t_by_size.max(p.baseline_mib_s);
-                let (mib, ttext) = if traw <= p.max_mib_s && t_by_size < p.baseline_mib_s {
-                    (
-                        traw,
-                        format!(
-                            "{} MiB/s baseline (above {} x {} MiB/s per GiB = {} MiB/s)",
-                            fmt::trim(traw, 2),
-                            fmt::gib(size),
-                            fmt::trim(p.mib_s_per_gib, 3),
-                            fmt::trim(t_by_size, 2)
-                        ),
-                    )
-                } else if traw <= p.max_mib_s {
-                    (
-                        traw,
-                        format!(
-                            "{} MiB/s = {} x {} MiB/s per GiB",
-                            fmt::trim(traw, 2),
-                            fmt::gib(size),
-                            fmt::trim(p.mib_s_per_gib, 3)
-                        ),
-                    )
-                } else {
-                    (
-                        p.max_mib_s,
-                        format!("{} MiB/s instance maximum", fmt::int(p.max_mib_s)),
-                    )
-                };
-                unlimited(iops, iops_text, mib * MIB, ttext)
-            }
+            Params::GcpPd(p) => gcp_pd_limits(p, size, machine, read_fraction),
             Params::AzureV2(p) => {
                 let iops = self.iops.unwrap_or(p.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mb_s * 1e6);
@@ -624,5 +571,125 @@ impl Volume {
                 unlimited(iops, fmt::int(iops), t, fmt::bw(t))
             }
         }
+    }
+}
+
+/// One Persistent Disk limit from the disk's size: `per_gib x size`, at least the per-VM
+/// baseline, at most the per-instance maximum (`None` when a machine type's caps apply instead).
+fn pd_limit(
+    per_gib: f64,
+    size: f64,
+    baseline: f64,
+    max: Option<f64>,
+    unit: &str,
+    show: fn(f64) -> String,
+) -> (f64, String) {
+    let by_size = per_gib * size;
+    let raw = by_size.max(baseline);
+    match max {
+        Some(m) if raw > m => (m, format!("{}{unit} instance maximum", show(m))),
+        _ if by_size < baseline => (
+            raw,
+            format!(
+                "{}{unit} baseline (above {} x {}{unit} per GiB = {}{unit})",
+                show(raw),
+                fmt::gib(size),
+                fmt::trim(per_gib, 3),
+                show(by_size)
+            ),
+        ),
+        _ => (
+            raw,
+            format!(
+                "{}{unit} = {} x {}{unit} per GiB",
+                show(raw),
+                fmt::gib(size),
+                fmt::trim(per_gib, 3)
+            ),
+        ),
+    }
+}
+
+/// A Persistent Disk's limits. pd-standard limits writes apart (1.5 IOPS per GiB against 0.75
+/// for reads); its reads and writes share one budget, so a mix gets `1 / (r / R + w / W)`.
+fn gcp_pd_limits(p: &super::data::GcpPd, size: f64, machine: bool, read_fraction: f64) -> Limits {
+    let cap = |m: f64| (!machine).then_some(m);
+    let ops = |x: f64| fmt::int(x);
+    let mib = |x: f64| fmt::trim(x, 2);
+    let (r_iops, r_text) = pd_limit(
+        p.iops_per_gib,
+        size,
+        p.baseline_iops,
+        cap(p.max_iops),
+        " IOPS",
+        ops,
+    );
+    let (r_mib, r_ttext) = pd_limit(
+        p.mib_s_per_gib,
+        size,
+        p.baseline_mib_s,
+        cap(p.max_mib_s),
+        " MiB/s",
+        mib,
+    );
+    let r = read_fraction.clamp(0.0, 1.0);
+    let (iops, iops_text, mib_s, tput_text) = match p.write_iops_per_gib {
+        Some(w_per_gib) if r < 1.0 => {
+            let (w_iops, w_text) = pd_limit(
+                w_per_gib,
+                size,
+                p.baseline_iops,
+                cap(p.max_write_iops.unwrap_or(p.max_iops)),
+                " IOPS",
+                ops,
+            );
+            let (w_mib, w_ttext) = pd_limit(
+                p.mib_s_per_gib,
+                size,
+                p.baseline_mib_s,
+                cap(p.max_write_mib_s.unwrap_or(p.max_mib_s)),
+                " MiB/s",
+                mib,
+            );
+            let mix = |a: f64, b: f64| 1.0 / (r / a + (1.0 - r) / b);
+            let (i, t) = (mix(r_iops, w_iops), mix(r_mib, w_mib));
+            if r <= 0.0 {
+                (
+                    i,
+                    format!("writes {w_text}"),
+                    t,
+                    format!("writes {w_ttext}"),
+                )
+            } else {
+                let share = |x: f64| fmt::pct(x);
+                (
+                    i,
+                    format!(
+                        "{} = 1 / ({} / {} + {} / {}); reads {r_text}, writes {w_text}",
+                        fmt::int(i),
+                        share(r),
+                        fmt::int(r_iops),
+                        share(1.0 - r),
+                        fmt::int(w_iops)
+                    ),
+                    t,
+                    format!(
+                        "{} MiB/s = 1 / ({} / {} + {} / {}); reads {r_ttext}, writes {w_ttext}",
+                        fmt::trim(t, 2),
+                        share(r),
+                        fmt::trim(r_mib, 2),
+                        share(1.0 - r),
+                        fmt::trim(w_mib, 2)
+                    ),
+                )
+            }
+        }
+        _ => (r_iops, r_text, r_mib, r_ttext),
+    };
+    Limits {
+        iops,
+        bytes_per_s: mib_s * MIB,
+        iops_text,
+        tput_text,
     }
 }
