@@ -57,6 +57,13 @@ pub struct DiskCaps {
 
 const MIB: f64 = 1_048_576.0;
 
+/// The most operations (or bytes) per second a mix of `r` reads gets when reads and writes draw
+/// on one budget that allows `read` of reads alone or `write` of writes alone:
+/// `1 / (r / read + (1 - r) / write)`.
+pub(crate) fn shared_budget(r: f64, read: f64, write: f64) -> f64 {
+    1.0 / (r / read + (1.0 - r) / write)
+}
+
 impl DiskCaps {
     /// The most I/Os per second with `read_fraction` reads. Reads and writes draw on one IOPS
     /// budget (a mix reaches `1 / (r / read + w / write)`); their throughputs add up on SSD
@@ -64,10 +71,9 @@ impl DiskCaps {
     /// write less on standard disks; SSD disks reach both throughput limits at once).
     pub fn mixed(&self, read_fraction: f64) -> (f64, f64) {
         let r = read_fraction.clamp(0.0, 1.0);
-        let shared = |a: f64, b: f64| 1.0 / (r / a + (1.0 - r) / b);
-        let iops = shared(self.read_iops, self.write_iops);
+        let iops = shared_budget(r, self.read_iops, self.write_iops);
         let mib = if self.disk == "pd-standard" {
-            shared(self.read_mib_s, self.write_mib_s)
+            shared_budget(r, self.read_mib_s, self.write_mib_s)
         } else {
             let by = |cap: f64, part: f64| {
                 if part > 0.0 {
@@ -155,21 +161,40 @@ impl Instance {
         let ty = vol?.model.ty.as_str();
         let disk = ty.strip_prefix("gcp-").unwrap_or(ty);
         let c = self.disk_caps.iter().find(|c| c.disk == disk)?;
-        let iops = c.read_iops.max(c.write_iops);
-        let mb_s = c.read_mib_s.max(c.write_mib_s) * MIB / 1e6;
-        Some(Instance {
-            name: self.name.clone(),
-            provider: self.provider.clone(),
+        Some(Instance::gcp(
+            self.name.clone(),
+            self.provider.clone(),
+            self.source.clone(),
+            self.date.clone(),
+            vec![c.clone()],
+        ))
+    }
+
+    /// A GCP machine with its caps per disk type: the IOPS and MB/s fields are the most over
+    /// those caps and both directions (GCP machines do not burst).
+    fn gcp(
+        name: String,
+        provider: String,
+        source: String,
+        date: String,
+        disk_caps: Vec<DiskCaps>,
+    ) -> Instance {
+        let most = |f: fn(&DiskCaps) -> f64| disk_caps.iter().map(f).fold(0.0, f64::max);
+        let iops = most(|c| c.read_iops.max(c.write_iops));
+        let mb_s = most(|c| c.read_mib_s.max(c.write_mib_s)) * MIB / 1e6;
+        Instance {
+            name,
+            provider,
             baseline_iops: iops,
             max_iops: iops,
             baseline_mb_s: mb_s,
             max_mb_s: mb_s,
             burst: false,
             burst_window: String::new(),
-            source: self.source.clone(),
-            date: self.date.clone(),
-            disk_caps: vec![c.clone()],
-        })
+            source,
+            date,
+            disk_caps,
+        }
     }
 }
 
@@ -332,33 +357,17 @@ fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
         if caps.is_empty() {
             continue;
         }
-        let iops = caps
-            .iter()
-            .map(|c| c.read_iops.max(c.write_iops))
-            .fold(0.0, f64::max);
-        let mb_s = caps
-            .iter()
-            .map(|c| c.read_mib_s.max(c.write_mib_s))
-            .fold(0.0, f64::max)
-            * MIB
-            / 1e6;
         let covered = match vcpus {
             Some(n) => format!("{} with {n} vCPUs", g.title),
             None => g.title.clone(),
         };
-        return Some(Ok(Instance {
-            name: wanted.to_string(),
-            provider: g.provider.clone(),
-            baseline_iops: iops,
-            max_iops: iops,
-            baseline_mb_s: mb_s,
-            max_mb_s: mb_s,
-            burst: false,
-            burst_window: String::new(),
-            source: format!("{}; rows for {covered}", g.source),
-            date: g.date.clone(),
-            disk_caps: caps,
-        }));
+        return Some(Ok(Instance::gcp(
+            wanted.to_string(),
+            g.provider.clone(),
+            format!("{}; rows for {covered}", g.source),
+            g.date.clone(),
+            caps,
+        )));
     }
     let mut covers: Vec<String> = vec![];
     for g in &series {

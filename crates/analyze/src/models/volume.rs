@@ -3,6 +3,7 @@
 //! I/Os. Everything here is arithmetic on [`super::data`]; nothing is measured.
 
 use super::data::{Params, VolumeModel};
+use super::instance::shared_budget;
 use crate::fmt;
 
 const MIB: f64 = 1_048_576.0;
@@ -651,8 +652,10 @@ fn gcp_pd_limits(p: &super::data::GcpPd, size: f64, machine: bool, read_fraction
                 " MiB/s",
                 mib,
             );
-            let mix = |a: f64, b: f64| 1.0 / (r / a + (1.0 - r) / b);
-            let (i, t) = (mix(r_iops, w_iops), mix(r_mib, w_mib));
+            let (i, t) = (
+                shared_budget(r, r_iops, w_iops),
+                shared_budget(r, r_mib, w_mib),
+            );
             if r <= 0.0 {
                 (
                     i,
