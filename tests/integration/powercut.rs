@@ -19,6 +19,8 @@ use fuser::{
     ReplyEntry, ReplyOpen, ReplyWrite, Request, TimeOrNow,
 };
 
+use iolens_run::verify::VerifyState;
+
 use crate::common::*;
 
 const PAGE: u64 = 4096;
@@ -325,7 +327,7 @@ fn mount(dir: &Path, size: usize) -> Result<Mounted, String> {
 
 /// The writing job, stopped by a trigger file the test creates once `after_writes` writes
 /// reached the disk; the trigger command cuts the power. Returns the saved state's text.
-fn write_until_cut(dir: &TempDir, m: &Mounted, flush: &str, after_writes: u64) -> String {
+fn write_until_cut(dir: &TempDir, m: &Mounted, flush: &str, after_writes: u64) -> VerifyState {
     m.media
         .lock()
         .unwrap()
@@ -356,7 +358,7 @@ fn write_durably(dir: &TempDir) {
 }
 
 /// As [`write_until_cut`], over what the disk holds now.
-fn write_until_cut_over(dir: &TempDir, m: &Mounted, flush: &str, after_writes: u64) -> String {
+fn write_until_cut_over(dir: &TempDir, m: &Mounted, flush: &str, after_writes: u64) -> VerifyState {
     m.writes.store(0, Ordering::SeqCst);
     let _ = std::fs::remove_file(dir.join("local-v-0-verify.state"));
     let _ = std::fs::remove_file(dir.join("cut-now"));
@@ -402,18 +404,17 @@ fn write_until_cut_over(dir: &TempDir, m: &Mounted, flush: &str, after_writes: u
         stderr(&o)
     );
     let state = dir.join("local-v-0-verify.state");
-    std::fs::read_to_string(&state)
-        .unwrap_or_else(|e| panic!("the stopped job saved {} ({flush}): {e}", state.display()))
+    let bytes = std::fs::read(&state)
+        .unwrap_or_else(|e| panic!("the stopped job saved {} ({flush}): {e}", state.display()));
+    VerifyState::from_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("the state {} ({flush}) reads back: {e}", state.display()))
 }
 
 /// (offset, unflushed) of each block in a saved state.
-fn state_blocks(text: &str) -> Vec<(u64, bool)> {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let v: Vec<&str> = l.split_whitespace().collect();
-            (v[1].parse().expect("offset"), v.contains(&"unflushed"))
-        })
+fn state_blocks(st: &VerifyState) -> Vec<(u64, bool)> {
+    st.blocks
+        .iter()
+        .map(|(f, o, _)| (*o, st.unflushed.contains(&(*f, *o))))
         .collect()
 }
 

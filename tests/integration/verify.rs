@@ -422,9 +422,13 @@ fn verify_state_save_and_load_replay_what_was_written() {
     );
     // fio's name: <type>-<jobname>-<jobindex>-verify.state.
     let state = v.dir.join("local-w-1-verify.state");
-    let text = std::fs::read_to_string(&state).expect("a saved verify state");
-    let blocks = text.lines().filter(|l| !l.starts_with('#')).count() as u64;
-    assert_eq!(blocks, writes, "every completed write is in the state");
+    let saved = std::fs::read(&state).expect("a saved verify state");
+    let st = iolens_run::verify::VerifyState::from_bytes(&saved).expect("the state reads back");
+    assert_eq!(
+        st.blocks.len() as u64,
+        writes,
+        "every completed write is in the state"
+    );
 
     // Damage one written block and one never written; load the state (as job index 0).
     std::fs::copy(&state, v.dir.join("local-v-0-verify.state")).expect("copy");

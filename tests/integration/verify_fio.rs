@@ -532,3 +532,83 @@ fn reads_of_other_block_sizes_verify_a_file_fio_wrote() {
         );
     }
 }
+
+/// Verify state files are fio's: a verifying writer that exits normally (here after
+/// `number_ios=100` of a 256-block file) saves `local-w-0-verify.state` in either tool, and a
+/// later read job with `verify_state_load=1` in either tool checks exactly those 100 blocks:
+/// a damaged block past them goes unnoticed, one among them fails. iolens cannot replay
+/// fio's random offsets, so a random reader of a fio state that covers part of the file is
+/// refused with the reason.
+#[test]
+fn verify_state_files_interoperate_with_fio() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    // Real disk I/O: keeps off the tests that read the kernel's disk counters.
+    let _disk = exclusive_disk();
+    let dir = TempDir::new("vfio-state");
+    let state = dir.join("local-w-0-verify.state");
+    let mut engines = vec!["ioengine=psync"];
+    if has_libaio() {
+        // Depth 4: the state's window of the last completions is used.
+        engines.push("ioengine=libaio\niodepth=4\ndirect=1");
+    } else {
+        skip("libaio is not available: the depth-4 verify state case");
+    }
+    let job = |rw: &str, extra: &str, eng: &str| {
+        format!("[w]\nfilename=v.dat\nsize=1m\nbs=4k\nrw={rw}\nverify=crc32c\n{eng}\n{extra}\n")
+    };
+    for eng in &engines {
+        for writer in [Tool::Fio, Tool::Iolens] {
+            for reader in [Tool::Fio, Tool::Iolens] {
+                let what = format!("written by {writer:?}, loaded by {reader:?}, {eng:?}");
+                let _ = std::fs::remove_file(&state);
+                prefill(&dir.join("v.dat"), 1 << 20);
+                let w = run_tool(writer, &dir.0, &job("write", "number_ios=100", eng));
+                assert!(!w.verdict.failed, "{what}: the writer: {}", w.said);
+                assert!(
+                    state.exists(),
+                    "{what}: expected {state:?} after the writer's normal exit (verify_state_save defaults to 1)"
+                );
+                // Block 200 was never written: its bad data is not looked at.
+                let r = run_tool(reader, &dir.0, &job("read", "verify_state_load=1", eng));
+                assert!(!r.verdict.failed, "{what}: {}", r.said);
+                assert_eq!(
+                    r.reads, 100,
+                    "{what}: expected exactly the 100 completed writes read back: {}",
+                    r.said
+                );
+                if reader == Tool::Iolens {
+                    assert_eq!(r.checked, 100, "{what}: blocks checked: {}", r.said);
+                }
+                flip(&dir.join("v.dat"), 50 * 4096 + 100);
+                let r = run_tool(reader, &dir.0, &job("read", "verify_state_load=1", eng));
+                assert!(
+                    r.verdict.failed,
+                    "{what}: expected block 50 (damaged) to fail: {:?} {}",
+                    r.verdict, r.said
+                );
+            }
+        }
+    }
+    // A random reader of a fio state covering 100 of 256 blocks: refused, with the reason.
+    let _ = std::fs::remove_file(&state);
+    let w = run_tool(
+        Tool::Fio,
+        &dir.0,
+        &job("randwrite", "number_ios=100", "ioengine=psync"),
+    );
+    assert!(!w.verdict.failed, "fio's random writer: {}", w.said);
+    dir.write(
+        "r.fio",
+        &job("randread", "verify_state_load=1", "ioengine=psync"),
+    );
+    let o = run_in(&dir.0, &["r.fio", "--output-format=json"]);
+    assert!(
+        !o.status.success()
+            && stderr(&o).contains("was saved by fio")
+            && stderr(&o).contains("did not cover all 256 blocks"),
+        "expected a refusal naming fio's state and the 100 of 256 blocks: {}",
+        stderr(&o)
+    );
+}

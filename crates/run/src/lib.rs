@@ -19,6 +19,7 @@ pub mod safety;
 pub mod sim;
 pub mod steady;
 pub mod verify;
+pub mod verify_state;
 pub mod worker;
 
 use std::collections::BTreeMap;

@@ -41,6 +41,8 @@ use iolens_job::{Ddir, JobSpec, VerifyKind};
 use iolens_stats::{JobStats, VerifyFailure};
 
 use crate::plan::PlannedJob;
+pub use crate::verify_state::VerifyState;
+use crate::verify_state::{FioProgress, Replay};
 
 /// fio's header magic.
 const MAGIC: u16 = 0xacca;
@@ -311,92 +313,6 @@ enum ChunkErr {
     Sized(String, u64),
 }
 
-/// Saved progress of a verify job (for `verify_state_save`/`verify_state_load`): what the job
-/// had completed when it stopped, and which of it a flush had made durable.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VerifyState {
-    /// Written blocks: (file index, offset, length).
-    pub blocks: Vec<(u32, u64, u32)>,
-    /// Blocks written after the job's last completed flush.
-    pub unflushed: BTreeSet<(u32, u64)>,
-    /// The write number (fio's 16-bit `numberio`) of each block's last completed write, when
-    /// the job checks them.
-    pub numbers: BTreeMap<(u32, u64), u16>,
-    /// The writing job's flush settings (`fsync=1 fdatasync=0 sync=0 direct=0`).
-    pub flush: String,
-    /// True when that job flushed (fsync, fdatasync or sync), so a write counts as
-    /// acknowledged only once a flush after it completed.
-    pub flushes: bool,
-}
-
-impl VerifyState {
-    /// Text form: a comment with the flush settings, then one `file offset length` line per
-    /// block, with ` n=NUMBER` (the write number) when known and ` unflushed` after the
-    /// blocks no flush covered.
-    pub fn to_text(&self) -> String {
-        let mut s = String::from("# iolens verify state v2\n");
-        s.push_str(&format!(
-            "# flush: {} flushes={}\n",
-            self.flush, self.flushes as u8
-        ));
-        for (f, o, l) in &self.blocks {
-            let n = match self.numbers.get(&(*f, *o)) {
-                Some(n) => format!(" n={n}"),
-                None => String::new(),
-            };
-            let tail = if self.unflushed.contains(&(*f, *o)) {
-                " unflushed"
-            } else {
-                ""
-            };
-            s.push_str(&format!("{f} {o} {l}{n}{tail}\n"));
-        }
-        s
-    }
-
-    /// Parses the text form (v1 files, without flush information, too).
-    pub fn from_text(t: &str) -> Result<Self, String> {
-        let mut st = VerifyState::default();
-        for (i, line) in t.lines().enumerate() {
-            if let Some(rest) = line.strip_prefix("# flush: ") {
-                let (note, flag) = rest.rsplit_once(" flushes=").unwrap_or((rest, "0"));
-                st.flush = note.to_string();
-                st.flushes = flag.trim() == "1";
-                continue;
-            }
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
-            }
-            let v: Vec<&str> = line.split_whitespace().collect();
-            let bad = || {
-                format!(
-                    "verify state line {}: expected 'file offset length [n=NUMBER] [unflushed]'",
-                    i + 1
-                )
-            };
-            if v.len() < 3 {
-                return Err(bad());
-            }
-            let b: (u32, u64, u32) = (
-                v[0].parse().map_err(|_| bad())?,
-                v[1].parse().map_err(|_| bad())?,
-                v[2].parse().map_err(|_| bad())?,
-            );
-            for extra in &v[3..] {
-                if *extra == "unflushed" {
-                    st.unflushed.insert((b.0, b.1));
-                } else if let Some(n) = extra.strip_prefix("n=") {
-                    st.numbers.insert((b.0, b.1), n.parse().map_err(|_| bad())?);
-                } else {
-                    return Err(bad());
-                }
-            }
-            st.blocks.push(b);
-        }
-        Ok(st)
-    }
-}
-
 /// Writes headers into written blocks and checks blocks read back.
 #[derive(Debug)]
 pub struct Verifier {
@@ -431,8 +347,20 @@ pub struct Verifier {
     /// Per file, chunks already checked that did not fit in one read: start -> end.
     spans: Vec<BTreeMap<u64, u64>>,
     state_path: PathBuf,
+    /// `verify_state_save` in a job that writes (and does not only replay its writes).
     save_state: bool,
-    interrupted: bool,
+    /// fio's part of the state: the job's name, index and depth, writes issued and the
+    /// offsets of each file's last `depth` completed writes (a ring per file).
+    state_name: String,
+    state_index: usize,
+    depth: usize,
+    completed_writes: u64,
+    last_comps: Vec<Vec<u64>>,
+    last_comp_at: Vec<usize>,
+    /// Blocks already read back (verify_backlog, the verify phase), kept for the state.
+    verified_blocks: BTreeMap<(u32, u64), u32>,
+    /// A loaded fio state: which I/Os of the job's sequence to check.
+    replay: Option<Replay>,
     /// Written blocks no completed flush covers yet.
     unflushed: BTreeSet<(u32, u64)>,
     /// This job's flush settings, for the state file.
@@ -498,8 +426,11 @@ impl Verifier {
             write_order: spec.experimental_verify.then(Vec::new),
             backlog: spec.verify_backlog as usize,
             since_backlog: 0,
-            verify_phase: writes && (spec.do_verify || spec.verify_only),
-            check_reads: !writes,
+            // A loaded state is checked after the (replayed) main phase, whatever the job's
+            // direction.
+            verify_phase: (writes && (spec.do_verify || spec.verify_only))
+                || spec.verify_state_load,
+            check_reads: !writes && !spec.verify_state_load,
             fatal: spec.verify_fatal,
             dump: spec.verify_dump,
             failed: 0,
@@ -513,9 +444,21 @@ impl Verifier {
                 .collect(),
             handles: (0..n).map(|_| None).collect(),
             spans: vec![BTreeMap::new(); n],
-            state_path: PathBuf::from(format!("local-{}-{}-verify.state", spec.name, job.index)),
-            save_state: spec.verify_state_save,
-            interrupted: false,
+            state_path: PathBuf::from(crate::verify_state::file_name(&spec.name, job.index)),
+            // fio saves the state of every job that writes; a job that only replays its writes
+            // (verify_only, verify_state_load) wrote nothing to save.
+            save_state: spec.verify_state_save
+                && writes
+                && !spec.verify_only
+                && !spec.verify_state_load,
+            state_name: spec.name.clone(),
+            state_index: job.index,
+            depth: job.depth.max(1) as usize,
+            completed_writes: 0,
+            last_comps: vec![Vec::new(); n],
+            last_comp_at: vec![0; n],
+            verified_blocks: BTreeMap::new(),
+            replay: None,
             unflushed: BTreeSet::new(),
             flush: format!(
                 "fsync={} fdatasync={} sync={} direct={}",
@@ -643,6 +586,20 @@ impl Verifier {
                 self.unflushed.insert((file, offset));
             }
         }
+        if self.save_state {
+            self.completed_writes += 1;
+            if let (Some(ring), Some(at)) = (
+                self.last_comps.get_mut(file as usize),
+                self.last_comp_at.get_mut(file as usize),
+            ) {
+                if ring.len() < self.depth {
+                    ring.push(offset);
+                } else {
+                    ring[*at] = offset;
+                }
+                *at = (*at + 1) % self.depth;
+            }
+        }
         self.since_backlog += 1;
     }
 
@@ -665,8 +622,8 @@ impl Verifier {
     /// The blocks about to be read back expect their last write's number.
     fn expect_numbers(&mut self, blocks: &[(u32, u64, u32)]) {
         for (f, o, _) in blocks {
-            if let Some(n) = self.numbers.remove(&(*f, *o)) {
-                self.expect.insert((*f, *o), n);
+            if let Some(n) = self.numbers.get(&(*f, *o)) {
+                self.expect.insert((*f, *o), *n);
             }
         }
     }
@@ -686,6 +643,10 @@ impl Verifier {
     /// Each block is read once, expecting its last write.
     pub fn take_blocks(&mut self) -> Vec<(u32, u64, u32)> {
         let written = std::mem::take(&mut self.written);
+        if self.save_state {
+            self.verified_blocks
+                .extend(written.iter().map(|(k, l)| (*k, *l)));
+        }
         let v: Vec<(u32, u64, u32)> = match &mut self.write_order {
             Some(order) => {
                 let mut rest = written;
@@ -705,15 +666,17 @@ impl Verifier {
         v
     }
 
-    /// Loads blocks from a saved state instead of writing (verify_state_load).
+    /// Loads a saved state (verify_state_load): the blocks an iolens writer listed, or, for a
+    /// state fio wrote, the limit of the replay of the job's sequence.
     pub fn load_state(&mut self) -> Result<(), String> {
-        let t = std::fs::read_to_string(&self.state_path).map_err(|e| {
-            format!(
-                "cannot read verify state '{}': {e}",
-                self.state_path.display()
-            )
-        })?;
-        let st = VerifyState::from_text(&t)?;
+        let path = self.state_path.display().to_string();
+        let b = std::fs::read(&self.state_path)
+            .map_err(|e| format!("cannot read verify state '{path}': {e}"))?;
+        let st = VerifyState::from_bytes(&b).map_err(|e| format!("verify state '{path}': {e}"))?;
+        if !st.listed {
+            self.replay = Some(st.progress.replay());
+            return Ok(());
+        }
         let mut skipped = 0u64;
         for (f, o, l) in st.blocks {
             // A job that flushes acknowledges a write once a flush after it completed.
@@ -730,32 +693,83 @@ impl Verifier {
         Ok(())
     }
 
-    /// Marks that the job stopped early (state is saved then).
-    pub fn set_interrupted(&mut self) {
-        self.interrupted = true;
+    /// True when a loaded fio state limits a replay of the job's sequence (the worker then
+    /// issues nothing and hands each I/O it would issue to [`Verifier::replayed`]).
+    pub fn replays(&self) -> bool {
+        self.replay.is_some()
     }
 
-    /// Saves the written blocks when the job was stopped before verifying them.
-    pub fn save_state_if_needed(&self) {
-        if !(self.save_state && self.interrupted && !self.written.is_empty()) {
-            return;
+    /// The writes a loaded fio state counts, when one was loaded.
+    pub fn replay_issued(&self) -> Option<u64> {
+        self.replay.as_ref().map(|r| r.issued())
+    }
+
+    /// One I/O of the replayed sequence: noted for the read-back when the loaded state says
+    /// it completed. False once the replay has ended.
+    pub fn replayed(&mut self, file: u32, offset: u64, len: u32) -> bool {
+        let Some(r) = &mut self.replay else {
+            return false;
+        };
+        if !r.check_next(file as u64, offset) {
+            return false;
         }
-        let st = VerifyState {
-            blocks: self
-                .written
-                .iter()
-                .map(|((f, o), l)| (*f, *o, *l))
-                .collect(),
-            unflushed: self.unflushed.clone(),
-            numbers: self
-                .written
+        let first = self.written.insert((file, offset), len).is_none();
+        if let (true, Some(order)) = (first, &mut self.write_order) {
+            order.push((file, offset));
+        }
+        true
+    }
+
+    /// The job's state as it would be saved now.
+    pub fn state(&self) -> VerifyState {
+        let mut all = self.verified_blocks.clone();
+        all.extend(self.written.iter().map(|(k, l)| (*k, *l)));
+        let mut comps = Vec::new();
+        let per_file = self.completed_writes.min(self.depth as u64) as usize;
+        for (f, ring) in self.last_comps.iter().enumerate() {
+            // Newest first, as fio lists them; fio takes as many from every file as the job
+            // completed writes (up to the depth), so a file with fewer gives zeros.
+            let at = self.last_comp_at[f];
+            for i in 0..per_file {
+                let j = (at + self.depth - 1 - i) % self.depth;
+                comps.push((f as u64, ring.get(j).copied().unwrap_or(0)));
+            }
+        }
+        VerifyState {
+            progress: FioProgress {
+                format: crate::verify_state::FIO_FORMAT,
+                name: self.state_name.clone(),
+                index: self.state_index as u64,
+                depth: self.depth as u32,
+                nofiles: self.files.len() as u32,
+                issued: self.seq,
+                comps,
+                inflight: Vec::new(),
+            },
+            listed: true,
+            numbers: all
                 .keys()
                 .filter_map(|k| self.numbers.get(k).map(|n| (*k, *n)))
                 .collect(),
+            blocks: all.into_iter().map(|((f, o), l)| (f, o, l)).collect(),
+            unflushed: self.unflushed.clone(),
             flush: self.flush.clone(),
             flushes: self.flushes,
-        };
-        let _ = std::fs::write(&self.state_path, st.to_text());
+        }
+    }
+
+    /// Saves the state of a job that wrote, as fio does when such a job exits, however it
+    /// exits. Returns why it could not, if it could not.
+    pub fn save_state(&self) -> Result<(), String> {
+        if !self.save_state {
+            return Ok(());
+        }
+        std::fs::write(&self.state_path, self.state().to_bytes()).map_err(|e| {
+            format!(
+                "cannot save verify state '{}': {e}",
+                self.state_path.display()
+            )
+        })
     }
 
     /// True when verify_fatal is set and a failure was seen.
@@ -1720,24 +1734,6 @@ mod tests {
         assert_eq!(w.failed, 0, "{:?}", w.failures);
     }
 
-    #[test]
-    fn state_roundtrip() {
-        let s = VerifyState {
-            blocks: vec![(0, 4096, 4096), (1, 0, 512)],
-            unflushed: [(1, 0)].into_iter().collect(),
-            numbers: [((0, 4096), 7), ((1, 0), 65535)].into_iter().collect(),
-            flush: "fsync=4 fdatasync=0 sync=0 direct=1".into(),
-            flushes: true,
-        };
-        assert_eq!(VerifyState::from_text(&s.to_text()).unwrap(), s);
-        assert!(VerifyState::from_text("1 2").is_err());
-        assert!(VerifyState::from_text("1 2 3 flushed").is_err());
-        assert!(VerifyState::from_text("1 2 3 n=x").is_err());
-        // v1 files (no flush information) load every block as acknowledged.
-        let v1 = VerifyState::from_text("# iolens verify state v1\n0 0 4096\n").unwrap();
-        assert_eq!((v1.blocks.len(), v1.flushes), (1, false));
-    }
-
     /// Writes after the last completed flush are marked; a job that flushes does not count
     /// them as acknowledged when the state is loaded.
     #[test]
@@ -1747,20 +1743,22 @@ mod tests {
         v.written(0, 4096, 4096);
         v.flushed();
         v.written(0, 8192, 4096);
-        v.interrupted = true;
         let dir = std::env::temp_dir().join(format!("iolens-vstate-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         v.state_path = dir.join("s.state");
-        v.save_state_if_needed();
-        let text = std::fs::read_to_string(&v.state_path).unwrap();
-        assert!(
-            text.contains("# flush: fsync=2 fdatasync=0 sync=0 direct=0 flushes=1"),
-            "{text}"
+        v.save_state().unwrap();
+        let st = VerifyState::from_bytes(&std::fs::read(&v.state_path).unwrap()).unwrap();
+        assert_eq!(
+            (st.flush.as_str(), st.flushes),
+            ("fsync=2 fdatasync=0 sync=0 direct=0", true),
+            "{st:?}"
         );
-        assert!(
-            text.contains("0 8192 4096 unflushed\n") && text.contains("0 0 4096\n"),
-            "{text}"
+        assert_eq!(
+            st.unflushed.iter().copied().collect::<Vec<_>>(),
+            [(0, 8192)],
+            "the write after the flush: {st:?}"
         );
+        assert_eq!(st.blocks.len(), 3, "{st:?}");
         let mut l = verifier(|s| s.fsync = 2);
         l.state_path = v.state_path.clone();
         l.load_state().unwrap();

@@ -2927,7 +2927,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "1",
         Verify,
-        "Save the verify state when the job is stopped",
+        "Save how far a verifying writer got when it exits (local-<job>-<index>-verify.state, fio's format)",
         "1",
         |s, v| {
             s.verify_state_save = boolean(v)?;
@@ -2939,7 +2939,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "0",
         Verify,
-        "Load a saved verify state",
+        "Read back what a saved verify state says the writer completed (fio's or iolens' file)",
         "1",
         |s, v| {
             s.verify_state_load = boolean(v)?;

@@ -149,6 +149,8 @@ struct Worker<'a> {
     usage_start: Rusage,
     lbs: Vec<u64>,
     dry_writes: bool,
+    /// A loaded fio state in a job that does not write: its reads are the replayed sequence.
+    replays_all: bool,
     /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
     /// check).
     free_scratch: Vec<bool>,
@@ -739,10 +741,20 @@ impl<'a> Worker<'a> {
             let action = ["read", "write", "trim"][d.idx()];
             l.io(self.t_last, req.file, action, Some((req.offset, req.len)));
         }
-        if self.dry_writes && d == Ddir::Write {
-            // verify_only: replay the write workload's offsets without writing.
+        if self.dry_writes
+            && (d == Ddir::Write || (self.replays_all && !self.units[si].verify_read))
+        {
+            // verify_only: replay the write workload's offsets without writing. A loaded fio
+            // state: replay the job's sequence (its writes, or a reader's reads) as far as
+            // the state says the writer got.
             if let Some(v) = &mut self.verify {
-                v.written(req.file, req.offset, req.len);
+                if v.replays() {
+                    if !v.replayed(req.file, req.offset, req.len) {
+                        self.byte_budget = self.issued_bytes;
+                    }
+                } else {
+                    v.written(req.file, req.offset, req.len);
+                }
             }
             self.free.push(slot);
             return true;
@@ -1076,13 +1088,12 @@ impl<'a> Worker<'a> {
             self.verify_blocks(eng, blocks);
             self.verify_ns = self.t_last.saturating_sub(t0);
         }
-        if self.stopped() {
-            if let Some(v) = &mut self.verify {
-                v.set_interrupted();
+        // As fio, a verifying writer saves how far it got whenever it exits.
+        if let Some(Err(e)) = self.verify.as_ref().map(|v| v.save_state()) {
+            self.stats.record_error(libc::EIO, e.clone());
+            if self.error.is_none() {
+                self.error = Some(e);
             }
-        }
-        if let Some(v) = &self.verify {
-            v.save_state_if_needed();
         }
         if (spec.end_fsync || spec.fsync_on_close) && spec.rw.writes() && self.error.is_none() {
             self.sync_files(eng, false, false);

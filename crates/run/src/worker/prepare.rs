@@ -145,14 +145,24 @@ pub(super) fn prepare<'a>(
             if let Err(e) = v.load_state() {
                 return fail(e);
             }
+            if let Some(issued) = v.replay_issued() {
+                if let Err(e) = replay_is_exact(job, issued) {
+                    return fail(e);
+                }
+            }
         }
     }
-    let loops = if spec.time_based && !dry_writes {
+    // A loaded fio state replays the job's sequence up to the writes it counts, over as many
+    // passes as that takes; iolens' own states list their blocks, and nothing is replayed.
+    let replays = verify.as_ref().is_some_and(|v| v.replays());
+    let loops = if (spec.time_based && !dry_writes) || replays {
         u64::MAX
     } else {
         spec.loops.max(1)
     };
-    let byte_budget = if spec.verify_state_load {
+    let byte_budget = if replays {
+        u64::MAX
+    } else if spec.verify_state_load {
         0
     } else if spec.time_based && !dry_writes {
         u64::MAX
@@ -255,7 +265,7 @@ pub(super) fn prepare<'a>(
         passes: 0,
         // A job ends after `loops` passes over its files, unless it is time based or io_size
         // sets the amount (then it wraps around as often as needed).
-        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() {
+        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() || replays {
             u64::MAX
         } else {
             spec.loops.max(1)
@@ -294,6 +304,7 @@ pub(super) fn prepare<'a>(
         usage_start: Rusage::default(),
         lbs,
         dry_writes,
+        replays_all: replays && !spec.rw.writes(),
         free_scratch: Vec::new(),
         main_end: 0,
         verify_ns: 0,
@@ -331,4 +342,32 @@ pub(super) fn prepare<'a>(
         blk,
         sim,
     })
+}
+
+/// A state fio saved counts the writes fio issued, not where they went: replayed with the
+/// job's own sequence it names the same blocks when that sequence is fio's (sequential
+/// offsets, one block size), or when the writes covered every block (random offsets with
+/// the random map, one block size, at least as many writes as blocks).
+fn replay_is_exact(job: &PlannedJob, issued: u64) -> Result<(), String> {
+    let spec = &job.spec;
+    let d = if spec.rw.writes() {
+        Ddir::Write
+    } else {
+        Ddir::Read
+    };
+    let (lo, hi) = (spec.min_bs(d), spec.max_bs(d));
+    let blocks: u64 = job.files.iter().map(|f| f.len / lo.max(1)).sum();
+    let why = if lo != hi {
+        format!("the job's block sizes vary ({lo} to {hi} bytes), and iolens draws them differently from fio")
+    } else if spec.rw.is_random() && spec.norandommap {
+        "the job's offsets are random without the random map, and iolens draws them differently from fio".to_string()
+    } else if spec.rw.is_random() && issued < blocks {
+        format!("the job's offsets are random, iolens draws them differently from fio, and the {issued} writes did not cover all {blocks} blocks")
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "verify state '{}' was saved by fio, which records how many writes it issued ({issued}) but not where they went; iolens replays the job's own sequence to find them, which is fio's only for sequential offsets and one block size: {why}. Check the data with a sequential job of one block size, or with a job that reads the whole range (without verify_state_load)",
+        crate::verify_state::file_name(&spec.name, job.index)
+    ))
 }
