@@ -430,6 +430,65 @@ fn steadystate_json_keys_mean_what_fios_do_for_every_criterion() {
     }
 }
 
+/// A window that did not fill (the run ended first, or `ss_ramp` was still running): fio 3.33
+/// prints `data.iops` and `data.bw` as arrays of the window's length, oldest first, zeros
+/// where nothing was recorded, and means over the whole window; so does iolens.
+#[test]
+fn steadystate_not_attained_prints_the_whole_window_as_fio_does() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    for (extra, window) in [
+        // The ramp outlasts the run: nothing recorded.
+        (&["--ss_dur=5", "--ss_ramp=3", "--runtime=2"][..], 5usize),
+        // At most 3 of 6 intervals recorded in 3 s.
+        (&["--ss_dur=6", "--runtime=3", "--rate_iops=1000"][..], 6),
+    ] {
+        let run = |mut c: Command| {
+            c.args([
+                "--name=ss",
+                "--ioengine=null",
+                "--size=1g",
+                "--rw=randread",
+                "--time_based",
+                "--steadystate=iops_slope:0.0000001%",
+                "--output-format=json",
+            ])
+            .args(extra);
+            let o = output_within(c, Duration::from_secs(120));
+            assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+            json_of(&stdout(&o))["jobs"][0]["steadystate"].clone()
+        };
+        for (who, v) in [("fio", run(Command::new("fio"))), ("iolens", run(iolens()))] {
+            assert_eq!(v["attained"], 0, "{who} {extra:?}: not attained: {v}");
+            let d = &v["data"];
+            for (key, mean) in [("iops", "iops_mean"), ("bw", "bw_mean")] {
+                let a: Vec<u64> = d[key]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{who} {extra:?}: data.{key} is an array: {v}"))
+                    .iter()
+                    .map(|x| x.as_u64().expect("whole numbers"))
+                    .collect();
+                assert_eq!(
+                    a.len(),
+                    window,
+                    "{who} {extra:?}: data.{key} holds the whole window of {window}: {v}"
+                );
+                assert_eq!(
+                    a[window - 2..],
+                    [0, 0],
+                    "{who} {extra:?}: the intervals not recorded read 0: {v}"
+                );
+                assert_eq!(
+                    d[mean].as_u64(),
+                    Some(a.iter().sum::<u64>() / window as u64),
+                    "{who} {extra:?}: {mean} is the sum over the window's length: {v}"
+                );
+            }
+        }
+    }
+}
+
 fn pts_json(args: &[&str], limit_s: u64) -> (serde_json::Value, String, String) {
     let o = output_within(
         {

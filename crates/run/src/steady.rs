@@ -71,7 +71,8 @@ impl SteadyCheck {
             iops: VecDeque::with_capacity(window),
             bw: VecDeque::with_capacity(window),
             duration_s: dur_ns / 1_000_000_000,
-            ramp_over: false,
+            // As fio: without ss_ramp the first interval counts.
+            ramp_over: ramp_ns == 0,
             attained: false,
             max_dev: 0.0,
             slope: 0.0,
@@ -94,8 +95,8 @@ impl SteadyCheck {
         if self.next <= t {
             self.next = t + self.interval;
         }
-        // As fio: the first check at or after the end of the ramp only marks it over, so
-        // collection starts one interval after the ramp.
+        // As fio: with ss_ramp, the first check at or after the end of the ramp only marks it
+        // over, so collection starts one interval after the ramp.
         if !self.ramp_over {
             self.ramp_over = t >= self.collect_from;
             return false;
@@ -152,9 +153,17 @@ impl SteadyCheck {
         }
     }
 
-    /// The outcome as the result model reports it.
+    /// The outcome as the result model reports it. As fio, the data hold a whole window,
+    /// oldest first, with zeros where no interval was recorded yet (the window is not full,
+    /// or `ss_ramp` still ran), and the means are over the whole window.
     pub fn result(&self) -> SteadyState {
-        let n = self.iops.len().max(1) as f64;
+        let window = |v: &VecDeque<f64>| -> Vec<u64> {
+            let mut out: Vec<u64> = v.iter().map(|x| *x as u64).collect();
+            out.resize(self.window.max(out.len()), 0);
+            out
+        };
+        let (iops, bw) = (window(&self.iops), window(&self.bw));
+        let n = iops.len().max(1) as u64;
         SteadyState {
             ss: self.crit.text.clone(),
             duration: self.duration_s,
@@ -168,11 +177,11 @@ impl SteadyCheck {
             ),
             max_deviation: self.max_dev,
             slope: self.slope,
-            // fio reports the window means as whole numbers (truncated).
-            bw_mean: (self.bw.iter().sum::<f64>() / n).trunc(),
-            iops_mean: (self.iops.iter().sum::<f64>() / n).trunc(),
-            iops: self.iops.iter().map(|v| *v as u64).collect(),
-            bw: self.bw.iter().map(|v| *v as u64).collect(),
+            // fio reports the window means as whole numbers (integer division).
+            bw_mean: (bw.iter().sum::<u64>() / n) as f64,
+            iops_mean: (iops.iter().sum::<u64>() / n) as f64,
+            iops,
+            bw,
         }
     }
 }
@@ -200,8 +209,9 @@ mod tests {
                 break;
             }
         }
-        // First interval is skipped (collection starts one interval after the ramp), then 3.
-        assert_eq!(attained_at, Some(4));
+        // Without ss_ramp every interval counts (fio 3.33 records from its first check): the
+        // window of 3 is full, and steady, at 3 s.
+        assert_eq!(attained_at, Some(3));
         let r = s.result();
         assert!(r.attained);
         assert_eq!(r.iops.len(), 3);
@@ -209,6 +219,38 @@ mod tests {
         assert_eq!(r.slope, 0.0, "{r:?}");
         assert!(r.max_deviation > 0.0, "{r:?}");
         assert_eq!(r.iops_mean, r.iops_mean.trunc(), "{r:?}");
+    }
+
+    /// fio 3.33, `ss=iops_slope:0.0000001% ss_dur=4 rate_iops=1000 runtime=3`: not attained,
+    /// "iops": [1001, 1000, 1000, 0], "iops_mean": 750 (3001 / 4); with `ss_ramp` longer
+    /// than the run, five zeros.
+    #[test]
+    fn a_window_not_filled_is_padded_with_zeros_as_in_fio() {
+        let c = Criterion::parse("iops_slope:0.0000001%").unwrap();
+        let mut s = SteadyCheck::new(c.clone(), 0, 4_000_000_000, 0);
+        let mut ios = 0;
+        for (sec, n) in [(1u64, 1001u64), (2, 1000), (3, 1000)] {
+            ios += n;
+            assert!(!s.observe(sec * 1_000_000_000, ios, ios * 4096));
+        }
+        let r = s.result();
+        assert_eq!(
+            (r.iops.clone(), r.iops_mean),
+            (vec![1001, 1000, 1000, 0], 750.0),
+            "three intervals recorded in a window of four: {r:?}"
+        );
+        assert_eq!(
+            r.bw,
+            vec![1001 * 4096, 1000 * 4096, 1000 * 4096, 0],
+            "{r:?}"
+        );
+        let s = SteadyCheck::new(c, 0, 5_000_000_000, 3_000_000_000);
+        let r = s.result();
+        assert_eq!(
+            (r.iops, r.bw, r.iops_mean),
+            (vec![0; 5], vec![0; 5], 0.0),
+            "nothing recorded yet: a window of zeros"
+        );
     }
 
     #[test]
