@@ -306,3 +306,101 @@ fn unified_rw_reporting_prints_fio_mixed_lines() {
         }
     }
 }
+
+/// The terse line's percentile fields and the JSON beside them, for every combination of
+/// `lat_percentiles`, `slat_percentiles` and `clat_percentiles`, in fio 3.33 and in iolens
+/// (libaio reads, so every latency type has samples): the terse fields are the JSON's total
+/// latency percentiles (in µs) when lat_percentiles=1, else its completion latency ones when
+/// clat_percentiles=1, else "0%=0"; and each type's JSON has percentiles exactly when its
+/// option is on, in both tools.
+#[test]
+fn terse_and_json_percentiles_match_fio_for_every_combination() {
+    if skip_unless(has_fio(), "fio is not installed")
+        || skip_unless(has_libaio(), "libaio is not available")
+    {
+        return;
+    }
+    let _disk = exclusive_disk();
+    let d = TempDir::new("terse-pct");
+    let file = d.join("p.dat");
+    std::fs::write(&file, vec![7u8; 1 << 20]).expect("test file");
+    let fname = format!("--filename={}", file.display());
+    for lat in [0, 1] {
+        for slat in [0, 1] {
+            for clat in [0, 1] {
+                let opts = [
+                    "--name=p".to_string(),
+                    fname.clone(),
+                    "--ioengine=libaio".into(),
+                    "--iodepth=2".into(),
+                    "--size=1m".into(),
+                    "--bs=4k".into(),
+                    "--rw=randread".into(),
+                    "--percentile_list=50:99".into(),
+                    format!("--lat_percentiles={lat}"),
+                    format!("--slat_percentiles={slat}"),
+                    format!("--clat_percentiles={clat}"),
+                    "--output-format=terse,json".into(),
+                ];
+                let case = format!(
+                    "lat_percentiles={lat} slat_percentiles={slat} clat_percentiles={clat}"
+                );
+                let mut kinds = Vec::new();
+                for (who, mut c) in [
+                    ("fio", std::process::Command::new("fio")),
+                    ("iolens", iolens()),
+                ] {
+                    c.args(&opts);
+                    let o = output_within(c, std::time::Duration::from_secs(120));
+                    let out = stdout(&o);
+                    assert!(o.status.success(), "{who} {case}: {}", stderr(&o));
+                    let terse = out
+                        .lines()
+                        .find(|l| l.starts_with("3;"))
+                        .expect("a terse line");
+                    let v = json_of(&out[out.find('{').expect("JSON after the terse line")..]);
+                    let read = &v["jobs"][0]["read"];
+                    let from = if lat == 1 {
+                        Some("lat_ns")
+                    } else if clat == 1 {
+                        Some("clat_ns")
+                    } else {
+                        None
+                    };
+                    let mut want: Vec<String> = from
+                        .and_then(|k| read[k]["percentile"].as_object())
+                        .map(|m| {
+                            m.iter()
+                                .map(|(p, ns)| format!("{p}%={}", ns.as_u64().expect("ns") / 1000))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    want.resize(20, "0%=0".into());
+                    let got: Vec<String> = terse
+                        .split(';')
+                        .skip(17)
+                        .take(20)
+                        .map(String::from)
+                        .collect();
+                    assert_eq!(
+                        got, want,
+                        "{who} {case}: terse fields 18-37 against its JSON's {from:?}: {terse}"
+                    );
+                    kinds.push(
+                        ["slat_ns", "clat_ns", "lat_ns"]
+                            .map(|k| read[k].get("percentile").is_some()),
+                    );
+                }
+                assert_eq!(
+                    kinds[1], kinds[0],
+                    "{case}: which of slat, clat, lat have JSON percentiles (fio first)"
+                );
+                assert_eq!(
+                    kinds[0],
+                    [slat == 1, clat == 1, lat == 1],
+                    "{case}: fio's JSON"
+                );
+            }
+        }
+    }
+}

@@ -5,6 +5,8 @@ use iolens_job::{parse_job_text, SystemEnvironment};
 use iolens_run::{plan, sim::SimRegistry, RunOptions, WorkerOptions};
 use iolens_stats::RunResult;
 
+use crate::common::json_of;
+
 const JOBS: &str = "\
 [global]
 ioengine=null
@@ -139,6 +141,67 @@ fn terse_output() {
     }
     insta::assert_snapshot!("terse_v3", v3);
     insta::assert_snapshot!("terse_v5", iolens_report::terse::render(&r, 5));
+}
+
+/// The 20 percentile fields of a terse v3 line's read direction (fields 18 to 37).
+fn terse_read_percentiles(line: &str) -> Vec<String> {
+    line.split(';')
+        .skip(17)
+        .take(20)
+        .map(String::from)
+        .collect()
+}
+
+/// fio 3.33's terse line carries total-latency percentiles when `lat_percentiles=1`, else
+/// completion-latency ones when `clat_percentiles=1` (slat's never), else "0%=0"; every
+/// combination of the three options, checked against the JSON model of the same run.
+#[test]
+fn terse_percentiles_follow_lat_then_clat_for_every_combination() {
+    for lat in [0, 1] {
+        for slat in [0, 1] {
+            for clat in [0, 1] {
+                let job = format!(
+                    "[p]\nioengine=null\nsize=1m\nrw=randread\nbs=4k\niodepth=4\n\
+                     percentile_list=50:99\nlat_percentiles={lat}\nslat_percentiles={slat}\n\
+                     clat_percentiles={clat}\n"
+                );
+                let r = deterministic(&job);
+                let d = &r.jobs[0].dirs[0];
+                let from = if lat == 1 {
+                    d.lat.percentiles.clone()
+                } else if clat == 1 {
+                    d.clat.percentiles.clone()
+                } else {
+                    None
+                };
+                let mut want: Vec<String> = from
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(p, v)| format!("{p:.6}%={}", v / 1000))
+                    .collect();
+                want.resize(20, "0%=0".into());
+                let line = iolens_report::terse::render(&r, 3);
+                assert_eq!(
+                    terse_read_percentiles(&line),
+                    want,
+                    "lat_percentiles={lat} slat_percentiles={slat} clat_percentiles={clat}: {line}"
+                );
+                // The JSON beside it: a percentile object for each type that is enabled.
+                let json = iolens_report::json::render(&r, false);
+                let v = json_of(&json);
+                for (key, on) in [("slat_ns", slat), ("clat_ns", clat), ("lat_ns", lat)] {
+                    let has = v["jobs"][0]["read"][key].get("percentile").is_some();
+                    // A sync-style null engine has no submission latency to give percentiles.
+                    let n = v["jobs"][0]["read"][key]["N"].as_u64().unwrap_or(0);
+                    assert_eq!(
+                        has,
+                        on == 1 && n > 0,
+                        "{key} percentiles with lat={lat} slat={slat} clat={clat} (N={n})"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -24,12 +24,19 @@ fn dir(o: &mut String, d: &DirResult, display: &Display, version: u32) {
     let _ = write!(o, ";{};{};{};{}", d.io_bytes >> 10, bw, iops, d.runtime_ms);
     lat(o, &d.slat);
     lat(o, &d.clat);
-    // A direction without I/O still names its percentiles, each =0 (as fio).
-    let pct = match &d.clat.percentiles {
-        Some(p) => p.clone(),
-        None if display.clat_percentiles => {
-            display.percentile_list.iter().map(|p| (*p, 0)).collect()
-        }
+    // As fio: the total latency's percentiles when lat_percentiles is set, else completion
+    // latency's when clat_percentiles is (slat's never); a direction without I/O still names
+    // them, each =0.
+    let shown = if display.lat_percentiles {
+        Some(&d.lat)
+    } else if display.clat_percentiles {
+        Some(&d.clat)
+    } else {
+        None
+    };
+    let pct = match shown.map(|l| &l.percentiles) {
+        Some(Some(p)) => p.clone(),
+        Some(None) => display.percentile_list.iter().map(|p| (*p, 0)).collect(),
         None => Vec::new(),
     };
     for i in 0..20 {
