@@ -404,3 +404,96 @@ fn terse_and_json_percentiles_match_fio_for_every_combination() {
         }
     }
 }
+
+/// The text after `err=` in a job's first line of the normal output
+/// (`e: (groupid=0, jobs=1): err=22 (file:io_u.c:1876, ...): pid=...`).
+fn err_text(out: &str, job: &str) -> String {
+    let head = format!("{job}: (groupid=");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no line starting {head:?} in:\n{out}"));
+    let at = line.find("err=").expect("err=") + 4;
+    let end = line.find(": pid=").expect(": pid=");
+    line[at..end].to_string()
+}
+
+/// A failed I/O (EINVAL: 1000-byte direct reads) and a failed check (EILSEQ: a damaged block,
+/// with a sync and an async engine) print fio 3.33's words after `err=`:
+/// `22 (file:io_u.c:1876, func=io_u error, error=Invalid argument)`.
+#[test]
+fn err_lines_carry_fios_site_and_error_text() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let _disk = exclusive_disk();
+    let d = TempDir::new("errtext");
+    let data = d.join("e.dat");
+    std::fs::write(&data, vec![1u8; 1 << 20]).expect("test file");
+    let f = format!("--filename={}", data.display());
+    let mut cases: Vec<Vec<String>> = vec![vec![
+        "--name=e".into(),
+        f.clone(),
+        "--size=1m".into(),
+        "--rw=read".into(),
+        "--bs=1000".into(),
+        "--direct=1".into(),
+    ]];
+    // A verified file with one damaged block, read back by a sync and by an async engine.
+    let v = d.join("v.dat");
+    let vf = format!("--filename={}", v.display());
+    let w = run_in(
+        &d.0,
+        &[
+            "--name=e",
+            &vf,
+            "--size=256k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--do_verify=0",
+        ],
+    );
+    assert!(
+        w.status.success(),
+        "writing the verified file: {}",
+        stderr(&w)
+    );
+    {
+        use std::os::unix::fs::FileExt;
+        let fh = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&v)
+            .expect("open");
+        fh.write_all_at(&[0x55], 5000).expect("damaging a block");
+    }
+    for eng in ["psync", "libaio"] {
+        if eng == "libaio" && skip_unless(has_libaio(), "libaio is not available") {
+            continue;
+        }
+        cases.push(vec![
+            "--name=e".into(),
+            vf.clone(),
+            "--size=256k".into(),
+            "--rw=read".into(),
+            "--verify=crc32c".into(),
+            format!("--ioengine={eng}"),
+        ]);
+    }
+    for args in &cases {
+        let mut texts = Vec::new();
+        for mut c in [std::process::Command::new("fio"), iolens()] {
+            c.current_dir(&d.0).args(args);
+            let o = output_within(c, std::time::Duration::from_secs(120));
+            texts.push(err_text(&stdout(&o), "e"));
+        }
+        assert_eq!(
+            texts[1], texts[0],
+            "{args:?}: iolens's err= text (right: fio 3.33's)"
+        );
+        assert!(
+            texts[0].contains("(file:io_u.c:"),
+            "{args:?}: fio names its site: {}",
+            texts[0]
+        );
+    }
+}

@@ -78,6 +78,7 @@ fn error_lines() {
     let mut r = deterministic(MIXED);
     r.jobs[0].error = 5;
     r.jobs[0].error_text = Some("Input/output error".into());
+    r.jobs[0].error_site = Some("file:io_u.c:1876, func=io_u error".into());
     let normal = iolens_report::normal::render(&r);
     let line = normal
         .lines()

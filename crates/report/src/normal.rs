@@ -284,11 +284,27 @@ fn dist(v: &[f64; 7], labels: [&str; 7]) -> String {
         .join(", ")
 }
 
+/// The C library's text for an errno (`Invalid argument`), as fio prints it.
+fn strerror(errno: i32) -> String {
+    let t = std::io::Error::from_raw_os_error(errno).to_string();
+    match t.rfind(" (os error ") {
+        Some(at) => t[..at].to_string(),
+        None => t,
+    }
+}
+
 /// One job's block.
 pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
+    // As fio: after a non-zero err=, where the error was reported and the system's words
+    // for it (`err=22 (file:io_u.c:1876, func=io_u error, error=Invalid argument)`).
+    let why = match (j.error, &j.error_site) {
+        (0, _) => String::new(),
+        (e, Some(site)) => format!(" ({site}, error={})", strerror(e)),
+        (e, None) => format!(" (error={})", strerror(e)),
+    };
     let _ = writeln!(
         o,
-        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
+        "{}: (groupid={}, jobs={}): err={:2}{why}: pid={}: {}",
         j.name, j.groupid, j.jobs, j.error, j.pid, time
     );
     if let Some(d) = &j.description {

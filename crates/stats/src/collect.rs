@@ -111,6 +111,9 @@ pub struct JobStats {
     pub error: i32,
     /// Text of the first error.
     pub error_text: Option<String>,
+    /// Where fio reports that error from, as its normal output names it (`file:io_u.c:1876,
+    /// func=io_u error`), when fio has the same error.
+    pub error_site: Option<String>,
     /// Errors seen with continue_on_error.
     pub total_err: u64,
     /// Verification failures kept for the report.
@@ -140,6 +143,7 @@ impl JobStats {
             runtime_ms: 0,
             error: 0,
             error_text: None,
+            error_site: None,
             total_err: 0,
             verify_failures: Vec::new(),
             verified_blocks: 0,
@@ -259,6 +263,15 @@ impl JobStats {
             false
         }
     }
+
+    /// Records an error that fio reports from `site` (see [`JobStats::error_site`]).
+    pub fn record_error_at(&mut self, errno: i32, site: &str, text: String) -> bool {
+        let first = self.record_error(errno, text);
+        if first {
+            self.error_site = Some(site.to_string());
+        }
+        first
+    }
 }
 
 /// What the model needs to know about a job besides its statistics.
@@ -342,6 +355,7 @@ struct Merged {
     job_runtime_ms: u64,
     error: i32,
     error_text: Option<String>,
+    error_site: Option<String>,
     total_err: u64,
     verify_failures: Vec<VerifyFailure>,
     verified_blocks: u64,
@@ -461,6 +475,7 @@ impl Merged {
             job_runtime_ms: s.runtime_ms,
             error: s.error,
             error_text: s.error_text.clone(),
+            error_site: s.error_site.clone(),
             total_err: s.total_err,
             verify_failures: s.verify_failures.clone(),
             verified_blocks: s.verified_blocks,
@@ -489,6 +504,7 @@ impl Merged {
         if self.error == 0 && o.error != 0 {
             self.error = o.error;
             self.error_text = o.error_text.clone();
+            self.error_site = o.error_site.clone();
         }
         self.total_err += o.total_err;
         self.verify_failures
@@ -543,6 +559,7 @@ impl Merged {
             jobs: self.jobs,
             error: self.error,
             error_text: self.error_text.clone(),
+            error_site: self.error_site.clone(),
             pid: self.tid,
             description: self.info.description.clone(),
             elapsed_s: meta.elapsed_s,

@@ -177,6 +177,7 @@ pub fn merge_jobs(name: &str, parts: &[&JobResult], notes: &mut Vec<String>) -> 
         if out.error == 0 && p.error != 0 {
             out.error = p.error;
             out.error_text = p.error_text.clone();
+            out.error_site = p.error_site.clone();
         }
         if out.first_error == 0 {
             out.first_error = p.first_error;

@@ -163,6 +163,10 @@ pub struct JobResult {
     pub error: i32,
     /// Error text, when there was one.
     pub error_text: Option<String>,
+    /// Where fio reports the same error from (`file:io_u.c:1876, func=io_u error`), which
+    /// its normal output prints after `err=`.
+    #[serde(default)]
+    pub error_site: Option<String>,
     /// Process id (all jobs are threads of one process).
     pub pid: u32,
     /// `description`.

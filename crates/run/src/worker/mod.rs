@@ -47,6 +47,9 @@ use sampling::Sampler;
 pub use setup::failed;
 use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
 
+/// Where fio 3.33 reports a failed I/O from (its normal output prints it after `err=`).
+const FIO_IO_U_ERROR: &str = "file:io_u.c:1876, func=io_u error";
+
 /// How often a job looks for a `--status-interval` snapshot request, and publishes its
 /// counters for `--bandwidth-log`, ns.
 const POLL_NS: u64 = 50_000_000;
@@ -697,7 +700,8 @@ impl<'a> Worker<'a> {
         if errno == libc::EOPNOTSUPP && spec.hipri {
             msg.push_str("; hipri (polled I/O) needs direct=1 and a device driver with poll queues (e.g. nvme poll_queues)");
         }
-        self.stats.record_error(errno, msg.clone());
+        self.stats
+            .record_error_at(errno, FIO_IO_U_ERROR, msg.clone());
         if cont {
             return true;
         }
@@ -1213,6 +1217,17 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     }
     if let Some(v) = &w.verify {
         v.finish(&mut w.stats);
+        if w.stats.error == crate::verify::EILSEQ && w.stats.error_site.is_none() {
+            // fio reports a failed check where it completes the read.
+            w.stats.error_site = Some(
+                if w.job.spec.ioengine.is_sync() {
+                    "file:io_u.c:2152, func=io_u_sync_complete"
+                } else {
+                    "file:io_u.c:2190, func=io_u_queued_complete"
+                }
+                .to_string(),
+            );
+        }
     }
     if let Some(l) = w.logs.take().or_else(|| w.logs_ramp.take()) {
         if let Err(e) = l.close(w.t_last) {
