@@ -176,6 +176,9 @@ pub struct OptDef {
     pub apply: Option<Apply>,
     /// A valid example value, checked by the table's tests.
     pub example: &'static str,
+    /// The fio version that added the option ("3.41"), for options fio 3.33 does not have;
+    /// empty for the others.
+    pub since: &'static str,
 }
 
 impl OptDef {
@@ -227,6 +230,9 @@ pub fn cmdhelp(name: Option<&str>) -> Result<String, String> {
                 let _ = writeln!(out, "{:<20}: {}", "default", o.default);
             }
             let _ = writeln!(out, "{:<20}: {}", "status", status_text(o.status));
+            if !o.since.is_empty() {
+                let _ = writeln!(out, "{:<20}: fio {}", "added in", o.since);
+            }
         }
     }
     Ok(out)
@@ -261,7 +267,8 @@ pub fn compat_markdown() -> String {
     out.push_str(
         "**engine only** (belongs to an ioengine iolens does not run; that engine is rejected),\n",
     );
-    out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n\n");
+    out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n");
+    out.push_str("An option fio 3.33 does not have names the fio version that added it.\n\n");
     let total = OPTIONS.len();
     let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();
     let _ = writeln!(
@@ -288,9 +295,14 @@ pub fn compat_markdown() -> String {
                 Status::EngineOnly(e) => format!("engine only ({e})"),
                 Status::Partial(r) => format!("partial: {r}"),
             };
+            let since = if o.since.is_empty() {
+                String::new()
+            } else {
+                format!(" (fio {})", o.since)
+            };
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} |",
+                "| `{}`{since} | {} | {} | {} | {} |",
                 o.name,
                 o.aliases
                     .iter()
@@ -487,6 +499,36 @@ mod tests {
             missing.is_empty(),
             "options of fio's HOWTO missing from the table: {missing:?}"
         );
+    }
+
+    /// Options fio 3.33 lacks name the fio version that added them; the others do not.
+    /// The fixture lists what fio 3.33 knows: its `--cmdhelp=all` and `--enghelp` names, its
+    /// HOWTO's and the option names of its source.
+    #[test]
+    fn options_newer_than_fio_333_name_the_version_that_added_them() {
+        let known: std::collections::HashSet<&str> =
+            include_str!("../../../../tests/fixtures/fio-3.33-options.txt")
+                .split_whitespace()
+                .collect();
+        for o in OPTIONS.iter().filter(|o| o.category != Category::Iolens) {
+            let old = std::iter::once(o.name)
+                .chain(o.aliases.iter().copied())
+                .any(|n| known.contains(n));
+            if old {
+                assert_eq!(o.since, "", "fio 3.33 has {}: no 'since'", o.name);
+                continue;
+            }
+            let ok = o.since == "after 3.42"
+                || o.since
+                    .strip_prefix("3.")
+                    .and_then(|m| m.parse::<u32>().ok())
+                    .is_some_and(|m| (34..=42).contains(&m));
+            assert!(
+                ok,
+                "{} is not in fio 3.33: expected the version that added it (3.34 to 3.42, or 'after 3.42'), got '{}'",
+                o.name, o.since
+            );
+        }
     }
 
     #[test]

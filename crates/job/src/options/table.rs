@@ -584,6 +584,7 @@ macro_rules! opt {
             prio: 0,
             apply: Some($apply as Apply),
             example: $example,
+            since: "",
         }
     };
 }
@@ -601,6 +602,7 @@ macro_rules! ign {
             prio: 0,
             apply: None,
             example: "",
+            since: "",
         }
     };
 }
@@ -618,6 +620,7 @@ macro_rules! uns {
             prio: 0,
             apply: None,
             example: "",
+            since: "",
         }
     };
 }
@@ -636,6 +639,7 @@ macro_rules! eng {
             prio: 0,
             apply: None,
             example: "",
+            since: "",
         }
     };
 }
@@ -793,12 +797,15 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.42",
+        ..ign!(
         "ramp_size",
         K::Size,
         Time,
         "ramp by size is not implemented; use ramp_time"
-    ),
+    )
+    },
     opt!(
         "clocksource",
         K::Enum(CLOCKSOURCE_NAMES),
@@ -835,12 +842,15 @@ pub static OPTIONS: &[OptDef] = &[
         Time,
         "iolens has no time-keeping thread; clock reads are cheap"
     ),
-    ign!(
+    OptDef {
+        since: "3.36",
+        ..ign!(
         "job_start_clock_id",
         K::Int,
         Time,
         "job_start is not reported (fio 3.36+ JSON field)"
-    ),
+    )
+    },
     // ---------------------------------------------------------------- files
     opt!(
         "directory",
@@ -899,12 +909,15 @@ pub static OPTIONS: &[OptDef] = &[
             }
         )
     },
-    ign!(
+    OptDef {
+        since: "3.41",
+        ..ign!(
         "filetype",
         K::Str,
         Files,
         "the file type is detected from the path"
-    ),
+    )
+    },
     uns!(
         "opendir",
         K::Str,
@@ -1167,18 +1180,24 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "zoned block devices are not supported"
     ),
-    ign!(
+    OptDef {
+        since: "3.40",
+        ..ign!(
         "recover_zbd_write_error",
         K::Bool,
         Zones,
         "zoned block devices are not supported"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "3.42",
+        ..ign!(
         "write_zone_remainders",
         K::Bool,
         Zones,
         "zoned block devices are not supported"
-    ),
+    )
+    },
     // ---------------------------------------------------------------- I/O type
     opt!(
         "direct",
@@ -1408,12 +1427,15 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.42",
+        ..ign!(
         "end_syncfs",
         K::Bool,
         IoType,
         "syncfs at the end is not implemented; use end_fsync"
-    ),
+    )
+    },
     opt!(
         "fsync_on_close",
         K::Bool,
@@ -1459,7 +1481,9 @@ pub static OPTIONS: &[OptDef] = &[
         "zipf:1.2",
         apply_random_distribution
     ),
-    opt!(
+    OptDef {
+        since: "after 3.42",
+        ..opt!(
         "random_sequence_stride",
         K::Bool,
         "0",
@@ -1470,7 +1494,8 @@ pub static OPTIONS: &[OptDef] = &[
             s.random_sequence_stride = boolean(v)?;
             Ok(())
         }
-    ),
+    )
+    },
     opt!(
         "percentage_random",
         K::PerDirInt,
@@ -1514,30 +1539,42 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.41",
+        ..ign!(
         "sprandom",
         K::Bool,
         IoType,
         "SPRandom preconditioning is not implemented; the job runs as plain random writes"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "3.41",
+        ..ign!(
         "spr_num_regions",
         K::Int,
         IoType,
         "belongs to sprandom, which is not implemented"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "3.41",
+        ..ign!(
         "spr_op",
         K::Float,
         IoType,
         "belongs to sprandom, which is not implemented"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "3.42",
+        ..ign!(
         "spr_cs",
         K::Int,
         IoType,
         "belongs to sprandom, which is not implemented"
-    ),
+    )
+    },
     // ---------------------------------------------------------------- block size
     opt!(
         "bs" | "blocksize",
@@ -1859,12 +1896,15 @@ pub static OPTIONS: &[OptDef] = &[
         Engine,
         "per-command priorities are not implemented"
     ),
-    ign!(
+    OptDef {
+        since: "3.36",
+        ..ign!(
         "cmdprio_hint",
         K::PerDirInt,
         Engine,
         "per-command priorities are not implemented"
-    ),
+    )
+    },
     ign!(
         "cmdprio",
         K::PerDirInt,
@@ -1950,7 +1990,10 @@ pub static OPTIONS: &[OptDef] = &[
         }
     ),
     eng!("io_uring_cmd", "cmd_type"),
-    eng!("io_uring_cmd", "cdb_len"),
+    OptDef {
+        since: "after 3.42",
+        ..eng!("io_uring_cmd", "cdb_len")
+    },
     opt!(
         "hipri",
         K::Flag,
@@ -1988,23 +2031,59 @@ pub static OPTIONS: &[OptDef] = &[
         Engine,
         "atomic writes (RWF_ATOMIC) are not implemented; writes are issued without it"
     ),
-    ign!(
+    OptDef {
+        since: "3.39",
+        ..ign!(
         "libaio_vectored",
         K::Bool,
         Engine,
         "libaio uses non-vectored opcodes"
-    ),
-    eng!("io_uring_cmd", "fdp"),
-    eng!("io_uring_cmd", "dataplacement"),
-    eng!("io_uring_cmd", "plid_select" | "fdp_pli_select"),
-    eng!("io_uring_cmd", "plids" | "fdp_pli"),
-    eng!("io_uring_cmd", "dp_scheme"),
-    eng!("io_uring_cmd", "md_per_io_size"),
-    eng!("io_uring_cmd", "pi_act"),
-    eng!("io_uring_cmd", "pi_chk"),
-    eng!("io_uring_cmd", "apptag"),
-    eng!("io_uring_cmd", "apptag_mask"),
-    eng!("io_uring_cmd", "num_range"),
+    )
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("io_uring_cmd", "fdp")
+    },
+    OptDef {
+        since: "3.38",
+        ..eng!("io_uring_cmd", "dataplacement")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "plid_select" | "fdp_pli_select")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("io_uring_cmd", "plids" | "fdp_pli")
+    },
+    OptDef {
+        since: "3.38",
+        ..eng!("io_uring_cmd", "dp_scheme")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "md_per_io_size")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "pi_act")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "pi_chk")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "apptag")
+    },
+    OptDef {
+        since: "3.36",
+        ..eng!("io_uring_cmd", "apptag_mask")
+    },
+    OptDef {
+        since: "3.37",
+        ..eng!("io_uring_cmd", "num_range")
+    },
     eng!("cpuio", "cpuload"),
     eng!("cpuio", "cpuchunks"),
     eng!("cpuio", "cpumode"),
@@ -2029,8 +2108,14 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("rbd", "conf"),
     eng!("rbd", "busy_poll"),
     eng!("rbd", "touch_objects"),
-    eng!("rbd", "rbd_encryption_format"),
-    eng!("rbd", "rbd_encryption_passphrase"),
+    OptDef {
+        since: "3.42",
+        ..eng!("rbd", "rbd_encryption_format")
+    },
+    OptDef {
+        since: "3.42",
+        ..eng!("rbd", "rbd_encryption_passphrase")
+    },
     eng!("dfs", "pool"),
     eng!("dfs", "cont"),
     eng!("dfs", "chunk_size"),
@@ -2043,10 +2128,22 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("sg", "writefua"),
     eng!("sg", "sg_write_mode"),
     eng!("sg", "stream_id"),
-    eng!("io_uring_cmd", "write_mode"),
-    eng!("io_uring_cmd", "verify_bytchk"),
-    eng!("io_uring_cmd", "read_mode"),
-    eng!("io_uring_cmd", "verify_mode"),
+    OptDef {
+        since: "3.38",
+        ..eng!("io_uring_cmd", "write_mode")
+    },
+    OptDef {
+        since: "after 3.42",
+        ..eng!("io_uring_cmd", "verify_bytchk")
+    },
+    OptDef {
+        since: "after 3.42",
+        ..eng!("io_uring_cmd", "read_mode")
+    },
+    OptDef {
+        since: "3.38",
+        ..eng!("io_uring_cmd", "verify_mode")
+    },
     eng!("http", "http_host"),
     eng!("http", "http_user"),
     eng!("http", "http_pass"),
@@ -2055,17 +2152,26 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("http", "http_s3_region"),
     eng!("http", "http_s3_key"),
     eng!("http", "http_s3_keyid"),
-    eng!("http", "http_s3_security_token"),
+    OptDef {
+        since: "3.41",
+        ..eng!("http", "http_s3_security_token")
+    },
     eng!("http", "http_s3_sse_customer_key"),
     eng!("http", "http_s3_sse_customer_algorithm"),
     eng!("http", "http_s3_storage_class"),
     eng!("http", "http_swift_auth_token"),
     eng!("http", "http_verbose"),
-    eng!("http", "http_object_mode"),
+    OptDef {
+        since: "3.41",
+        ..eng!("http", "http_object_mode")
+    },
     eng!("nbd", "uri"),
     eng!("libcufile", "gpu_dev_ids"),
     eng!("libcufile", "cuda_io"),
-    eng!("libhipfile", "rocm_io"),
+    OptDef {
+        since: "after 3.42",
+        ..eng!("libhipfile", "rocm_io")
+    },
     eng!("nfs", "nfs_url"),
     eng!("exec", "program"),
     eng!("exec", "arguments"),
@@ -2075,19 +2181,55 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("xnvme", "xnvme_sync"),
     eng!("xnvme", "xnvme_admin"),
     eng!("xnvme", "xnvme_dev_nsid"),
-    eng!("xnvme", "xnvme_dev_subnqn"),
-    eng!("xnvme", "xnvme_mem"),
+    OptDef {
+        since: "3.34",
+        ..eng!("xnvme", "xnvme_dev_subnqn")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("xnvme", "xnvme_mem")
+    },
     eng!("xnvme", "xnvme_iovec"),
-    eng!("libblkio", "libblkio_driver"),
-    eng!("libblkio", "libblkio_path"),
-    eng!("libblkio", "libblkio_pre_connect_props"),
-    eng!("libblkio", "libblkio_num_entries"),
-    eng!("libblkio", "libblkio_queue_size"),
-    eng!("libblkio", "libblkio_pre_start_props"),
-    eng!("libblkio", "libblkio_vectored"),
-    eng!("libblkio", "libblkio_write_zeroes_on_trim"),
-    eng!("libblkio", "libblkio_wait_mode"),
-    eng!("libblkio", "libblkio_force_enable_completion_eventfd"),
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_driver")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_path")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_pre_connect_props")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_num_entries")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_queue_size")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_pre_start_props")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_vectored")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_write_zeroes_on_trim")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_wait_mode")
+    },
+    OptDef {
+        since: "3.34",
+        ..eng!("libblkio", "libblkio_force_enable_completion_eventfd")
+    },
     eng!("windowsaio", "no_completion_thread"),
     // ---------------------------------------------------------------- depth
     opt!(
@@ -2175,12 +2317,15 @@ pub static OPTIONS: &[OptDef] = &[
         }
     ),
     // ---------------------------------------------------------------- rate
-    ign!(
+    OptDef {
+        since: "3.37",
+        ..ign!(
         "thinkcycles",
         K::Int,
         Rate,
         "CPU-cycle think time is not implemented; use thinktime"
-    ),
+    )
+    },
     opt!(
         "thinktime",
         K::Time,
@@ -2569,7 +2714,10 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!("comm", K::Str, Process, "threads keep iolens' process name"),
+    OptDef {
+        since: "3.42",
+        ..ign!("comm", K::Str, Process, "threads keep iolens' process name")
+    },
     opt!(
         "nice",
         K::Int,
@@ -2610,12 +2758,15 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.36",
+        ..ign!(
         "priohint",
         K::Int,
         Process,
         "I/O priority hints are not implemented"
-    ),
+    )
+    },
     opt!(
         "cpus_allowed",
         K::Str,
@@ -2850,18 +3001,24 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.40",
+        ..ign!(
         "verify_pattern_interval",
         K::Bool,
         Verify,
         "not an option of fio 3.33 (a later fio's %o repeat interval); %o holds each I/O's offset"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "after 3.42",
+        ..ign!(
         "verify_policy",
         K::Str,
         Verify,
         "all completed writes are verified"
-    ),
+    )
+    },
     opt!(
         "verify_fatal",
         K::Bool,
@@ -2958,7 +3115,9 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    opt!(
+    OptDef {
+        since: "3.38",
+        ..opt!(
         "verify_write_sequence",
         K::Bool,
         "1",
@@ -2969,13 +3128,17 @@ pub static OPTIONS: &[OptDef] = &[
             s.verify_write_sequence = boolean(v)?;
             Ok(())
         }
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        since: "3.40",
+        ..ign!(
         "verify_header_seed",
         K::Bool,
         Verify,
         "the data seed in the verify header is not checked"
-    ),
+    )
+    },
     uns!(
         "trim_percentage",
         K::Int,
@@ -3037,12 +3200,15 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.35",
+        ..ign!(
         "steadystate_check_interval" | "ss_interval",
         K::Time,
         SteadyState,
         "steady state is checked every second"
-    ),
+    )
+    },
     // ---------------------------------------------------------------- reporting
     opt!(
         "per_job_logs",
@@ -3227,12 +3393,15 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    ign!(
+    OptDef {
+        since: "3.38",
+        ..ign!(
         "log_issue_time",
         K::Bool,
         Reporting,
         "not an option of fio 3.33 (a later fio's issue-time column)"
-    ),
+    )
+    },
     opt!(
         "log_compression",
         K::Size,
