@@ -605,7 +605,7 @@ fn options_with_structure_are_checked_when_the_job_is_parsed() {
     for (line, option) in [
         ("file_service_type=roundrobin:x", "file_service_type"),
         ("file_service_type=roundrobin:0", "file_service_type"),
-        ("steadystate=lat:1", "steadystate"),
+        ("steadystate=lat:fast", "steadystate"),
         ("steadystate=iops:abc%", "steadystate"),
         ("sim_latency=normal:1ms", "sim_latency"),
         ("exit_what=some", "exit_what"),

@@ -489,6 +489,78 @@ fn steadystate_not_attained_prints_the_whole_window_as_fio_does() {
     }
 }
 
+/// fio 3.42's `lat` and `lat_slope` criteria and `ss_interval`, as its HOWTO describes them:
+/// completion latency collected every `ss_interval`, `ss_dur / ss_interval` values in the
+/// window, the job stopped once the criterion holds; the JSON's data carry `lat_mean` and
+/// `lat_ns`. Deterministic: the null engine on a clock that advances 1 us per reading, so
+/// every interval has the same latency.
+#[test]
+fn steadystate_latency_criteria_and_check_interval_follow_fio_342() {
+    for crit in ["lat:1%", "lat_slope:10", "lat:2us"] {
+        let job = format!(
+            "[s]\nioengine=null\nsize=1g\nrw=randread\ntime_based\nruntime=60\n\
+             steadystate={crit}\nss_dur=6\nss_interval=2\n"
+        );
+        let r = crate::formats::deterministic(&job);
+        let v = json_of(&iolens_report::json::render(&r, false));
+        let j = &v["jobs"][0];
+        let ss = &j["steadystate"];
+        assert_eq!(
+            ss["attained"], 1,
+            "{crit}: a constant latency is steady: {ss}"
+        );
+        let lat = ss["data"]["lat_ns"].as_array().expect("data.lat_ns");
+        assert_eq!(
+            lat.len(),
+            3,
+            "{crit}: ss_dur 6 / ss_interval 2 values: {ss}"
+        );
+        assert!(
+            lat.iter().all(|x| x == &lat[0]) && ss["data"]["lat_mean"] == lat[0],
+            "{crit}: every interval has the same mean latency: {ss}"
+        );
+        assert_eq!(ss["data"]["iops"].as_array().map(Vec::len), Some(3), "{ss}");
+        let ms = num(&j["job_runtime"]);
+        assert!(
+            (6000.0..6100.0).contains(&ms),
+            "{crit}: stopped once the window of 3 intervals of 2 s was full, at 6 s: {ms} ms"
+        );
+        let normal = iolens_report::normal::render(&r);
+        let kind = if crit.contains("slope") {
+            "lat slope="
+        } else {
+            "lat mean dev="
+        };
+        assert!(
+            normal.contains(", lat=") && normal.contains(kind),
+            "{crit}: the steadystate line names the latency and '{kind}': {normal}"
+        );
+    }
+    // fio 3.42's rules for the interval.
+    let dir = TempDir::new("ss-interval");
+    for (bad, why) in [
+        ("--ss_interval=500ms", "at least 1s"),
+        ("--ss_interval=2", "must be a multiple of ss_interval"),
+    ] {
+        let o = run_in(
+            &dir.0,
+            &[
+                "--name=s",
+                "--ioengine=null",
+                "--size=1m",
+                "--ss=iops:1%",
+                "--ss_dur=5",
+                bad,
+            ],
+        );
+        assert!(
+            !o.status.success() && stderr(&o).contains(why),
+            "{bad} with ss_dur=5: expected a refusal saying '{why}': {}",
+            stderr(&o)
+        );
+    }
+}
+
 fn pts_json(args: &[&str], limit_s: u64) -> (serde_json::Value, String, String) {
     let o = output_within(
         {

@@ -864,6 +864,8 @@ pub struct JobSpec {
     pub steadystate_duration: Duration,
     /// `steadystate_ramp_time`.
     pub steadystate_ramp_time: Duration,
+    /// `steadystate_check_interval` (fio 3.35): the data's period; None is fio's 1 s.
+    pub steadystate_check_interval: Option<Duration>,
     /// fio-format logs (`write_*_log` and the `log_*` options).
     pub logs: LogSpec,
 
@@ -1168,6 +1170,7 @@ impl JobSpec {
             steadystate: None,
             steadystate_duration: Duration::ZERO,
             steadystate_ramp_time: Duration::ZERO,
+            steadystate_check_interval: None,
             logs: LogSpec::default(),
             option_spans: Vec::new(),
             warnings: Vec::new(),
@@ -1300,6 +1303,21 @@ impl JobSpec {
                 "iodepth_batch_complete_max ({}) is smaller than iodepth_batch_complete_min ({})",
                 self.iodepth_batch_complete_max, self.iodepth_batch_complete_min
             ));
+        }
+        if let (Some(i), false) = (
+            self.steadystate_check_interval,
+            self.steadystate_duration.is_zero(),
+        ) {
+            // fio 3.42's rules: whole intervals of at least a second, more than one per window.
+            let dur = self.steadystate_duration;
+            if i < Duration::from_secs(1) {
+                return Err(format!("ss_interval ({i:?}) must be at least 1s"));
+            }
+            if dur.as_nanos() % i.as_nanos() != 0 || dur <= i {
+                return Err(format!(
+                    "ss_dur ({dur:?}) must be a multiple of ss_interval ({i:?}) and longer than it"
+                ));
+            }
         }
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());

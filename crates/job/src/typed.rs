@@ -98,6 +98,11 @@ pub enum SteadyMetric {
     IopsSlope,
     /// Bandwidth, slope within the limit.
     BwSlope,
+    /// Mean completion latency per interval, max deviation from the mean within the limit
+    /// (fio 3.42).
+    Lat,
+    /// Mean completion latency per interval, slope within the limit (fio 3.42).
+    LatSlope,
 }
 
 impl SteadyMetric {
@@ -107,7 +112,22 @@ impl SteadyMetric {
         ("bw", SteadyMetric::Bw),
         ("iops_slope", SteadyMetric::IopsSlope),
         ("bw_slope", SteadyMetric::BwSlope),
+        ("lat", SteadyMetric::Lat),
+        ("lat_slope", SteadyMetric::LatSlope),
     ];
+
+    /// True for the slope criteria.
+    pub fn is_slope(self) -> bool {
+        matches!(
+            self,
+            SteadyMetric::IopsSlope | SteadyMetric::BwSlope | SteadyMetric::LatSlope
+        )
+    }
+
+    /// True for the latency criteria.
+    pub fn is_lat(self) -> bool {
+        matches!(self, SteadyMetric::Lat | SteadyMetric::LatSlope)
+    }
 }
 
 /// A `steadystate=` criterion.
@@ -124,7 +144,8 @@ pub struct SteadyCriterion {
 }
 
 impl SteadyCriterion {
-    /// Parses `metric:limit[%]`.
+    /// Parses `metric:limit[%]`. A latency limit is a time (`lat:100us`; nanoseconds
+    /// without a unit, as fio 3.42 prints it).
     pub fn parse(s: &str) -> Result<Self, String> {
         let s = s.trim();
         let (m, l) = s.split_once(':').ok_or_else(|| {
@@ -139,12 +160,26 @@ impl SteadyCriterion {
                 format!("bad metric '{m}': allowed {}", names.join(", "))
             })?;
         let percent = l.ends_with('%');
-        let limit: f64 = l
-            .trim_end_matches('%')
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| format!("bad limit '{l}': expected a non-negative number[%]"))?;
+        let bare = l.trim_end_matches('%');
+        let limit: f64 = if metric.is_lat()
+            && !percent
+            && bare.chars().any(|c| c.is_ascii_alphabetic())
+        {
+            crate::value::parse_time(bare, crate::value::TimeUnit::Usec)
+                .map_err(|e| format!("bad latency limit '{l}': {e}"))?
+                .as_nanos() as f64
+        } else {
+            bare.parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    if metric.is_lat() {
+                        format!("bad limit '{l}': expected a time (100us, nanoseconds without a unit) or a percentage (5%)")
+                    } else {
+                        format!("bad limit '{l}': expected a non-negative number[%]")
+                    }
+                })?
+        };
         Ok(SteadyCriterion {
             metric,
             limit,
@@ -243,7 +278,17 @@ mod tests {
         assert_eq!(c.metric, SteadyMetric::IopsSlope);
         assert!(c.percent);
         assert_eq!(c.text, "iops_slope:0.300000%");
-        assert!(SteadyCriterion::parse("lat:1").is_err());
+        // fio 3.42's latency criteria: a time, nanoseconds without a unit, or a percentage.
+        let c = SteadyCriterion::parse("lat:100us").unwrap();
+        assert_eq!(
+            (c.metric, c.limit, c.text.as_str()),
+            (SteadyMetric::Lat, 100_000.0, "lat:100000.000000")
+        );
+        assert_eq!(SteadyCriterion::parse("lat:250").unwrap().limit, 250.0);
+        let c = SteadyCriterion::parse("lat_slope:0.1%").unwrap();
+        assert!(c.metric.is_slope() && c.metric.is_lat() && c.percent);
+        let e = SteadyCriterion::parse("lat:fast").unwrap_err();
+        assert!(e.contains("bad latency limit"), "{e}");
         assert!(SteadyCriterion::parse("iops").is_err());
         assert!(SteadyCriterion::parse("bw:x%").is_err());
     }

@@ -257,6 +257,15 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
         // Whole numbers, as fio prints them.
         w.int("bw_mean", ss.bw_mean as u64);
         w.int("iops_mean", ss.iops_mean as u64);
+        if let Some(m) = ss.lat_mean {
+            w.int("lat_mean", m as u64);
+            w.open(Some("lat_ns"), '[');
+            for v in &ss.lat {
+                w.sep();
+                w.out.push_str(&v.to_string());
+            }
+            w.close(']');
+        }
         w.open(Some("iops"), '[');
         for v in &ss.iops {
             w.sep();

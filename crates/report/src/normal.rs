@@ -422,19 +422,32 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
         j.latency_target_us, j.latency_window_us, j.latency_percentile, j.latency_depth
     );
     if let Some(ss) = &j.steadystate {
+        // fio's line: the window's means (the second bandwidth is fio's: the KiB/s figure
+        // with decimal prefixes), the latency mean with a latency criterion (fio 3.42, always
+        // in nsec), then the criterion's value to 3 decimals.
+        let kib = ss.bw_mean as u64 / 1024;
+        let metric = ss.ss.split(':').next().unwrap_or("");
+        let (name, kind) = match metric.strip_suffix("_slope") {
+            Some(m) => (m, "slope"),
+            None => (metric, "mean dev"),
+        };
+        let value = ss.criterion.trim_end_matches('%');
+        let value = value
+            .parse::<f64>()
+            .map(|v| format!("{v:.3}"))
+            .unwrap_or_else(|_| value.to_string());
+        let pct = if ss.criterion.ends_with('%') { "%" } else { "" };
+        let lat = ss
+            .lat_mean
+            .map(|m| format!(", lat={}nsec", num2str(m as u64, 4, false, Unit::None)))
+            .unwrap_or_default();
         let _ = writeln!(
             o,
-            "  steadystate  : attained={}, bw={} ({}), iops={}, {}={}",
+            "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {name} {kind}={value}{pct}",
             if ss.attained { "yes" } else { "no" },
-            num2str(ss.bw_mean as u64, 4, true, Unit::BytesPerSec),
-            num2str(ss.bw_mean as u64, 4, false, Unit::BytesPerSec),
+            num2str(kib * 1024, 4, true, Unit::BytesPerSec),
+            num2str(kib * 1000, 4, false, Unit::BytesPerSec),
             num2str(ss.iops_mean as u64, 4, false, Unit::None),
-            if ss.ss.contains("slope") {
-                "slope"
-            } else {
-                "max deviation"
-            },
-            ss.criterion
         );
     }
 }

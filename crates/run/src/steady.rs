@@ -1,10 +1,13 @@
-//! fio's steady-state detection (`steadystate=iops_slope:0.3%`, `ss_dur`, `ss_ramp`): every
-//! second the job's IOPS and bandwidth over the last interval go into a window of `ss_dur`
-//! seconds; once the window is full the criterion is checked, and when it holds the job stops.
+//! fio's steady-state detection (`steadystate=iops_slope:0.3%`, `ss_dur`, `ss_ramp`,
+//! `ss_interval`): every interval (1 s unless `ss_interval` says otherwise) the job's IOPS,
+//! bandwidth and mean completion latency over that interval go into a window of
+//! `ss_dur / ss_interval` values; once the window is full the criterion is checked, and when
+//! it holds the job stops.
 //!
-//! Criteria: `iops`/`bw` hold when every sample is within the limit of the window's mean;
-//! `iops_slope`/`bw_slope` when the least-squares slope (per interval) is within the limit. A
-//! `%` limit is relative to the mean.
+//! Criteria: `iops`/`bw`/`lat` hold when every value is within the limit of the window's mean;
+//! `iops_slope`/`bw_slope`/`lat_slope` when the least-squares slope (per interval) is within
+//! the limit. A `%` limit is relative to the mean. Latency values are the interval's mean
+//! completion latency in whole nanoseconds (fio 3.42).
 
 use std::collections::VecDeque;
 
@@ -41,8 +44,10 @@ pub struct SteadyCheck {
     last_t: u64,
     last_ios: u64,
     last_bytes: u64,
+    last_clat: (u64, i128),
     iops: VecDeque<f64>,
     bw: VecDeque<f64>,
+    lat: VecDeque<f64>,
     duration_s: u64,
     /// The ramp is over and the interval that ended it was skipped.
     ramp_over: bool,
@@ -55,9 +60,9 @@ pub struct SteadyCheck {
 
 impl SteadyCheck {
     /// A check starting at `t0` (ns), with window `dur_ns` and ramp `ramp_ns`, sampled every
-    /// second.
-    pub fn new(crit: Criterion, t0: u64, dur_ns: u64, ramp_ns: u64) -> Self {
-        let interval = 1_000_000_000;
+    /// `interval_ns` (fio's default: a second).
+    pub fn new(crit: Criterion, t0: u64, dur_ns: u64, ramp_ns: u64, interval_ns: u64) -> Self {
+        let interval = interval_ns.max(1);
         let window = (dur_ns / interval).max(2) as usize;
         SteadyCheck {
             crit,
@@ -68,8 +73,10 @@ impl SteadyCheck {
             last_t: t0,
             last_ios: 0,
             last_bytes: 0,
+            last_clat: (0, 0),
             iops: VecDeque::with_capacity(window),
             bw: VecDeque::with_capacity(window),
+            lat: VecDeque::with_capacity(window),
             duration_s: dur_ns / 1_000_000_000,
             // As fio: without ss_ramp the first interval counts.
             ramp_over: ramp_ns == 0,
@@ -80,17 +87,26 @@ impl SteadyCheck {
         }
     }
 
-    /// Feeds the job's running totals at time `t`; returns true when steady state was reached.
-    pub fn observe(&mut self, t: u64, total_ios: u64, total_bytes: u64) -> bool {
+    /// Feeds the job's running totals at time `t` (I/Os, bytes, and completion latencies:
+    /// their count and sum in ns); returns true when steady state was reached.
+    pub fn observe(&mut self, t: u64, total_ios: u64, total_bytes: u64, clat: (u64, i128)) -> bool {
         if self.attained || t < self.next {
             return self.attained;
         }
         let secs = (t - self.last_t) as f64 / 1e9;
         let iops = (total_ios - self.last_ios) as f64 / secs;
         let bw = (total_bytes - self.last_bytes) as f64 / secs;
+        // The interval's mean completion latency, 0 when nothing completed.
+        let n = clat.0.saturating_sub(self.last_clat.0);
+        let lat = if n > 0 {
+            ((clat.1 - self.last_clat.1) / n as i128).max(0) as f64
+        } else {
+            0.0
+        };
         self.last_t = t;
         self.last_ios = total_ios;
         self.last_bytes = total_bytes;
+        self.last_clat = clat;
         self.next += self.interval;
         if self.next <= t {
             self.next = t + self.interval;
@@ -105,9 +121,11 @@ impl SteadyCheck {
         // those.
         self.iops.push_back(iops.trunc());
         self.bw.push_back(bw.trunc());
+        self.lat.push_back(lat);
         if self.iops.len() > self.window {
             self.iops.pop_front();
             self.bw.pop_front();
+            self.lat.pop_front();
         }
         if self.iops.len() < self.window {
             return false;
@@ -115,25 +133,24 @@ impl SteadyCheck {
         let data: Vec<f64> = match self.crit.metric {
             Metric::Iops | Metric::IopsSlope => self.iops.iter().copied().collect(),
             Metric::Bw | Metric::BwSlope => self.bw.iter().copied().collect(),
+            Metric::Lat | Metric::LatSlope => self.lat.iter().copied().collect(),
         };
         let mean = data.iter().sum::<f64>() / data.len() as f64;
         // As fio: only the statistic the criterion uses is computed; the other reads 0.
-        let raw = match self.crit.metric {
-            Metric::Iops | Metric::Bw => {
-                self.max_dev = data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
-                self.max_dev
-            }
-            Metric::IopsSlope | Metric::BwSlope => {
-                self.slope = slope(&data);
-                self.slope
-            }
+        let raw = if self.crit.metric.is_slope() {
+            self.slope = slope(&data);
+            self.slope
+        } else {
+            self.max_dev = data.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
+            self.max_dev
         };
         // As fio: a slope in percent is relative to the window's mean truncated to a whole
         // number (fio divides its integer sum by the window length in integers); a deviation
         // in percent is relative to the exact mean.
-        let base = match self.crit.metric {
-            Metric::IopsSlope | Metric::BwSlope => mean.trunc(),
-            Metric::Iops | Metric::Bw => mean,
+        let base = if self.crit.metric.is_slope() {
+            mean.trunc()
+        } else {
+            mean
         };
         self.value = if self.crit.percent && base > 0.0 {
             raw * 100.0 / base
@@ -162,8 +179,9 @@ impl SteadyCheck {
             out.resize(self.window.max(out.len()), 0);
             out
         };
-        let (iops, bw) = (window(&self.iops), window(&self.bw));
+        let (iops, bw, lat) = (window(&self.iops), window(&self.bw), window(&self.lat));
         let n = iops.len().max(1) as u64;
+        let is_lat = self.crit.metric.is_lat();
         SteadyState {
             ss: self.crit.text.clone(),
             duration: self.duration_s,
@@ -182,6 +200,9 @@ impl SteadyCheck {
             iops_mean: (iops.iter().sum::<u64>() / n) as f64,
             iops,
             bw,
+            // Latency data only with a latency criterion, as fio 3.42.
+            lat_mean: is_lat.then(|| (lat.iter().sum::<u64>() / n) as f64),
+            lat: if is_lat { lat } else { Vec::new() },
         }
     }
 }
@@ -199,12 +220,12 @@ mod tests {
     #[test]
     fn steady_iops_is_detected_after_the_window_fills() {
         let c = Criterion::parse("iops:5%").unwrap();
-        let mut s = SteadyCheck::new(c, 0, 3_000_000_000, 0);
+        let mut s = SteadyCheck::new(c, 0, 3_000_000_000, 0, 1_000_000_000);
         let mut ios = 0;
         let mut attained_at = None;
         for sec in 1..=10u64 {
             ios += 1000 + (sec % 2) * 10;
-            if s.observe(sec * 1_000_000_000, ios, ios * 4096) {
+            if s.observe(sec * 1_000_000_000, ios, ios * 4096, (0, 0)) {
                 attained_at = Some(sec);
                 break;
             }
@@ -227,11 +248,11 @@ mod tests {
     #[test]
     fn a_window_not_filled_is_padded_with_zeros_as_in_fio() {
         let c = Criterion::parse("iops_slope:0.0000001%").unwrap();
-        let mut s = SteadyCheck::new(c.clone(), 0, 4_000_000_000, 0);
+        let mut s = SteadyCheck::new(c.clone(), 0, 4_000_000_000, 0, 1_000_000_000);
         let mut ios = 0;
         for (sec, n) in [(1u64, 1001u64), (2, 1000), (3, 1000)] {
             ios += n;
-            assert!(!s.observe(sec * 1_000_000_000, ios, ios * 4096));
+            assert!(!s.observe(sec * 1_000_000_000, ios, ios * 4096, (0, 0)));
         }
         let r = s.result();
         assert_eq!(
@@ -244,7 +265,7 @@ mod tests {
             vec![1001 * 4096, 1000 * 4096, 1000 * 4096, 0],
             "{r:?}"
         );
-        let s = SteadyCheck::new(c, 0, 5_000_000_000, 3_000_000_000);
+        let s = SteadyCheck::new(c, 0, 5_000_000_000, 3_000_000_000, 1_000_000_000);
         let r = s.result();
         assert_eq!(
             (r.iops, r.bw, r.iops_mean),
@@ -253,14 +274,60 @@ mod tests {
         );
     }
 
+    /// fio 3.42's latency criteria: each interval's mean completion latency (whole ns), an
+    /// interval without completions reading 0; the data carry `lat_mean` and `lat` only then.
+    #[test]
+    fn latency_criteria_watch_each_intervals_mean_completion_latency() {
+        let feed = |crit: &str, lat_of: &dyn Fn(u64) -> u64| {
+            let mut s = SteadyCheck::new(
+                Criterion::parse(crit).unwrap(),
+                0,
+                6_000_000_000,
+                0,
+                2_000_000_000,
+            );
+            let (mut n, mut sum) = (0u64, 0i128);
+            let mut at = None;
+            for sec in (2..=20u64).step_by(2) {
+                // 1000 completions per interval at this interval's latency.
+                n += 1000;
+                sum += 1000 * lat_of(sec) as i128;
+                if s.observe(sec * 1_000_000_000, n, n * 4096, (n, sum)) {
+                    at = Some(sec);
+                    break;
+                }
+            }
+            (at, s.result())
+        };
+        let (at, r) = feed("lat:1%", &|_| 100_000);
+        assert_eq!(at, Some(6), "3 intervals of 2 s, all at 100 us: {r:?}");
+        assert_eq!(r.lat, vec![100_000; 3], "{r:?}");
+        assert_eq!(r.lat_mean, Some(100_000.0), "{r:?}");
+        assert_eq!(r.iops.len(), 3, "ss_dur / ss_interval values: {r:?}");
+        // 1 us more every interval: the deviation stays at 1 us, over a 500 ns limit.
+        let (at, r) = feed("lat:500", &|sec| 100_000 + sec * 500);
+        assert_eq!(at, None, "{r:?}");
+        let (at, r) = feed("lat_slope:2000", &|sec| 100_000 + sec * 500);
+        assert!(
+            at.is_some(),
+            "a slope of 1000 ns per interval is under 2000: {r:?}"
+        );
+        assert_eq!(r.slope, 1000.0, "{r:?}");
+        let (_, r) = feed("iops:1%", &|_| 100_000);
+        assert!(r.lat.is_empty() && r.lat_mean.is_none(), "{r:?}");
+    }
+
     #[test]
     fn rising_iops_is_not_steady_by_slope() {
         let c = Criterion::parse("iops_slope:1%").unwrap();
-        let mut s = SteadyCheck::new(c, 0, 5_000_000_000, 0);
+        let mut s = SteadyCheck::new(c, 0, 5_000_000_000, 0, 1_000_000_000);
         let mut ios = 0;
         for sec in 1..=20u64 {
             ios += 1000 * sec;
-            assert!(!s.observe(sec * 1_000_000_000, ios, ios), "second {sec}");
+            assert!(
+                !s.observe(sec * 1_000_000_000, ios, ios, (0, 0)),
+                "second {sec}"
+            );
         }
         let r = s.result();
         assert_eq!(
@@ -268,7 +335,6 @@ mod tests {
             "a slope criterion computes no deviation: {r:?}"
         );
         assert!(r.criterion.ends_with('%') && r.slope > 0.0, "{r:?}");
-        assert!(Criterion::parse("lat:1").is_err());
     }
 
     /// fio 3.33 on a loaded machine: samples 5447, 5079, 2673 IOPS gave slope -1387 and
@@ -277,11 +343,17 @@ mod tests {
     #[test]
     fn a_slope_in_percent_is_relative_to_the_truncated_mean_as_in_fio() {
         let run = |crit: &str| {
-            let mut s = SteadyCheck::new(Criterion::parse(crit).unwrap(), 0, 3_000_000_000, 0);
+            let mut s = SteadyCheck::new(
+                Criterion::parse(crit).unwrap(),
+                0,
+                3_000_000_000,
+                0,
+                1_000_000_000,
+            );
             let mut ios = 0;
             for (sec, n) in [(1u64, 5000u64), (2, 5447), (3, 5079), (4, 2673)] {
                 ios += n;
-                s.observe(sec * 1_000_000_000, ios, ios * 4096);
+                s.observe(sec * 1_000_000_000, ios, ios * 4096, (0, 0));
             }
             s.result()
         };

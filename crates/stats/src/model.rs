@@ -258,6 +258,12 @@ pub struct SteadyState {
     pub iops: Vec<u64>,
     /// Bandwidth per interval, bytes/s.
     pub bw: Vec<u64>,
+    /// Mean completion latency over the window, ns, with a latency criterion (fio 3.42).
+    #[serde(default)]
+    pub lat_mean: Option<f64>,
+    /// Mean completion latency per interval, ns, with a latency criterion.
+    #[serde(default)]
+    pub lat: Vec<u64>,
 }
 
 /// Per direction, the group's aggregate.

@@ -3202,12 +3202,18 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.35",
-        ..ign!(
-        "steadystate_check_interval" | "ss_interval",
-        K::Time,
-        SteadyState,
-        "steady state is checked every second"
-    )
+        ..opt!(
+            "steadystate_check_interval" | "ss_interval",
+            K::Time,
+            "1",
+            SteadyState,
+            "Period of the steady-state data: ss_dur / ss_interval values per window",
+            "10",
+            |s, v| {
+                s.steadystate_check_interval = Some(time(v, TimeUnit::Sec)?);
+                Ok(())
+            }
+        )
     },
     // ---------------------------------------------------------------- reporting
     opt!(

@@ -115,7 +115,10 @@ impl Worker<'_> {
             }
         }
         if let Some(ss) = &mut self.ss {
-            if ss.observe(t, ios.iter().sum(), bytes.iter().sum()) {
+            let clat = self.stats.dirs.iter().fold((0u64, 0i128), |(n, s), d| {
+                (n + d.clat.count(), s + d.clat.total())
+            });
+            if ss.observe(t, ios.iter().sum(), bytes.iter().sum(), clat) {
                 self.ss_done = true;
             }
         }
@@ -183,6 +186,9 @@ impl Worker<'_> {
                     t,
                     spec.steadystate_duration.as_nanos() as u64,
                     spec.steadystate_ramp_time.as_nanos() as u64,
+                    spec.steadystate_check_interval
+                        .unwrap_or(std::time::Duration::from_secs(1))
+                        .as_nanos() as u64,
                 ));
             }
         }
