@@ -529,3 +529,139 @@ fn experimental_verify_reads_back_in_write_order() {
         "each block is checked against its last write: no verify error"
     );
 }
+
+/// Runs a job file in `dir`; returns (exit code, the JSON's jobs, stderr).
+fn run_file(dir: &TempDir, text: &str) -> (i32, Vec<serde_json::Value>, String) {
+    dir.write("j.fio", text);
+    let (rc, v, err) = run_json(&dir.0, &["j.fio"], &[]);
+    let jobs = v["jobs"].as_array().cloned().unwrap_or_default();
+    (rc, jobs, err)
+}
+
+/// fio 3.38's verify_write_sequence and 3.40's verify_header_seed, as the 3.42 HOWTO
+/// describes them: job `a` writes 64 blocks, job `b` rewrites the second half with the same
+/// method (write numbers 0 to 31 there, where `a` wrote 32 to 63; with another randseed, other
+/// data seeds), then `c` replays `a` with verify_only. The checksums of `b`'s blocks are
+/// good; the write numbers and the data seeds are not `a`'s. Each check finds `b`'s 32 blocks
+/// when asked for, neither by default with verify_only (as fio), and off it passes.
+#[test]
+fn verify_write_sequence_and_header_seed_follow_the_howto() {
+    let d = TempDir::new("vseq");
+    let a = "filename=v.dat\nsize=256k\nbs=4k\nrw=write\nverify=crc32c\n";
+    for (b_extra, c_opt, fails, what) in [
+        (
+            "",
+            "",
+            false,
+            "verify_only turns both checks off by default",
+        ),
+        ("", "verify_write_sequence=1", true, "write numbers"),
+        (
+            "",
+            "verify_write_sequence=0",
+            false,
+            "write numbers unchecked",
+        ),
+        ("randseed=7\n", "verify_header_seed=1", true, "data seed"),
+        (
+            "randseed=7\n",
+            "verify_header_seed=0",
+            false,
+            "data seeds unchecked",
+        ),
+    ] {
+        let job = format!(
+            "[a]\n{a}do_verify=0\n\n[b]\nstonewall\n{a}offset=128k\nsize=128k\ndo_verify=0\n{b_extra}\n\
+             [c]\nstonewall\n{a}verify_only=1\n{c_opt}\n"
+        );
+        let (rc, jobs, err) = run_file(&d, &job);
+        let c = &jobs[2];
+        let bad: Vec<u64> = failures(c).iter().map(|f| f.0).collect();
+        if fails {
+            assert_ne!(rc, 0, "{c_opt}: expected a failure; stderr: {err}");
+            assert_eq!(
+                bad.first().copied(),
+                Some(128 * 1024),
+                "{c_opt}: expected the first failure at b's first block (128 KiB): {bad:?}"
+            );
+            assert!(
+                failures(c)[0].1.contains(what),
+                "{c_opt}: expected the failure to name the {what}: {:?}",
+                failures(c)
+            );
+        } else {
+            assert_eq!((rc, bad.len()), (0, 0), "{c_opt} ({what}): stderr {err}");
+            assert_eq!(checked(c), 64, "{c_opt}: every block of a checked");
+        }
+    }
+    // A read job checks the data seeds only when asked for, and then only as the writer wrote
+    // them: the same invocation as `a` passes, a rewritten half fails.
+    let read = format!(
+        "[a]\n{}verify_header_seed=1\n",
+        a.replace("rw=write", "rw=read")
+    );
+    let (rc, _, err) = run_file(&d, &format!("[a]\n{a}do_verify=0\n"));
+    assert_eq!(rc, 0, "writing: {err}");
+    let (rc, jobs, err) = run_file(&d, &read);
+    assert_eq!(
+        (rc, failures(&jobs[0]).len()),
+        (0, 0),
+        "the writer's own invocation, read back: {err}"
+    );
+    run_file(
+        &d,
+        &format!("[b]\n{a}offset=128k\nsize=128k\ndo_verify=0\nrandseed=7\n"),
+    );
+    let (rc, jobs, err) = run_file(&d, &read);
+    assert_ne!(rc, 0, "the rewritten half has other data seeds");
+    assert!(
+        err.contains("32 of 64 blocks failed") && failures(&jobs[0])[0].0 == 128 * 1024,
+        "expected the 32 rewritten blocks, from 128 KiB, to fail: {err}"
+    );
+    let (rc, _, err) = run_file(&d, &read.replace("verify_header_seed=1", ""));
+    assert_eq!(
+        rc, 0,
+        "without the option a read job does not check seeds: {err}"
+    );
+}
+
+/// fio 3.40's verify_pattern_interval: "Recreate an instance of the verify_pattern every
+/// verify_pattern_interval bytes", each %o holding its offset; the file holds exactly that
+/// and verifies.
+#[test]
+fn verify_pattern_interval_recreates_the_pattern_with_each_offset() {
+    let v = Verified::new("vpint");
+    let j = v.write(
+        "64k",
+        &[
+            "--verify=pattern",
+            "--verify_pattern=0xaa%o",
+            "--verify_pattern_interval=512",
+        ],
+    );
+    assert_eq!(checked(&j), 16, "16 blocks read back");
+    let data = std::fs::read(&v.file).expect("the file");
+    for at in (0..64 * 1024).step_by(512) {
+        let mut want = vec![0xaa];
+        want.extend_from_slice(&(at as u64).to_le_bytes());
+        assert_eq!(
+            &data[at..at + 9],
+            &want[..],
+            "the pattern at {at}: 0xaa then {at} as 8 bytes little-endian"
+        );
+        assert_eq!(
+            data[at + 9],
+            0xaa,
+            "the pattern repeats after 9 bytes at {at}"
+        );
+    }
+    // Without the interval each 4 KiB write holds its own offset only at its start.
+    let j = v.write("64k", &["--verify=pattern", "--verify_pattern=0xaa%o"]);
+    assert_eq!(checked(&j), 16);
+    let data = std::fs::read(&v.file).expect("the file");
+    assert_eq!(
+        &data[4096 + 9..4096 + 18],
+        &[0xaa, 0, 0x10, 0, 0, 0, 0, 0, 0],
+        "the second repeat in the block at 4096 holds 4096 again"
+    );
+}

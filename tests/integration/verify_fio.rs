@@ -612,3 +612,47 @@ fn verify_state_files_interoperate_with_fio() {
         stderr(&o)
     );
 }
+
+/// `verify_header_format` chooses the header iolens writes: fio 3.33's (the default), which
+/// fio 3.33 checks, or fio 3.41's versioned one (0x81 after the magic), which fio 3.33 does
+/// not know; iolens reads both.
+#[test]
+fn verify_header_format_writes_fio_333_or_fio_341_headers() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let _disk = exclusive_disk();
+    let dir = TempDir::new("vfio-hdr");
+    for (format, version_byte, fio_reads) in [("3.33", 2u8, true), ("3.41", 0x81, false)] {
+        let _ = std::fs::remove_file(dir.join("x.dat"));
+        let w = run_tool(
+            Tool::Iolens,
+            &dir.0,
+            &cross_job("md5", "write", &format!("verify_header_format={format}")),
+        );
+        assert!(
+            !w.verdict.failed,
+            "{format}: writing and reading back: {}",
+            w.said
+        );
+        assert_eq!(w.checked, 256, "{format}: 256 blocks read back: {}", w.said);
+        let data = std::fs::read(dir.join("x.dat")).expect("the file");
+        assert_eq!(
+            (data[0], data[1], data[2]),
+            (0xca, 0xac, version_byte),
+            "{format}: the magic 0xacca, then md5's type 2 (3.33) or the version 0x81 (3.41)"
+        );
+        let r = run_tool(Tool::Iolens, &dir.0, &cross_job("md5", "read", ""));
+        assert!(
+            !r.verdict.failed && r.checked == 256,
+            "{format}: iolens reads it back: {}",
+            r.said
+        );
+        let f = run_tool(Tool::Fio, &dir.0, &cross_job("md5", "read", ""));
+        assert_eq!(
+            !f.verdict.failed, fio_reads,
+            "{format}: fio 3.33 checks only its own header: {}",
+            f.said
+        );
+    }
+}

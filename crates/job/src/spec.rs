@@ -316,6 +316,16 @@ pub enum RateProcess {
     Poisson,
 }
 
+/// The verify header iolens writes (`verify_header_format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VerifyHeaderFormat {
+    /// fio 3.33's 40-byte header (16-bit write number); verify state files in format 3.
+    #[default]
+    Fio333,
+    /// fio 3.41's versioned 48-byte header (64-bit write number); state files in format 5.
+    Fio341,
+}
+
 /// Checksum or pattern used by `verify`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VerifyKind {
@@ -785,8 +795,20 @@ pub struct JobSpec {
     pub verify_only: bool,
     /// `experimental_verify`: read the written blocks back in the order they were written.
     pub experimental_verify: bool,
-    /// `verify_write_sequence`: check each block's write number (fio's numberio).
-    pub verify_write_sequence: bool,
+    /// `verify_write_sequence` (fio 3.38): check each block's write number (fio's numberio);
+    /// None: fio's default (on, except with verify_only, or norandommap with an async engine
+    /// at a depth above 1).
+    pub verify_write_sequence: Option<bool>,
+    /// `verify_header_seed` (fio 3.40): check each chunk header's data seed; None: fio's
+    /// default (on in jobs that write, except with verify_only, verify_backlog, norandommap
+    /// or an offset modifier).
+    pub verify_header_seed: Option<bool>,
+    /// `verify_pattern_interval` (fio 3.40): `verify_pattern` starts over every this many
+    /// bytes of each I/O, its `%o` holding that stretch's offset (0: once per I/O).
+    pub verify_pattern_interval: u64,
+    /// `verify_header_format` (iolens): the verify header written, fio 3.33's or fio 3.41's
+    /// versioned one (both are read).
+    pub verify_header_format: VerifyHeaderFormat,
     /// `verify_offset`.
     pub verify_offset: u64,
     /// `verify_interval` (0 = block size).
@@ -1133,7 +1155,10 @@ impl JobSpec {
             do_verify: true,
             verify_only: false,
             experimental_verify: false,
-            verify_write_sequence: true,
+            verify_write_sequence: None,
+            verify_header_seed: None,
+            verify_pattern_interval: 0,
+            verify_header_format: VerifyHeaderFormat::Fio333,
             verify_offset: 0,
             verify_interval: 0,
             verify_pattern: None,

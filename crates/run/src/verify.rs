@@ -303,6 +303,14 @@ struct Header {
     offset: u64,
 }
 
+/// What a block read back must hold, beyond its checksums: the number of its last write
+/// (fio's numberio check) and that write's data seed (fio's rand_seed check).
+#[derive(Debug, Clone, Copy, Default)]
+struct Want {
+    number: Option<u16>,
+    seed: Option<u64>,
+}
+
 /// Why a chunk did not verify, or that there is no chunk header where one was looked for.
 enum ChunkErr {
     /// No magic where the header belongs.
@@ -372,8 +380,23 @@ pub struct Verifier {
     /// The state this job loaded (verify_state_load), for the explanation of losses.
     loaded: Option<(String, bool, u64)>,
     /// Check that each block holds its last write (fio's numberio check: fixed write size,
-    /// not verify_only).
+    /// `verify_write_sequence`).
     check_numbers: bool,
+    /// Check each chunk's data seed (`verify_header_seed`).
+    check_seeds: bool,
+    /// Seed of each write in flight, of each block's last completed write, and expected by
+    /// the blocks being read back.
+    issued_seeds: HashMap<(u32, u64), u64>,
+    seeds: HashMap<(u32, u64), u64>,
+    expect_seeds: HashMap<(u32, u64), u64>,
+    /// fio 3.41's versioned header instead of 3.33's.
+    v2_header: bool,
+    /// Size of the header and checksum area written (0 without a header).
+    wr_hs: usize,
+    /// `verify_pattern_interval`: the pattern starts over every this many bytes (0: per I/O).
+    pattern_interval: usize,
+    /// Write numbers in flight, by block, for a format 5 state.
+    inflight_seqs: HashMap<(u32, u64), u64>,
     /// Write number of each write in flight, and of each block's last completed write.
     issued: HashMap<(u32, u64), u16>,
     numbers: HashMap<(u32, u64), u16>,
@@ -389,17 +412,24 @@ impl Verifier {
             return Ok(None);
         };
         let hdr_len = hdr_size(kind);
+        let v2_header = spec.verify_header_format == iolens_job::VerifyHeaderFormat::Fio341;
+        // What this job writes: fio 3.41's header is 8 bytes longer.
+        let wr_hs = match (hdr_len, v2_header) {
+            (0, _) => 0,
+            (h, true) => h - HDR + HDR_V2,
+            (h, false) => h,
+        };
         let interval = fio_verify_interval(spec);
         let smallest = interval.min(spec.min_bs(Ddir::Write));
-        if hdr_len > 0 && smallest <= hdr_len as u64 {
+        if wr_hs > 0 && smallest <= wr_hs as u64 {
             return Err(format!(
-                "job '{}': verify_interval/bs ({smallest}) is too small for the {hdr_len}-byte verify header of verify={}",
+                "job '{}': verify_interval/bs ({smallest}) is too small for the {wr_hs}-byte verify header of verify={}",
                 spec.name, spec.verify_name
             ));
         }
-        if hdr_len > 0 && spec.verify_offset + hdr_len as u64 > smallest {
+        if wr_hs > 0 && spec.verify_offset + wr_hs as u64 > smallest {
             return Err(format!(
-                "job '{}': verify_offset {} leaves no room for the {hdr_len}-byte header in a {smallest}-byte block",
+                "job '{}': verify_offset {} leaves no room for the {wr_hs}-byte header in a {smallest}-byte block",
                 spec.name, spec.verify_offset
             ));
         }
@@ -472,9 +502,34 @@ impl Verifier {
                 || spec.sync != iolens_job::SyncMode::None,
             sync_writes: spec.sync != iolens_job::SyncMode::None,
             loaded: None,
-            check_numbers: spec.verify_write_sequence
+            check_numbers: writes
                 && spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
-                && !spec.verify_only,
+                && spec.verify_write_sequence.unwrap_or(
+                    // fio 3.42's default: off with verify_only, and with norandommap where
+                    // writes to one block can overlap in flight.
+                    !(spec.verify_only
+                        || spec.norandommap && !spec.ioengine.is_sync() && job.depth > 1),
+                ),
+            // fio 3.42's default: on in jobs that write, unless their blocks may be written
+            // out of the order iolens replays (verify_backlog, norandommap, an offset
+            // modifier) or only replayed (verify_only); and, since iolens knows the seed of
+            // whole blocks only, with one write size.
+            check_seeds: hdr_len > 0
+                && spec.verify_header_seed.unwrap_or(
+                    writes
+                        && spec.min_bs(Ddir::Write) == spec.max_bs(Ddir::Write)
+                        && !spec.verify_only
+                        && spec.verify_backlog == 0
+                        && !spec.norandommap
+                        && spec.rw_modifier.is_none(),
+                ),
+            issued_seeds: HashMap::new(),
+            seeds: HashMap::new(),
+            expect_seeds: HashMap::new(),
+            v2_header,
+            wr_hs,
+            pattern_interval: spec.verify_pattern_interval as usize,
+            inflight_seqs: HashMap::new(),
             issued: HashMap::new(),
             numbers: HashMap::new(),
             expect: HashMap::new(),
@@ -502,16 +557,37 @@ impl Verifier {
         Some(Cow::Owned(v))
     }
 
+    /// Bytes `start..start + out.len()` of the pattern of an I/O at `io_off`, as fio fills a
+    /// buffer: `verify_pattern` from the buffer's start, over again every
+    /// `verify_pattern_interval` bytes when that is set, each `%o` holding the offset where
+    /// its stretch starts. False (and `out` untouched) without a pattern.
+    fn pattern_fill(&self, io_off: u64, start: usize, out: &mut [u8]) -> bool {
+        if self.pattern.is_none() {
+            return false;
+        }
+        let mut i = 0;
+        while i < out.len() {
+            let pos = start + i;
+            let (seg, take) = match self.pattern_interval {
+                0 => (0, out.len() - i),
+                n => (pos / n * n, (pos / n * n + n - pos).min(out.len() - i)),
+            };
+            let Some(p) = self.pattern_for(io_off + seg as u64) else {
+                return false;
+            };
+            for (k, b) in out[i..i + take].iter_mut().enumerate() {
+                *b = p[(pos + k - seg) % p.len()];
+            }
+            i += take;
+        }
+        true
+    }
+
     /// Data of one chunk: the pattern (continued from `phase`, the chunk's place in its
     /// buffer, as fio fills whole buffers), or pseudo-random bytes from the seed and offset.
     fn fill_data(&self, chunk: &mut [u8], seed: u64, coff: u64, phase: usize) {
-        match self.pattern_for(coff - phase as u64) {
-            Some(p) => {
-                for (i, b) in chunk.iter_mut().enumerate() {
-                    *b = p[(phase + i) % p.len()];
-                }
-            }
-            None => fill_from_seed(chunk, seed ^ coff.wrapping_mul(0xA24B_AED4_963E_E407)),
+        if !self.pattern_fill(coff - phase as u64, phase, chunk) {
+            fill_from_seed(chunk, seed ^ coff.wrapping_mul(0xA24B_AED4_963E_E407));
         }
     }
 
@@ -523,6 +599,12 @@ impl Verifier {
             self.issued.insert((file, offset), seq as u16);
         }
         let seed = self.write_seed(file, offset, seq);
+        if self.check_seeds {
+            self.issued_seeds.insert((file, offset), seed);
+        }
+        if self.save_state && self.v2_header {
+            self.inflight_seqs.insert((file, offset), seq);
+        }
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
@@ -550,30 +632,48 @@ impl Verifier {
         time: (u32, u32),
     ) {
         self.fill_data(chunk, seed, coff, phase);
-        let hs = self.hdr_len;
+        let hs = self.wr_hs;
         if hs == 0 || chunk.len() <= hs || chunk.len() < self.hdr_off + hs {
             return;
         }
         chunk[0..2].copy_from_slice(&MAGIC.to_le_bytes());
-        chunk[2..4].copy_from_slice(&fio_type(self.kind).to_le_bytes());
         let len = chunk.len() as u32;
         chunk[4..8].copy_from_slice(&len.to_le_bytes());
         chunk[8..16].copy_from_slice(&seed.to_le_bytes());
         chunk[16..24].copy_from_slice(&coff.to_le_bytes());
         chunk[24..28].copy_from_slice(&time.0.to_le_bytes());
         chunk[28..32].copy_from_slice(&time.1.to_le_bytes());
-        chunk[32..34].copy_from_slice(&self.thread.to_le_bytes());
-        chunk[34..36].copy_from_slice(&(seq as u16).to_le_bytes());
-        let hcrc = fio_crc32c(&chunk[..HDR_CRC_AT]);
-        chunk[36..40].copy_from_slice(&hcrc.to_le_bytes());
+        let fixed = if self.v2_header {
+            // fio 3.41: version byte, one-byte type, 64-bit write number, the job number, two
+            // bytes of padding, the CRC of the 44 bytes before it.
+            chunk[2] = V2_VERSION;
+            chunk[3] = fio_type(self.kind) as u8;
+            chunk[32..40].copy_from_slice(&seq.to_le_bytes());
+            chunk[40..42].copy_from_slice(&self.thread.to_le_bytes());
+            chunk[42..44].fill(0);
+            let hcrc = fio_crc32c(&chunk[..44]);
+            chunk[44..48].copy_from_slice(&hcrc.to_le_bytes());
+            HDR_V2
+        } else {
+            chunk[2..4].copy_from_slice(&fio_type(self.kind).to_le_bytes());
+            chunk[32..34].copy_from_slice(&self.thread.to_le_bytes());
+            chunk[34..36].copy_from_slice(&(seq as u16).to_le_bytes());
+            let hcrc = fio_crc32c(&chunk[..HDR_CRC_AT]);
+            chunk[36..40].copy_from_slice(&hcrc.to_le_bytes());
+            HDR
+        };
         let sum = checksum(self.kind, &chunk[hs..]);
-        chunk[HDR..HDR + sum.len()].copy_from_slice(&sum);
+        chunk[fixed..fixed + sum.len()].copy_from_slice(&sum);
         swap_header(chunk, self.hdr_off, hs);
     }
 
     /// Notes a completed write.
     pub fn written(&mut self, file: u32, offset: u64, len: u32) {
         let number = self.issued.remove(&(file, offset));
+        if let Some(s) = self.issued_seeds.remove(&(file, offset)) {
+            self.seeds.insert((file, offset), s);
+        }
+        self.inflight_seqs.remove(&(file, offset));
         if self.verify_phase || self.save_state {
             let first = self.written.insert((file, offset), len).is_none();
             if let (true, Some(order)) = (first, &mut self.write_order) {
@@ -625,6 +725,21 @@ impl Verifier {
             if let Some(n) = self.numbers.get(&(*f, *o)) {
                 self.expect.insert((*f, *o), *n);
             }
+            if let Some(s) = self.seeds.remove(&(*f, *o)) {
+                self.expect_seeds.insert((*f, *o), s);
+            }
+        }
+    }
+
+    /// A read issued by a job that only reads and checks: with `verify_header_seed=1`, the
+    /// read at the same place in the job's sequence as a write of the same job expects that
+    /// write's data seed (as fio: only a read job that matches the writer exactly passes).
+    pub fn note_read(&mut self, file: u32, offset: u64) {
+        if self.check_reads && self.check_seeds {
+            let seq = self.seq;
+            self.seq += 1;
+            let seed = self.write_seed(file, offset, seq);
+            self.expect_seeds.insert((file, offset), seed);
         }
     }
 
@@ -737,14 +852,23 @@ impl Verifier {
         }
         VerifyState {
             progress: FioProgress {
-                format: crate::verify_state::FIO_FORMAT,
+                format: if self.v2_header {
+                    crate::verify_state::FIO_FORMAT_V5
+                } else {
+                    crate::verify_state::FIO_FORMAT
+                },
                 name: self.state_name.clone(),
                 index: self.state_index as u64,
                 depth: self.depth as u32,
                 nofiles: self.files.len() as u32,
                 issued: self.seq,
-                comps,
-                inflight: Vec::new(),
+                comps: if self.v2_header { Vec::new() } else { comps },
+                inflight: {
+                    let mut v: Vec<u64> = self.inflight_seqs.values().copied().collect();
+                    v.sort_unstable();
+                    v.truncate(self.depth);
+                    v
+                },
             },
             listed: true,
             numbers: all
@@ -780,7 +904,10 @@ impl Verifier {
     /// Checks a block read back; `got` is how many bytes the read returned.
     pub fn check(&mut self, buf: &[u8], got: usize, file: u32, offset: u64) {
         self.verified += 1;
-        let want = self.expect.remove(&(file, offset));
+        let want = Want {
+            number: self.expect.remove(&(file, offset)),
+            seed: self.expect_seeds.remove(&(file, offset)),
+        };
         if let Some(detail) = self.check_block(buf, got, file, offset, want) {
             self.failed += 1;
             let path = self
@@ -870,7 +997,7 @@ impl Verifier {
         got: usize,
         file: u32,
         offset: u64,
-        want: Option<u16>,
+        want: Want,
     ) -> Option<String> {
         let data = &buf[..got.min(buf.len())];
         match self.kind {
@@ -950,7 +1077,6 @@ impl Verifier {
         file: u32,
         offset: u64,
     ) -> Option<String> {
-        let p = self.pattern_for(offset).expect("pattern");
         let limit = if self.check_reads {
             self.range_end(file)
                 .saturating_sub(offset)
@@ -965,15 +1091,17 @@ impl Verifier {
                 buf.len()
             ));
         }
+        let mut p = vec![0u8; limit];
+        self.pattern_fill(offset, 0, &mut p);
         data[..limit]
             .iter()
             .enumerate()
-            .find(|(i, b)| **b != p[i % p.len()])
+            .find(|(i, b)| **b != p[*i])
             .map(|(i, b)| {
                 format!(
                     "pattern mismatch at byte {i} (offset {}): expected 0x{:02x}, found 0x{b:02x}",
                     offset + i as u64,
-                    p[i % p.len()]
+                    p[i]
                 )
             })
     }
@@ -1065,7 +1193,7 @@ impl Verifier {
         file: u32,
         coff: u64,
         n: u64,
-        want: Option<u16>,
+        want: Want,
     ) -> Result<u64, ChunkErr> {
         let hdr = self.header_at(data, pos, file, coff)?;
         let hs = hdr.hs;
@@ -1117,15 +1245,16 @@ impl Verifier {
         let disk: &[u8] = &disk;
         match self.kind {
             VerifyKind::Meta | VerifyKind::PatternHdr => {
-                if let Some(p) = self.pattern_for(coff - pos as u64) {
-                    let first = (hs..len).find(|i| c[*i] != p[(pos + *i) % p.len()]);
+                let mut p = vec![0u8; len - hs];
+                if self.pattern_fill(coff - pos as u64, pos + hs, &mut p) {
+                    let first = (hs..len).find(|i| c[*i] != p[*i - hs]);
                     if let Some(i) = first {
                         let at = self.disk_pos(i, hs);
                         return Err(ChunkErr::Sized(
                             format!(
                                 "pattern mismatch at offset {}: expected 0x{:02x}, found 0x{:02x}",
                                 coff + at as u64,
-                                p[(pos + i) % p.len()],
+                                p[i - hs],
                                 c[i]
                             ),
                             hdr.len,
@@ -1151,11 +1280,20 @@ impl Verifier {
                 }
             }
         }
-        if let Some(w) = want.filter(|w| *w != hdr.number) {
+        if let Some(w) = want.number.filter(|w| *w != hdr.number) {
             return Err(ChunkErr::Sized(
                 format!(
                     "stale data: the chunk holds write number {}, but the last write completed here was number {w} (16-bit write numbers): an older write survived and the newer one was lost",
                     hdr.number
+                ),
+                hdr.len,
+            ));
+        }
+        if let Some(w) = want.seed.filter(|w| *w != hdr.seed) {
+            return Err(ChunkErr::Sized(
+                format!(
+                    "the header's data seed is {:#x}, but the last write here used {w:#x} (fio's rand_seed check; verify_header_seed=0 turns it off)",
+                    hdr.seed
                 ),
                 hdr.len,
             ));
@@ -1224,16 +1362,18 @@ impl Verifier {
                     // The nearest chunk before `at` ends before it: nothing covers `at`.
                     return None;
                 }
-                return Some(match self.check_chunk(&[], 0, file, p, 0, None) {
-                    Ok(len) => {
-                        self.spans[file as usize].insert(p, p + len);
-                        Ok(p + len)
-                    }
-                    Err(ChunkErr::Bad(e) | ChunkErr::Sized(e, _)) => {
-                        Err(format!("chunk at offset {p} (covering {at}): {e}"))
-                    }
-                    Err(ChunkErr::NoHeader(_)) => return None,
-                });
+                return Some(
+                    match self.check_chunk(&[], 0, file, p, 0, Want::default()) {
+                        Ok(len) => {
+                            self.spans[file as usize].insert(p, p + len);
+                            Ok(p + len)
+                        }
+                        Err(ChunkErr::Bad(e) | ChunkErr::Sized(e, _)) => {
+                            Err(format!("chunk at offset {p} (covering {at}): {e}"))
+                        }
+                        Err(ChunkErr::NoHeader(_)) => return None,
+                    },
+                );
             }
             if p < LOOKBACK_STEP {
                 break;
@@ -1260,12 +1400,7 @@ impl Verifier {
         let vo = self.hdr_off;
         while pos < buf.len() {
             if self.hdr_len == 0 {
-                if let Some(p) = self.pattern_for(offset) {
-                    for (i, b) in expect[pos..].iter_mut().enumerate() {
-                        *b = p[i % p.len()];
-                    }
-                    rebuilt = true;
-                }
+                rebuilt = self.pattern_fill(offset, pos, &mut expect[pos..]);
                 break;
             }
             let h = buf.get(pos + vo..pos + vo + HDR);
@@ -1351,11 +1486,22 @@ mod tests {
     use std::sync::Arc;
 
     fn verifier(f: impl FnOnce(&mut JobSpec)) -> Verifier {
+        Verifier::new(
+            &test_job(|s| {
+                s.rw = iolens_job::RwKind::Write;
+                s.verify = Some(VerifyKind::Crc32c);
+                f(s);
+            }),
+            7,
+        )
+        .unwrap()
+        .unwrap()
+    }
+
+    fn test_job(f: impl FnOnce(&mut JobSpec)) -> PlannedJob {
         let mut s = JobSpec::new("v", Span::cmdline(0), 0);
-        s.rw = iolens_job::RwKind::Write;
-        s.verify = Some(VerifyKind::Crc32c);
         f(&mut s);
-        let job = PlannedJob {
+        PlannedJob {
             spec: Arc::new(s),
             index: 0,
             jobnum: 0,
@@ -1373,8 +1519,7 @@ mod tests {
             }],
             io_limit: 1 << 20,
             depth: 1,
-        };
-        Verifier::new(&job, 7).unwrap().unwrap()
+        }
     }
 
     #[test]
@@ -1696,6 +1841,144 @@ mod tests {
         );
     }
 
+    /// fio 3.40's verify_pattern_interval: the pattern starts over every N bytes of each I/O,
+    /// its %o holding the offset of that stretch (fio 3.42's fill_verify_pattern).
+    #[test]
+    fn a_pattern_interval_restarts_the_pattern_with_its_offset() {
+        let mut v = verifier(|s| {
+            s.verify = Some(VerifyKind::Pattern);
+            // verify_pattern=0xee%o
+            s.verify_pattern = Some(vec![0xee, 0, 0, 0, 0, 0, 0, 0, 0]);
+            s.verify_pattern_offsets = vec![1];
+            s.verify_pattern_interval = 512;
+        });
+        let mut b = vec![0u8; 4096];
+        v.prepare_write(&mut b, 0, 8192);
+        for seg in 0..8u64 {
+            let at = (seg * 512) as usize;
+            let mut want = vec![0xee];
+            want.extend_from_slice(&(8192 + seg * 512).to_le_bytes());
+            assert_eq!(
+                &b[at..at + 9],
+                &want[..],
+                "stretch {seg}: 0xee, then the offset {} little-endian",
+                8192 + seg * 512
+            );
+            assert_eq!(
+                b[at + 9],
+                0xee,
+                "stretch {seg}: the pattern repeats after 9 bytes"
+            );
+        }
+        v.written(0, 8192, 4096);
+        v.take_blocks();
+        v.check(&b, 4096, 0, 8192);
+        assert_eq!(v.failed, 0, "{:?}", v.failures);
+        // A block written without the interval (one %o for the whole I/O) fails.
+        let mut w = verifier(|s| {
+            s.verify = Some(VerifyKind::Pattern);
+            // verify_pattern=0xee%o
+            s.verify_pattern = Some(vec![0xee, 0, 0, 0, 0, 0, 0, 0, 0]);
+            s.verify_pattern_offsets = vec![1];
+        });
+        let mut c = vec![0u8; 4096];
+        w.prepare_write(&mut c, 0, 8192);
+        v.check(&c, 4096, 0, 8192);
+        assert_eq!(v.failed, 1, "the second stretch holds 8192, not 8704");
+        assert!(
+            v.failures[0].detail.contains("byte 512 (offset 8704)"),
+            "{:?}",
+            v.failures
+        );
+    }
+
+    /// fio 3.41's versioned header is written when asked for, and read back; it is 8 bytes
+    /// longer (48), with the version byte 0x81 after the magic and a 64-bit write number.
+    #[test]
+    fn fio_341_headers_are_written_when_asked_for() {
+        let mut v = verifier(|s| {
+            s.verify = Some(VerifyKind::Md5);
+            s.verify_header_format = iolens_job::VerifyHeaderFormat::Fio341;
+        });
+        let mut b = vec![0u8; 4096];
+        v.prepare_write(&mut b, 0, 4096);
+        v.prepare_write(&mut b, 0, 4096);
+        assert_eq!(
+            (le16(&b, 0), b[2], b[3], le64(&b, 32)),
+            (MAGIC, V2_VERSION, 2, 1),
+            "magic, version 0x81, md5's type 2, write number 1"
+        );
+        assert_eq!(
+            le32(&b, 44),
+            fio_crc32c(&b[..44]),
+            "the CRC of the first 44 bytes"
+        );
+        assert_eq!(
+            &b[48..64],
+            &checksum(VerifyKind::Md5, &b[64..])[..],
+            "md5 at 48"
+        );
+        v.written(0, 4096, 4096);
+        v.take_blocks();
+        v.check(&b, 4096, 0, 4096);
+        assert_eq!(v.failed, 0, "{:?}", v.failures);
+    }
+
+    /// fio 3.40's verify_header_seed: a chunk whose data seed is not its last write's fails
+    /// (here, a block holding another job's write of the same place and contents); off, the
+    /// block passes. fio's defaults: on in jobs that write, off with verify_only or
+    /// verify_backlog, and in read-only jobs unless asked for.
+    #[test]
+    fn the_header_seed_is_checked_as_fio_340_does() {
+        let other = |on: Option<bool>| {
+            let mut v = verifier(|s| s.verify_header_seed = on);
+            let mut w = Verifier::new(
+                &{
+                    let mut j = test_job(|s| {
+                        s.rw = iolens_job::RwKind::Write;
+                        s.verify = Some(VerifyKind::Crc32c);
+                    });
+                    j.index = 1;
+                    j
+                },
+                8,
+            )
+            .unwrap()
+            .unwrap();
+            let mut mine = vec![0u8; 4096];
+            v.prepare_write(&mut mine, 0, 0);
+            v.written(0, 0, 4096);
+            let mut theirs = vec![0u8; 4096];
+            w.prepare_write(&mut theirs, 0, 0);
+            v.take_blocks();
+            v.check(&theirs, 4096, 0, 0);
+            v
+        };
+        let v = other(None);
+        assert_eq!(v.failed, 1, "checked by default in a writing job");
+        assert!(
+            v.failures[0].detail.contains("data seed"),
+            "{:?}",
+            v.failures
+        );
+        assert_eq!(other(Some(false)).failed, 0, "verify_header_seed=0");
+        assert!(!verifier(|s| s.verify_only = true).check_seeds);
+        assert!(!verifier(|s| s.verify_backlog = 8).check_seeds);
+        assert!(!verifier(|s| s.rw = iolens_job::RwKind::Read).check_seeds);
+        assert!(
+            verifier(|s| {
+                s.rw = iolens_job::RwKind::Read;
+                s.verify_header_seed = Some(true);
+            })
+            .check_seeds
+        );
+        // verify_write_sequence's defaults (fio 3.42): off with verify_only, and with
+        // norandommap at a depth above 1 on an async engine.
+        assert!(verifier(|_| {}).check_numbers);
+        assert!(!verifier(|s| s.verify_write_sequence = Some(false)).check_numbers);
+        assert!(!verifier(|s| s.verify_only = true).check_numbers);
+    }
+
     /// A block whose newer write was lost but whose older write survived is stale: its
     /// header's write number is not the last one completed there (fio's numberio check).
     #[test]
@@ -1717,21 +2000,32 @@ mod tests {
             "{}",
             v.failures[0].detail
         );
-        // The newest version verifies; with varying write sizes (no numbers) either does.
+        // The newest version verifies; with varying write sizes (no numbers) the data seed,
+        // when asked for, still tells the old write (fio 3.40's check; by default it is off
+        // with varying sizes), and without it either passes.
         v.written(0, 8192, 4096);
         v.take_blocks();
         v.check(&new, 4096, 0, 8192);
         assert_eq!(v.failed, 1, "{:?}", v.failures);
-        let mut w = verifier(|s| s.bsrange = [Some((4096, 8192)); 3]);
-        let mut old = vec![0u8; 4096];
-        w.prepare_write(&mut old, 0, 0);
-        w.written(0, 0, 4096);
-        let mut new = vec![0u8; 4096];
-        w.prepare_write(&mut new, 0, 0);
-        w.written(0, 0, 4096);
-        w.take_blocks();
-        w.check(&old, 4096, 0, 0);
-        assert_eq!(w.failed, 0, "{:?}", w.failures);
+        for (seed_check, fails) in [(Some(true), 1), (None, 0), (Some(false), 0)] {
+            let mut w = verifier(|s| {
+                s.bsrange = [Some((4096, 8192)); 3];
+                s.verify_header_seed = seed_check;
+            });
+            let mut old = vec![0u8; 4096];
+            w.prepare_write(&mut old, 0, 0);
+            w.written(0, 0, 4096);
+            let mut new = vec![0u8; 4096];
+            w.prepare_write(&mut new, 0, 0);
+            w.written(0, 0, 4096);
+            w.take_blocks();
+            w.check(&old, 4096, 0, 0);
+            assert_eq!(
+                w.failed, fails,
+                "verify_header_seed={seed_check:?}: {:?}",
+                w.failures
+            );
+        }
     }
 
     /// Writes after the last completed flush are marked; a job that flushes does not count

@@ -9,7 +9,8 @@
 //! number u64, offset u64)}: the offsets of the last `iodepth` writes completed in each file,
 //! newest first. fio 3.39 and 3.40 (format 4) add the slots per file after the depth; fio 3.41
 //! and later (format 5) keep the issued count and, per slot, the number of the write that was
-//! in flight. iolens writes format 3 and reads 3, 4 and 5.
+//! in flight. iolens writes format 3, or format 5 with fio 3.41's verify header
+//! (`verify_header_format=3.41`), and reads 3, 4 and 5.
 //!
 //! fio loads a state by replaying the job's own I/O sequence: the first `issued - iodepth`
 //! I/Os are checked, and of the last `iodepth` only those whose offsets are among the
@@ -21,8 +22,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// fio's format number of the files iolens writes (fio 3.33's).
+/// fio's format number of the files iolens writes for fio 3.33 (fio 3.41's is 5).
 pub const FIO_FORMAT: u64 = 3;
+/// The format of fio 3.41 and later.
+pub const FIO_FORMAT_V5: u64 = 5;
 /// Size of fio's header.
 const HDR: usize = 24;
 /// Size of format 3's fixed part (before the completion slots).
@@ -183,14 +186,25 @@ impl Rd<'_> {
 }
 
 impl VerifyState {
-    /// The file's bytes: fio's format 3, then iolens' block list.
+    /// The file's bytes: fio's format 3 (or 5, when the progress says so), then iolens'
+    /// block list.
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.progress;
-        let slots = p.depth as usize * p.nofiles as usize;
+        let v5 = p.format == FIO_FORMAT_V5;
+        let slots = if v5 {
+            p.depth as usize
+        } else {
+            p.depth as usize * p.nofiles as usize
+        };
         let mut body = Vec::with_capacity(V3_FIXED + slots * 16 + 40 + self.blocks.len() * 24);
-        put64(&mut body, p.comps.len().min(slots) as u64);
-        put32(&mut body, p.depth);
-        put32(&mut body, p.nofiles);
+        if v5 {
+            put32(&mut body, p.depth);
+            put32(&mut body, 0);
+        } else {
+            put64(&mut body, p.comps.len().min(slots) as u64);
+            put32(&mut body, p.depth);
+            put32(&mut body, p.nofiles);
+        }
         put64(&mut body, p.issued);
         put64(&mut body, p.index);
         // The random state: fio reads it back for nothing; zeros, as fio's sequential jobs.
@@ -200,9 +214,14 @@ impl VerifyState {
         name[..n].copy_from_slice(&p.name.as_bytes()[..n]);
         body.extend_from_slice(&name);
         for i in 0..slots {
-            let (f, o) = p.comps.get(i).copied().unwrap_or((0, 0));
-            put64(&mut body, f);
-            put64(&mut body, o);
+            if v5 {
+                // Unused slots hold fio's "no write" number.
+                put64(&mut body, p.inflight.get(i).copied().unwrap_or(u64::MAX));
+            } else {
+                let (f, o) = p.comps.get(i).copied().unwrap_or((0, 0));
+                put64(&mut body, f);
+                put64(&mut body, o);
+            }
         }
         body.extend_from_slice(MAGIC);
         put32(&mut body, 1);
@@ -221,7 +240,7 @@ impl VerifyState {
             put32(&mut body, self.unflushed.contains(&(*f, *o)) as u32);
         }
         let mut out = Vec::with_capacity(HDR + body.len());
-        put64(&mut out, FIO_FORMAT);
+        put64(&mut out, if v5 { FIO_FORMAT_V5 } else { FIO_FORMAT });
         put64(&mut out, body.len() as u64);
         put64(&mut out, fio_crc32c(&body) as u64);
         out.extend_from_slice(&body);
@@ -321,7 +340,7 @@ impl VerifyState {
             progress: p,
             ..VerifyState::default()
         };
-        if format == FIO_FORMAT && body[r.at..].starts_with(MAGIC) {
+        if (format == FIO_FORMAT || format == FIO_FORMAT_V5) && body[r.at..].starts_with(MAGIC) {
             r.take(8, "iolens' mark")?;
             let v = r.u32("the list's version")?;
             if v != 1 {
@@ -489,6 +508,47 @@ mod tests {
         let got = VerifyState::from_bytes(&bare).unwrap();
         assert_eq!(got.progress, st.progress, "fio's part alone");
         assert!(!got.listed);
+    }
+
+    /// With fio 3.41's header the state is fio 3.41's format 5: the issued count and the
+    /// write numbers in flight (unused slots hold fio's "none", all ones).
+    #[test]
+    fn format_5_carries_the_writes_in_flight() {
+        let st = VerifyState {
+            progress: FioProgress {
+                format: FIO_FORMAT_V5,
+                name: "w".into(),
+                index: 0,
+                depth: 4,
+                // Format 5 has no file count.
+                nofiles: 0,
+                issued: 9,
+                comps: vec![],
+                inflight: vec![7, 8],
+            },
+            listed: true,
+            blocks: vec![(0, 0, 4096)],
+            ..VerifyState::default()
+        };
+        let b = st.to_bytes();
+        assert_eq!(u64::from_le_bytes(b[..8].try_into().unwrap()), 5);
+        assert_eq!(
+            b.len(),
+            HDR + V5_FIXED + 4 * 8 + 8 + 4 + 4 + 4 + 8 + 24,
+            "fio's part, 4 slots, then the list"
+        );
+        let slot = |i: usize| {
+            let at = HDR + V5_FIXED + i * 8;
+            u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+        };
+        assert_eq!([slot(0), slot(1), slot(2)], [7, 8, u64::MAX]);
+        assert_eq!(VerifyState::from_bytes(&b).unwrap(), st);
+        let mut r = st.progress.replay();
+        assert_eq!(
+            (0..12).take_while(|k| r.check_next(0, *k)).count(),
+            7,
+            "writes 0 to 6; 7 was in flight"
+        );
     }
 
     #[test]

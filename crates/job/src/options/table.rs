@@ -59,6 +59,10 @@ macro_rules! choices {
     };
 }
 
+choices!(VERIFY_HEADER_FORMAT, VERIFY_HEADER_FORMAT_NAMES: VerifyHeaderFormat = [
+    ("3.33", VerifyHeaderFormat::Fio333),
+    ("3.41", VerifyHeaderFormat::Fio341),
+]);
 choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
 choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
 choices!(CLOCKSOURCE, CLOCKSOURCE_NAMES: ClockSource = [
@@ -3003,12 +3007,18 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.40",
-        ..ign!(
-        "verify_pattern_interval",
-        K::Bool,
-        Verify,
-        "not an option of fio 3.33 (a later fio's %o repeat interval); %o holds each I/O's offset"
-    )
+        ..opt!(
+            "verify_pattern_interval",
+            K::Int,
+            "0",
+            Verify,
+            "Start verify_pattern over every N bytes of each I/O, %o holding that offset",
+            "4096",
+            |s, v| {
+                s.verify_pattern_interval = uint(s, v, 0, u32::MAX as u64)?;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "after 3.42",
@@ -3125,19 +3135,25 @@ pub static OPTIONS: &[OptDef] = &[
         "Check each block's write number (off for several jobs writing one range)",
         "0",
         |s, v| {
-            s.verify_write_sequence = boolean(v)?;
+            s.verify_write_sequence = Some(boolean(v)?);
             Ok(())
         }
     )
     },
     OptDef {
         since: "3.40",
-        ..ign!(
-        "verify_header_seed",
-        K::Bool,
-        Verify,
-        "the data seed in the verify header is not checked"
-    )
+        ..opt!(
+            "verify_header_seed",
+            K::Bool,
+            "1",
+            Verify,
+            "Check the data seed in each verify header (fio turns it off where it cannot know it)",
+            "0",
+            |s, v| {
+                s.verify_header_seed = Some(boolean(v)?);
+                Ok(())
+            }
+        )
     },
     uns!(
         "trim_percentage",
@@ -3838,6 +3854,18 @@ pub static OPTIONS: &[OptDef] = &[
         "500us",
         |s, v| {
             s.sim.latency = Some(LatencyDist::parse(v)?);
+            Ok(())
+        }
+    ),
+    opt!(
+        "verify_header_format",
+        K::Enum(VERIFY_HEADER_FORMAT_NAMES),
+        "3.33",
+        Iolens,
+        "Verify header to write: fio 3.33's (3.33 reads it) or fio 3.41's versioned one (fio 3.41 and later read only that); both are read",
+        "3.41",
+        |s, v| {
+            s.verify_header_format = pick(v.trim(), VERIFY_HEADER_FORMAT)?;
             Ok(())
         }
     ),

@@ -346,6 +346,10 @@ impl<'a> Worker<'a> {
             } else if !self.content.is_static() {
                 self.content.before_write(buf, offset);
             }
+        } else if d == Ddir::Read {
+            if let Some(v) = &mut self.verify {
+                v.note_read(file, offset);
+            }
         }
         let req = IoReq {
             file,
