@@ -9,6 +9,7 @@ mod engines;
 mod exits;
 mod explain;
 mod faults;
+mod fio342;
 mod fio_compat;
 mod formats;
 mod logs;

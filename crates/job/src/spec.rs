@@ -551,6 +551,9 @@ pub struct JobSpec {
     pub startdelay: (Duration, Duration),
     /// `ramp_time`.
     pub ramp_time: Option<Duration>,
+    /// `ramp_size` (fio 3.42): bytes done before measuring starts (the group's together
+    /// with `group_reporting`); 0 for none.
+    pub ramp_size: u64,
     /// `clocksource`.
     pub clocksource: ClockSource,
     /// `gtod_reduce`.
@@ -1044,6 +1047,7 @@ impl JobSpec {
             time_based: false,
             startdelay: (Duration::ZERO, Duration::ZERO),
             ramp_time: None,
+            ramp_size: 0,
             clocksource: ClockSource::Auto,
             gtod_reduce: false,
             directory: None,
@@ -1343,6 +1347,10 @@ impl JobSpec {
                     "ss_dur ({dur:?}) must be a multiple of ss_interval ({i:?}) and longer than it"
                 ));
             }
+        }
+        if self.ramp_size > 0 && self.ramp_time.is_some_and(|t| !t.is_zero()) {
+            // fio 3.42 rejects the job.
+            return Err("ramp_time and ramp_size cannot both be set".into());
         }
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());

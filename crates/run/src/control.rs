@@ -77,6 +77,9 @@ pub struct JobControl {
     /// little later are not overtaken (jobs that wait for another, or for `startdelay`, join
     /// when they start); the worker takes it over, and a job that ends drops it.
     pub flow_share: Mutex<Option<FlowShare>>,
+    /// `ramp_size` with `group_reporting`: the bytes the group's jobs did while ramping up,
+    /// one counter per group (fio 3.42 ends the ramp of every job of the group at once).
+    pub ramp_group: Option<Arc<AtomicU64>>,
     done: Mutex<bool>,
     done_cv: Condvar,
 }
@@ -183,6 +186,18 @@ impl Control {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner()) = Some(share);
         }
+    }
+
+    /// Gives the jobs that ramp up by size together (`(groupid, shared)` per job, in order:
+    /// `shared` with `ramp_size` and `group_reporting`) one counter per group.
+    pub fn with_ramp_groups(mut self, groups: impl IntoIterator<Item = (u32, bool)>) -> Self {
+        let mut by_group: std::collections::HashMap<u32, Arc<AtomicU64>> = Default::default();
+        for (j, (g, shared)) in self.jobs.iter_mut().zip(groups) {
+            if shared {
+                j.ramp_group = Some(by_group.entry(g).or_default().clone());
+            }
+        }
+        self
     }
 
     /// Gives each job with a flow weight (`(flow_id, flow)` per job, in order) the flow of

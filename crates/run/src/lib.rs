@@ -380,7 +380,12 @@ pub fn execute(
     let mut setup_failed = layout_files(plan, events);
     let started_ms = epoch_ms();
     let ctl = Control::new(plan.jobs.len())
-        .with_flows(plan.jobs.iter().map(|j| (j.spec.flow_id, j.spec.flow)));
+        .with_flows(plan.jobs.iter().map(|j| (j.spec.flow_id, j.spec.flow)))
+        .with_ramp_groups(
+            plan.jobs
+                .iter()
+                .map(|j| (j.groupid, j.spec.ramp_size > 0 && j.spec.group_reporting)),
+        );
     let run_start = Instant::now();
     let total_bytes = |ctl: &Control| {
         let mut b = [0u64; 3];

@@ -500,6 +500,18 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
             index += 1;
         }
     }
+    // fio 3.42: the jobs of a reporting group ramp up by the same size.
+    for (a, b) in jobs.iter().zip(jobs.iter().skip(1)) {
+        if a.groupid == b.groupid && a.spec.ramp_size != b.spec.ramp_size {
+            return Err(RunError::Plan(b.spec.error_at(
+                "ramp_size",
+                format!(
+                    "ramp_size must be the same within a reporting group: job '{}' has {}, job '{}' {}",
+                    a.spec.name, a.spec.ramp_size, b.spec.name, b.spec.ramp_size
+                ),
+            )));
+        }
+    }
     Ok(Plan {
         jobs,
         phases: phase + 1,

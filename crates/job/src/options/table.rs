@@ -803,12 +803,18 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.42",
-        ..ign!(
-        "ramp_size",
-        K::Size,
-        Time,
-        "ramp by size is not implemented; use ramp_time"
-    )
+        ..opt!(
+            "ramp_size",
+            K::Size,
+            "",
+            Time,
+            "Measure only after this much I/O (the group's together with group_reporting)",
+            "64m",
+            |s, v| {
+                s.ramp_size = size(s, v)?;
+                Ok(())
+            }
+        )
     },
     opt!(
         "clocksource",

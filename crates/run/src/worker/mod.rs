@@ -127,6 +127,10 @@ struct Worker<'a> {
     byte_budget: u64,
     t_last: u64,
     ramp_end: Option<u64>,
+    /// `ramp_size` while the job ramps up by size (0 after, or without one), and the bytes
+    /// it did meanwhile (with `group_reporting` the group's counter is in its control).
+    ramp_size: u64,
+    ramp_done: u64,
     deadline: Option<u64>,
     measure_start: u64,
     next_tick: u64,
@@ -633,6 +637,9 @@ impl<'a> Worker<'a> {
                 clat,
                 t_done.saturating_sub(u.start),
             );
+        }
+        if self.ramp_size > 0 {
+            self.ramp_progress(bytes, t_done);
         }
         if d == 1 {
             if let Some(v) = &mut self.verify {
@@ -1170,7 +1177,13 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     }
     w.start_measuring(t0);
     let ramp = spec.ramp_time.map(|r| r.as_nanos() as u64).unwrap_or(0);
-    if ramp > 0 {
+    w.ramp_size = spec.ramp_size;
+    if w.ramp_size > 0 {
+        // ramp_size (fio 3.42): measured, and timed by runtime, from when the job (or its
+        // group) has done that much I/O.
+        w.logs_ramp = w.logs.take();
+        w.ctl.live.set_state(JobState::Ramp);
+    } else if ramp > 0 {
         w.ramp_end = Some(t0 + ramp);
         w.next_tick = t0;
         // No log entries for ramp time: the logs start with the measured part.
@@ -1179,7 +1192,7 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     } else {
         w.ctl.live.set_state(JobState::Running);
     }
-    if let Some(rt) = spec.runtime {
+    if let (Some(rt), 0) = (spec.runtime, w.ramp_size) {
         w.deadline = Some(t0 + ramp + rt.as_nanos() as u64);
         let eta = crate::clock::mono_now() + ramp + rt.as_nanos() as u64;
         w.ctl.live.eta_end.store(eta, Ordering::Relaxed);

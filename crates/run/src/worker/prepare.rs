@@ -280,6 +280,8 @@ pub(super) fn prepare<'a>(
         byte_budget,
         t_last: 0,
         ramp_end: None,
+        ramp_size: 0,
+        ramp_done: 0,
         deadline: None,
         measure_start: 0,
         next_tick: 0,

@@ -146,6 +146,32 @@ impl Worker<'_> {
         self.next_tick = next;
     }
 
+    /// `ramp_size`: counts a completion's bytes (the group's, with `group_reporting`); once
+    /// the size is reached the job is measured from `t`, and its runtime starts.
+    #[cold]
+    pub(super) fn ramp_progress(&mut self, bytes: u64, t: u64) {
+        let done = match &self.ctl.ramp_group {
+            Some(g) => g.fetch_add(bytes, Ordering::AcqRel) + bytes,
+            None => {
+                self.ramp_done += bytes;
+                self.ramp_done
+            }
+        };
+        if done < self.ramp_size {
+            return;
+        }
+        self.ramp_size = 0;
+        self.stats.reset();
+        self.start_measuring(t);
+        self.ctl.live.set_state(JobState::Running);
+        if let Some(rt) = self.job.spec.runtime {
+            let rt = rt.as_nanos() as u64;
+            self.deadline = Some(t + rt);
+            let eta = crate::clock::mono_now() + rt;
+            self.ctl.live.eta_end.store(eta, Ordering::Relaxed);
+        }
+    }
+
     /// `--status-interval`: publishes the statistics so far when the monitor asks, with the
     /// runtime and CPU use up to `t`, as the final ones would be.
     #[cold]
