@@ -2,8 +2,48 @@
 //! says it does: deterministic runs (the null engine on a clock that advances 1 us per
 //! reading) where the numbers allow it, real files where the option is about the kernel.
 
+use std::path::Path;
+use std::process::{Command, Output};
+
 use crate::common::*;
 use crate::formats::deterministic;
+
+/// Runs iolens in `dir` under strace, tracing the system calls `calls` (strace's
+/// `-e trace=` list) of every thread; the output and the trace, or None (after a skip line)
+/// where strace is missing or may not trace.
+fn traced(dir: &Path, args: &[&str], calls: &str) -> Option<(Output, String)> {
+    let ok = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=getpid", "true"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if skip_unless(ok, "strace is not installed or may not trace here") {
+        return None;
+    }
+    let log = dir.join("strace.log");
+    let mut c = Command::new("strace");
+    c.current_dir(dir)
+        .args(["-f", "-qq", "-e", &format!("trace={calls}"), "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_iolens"))
+        .args(args);
+    let o = output_within(c, std::time::Duration::from_secs(120));
+    let trace = std::fs::read_to_string(&log).unwrap_or_default();
+    Some((o, trace))
+}
+
+/// Lines of a trace that call `name(`.
+fn calls<'t>(trace: &'t str, name: &str) -> Vec<&'t str> {
+    let pat = format!("{name}(");
+    trace
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.starts_with(&pat))
+        })
+        .collect()
+}
 
 /// ramp_size: "fio will wait until the job does given amount of IO before logging any
 /// performance numbers. When group_reporting is enabled, the logging starts when all jobs in
@@ -67,4 +107,57 @@ fn ramp_size_measures_after_that_much_io() {
             stderr(&o)
         );
     }
+}
+
+/// end_syncfs: "Equivalent to end_fsync but instead of executing fsync(2) for each file of a
+/// write stage, executes syncfs(2) to synchronize all written files with a single system call
+/// when a write stage has completed." Two files on one filesystem: one syncfs and no fsync;
+/// end_fsync: one fsync per file and no syncfs.
+#[test]
+fn end_syncfs_syncs_the_filesystem_once() {
+    let d = TempDir::new("syncfs");
+    let job = |opt: &str| {
+        vec![
+            "--name=s".to_string(),
+            "--filename=a.dat:b.dat".into(),
+            "--size=2m".into(),
+            "--rw=write".into(),
+            // No fsync when the files are laid out.
+            "--create_fsync=0".into(),
+            format!("--{opt}=1"),
+            "--output-format=terse".into(),
+        ]
+    };
+    let Some((o, trace)) = traced(
+        &d.0,
+        &job("end_syncfs")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        "syncfs,fsync",
+    ) else {
+        return;
+    };
+    assert!(o.status.success(), "end_syncfs=1: {}", stderr(&o));
+    assert_eq!(
+        (calls(&trace, "syncfs").len(), calls(&trace, "fsync").len()),
+        (1, 0),
+        "end_syncfs=1 on two files of one filesystem: one syncfs, no fsync:\n{trace}"
+    );
+    let Some((o, trace)) = traced(
+        &d.0,
+        &job("end_fsync")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        "syncfs,fsync",
+    ) else {
+        return;
+    };
+    assert!(o.status.success(), "end_fsync=1: {}", stderr(&o));
+    assert_eq!(
+        (calls(&trace, "syncfs").len(), calls(&trace, "fsync").len()),
+        (0, 2),
+        "end_fsync=1: one fsync per file:\n{trace}"
+    );
 }

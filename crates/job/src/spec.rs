@@ -634,6 +634,9 @@ pub struct JobSpec {
     pub fdatasync: u64,
     /// `end_fsync`.
     pub end_fsync: bool,
+    /// `end_syncfs` (fio 3.42): one syncfs per filesystem of the job's files when its writes
+    /// are done, instead of end_fsync's fsync per file.
+    pub end_syncfs: bool,
     /// `fsync_on_close`.
     pub fsync_on_close: bool,
     /// `rwmixread` in percent.
@@ -1085,6 +1088,7 @@ impl JobSpec {
             fsync: 0,
             fdatasync: 0,
             end_fsync: false,
+            end_syncfs: false,
             fsync_on_close: false,
             rwmixread: 50,
             random_distribution: RandomDistribution::Random,

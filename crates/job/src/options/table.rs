@@ -1439,12 +1439,18 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.42",
-        ..ign!(
-        "end_syncfs",
-        K::Bool,
-        IoType,
-        "syncfs at the end is not implemented; use end_fsync"
-    )
+        ..opt!(
+            "end_syncfs",
+            K::Bool,
+            "0",
+            IoType,
+            "At the end of the writes, syncfs each filesystem of the job's files (one call each)",
+            "1",
+            |s, v| {
+                s.end_syncfs = boolean(v)?;
+                Ok(())
+            }
+        )
     },
     opt!(
         "fsync_on_close",
