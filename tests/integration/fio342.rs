@@ -161,3 +161,36 @@ fn end_syncfs_syncs_the_filesystem_once() {
         "end_fsync=1: one fsync per file:\n{trace}"
     );
 }
+
+/// comm: "Set the job process comm to the specified string" (prctl(2)); iolens' jobs are
+/// threads, each named by the kernel's PR_SET_NAME (15 bytes kept).
+#[test]
+fn comm_names_the_jobs_thread() {
+    let d = TempDir::new("comm");
+    let Some((o, trace)) = traced(
+        &d.0,
+        &[
+            "--ioengine=null",
+            "--size=1m",
+            "--name=a",
+            "--comm=db-writer-with-a-long-name",
+            "--name=b",
+        ],
+        "prctl",
+    ) else {
+        return;
+    };
+    assert!(o.status.success(), "{}", stderr(&o));
+    let named: Vec<&str> = calls(&trace, "prctl")
+        .into_iter()
+        .filter(|l| l.contains("PR_SET_NAME"))
+        .collect();
+    assert!(
+        named.iter().any(|l| l.contains("\"db-writer-with-\"")),
+        "job a's thread takes the first 15 bytes of its comm:\n{trace}"
+    );
+    assert!(
+        named.iter().any(|l| l.contains("\"iolens-b\"")),
+        "job b keeps the default name:\n{trace}"
+    );
+}

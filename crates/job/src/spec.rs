@@ -773,6 +773,8 @@ pub struct JobSpec {
     pub wait_for: Option<String>,
     /// `nice`.
     pub nice: Option<i32>,
+    /// `comm` (fio 3.42): the name of the job's thread (the kernel keeps 15 bytes).
+    pub comm: Option<String>,
     /// `prio`.
     pub prio: Option<u32>,
     /// `prioclass`.
@@ -1150,6 +1152,7 @@ impl JobSpec {
             thread: false,
             wait_for: None,
             nice: None,
+            comm: None,
             prio: None,
             prioclass: None,
             cpus_allowed: None,

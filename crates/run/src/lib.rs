@@ -479,7 +479,12 @@ pub fn execute(
                 let wopts = &opts.worker;
                 let names = &names;
                 let h = std::thread::Builder::new()
-                    .name(format!("iolens-{}", job.spec.name))
+                    .name(
+                        job.spec
+                            .comm
+                            .clone()
+                            .unwrap_or_else(|| format!("iolens-{}", job.spec.name)),
+                    )
                     .stack_size(1 << 20)
                     .spawn_scoped(scope, move || {
                         // Marks the job finished even if it panics, so the monitor never waits

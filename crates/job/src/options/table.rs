@@ -2732,7 +2732,22 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.42",
-        ..ign!("comm", K::Str, Process, "threads keep iolens' process name")
+        ..opt!(
+            "comm",
+            K::Str,
+            "",
+            Process,
+            "Name of the job's thread, as ps and top show it (15 bytes kept; default iolens-JOBNAME)",
+            "worker",
+            |s, v| {
+                let v = v.trim();
+                if v.is_empty() || v.contains('\0') {
+                    return Err("give a non-empty name without NUL bytes".into());
+                }
+                s.comm = Some(v.to_string());
+                Ok(())
+            }
+        )
     },
     opt!(
         "nice",
