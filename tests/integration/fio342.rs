@@ -194,3 +194,34 @@ fn comm_names_the_jobs_thread() {
         "job b keeps the default name:\n{trace}"
     );
 }
+
+/// thinkcycles: "Stall the job for the specified number of cycles after an I/O has completed
+/// before issuing the next." Ten I/Os with 10^8 cycles each take at least 10^9 cycles: 200 ms
+/// even at 5 GHz (a lower bound, which a busy machine only lengthens).
+#[test]
+fn thinkcycles_stalls_between_ios() {
+    let d = TempDir::new("thinkcycles");
+    let (rc, v, err) = run_json(
+        &d.0,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=40k",
+            "--bs=4k",
+            "--thinkcycles=100000000",
+        ],
+        &[],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let j = &v["jobs"][0];
+    assert_eq!(num(&j["read"]["total_ios"]), 10.0, "{j}");
+    assert!(
+        num(&j["job_runtime"]) >= 200.0,
+        "10 I/Os spinning 10^8 cycles each: at least 200 ms, measured {} ms",
+        j["job_runtime"]
+    );
+    assert_eq!(
+        j["job options"]["thinkcycles"], "100000000",
+        "the value is kept in the job options"
+    );
+}

@@ -746,6 +746,8 @@ pub struct JobSpec {
     // --- pacing
     /// `thinktime`.
     pub thinktime: Duration,
+    /// `thinkcycles` (fio 3.37): CPU cycles spun after each read or write is issued.
+    pub thinkcycles: u64,
     /// `thinktime_spin`.
     pub thinktime_spin: Duration,
     /// `thinktime_blocks`.
@@ -1140,6 +1142,7 @@ impl JobSpec {
             force_async: 0,
             sim: SimSpec::default(),
             thinktime: Duration::ZERO,
+            thinkcycles: 0,
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
             rate: [0; 3],

@@ -47,6 +47,22 @@ fn rdtsc() -> u64 {
     unsafe { core::arch::x86_64::_rdtsc() }
 }
 
+/// Busy-waits `n` CPU cycles (`thinkcycles`): time-stamp counter cycles on x86-64, loop
+/// iterations elsewhere (fio spins `n` no-op instructions).
+pub fn spin_cycles(n: u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let end = rdtsc().saturating_add(n);
+        while rdtsc() < end {
+            std::hint::spin_loop();
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for i in 0..n {
+        std::hint::black_box(i);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 fn calibrate() -> Option<TscCal> {
     if !tsc_trusted() {

@@ -2335,12 +2335,18 @@ pub static OPTIONS: &[OptDef] = &[
     // ---------------------------------------------------------------- rate
     OptDef {
         since: "3.37",
-        ..ign!(
-        "thinkcycles",
-        K::Int,
-        Rate,
-        "CPU-cycle think time is not implemented; use thinktime"
-    )
+        ..opt!(
+            "thinkcycles",
+            K::Int,
+            "0",
+            Rate,
+            "Spin this many CPU cycles after each read or write, before thinktime (time-stamp counter cycles on x86-64)",
+            "100000",
+            |s, v| {
+                s.thinkcycles = uint(s, v, 0, u32::MAX as u64)?;
+                Ok(())
+            }
+        )
     },
     opt!(
         "thinktime",

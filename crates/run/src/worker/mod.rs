@@ -1071,6 +1071,10 @@ impl<'a> Worker<'a> {
                         break;
                     }
                     self.tick();
+                    if spec.thinkcycles > 0 && d != Ddir::Trim {
+                        // fio 3.37: spun after each read or write is issued, before thinktime.
+                        crate::clock::spin_cycles(spec.thinkcycles);
+                    }
                     if !spec.thinktime.is_zero() {
                         self.think(eng);
                     }
