@@ -225,3 +225,170 @@ fn thinkcycles_stalls_between_ios() {
         "the value is kept in the job options"
     );
 }
+
+/// The numbers of a log line.
+fn fields(line: &str) -> Vec<u64> {
+    line.split(',')
+        .map(|f| {
+            let f = f.trim();
+            match f.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16).expect("hex"),
+                None => f.parse().expect("a number"),
+            }
+        })
+        .collect()
+}
+
+/// log_prio (in fio 3.33 already): the priority column is the job's I/O priority, class << 13
+/// | level (`prioclass` 2 and `prio` 0 by default), as fio 3.33 writes it; without log_prio,
+/// whether the class is real-time. Checked against fio's own logs.
+#[test]
+fn log_prio_logs_the_jobs_io_priority_as_fio() {
+    if skip_unless(has_fio(), "fio is not installed") {
+        return;
+    }
+    let d = TempDir::new("logprio");
+    for (opts, want) in [
+        (&["--prioclass=2", "--prio=6", "--log_prio=1"][..], "0x4006"),
+        (&["--prio=6", "--log_prio=1"][..], "0x4006"),
+        (&["--prioclass=3", "--log_prio=1"][..], "0x6000"),
+        (&["--prioclass=3"][..], "0"),
+        (&["--log_prio=1"][..], "0x0000"),
+    ] {
+        let mut last = Vec::new();
+        for tool in ["fio", "iolens"] {
+            let mut c = if tool == "fio" {
+                Command::new("fio")
+            } else {
+                iolens()
+            };
+            c.current_dir(&d.0)
+                .args([
+                    "--name=p",
+                    "--ioengine=null",
+                    "--size=16k",
+                    "--write_lat_log=p",
+                ])
+                .args(opts);
+            let o = output_within(c, std::time::Duration::from_secs(60));
+            assert!(o.status.success(), "{tool} {opts:?}: {}", stderr(&o));
+            let log = std::fs::read_to_string(d.join("p_clat.1.log")).expect("the clat log");
+            let col: Vec<String> = log
+                .lines()
+                .map(|l| l.rsplit(", ").next().unwrap_or("").to_string())
+                .collect();
+            assert!(
+                !col.is_empty() && col.iter().all(|c| c == want),
+                "{tool} {opts:?}: expected the priority column {want}:\n{log}"
+            );
+            last.push(col.len());
+        }
+        assert_eq!(last[0], last[1], "{opts:?}: as many lines as fio");
+    }
+}
+
+/// log_window_value=both (fio 3.37) and log_issue_time (fio 3.38), as the 3.42 HOWTO gives
+/// the format: `time, value, value1, ddir, bs, offset, prio, issue time`; value1 is a
+/// window's maximum (0 on a per-I/O line); the issue time, in ns, is in the clat and slat
+/// logs only (0 in the others), the I/O's completion less its clat.
+#[test]
+fn log_window_value_both_and_log_issue_time_add_columns() {
+    let d = TempDir::new("logcols");
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=c",
+            "--ioengine=null",
+            // Queued: a submission latency (slat) for each I/O.
+            "--iodepth=4",
+            "--size=64k",
+            "--write_lat_log=c",
+            "--log_offset=1",
+            "--log_issue_time=1",
+            "--log_window_value=both",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |n: &str| std::fs::read_to_string(d.join(n)).expect("a log");
+    for (name, with_issue) in [
+        ("c_clat.1.log", true),
+        ("c_slat.1.log", true),
+        ("c_lat.1.log", false),
+    ] {
+        let text = read(name);
+        for line in text.lines() {
+            let f = fields(line);
+            assert_eq!(f.len(), 8, "{name}: 8 columns: {line}");
+            assert_eq!(f[2], 0, "{name}: value1 is 0 on a per-I/O line: {line}");
+            if name == "c_clat.1.log" {
+                // issue + clat is the completion, whose whole ms is the time column.
+                let done = f[7] + f[1];
+                assert!(
+                    f[0] * 1_000_000 <= done && done < (f[0] + 1) * 1_000_000,
+                    "{name}: issue time + clat within the line's ms: {line}"
+                );
+            } else if !with_issue {
+                assert_eq!(f[7], 0, "{name}: no issue time in this log: {line}");
+            }
+        }
+        assert_eq!(
+            text.lines().count(),
+            16,
+            "{name}: one line per I/O:\n{text}"
+        );
+    }
+    // Windowed: the mean, then the maximum.
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=w",
+            "--ioengine=null",
+            "--size=1g",
+            "--rate_iops=4000",
+            "--runtime=300ms",
+            "--write_lat_log=w",
+            "--write_bw_log=w",
+            "--log_avg_msec=20",
+            "--log_window_value=both",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lat = read("w_clat.1.log");
+    assert!(lat.lines().count() >= 5, "{lat}");
+    for line in lat.lines() {
+        let f = fields(line);
+        assert!(f.len() == 6 && f[1] <= f[2], "mean then maximum: {line}");
+    }
+    for line in read("w_bw.1.log").lines() {
+        let f = fields(line);
+        assert!(
+            f.len() == 6 && f[1] == f[2],
+            "a bandwidth window's one value, twice: {line}"
+        );
+    }
+    // fio 3.42's rules: the issue time needs write_lat_log and log_offset; fio 3.33's binary
+    // samples have no room for the new columns.
+    for (args, why) in [
+        (
+            &["--write_lat_log=x", "--log_issue_time=1"][..],
+            "needs write_lat_log and log_offset",
+        ),
+        (
+            &[
+                "--write_lat_log=x",
+                "--log_store_compressed=1",
+                "--log_window_value=both",
+            ][..],
+            "log_store_compressed",
+        ),
+    ] {
+        let mut a = vec!["--name=x", "--ioengine=null", "--size=16k"];
+        a.extend_from_slice(args);
+        let o = run_in(&d.0, &a);
+        assert!(
+            !o.status.success() && stderr(&o).contains(why),
+            "{args:?}: expected a refusal saying '{why}': {}",
+            stderr(&o)
+        );
+    }
+}

@@ -926,6 +926,11 @@ pub struct LogSpec {
     pub hist_coarseness: u32,
     /// `log_max_value`: windows log their maximum instead of their mean.
     pub max_value: bool,
+    /// `log_window_value=both` (fio 3.37): windows log their mean, then their maximum.
+    pub both_values: bool,
+    /// `log_issue_time` (fio 3.38): a last column with each I/O's issue time (ns since the
+    /// measured part began) in the clat and slat logs, 0 in the others.
+    pub issue_time: bool,
     /// `log_offset`: an offset column.
     pub offset: bool,
     /// `log_prio`: the last column is the I/O priority in hex, not the RT-class flag.
@@ -983,6 +988,8 @@ impl Default for LogSpec {
             hist_msec: 0,
             hist_coarseness: 0,
             max_value: false,
+            both_values: false,
+            issue_time: false,
             offset: false,
             prio: false,
             per_job: true,
@@ -1279,6 +1286,19 @@ impl JobSpec {
         self.bs[i]
     }
 
+    /// The I/O priority the job's I/O carries, as fio logs it with `log_prio` (class << 13 |
+    /// level): `prioclass` (2, best effort, by default) and `prio` (0 by default), when either
+    /// is set.
+    pub fn ioprio(&self) -> Option<u16> {
+        if self.prio.is_none() && self.prioclass.is_none() {
+            return None;
+        }
+        Some(
+            ((self.prioclass.unwrap_or(2) as u16 & 7) << 13)
+                | (self.prio.unwrap_or(0) as u16 & 0x1fff),
+        )
+    }
+
     /// Smallest block size over the directions this job issues (random offsets are aligned to
     /// it, verify chunks default to it, and a file's range must hold at least one).
     pub fn min_bs_used(&self) -> u64 {
@@ -1361,6 +1381,15 @@ impl JobSpec {
         if self.ramp_size > 0 && self.ramp_time.is_some_and(|t| !t.is_zero()) {
             // fio 3.42 rejects the job.
             return Err("ramp_time and ramp_size cannot both be set".into());
+        }
+        if self.logs.issue_time && (self.logs.lat.is_none() || !self.logs.offset) {
+            // fio 3.42 refuses it the same way.
+            return Err("log_issue_time needs write_lat_log and log_offset".into());
+        }
+        if self.logs.store_compressed && (self.logs.issue_time || self.logs.both_values) {
+            return Err(
+                "log_store_compressed stores fio 3.33's binary samples, which have no room for log_window_value=both or log_issue_time".into(),
+            );
         }
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());

@@ -275,7 +275,7 @@ pub fn attach(run: &mut RunReport, path: &str, text: &str) -> Result<Option<Stri
         option(run, job, "log_window_value"),
         option(run, job, "log_max_value"),
     ) {
-        (Some("both"), _) => Window::Both,
+        (Some("both"), _) | (None, Some("both")) => Window::Both,
         (Some("max" | "1"), _) | (None, Some("1" | "true" | "on")) => Window::Max,
         _ => Window::Avg,
     };

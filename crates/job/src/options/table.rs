@@ -3408,17 +3408,18 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "0",
         Reporting,
-        "Windowed log entries hold the maximum (1, max) instead of the mean (0, avg)",
+        "Windowed log entries hold the mean (0, avg), the maximum (1, max) or both (mean, then maximum)",
         "1",
         |s, v| {
-            s.logs.max_value = pick(
+            (s.logs.max_value, s.logs.both_values) = pick(
                 v.trim(),
                 &[
-                    ("0", false),
-                    ("avg", false),
-                    ("mean", false),
-                    ("1", true),
-                    ("max", true),
+                    ("0", (false, false)),
+                    ("avg", (false, false)),
+                    ("mean", (false, false)),
+                    ("1", (true, false)),
+                    ("max", (true, false)),
+                    ("both", (false, true)),
                 ],
             )?;
             Ok(())
@@ -3450,12 +3451,18 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.38",
-        ..ign!(
-        "log_issue_time",
-        K::Bool,
-        Reporting,
-        "not an option of fio 3.33 (a later fio's issue-time column)"
-    )
+        ..opt!(
+            "log_issue_time",
+            K::Bool,
+            "0",
+            Reporting,
+            "A last log column with each I/O's issue time in ns (clat and slat logs; needs write_lat_log and log_offset)",
+            "1",
+            |s, v| {
+                s.logs.issue_time = boolean(v)?;
+                Ok(())
+            }
+        )
     },
     opt!(
         "log_compression",

@@ -4,9 +4,13 @@
 //! - `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, `PREFIX_slat.N.log`, `PREFIX_clat.N.log`,
 //!   `PREFIX_lat.N.log`, `PREFIX_clat_hist.N.log` (N: the job's number from 1; without `.N`
 //!   and shared by every job when `per_job_logs=0`).
-//! - Lines `time, value, ddir, bs[, offset], prio`: time in ms since the measured part of the
-//!   job began (Unix ms with `log_unix_epoch`); latencies in ns, bandwidth in KiB/s; the last
-//!   column is `0`, or the priority as `0x%04x` with `log_prio`.
+//! - Lines `time, value[, value1], ddir, bs[, offset], prio[, issue time]`: time in ms since
+//!   the measured part of the job began (Unix ms with `log_unix_epoch`); latencies in ns,
+//!   bandwidth in KiB/s; `prio` is 1 when the job's I/O priority class is real-time, else 0,
+//!   or with `log_prio` the priority as `0x%04x` (class << 13 | level). fio 3.37's
+//!   `log_window_value=both` adds `value1` (a window's maximum after its mean; 0 on per-I/O
+//!   lines, the value again on bandwidth and IOPS lines) and fio 3.38's `log_issue_time` the
+//!   I/O's issue time in ns since the measured part began (clat and slat logs; 0 elsewhere).
 //! - `log_avg_msec=0`: one line per I/O (bandwidth is the I/O's own: bytes over its
 //!   completion latency; IOPS is 1). Otherwise one line per direction per window: the mean (or
 //!   maximum with `log_max_value`) of the latencies completed in it, the bandwidth and IOPS
@@ -156,6 +160,12 @@ pub(super) struct Logs {
     offset: bool,
     prio: bool,
     max: bool,
+    /// `log_window_value=both`.
+    both: bool,
+    /// `log_issue_time`.
+    issue_time: bool,
+    /// The job's I/O priority (class << 13 | level), 0 when it sets none.
+    ioprio: u16,
     /// Unix ms at the start of the measured time (log_unix_epoch), else 0.
     epoch_ms: u64,
     /// Clock reading at the start of the measured time.
@@ -254,6 +264,9 @@ impl Logs {
             offset: spec.offset,
             prio: spec.prio,
             max: spec.max_value,
+            both: spec.both_values,
+            issue_time: spec.issue_time,
+            ioprio: 0,
             epoch_ms: 0,
             t0: 0,
             win: [[Window::default(); 3]; 3],
@@ -288,6 +301,12 @@ impl Logs {
         };
     }
 
+    /// The I/O priority the job's I/O carries (`JobSpec::ioprio`), for the priority column.
+    pub(super) fn with_ioprio(mut self, ioprio: Option<u16>) -> Self {
+        self.ioprio = ioprio.unwrap_or(0);
+        self
+    }
+
     /// When the next periodic bandwidth/IOPS entry is due (u64::MAX: never).
     pub(super) fn next_due(&self) -> u64 {
         self.next
@@ -297,27 +316,55 @@ impl Logs {
         t.saturating_sub(self.t0) / 1_000_000
     }
 
-    fn line(&mut self, k: usize, t_ms: u64, value: u64, d: usize, bs: u64, offset: u64) {
+    /// One line: `value1` is printed with `log_window_value=both`, `issue` (ns) with
+    /// `log_issue_time`.
+    #[allow(clippy::too_many_arguments)]
+    fn line(
+        &mut self,
+        k: usize,
+        t_ms: u64,
+        value: u64,
+        value1: u64,
+        d: usize,
+        bs: u64,
+        offset: u64,
+        issue: u64,
+    ) {
         let (with_offset, prio, epoch) = (self.offset, self.prio, self.epoch_ms);
+        let (both, issue_time, ioprio) = (self.both, self.issue_time, self.ioprio);
         let Some(buf) = &mut self.bufs[k] else { return };
         if self.binary[k] {
-            // fio's struct io_sample (and io_sample_offset); priority 0 as in the text.
+            // fio's struct io_sample (and io_sample_offset): time, value, ddir with flags,
+            // priority (and 2 bytes of padding), bs[, offset].
             let flags = u32::from(with_offset) << 31 | u32::from(prio) << 30;
             buf.extend_from_slice(&(t_ms + epoch).to_le_bytes());
             buf.extend_from_slice(&value.to_le_bytes());
             buf.extend_from_slice(&(d as u32 | flags).to_le_bytes());
-            buf.extend_from_slice(&[0; 4]);
+            buf.extend_from_slice(&ioprio.to_le_bytes());
+            buf.extend_from_slice(&[0; 2]);
             buf.extend_from_slice(&bs.to_le_bytes());
             if with_offset {
                 buf.extend_from_slice(&offset.to_le_bytes());
             }
         } else {
-            let _ = write!(buf, "{}, {value}, {d}, {bs}, ", t_ms + epoch);
+            let _ = write!(buf, "{}, {value}, ", t_ms + epoch);
+            if both {
+                let _ = write!(buf, "{value1}, ");
+            }
+            let _ = write!(buf, "{d}, {bs}, ");
             if with_offset {
                 let _ = write!(buf, "{offset}, ");
             }
-            // Priority class and level are not set by iolens jobs: 0 either way.
-            buf.extend_from_slice(if prio { b"0x0000\n" } else { b"0\n" });
+            if prio {
+                let _ = write!(buf, "0x{ioprio:04x}");
+            } else {
+                // Without log_prio fio prints whether the class is real-time (1).
+                let _ = write!(buf, "{}", u8::from(ioprio >> 13 == 1));
+            }
+            if issue_time {
+                let _ = write!(buf, ", {issue}");
+            }
+            buf.push(b'\n');
         }
         if buf.len() >= self.flush_at {
             self.flush(k);
@@ -349,13 +396,16 @@ impl Logs {
     ) {
         let now = self.ms(t);
         if self.avg_ms == 0 {
-            self.line(BW, now, bytes * 1_000_000 / clat.max(1), d, bytes, offset);
-            self.line(IOPS, now, 1, d, bytes, offset);
+            // The I/O was issued clat before it completed.
+            let issue = t.saturating_sub(clat).saturating_sub(self.t0);
+            let bw = bytes * 1_000_000 / clat.max(1);
+            self.line(BW, now, bw, 0, d, bytes, offset, 0);
+            self.line(IOPS, now, 1, 0, d, bytes, offset, 0);
             if let Some(s) = slat {
-                self.line(SLAT, now, s, d, bytes, offset);
+                self.line(SLAT, now, s, 0, d, bytes, offset, issue);
             }
-            self.line(CLAT, now, clat, d, bytes, offset);
-            self.line(LAT, now, lat, d, bytes, offset);
+            self.line(CLAT, now, clat, 0, d, bytes, offset, issue);
+            self.line(LAT, now, lat, 0, d, bytes, offset, 0);
         } else if self.bufs[CLAT].is_some() {
             if let Some(s) = slat {
                 self.window(SLAT, now, d, s);
@@ -390,7 +440,7 @@ impl Logs {
         } else {
             (w.sum / w.n as u128) as u64
         };
-        self.line(k, now, v, d, 0, 0);
+        self.line(k, now, v, w.max, d, 0, 0, 0);
         let w = &mut self.win[k - SLAT][d];
         w.sum = 0;
         w.n = 0;
@@ -441,8 +491,8 @@ impl Logs {
             if let (Some(bw), Some(iops)) =
                 ((db * 1000).checked_div(span), (dn * 1000).checked_div(span))
             {
-                self.line(BW, now, bw / 1024, d, 0, 0);
-                self.line(IOPS, now, iops, d, 0, 0);
+                self.line(BW, now, bw / 1024, bw / 1024, d, 0, 0, 0);
+                self.line(IOPS, now, iops, iops, d, 0, 0, 0);
             }
         }
         self.last_t = t;

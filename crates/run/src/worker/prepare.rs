@@ -181,7 +181,7 @@ pub(super) fn prepare<'a>(
         .any(|r| *r > 0);
     let engine_kind = spec.ioengine;
     let logs = match Logs::open(&spec.logs, &spec.name, spec.rw, job.index) {
-        Ok(l) => l.map(Box::new),
+        Ok(l) => l.map(|l| Box::new(l.with_ioprio(spec.ioprio()))),
         Err(e) => return fail(e),
     };
     let iolog = match &spec.logs.write_iolog {

@@ -50,13 +50,12 @@ pub(super) fn apply_scheduling(job: &PlannedJob) {
             libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, n);
         }
     }
-    if spec.prio.is_some() || spec.prioclass.is_some() {
-        let class = spec.prioclass.unwrap_or(2) as libc::c_long;
-        let level = spec.prio.unwrap_or(4) as libc::c_long;
-        // IOPRIO_WHO_PROCESS = 1, value = class << 13 | level.
+    if let Some(ioprio) = spec.ioprio() {
+        // IOPRIO_WHO_PROCESS = 1, value = class << 13 | level (fio's: class 2, level 0 by
+        // default).
         // SAFETY: plain syscall on the calling thread.
         unsafe {
-            libc::syscall(libc::SYS_ioprio_set, 1, 0, (class << 13) | level);
+            libc::syscall(libc::SYS_ioprio_set, 1, 0, ioprio as libc::c_long);
         }
     }
 }
