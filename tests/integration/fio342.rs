@@ -392,3 +392,38 @@ fn log_window_value_both_and_log_issue_time_add_columns() {
         );
     }
 }
+
+/// Milliseconds on a clock_gettime clock.
+fn clock_ms(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec.
+    assert_eq!(unsafe { libc::clock_gettime(id, &mut ts) }, 0, "clock {id}");
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
+/// job_start_clock_id (fio 3.36): "The clock_id passed to the call to clock_gettime used to
+/// record job_start in the json output format. Default is 0, or CLOCK_REALTIME." The JSON's
+/// job_start lies between readings of that clock taken before and after the run.
+#[test]
+fn job_start_is_taken_on_the_chosen_clock() {
+    let d = TempDir::new("jobstart");
+    for (id, args) in [
+        (libc::CLOCK_REALTIME, &[][..]),
+        (libc::CLOCK_MONOTONIC, &["--job_start_clock_id=1"][..]),
+    ] {
+        let before = clock_ms(id);
+        let mut a = vec!["--name=j", "--ioengine=null", "--size=1m"];
+        a.extend_from_slice(args);
+        let (rc, v, err) = run_json(&d.0, &a, &[]);
+        let after = clock_ms(id);
+        assert_eq!(rc, 0, "{err}");
+        let start = v["jobs"][0]["job_start"].as_u64().expect("job_start");
+        assert!(
+            (before..=after).contains(&start),
+            "clock {id}: job_start {start} between {before} and {after} (ms)"
+        );
+    }
+}

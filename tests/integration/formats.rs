@@ -62,6 +62,7 @@ pub fn deterministic_with(text: &str, step_ns: u64) -> RunResult {
     r.time = "Sun Nov 29 22:08:58 2026".into();
     for j in &mut r.jobs {
         j.pid = 4242;
+        j.job_start = 1_795_990_136_696;
         j.elapsed_s = 2;
         j.usr_cpu = 12.5;
         j.sys_cpu = 0.5;

@@ -551,6 +551,8 @@ pub struct JobSpec {
     pub startdelay: (Duration, Duration),
     /// `ramp_time`.
     pub ramp_time: Option<Duration>,
+    /// `job_start_clock_id` (fio 3.36): the clock of the JSON's `job_start`.
+    pub job_start_clock_id: i32,
     /// `ramp_size` (fio 3.42): bytes done before measuring starts (the group's together
     /// with `group_reporting`); 0 for none.
     pub ramp_size: u64,
@@ -1061,6 +1063,7 @@ impl JobSpec {
             time_based: false,
             startdelay: (Duration::ZERO, Duration::ZERO),
             ramp_time: None,
+            job_start_clock_id: 0,
             ramp_size: 0,
             clocksource: ClockSource::Auto,
             gtod_reduce: false,

@@ -173,6 +173,8 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
     w.open(None, '{');
     w.string("jobname", &j.name);
     w.int("groupid", j.groupid);
+    // fio 3.36 and later.
+    w.int("job_start", j.job_start);
     w.int("error", j.error);
     w.int("eta", 0);
     w.int("elapsed", j.elapsed_s);

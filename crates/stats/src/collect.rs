@@ -124,6 +124,9 @@ pub struct JobStats {
     pub steadystate: Option<SteadyState>,
     /// Thread id of the job (its `pid=` in fio's thread mode).
     pub tid: u32,
+    /// Milliseconds on the `job_start_clock_id` clock when the measured part began (fio
+    /// 3.36's `job_start`).
+    pub job_start: u64,
     table: &'static LatBucketTable,
 }
 
@@ -149,6 +152,7 @@ impl JobStats {
             verified_blocks: 0,
             steadystate: None,
             // The stats are made on the job's thread.
+            job_start: 0,
             tid: nix::unistd::gettid().as_raw() as u32,
             table: table(),
         }
@@ -356,6 +360,7 @@ struct Merged {
     error: i32,
     error_text: Option<String>,
     error_site: Option<String>,
+    job_start: u64,
     total_err: u64,
     verify_failures: Vec<VerifyFailure>,
     verified_blocks: u64,
@@ -476,6 +481,7 @@ impl Merged {
             error: s.error,
             error_text: s.error_text.clone(),
             error_site: s.error_site.clone(),
+            job_start: s.job_start,
             total_err: s.total_err,
             verify_failures: s.verify_failures.clone(),
             verified_blocks: s.verified_blocks,
@@ -560,6 +566,7 @@ impl Merged {
             error: self.error,
             error_text: self.error_text.clone(),
             error_site: self.error_site.clone(),
+            job_start: self.job_start,
             pid: self.tid,
             description: self.info.description.clone(),
             elapsed_s: meta.elapsed_s,

@@ -132,6 +132,7 @@ pub fn merge_jobs(name: &str, parts: &[&JobResult], notes: &mut Vec<String>) -> 
     let mut out = JobResult {
         name: name.to_string(),
         groupid: first.groupid,
+        job_start: first.job_start,
         pid: first.pid,
         description: first.description.clone(),
         options: first.options.clone(),

@@ -167,6 +167,10 @@ pub struct JobResult {
     /// its normal output prints after `err=`.
     #[serde(default)]
     pub error_site: Option<String>,
+    /// Milliseconds on the job's `job_start_clock_id` clock (realtime by default) when it
+    /// began to be measured, as fio 3.36 and later report it.
+    #[serde(default)]
+    pub job_start: u64,
     /// Process id (all jobs are threads of one process).
     pub pid: u32,
     /// `description`.

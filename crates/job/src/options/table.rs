@@ -854,12 +854,29 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.36",
-        ..ign!(
-        "job_start_clock_id",
-        K::Int,
-        Time,
-        "job_start is not reported (fio 3.36+ JSON field)"
-    )
+        ..opt!(
+            "job_start_clock_id",
+            K::Int,
+            "0",
+            Time,
+            "clock_gettime clock of the JSON's job_start, ms at the job's start (0 realtime, 1 monotonic, ...)",
+            "1",
+            |s, v| {
+                s.job_start_clock_id = v
+                    .trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|id| crate::spec::LOG_CLOCK_IDS.contains(id))
+                    .ok_or_else(|| {
+                        format!(
+                            "'{}' is not a clock id; allowed: {}",
+                            v.trim(),
+                            crate::spec::LOG_CLOCK_IDS.map(|i| i.to_string()).join(", ")
+                        )
+                    })?;
+                Ok(())
+            }
+        )
     },
     // ---------------------------------------------------------------- files
     opt!(

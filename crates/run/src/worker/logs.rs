@@ -63,7 +63,7 @@ pub(crate) fn log_name(prefix: &str, kind: &str, jobnum: Option<usize>) -> Strin
 
 /// Milliseconds since the epoch of clock `id` (clock_gettime); 0 for a clock this system lacks
 /// (the option's parser only lets Linux's clock ids through).
-fn clock_ms(id: i32) -> u64 {
+pub(super) fn clock_ms(id: i32) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

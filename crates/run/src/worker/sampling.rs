@@ -197,6 +197,7 @@ impl Worker<'_> {
     pub(super) fn start_measuring(&mut self, t: u64) {
         let spec = self.job.spec.clone();
         self.measure_start = t;
+        self.stats.job_start = super::logs::clock_ms(spec.job_start_clock_id);
         self.bw_sampler = Sampler::new(t, spec.bwavgtime.as_nanos() as u64);
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);
         self.bw_sampler_ios = [0; 3];
