@@ -427,3 +427,285 @@ fn job_start_is_taken_on_the_chosen_clock() {
         );
     }
 }
+
+/// Drops a file's pages from the page cache (after writing back its dirty ones).
+fn drop_cached(path: &Path) {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(path).expect("open");
+    f.sync_all().expect("fsync");
+    // SAFETY: advice on a descriptor we hold.
+    unsafe {
+        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+/// (major, minor) of the running kernel.
+fn kernel() -> (u32, u32) {
+    let r = std::fs::read_to_string("/proc/sys/kernel/osrelease").expect("osrelease");
+    let mut it = r.trim().split(['.', '-']);
+    let major = it.next().and_then(|x| x.parse().ok()).expect("major");
+    let minor = it.next().and_then(|x| x.parse().ok()).expect("minor");
+    (major, minor)
+}
+
+/// uncached (pvsync2, io_uring): "Reads work like a normal buffered read but pages are evicted
+/// immediately after data is copied to userspace" (RWF_DONTCACHE, Linux 6.14). A 4 MiB file
+/// read without it is left in the page cache, with it not at all. Before Linux 6.14 the job
+/// is refused with the reason.
+#[test]
+fn uncached_reads_leave_nothing_in_the_page_cache() {
+    let d = TempDir::new("uncached");
+    let f = d.join("u.dat");
+    std::fs::write(&f, vec![5u8; 4 << 20]).expect("the file");
+    let fname = format!("--filename={}", f.display());
+    let mut engines = vec!["pvsync2"];
+    if has_io_uring() {
+        engines.push("io_uring");
+    } else {
+        skip("io_uring is not available: the io_uring uncached case");
+    }
+    for eng in engines {
+        for on in [0, 1] {
+            drop_cached(&f);
+            let eng_arg = format!("--ioengine={eng}");
+            let flag = format!("--uncached={on}");
+            let o = run_in(
+                &d.0,
+                &[
+                    "--name=u",
+                    &fname,
+                    "--size=4m",
+                    "--rw=read",
+                    &eng_arg,
+                    &flag,
+                ],
+            );
+            if on == 1 && kernel() < (6, 14) {
+                assert!(
+                    !o.status.success() && stderr(&o).contains("which Linux 6.14 added"),
+                    "{eng}: before Linux 6.14 uncached is refused with the reason: {}",
+                    stderr(&o)
+                );
+                continue;
+            }
+            assert!(o.status.success(), "{eng} uncached={on}: {}", stderr(&o));
+            let cached = cached_pages(&f);
+            if on == 1 {
+                assert_eq!(
+                    cached, 0,
+                    "{eng}: uncached reads left {cached} pages cached"
+                );
+            } else {
+                assert_eq!(
+                    cached, 1024,
+                    "{eng}: buffered reads cache the 1024 pages read"
+                );
+            }
+        }
+    }
+}
+
+/// What the kernel says to a 4 KiB direct write with RWF_ATOMIC to `path` (the oracle for
+/// iolens's atomic=1): Ok, or the errno.
+fn kernel_takes_atomic(path: &Path) -> Result<(), i32> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .expect("open O_DIRECT");
+    let layout = std::alloc::Layout::from_size_align(4096, 4096).expect("layout");
+    // SAFETY: a 4 KiB aligned buffer, freed below; pwritev2 reads it.
+    unsafe {
+        let buf = std::alloc::alloc_zeroed(layout);
+        let iov = libc::iovec {
+            iov_base: buf.cast(),
+            iov_len: 4096,
+        };
+        let rc = libc::pwritev2(f.as_raw_fd(), &iov, 1, 0, 0x40);
+        let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+        std::alloc::dealloc(buf, layout);
+        if rc == 4096 {
+            Ok(())
+        } else {
+            Err(e)
+        }
+    }
+}
+
+/// atomic (pvsync2, libaio, io_uring): "writes are issued with torn-write protection ... This
+/// option sets the RWF_ATOMIC flag ... Writes with RWF_ATOMIC set will be rejected by the
+/// kernel when the file does not support torn-write protection." Each engine's writes succeed
+/// exactly where a direct RWF_ATOMIC write of the test's own succeeds (on the temp dir's
+/// filesystem, and on an XFS loop device, which takes them), and are rejected with the reason
+/// elsewhere; the same jobs without atomic=1 always succeed.
+#[test]
+fn atomic_writes_carry_rwf_atomic() {
+    let d = TempDir::new("atomic");
+    let mut engines = vec!["pvsync2"];
+    for (have, eng) in [(has_libaio(), "libaio"), (has_io_uring(), "io_uring")] {
+        if have {
+            engines.push(eng);
+        } else {
+            skip(&format!("{eng} is not available: its atomic case"));
+        }
+    }
+    let check = |dir: &Path, what: &str| {
+        let f = dir.join("a.dat");
+        std::fs::write(&f, vec![0u8; 1 << 20]).expect("the file");
+        let oracle = kernel_takes_atomic(&f);
+        let fname = format!("--filename={}", f.display());
+        for eng in &engines {
+            for atomic in [false, true] {
+                let eng_arg = format!("--ioengine={eng}");
+                let mut a = vec![
+                    "--name=a",
+                    fname.as_str(),
+                    "--size=1m",
+                    "--rw=randwrite",
+                    "--direct=1",
+                    eng_arg.as_str(),
+                ];
+                if atomic {
+                    a.push("--atomic=1");
+                }
+                let o = run_in(dir, &a);
+                if atomic && kernel() < (6, 11) {
+                    assert!(
+                        !o.status.success() && stderr(&o).contains("which Linux 6.11 added"),
+                        "{what}, {eng}: before Linux 6.11 atomic is refused: {}",
+                        stderr(&o)
+                    );
+                    continue;
+                }
+                match (atomic, oracle) {
+                    (false, _) | (true, Ok(())) => assert!(
+                        o.status.success(),
+                        "{what}, {eng}, atomic={atomic} (the kernel takes RWF_ATOMIC here: {oracle:?}): {}",
+                        stderr(&o)
+                    ),
+                    (true, Err(e)) => assert!(
+                        !o.status.success() && stderr(&o).contains("atomic=1 (RWF_ATOMIC) needs"),
+                        "{what}, {eng}: the kernel refuses RWF_ATOMIC here (errno {e}), so must the job, saying why: {}",
+                        stderr(&o)
+                    ),
+                }
+            }
+        }
+    };
+    check(&d.0, "the temp dir");
+    // An XFS loop device takes atomic writes (software fallback, Linux 6.16).
+    let tools = ["mkfs.xfs", "mount", "umount"];
+    if skip_unless(is_root(), "loop devices need root: the XFS atomic case")
+        || skip_unless(
+            tools.iter().all(|t| {
+                Command::new("sh")
+                    .args([
+                        "-c",
+                        &format!("command -v {t} || test -x /sbin/{t} || test -x /usr/sbin/{t}"),
+                    ])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            }),
+            "mkfs.xfs, mount or umount is missing: the XFS atomic case",
+        )
+    {
+        return;
+    }
+    let _x = exclusive_loop();
+    let Some(lo) = LoopDevice::new(d.join("xfs.img"), 512 << 20) else {
+        return;
+    };
+    let mk = Command::new("mkfs.xfs")
+        .args(["-q", "-f"])
+        .arg(&lo.dev)
+        .output()
+        .expect("mkfs.xfs");
+    assert!(mk.status.success(), "mkfs.xfs: {}", stderr(&mk));
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).expect("mount point");
+    let m = Command::new("mount")
+        .arg(&lo.dev)
+        .arg(&mnt)
+        .output()
+        .expect("mount");
+    assert!(m.status.success(), "mount: {}", stderr(&m));
+    struct Umount(std::path::PathBuf);
+    impl Drop for Umount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).output();
+        }
+    }
+    let _u = Umount(mnt.clone());
+    check(&mnt, "an XFS loop device");
+}
+
+/// libaio_vectored (fio 3.39): "Submit vectored read and write requests": IOCB_CMD_PREADV and
+/// PWRITEV instead of PREAD and PWRITE.
+#[test]
+fn libaio_vectored_submits_vectored_requests() {
+    if skip_unless(has_libaio(), "libaio is not available") {
+        return;
+    }
+    let d = TempDir::new("aiov");
+    for (on, write, read) in [
+        ("0", "IOCB_CMD_PWRITE,", "IOCB_CMD_PREAD,"),
+        ("1", "IOCB_CMD_PWRITEV,", "IOCB_CMD_PREADV,"),
+    ] {
+        let flag = format!("--libaio_vectored={on}");
+        let Some((o, trace)) = traced(
+            &d.0,
+            &[
+                "--name=v",
+                "--filename=v.dat",
+                "--size=16k",
+                "--rw=write",
+                "--ioengine=libaio",
+                "--verify=crc32c",
+                &flag,
+            ],
+            "io_submit",
+        ) else {
+            return;
+        };
+        assert!(o.status.success(), "{}", stderr(&o));
+        let subs = calls(&trace, "io_submit");
+        let count = |op: &str| subs.iter().filter(|l| l.contains(op)).count();
+        assert_eq!(
+            (count(write), count(read)),
+            (4, 4),
+            "libaio_vectored={on}: 4 writes as {write} and the verify pass's 4 reads as {read}:\n{trace}"
+        );
+    }
+}
+
+/// uncached and atomic belong to the engines fio gives them (fio refuses atomic elsewhere:
+/// "engine does not support atomic writes").
+#[test]
+fn uncached_and_atomic_are_refused_by_other_engines() {
+    let d = TempDir::new("rwf-engines");
+    for (args, why) in [
+        (
+            &["--ioengine=psync", "--uncached=1"][..],
+            "uncached is an option of ioengine=pvsync2 and io_uring",
+        ),
+        (
+            &["--ioengine=libaio", "--uncached=1"][..],
+            "uncached is an option of ioengine=pvsync2 and io_uring",
+        ),
+        (
+            &["--ioengine=psync", "--atomic=1"][..],
+            "does not support atomic writes",
+        ),
+    ] {
+        let mut a = vec!["--name=x", "--size=16k", "--rw=write"];
+        a.extend_from_slice(args);
+        let o = run_in(&d.0, &a);
+        assert!(
+            !o.status.success() && stderr(&o).contains(why),
+            "{args:?}: expected a refusal saying '{why}': {}",
+            stderr(&o)
+        );
+    }
+}

@@ -28,6 +28,9 @@ pub struct SyncEngine {
     fds: Vec<libc::c_int>,
     block_device: Vec<bool>,
     hipri: bool,
+    /// pvsync2's other RWF_ flags for reads and for writes (`uncached`, `atomic`).
+    read_flags: libc::c_int,
+    write_flags: libc::c_int,
 }
 
 impl SyncEngine {
@@ -43,7 +46,17 @@ impl SyncEngine {
             fds,
             block_device,
             hipri,
+            read_flags: 0,
+            write_flags: 0,
         }
+    }
+
+    /// pvsync2: RWF_ flags added to every read and to every write (RWF_DONTCACHE,
+    /// RWF_ATOMIC); the other kinds have no flags argument.
+    pub fn with_rw_flags(mut self, read: libc::c_int, write: libc::c_int) -> Self {
+        self.read_flags = read;
+        self.write_flags = write;
+        self
     }
 }
 
@@ -77,7 +90,12 @@ unsafe impl Backend for SyncEngine {
             iov_base: buf.cast(),
             iov_len: len,
         };
-        let flags = if self.hipri { libc::RWF_HIPRI } else { 0 };
+        let flags = if self.hipri { libc::RWF_HIPRI } else { 0 }
+            | if write {
+                self.write_flags
+            } else {
+                self.read_flags
+            };
         // SAFETY (all arms): the caller guarantees buf is valid for len bytes; fd is ours.
         let rc: isize = unsafe {
             match (write, self.kind) {

@@ -29,6 +29,10 @@ pub struct UringOpts {
     pub nonvectored: bool,
     /// Set IOSQE_ASYNC on every Nth request (`force_async`).
     pub force_async: u32,
+    /// RWF_ flags of every read and of every write (`uncached`, `atomic`).
+    pub read_flags: i32,
+    /// See `read_flags`.
+    pub write_flags: i32,
 }
 
 /// Why io_uring cannot be used here, in words for people.
@@ -231,6 +235,7 @@ unsafe impl Backend for UringEngine {
     unsafe fn queue(&mut self, index: u32, r: &IoReq, buf: *mut u8) -> Queued {
         let slot = index as usize;
         let o = self.opts;
+        let (rf, wf) = (o.read_flags, o.write_flags);
         let sqe = match r.op {
             Op::Read if o.fixedbufs => target!(self, r.file, |f| opcode::ReadFixed::new(
                 f,
@@ -239,6 +244,7 @@ unsafe impl Backend for UringEngine {
                 slot as u16
             )
             .offset(r.offset)
+            .rw_flags(rf)
             .build()),
             Op::Write if o.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
                 f,
@@ -247,15 +253,18 @@ unsafe impl Backend for UringEngine {
                 slot as u16
             )
             .offset(r.offset)
+            .rw_flags(wf)
             .build()),
             Op::Read if o.nonvectored => {
                 target!(self, r.file, |f| opcode::Read::new(f, buf, r.len)
                     .offset(r.offset)
+                    .rw_flags(rf)
                     .build())
             }
             Op::Write if o.nonvectored => {
                 target!(self, r.file, |f| opcode::Write::new(f, buf, r.len)
                     .offset(r.offset)
+                    .rw_flags(wf)
                     .build())
             }
             Op::Read | Op::Write => {
@@ -267,10 +276,12 @@ unsafe impl Backend for UringEngine {
                 if r.op == Op::Read {
                     target!(self, r.file, |f| opcode::Readv::new(f, iov, 1)
                         .offset(r.offset)
+                        .rw_flags(rf)
                         .build())
                 } else {
                     target!(self, r.file, |f| opcode::Writev::new(f, iov, 1)
                         .offset(r.offset)
+                        .rw_flags(wf)
                         .build())
                 }
             }

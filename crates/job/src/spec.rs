@@ -738,6 +738,14 @@ pub struct JobSpec {
     pub sqthread_poll_cpu: Option<u32>,
     /// `hipri` (polled completions).
     pub hipri: bool,
+    /// `uncached` (pvsync2, io_uring): buffered reads and writes with RWF_DONTCACHE (Linux
+    /// 6.14), as fio 3.40 and later ask for it; nothing with direct=1.
+    pub uncached: bool,
+    /// `atomic` (pvsync2, libaio, io_uring): writes with RWF_ATOMIC (Linux 6.11), as fio
+    /// 3.38 and later issue them.
+    pub atomic: bool,
+    /// `libaio_vectored` (fio 3.39): libaio submits IOCB_CMD_PREADV/PWRITEV.
+    pub libaio_vectored: bool,
     /// io_uring `nonvectored` (fio default: -1 = detect; here true unless set to 0).
     pub nonvectored: bool,
     /// io_uring `force_async`.
@@ -1148,6 +1156,9 @@ impl JobSpec {
             sqthread_poll: false,
             sqthread_poll_cpu: None,
             hipri: false,
+            uncached: false,
+            atomic: false,
+            libaio_vectored: false,
             nonvectored: true,
             force_async: 0,
             sim: SimSpec::default(),
@@ -1393,6 +1404,24 @@ impl JobSpec {
             return Err(
                 "log_store_compressed stores fio 3.33's binary samples, which have no room for log_window_value=both or log_issue_time".into(),
             );
+        }
+        if self.uncached && !matches!(self.ioengine, EngineKind::Pvsync2 | EngineKind::IoUring) {
+            return Err(format!(
+                "uncached is an option of ioengine=pvsync2 and io_uring, not {}",
+                self.ioengine_name
+            ));
+        }
+        if self.atomic
+            && !matches!(
+                self.ioengine,
+                EngineKind::Pvsync2 | EngineKind::Libaio | EngineKind::IoUring
+            )
+        {
+            // fio's words.
+            return Err(format!(
+                "ioengine={} does not support atomic writes (pvsync2, libaio and io_uring do)",
+                self.ioengine_name
+            ));
         }
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());

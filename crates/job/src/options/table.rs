@@ -2052,26 +2052,44 @@ pub static OPTIONS: &[OptDef] = &[
         "pvsync2: hipri applies to every I/O or none"
     ),
     ign!("nowait", K::Bool, Engine, "RWF_NOWAIT is not implemented"),
-    ign!(
+    opt!(
         "uncached",
         K::Int,
+        "0",
         Engine,
-        "RWF_UNCACHED is not implemented"
+        "pvsync2, io_uring: buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE, Linux 6.14; fio 3.40's meaning)",
+        "1",
+        |s, v| {
+            s.uncached = uint(s, v, 0, u32::MAX as u64)? != 0;
+            Ok(())
+        }
     ),
-    ign!(
+    opt!(
         "atomic",
         K::Bool,
+        "0",
         Engine,
-        "atomic writes (RWF_ATOMIC) are not implemented; writes are issued without it"
+        "pvsync2, libaio, io_uring: writes with torn-write protection (RWF_ATOMIC, Linux 6.11; fio 3.38's meaning)",
+        "1",
+        |s, v| {
+            s.atomic = boolean(v)?;
+            Ok(())
+        }
     ),
     OptDef {
         since: "3.39",
-        ..ign!(
-        "libaio_vectored",
-        K::Bool,
-        Engine,
-        "libaio uses non-vectored opcodes"
-    )
+        ..opt!(
+            "libaio_vectored",
+            K::Bool,
+            "0",
+            Engine,
+            "libaio: submit vectored reads and writes (IOCB_CMD_PREADV/PWRITEV)",
+            "1",
+            |s, v| {
+                s.libaio_vectored = boolean(v)?;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "3.34",

@@ -13,6 +13,11 @@ use super::{start, Worker, WorkerOptions, WorkerOutcome};
 use crate::plan::PlannedJob;
 use crate::sim::{Lateness, SimEngine, SimVolume};
 
+/// `RWF_ATOMIC` (Linux 6.11).
+pub(super) const RWF_ATOMIC: i32 = 0x40;
+/// `RWF_DONTCACHE` (Linux 6.14).
+pub(super) const RWF_DONTCACHE: i32 = 0x80;
+
 /// Picks the engine, gives it the buffer pool and runs the loop with it. The engine is a
 /// local of this function, so it (and with it every in-flight I/O and the pool) ends here,
 /// after the loop, whichever way the loop ended, a panic included.
@@ -27,6 +32,18 @@ pub(super) fn drive(
 ) -> WorkerOutcome {
     let spec = &job.spec;
     let depth = w.depth;
+    // fio 3.40's uncached (RWF_DONTCACHE, buffered I/O only) and 3.38's atomic (RWF_ATOMIC,
+    // writes only).
+    let dontcache = if spec.uncached && !spec.direct {
+        RWF_DONTCACHE
+    } else {
+        0
+    };
+    let atomic = if spec.atomic && spec.rw.writes() {
+        RWF_ATOMIC
+    } else {
+        0
+    };
     let setup_failed = |w: Worker<'_>, msg: String| WorkerOutcome {
         stats: w.stats,
         error: Some(msg),
@@ -67,7 +84,8 @@ pub(super) fn drive(
                 _ => SyncKind::Pvsync2,
             };
             let hipri = spec.hipri && spec.ioengine == EngineKind::Pvsync2;
-            let sync = SyncEngine::new(kind, fds, blk, hipri);
+            let sync =
+                SyncEngine::new(kind, fds, blk, hipri).with_rw_flags(dontcache, dontcache | atomic);
             if spec.io_submit_mode == SubmitMode::Offload {
                 // sync and vsync seek before each I/O, so their submitters take turns.
                 let seeks = matches!(kind, SyncKind::Sync | SyncKind::Vsync);
@@ -79,7 +97,10 @@ pub(super) fn drive(
             let Ok(mut e) = Engine::new(pool, |_| Ok::<_, std::convert::Infallible>(sync));
             start(w, &mut e)
         }
-        EngineKind::Libaio => match Engine::new(pool, |_| LibaioEngine::new(depth, fds, blk)) {
+        EngineKind::Libaio => match Engine::new(pool, |_| {
+            LibaioEngine::new(depth, fds, blk)
+                .map(|e| e.vectored(spec.libaio_vectored).with_write_flags(atomic))
+        }) {
             Ok(mut e) => start(w, &mut e),
             Err(e) => setup_failed(w, format!("libaio setup failed: {e}")),
         },
@@ -98,6 +119,8 @@ pub(super) fn drive(
                 hipri: spec.hipri,
                 nonvectored: spec.nonvectored,
                 force_async: spec.force_async,
+                read_flags: dontcache,
+                write_flags: dontcache | atomic,
             };
             match Engine::new(pool, |p| UringEngine::new(depth, fds, blk, p, o)) {
                 Ok(mut e) => start(w, &mut e),

@@ -711,6 +711,11 @@ impl<'a> Worker<'a> {
         if errno == libc::EOPNOTSUPP && spec.hipri {
             msg.push_str("; hipri (polled I/O) needs direct=1 and a device driver with poll queues (e.g. nvme poll_queues)");
         }
+        if spec.atomic && d == 1 && matches!(errno, libc::EOPNOTSUPP | libc::EINVAL) {
+            msg.push_str("; atomic=1 (RWF_ATOMIC) needs direct=1 and a file whose filesystem and device take atomic writes (statx STATX_WRITE_ATOMIC gives the limits: each write a power of two between them, aligned to its size)");
+        } else if spec.uncached && errno == libc::EOPNOTSUPP {
+            msg.push_str("; uncached=1 (RWF_DONTCACHE) needs a filesystem that supports uncached buffered I/O");
+        }
         self.stats
             .record_error_at(errno, FIO_IO_U_ERROR, msg.clone());
         if cont {

@@ -40,6 +40,12 @@ pub(super) fn prepare<'a>(
             error: Some(msg),
         }))
     };
+    if let Some(why) = kernel_lacks(
+        spec,
+        std::fs::read_to_string("/proc/sys/kernel/osrelease").ok(),
+    ) {
+        return fail(why);
+    }
     apply_scheduling(job);
     let seed = if spec.randrepeat {
         spec.randseed.unwrap_or(0x89)
@@ -372,4 +378,77 @@ fn replay_is_exact(job: &PlannedJob, issued: u64) -> Result<(), String> {
         "verify state '{}' was saved by fio, which records how many writes it issued ({issued}) but not where they went; iolens replays the job's own sequence to find them, which is fio's only for sequential offsets and one block size: {why}. Check the data with a sequential job of one block size, or with a job that reads the whole range (without verify_state_load)",
         crate::verify_state::file_name(&spec.name, job.index)
     ))
+}
+
+/// (major, minor) of a kernel release string (`6.18.44-fc-v1045`).
+fn kernel_version(release: &str) -> Option<(u32, u32)> {
+    let mut it = release.trim().split(['.', '-']);
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// Why the kernel (`release`, /proc/sys/kernel/osrelease) cannot do what the job asks: the
+/// RWF_ flags of `uncached` (Linux 6.14) and `atomic` (Linux 6.11). None when it can, or when
+/// the release cannot be read (the I/O's own error then says it).
+fn kernel_lacks(spec: &iolens_job::JobSpec, release: Option<String>) -> Option<String> {
+    let release = release?;
+    let have = kernel_version(&release)?;
+    let wants = [
+        (
+            spec.uncached && !spec.direct,
+            (6, 14),
+            "uncached=1 asks for RWF_DONTCACHE (buffered I/O that leaves no pages in the page cache)",
+        ),
+        (
+            spec.atomic && spec.rw.writes(),
+            (6, 11),
+            "atomic=1 asks for RWF_ATOMIC (writes with torn-write protection)",
+        ),
+    ];
+    wants
+        .into_iter()
+        .find(|(on, need, _)| *on && have < *need)
+        .map(|(_, need, what)| {
+            format!(
+                "{what}, which Linux {}.{} added; this kernel is {}",
+                need.0,
+                need.1,
+                release.trim()
+            )
+        })
+}
+
+#[cfg(test)]
+mod kernel_tests {
+    use super::*;
+    use iolens_job::{EngineKind, JobSpec, Span};
+
+    #[test]
+    fn uncached_and_atomic_need_their_kernels() {
+        assert_eq!(kernel_version("6.18.44-fc-v1045"), Some((6, 18)));
+        assert_eq!(kernel_version("5.15.0-91-generic"), Some((5, 15)));
+        let mut s = JobSpec::new("k", Span::cmdline(0), 0);
+        s.ioengine = EngineKind::Pvsync2;
+        s.uncached = true;
+        let e = kernel_lacks(&s, Some("6.13.2\n".into())).expect("6.13 lacks RWF_DONTCACHE");
+        assert!(
+            e.contains("Linux 6.14") && e.contains("this kernel is 6.13.2"),
+            "{e}"
+        );
+        assert_eq!(kernel_lacks(&s, Some("6.14.0".into())), None);
+        s.direct = true;
+        assert_eq!(
+            kernel_lacks(&s, Some("5.4".into())),
+            None,
+            "uncached does nothing with direct=1"
+        );
+        s.uncached = false;
+        s.atomic = true;
+        s.rw = iolens_job::RwKind::Write;
+        let e = kernel_lacks(&s, Some("6.10.9".into())).expect("6.10 lacks RWF_ATOMIC");
+        assert!(e.contains("Linux 6.11"), "{e}");
+        assert_eq!(kernel_lacks(&s, Some("6.11.0".into())), None);
+        assert_eq!(kernel_lacks(&s, None), None);
+    }
 }
