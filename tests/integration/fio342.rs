@@ -709,3 +709,56 @@ fn uncached_and_atomic_are_refused_by_other_engines() {
         );
     }
 }
+
+/// filetype (fio 3.41): "Assume that all files defined in a job are of this type" (none,
+/// file, block, char). The declared type is used; a path of another type is refused rather
+/// than misused.
+#[test]
+fn filetype_declares_what_the_files_are() {
+    let d = TempDir::new("filetype");
+    for (args, ok, why) in [
+        (
+            &["--filename=f.dat", "--size=64k", "--filetype=file"][..],
+            true,
+            "",
+        ),
+        (
+            &["--filename=f.dat", "--size=64k", "--filetype=none"][..],
+            true,
+            "",
+        ),
+        (
+            &["--filename=/dev/zero", "--size=64k", "--filetype=char"][..],
+            true,
+            "",
+        ),
+        (
+            &["--filename=f.dat", "--size=64k", "--filetype=block"][..],
+            false,
+            "filetype=block but",
+        ),
+        (
+            &["--filename=/dev/zero", "--size=64k", "--filetype=file"][..],
+            false,
+            "is a character device",
+        ),
+        (
+            &["--filename=f.dat", "--size=64k", "--filetype=pipe"][..],
+            false,
+            "allowed values are none, file, block, char",
+        ),
+    ] {
+        let mut a = vec!["--name=t", "--rw=read"];
+        a.extend_from_slice(args);
+        let o = run_in(&d.0, &a);
+        if ok {
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        } else {
+            assert!(
+                !o.status.success() && stderr(&o).contains(why),
+                "{args:?}: expected a refusal saying '{why}': {}",
+                stderr(&o)
+            );
+        }
+    }
+}

@@ -427,6 +427,28 @@ pub enum SubmitMode {
     Offload,
 }
 
+/// `filetype=` (fio 3.41): what every file of the job is taken to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileType {
+    /// A regular file.
+    File,
+    /// A block device.
+    Block,
+    /// A character device.
+    Char,
+}
+
+impl FileType {
+    /// The name fio gives the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileType::File => "file",
+            FileType::Block => "block",
+            FileType::Char => "char",
+        }
+    }
+}
+
 /// `fadvise_hint=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fadvise {
@@ -564,6 +586,9 @@ pub struct JobSpec {
     // --- files
     /// `directory` (colon-separated list).
     pub directory: Option<String>,
+    /// `filetype` (fio 3.41): the type of every file, instead of each file's own (None:
+    /// `none`, each path's type).
+    pub filetype: Option<FileType>,
     /// `filename` (colon-separated list, `\:` escapes).
     pub filename: Option<String>,
     /// `filename_format`.
@@ -1076,6 +1101,7 @@ impl JobSpec {
             clocksource: ClockSource::Auto,
             gtod_reduce: false,
             directory: None,
+            filetype: None,
             filename: None,
             filename_format: "$jobname.$jobnum.$filenum".to_string(),
             unique_filename: true,

@@ -353,6 +353,35 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 let sim = spec.sim.enabled() || spec.ioengine == iolens_job::EngineKind::Null;
                 let block_device = !sim && file::is_block_device(path);
                 let char_device = !sim && file::is_char_device(path);
+                if let (false, Some(t)) = (sim, spec.filetype) {
+                    // filetype (fio 3.41): every file is taken to be of that type; a path of
+                    // another type (or, for a device, none) is refused rather than misused.
+                    let is = if block_device {
+                        Some("a block device")
+                    } else if char_device {
+                        Some("a character device")
+                    } else if path.exists() {
+                        Some("a regular file")
+                    } else {
+                        None
+                    };
+                    let ok = match t {
+                        iolens_job::FileType::File => !block_device && !char_device,
+                        iolens_job::FileType::Block => block_device,
+                        iolens_job::FileType::Char => char_device,
+                    };
+                    if !ok {
+                        return Err(RunError::Plan(spec.error_at(
+                            "filetype",
+                            format!(
+                                "filetype={} but '{}' {}",
+                                t.name(),
+                                path.display(),
+                                is.map_or("does not exist".to_string(), |k| format!("is {k}"))
+                            ),
+                        )));
+                    }
+                }
                 let existing = if sim { None } else { existing_size(path) };
                 let real = if char_device {
                     Some(u64::MAX / 2)

@@ -63,6 +63,12 @@ choices!(VERIFY_HEADER_FORMAT, VERIFY_HEADER_FORMAT_NAMES: VerifyHeaderFormat = 
     ("3.33", VerifyHeaderFormat::Fio333),
     ("3.41", VerifyHeaderFormat::Fio341),
 ]);
+choices!(FILETYPE, FILETYPE_NAMES: Option<FileType> = [
+    ("none", None),
+    ("file", Some(FileType::File)),
+    ("block", Some(FileType::Block)),
+    ("char", Some(FileType::Char)),
+]);
 choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
 choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
 choices!(CLOCKSOURCE, CLOCKSOURCE_NAMES: ClockSource = [
@@ -938,12 +944,18 @@ pub static OPTIONS: &[OptDef] = &[
     },
     OptDef {
         since: "3.41",
-        ..ign!(
-        "filetype",
-        K::Str,
-        Files,
-        "the file type is detected from the path"
-    )
+        ..opt!(
+            "filetype",
+            K::Enum(FILETYPE_NAMES),
+            "none",
+            Files,
+            "Take every file of the job to be of this type (a path of another type is refused)",
+            "file",
+            |s, v| {
+                s.filetype = pick(v.trim(), FILETYPE)?;
+                Ok(())
+            }
+        )
     },
     uns!(
         "opendir",
