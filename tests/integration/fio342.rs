@@ -762,3 +762,34 @@ fn filetype_declares_what_the_files_are() {
         }
     }
 }
+
+/// --bandwidth-log=filename (fio 3.42): "If the filename argument is given, Fio will create
+/// files called {filename}-{read,write,trim}_bw.log" (bare, `agg-...`, as fio 3.33).
+#[test]
+fn bandwidth_log_takes_a_file_name() {
+    let d = TempDir::new("bwlog-name");
+    for (flag, prefix) in [("--bandwidth-log=run1", "run1"), ("--bandwidth-log", "agg")] {
+        let o = run_in(
+            &d.0,
+            &[
+                "--name=b",
+                "--ioengine=null",
+                "--size=1g",
+                "--rate_iops=2000",
+                "--runtime=1200ms",
+                "--time_based",
+                flag,
+            ],
+        );
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+        for dir in ["read", "write", "trim"] {
+            let p = d.join(&format!("{prefix}-{dir}_bw.log"));
+            assert!(p.exists(), "{flag}: expected {}", p.display());
+        }
+        let read = std::fs::read_to_string(d.join(&format!("{prefix}-read_bw.log"))).expect("log");
+        assert!(
+            read.lines().count() >= 2 && read.lines().all(|l| fields(l).len() == 5),
+            "{flag}: 500 ms samples of time, KiB/s, ddir, 0, 0 over 1.2 s:\n{read}"
+        );
+    }
+}
