@@ -837,3 +837,130 @@ fn options_of_fio_334_to_342_appear_in_the_job_options() {
         assert_eq!(jo[key], val, "job options: {key}={val} expected in {jo}");
     }
 }
+
+/// The file and directory operation engines (dircreate, dirstat and dirdelete since fio
+/// 3.37): "Simply create the directories and do no I/O to them", "Simply do stat() ... to the
+/// directories", "Simply delete the directories by rmdir()"; filecreate, filestat, filedelete
+/// the same on files. fio counts each file's I/O (filesize / bs of them) without timing it,
+/// and reports the time of each file's one operation as its clat (fio 3.42: 5 files of 8 KiB
+/// at bs=4k give total_ios 10 and clat N 5, lat N 0).
+#[test]
+fn file_and_directory_operation_engines_time_one_operation_per_file() {
+    let d = TempDir::new("fileops");
+    let names: Vec<String> = (0..5).map(|i| format!("t.0.{i}")).collect();
+    let exist = |dir: bool| -> usize {
+        names
+            .iter()
+            .filter(|n| {
+                let p = d.join(n);
+                if dir {
+                    p.is_dir()
+                } else {
+                    p.is_file()
+                }
+            })
+            .count()
+    };
+    for (engine, on_dirs, after) in [
+        ("dircreate", true, 5),
+        ("dirstat", true, 5),
+        ("dirdelete", true, 0),
+        ("filecreate", false, 5),
+        ("filestat", false, 5),
+        ("filedelete", false, 0),
+    ] {
+        let eng = format!("--ioengine={engine}");
+        let (rc, v, err) = run_json(
+            &d.0,
+            &["--name=t", &eng, "--nrfiles=5", "--filesize=8k", "--bs=4k"],
+            &[],
+        );
+        assert_eq!(rc, 0, "{engine}: {err}");
+        let r = &v["jobs"][0]["read"];
+        assert_eq!(
+            (
+                num(&r["total_ios"]),
+                num(&r["clat_ns"]["N"]),
+                num(&r["lat_ns"]["N"])
+            ),
+            (10.0, 5.0, 0.0),
+            "{engine}: 10 untimed I/Os, 5 timed operations: {r}"
+        );
+        assert!(
+            num(&r["clat_ns"]["min"]) > 0.0,
+            "{engine}: each operation takes time: {r}"
+        );
+        assert_eq!(
+            exist(on_dirs),
+            after,
+            "{engine}: {after} of the 5 targets left"
+        );
+        if engine == "dirdelete" {
+            // dircreate again, and once more: the second finds them (fio: err=17).
+            let (rc, _, err) = run_json(
+                &d.0,
+                &[
+                    "--name=t",
+                    "--ioengine=dircreate",
+                    "--nrfiles=5",
+                    "--filesize=4k",
+                ],
+                &[],
+            );
+            assert_eq!(rc, 0, "{err}");
+            let (rc, v, _) = run_json(
+                &d.0,
+                &[
+                    "--name=t",
+                    "--ioengine=dircreate",
+                    "--nrfiles=5",
+                    "--filesize=4k",
+                ],
+                &[],
+            );
+            assert_eq!(
+                (rc, num(&v["jobs"][0]["error"])),
+                (1, 17.0),
+                "dircreate of existing directories fails with EEXIST"
+            );
+            // unlink=1 removes what a directory engine made.
+            let (rc, _, err) = run_json(
+                &d.0,
+                &[
+                    "--name=t",
+                    "--ioengine=dirstat",
+                    "--nrfiles=5",
+                    "--filesize=4k",
+                    "--unlink=1",
+                ],
+                &[],
+            );
+            assert_eq!(
+                (rc, exist(true)),
+                (0, 0),
+                "dirstat with unlink=1 leaves no directory: {err}"
+            );
+        }
+    }
+    // stat_type picks the call (fio's filestat/dirstat option).
+    for st in ["stat", "lstat", "statx"] {
+        let t = format!("--stat_type={st}");
+        let (rc, v, err) = run_json(
+            &d.0,
+            &[
+                "--name=t",
+                "--ioengine=filestat",
+                "--nrfiles=5",
+                "--filesize=4k",
+                &t,
+            ],
+            &[],
+        );
+        assert_eq!(rc, 0, "stat_type={st}: {err}");
+        assert_eq!(
+            num(&v["jobs"][0]["read"]["clat_ns"]["N"]),
+            5.0,
+            "stat_type={st}"
+        );
+    }
+}

@@ -1469,8 +1469,21 @@ fn continue_on_error_and_ignore_error_follow_fio() {
 
 // ---------------------------------------------------------------- fio's examples
 
-const SUPPORTED_ENGINES: [&str; 8] = [
-    "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
+const SUPPORTED_ENGINES: [&str; 14] = [
+    "psync",
+    "sync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "null",
+    "libaio",
+    "io_uring",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
 ];
 
 /// Key and value of an option line, comments stripped.

@@ -225,12 +225,6 @@ pub const UNSUPPORTED_ENGINES: &[(&str, &str)] = &[
     ("e4defrag", "ext4 defragmentation is not implemented"),
     ("falloc", "fallocate-as-I/O is not implemented"),
     ("ftruncate", "ftruncate-as-I/O is not implemented"),
-    ("filecreate", "file operation engines are not implemented"),
-    ("filestat", "file operation engines are not implemented"),
-    ("filedelete", "file operation engines are not implemented"),
-    ("dircreate", "file operation engines are not implemented"),
-    ("dirstat", "file operation engines are not implemented"),
-    ("dirdelete", "file operation engines are not implemented"),
     ("exec", "running programs is not implemented"),
     ("http", "needs an HTTP/S3 service"),
     ("rbd", "needs Ceph"),
@@ -425,6 +419,68 @@ pub enum SubmitMode {
     Inline,
     /// A pool of `iodepth` submitter threads runs a synchronous engine for the job.
     Offload,
+}
+
+/// The file and directory operation engines (fio's `engines/fileoperations.c`; the directory
+/// ones since fio 3.37): each file of the job is created, looked up or deleted once, that
+/// operation's time is its completion latency, and its I/O is the null engine's (counted,
+/// not timed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    /// `filecreate`: open(O_CREAT) each file.
+    FileCreate,
+    /// `filestat`: stat each file (created when the job is set up).
+    FileStat,
+    /// `filedelete`: unlink each file (created when the job is set up).
+    FileDelete,
+    /// `dircreate`: mkdir each "file".
+    DirCreate,
+    /// `dirstat`: stat each directory (made when the job is set up).
+    DirStat,
+    /// `dirdelete`: rmdir each directory (made when the job is set up).
+    DirDelete,
+}
+
+impl FileOp {
+    /// `ioengine=` names.
+    pub const NAMES: [(&'static str, FileOp); 6] = [
+        ("filecreate", FileOp::FileCreate),
+        ("filestat", FileOp::FileStat),
+        ("filedelete", FileOp::FileDelete),
+        ("dircreate", FileOp::DirCreate),
+        ("dirstat", FileOp::DirStat),
+        ("dirdelete", FileOp::DirDelete),
+    ];
+
+    /// True for the directory operations.
+    pub fn on_dirs(self) -> bool {
+        matches!(
+            self,
+            FileOp::DirCreate | FileOp::DirStat | FileOp::DirDelete
+        )
+    }
+
+    /// True when the targets exist before the job runs (made when it is set up).
+    pub fn needs_targets(self) -> bool {
+        !matches!(self, FileOp::FileCreate | FileOp::DirCreate)
+    }
+
+    /// True when the operation changes the filesystem.
+    pub fn modifies(self) -> bool {
+        !matches!(self, FileOp::FileStat | FileOp::DirStat)
+    }
+}
+
+/// `stat_type=` of filestat and dirstat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StatType {
+    /// stat(2).
+    #[default]
+    Stat,
+    /// lstat(2).
+    Lstat,
+    /// statx(2).
+    Statx,
 }
 
 /// `filetype=` (fio 3.41): what every file of the job is taken to be.
@@ -733,6 +789,11 @@ pub struct JobSpec {
     pub ioengine: EngineKind,
     /// `ioengine` as written (for the header line and JSON).
     pub ioengine_name: String,
+    /// A file or directory operation engine (`filecreate` ... `dirdelete`): the null
+    /// engine's I/O, and one timed operation per file.
+    pub file_op: Option<FileOp>,
+    /// `stat_type` of filestat and dirstat.
+    pub stat_type: StatType,
     /// `iodepth`.
     pub iodepth: u32,
     /// `iodepth_batch_submit` (0 = same as 1... fio: 0 means iodepth).
@@ -1167,6 +1228,8 @@ impl JobSpec {
             fill_device: false,
             ioengine: EngineKind::Psync,
             ioengine_name: "psync".to_string(),
+            file_op: None,
+            stat_type: StatType::Stat,
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
@@ -1290,7 +1353,9 @@ impl JobSpec {
     /// True when the job's thread runs each I/O to completion itself: a synchronous engine
     /// submitted inline (offloaded, it has `iodepth` submitters).
     pub fn sync_submit(&self) -> bool {
-        self.ioengine.is_sync() && self.io_submit_mode == SubmitMode::Inline
+        // The file and directory operations are synchronous, as in fio.
+        (self.ioengine.is_sync() || self.file_op.is_some())
+            && self.io_submit_mode == SubmitMode::Inline
     }
 
     /// The depth the engine can actually reach: sync engines submitted inline are capped at 1.

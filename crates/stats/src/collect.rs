@@ -223,6 +223,25 @@ impl JobStats {
         self.account(d, bytes, clat, lat);
     }
 
+    /// Counts an I/O that is not timed (the I/O of the file and directory operation engines,
+    /// as fio counts them: no latency, no latency buckets).
+    pub fn count_io(&mut self, d: usize, bytes: u64) {
+        let ds = &mut self.dirs[d];
+        ds.bytes += bytes;
+        ds.ios += 1;
+    }
+
+    /// Records a completion latency alone (a file or directory operation's time, which fio
+    /// reports as its clat).
+    pub fn add_clat(&mut self, d: usize, ns: u64) {
+        if self.cfg.clat {
+            let ds = &mut self.dirs[d];
+            ds.clat.add(ns);
+            ds.window_max = ds.window_max.max(ns);
+            ds.clat_hist.add(ns);
+        }
+    }
+
     /// Records an fsync/fdatasync.
     pub fn sync_done(&mut self, ns: u64) {
         self.sync.add(ns);

@@ -69,6 +69,11 @@ choices!(FILETYPE, FILETYPE_NAMES: Option<FileType> = [
     ("block", Some(FileType::Block)),
     ("char", Some(FileType::Char)),
 ]);
+choices!(STAT_TYPE, STAT_TYPE_NAMES: StatType = [
+    ("stat", StatType::Stat),
+    ("lstat", StatType::Lstat),
+    ("statx", StatType::Statx),
+]);
 choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
 choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
 choices!(CLOCKSOURCE, CLOCKSOURCE_NAMES: ClockSource = [
@@ -213,12 +218,29 @@ fn apply_rw(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
+/// Every `ioengine=` name iolens runs.
+fn engine_names() -> Vec<&'static str> {
+    EngineKind::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(FileOp::NAMES.iter().map(|(n, _)| *n))
+        .collect()
+}
+
 fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
     let name = v.trim();
     // fio accepts a leading "external:" for loadable engines; none are loadable here.
     if let Some((_, k)) = EngineKind::NAMES.iter().find(|(n, _)| *n == name) {
         s.ioengine = *k;
         s.ioengine_name = name.to_string();
+        s.file_op = None;
+        return Ok(());
+    }
+    // The file and directory operations do the null engine's I/O.
+    if let Some((_, op)) = FileOp::NAMES.iter().find(|(n, _)| *n == name) {
+        s.ioengine = EngineKind::Null;
+        s.ioengine_name = name.to_string();
+        s.file_op = Some(*op);
         return Ok(());
     }
     if let Some((_, why)) = UNSUPPORTED_ENGINES
@@ -227,10 +249,10 @@ fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
     {
         return Err(format!(
             "engine {name} is not supported by iolens ({why}); supported engines: {}",
-            EngineKind::NAMES.map(|(n, _)| n).join(", ")
+            engine_names().join(", ")
         ));
     }
-    let names = EngineKind::NAMES.map(|(n, _)| n);
+    let names = engine_names();
     let hint = crate::error::suggest(name, names.iter().copied())
         .map(|n| format!(" (did you mean '{n}'?)"))
         .unwrap_or_default();
@@ -1921,7 +1943,23 @@ pub static OPTIONS: &[OptDef] = &[
         prio: 1,
         ..opt!(
             "ioengine",
-            K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio"]),
+            K::Enum(&[
+                "psync",
+                "sync",
+                "vsync",
+                "pvsync",
+                "pvsync2",
+                "null",
+                "libaio",
+                "io_uring",
+                "posixaio",
+                "filecreate",
+                "filestat",
+                "filedelete",
+                "dircreate",
+                "dirstat",
+                "dirdelete",
+            ]),
             "psync",
             Engine,
             "I/O engine",
@@ -2186,7 +2224,18 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("mtd", "skip_bad"),
     eng!("rdma", "verb"),
     eng!("rdma", "bindname"),
-    eng!("filestat", "stat_type"),
+    opt!(
+        "stat_type",
+        K::Enum(STAT_TYPE_NAMES),
+        "stat",
+        Engine,
+        "filestat, dirstat: the system call that looks each file up",
+        "statx",
+        |s, v| {
+            s.stat_type = pick(v.trim(), STAT_TYPE)?;
+            Ok(())
+        }
+    ),
     eng!("sg", "readfua"),
     eng!("sg", "writefua"),
     eng!("sg", "sg_write_mode"),

@@ -155,6 +155,8 @@ struct Worker<'a> {
     verify: Option<Verifier>,
     usage_start: Rusage,
     lbs: Vec<u64>,
+    /// A file or directory operation engine: whether each file's operation was done.
+    file_op_done: Vec<bool>,
     dry_writes: bool,
     /// A loaded fio state in a job that does not write: its reads are the replayed sequence.
     replays_all: bool,
@@ -307,6 +309,13 @@ impl<'a> Worker<'a> {
         };
         if trim_of_trimwrite {
             self.trim_then_write = Some((file, offset, len));
+        }
+        if self.file_op_done.get(file as usize) == Some(&false) {
+            // A file or directory operation engine: the file's one timed operation comes
+            // before its first (untimed) I/O.
+            if !self.file_op(file) {
+                return None;
+            }
         }
         if self.job.spec.serialize_overlap {
             self.wait_for_overlaps(eng, file, offset, len);
@@ -603,7 +612,10 @@ impl<'a> Worker<'a> {
         }
         // Saturating: an I/O the kernel took before its submit call returned (a full
         // submission queue is flushed early) has no later issue time than its completion.
-        if sync {
+        if self.job.spec.file_op.is_some() {
+            // The file and directory operations' I/O is counted, not timed (as fio's).
+            self.stats.count_io(d, bytes);
+        } else if sync {
             self.stats.complete_sync(
                 d,
                 bytes,
@@ -910,6 +922,63 @@ impl<'a> Worker<'a> {
 
     /// Syncs every file; `count` books the syncs in the job's sync statistics (fsync=N does,
     /// end_fsync does not, as fio).
+    /// A file or directory operation engine: creates, looks up or deletes file `f` and
+    /// records the time it took as a completion latency of the job's direction (fio: reads
+    /// when the job reads, else writes). False (and the job's error set) when it failed.
+    #[cold]
+    fn file_op(&mut self, f: u32) -> bool {
+        use iolens_job::{FileOp, StatType};
+        let Some(op) = self.job.spec.file_op else {
+            return true;
+        };
+        self.file_op_done[f as usize] = true;
+        let path = self.job.files[f as usize].path.clone();
+        let t0 = self.now();
+        let r = match op {
+            FileOp::FileCreate => std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map(drop),
+            FileOp::DirCreate => std::fs::DirBuilder::new().create(&path),
+            FileOp::FileStat | FileOp::DirStat => match self.job.spec.stat_type {
+                StatType::Stat => std::fs::metadata(&path).map(drop),
+                StatType::Lstat => std::fs::symlink_metadata(&path).map(drop),
+                StatType::Statx => statx(&path),
+            },
+            FileOp::FileDelete => std::fs::remove_file(&path),
+            FileOp::DirDelete => std::fs::remove_dir(&path),
+        };
+        let t = self.now();
+        let d = if self.job.spec.rw.has(Ddir::Read) {
+            0
+        } else {
+            1
+        };
+        match r {
+            Ok(()) => {
+                self.stats.add_clat(d, t - t0);
+                true
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let msg = format!(
+                    "{} of '{}' failed: {}",
+                    self.job.spec.ioengine_name,
+                    path.display(),
+                    errno_name(errno)
+                );
+                self.stats.record_error(errno, msg.clone());
+                if self.error.is_none() {
+                    self.error = Some(msg);
+                }
+                false
+            }
+        }
+    }
+
     /// `end_syncfs`: one syncfs(2) per filesystem holding the job's files (a block device's
     /// own), each through a file of it opened for the call, as fio 3.42 does.
     fn sync_filesystems(&mut self) {
@@ -1194,8 +1263,11 @@ pub fn run_job(
     let result = engines::drive(p.worker, job, p.fds, p.blk, opts, p.sim, p.pool);
     drop(p.files);
     if job.spec.unlink && result.error.is_none() {
+        let dirs = job.spec.file_op.is_some_and(|o| o.on_dirs());
         for f in &job.files {
-            if !f.block_device && !f.char_device {
+            if dirs {
+                let _ = std::fs::remove_dir(&f.path);
+            } else if !f.block_device && !f.char_device {
                 let _ = std::fs::remove_file(&f.path);
             }
         }
@@ -1307,5 +1379,21 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
     WorkerOutcome {
         stats: w.stats,
         error: w.error,
+    }
+}
+
+/// statx(2) of a path, every field asked for (filestat's and dirstat's `stat_type=statx`).
+fn statx(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: a zeroed statx is a valid value to be written.
+    let mut buf: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a statx buffer of ours.
+    let rc = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_ALL, &mut buf) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }

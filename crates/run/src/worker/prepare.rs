@@ -76,6 +76,9 @@ pub(super) fn prepare<'a>(
     } else {
         None
     };
+    if let Err((errno, e)) = make_op_targets(job) {
+        return fail_with(errno, e);
+    }
     let diskless = sim.is_some() || spec.ioengine == EngineKind::Null;
     let files = if diskless {
         Vec::new()
@@ -311,6 +314,11 @@ pub(super) fn prepare<'a>(
         verify,
         usage_start: Rusage::default(),
         lbs,
+        file_op_done: if spec.file_op.is_some() {
+            vec![false; job.files.len()]
+        } else {
+            Vec::new()
+        },
         dry_writes,
         replays_all: replays && !spec.rw.writes(),
         free_scratch: Vec::new(),
@@ -417,6 +425,42 @@ fn kernel_lacks(spec: &iolens_job::JobSpec, release: Option<String>) -> Option<S
                 release.trim()
             )
         })
+}
+
+/// filestat, filedelete, dirstat and dirdelete work on files or directories that exist:
+/// they are made when the job is set up (files of the job's size; fio lays them out).
+fn make_op_targets(job: &PlannedJob) -> Result<(), (i32, String)> {
+    let Some(op) = job.spec.file_op.filter(|o| o.needs_targets()) else {
+        return Ok(());
+    };
+    for f in &job.files {
+        let r = if op.on_dirs() {
+            match std::fs::DirBuilder::new().create(&f.path) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && f.path.is_dir() => {
+                    Ok(())
+                }
+                r => r,
+            }
+        } else {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&f.path)
+                .and_then(|h| h.set_len(f.len.max(h.metadata()?.len())))
+        };
+        if let Err(e) = r {
+            return Err((
+                e.raw_os_error().unwrap_or(libc::EIO),
+                format!(
+                    "cannot make '{}' for ioengine={}: {e}",
+                    f.path.display(),
+                    job.spec.ioengine_name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
