@@ -964,3 +964,101 @@ fn file_and_directory_operation_engines_time_one_operation_per_file() {
         );
     }
 }
+
+/// sprandom (fio 3.41, spr_cs 3.42): "divides the device into equally sized regions and
+/// writes the device's entire physical capacity once, selecting offsets so that the regions
+/// have a distribution of invalid blocks matching the distribution that occurs at steady
+/// state". From the job's own I/O log: it writes the range plus spr_op of it (fio 3.42 wrote
+/// 77,176,832 bytes in 18,842 writes for this 64 MiB job, as iolens does), nearly every
+/// block, and each region's writes that a later write overwrites are the region's
+/// steady-state invalid share; fio's requirements are refused with its reasons.
+#[test]
+fn sprandom_writes_the_physical_capacity_with_steady_state_invalid_shares() {
+    let d = TempDir::new("sprandom");
+    for extra in [&[][..], &["--spr_cs=64k"][..]] {
+        let mut a = vec![
+            "--name=p",
+            "--filename=spr.dat",
+            "--size=64m",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--sprandom=1",
+            "--spr_num_regions=20",
+            "--write_iolog=spr.log",
+        ];
+        a.extend_from_slice(extra);
+        let (rc, v, err) = run_json(&d.0, &a, &[]);
+        assert_eq!(rc, 0, "{extra:?}: {err}");
+        let w = &v["jobs"][0]["write"];
+        assert_eq!(
+            (num(&w["io_bytes"]), num(&w["total_ios"])),
+            (77_176_832.0, 18_842.0),
+            "{extra:?}: 64 MiB plus 15 % over-provisioning, as fio 3.42"
+        );
+        let log = std::fs::read_to_string(d.join("spr.log")).expect("the I/O log");
+        let offs: Vec<u64> = log
+            .lines()
+            .filter(|l| l.contains(" write "))
+            .map(|l| {
+                l.split_whitespace()
+                    .nth(3)
+                    .expect("offset")
+                    .parse()
+                    .expect("a number")
+            })
+            .collect();
+        assert_eq!(offs.len(), 18_842, "{extra:?}: the log has every write");
+        let mut last = std::collections::HashMap::new();
+        for (i, o) in offs.iter().enumerate() {
+            last.insert(*o, i);
+        }
+        // The pass ends with the physical capacity written (as fio's, whose io_size it is):
+        // the rewrites drawn may leave a few blocks of the last region unwritten.
+        assert!(
+            last.len() * 1000 >= 16_384 * 995,
+            "{extra:?}: {} of the 16,384 blocks of the 64 MiB written",
+            last.len()
+        );
+        let want = iolens_run::sprandom::validity_distribution(20, 0.15);
+        let per = 18_842 / 20;
+        for r in [0usize, 5, 10] {
+            let invalid = (r * per..(r + 1) * per)
+                .filter(|i| last[&offs[*i]] != *i)
+                .count() as f64
+                / per as f64;
+            assert!(
+                (invalid - (1.0 - want[r])).abs() < 0.05,
+                "{extra:?}: region {r} of 20 is {invalid:.3} invalid, the steady-state share {:.3}",
+                1.0 - want[r]
+            );
+        }
+    }
+    for (args, why) in [
+        (&["--rw=randread"][..], "requires random writes"),
+        (
+            &["--rw=randwrite", "--random_generator=tausworthe"][..],
+            "requires random_generator=lfsr",
+        ),
+        (
+            &["--rw=randwrite", "--norandommap=0"][..],
+            "requires norandommap=1",
+        ),
+        (&["--rw=randwrite", "--nrfiles=2"][..], "works on one file"),
+        (&["--rw=randwrite", "--bs=3k"][..], "a power of two"),
+        (&["--rw=randwrite", "--spr_cs=1g"][..], "spr_cs"),
+    ] {
+        let mut a = vec![
+            "--name=p",
+            "--filename=spr.dat",
+            "--size=4m",
+            "--sprandom=1",
+        ];
+        a.extend_from_slice(args);
+        let o = run_in(&d.0, &a);
+        assert!(
+            !o.status.success() && stderr(&o).contains(why),
+            "{args:?}: expected a refusal saying '{why}': {}",
+            stderr(&o)
+        );
+    }
+}

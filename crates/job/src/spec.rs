@@ -739,6 +739,15 @@ pub struct JobSpec {
     pub random_sequence_stride: bool,
     /// `random_generator`.
     pub random_generator: RandomGenerator,
+    /// `sprandom` (fio 3.41): one pass of random writes that leaves an SSD's blocks as
+    /// invalid as at random-write steady state.
+    pub sprandom: bool,
+    /// `spr_num_regions` (fio 3.41, default 100).
+    pub spr_num_regions: u32,
+    /// `spr_op` (fio 3.41): the SSD's over-provisioning, in (0, 1) (default 0.15).
+    pub spr_op: f64,
+    /// `spr_cs` (fio 3.42): the SSD's cache size in bytes; 0 (the default) for none.
+    pub spr_cs: u64,
     /// `sync` open mode.
     pub sync: SyncMode,
     /// `overwrite`.
@@ -1207,6 +1216,10 @@ impl JobSpec {
             norandommap: false,
             random_sequence_stride: false,
             random_generator: RandomGenerator::Tausworthe,
+            sprandom: false,
+            spr_num_regions: 100,
+            spr_op: 0.15,
+            spr_cs: 0,
             sync: SyncMode::None,
             overwrite: false,
             bs: [4096; 3],
@@ -1391,6 +1404,48 @@ impl JobSpec {
         self.bs[i]
     }
 
+    /// fio 3.42's requirements of `sprandom`: random writes over one file of power-of-two
+    /// blocks, with `random_generator=lfsr` and `norandommap=1`, which it sets when they are not
+    /// given.
+    fn validate_sprandom(&mut self) -> Result<(), String> {
+        let set = |s: &Self, o: &str| s.option_spans.iter().any(|(n, _)| *n == o);
+        if !(self.rw.writes() && self.rw.is_random()) {
+            return Err("sprandom requires random writes (rw=randwrite or randrw)".into());
+        }
+        if set(self, "random_generator") && self.random_generator != RandomGenerator::Lfsr {
+            return Err("sprandom requires random_generator=lfsr".into());
+        }
+        self.random_generator = RandomGenerator::Lfsr;
+        if set(self, "norandommap") && !self.norandommap {
+            return Err("sprandom requires norandommap=1".into());
+        }
+        self.norandommap = true;
+        if self.nrfiles != 1 {
+            return Err(format!(
+                "sprandom works on one file (nrfiles={})",
+                self.nrfiles
+            ));
+        }
+        let (lo, hi) = (self.min_bs(Ddir::Write), self.max_bs(Ddir::Write));
+        if lo != hi || !lo.is_power_of_two() {
+            return Err(format!(
+                "sprandom needs one write size, a power of two (bs={lo}{})",
+                if lo == hi {
+                    String::new()
+                } else {
+                    format!("-{hi}")
+                }
+            ));
+        }
+        if !(self.spr_op > 0.0 && self.spr_op < 1.0) {
+            return Err(format!("spr_op={} must be between 0 and 1", self.spr_op));
+        }
+        if self.spr_num_regions == 0 {
+            return Err("spr_num_regions must be at least 1".into());
+        }
+        Ok(())
+    }
+
     /// The I/O priority the job's I/O carries, as fio logs it with `log_prio` (class << 13 |
     /// level): `prioclass` (2, best effort, by default) and `prio` (0 by default), when either
     /// is set.
@@ -1513,6 +1568,9 @@ impl JobSpec {
                 "ioengine={} does not support atomic writes (pvsync2, libaio and io_uring do)",
                 self.ioengine_name
             ));
+        }
+        if self.sprandom {
+            self.validate_sprandom()?;
         }
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod rand;
 pub mod safety;
 pub mod sim;
+pub mod sprandom;
 pub mod steady;
 pub mod verify;
 pub mod verify_state;

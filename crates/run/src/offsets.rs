@@ -251,6 +251,8 @@ pub struct FileOffsets {
     placed_dir: usize,
     placed_new_run: bool,
     window_end: u64,
+    /// `sprandom`: the writes' offsets, in blocks of `align`.
+    spr: Option<Box<crate::sprandom::Sprandom>>,
 }
 
 /// Job-wide settings for offsets.
@@ -392,6 +394,7 @@ impl FileOffsets {
             placed_dir: 0,
             placed_new_run: false,
             window_end: len,
+            spr: None,
         }
     }
 
@@ -512,7 +515,12 @@ impl FileOffsets {
                 self.run_next
             } else {
                 let max_block = (zlen - bs) / self.align + 1;
-                let o = zlo + self.random_block(rng, max_block, d) * self.align;
+                let block = match (&mut self.spr, d) {
+                    // SPRandom places every write; its pass ends the job's (as fio's).
+                    (Some(s), Ddir::Write) => s.next_block()?,
+                    _ => self.random_block(rng, max_block, d),
+                };
+                let o = zlo + block * self.align;
                 if let Some(m) = spec.modifier {
                     self.run_left = m.unsigned_abs().saturating_sub(1);
                     self.placed_new_run = true;
@@ -634,6 +642,12 @@ impl FileOffsets {
     /// the range instead of ending the pass.
     pub fn with_file_end(mut self, file_end: u64) -> Self {
         self.file_end = file_end.saturating_sub(self.start);
+        self
+    }
+
+    /// `sprandom`: writes go where SPRandom places them (blocks of the alignment unit).
+    pub fn with_sprandom(mut self, s: crate::sprandom::Sprandom) -> Self {
+        self.spr = Some(Box::new(s));
         self
     }
 

@@ -514,7 +514,12 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 (Some(_), Some(SizeOrPct::Bytes(b))) => b.min(total),
                 _ => total,
             };
-            let io_limit = spec.io_size.unwrap_or(default_io);
+            let mut io_limit = spec.io_size.unwrap_or(default_io);
+            if spec.sprandom {
+                // SPRandom writes the physical capacity: the range and its over-provisioning.
+                let bs = spec.min_bs(iolens_job::Ddir::Write);
+                io_limit = crate::sprandom::physical_size(total / bs.max(1) * bs, spec.spr_op, bs);
+            }
             let pj = PlannedJob {
                 spec: spec_arc.clone(),
                 index,

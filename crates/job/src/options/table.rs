@@ -1608,39 +1608,70 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.41",
-        ..ign!(
-        "sprandom",
-        K::Bool,
-        IoType,
-        "SPRandom preconditioning is not implemented; the job runs as plain random writes"
-    )
+        ..opt!(
+            "sprandom",
+            K::Bool,
+            "0",
+            IoType,
+            "Precondition an SSD to random-write steady state in one pass (SPRandom: writes the physical capacity once, leaving each region as invalid as at steady state)",
+            "1",
+            |s, v| {
+                s.sprandom = boolean(v)?;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "3.41",
-        ..ign!(
-        "spr_num_regions",
-        K::Int,
-        IoType,
-        "belongs to sprandom, which is not implemented"
-    )
+        ..opt!(
+            "spr_num_regions",
+            K::Int,
+            "100",
+            IoType,
+            "sprandom: regions of the physical capacity, each with its steady-state share of invalid blocks",
+            "400",
+            |s, v| {
+                s.spr_num_regions = uint(s, v, 1, u32::MAX as u64)? as u32;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "3.41",
-        ..ign!(
-        "spr_op",
-        K::Float,
-        IoType,
-        "belongs to sprandom, which is not implemented"
-    )
+        ..opt!(
+            "spr_op",
+            K::Float,
+            "0.15",
+            IoType,
+            "sprandom: the SSD's over-provisioning ratio, between 0 and 1",
+            "0.21",
+            |s, v| {
+                let op: f64 = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad value '{}': expected a number between 0 and 1", v.trim()))?;
+                if !(op > 0.0 && op < 1.0) {
+                    return Err(format!("spr_op={op} must be between 0 and 1"));
+                }
+                s.spr_op = op;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "3.42",
-        ..ign!(
-        "spr_cs",
-        K::Int,
-        IoType,
-        "belongs to sprandom, which is not implemented"
-    )
+        ..opt!(
+            "spr_cs",
+            K::Size,
+            "0",
+            IoType,
+            "sprandom: the SSD's cache size; invalidating writes then wait one region",
+            "64m",
+            |s, v| {
+                s.spr_cs = size(s, v)?;
+                Ok(())
+            }
+        )
     },
     // ---------------------------------------------------------------- block size
     opt!(

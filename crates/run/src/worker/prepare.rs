@@ -134,6 +134,24 @@ pub(super) fn prepare<'a>(
             .with_file_end(f.file_end)
         })
         .collect();
+    let mut offsets = offsets;
+    if spec.sprandom {
+        // One file (checked with the job); writes placed by SPRandom over its range.
+        for (k, (o, f)) in offsets.iter_mut().zip(&job.files).enumerate() {
+            let align = spec.ba[0].unwrap_or_else(|| spec.min_bs_used());
+            match crate::sprandom::Sprandom::new(
+                f.len,
+                align,
+                spec.spr_op,
+                spec.spr_num_regions,
+                spec.spr_cs,
+                seed ^ ((job.index as u64) << 20) ^ k as u64 ^ 0x5eed,
+            ) {
+                Ok(s) => *o = o.clone().with_sprandom(s),
+                Err(e) => return fail(e),
+            }
+        }
+    }
     let mut content = Content::from_job(
         spec,
         Taus::for_stream(seed, job.index as u64, Stream::Buffer),
@@ -164,12 +182,17 @@ pub(super) fn prepare<'a>(
     // A loaded fio state replays the job's sequence up to the writes it counts, over as many
     // passes as that takes; iolens' own states list their blocks, and nothing is replayed.
     let replays = verify.as_ref().is_some_and(|v| v.replays());
-    let loops = if (spec.time_based && !dry_writes) || replays {
+    let loops = if spec.sprandom {
+        // SPRandom's one pass is the job, time based or not (as fio).
+        1
+    } else if (spec.time_based && !dry_writes) || replays {
         u64::MAX
     } else {
         spec.loops.max(1)
     };
-    let byte_budget = if replays {
+    let byte_budget = if spec.sprandom {
+        job.io_limit
+    } else if replays {
         u64::MAX
     } else if spec.verify_state_load {
         0
@@ -259,7 +282,11 @@ pub(super) fn prepare<'a>(
             .files
             .iter()
             .map(|f| {
-                if spec.rw.is_random() {
+                if spec.sprandom {
+                    // SPRandom's pass: the range and its over-provisioning.
+                    let bs = spec.min_bs(Ddir::Write).max(1);
+                    crate::sprandom::physical_size(f.len / bs * bs, spec.spr_op, bs)
+                } else if spec.rw.is_random() {
                     // Whole blocks: what the random map can hand out in a pass.
                     let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
                     (f.len / unit * unit).max(1)
@@ -274,7 +301,9 @@ pub(super) fn prepare<'a>(
         passes: 0,
         // A job ends after `loops` passes over its files, unless it is time based or io_size
         // sets the amount (then it wraps around as often as needed).
-        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() || replays {
+        pass_limit: if spec.sprandom {
+            1
+        } else if (spec.time_based && !dry_writes) || spec.io_size.is_some() || replays {
             u64::MAX
         } else {
             spec.loops.max(1)
