@@ -411,6 +411,10 @@ pub struct PtsArgs {
     /// Skip the workload-independent preconditioning
     #[arg(long)]
     pub no_precondition: bool,
+    /// How to precondition: wipc (the specification's 2 sequential passes) or
+    /// sprandom[:op=RATIO] (one SPRandom pass of 4 KiB random writes, fio 3.41's sprandom)
+    #[arg(long, value_name = "HOW", default_value = "wipc")]
+    pub precondition: String,
     /// I/O engine (default io_uring, libaio where io_uring is unavailable)
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,

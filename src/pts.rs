@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use iolens_run::PlanOptions;
 use iolens_suite::pts::report::{self, Conditions};
-use iolens_suite::pts::sim::{SimDevice, SsdModel};
+use iolens_suite::pts::sim::{self as pts_sim, SimDevice};
 use iolens_suite::pts::{
     cloud::Bucket, Driver, HirPattern, PtsOutcome, PtsRun, PtsSpec, Stage, Test,
 };
@@ -99,6 +99,10 @@ impl Driver for Exec<'_> {
                 "iolens pts {test}: preconditioning: writing {:.2} GiB in 128 KiB sequential writes",
                 *bytes as f64 / (1u64 << 30) as f64
             ),
+            Stage::Sprandom(bytes) => eprintln!(
+                "iolens pts {test}: preconditioning: writing {:.2} GiB in one SPRandom pass of 4 KiB random writes",
+                *bytes as f64 / (1u64 << 30) as f64
+            ),
             Stage::Round(k, max) => {
                 let cells = done.map_or(self.cells, |d| d.spec.cells().len() as u64);
                 let per_round = cells * self.round_s;
@@ -170,6 +174,8 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
         (!a.threads.is_empty()).then(|| a.threads.clone()),
     );
     let (size, purge, wipc, cloud) = (a.size.clone(), !a.no_purge, !a.no_precondition, a.cloud);
+    let precondition = iolens_suite::pts::Precondition::parse(&a.precondition)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let (volume, balance, budget, simulate) = (
         a.volume.clone(),
         a.burst_balance.clone(),
@@ -269,9 +275,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
                 spec: v.clone(),
                 bucket: bucket.clone(),
             },
-            None => SimDevice::Ssd(
-                SsdModel::parse(m, active_bytes).map_err(|e| anyhow::anyhow!("{e}"))?,
-            ),
+            None => pts_sim::parse_device(m, active_bytes).map_err(|e| anyhow::anyhow!("{e}"))?,
         }),
     };
     // With O_DIRECT a block device takes only multiples of its logical block size.
@@ -383,6 +387,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
             // Cloud practice: write the active range once; a cloud volume has no spare area.
             spec.wipc_passes = 1;
         }
+        spec.precondition = precondition;
         spec.cloud = cloud;
         spec.bucket = bucket.clone();
         spec.balance = balance;

@@ -418,10 +418,13 @@ fn part(p: &Value) -> Result<Report, InputError> {
         ("purge".into(), s(cond, "purge").to_string()),
         (
             "preconditioning".into(),
-            if wipc > 0 {
-                format!("{wipc}× the active range in 128 KiB sequential writes")
-            } else {
-                "none".into()
+            match (wipc, cond.get("precondition").and_then(Value::as_str)) {
+                (0, _) => "none".into(),
+                (_, Some("sprandom")) => format!(
+                    "one SPRandom pass of 4 KiB random writes over the active range and its {:.0} % over-provisioning",
+                    cond.get("spr_op").and_then(Value::as_f64).unwrap_or(0.15) * 100.0
+                ),
+                _ => format!("{wipc}× the active range in 128 KiB sequential writes"),
             },
         ),
         (

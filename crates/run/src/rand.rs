@@ -14,7 +14,7 @@ fn splitmix(x: &mut u64) -> u64 {
 }
 
 /// L'Ecuyer's lfsr258: five Tausworthe components, period about 2^258.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Taus {
     z: [u64; 5],
 }

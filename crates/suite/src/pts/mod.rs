@@ -272,6 +272,66 @@ impl Default for HirPattern {
     }
 }
 
+/// How the device is preconditioned before the rounds (when `wipc_passes` > 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Precondition {
+    /// The specification's workload-independent preconditioning: `wipc_passes` × the active
+    /// range in 128 KiB sequential writes.
+    Wipc,
+    /// SPRandom (fio 3.41's `sprandom`): one pass of 4 KiB random writes over the active range
+    /// and its over-provisioning `op`, which leaves each region of the flash as invalid as at
+    /// random-write steady state, so the rounds start near it.
+    Sprandom {
+        /// The device's over-provisioning ratio (`spr_op`).
+        op: f64,
+    },
+}
+
+impl Precondition {
+    /// Parses `wipc`, `sprandom` or `sprandom:op=0.21`.
+    pub fn parse(s: &str) -> Result<Precondition, String> {
+        let (name, rest) = s.split_once(':').unwrap_or((s, ""));
+        match name {
+            "wipc" if rest.is_empty() => Ok(Precondition::Wipc),
+            "sprandom" => {
+                let mut op = 0.15;
+                for kv in rest.split(',').filter(|x| !x.is_empty()) {
+                    match kv.split_once('=') {
+                        Some(("op", v)) => {
+                            op = v
+                                .parse::<f64>()
+                                .ok()
+                                .filter(|x| *x > 0.0 && *x < 1.0)
+                                .ok_or_else(|| {
+                                    format!("--precondition: op={v}: expected a ratio between 0 and 1 (0.15: 15 % over-provisioning)")
+                                })?
+                        }
+                        _ => {
+                            return Err(format!(
+                                "--precondition: '{kv}': sprandom takes op=RATIO"
+                            ))
+                        }
+                    }
+                }
+                Ok(Precondition::Sprandom { op })
+            }
+            _ => Err(format!(
+                "--precondition: unknown '{s}'; allowed: wipc (the specification's 2 sequential passes), sprandom[:op=RATIO] (one SPRandom pass)"
+            )),
+        }
+    }
+
+    /// Bytes the preconditioning writes over `active` bytes with `passes` WIPC passes.
+    pub fn bytes(self, active: u64, passes: u32) -> u64 {
+        match self {
+            Precondition::Wipc => active * u64::from(passes),
+            Precondition::Sprandom { op } => {
+                iolens_run::sprandom::physical_size(active / 4096 * 4096, op, 4096)
+            }
+        }
+    }
+}
+
 /// Settings of one PTS run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PtsSpec {
@@ -310,8 +370,10 @@ pub struct PtsSpec {
     pub engine: String,
     /// O_DIRECT.
     pub direct: bool,
-    /// WIPC passes over the active range (spec: 2); 0 skips WIPC.
+    /// WIPC passes over the active range (spec: 2); 0 skips preconditioning.
     pub wipc_passes: u32,
+    /// What preconditions: the specification's WIPC, or one SPRandom pass.
+    pub precondition: Precondition,
     /// Cloud mode: no purge, fewer cells, the time budget, burst awareness.
     pub cloud: bool,
     /// The volume's burst bucket (`--volume` of a type with credits).
@@ -369,6 +431,7 @@ impl PtsSpec {
             } else {
                 2
             },
+            precondition: Precondition::Wipc,
             cloud: false,
             bucket: None,
             balance: None,
@@ -522,9 +585,26 @@ impl PtsSpec {
         let _ = writeln!(t, "refill_buffers=1");
     }
 
-    /// The WIPC job: `wipc_passes` × the active range in 128 KiB sequential writes.
+    /// The preconditioning job: WIPC, `wipc_passes` × the active range in 128 KiB
+    /// sequential writes, or one SPRandom pass of 4 KiB random writes.
     pub fn wipc_job(&self) -> String {
         let mut t = String::new();
+        if let Precondition::Sprandom { op } = self.precondition {
+            let _ = writeln!(
+                t,
+                "; iolens pts {}: SPRandom preconditioning",
+                self.test.name()
+            );
+            self.global(&mut t);
+            let _ = writeln!(t, "\n[sprandom]");
+            let _ = writeln!(t, "rw=randwrite");
+            let _ = writeln!(t, "bs=4k");
+            let _ = writeln!(t, "iodepth={}", self.qd);
+            let _ = writeln!(t, "numjobs=1");
+            let _ = writeln!(t, "sprandom=1");
+            let _ = writeln!(t, "spr_op={op}");
+            return t;
+        }
         let _ = writeln!(
             t,
             "; iolens pts {}: workload-independent preconditioning",
@@ -720,6 +800,8 @@ fn stage_seconds(r: &RunResult) -> f64 {
 pub enum Stage {
     /// WIPC, writing this many bytes.
     Wipc(u64),
+    /// SPRandom preconditioning, writing this many bytes.
+    Sprandom(u64),
     /// A measurement round (1-based) of at most this many.
     Round(usize, usize),
     /// HIR: a wait state (seconds; 0 = the return to baseline), the k-th (1-based) of n.
@@ -920,6 +1002,7 @@ impl Ctx {
             self.sim = Some(sim::SimState {
                 random_written: 0,
                 balance: balance.unwrap_or_else(|| d.fresh(spec.balance).balance),
+                ftl: None,
             });
         }
     }
@@ -937,13 +1020,25 @@ impl Ctx {
         }
     }
 
+    /// Advances the simulated device past the preconditioning's `bytes`.
+    fn preconditioned(&mut self, spec: &PtsSpec, bytes: u64) {
+        let (Some(d), Some(s)) = (&spec.sim, &mut self.sim) else {
+            return;
+        };
+        d.preconditioned(s, spec.precondition, spec.active_bytes, bytes);
+    }
+
     /// Advances the simulated device past a stage's measured cells.
     fn advance(&mut self, spec: &PtsSpec, cells: &[Cell], vals: &[CellResult], secs: f64) {
         let (Some(d), Some(s)) = (&spec.sim, &mut self.sim) else {
             return;
         };
         if !spec.sequential {
-            s.random_written += vals.iter().map(|v| v.written).sum::<u64>();
+            d.random_writes(
+                s,
+                spec.active_bytes,
+                vals.iter().map(|v| v.written).sum::<u64>(),
+            );
         }
         if let sim::SimDevice::Volume {
             bucket: Some(b), ..
@@ -974,21 +1069,25 @@ fn run_rounds<D: Driver>(spec: &PtsSpec, d: &mut D, ctx: &mut Ctx) -> Result<Pts
     let mut out = PtsRun::empty(spec);
     let mut balance = spec.bucket.as_ref().map(|b| spec.balance.unwrap_or(b.full));
     if spec.wipc_passes > 0 {
-        let bytes = spec.active_bytes * u64::from(spec.wipc_passes);
-        let stage = Stage::Wipc(bytes);
+        let bytes = spec.precondition.bytes(spec.active_bytes, spec.wipc_passes);
+        let (stage, bs) = match spec.precondition {
+            Precondition::Wipc => (Stage::Wipc(bytes), 128 << 10),
+            Precondition::Sprandom { .. } => (Stage::Sprandom(bytes), 4096),
+        };
         d.progress(&stage, None);
         let r = run_stage(d, ctx, spec, spec.wipc_job(), &stage, 1.0)?;
         out.wipc_bytes = r.jobs.iter().map(|j| j.dirs[1].io_bytes).sum();
-        // WIPC spends a cloud volume's credits too.
+        ctx.preconditioned(spec, out.wipc_bytes);
+        // Preconditioning spends a cloud volume's credits too.
         let secs = stage_seconds(&r).max(1e-3);
         let wipc = Cell {
             rwmixread: 0,
-            bs: 128 << 10,
+            bs,
             qd: spec.qd,
             threads: 1,
         };
         let val = CellResult {
-            iops: out.wipc_bytes as f64 / (128 << 10) as f64 / secs,
+            iops: out.wipc_bytes as f64 / bs as f64 / secs,
             mbps: out.wipc_bytes as f64 / 1e6 / secs,
             ..Default::default()
         };
@@ -1313,6 +1412,41 @@ mod tests {
             round_s: 1,
             ..PtsSpec::new(Test::Iops, "/dev/zram0", 512 << 20)
         }
+    }
+
+    /// `--precondition=sprandom[:op=R]`: one SPRandom pass (fio 3.41's sprandom) of 4 KiB
+    /// random writes over the active range and its over-provisioning instead of WIPC.
+    #[test]
+    fn sprandom_preconditioning_is_one_random_pass() {
+        assert_eq!(Precondition::parse("wipc"), Ok(Precondition::Wipc));
+        assert_eq!(
+            Precondition::parse("sprandom"),
+            Ok(Precondition::Sprandom { op: 0.15 })
+        );
+        assert_eq!(
+            Precondition::parse("sprandom:op=0.28"),
+            Ok(Precondition::Sprandom { op: 0.28 })
+        );
+        for bad in ["sprandom:op=1.5", "sprandom:x=1", "seq", "wipc:op=0.1"] {
+            assert!(Precondition::parse(bad).is_err(), "{bad}");
+        }
+        let mut s = spec();
+        s.precondition = Precondition::Sprandom { op: 0.2 };
+        let w = s.wipc_job();
+        assert!(
+            w.contains("rw=randwrite\nbs=4k")
+                && w.contains("sprandom=1\nspr_op=0.2")
+                && w.contains("numjobs=1")
+                && !w.contains("loops="),
+            "{w}"
+        );
+        assert!(parse_stage(&w).is_ok(), "the job parses: {w}");
+        // 512 MiB and 20 % of it, in whole 4 KiB blocks.
+        assert_eq!(
+            s.precondition.bytes(512 << 20, 2),
+            iolens_run::sprandom::physical_size(512 << 20, 0.2, 4096)
+        );
+        assert_eq!(Precondition::Wipc.bytes(512 << 20, 2), 1 << 30);
     }
 
     #[test]

@@ -127,14 +127,17 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     let _ = writeln!(
         t,
         "  preconditioning {}",
-        if s.wipc_passes > 0 {
-            format!(
-                "{}x active range in 128KiB sequential writes ({} written)",
-                s.wipc_passes,
+        match (s.wipc_passes, s.precondition) {
+            (0, _) => "none".into(),
+            (_, crate::pts::Precondition::Sprandom { op }) => format!(
+                "one SPRandom pass of 4KiB random writes, {:.0}% over-provisioning ({} written)",
+                op * 100.0,
                 gib(run.wipc_bytes)
-            )
-        } else {
-            "none".into()
+            ),
+            (n, crate::pts::Precondition::Wipc) => format!(
+                "{n}x active range in 128KiB sequential writes ({} written)",
+                gib(run.wipc_bytes)
+            ),
         }
     );
     let _ = writeln!(
@@ -414,6 +417,12 @@ pub fn sim_label(d: &SimDevice) -> String {
             gib(m.decay),
             m.bw.map(|b| format!(", {:.0} MB/s", b / 1e6)).unwrap_or_default()
         ),
+        SimDevice::Flash(m) => format!(
+            "flash SSD modelled page by page: {:.0} page writes/s over greedy garbage collection's write amplification, {:.0} % over-provisioning{}",
+            m.raw_iops,
+            m.op * 100.0,
+            m.bw.map(|b| format!(", {:.0} MB/s", b / 1e6)).unwrap_or_default()
+        ),
         SimDevice::Volume { spec, bucket } => format!(
             "volume {spec}{}",
             if bucket.is_some() { " with its burst bucket" } else { "" }
@@ -671,6 +680,14 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "purge": cond.purge,
             "wipc_bytes": run.wipc_bytes,
             "wipc_passes": s.wipc_passes,
+            "precondition": match s.precondition {
+                crate::pts::Precondition::Wipc => "wipc",
+                crate::pts::Precondition::Sprandom { .. } => "sprandom",
+            },
+            "spr_op": match s.precondition {
+                crate::pts::Precondition::Sprandom { op } => Some(op),
+                crate::pts::Precondition::Wipc => None,
+            },
             "round_s": s.round_s,
             "engine": s.engine,
             "direct": s.direct,
