@@ -525,7 +525,7 @@ pub fn run(a: &PtsArgs) -> Result<i32> {
     if let Some(p) = &a.report {
         // One page for every part of every test run (`all` runs eight).
         if outcomes.iter().any(|o| !o.parts.is_empty()) {
-            let rep = iolens_report::pts::report(&doc)?;
+            let rep = iolens_suite::html::pts_tests(&outcomes, &cond);
             iolens_session::write_report(rep, true, p)?;
         }
     }

@@ -752,14 +752,15 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
     Some(svg.finish())
 }
 
-/// The rule's verdict over the measurement window of one tracking variable.
+/// A steady-state rule applied to the measurement window of one tracking variable (the SNIA
+/// PTS rule computes it; its charts draw it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct SteadyWindow {
+pub struct WindowCheck {
     /// First round of the window (1-based).
     pub first_round: usize,
-    /// Last round of the window.
+    /// Last round of the window (1-based).
     pub last_round: usize,
-    /// Average of the window.
+    /// Window average.
     pub average: f64,
     /// Least-squares slope per round.
     pub slope: f64,
@@ -769,7 +770,7 @@ pub struct SteadyWindow {
     pub range_pct: f64,
     /// max - min of the fitted line across the window, percent of the average.
     pub slope_excursion_pct: f64,
-    /// Both within the limits.
+    /// Both within the rule's limits.
     pub steady: bool,
 }
 
@@ -785,7 +786,7 @@ pub struct SteadyInput {
     /// The value of each round, round 1 first.
     pub values: Vec<f64>,
     /// The measurement window and its check, once the window is full.
-    pub window: Option<SteadyWindow>,
+    pub window: Option<WindowCheck>,
     /// Allowed data excursion, percent of the average (spec: 20).
     pub range_limit_pct: f64,
     /// Allowed slope excursion, percent of the average (spec: 10).
@@ -1417,7 +1418,7 @@ pub(crate) mod snapshots {
             label: "tracking variable 0/100 4KiB".into(),
             metric: "IOPS".into(),
             unit: Unit::Count,
-            window: Some(SteadyWindow {
+            window: Some(WindowCheck {
                 first_round: 4,
                 last_round: 8,
                 average: 39_980.0,

@@ -7,9 +7,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod machine;
 pub mod output;
 pub mod signals;
 pub mod sim;
+pub mod status;
 
 use std::time::Duration;
 
@@ -187,7 +189,13 @@ pub fn write_html_with(
 ) -> Result<()> {
     use anyhow::Context;
     let findings = html_findings(&explain(&view_of_run(r), ctx));
-    let mut report = iolens_report::input::run_report(r, &version(), findings);
+    let run = iolens_report::input::from_run(r, "this run");
+    let here = machine::detect(
+        "where this run ran (read from /proc and sysfs at its end)",
+        &run.disks,
+    );
+    let mut report = iolens_report::input::run_report(run, &version(), findings);
+    report.machine = Some(here);
     if !suite.title.is_empty() {
         report.title = suite.title;
     }
@@ -213,7 +221,7 @@ pub fn write_report(
         disks.extend(report.runs.iter().flat_map(|r| r.disks.iter().cloned()));
         disks.sort();
         disks.dedup();
-        report.machine = Some(iolens_report::machine::detect(
+        report.machine = Some(machine::detect(
             "where this suite ran (read from /proc and sysfs at its end)",
             &disks,
         ));
@@ -301,7 +309,7 @@ pub fn run_checked(
     if s.header {
         let threads = set.jobs.iter().all(|j| j.thread);
         sink.write(&render_header(
-            &JobHeader::of_jobs(set, &plan),
+            &job_headers(set, &plan),
             &version(),
             threads,
         ))?;
@@ -333,7 +341,7 @@ pub fn run_checked(
                 }
             }
             Event::Status(st) => {
-                let line = iolens_report::status::render_live(&st);
+                let line = status::render_live(&st);
                 if s.status {
                     output::status_line(&line);
                     status_shown = true;
@@ -398,6 +406,22 @@ pub fn run_checked(
         ))?;
     }
     Ok(outcome)
+}
+
+/// What fio prints before the run about each job of `set`, with the reporting group the plan
+/// gave it.
+pub fn job_headers(set: &JobSet, plan: &iolens_run::Plan) -> Vec<JobHeader> {
+    set.jobs
+        .iter()
+        .map(|s| {
+            let groupid = plan
+                .jobs
+                .iter()
+                .find(|j| j.spec.name == s.name && j.spec.span == s.span)
+                .map_or(0, |j| j.groupid);
+            JobHeader::of(s, groupid)
+        })
+        .collect()
 }
 
 /// Worker options from the test hooks in the environment: `IOLENS_FAKE_CLOCK_NS` makes runs

@@ -4,6 +4,7 @@
 
 use iolens_report::charts::{AxisInput, AxisPoint, CompareBar, CompareInput};
 use iolens_report::html::{Finding, Report, RunReport, SuiteSection};
+use iolens_report::pts::PtsTest;
 use iolens_report::svg::Unit;
 use iolens_stats::RunResult;
 
@@ -12,7 +13,7 @@ use crate::compare::{Input, Row};
 use crate::curve::Curve;
 use crate::metrics::fmt_int;
 use crate::pts::report::Conditions;
-use crate::pts::PtsRun;
+use crate::pts::{PtsOutcome, PtsRun};
 use crate::quick::{best_passes, Profile, QuickSpec, Step};
 use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
 
@@ -392,17 +393,28 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
 /// A SNIA PTS run: the test conditions, the steady-state plots of every tracking variable
 /// (convergence, and the measurement window with its average, data-excursion band, slope band
 /// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
-/// against time and data written, throughput and latency per cell) and its table: drawn
-/// from the run's JSON result by the reader `iolens report` uses for a saved one.
+/// against time and data written, throughput and latency per cell) and its table, through
+/// the builder `iolens report` uses for a saved result.
 pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
-    iolens_report::pts::report(&crate::pts::report::json(run, cond))
-        .expect("iolens's own PTS JSON is a valid PTS result")
+    iolens_report::pts::report(&[PtsTest {
+        name: run.spec.test.name().to_string(),
+        parts: vec![crate::pts::report::part(run, cond)],
+    }])
+}
+
+/// Every part of every PTS test run, on one page (`all` runs eight tests).
+pub fn pts_tests(outcomes: &[PtsOutcome], cond: &Conditions) -> Report {
+    let tests: Vec<PtsTest> = outcomes
+        .iter()
+        .map(|o| crate::pts::report::test(o, cond))
+        .collect();
+    iolens_report::pts::report(&tests)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pts::{CellResult, PtsSpec, Test};
+    use crate::pts::{CellResult, PtsOutcome, PtsSpec, Test};
     use iolens_report::html::{chart_count, render};
 
     fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
@@ -514,5 +526,75 @@ mod tests {
             !html.contains("measurement window, rounds"),
             "no window yet"
         );
+    }
+
+    /// The page of a saved PTS result (its JSON text, read back) and the page drawn from the
+    /// results in memory are the same bytes, for one part, a test of several parts, an
+    /// interrupted test and several tests.
+    #[test]
+    fn a_live_pts_page_and_its_saved_json_are_the_same_bytes() {
+        use crate::pts::report::{json, outcome_json};
+        let cond = Conditions {
+            device: "/dev/nvme9n1".into(),
+            capacity: 960 << 30,
+            model: Some("Example NVMe".into()),
+            firmware: None,
+            kernel: "6.1".into(),
+            version: "iolens-test".into(),
+            purge: "BLKDISCARD".into(),
+        };
+        let saved = |v: &serde_json::Value| {
+            let text = serde_json::to_string_pretty(v).expect("JSON");
+            let back: serde_json::Value = serde_json::from_str(&text).expect("its own JSON");
+            render(&iolens_report::pts::report_of(&back).expect("a PTS result"))
+        };
+        for r in [
+            run(Test::Iops, vec![100, 65, 0], vec![4096, 65536], 9),
+            run(Test::Latency, vec![100, 0], vec![512, 4096], 6),
+            run(Test::Wsat, vec![0], vec![4096], 7),
+            run(Test::Ecw, vec![40], vec![crate::pts::COMPOSITE_BS], 6),
+        ] {
+            assert!(
+                render(&pts(&r, &cond)) == saved(&json(&r, &cond)),
+                "the {} page from memory and from its JSON differ",
+                r.spec.test.name()
+            );
+        }
+        let mut second = run(Test::Throughput, vec![0], vec![1 << 20], 5);
+        second.spec.title = "SEQ 1024KiB".into();
+        let outcome = |test, parts: Vec<PtsRun>, interrupted| PtsOutcome {
+            test,
+            parts,
+            hir: Vec::new(),
+            dirth: Vec::new(),
+            interrupted,
+            used_s: 0.0,
+        };
+        let throughput = outcome(
+            Test::Throughput,
+            vec![run(Test::Throughput, vec![100], vec![1 << 20], 6), second],
+            false,
+        );
+        let stopped = outcome(
+            Test::Iops,
+            vec![run(Test::Iops, vec![0], vec![4096], 4)],
+            true,
+        );
+        for (what, outcomes) in [
+            ("two parts", vec![throughput.clone()]),
+            ("an interrupted test", vec![stopped.clone()]),
+            ("two tests", vec![stopped, throughput]),
+        ] {
+            let docs: Vec<serde_json::Value> =
+                outcomes.iter().map(|o| outcome_json(o, &cond)).collect();
+            let doc = match docs.as_slice() {
+                [one] => one.clone(),
+                _ => serde_json::json!({ "tests": docs }),
+            };
+            assert!(
+                render(&pts_tests(&outcomes, &cond)) == saved(&doc),
+                "{what}: the page from memory and from its JSON differ"
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use iolens_report::pts::{PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking};
 use serde_json::{json, Value};
 
 use super::sim::SimDevice;
@@ -44,21 +45,6 @@ pub fn convergence(run: &PtsRun) -> Vec<(String, Vec<f64>, Vec<Option<WindowChec
                 .map(|x| check(&s[..x], &run.spec.rule))
                 .collect();
             (cells[i].label(run.spec.grid()), s, checks)
-        })
-        .collect()
-}
-
-/// The last window's check of every tracking variable.
-fn final_checks(run: &PtsRun) -> Vec<(String, Option<WindowCheck>)> {
-    let (_, last) = run.window();
-    convergence(run)
-        .into_iter()
-        .map(|(l, _, c)| {
-            (
-                l,
-                last.checked_sub(1)
-                    .and_then(|i| c.get(i).cloned().flatten()),
-            )
         })
         .collect()
 }
@@ -395,11 +381,7 @@ pub fn composite(s: &PtsSpec) -> Option<String> {
         mix.join(", "),
         s.bssplit,
         ECW_ALIGN,
-        if s.distribution.is_empty() {
-            "random"
-        } else {
-            s.distribution.as_str()
-        }
+        distribution(s)
     ))
 }
 
@@ -602,85 +584,177 @@ pub fn outcome_csv(o: &PtsOutcome) -> String {
     t
 }
 
-/// The JSON report.
-pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
+/// The window's distribution of a composite workload (`random`: uniform).
+fn distribution(s: &PtsSpec) -> String {
+    if s.distribution.is_empty() {
+        "random".to_string()
+    } else {
+        s.distribution.clone()
+    }
+}
+
+/// One part as the HTML report draws it and the JSON report writes it: the test conditions,
+/// the steady-state rule with each tracking variable's check of the measurement window, and
+/// the window average of every cell.
+pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
     let s = &run.spec;
     let (a, b) = run.window();
-    let finals = final_checks(run);
+    let tracking = convergence(run)
+        .into_iter()
+        .map(|(variable, rounds, checks)| PtsTracking {
+            variable,
+            metric: s.metric().unit().to_string(),
+            rounds,
+            // The check of the measurement window: the window the matrix averages.
+            window: b
+                .checked_sub(1)
+                .and_then(|i| checks.get(i).copied().flatten()),
+        })
+        .collect();
+    let mixed_sizes = composite(s).is_some();
+    PtsPart {
+        test: s.test.name().to_string(),
+        conditions: PtsConditions {
+            device: cond.device.clone(),
+            capacity: cond.capacity,
+            model: cond.model.clone(),
+            firmware: cond.firmware.clone(),
+            kernel: cond.kernel.clone(),
+            version: cond.version.clone(),
+            qd: s.qd.into(),
+            threads: s.threads.into(),
+            active_range: Some(s.active_range.clone()),
+            active_bytes: s.active_bytes,
+            purge: cond.purge.clone(),
+            wipc_passes: s.wipc_passes.into(),
+            round_s: s.round_s,
+            engine: s.engine.clone(),
+            direct: s.direct,
+            bssplit: mixed_sizes.then(|| s.bssplit.clone()),
+            random_distribution: mixed_sizes.then(|| distribution(s)),
+        },
+        steady: PtsSteady {
+            steady_round: run.steady_round.map(|x| x as u64),
+            rounds: run.rounds.len() as u64,
+            window: (a as u64, b as u64),
+            window_rounds: s.rule.window as u64,
+            range_limit_pct: s.rule.range_pct,
+            slope_limit_pct: s.rule.slope_pct,
+            max_rounds: s.rule.max_rounds as u64,
+            written_bytes: run
+                .rounds
+                .iter()
+                .map(|r| r.iter().map(|c| c.written).sum())
+                .collect(),
+            tracking,
+        },
+        interrupted: run.interrupted,
+        cells: run
+            .matrix()
+            .into_iter()
+            .map(|(c, r)| PtsCell {
+                label: c.label(s.grid()),
+                bs: c.bs,
+                bs_label: bs_label(c.bs),
+                rwmixread: c.rwmixread.into(),
+                threads: c.threads.into(),
+                qd: c.qd.into(),
+                toio: c.toio().into(),
+                iops: r.iops,
+                mbps: r.mbps,
+                mean_lat_us: r.mean_lat_us,
+                max_lat_us: r.max_lat_us,
+                p99999_lat_us: (s.test == Test::Latency).then_some(r.p99999_us),
+            })
+            .collect(),
+    }
+}
+
+/// A whole test as the HTML report draws it: its parts; a one-part test's part is
+/// interrupted when the test was (as [`outcome_json`] writes it).
+pub fn test(o: &PtsOutcome, cond: &Conditions) -> PtsTest {
+    let mut parts: Vec<PtsPart> = o.parts.iter().map(|p| part(p, cond)).collect();
+    if let [one] = parts.as_mut_slice() {
+        one.interrupted = o.interrupted;
+    }
+    PtsTest {
+        name: o.test.name().to_string(),
+        parts,
+    }
+}
+
+fn tracking_json(t: &PtsTracking) -> Value {
+    let w = t.window.as_ref();
+    json!({
+        "variable": t.variable,
+        "metric": t.metric,
+        "rounds": t.rounds,
+        "window": w.map(|c| json!([c.first_round, c.last_round])),
+        "average": w.map(|c| c.average),
+        "slope": w.map(|c| c.slope),
+        "intercept": w.map(|c| c.intercept),
+        "range_pct": w.map(|c| c.range_pct),
+        "slope_excursion_pct": w.map(|c| c.slope_excursion_pct),
+        "steady": w.is_some_and(|c| c.steady),
+    })
+}
+
+fn cell_json(c: &PtsCell) -> Value {
+    json!({
+        "label": c.label,
+        "bs": c.bs,
+        "bs_label": c.bs_label,
+        "rwmixread": c.rwmixread,
+        "threads": c.threads,
+        "qd": c.qd,
+        "toio": c.toio,
+        "iops": c.iops,
+        "mbps": c.mbps,
+        "mean_lat_us": c.mean_lat_us,
+        "max_lat_us": c.max_lat_us,
+        "p99999_lat_us": c.p99999_lat_us,
+    })
+}
+
+/// The JSON report: [`part`] and what the run adds to it (the simulated device, the burst
+/// bucket, the time budget).
+pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
+    let s = &run.spec;
+    let p = part(run, cond);
+    let (c, ss) = (&p.conditions, &p.steady);
     let worst = |f: fn(&WindowCheck) -> f64| {
-        finals
+        ss.tracking
             .iter()
-            .filter_map(|(_, c)| c.as_ref().map(f))
+            .filter_map(|t| t.window.as_ref().map(f))
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
     };
-    // Each variable's check of the measurement window (the window the matrix averages).
-    let conv: Vec<Value> = convergence(run)
-        .into_iter()
-        .map(|(label, series, checks)| {
-            let last = b
-                .checked_sub(1)
-                .and_then(|i| checks.get(i).cloned().flatten());
-            json!({
-                "variable": label,
-                "metric": s.metric().unit(),
-                "rounds": series,
-                "window": last.as_ref().map(|c| json!([c.first_round, c.last_round])),
-                "average": last.as_ref().map(|c| c.average),
-                "slope": last.as_ref().map(|c| c.slope),
-                "intercept": last.as_ref().map(|c| c.intercept),
-                "range_pct": last.as_ref().map(|c| c.range_pct),
-                "slope_excursion_pct": last.as_ref().map(|c| c.slope_excursion_pct),
-                "steady": last.as_ref().is_some_and(|c| c.steady),
-            })
-        })
-        .collect();
-    let matrix: Vec<Value> = run
-        .matrix()
-        .into_iter()
-        .map(|(c, r)| {
-            json!({
-                "label": c.label(s.grid()),
-                "bs": c.bs,
-                "bs_label": super::bs_label(c.bs),
-                "rwmixread": c.rwmixread,
-                "threads": c.threads,
-                "qd": c.qd,
-                "toio": c.toio(),
-                "iops": r.iops,
-                "mbps": r.mbps,
-                "mean_lat_us": r.mean_lat_us,
-                "max_lat_us": r.max_lat_us,
-                "p99999_lat_us": if s.test == Test::Latency { Some(r.p99999_us) } else { None },
-            })
-        })
-        .collect();
     json!({
-        "test": s.test.name(),
+        "test": p.test,
         "title": s.title,
         "conditions": {
-            "device": cond.device,
-            "capacity": cond.capacity,
-            "model": cond.model,
-            "firmware": cond.firmware,
-            "kernel": cond.kernel,
-            "version": cond.version,
-            "qd": s.qd,
-            "threads": s.threads,
-            "active_range": s.active_range,
-            "active_bytes": s.active_bytes,
-            "purge": cond.purge,
+            "device": c.device,
+            "capacity": c.capacity,
+            "model": c.model,
+            "firmware": c.firmware,
+            "kernel": c.kernel,
+            "version": c.version,
+            "qd": c.qd,
+            "threads": c.threads,
+            "active_range": c.active_range,
+            "active_bytes": c.active_bytes,
+            "purge": c.purge,
             "wipc_bytes": run.wipc_bytes,
-            "wipc_passes": s.wipc_passes,
-            "round_s": s.round_s,
-            "engine": s.engine,
-            "direct": s.direct,
+            "wipc_passes": c.wipc_passes,
+            "round_s": c.round_s,
+            "engine": c.engine,
+            "direct": c.direct,
             "sequential": s.sequential,
             "cloud": s.cloud,
             "budget_s": s.budget_s,
             "simulated": s.sim.as_ref().map(sim_label),
-            "bssplit": composite(s).map(|_| s.bssplit.clone()),
-            "random_distribution": composite(s).map(|_| if s.distribution.is_empty() { "random".to_string() } else { s.distribution.clone() }),
-            "workload_source": composite(s).map(|_| ECW_SOURCE),
+            "bssplit": c.bssplit,
+            "random_distribution": c.random_distribution,
+            "workload_source": c.bssplit.as_ref().map(|_| ECW_SOURCE),
         },
         "burst": s.bucket.as_ref().map(|b| json!({
             "volume": b.volume,
@@ -696,21 +770,21 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         })),
         "budget_hit": run.budget_hit,
         "steady_state": {
-            "reached": run.steady_round.is_some(),
-            "steady_round": run.steady_round,
-            "rounds": run.rounds.len(),
-            "window": [a, b],
-            "window_rounds": s.rule.window,
-            "range_limit_pct": s.rule.range_pct,
-            "slope_limit_pct": s.rule.slope_pct,
-            "written_bytes": run.rounds.iter().map(|r| r.iter().map(|c| c.written).sum::<u64>()).collect::<Vec<_>>(),
+            "reached": ss.steady_round.is_some(),
+            "steady_round": ss.steady_round,
+            "rounds": ss.rounds,
+            "window": [ss.window.0, ss.window.1],
+            "window_rounds": ss.window_rounds,
+            "range_limit_pct": ss.range_limit_pct,
+            "slope_limit_pct": ss.slope_limit_pct,
+            "written_bytes": ss.written_bytes,
             "range_pct": worst(|c| c.range_pct),
             "slope_excursion_pct": worst(|c| c.slope_excursion_pct),
-            "max_rounds": s.rule.max_rounds,
-            "tracking": conv,
+            "max_rounds": ss.max_rounds,
+            "tracking": ss.tracking.iter().map(tracking_json).collect::<Vec<_>>(),
         },
-        "interrupted": run.interrupted,
-        "matrix": matrix,
+        "interrupted": p.interrupted,
+        "matrix": p.cells.iter().map(cell_json).collect::<Vec<_>>(),
     })
 }
 
