@@ -1,14 +1,18 @@
-//! One benchmark session: plan, safety checks, signals, the status line, the run itself, the
-//! report, `--explain` and the exit code. fio mode, `iolens quick` and the suites all run jobs
-//! through [`run`], so each of these steps is written once.
+//! One benchmark session: the checks (job limit, models, plan, safety), signals, the live
+//! status line ([`status`]), the run itself, the report, `--explain` and the exit code. fio
+//! mode ([`fio`]), the suites and each rank of a cluster run all run jobs through [`run`], so
+//! each of these steps is written once; [`saved`] explains and reports saved results, and
+//! [`machine`] reads the machine a report describes from /proc and sysfs.
 //!
 //! Output goes through [`Sink`] (results) and [`diag`] (stderr): a write that fails is an
 //! error the caller turns into an exit code, never a panic.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod fio;
 pub mod machine;
 pub mod output;
+pub mod saved;
 pub mod signals;
 pub mod sim;
 pub mod status;
@@ -17,7 +21,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use iolens_analyze::{explain, view_of_run, ExplainContext};
-use iolens_job::{JobSet, OutputFormat};
+use iolens_job::{FioArgs, JobSet, OutputFormat};
 use iolens_report::normal::{render_header, render_layout};
 use iolens_report::JobHeader;
 use iolens_run::{Event, PlanOptions, RunOptions, WorkerOptions};
@@ -228,6 +232,16 @@ pub fn write_report(
     }
     std::fs::write(path, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", path.display()))
+}
+
+/// The safety options a fio command line gives (`--readonly`, `--destructive`,
+/// `--allow-fill`).
+pub fn safety_of(a: &FioArgs) -> PlanOptions {
+    PlanOptions {
+        readonly: a.readonly,
+        destructive: a.destructive,
+        allow_fill: a.allow_fill,
+    }
 }
 
 /// Refuses more jobs than `max` before anything is planned.
