@@ -49,70 +49,68 @@ pub fn convergence(run: &PtsRun) -> Vec<(String, Vec<f64>, Vec<Option<WindowChec
         .collect()
 }
 
-/// The text report.
+/// The text report: the test conditions, the verdict, the test's table and the convergence
+/// of every tracking variable.
 pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     let s = &run.spec;
     let mut t = String::new();
+    let test = s.test.name().to_uppercase();
     if s.title.is_empty() {
-        let _ = writeln!(
-            t,
-            "SNIA PTS {} test — iolens\n",
-            s.test.name().to_uppercase()
-        );
+        let _ = writeln!(t, "SNIA PTS {test} test — iolens\n");
     } else {
-        let _ = writeln!(
-            t,
-            "SNIA PTS {} test, {} — iolens\n",
-            s.test.name().to_uppercase(),
-            s.title
-        );
+        let _ = writeln!(t, "SNIA PTS {test} test, {} — iolens\n", s.title);
     }
+    conditions_text(&mut t, run, cond);
+    let _ = writeln!(t);
+    verdict_text(&mut t, run);
+    let _ = writeln!(t);
+    table(&mut t, run);
+    convergence_text(&mut t, run);
+    t
+}
+
+/// The test conditions the specification's report header lists.
+fn conditions_text(t: &mut String, run: &PtsRun, cond: &Conditions) {
+    let s = &run.spec;
     let _ = writeln!(t, "Test conditions");
-    let _ = writeln!(t, "  device          {}", cond.device);
-    let _ = writeln!(
-        t,
-        "  capacity        {} ({} bytes)",
-        gib(cond.capacity),
-        cond.capacity
+    let mut row = |name: &str, value: String| {
+        let _ = writeln!(t, "  {name:<15} {value}");
+    };
+    row("device", cond.device.clone());
+    row(
+        "capacity",
+        format!("{} ({} bytes)", gib(cond.capacity), cond.capacity),
     );
-    let _ = writeln!(
-        t,
-        "  model           {}",
-        cond.model.as_deref().unwrap_or("-")
+    row("model", cond.model.clone().unwrap_or_else(|| "-".into()));
+    row(
+        "firmware",
+        cond.firmware.clone().unwrap_or_else(|| "-".into()),
     );
-    let _ = writeln!(
-        t,
-        "  firmware        {}",
-        cond.firmware.as_deref().unwrap_or("-")
-    );
-    let _ = writeln!(t, "  kernel          {}", cond.kernel);
-    let _ = writeln!(t, "  software        {}", cond.version);
+    row("kernel", cond.kernel.clone());
+    row("software", cond.version.clone());
     if s.test == Test::Ecw {
         let toio: Vec<String> = s.tcqd.iter().map(|(t, q)| format!("{}", t * q)).collect();
-        let _ = writeln!(t, "  TOIO (TC x QD)  {}", toio.join(", "));
+        row("TOIO (TC x QD)", toio.join(", "));
     } else if s.grid() {
-        let _ = writeln!(t, "  TC x QD         {} cells", s.tcqd.len());
+        row("TC x QD", format!("{} cells", s.tcqd.len()));
     } else {
-        let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
+        row("QD / TC", format!("{} / {}", s.qd, s.threads));
     }
-    let _ = writeln!(
-        t,
-        "  access          {}",
-        if s.sequential { "sequential" } else { "random" }
+    row(
+        "access",
+        (if s.sequential { "sequential" } else { "random" }).into(),
     );
     if let Some(w) = composite(s) {
-        let _ = writeln!(t, "  workload        {w}");
-        let _ = writeln!(t, "  source          {ECW_SOURCE}");
+        row("workload", w);
+        row("source", ECW_SOURCE.into());
     }
-    let _ = writeln!(
-        t,
-        "  active range    {} ({} bytes)",
-        s.active_range, s.active_bytes
+    row(
+        "active range",
+        format!("{} ({} bytes)", s.active_range, s.active_bytes),
     );
-    let _ = writeln!(t, "  purge           {}", cond.purge);
-    let _ = writeln!(
-        t,
-        "  preconditioning {}",
+    row("purge", cond.purge.clone());
+    row(
+        "preconditioning",
         if s.wipc_passes > 0 {
             format!(
                 "{}x active range in 128KiB sequential writes ({} written)",
@@ -121,96 +119,88 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             )
         } else {
             "none".into()
-        }
+        },
     );
-    let _ = writeln!(
-        t,
-        "  engine          {} direct={}, {} s per cell per round",
-        s.engine,
-        u8::from(s.direct),
-        s.round_s
+    row(
+        "engine",
+        format!(
+            "{} direct={}, {} s per cell per round",
+            s.engine,
+            u8::from(s.direct),
+            s.round_s
+        ),
     );
     if let Some(d) = &s.sim {
-        let _ = writeln!(t, "  device model    SIMULATED: {}", sim_label(d));
+        row("device model", format!("SIMULATED: {}", sim_label(d)));
     }
     if s.cloud {
-        let _ = writeln!(
-            t,
-            "  cloud mode      no purge; budget {}",
-            s.budget_s
-                .map_or("none".to_string(), |b| format!("{b} s of I/O"))
-        );
+        let budget = s
+            .budget_s
+            .map_or("none".to_string(), |b| format!("{b} s of I/O"));
+        row("cloud mode", format!("no purge; budget {budget}"));
     }
     if let Some(b) = &s.bucket {
-        let _ = writeln!(
-            t,
-            "  burst bucket    {}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
-            b.volume,
-            b.base,
-            b.burst,
-            b.full,
-            u = b.unit()
+        row(
+            "burst bucket",
+            format!(
+                "{}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
+                b.volume,
+                b.base,
+                b.burst,
+                b.full,
+                u = b.unit()
+            ),
         );
     }
+}
+
+/// Where steady state was reached or why not, and (with a burst bucket) which rounds ran on
+/// burst credits.
+fn verdict_text(t: &mut String, run: &PtsRun) {
     let (a, b) = run.window();
-    let _ = writeln!(t);
-    match run.steady_round {
-        Some(x) => {
-            let _ = writeln!(
-                t,
-                "Steady state reached at round {x} (measurement window rounds {a}-{b})."
-            );
+    let n = run.rounds.len();
+    let _ = writeln!(
+        t,
+        "{}",
+        match run.steady_round {
+            Some(x) => format!("Steady state reached at round {x} (measurement window rounds {a}-{b})."),
+            None if run.budget_hit => format!("Time budget used up after {n} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}."),
+            None if run.interrupted => format!("INTERRUPTED after {n} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}."),
+            None => format!("Steady state NOT reached in {n} rounds; the numbers below average the last rounds {a}-{b}."),
         }
-        None if run.budget_hit => {
-            let _ = writeln!(
-                t,
-                "Time budget used up after {} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
-        None if run.interrupted => {
-            let _ = writeln!(
-                t,
-                "INTERRUPTED after {} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
-        None => {
-            let _ = writeln!(
-                t,
-                "Steady state NOT reached in {} rounds; the numbers below average the last rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
+    );
+    let Some(bk) = &run.spec.bucket else {
+        return;
+    };
+    let on: Vec<String> = run
+        .credits
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.on_credits)
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if on.is_empty() {
+        let _ = writeln!(
+            t,
+            "No measurement round ran above the {} baseline of {:.0} {}: no burst credits were spent.",
+            bk.volume,
+            bk.base,
+            bk.unit()
+        );
+    } else {
+        let _ = writeln!(
+            t,
+            "Rounds {} ran on BURST CREDITS (above the {:.0} {} baseline); a window holding them is not steady state.",
+            on.join(", "),
+            bk.base,
+            bk.unit()
+        );
     }
-    if let Some(bk) = &s.bucket {
-        let on: Vec<String> = run
-            .credits
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.on_credits)
-            .map(|(i, _)| (i + 1).to_string())
-            .collect();
-        if on.is_empty() {
-            let _ = writeln!(
-                t,
-                "No measurement round ran above the {} baseline of {:.0} {}: no burst credits were spent.",
-                bk.volume,
-                bk.base,
-                bk.unit()
-            );
-        } else {
-            let _ = writeln!(
-                t,
-                "Rounds {} ran on BURST CREDITS (above the {:.0} {} baseline); a window holding them is not steady state.",
-                on.join(", "),
-                bk.base,
-                bk.unit()
-            );
-        }
-    }
-    let _ = writeln!(t);
-    table(&mut t, run);
+}
+
+/// Each tracking variable's value per round and the rule's check of the window ending there.
+fn convergence_text(t: &mut String, run: &PtsRun) {
+    let s = &run.spec;
     let _ = writeln!(t, "\nSteady-state convergence ({}; window {} rounds, range <= {}% and slope excursion <= {}% of the window average)",
         s.metric().unit(), s.rule.window, s.rule.range_pct, s.rule.slope_pct);
     for (label, series, checks) in convergence(run) {
@@ -221,32 +211,28 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             "round", "value", "window", "window avg", "range%", "slope%"
         );
         for (i, (v, c)) in series.iter().zip(&checks).enumerate() {
-            match c {
-                Some(c) => {
-                    let credit = !run.credit_rounds_in_window(i + 1).is_empty();
-                    let _ = writeln!(
-                        t,
-                        "  {:>5} {:>14.1} {:>11} {:>14.1} {:>9.2} {:>9.2}  {}",
-                        i + 1,
-                        v,
-                        format!("{}-{}", c.first_round, c.last_round),
-                        c.average,
-                        c.range_pct,
-                        c.slope_excursion_pct,
-                        match (c.steady, credit) {
-                            (true, false) => "steady",
-                            (true, true) => "flat, but on burst credits",
-                            _ => "-",
-                        }
-                    );
+            let Some(c) = c else {
+                let _ = writeln!(t, "  {:>5} {:>14.1}", i + 1, v);
+                continue;
+            };
+            let credit = !run.credit_rounds_in_window(i + 1).is_empty();
+            let _ = writeln!(
+                t,
+                "  {:>5} {:>14.1} {:>11} {:>14.1} {:>9.2} {:>9.2}  {}",
+                i + 1,
+                v,
+                format!("{}-{}", c.first_round, c.last_round),
+                c.average,
+                c.range_pct,
+                c.slope_excursion_pct,
+                match (c.steady, credit) {
+                    (true, false) => "steady",
+                    (true, true) => "flat, but on burst credits",
+                    _ => "-",
                 }
-                None => {
-                    let _ = writeln!(t, "  {:>5} {:>14.1}", i + 1, v);
-                }
-            }
+            );
         }
     }
-    t
 }
 
 fn table(t: &mut String, run: &PtsRun) {
@@ -957,6 +943,79 @@ mod tests {
         assert_eq!(
             j["conditions"]["random_distribution"],
             "zoned:50/5:30/15:20/80"
+        );
+    }
+
+    #[test]
+    fn the_verdict_says_why_and_names_the_rounds_on_burst_credits() {
+        let spec = PtsSpec {
+            bucket: super::super::cloud::Bucket::of_volume("gp2:size=100g").expect("a gp2 volume"),
+            ..super::super::tests::spec()
+        };
+        let credit = |on_credits| super::super::cloud::RoundCredit {
+            on_credits,
+            peak_over_base: 1.0,
+            balance: 0.0,
+        };
+        let mut run = PtsRun {
+            rounds: vec![vec![CellResult::default(); spec.cells().len()]; 3],
+            spec,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 0,
+            credits: vec![credit(false), credit(true), credit(true)],
+            budget_hit: true,
+        };
+        let mut t = String::new();
+        verdict_text(&mut t, &run);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("Time budget used up after 3 round(s)"),
+            "{t}"
+        );
+        assert!(
+            lines[1].starts_with("Rounds 2, 3 ran on BURST CREDITS"),
+            "{t}"
+        );
+        run.credits = vec![credit(false); 3];
+        run.budget_hit = false;
+        run.steady_round = Some(3);
+        let mut t = String::new();
+        verdict_text(&mut t, &run);
+        assert!(t.starts_with("Steady state reached at round 3"), "{t}");
+        assert!(t.contains("no burst credits were spent"), "{t}");
+    }
+
+    #[test]
+    fn the_conditions_are_aligned_rows_with_a_dash_for_what_sysfs_lacks() {
+        let run = PtsRun {
+            spec: super::super::tests::spec(),
+            rounds: Vec::new(),
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
+        };
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            capacity: 1 << 30,
+            model: Some("M".into()),
+            ..Conditions::default()
+        };
+        let mut t = String::new();
+        conditions_text(&mut t, &run, &cond);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "Test conditions");
+        assert_eq!(lines[1], "  device          /dev/x");
+        assert_eq!(lines[2], "  capacity        1.00 GiB (1073741824 bytes)");
+        assert_eq!(lines[3], "  model           M");
+        assert_eq!(lines[4], "  firmware        -", "no firmware in sysfs");
+        assert!(
+            t.contains(
+                "  preconditioning 2x active range in 128KiB sequential writes (2.00 GiB written)"
+            ),
+            "{t}"
         );
     }
 }
