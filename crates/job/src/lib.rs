@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cmdline;
+pub mod effective;
 pub mod errno;
 pub mod error;
 pub mod ini;
@@ -20,6 +21,7 @@ use std::path::Path;
 
 pub use build::{build_jobs, JobSet};
 pub use cmdline::{parse_args, Eta, FioArgs, OutputFormat};
+pub use effective::{Effective, Pacing, Rate, Submission, Think};
 pub use error::{JobError, Span};
 pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};
 pub use spec::*;

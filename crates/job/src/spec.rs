@@ -1204,15 +1204,6 @@ impl JobSpec {
         self.ioengine.is_sync() && self.io_submit_mode == SubmitMode::Inline
     }
 
-    /// The depth the engine can actually reach: sync engines submitted inline are capped at 1.
-    pub fn effective_iodepth(&self) -> u32 {
-        if self.sync_submit() {
-            1
-        } else {
-            self.iodepth.max(1)
-        }
-    }
-
     /// Smallest block size in any direction this job issues (for alignment and layout).
     pub fn min_bs(&self, d: Ddir) -> u64 {
         let i = d.idx();

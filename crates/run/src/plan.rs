@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iolens_engine::file;
-use iolens_job::{Ddir, JobSet, JobSpec, RwKind, SizeOrPct};
+use iolens_job::{Ddir, Effective, JobSet, JobSpec, RwKind, SizeOrPct};
 
 use crate::RunError;
 
@@ -50,8 +50,10 @@ pub struct PlannedJob {
     pub files: Vec<PlannedFile>,
     /// Bytes to transfer per loop (io_size, or the sum of the ranges).
     pub io_limit: u64,
-    /// Depth the engine will reach.
-    pub depth: u32,
+    /// The job's effective numbers (depth, batches, pacing, loops, ...), worked out once.
+    pub eff: Effective,
+    /// Bytes the clone issues before it ends ([`Effective::byte_budget`] of `io_limit`).
+    pub byte_budget: u64,
 }
 
 /// The whole run.
@@ -307,7 +309,7 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 spec.ioengine.name()
             ));
         }
-        if spec.sync_submit() && spec.iodepth > 1 {
+        if spec.iodepth > spec.effective().depth.get() {
             let n = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".to_string();
             if !notes.contains(&n) {
                 notes.push(n);
@@ -486,6 +488,7 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 _ => total,
             };
             let io_limit = spec.io_size.unwrap_or(default_io);
+            let eff = spec.effective();
             let pj = PlannedJob {
                 spec: spec_arc.clone(),
                 index,
@@ -494,7 +497,8 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 phase,
                 files,
                 io_limit,
-                depth: spec.effective_iodepth(),
+                eff,
+                byte_budget: eff.byte_budget(io_limit),
             };
             jobs.push(pj);
             index += 1;
@@ -658,6 +662,6 @@ mod tests {
     fn sync_engine_depth_note() {
         let p = plan_of("[a]\nioengine=psync\niodepth=8\nsize=1m\nfilename=/dev/null\n").unwrap();
         assert!(p.notes[0].contains("queue depth will be capped at 1"));
-        assert_eq!(p.jobs[0].depth, 1);
+        assert_eq!(p.jobs[0].eff.depth.get(), 1);
     }
 }

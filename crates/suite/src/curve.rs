@@ -113,11 +113,7 @@ pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
             j.name
         )));
     }
-    if let Some(j) = set
-        .jobs
-        .iter()
-        .find(|j| j.rate_iops.iter().chain(j.rate.iter()).any(|r| *r > 0))
-    {
+    if let Some(j) = set.jobs.iter().find(|j| j.effective().rated()) {
         return Err(SuiteError(format!(
             "job '{}' sets rate or rate_iops: the curve sets the rate itself; remove them",
             j.name

@@ -97,7 +97,8 @@ pub(super) fn prepare<'a>(
         .zip(files.iter())
         .map(|(pf, fh)| file::logical_block_size(&pf.path, fh))
         .collect();
-    let depth = job.depth.max(1);
+    let eff = &job.eff;
+    let depth = eff.depth.get();
     let max_bs = spec.max_bs_any() as usize;
     let (mut pool, mut slots) =
         match BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize) {
@@ -139,7 +140,6 @@ pub(super) fn prepare<'a>(
         Err(e) => return fail(e),
     };
     let mut verify = verify;
-    let dry_writes = spec.verify_only || spec.verify_state_load;
     if spec.verify_state_load {
         if let Some(v) = &mut verify {
             if let Err(e) = v.load_state() {
@@ -147,29 +147,6 @@ pub(super) fn prepare<'a>(
             }
         }
     }
-    let loops = if spec.time_based && !dry_writes {
-        u64::MAX
-    } else {
-        spec.loops.max(1)
-    };
-    let byte_budget = if spec.verify_state_load {
-        0
-    } else if spec.time_based && !dry_writes {
-        u64::MAX
-    } else {
-        job.io_limit.saturating_mul(loops)
-    };
-    let pace = |d: usize| Pace {
-        bytes_per_s: spec.rate[d],
-        iops: spec.rate_iops[d],
-        next_at: 0,
-    };
-    let pacing = spec
-        .rate
-        .iter()
-        .chain(spec.rate_iops.iter())
-        .any(|r| *r > 0);
-    let engine_kind = spec.ioengine;
     let logs = match Logs::open(&spec.logs, &spec.name, spec.rw, job.index) {
         Ok(l) => l.map(Box::new),
         Err(e) => return fail(e),
@@ -192,12 +169,6 @@ pub(super) fn prepare<'a>(
         Ok(r) => r.map(Box::new),
         Err(e) => return fail(e),
     };
-    let byte_budget = if replay.is_some() {
-        // A replay ends with its log (or its runtime).
-        u64::MAX
-    } else {
-        byte_budget
-    };
     let mut w = Worker {
         job,
         ctl,
@@ -208,24 +179,6 @@ pub(super) fn prepare<'a>(
         uncommitted: Vec::with_capacity(depth as usize),
         inflight: 0,
         depth,
-        batch_submit: if spec.iodepth_batch_submit == 0 {
-            depth
-        } else {
-            spec.iodepth_batch_submit.min(depth)
-        },
-        complete_min: spec.iodepth_batch_complete_min.min(depth),
-        // fio: iodepth_batch_complete_max defaults to iodepth_batch_complete_min, so by default
-        // one completion is taken per reap and its slot refilled at once (the queue stays full).
-        complete_max: if spec.iodepth_batch_complete_max == 0 {
-            spec.iodepth_batch_complete_min.clamp(1, depth)
-        } else {
-            spec.iodepth_batch_complete_max.min(depth)
-        },
-        low: if spec.iodepth_low == 0 {
-            depth.saturating_sub(1)
-        } else {
-            spec.iodepth_low.min(depth.saturating_sub(1))
-        },
         offsets,
         ospec,
         bsz: BlockSizes::from_job(spec),
@@ -253,21 +206,16 @@ pub(super) fn prepare<'a>(
         file_done: vec![false; job.files.len()],
         files_left: job.files.len(),
         passes: 0,
-        // A job ends after `loops` passes over its files, unless it is time based or io_size
-        // sets the amount (then it wraps around as often as needed).
-        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() {
-            u64::MAX
-        } else {
-            spec.loops.max(1)
-        },
+        pass_limit: eff.pass_limit,
         pass_start_ios: 0,
-        loops,
+        loops: eff.loops,
         content,
         stats: JobStats::new(cfg),
-        count_calls: !(engine_kind == EngineKind::Null && depth <= 1),
+        // The null engine at depth 1 is the overhead reference: nothing is counted per call.
+        count_calls: !(spec.ioengine == EngineKind::Null && depth == 1),
         issued_bytes: 0,
         issued_ios: 0,
-        byte_budget,
+        byte_budget: job.byte_budget,
         t_last: 0,
         ramp_end: None,
         deadline: None,
@@ -281,9 +229,7 @@ pub(super) fn prepare<'a>(
         min_check: None,
         min_last_ios: [0; 3],
         writes_since_sync: 0,
-        pace: [pace(0), pace(1), pace(2)],
-        pacing,
-        think_every: spec.thinktime_blocks.max(1),
+        pace: eff.rate.map(Pace::new),
         think_count: 0,
         trim_then_write: None,
         comps: Vec::with_capacity(depth as usize),
@@ -293,7 +239,7 @@ pub(super) fn prepare<'a>(
         verify,
         usage_start: Rusage::default(),
         lbs,
-        dry_writes,
+        dry_writes: eff.dry_writes,
         free_scratch: Vec::new(),
         main_end: 0,
         verify_ns: 0,
