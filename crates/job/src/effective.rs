@@ -9,7 +9,7 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use crate::spec::{Ddir, EngineKind, JobSpec, RateProcess};
+use crate::spec::{Ddir, EngineKind, JobSpec, RateProcess, SubmitMode};
 
 /// How the job's own thread gets its I/O done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,19 +108,26 @@ pub struct Effective {
 impl Effective {
     /// Works out the effective numbers of `spec`.
     pub fn of(spec: &JobSpec) -> Effective {
+        Effective::with_engine(spec, spec.ioengine.is_sync())
+    }
+
+    /// The effective numbers of `spec` run by an engine that is synchronous or not
+    /// (`sync_engine`): for a result of an engine iolens does not run
+    /// ([`crate::RecordedJob`]), whose spec cannot name it.
+    pub fn with_engine(spec: &JobSpec, sync_engine: bool) -> Effective {
+        let sync_submit = sync_engine && spec.io_submit_mode == SubmitMode::Inline;
         // A simulated volume serves a job with the job's engine semantics: queued unless the
         // engine itself is synchronous.
         let null_inline =
             spec.ioengine == EngineKind::Null && spec.iodepth <= 1 && !spec.sim.enabled();
-        let inline = spec.sync_submit() || null_inline;
-        let submission = if inline {
+        let submission = if sync_submit || null_inline {
             Submission::Inline
-        } else if spec.ioengine.is_sync() {
+        } else if sync_engine {
             Submission::Offloaded
         } else {
             Submission::Queued
         };
-        let depth = if spec.sync_submit() { 1 } else { spec.iodepth };
+        let depth = if sync_submit { 1 } else { spec.iodepth };
         let depth = NonZeroU32::new(depth).unwrap_or(NonZeroU32::MIN);
         let d = depth.get();
         let rate: [Rate; 3] = std::array::from_fn(|i| Rate {

@@ -13,6 +13,7 @@ pub mod errno;
 pub mod error;
 pub mod ini;
 pub mod options;
+pub mod recorded;
 pub mod spec;
 pub mod typed;
 pub mod value;
@@ -24,6 +25,7 @@ pub use cmdline::{parse_args, Eta, FioArgs, OutputFormat};
 pub use effective::{Effective, Pacing, Rate, Submission, Think};
 pub use error::{JobError, Span};
 pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};
+pub use recorded::RecordedJob;
 pub use spec::*;
 pub use value::{parse_time, KbBase, SizeOrPct, TimeUnit};
 

@@ -211,54 +211,263 @@ impl EngineKind {
     }
 }
 
+/// A fio engine that iolens does not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignEngine {
+    /// `ioengine=` name.
+    pub name: &'static str,
+    /// Why iolens does not run it, as users are told.
+    pub why: &'static str,
+    /// fio runs each of its I/Os to completion inside the submitting call (`FIO_SYNCIO`): a
+    /// job has one I/O in flight whatever its iodepth (explain reads fio's results of it).
+    pub sync: bool,
+}
+
+impl ForeignEngine {
+    /// The engine `name` names (`name` or `name:path`), if iolens knows it as a fio engine.
+    pub fn lookup(name: &str) -> Option<&'static ForeignEngine> {
+        let name = name.trim();
+        UNSUPPORTED_ENGINES.iter().find(|e| {
+            name == e.name
+                || name
+                    .strip_prefix(e.name)
+                    .is_some_and(|rest| rest.starts_with(':'))
+        })
+    }
+}
+
 /// fio engines that exist but that iolens does not run, with the reason given to users.
-pub const UNSUPPORTED_ENGINES: &[(&str, &str)] = &[
-    ("mmap", "memory-mapped I/O is not implemented"),
-    ("splice", "splice is not implemented"),
-    ("sg", "needs SCSI generic devices"),
-    ("io_uring_cmd", "needs NVMe passthrough devices"),
-    ("xnvme", "needs the xNVMe library"),
-    ("net", "network engines are out of scope"),
-    ("netsplice", "network engines are out of scope"),
-    ("rdma", "needs RDMA hardware"),
-    ("cpuio", "burns CPU rather than doing I/O"),
-    ("e4defrag", "ext4 defragmentation is not implemented"),
-    ("falloc", "fallocate-as-I/O is not implemented"),
-    ("ftruncate", "ftruncate-as-I/O is not implemented"),
-    ("filecreate", "file operation engines are not implemented"),
-    ("filestat", "file operation engines are not implemented"),
-    ("filedelete", "file operation engines are not implemented"),
-    ("dircreate", "file operation engines are not implemented"),
-    ("dirstat", "file operation engines are not implemented"),
-    ("dirdelete", "file operation engines are not implemented"),
-    ("exec", "running programs is not implemented"),
-    ("http", "needs an HTTP/S3 service"),
-    ("rbd", "needs Ceph"),
-    ("rados", "needs Ceph"),
-    ("gfapi", "needs GlusterFS"),
-    ("gfapi_async", "needs GlusterFS"),
-    ("libhdfs", "needs HDFS"),
-    ("dfs", "needs DAOS"),
-    ("nfs", "needs libnfs"),
-    ("nbd", "needs libnbd"),
-    ("libiscsi", "needs libiscsi"),
-    ("libblkio", "needs libblkio"),
-    ("libcufile", "needs NVIDIA GPUDirect Storage"),
-    ("libhipfile", "needs AMD GPU file I/O"),
-    ("libzbc", "needs zoned block devices"),
-    ("libpmem", "needs persistent memory"),
-    ("dev-dax", "needs persistent memory"),
-    ("mtd", "needs MTD flash devices"),
-    ("ime_psync", "needs DDN IME"),
-    ("ime_psyncv", "needs DDN IME"),
-    ("ime_aio", "needs DDN IME"),
-    ("page_fault", "page-fault engine is not implemented"),
-    ("cpp_null", "external C++ engines are not loadable"),
-    ("windowsaio", "Windows only"),
-    ("solarisaio", "Solaris only"),
-    ("guasi", "not implemented"),
-    ("binject", "removed from Linux"),
-    ("external", "external engines are not loadable"),
+pub const UNSUPPORTED_ENGINES: &[ForeignEngine] = &[
+    ForeignEngine {
+        name: "mmap",
+        why: "memory-mapped I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "splice",
+        why: "splice is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "sg",
+        why: "needs SCSI generic devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "io_uring_cmd",
+        why: "needs NVMe passthrough devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "xnvme",
+        why: "needs the xNVMe library",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "net",
+        why: "network engines are out of scope",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "netsplice",
+        why: "network engines are out of scope",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rdma",
+        why: "needs RDMA hardware",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "cpuio",
+        why: "burns CPU rather than doing I/O",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "e4defrag",
+        why: "ext4 defragmentation is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "falloc",
+        why: "fallocate-as-I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ftruncate",
+        why: "ftruncate-as-I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filecreate",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filestat",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filedelete",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dircreate",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dirstat",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dirdelete",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "exec",
+        why: "running programs is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "http",
+        why: "needs an HTTP/S3 service",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rbd",
+        why: "needs Ceph",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rados",
+        why: "needs Ceph",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "gfapi",
+        why: "needs GlusterFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "gfapi_async",
+        why: "needs GlusterFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libhdfs",
+        why: "needs HDFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "dfs",
+        why: "needs DAOS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "nfs",
+        why: "needs libnfs",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "nbd",
+        why: "needs libnbd",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libiscsi",
+        why: "needs libiscsi",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libblkio",
+        why: "needs libblkio",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libcufile",
+        why: "needs NVIDIA GPUDirect Storage",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libhipfile",
+        why: "needs AMD GPU file I/O",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libzbc",
+        why: "needs zoned block devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libpmem",
+        why: "needs persistent memory",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dev-dax",
+        why: "needs persistent memory",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "mtd",
+        why: "needs MTD flash devices",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_psync",
+        why: "needs DDN IME",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_psyncv",
+        why: "needs DDN IME",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_aio",
+        why: "needs DDN IME",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "page_fault",
+        why: "page-fault engine is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "cpp_null",
+        why: "external C++ engines are not loadable",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "windowsaio",
+        why: "Windows only",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "solarisaio",
+        why: "Solaris only",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "guasi",
+        why: "not implemented",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "binject",
+        why: "removed from Linux",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "external",
+        why: "external engines are not loadable",
+        sync: false,
+    },
 ];
 
 /// Offset distribution for random I/O (`random_distribution`).

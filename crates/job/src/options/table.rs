@@ -211,10 +211,7 @@ fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
         s.ioengine_name = name.to_string();
         return Ok(());
     }
-    if let Some((_, why)) = UNSUPPORTED_ENGINES
-        .iter()
-        .find(|(n, _)| *n == name || name.starts_with(&format!("{n}:")))
-    {
+    if let Some(ForeignEngine { why, .. }) = ForeignEngine::lookup(name) {
         return Err(format!(
             "engine {name} is not supported by iolens ({why}); supported engines: {}",
             EngineKind::NAMES.map(|(n, _)| n).join(", ")

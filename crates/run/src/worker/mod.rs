@@ -108,11 +108,8 @@ struct Worker<'a> {
     file_done: Vec<bool>,
     files_left: usize,
     passes: u64,
-    pass_limit: u64,
     /// I/Os issued when the current pass began.
     pass_start_ios: u64,
-    /// Passes the job runs when number_ios ends them (`job.eff.loops`).
-    loops: u64,
     content: Content,
     stats: JobStats,
     count_calls: bool,
@@ -143,7 +140,6 @@ struct Worker<'a> {
     verify: Option<Verifier>,
     usage_start: Rusage,
     lbs: Vec<u64>,
-    dry_writes: bool,
     /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
     /// check).
     free_scratch: Vec<bool>,
@@ -256,7 +252,8 @@ impl<'a> Worker<'a> {
             // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
             // jobs go on with the next one, others after their loops.
             if let Some(n) = self.job.spec.number_ios {
-                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
+                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.job.eff.loops)
+                {
                     return None;
                 }
             }
@@ -415,7 +412,7 @@ impl<'a> Worker<'a> {
         if self.files_left > 0 {
             return true;
         }
-        self.end_pass(self.pass_limit)
+        self.end_pass(self.job.eff.pass_limit)
     }
 
     /// Ends the pass: the next one starts from the beginning (dropping cached pages with
@@ -732,7 +729,7 @@ impl<'a> Worker<'a> {
             let action = ["read", "write", "trim"][d.idx()];
             l.io(self.t_last, req.file, action, Some((req.offset, req.len)));
         }
-        if self.dry_writes && d == Ddir::Write {
+        if self.job.eff.dry_writes && d == Ddir::Write {
             // verify_only: replay the write workload's offsets without writing.
             if let Some(v) = &mut self.verify {
                 v.written(req.file, req.offset, req.len);

@@ -206,9 +206,7 @@ pub(super) fn prepare<'a>(
         file_done: vec![false; job.files.len()],
         files_left: job.files.len(),
         passes: 0,
-        pass_limit: eff.pass_limit,
         pass_start_ios: 0,
-        loops: eff.loops,
         content,
         stats: JobStats::new(cfg),
         // The null engine at depth 1 is the overhead reference: nothing is counted per call.
@@ -239,7 +237,6 @@ pub(super) fn prepare<'a>(
         verify,
         usage_start: Rusage::default(),
         lbs,
-        dry_writes: eff.dry_writes,
         free_scratch: Vec::new(),
         main_end: 0,
         verify_ns: 0,
