@@ -65,35 +65,10 @@ pub enum RwKind {
 }
 
 impl RwKind {
-    /// Every value `rw=` accepts, with its kind; longest names first so prefixes match right.
-    pub const NAMES: [(&'static str, RwKind); 11] = [
-        ("randtrimwrite", RwKind::RandTrimWrite),
-        ("trimwrite", RwKind::TrimWrite),
-        ("readwrite", RwKind::ReadWrite),
-        ("randwrite", RwKind::RandWrite),
-        ("randread", RwKind::RandRead),
-        ("randtrim", RwKind::RandTrim),
-        ("randrw", RwKind::RandRw),
-        ("write", RwKind::Write),
-        ("read", RwKind::Read),
-        ("trim", RwKind::Trim),
-        ("rw", RwKind::ReadWrite),
-    ];
-
-    /// fio's name for the pattern, as printed in the job header line.
+    /// fio's name for the pattern, as printed in the job header line: the first name the
+    /// option table gives it (`rw`, not `readwrite`).
     pub fn name(self) -> &'static str {
-        match self {
-            RwKind::Read => "read",
-            RwKind::Write => "write",
-            RwKind::Trim => "trim",
-            RwKind::RandRead => "randread",
-            RwKind::RandWrite => "randwrite",
-            RwKind::RandTrim => "randtrim",
-            RwKind::ReadWrite => "rw",
-            RwKind::RandRw => "randrw",
-            RwKind::TrimWrite => "trimwrite",
-            RwKind::RandTrimWrite => "randtrimwrite",
-        }
+        crate::options::name_of(crate::options::table::RW, self)
     }
 
     /// True when offsets are random.
@@ -176,26 +151,9 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// Names accepted by `ioengine=` for each engine.
-    pub const NAMES: [(&'static str, EngineKind); 9] = [
-        ("psync", EngineKind::Psync),
-        ("sync", EngineKind::Sync),
-        ("vsync", EngineKind::Vsync),
-        ("pvsync", EngineKind::Pvsync),
-        ("pvsync2", EngineKind::Pvsync2),
-        ("null", EngineKind::Null),
-        ("libaio", EngineKind::Libaio),
-        ("io_uring", EngineKind::IoUring),
-        ("posixaio", EngineKind::PosixAio),
-    ];
-
-    /// The engine's name as fio prints it.
+    /// The engine's name as fio prints it (the option table's name for it).
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map(|(n, _)| *n)
-            .unwrap_or("?")
+        crate::options::name_of(crate::options::table::IOENGINE, self)
     }
 
     /// Synchronous engines complete each I/O inside the submitting call: depth is 1.
@@ -964,8 +922,8 @@ pub struct JobSpec {
     pub thread: bool,
     /// `wait_for`.
     pub wait_for: Option<String>,
-    /// `nice`.
-    pub nice: Option<i32>,
+    /// `nice`: added to the job thread's nice value, as fio's nice(2) does (0 = unchanged).
+    pub nice: i32,
     /// `prio`.
     pub prio: Option<u32>,
     /// `prioclass`.
@@ -1326,7 +1284,7 @@ impl JobSpec {
             rate_cycle: Duration::from_millis(1000),
             thread: false,
             wait_for: None,
-            nice: None,
+            nice: 0,
             prio: None,
             prioclass: None,
             cpus_allowed: None,

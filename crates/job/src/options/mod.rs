@@ -4,7 +4,7 @@
 //! Job files, `--opt=value` arguments, `--cmdhelp` and the generated `docs/compat.md` all read
 //! this table, so an option cannot be documented one way and parsed another.
 
-mod table;
+pub(crate) mod table;
 
 pub use table::OPTIONS;
 
@@ -182,6 +182,23 @@ impl OptDef {
     /// True when `name` is this option's name or an alias.
     pub fn matches(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// The first name `choices` gives `value`: the one fio prints for it.
+pub(crate) fn name_of<T: PartialEq>(choices: &[(&'static str, T)], value: T) -> &'static str {
+    choices
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("?", |(n, _)| n)
+}
+
+/// The values an option accepts (its `Enum` kind), for completions and suites; empty for
+/// options that take free values.
+pub fn values_of(name: &str) -> &'static [&'static str] {
+    match lookup(name).map(|d| d.kind) {
+        Some(Kind::Enum(v)) => v,
+        _ => &[],
     }
 }
 
@@ -367,6 +384,29 @@ mod tests {
             "8 bytes held for the offset"
         );
         assert_eq!(at, vec![1], "%o after the first byte");
+    }
+
+    #[test]
+    fn every_documented_default_is_what_a_new_spec_holds() {
+        let fresh = JobSpec::new("j", Span::cmdline(0), 0);
+        let mut differ = vec![];
+        for d in OPTIONS {
+            let (Some(apply), false) = (d.apply, d.default.is_empty()) else {
+                continue;
+            };
+            // A default that follows other options (`bs`, `size/nrfiles`) names them.
+            let derived: Vec<&str> = d.default.split('/').collect();
+            if derived.iter().all(|n| lookup(n).is_some()) {
+                continue;
+            }
+            let mut s = fresh.clone();
+            match apply(&mut s, d.default) {
+                Ok(()) if s == fresh => {}
+                Ok(()) => differ.push(format!("{}={} changes the spec", d.name, d.default)),
+                Err(e) => differ.push(format!("{}={}: {e}", d.name, d.default)),
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
     }
 
     #[test]
