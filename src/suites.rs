@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use iolens_job::{collect_sections, parse_args, FioArgs, JobSet, RawSection, SystemEnvironment};
+use iolens_job::{load, parse_args, FioArgs, JobSet, SystemEnvironment};
 use iolens_run::PlanOptions;
 use iolens_stats::RunResult;
 use iolens_suite::{compare, curve, progress_line, sweep, Progress};
@@ -154,25 +154,18 @@ fn split_axes(args: &[String]) -> (Vec<String>, Vec<String>) {
     })
 }
 
-fn fio_side(rest: &[String]) -> Result<(FioArgs, Vec<RawSection>)> {
+/// The fio side of a suite's command line: its run flags and the jobs it names, built once
+/// (suites vary the typed jobs), with `--instance`'s caps in effect on simulated volumes
+/// (said on stderr).
+fn fio_side(rest: &[String], inst: Option<&iolens_analyze::Instance>) -> Result<(FioArgs, JobSet)> {
     let a = parse_args(rest)?;
-    let sections = collect_sections(&a, &SystemEnvironment)?;
-    Ok((a, sections))
-}
-
-/// With `--instance`, its caps in effect on simulated volumes (said on stderr).
-fn capped(
-    sections: Vec<RawSection>,
-    inst: Option<&iolens_analyze::Instance>,
-) -> Result<Vec<RawSection>> {
-    let Some(inst) = inst else {
-        return Ok(sections);
-    };
-    let (out, notes) = sweep::with_instance_caps(&sections, inst)?;
-    for n in notes {
-        iolens_session::diag(&format!("iolens: {n}"))?;
+    let mut set = load(&a, &SystemEnvironment)?;
+    if let Some(inst) = inst {
+        for n in sweep::with_instance_caps(&mut set, inst)? {
+            iolens_session::diag(&format!("iolens: {n}"))?;
+        }
     }
-    Ok(out)
+    Ok((a, set))
 }
 
 /// `iolens sweep`.
@@ -188,11 +181,10 @@ pub fn sweep_cmd(c: &SweepArgs) -> Result<i32> {
         .iter()
         .map(|a| sweep::parse_axis(a).map_err(|e| usage_error("sweep", e)))
         .collect::<Result<Vec<_>>>()?;
-    let (a, sections) = fio_side(&rest)?;
     let ctx = iolens_session::explain_context(c.volume.as_deref(), c.suite.instance.as_deref())?;
     let (volume, instance) = (ctx.volume, ctx.instance);
-    let sections = capped(sections, instance.as_ref())?;
-    let planned = sweep::plan(&sections, &axes)?;
+    let (a, base) = fio_side(&rest, instance.as_ref())?;
+    let planned = sweep::plan(&base, &axes)?;
     let s = run_suite(&a, c.suite.eta, |run, progress| {
         sweep::run(&planned, run, progress)
     })?;
@@ -232,11 +224,10 @@ pub fn curve_cmd(c: &CurveArgs) -> Result<i32> {
             .map_err(|e| usage_error("curve", format!("--stop-p99: {e}")))?;
         opts.stop_p99_ns = Some(d.as_nanos() as f64);
     }
-    let (a, sections) = fio_side(&c.args)?;
     let ctx = iolens_session::explain_context(None, c.suite.instance.as_deref())?;
-    let sections = capped(sections, ctx.instance.as_ref())?;
+    let (a, base) = fio_side(&c.args, ctx.instance.as_ref())?;
     let k = run_suite(&a, c.suite.eta, |run, progress| {
-        curve::run(&sections, &opts, run, progress)
+        curve::run(&base, &opts, run, progress)
     })?;
     let text = match c.suite.output_format {
         SuiteFormat::Json => format!("{}\n", serde_json::to_string_pretty(&curve::to_json(&k))?),

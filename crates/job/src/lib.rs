@@ -17,6 +17,7 @@ pub mod recorded;
 pub mod spec;
 pub mod typed;
 pub mod value;
+pub mod vary;
 
 use std::path::Path;
 
@@ -28,6 +29,7 @@ pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};
 pub use recorded::RecordedJob;
 pub use spec::*;
 pub use value::{parse_time, KbBase, SizeOrPct, TimeUnit};
+pub use vary::{Setting, Value as SettingValue};
 
 /// Reads the job files named on a command line and returns every raw section in fio's order:
 /// command-line sections first, then each file's.
