@@ -9,6 +9,14 @@ use crate::error::Span;
 pub use crate::typed::{ExitWhat, FileService, LatencyDist, SteadyCriterion, SteadyMetric};
 use crate::value::{KbBase, SizeOrPct, SplitEntry};
 
+/// The first name a choice list gives `value`: the one fio prints for it.
+fn name_of<T: PartialEq + Copy>(choices: &[(&'static str, T)], value: T) -> &'static str {
+    choices
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("?", |(n, _)| n)
+}
+
 /// I/O direction, as fio indexes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Ddir {
@@ -65,10 +73,26 @@ pub enum RwKind {
 }
 
 impl RwKind {
-    /// fio's name for the pattern, as printed in the job header line: the first name the
-    /// option table gives it (`rw`, not `readwrite`).
+    /// Every value `rw=` accepts with its kind, in fio's HOWTO order; the option table reads
+    /// its values from here.
+    pub const CHOICES: [(&'static str, RwKind); 11] = [
+        ("read", RwKind::Read),
+        ("write", RwKind::Write),
+        ("trim", RwKind::Trim),
+        ("randread", RwKind::RandRead),
+        ("randwrite", RwKind::RandWrite),
+        ("randtrim", RwKind::RandTrim),
+        ("rw", RwKind::ReadWrite),
+        ("readwrite", RwKind::ReadWrite),
+        ("randrw", RwKind::RandRw),
+        ("trimwrite", RwKind::TrimWrite),
+        ("randtrimwrite", RwKind::RandTrimWrite),
+    ];
+
+    /// fio's name for the pattern, as printed in the job header line: its first name among
+    /// the choices (`rw`, not `readwrite`).
     pub fn name(self) -> &'static str {
-        crate::options::name_of(crate::options::table::RW, self)
+        name_of(&Self::CHOICES, self)
     }
 
     /// True when offsets are random.
@@ -151,9 +175,23 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// The engine's name as fio prints it (the option table's name for it).
+    /// The engines `ioengine=` runs, by name; the option table reads its values from here
+    /// (fio's other engines are [`UNSUPPORTED_ENGINES`]).
+    pub const CHOICES: [(&'static str, EngineKind); 9] = [
+        ("psync", EngineKind::Psync),
+        ("sync", EngineKind::Sync),
+        ("vsync", EngineKind::Vsync),
+        ("pvsync", EngineKind::Pvsync),
+        ("pvsync2", EngineKind::Pvsync2),
+        ("null", EngineKind::Null),
+        ("libaio", EngineKind::Libaio),
+        ("io_uring", EngineKind::IoUring),
+        ("posixaio", EngineKind::PosixAio),
+    ];
+
+    /// The engine's name as fio prints it.
     pub fn name(self) -> &'static str {
-        crate::options::name_of(crate::options::table::IOENGINE, self)
+        name_of(&Self::CHOICES, self)
     }
 
     /// Synchronous engines complete each I/O inside the submitting call: depth is 1.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iolens_engine::file;
+use iolens_job::value::split_filenames;
 use iolens_job::{Ddir, Effective, JobSet, JobSpec, RwKind, SizeOrPct};
 
 use crate::RunError;
@@ -79,31 +80,6 @@ pub struct PlanOptions {
     pub destructive: bool,
     /// `--allow-fill`: lay out files even when that leaves their filesystem nearly full.
     pub allow_fill: bool,
-}
-
-/// Splits `a:b\:c` into `["a", "b:c"]`.
-pub fn split_filenames(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&':') => {
-                cur.push(':');
-                chars.next();
-            }
-            ':' => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-            _ => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 fn expand_format(fmt: &str, job: &str, jobnum: u32, filenum: u32) -> String {
@@ -532,11 +508,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let p = p.unwrap();
         assert_eq!(p.jobs[0].files[0].len, 1 << 20, "size=0 on a 1 MiB file");
-    }
-
-    #[test]
-    fn filenames_split_and_escape() {
-        assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Job files, `--opt=value` arguments, `--cmdhelp` and the generated `docs/compat.md` all read
 //! this table, so an option cannot be documented one way and parsed another.
 
-pub(crate) mod table;
+mod table;
 
 pub use table::OPTIONS;
 
@@ -183,14 +183,6 @@ impl OptDef {
     pub fn matches(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
     }
-}
-
-/// The first name `choices` gives `value`: the one fio prints for it.
-pub(crate) fn name_of<T: PartialEq>(choices: &[(&'static str, T)], value: T) -> &'static str {
-    choices
-        .iter()
-        .find(|(_, v)| *v == value)
-        .map_or("?", |(n, _)| n)
 }
 
 /// The values an option accepts (its `Enum` kind), for completions and suites; empty for

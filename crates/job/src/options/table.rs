@@ -53,38 +53,27 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
 /// An enum option's values, each listed once: `$table` is what the parser picks from,
 /// `$names` what `--cmdhelp` and docs/compat.md show (the option's `K::Enum`).
 macro_rules! choices {
-    ($vis:vis $table:ident, $names:ident: $t:ty = [$(($n:literal, $v:expr)),+ $(,)?]) => {
-        $vis const $table: &[(&str, $t)] = &[$(($n, $v)),+];
-        $vis const $names: &[&str] = &[$($n),+];
+    ($table:ident, $names:ident: $t:ty = [$(($n:literal, $v:expr)),+ $(,)?]) => {
+        const $table: &[(&str, $t)] = &[$(($n, $v)),+];
+        const $names: &[&str] = &[$($n),+];
     };
 }
 
-// `rw=` (fio's HOWTO order; a kind's first name is the one fio prints) and `ioengine=` (the
-// engines iolens runs; fio's others are `UNSUPPORTED_ENGINES`).
-choices!(pub(crate) RW, RW_NAMES: RwKind = [
-    ("read", RwKind::Read),
-    ("write", RwKind::Write),
-    ("trim", RwKind::Trim),
-    ("randread", RwKind::RandRead),
-    ("randwrite", RwKind::RandWrite),
-    ("randtrim", RwKind::RandTrim),
-    ("rw", RwKind::ReadWrite),
-    ("readwrite", RwKind::ReadWrite),
-    ("randrw", RwKind::RandRw),
-    ("trimwrite", RwKind::TrimWrite),
-    ("randtrimwrite", RwKind::RandTrimWrite),
-]);
-choices!(pub(crate) IOENGINE, IOENGINE_NAMES: EngineKind = [
-    ("psync", EngineKind::Psync),
-    ("sync", EngineKind::Sync),
-    ("vsync", EngineKind::Vsync),
-    ("pvsync", EngineKind::Pvsync),
-    ("pvsync2", EngineKind::Pvsync2),
-    ("null", EngineKind::Null),
-    ("libaio", EngineKind::Libaio),
-    ("io_uring", EngineKind::IoUring),
-    ("posixaio", EngineKind::PosixAio),
-]);
+/// The names of a choice list, for an option's `K::Enum`.
+const fn names<T: Copy, const N: usize>(choices: &[(&'static str, T); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = choices[i].0;
+        i += 1;
+    }
+    out
+}
+
+const RW: &[(&str, RwKind)] = &RwKind::CHOICES;
+const RW_NAMES: &[&str] = &names(&RwKind::CHOICES);
+const IOENGINE: &[(&str, EngineKind)] = &EngineKind::CHOICES;
+const IOENGINE_NAMES: &[&str] = &names(&EngineKind::CHOICES);
 
 choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
 choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
