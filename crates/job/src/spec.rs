@@ -48,9 +48,10 @@ impl Ddir {
 }
 
 /// The `rw=` pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RwKind {
-    /// Sequential reads.
+    /// Sequential reads (fio's default).
+    #[default]
     Read,
     /// Sequential writes.
     Write,
@@ -152,9 +153,10 @@ pub enum RwSequencer {
 }
 
 /// I/O engines iolens knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EngineKind {
     /// `pread`/`pwrite` (fio's default on Linux).
+    #[default]
     Psync,
     /// `read`/`write` after `lseek`.
     Sync,
@@ -467,9 +469,10 @@ pub const UNSUPPORTED_ENGINES: &[ForeignEngine] = &[
 ];
 
 /// Offset distribution for random I/O (`random_distribution`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum RandomDistribution {
-    /// Uniform over the range.
+    /// Uniform over the range (fio's default).
+    #[default]
     Random,
     /// Zipf with exponent θ.
     Zipf(f64),
@@ -714,7 +717,7 @@ pub struct TypedOption {
 }
 
 /// A fully typed job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobSpec {
     /// Job name (section name or `--name`).
     pub name: String,
@@ -1215,167 +1218,65 @@ impl JobSpec {
             name: name.to_string(),
             span,
             file_index,
-            own_options: Vec::new(),
             kb_base: KbBase::Binary,
-            unit_base: 0,
-            description: None,
             loops: 1,
             numjobs: 1,
-            runtime: None,
-            time_based: false,
             startdelay: (Duration::ZERO, Duration::ZERO),
-            ramp_time: None,
             clocksource: ClockSource::Auto,
-            gtod_reduce: false,
-            directory: None,
-            filename: None,
             filename_format: "$jobname.$jobnum.$filenum".to_string(),
             unique_filename: true,
             nrfiles: 1,
-            openfiles: None,
             file_service_type: FileService::default(),
             create_serialize: true,
             create_fsync: true,
-            create_on_open: false,
-            create_only: false,
             allow_file_create: true,
-            allow_mounted_write: false,
-            allow_destructive_write: false,
-            allow_fill: false,
-            pre_read: false,
-            unlink: false,
-            unlink_each_loop: false,
             fallocate: Fallocate::Native,
             fadvise_hint: Fadvise::Auto,
             invalidate: true,
-            direct: false,
             rw: RwKind::Read,
-            rw_modifier: None,
             rw_sequencer: RwSequencer::Sequential,
             unified_rw_reporting: UnifiedRw::None,
             randrepeat: true,
-            randseed: None,
             offset: SizeOrPct::Bytes(0),
-            offset_align: None,
             offset_increment: SizeOrPct::Bytes(0),
-            number_ios: None,
-            fsync: 0,
-            fdatasync: 0,
-            end_fsync: false,
-            fsync_on_close: false,
             rwmixread: 50,
             random_distribution: RandomDistribution::Random,
-            random_center: None,
-            random_distribution_by_dir: [None, None, None],
             percentage_random: [100; 3],
-            norandommap: false,
-            random_sequence_stride: false,
             random_generator: RandomGenerator::Tausworthe,
             sync: SyncMode::None,
-            overwrite: false,
             bs: [4096; 3],
-            bsrange: [None, None, None],
-            bssplit: [None, None, None],
-            bs_unaligned: false,
-            ba: [None; 3],
-            zero_buffers: false,
-            refill_buffers: false,
             scramble_buffers: true,
-            buffer_compress_percentage: 0,
             buffer_compress_chunk: 512,
-            buffer_pattern: None,
-            dedupe_percentage: 0,
-            mem_align: 0,
-            size: None,
-            io_size: None,
-            filesize: None,
-            fill_device: false,
             ioengine: EngineKind::Psync,
             ioengine_name: "psync".to_string(),
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
-            iodepth_batch_complete_max: 0,
-            iodepth_low: 0,
-            serialize_overlap: false,
             io_submit_mode: SubmitMode::Inline,
-            flow_id: 0,
-            flow: 0,
-            flow_sleep: Duration::ZERO,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            hipri: false,
             nonvectored: true,
-            force_async: 0,
             sim: SimSpec::default(),
-            thinktime: Duration::ZERO,
-            thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
-            rate: [0; 3],
-            rate_min: [0; 3],
-            rate_iops: [0; 3],
-            rate_iops_min: [0; 3],
             rate_process: RateProcess::Linear,
-            open_loop: false,
             rate_cycle: Duration::from_millis(1000),
-            thread: false,
-            wait_for: None,
-            nice: 0,
-            prio: None,
-            prioclass: None,
-            cpus_allowed: None,
             cpus_allowed_policy: CpusPolicy::Shared,
-            stonewall: false,
-            new_group: false,
-            exitall: false,
             exit_what: ExitWhat::Group,
-            verify: None,
             verify_name: "0".to_string(),
             do_verify: true,
-            verify_only: false,
-            experimental_verify: false,
             verify_write_sequence: true,
-            verify_offset: 0,
-            verify_interval: 0,
-            verify_pattern: None,
-            verify_pattern_offsets: Vec::new(),
-            verify_fatal: false,
-            verify_dump: false,
-            verify_backlog: 0,
-            verify_backlog_batch: 0,
             verify_state_save: true,
-            verify_state_load: false,
             zonemode: ZoneMode::None,
-            zonesize: 0,
-            zonerange: 0,
-            zoneskip: 0,
-            group_reporting: false,
             stats: true,
             bwavgtime: Duration::from_millis(500),
             iopsavgtime: Duration::from_millis(500),
             disk_util: true,
-            disable_lat: false,
-            disable_clat: false,
-            disable_slat: false,
-            disable_bw: false,
-            slat_percentiles: false,
             clat_percentiles: true,
-            lat_percentiles: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             significant_figures: 4,
             continue_on_error: ContinueOnError::None,
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
-            latency_target: Duration::ZERO,
-            latency_window: Duration::ZERO,
             latency_percentile: 100.0,
-            steadystate: None,
-            steadystate_duration: Duration::ZERO,
-            steadystate_ramp_time: Duration::ZERO,
             logs: LogSpec::default(),
-            option_spans: Vec::new(),
-            warnings: Vec::new(),
+            ..JobSpec::default()
         }
     }
 

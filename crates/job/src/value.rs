@@ -47,12 +47,18 @@ impl KbBase {
 /// A size that may be given as a percentage of the file or device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeOrPct {
-    /// An absolute number of bytes.
+    /// An absolute number of bytes (0 by default).
     Bytes(u64),
     /// A percentage (0 < p <= 100) of the target's size.
     Percent(f64),
     /// A number of zones (`10z`), for zoned modes: multiplied by `zonesize`.
     Zones(u64),
+}
+
+impl Default for SizeOrPct {
+    fn default() -> SizeOrPct {
+        SizeOrPct::Bytes(0)
+    }
 }
 
 impl SizeOrPct {
