@@ -267,14 +267,14 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> BTreeMap<usize, S
             iolens_job::Fallocate::Keep => Prealloc::Keep,
             _ => Prealloc::Allocate,
         };
-        if let Err(e) = efile::layout(
-            &path,
+        let how = efile::Layout {
             size,
             prealloc,
             fill,
-            spec.create_fsync,
-            0x1a70_u64 ^ size,
-        ) {
+            fsync: spec.create_fsync,
+            seed: 0x1a70_u64 ^ size,
+        };
+        if let Err(e) = efile::layout(&path, &how) {
             fail_path(
                 &mut failed,
                 &path,
