@@ -360,6 +360,16 @@ impl Point {
     fn value(&self, k: AxisKind) -> Option<&AxisValue> {
         self.values.iter().find(|(a, _)| *a == k).map(|(_, v)| v)
     }
+
+    /// The values of the axes other than `axis`: the points of one series along `axis` are
+    /// those that hold them alike.
+    pub fn held(&self, axis: AxisKind) -> Vec<(AxisKind, String)> {
+        self.values
+            .iter()
+            .filter(|(k, _)| *k != axis)
+            .map(|(k, v)| (*k, v.text.clone()))
+            .collect()
+    }
 }
 
 /// A sweep's measurements.
@@ -464,12 +474,7 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
     };
     let mut series: Vec<(Fixed, Vec<&Point>)> = vec![];
     for p in &s.points {
-        let fixed: Vec<(AxisKind, String)> = p
-            .values
-            .iter()
-            .filter(|(k, _)| *k != axis)
-            .map(|(k, v)| (*k, v.text.clone()))
-            .collect();
+        let fixed = p.held(axis);
         match series.iter_mut().find(|(f, _)| *f == fixed) {
             Some((_, v)) => v.push(p),
             None => series.push((fixed, vec![p])),
