@@ -123,7 +123,7 @@ fn report_cmd(a: &ReportArgs) -> Result<i32> {
 /// `iolens merge A.json B.json ...`.
 fn merge(a: &MergeArgs, out: &mut Sink) -> Result<i32> {
     let formats: Vec<_> = a.output_format.iter().map(|f| f.fio()).collect();
-    let o = iolens_cluster::merge_files(&a.files, &formats)?;
+    let o = iolens_cluster::merge_files(&a.files, &formats, a.force)?;
     out.write(&o.text)?;
     Ok(o.code)
 }

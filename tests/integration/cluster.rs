@@ -504,8 +504,27 @@ fn merge_of_separate_runs_is_exact() {
     run_json_plus(&dir.0, "a", "r1.json");
     run_json_plus(&dir.0, "a", "r2.json");
     run_json_plus(&dir.0, "b", "r3.json");
+    // r3 ran another job: refused, then merged with --force and a warning.
     let o = run_in(&dir.0, &["merge", "r1.json", "r2.json", "r3.json"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("not of the same jobs"),
+        "merging job b into runs of job a: expected a refusal, got exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    let same = run_in(&dir.0, &["merge", "r1.json", "r2.json"]);
+    assert!(
+        same.status.success() && !stderr(&same).contains("merge:"),
+        "two runs of one job, made one after the other by one tool: no warning expected: {}",
+        stderr(&same)
+    );
+    let o = run_in(&dir.0, &["merge", "--force", "r1.json", "r2.json", "r3.json"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("merged anyway (--force)"),
+        "the warning of a forced merge: {}",
+        stderr(&o)
+    );
     let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON document");
     let jobs = v["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs
