@@ -518,7 +518,10 @@ fn merge_of_separate_runs_is_exact() {
         "two runs of one job, made one after the other by one tool: no warning expected: {}",
         stderr(&same)
     );
-    let o = run_in(&dir.0, &["merge", "--force", "r1.json", "r2.json", "r3.json"]);
+    let o = run_in(
+        &dir.0,
+        &["merge", "--force", "r1.json", "r2.json", "r3.json"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("merged anyway (--force)"),

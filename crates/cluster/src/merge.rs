@@ -79,7 +79,13 @@ pub fn check_inputs(files: &[String], runs: &[RunResult], force: bool) -> Result
                             .map_or("-", |(_, v)| v.as_str())
                             .to_string()
                     };
-                    format!("{} (rw={} bs={} iodepth={})", j.name, o("rw"), o("bs"), o("iodepth"))
+                    format!(
+                        "{} (rw={} bs={} iodepth={})",
+                        j.name,
+                        o("rw"),
+                        o("bs"),
+                        o("iodepth")
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join(", ")

@@ -496,6 +496,16 @@ fn share_of(
         },
         None => match real {
             Some(r) if r > 0 => Ok(r),
+            // Nothing is created in the device directory: a missing device is a wrong name.
+            None if path.starts_with("/dev") && !path.starts_with("/dev/shm") => {
+                Err(RunError::Plan(spec.error_at(
+                    at.origin,
+                    format!(
+                        "'{}' does not exist: no such device (check the name: is the disk or partition there?)",
+                        path.display()
+                    ),
+                )))
+            }
             _ => Err(RunError::Plan(spec.error_at(
                 at.origin,
                 format!(
@@ -673,6 +683,17 @@ mod tests {
         assert_eq!(j.files[0].offset, 1 << 20);
         assert_eq!(j.files[2].path, PathBuf::from("/tmp/x/a.1.2"));
         assert_eq!(j.io_limit, 1 << 20);
+    }
+
+    #[test]
+    fn a_missing_device_is_a_wrong_name_not_a_file_to_create() {
+        let e = plan_of("[a]\nfilename=/dev/iolens-no-such-device\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no such device") && !e.contains("size="),
+            "a missing /dev path must not suggest size= (iolens never creates files there): {e}"
+        );
     }
 
     #[test]

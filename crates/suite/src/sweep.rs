@@ -482,7 +482,12 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
     }
     let mut out = vec![];
     for (fixed, mut pts) in series {
-        pts.retain(|p| p.value(axis).and_then(|v| v.num).is_some() && p.metrics.iops > 0.0);
+        // An interrupted point did not run its whole time: no conclusion is drawn from it.
+        pts.retain(|p| {
+            p.value(axis).and_then(|v| v.num).is_some()
+                && p.metrics.iops > 0.0
+                && !p.result.interrupted
+        });
         pts.sort_by(|a, b| {
             let x = |p: &Point| p.value(axis).and_then(|v| v.num).unwrap_or(0.0);
             x(a).total_cmp(&x(b))
@@ -565,13 +570,30 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
             format!("[{}] ", f.join(" "))
         };
         let lab = k.axis.label();
-        let mut line = format!(
-            "{series}saturated at {lab} {}: {} IOPS (90 % of the best, {} IOPS at {lab} {})",
-            fmt_int(k.at),
-            fmt_int(k.iops),
-            fmt_int(k.best_iops),
-            fmt_int(k.best_at)
-        );
+        let mut line = if (k.at - k.best_at).abs() < f64::EPSILON {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, the best of the sweep",
+                fmt_int(k.at),
+                fmt_int(k.iops)
+            )
+        } else if k.iops >= 0.995 * k.best_iops {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, the plateau (higher {lab} adds no IOPS: {} at {lab} {})",
+                fmt_int(k.at),
+                fmt_int(k.iops),
+                fmt_int(k.best_iops),
+                fmt_int(k.best_at)
+            )
+        } else {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, {:.0} % of the best ({} IOPS at {lab} {})",
+                fmt_int(k.at),
+                fmt_int(k.iops),
+                100.0 * k.iops / k.best_iops,
+                fmt_int(k.best_iops),
+                fmt_int(k.best_at)
+            )
+        };
         match k.per_doubling_ns {
             Some(d) => {
                 let _ = write!(
@@ -621,10 +643,24 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         }
     }
     if s.interrupted {
-        lines.push(format!(
-            "interrupted after {} point(s): the figures cover only those",
-            s.points.len()
-        ));
+        let last = s
+            .points
+            .last()
+            .map(|p| {
+                p.values
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", k.name(), v.text))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        lines.insert(
+            0,
+            format!(
+                "INTERRUPTED during point {} ({last}): it did not run its whole time and is left out of the knee and the lines below",
+                s.points.len()
+            ),
+        );
     }
     lines
 }
@@ -1003,8 +1039,8 @@ mod tests {
         );
         let lines = explain(&s, &[]);
         assert!(
-            lines[0].starts_with("saturated at QD 32: 48,000 IOPS"),
-            "{lines:?}"
+            lines[0].starts_with("saturated at QD 32: 48,000 IOPS, the plateau (higher QD adds no IOPS: 48,000 at QD 64)"),
+            "QD 32 and 64 both give 48,000: {lines:?}"
         );
         assert!(
             lines[0].contains("each doubling adds ~666.7 µs"),
@@ -1037,6 +1073,56 @@ mod tests {
         assert!(explain(&seed_sweep(), &[])
             .iter()
             .all(|l| !l.contains("not flat")));
+    }
+
+    #[test]
+    fn a_knee_below_the_best_names_its_share_of_it() {
+        let s = Sweep {
+            axes: vec![AxisKind::Iodepth],
+            points: vec![
+                point(1.0, 5000.0, 200.0),
+                point(2.0, 9500.0, 210.0),
+                point(4.0, 10_000.0, 400.0),
+            ],
+            interrupted: false,
+        };
+        let lines = explain(&s, &[]);
+        assert!(
+            lines[0].starts_with(
+                "saturated at QD 2: 9,500 IOPS, 95 % of the best (10,000 IOPS at QD 4)"
+            ),
+            "{lines:?}"
+        );
+        let best = Sweep {
+            points: s.points[..2].to_vec(),
+            ..s
+        };
+        let lines = explain(&best, &[]);
+        assert!(
+            lines[0].starts_with("saturated at QD 2: 9,500 IOPS, the best of the sweep"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_point_draws_no_conclusion() {
+        // QD 1 and 2 ran; QD 4 was interrupted half way and shows half its IOPS.
+        let mut cut = point(4.0, 4000.0, 1000.0);
+        cut.result.interrupted = true;
+        let s = Sweep {
+            axes: vec![AxisKind::Iodepth],
+            points: vec![point(1.0, 1000.0, 1000.0), point(2.0, 2000.0, 1000.0), cut],
+            interrupted: true,
+        };
+        let lines = explain(&s, &[]);
+        assert!(
+            lines[0].starts_with("INTERRUPTED during point 3 (iodepth=4)"),
+            "the interruption heads the explanation: {lines:?}"
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains("QD 4")),
+            "nothing is concluded from the interrupted QD 4: {lines:?}"
+        );
     }
 
     #[test]

@@ -402,6 +402,22 @@ mod tests {
     }
 
     #[test]
+    fn a_mistyped_value_gets_a_suggestion() {
+        let mut s = JobSpec::new("j", Span::cmdline(0), 0);
+        let rw = lookup("rw").and_then(|d| d.apply).expect("rw applies");
+        let e = rw(&mut s, "randred").unwrap_err();
+        assert!(
+            e.contains("did you mean 'randread'?") && e.contains("allowed values are read"),
+            "rw=randred: expected a suggestion and the list, got: {e}"
+        );
+        let v = lookup("verify")
+            .and_then(|d| d.apply)
+            .expect("verify applies");
+        let e = v(&mut s, "crc32x").unwrap_err();
+        assert!(e.contains("did you mean 'crc32"), "verify=crc32x: {e}");
+    }
+
+    #[test]
     fn names_and_aliases_are_unique() {
         let mut seen = std::collections::HashSet::new();
         for n in all_names() {

@@ -46,7 +46,13 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
         .map(|(_, t)| *t)
         .ok_or_else(|| {
             let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-            format!("bad value '{v}': allowed values are {}", names.join(", "))
+            let hint = crate::error::suggest(v, names.iter().copied())
+                .map(|n| format!(" (did you mean '{n}'?)"))
+                .unwrap_or_default();
+            format!(
+                "bad value '{v}'{hint}: allowed values are {}",
+                names.join(", ")
+            )
         })
 }
 
