@@ -54,7 +54,8 @@ pub fn parse_points(s: &str) -> Result<Vec<f64>, SuiteError> {
 pub struct CurveOpts {
     /// Loads, percent of the closed-loop maximum, in run order.
     pub percents: Vec<f64>,
-    /// Stop after the first point whose p99 exceeds this (ns).
+    /// The p99 target (ns): the curve names the highest load that keeps p99 within it, and
+    /// stops after the first point whose p99 exceeds it.
     pub stop_p99_ns: Option<f64>,
 }
 
@@ -95,6 +96,53 @@ pub struct Curve {
     pub stopped: Option<String>,
     /// A run was interrupted.
     pub interrupted: bool,
+    /// The p99 target (`--stop-p99`), ns.
+    pub p99_target_ns: Option<f64>,
+}
+
+impl Curve {
+    /// The highest load whose p99 stayed within the target (points that were interrupted or
+    /// lack a p99 do not count), with the target; `None` without a target.
+    pub fn within_target(&self) -> Option<(f64, Option<&CurvePoint>)> {
+        let target = self.p99_target_ns?;
+        let best = self
+            .points
+            .iter()
+            .filter(|p| !p.result.interrupted)
+            .filter(|p| p.metrics.lat_p99_ns.is_some_and(|v| v <= target))
+            .max_by(|a, b| a.percent.total_cmp(&b.percent));
+        Some((target, best))
+    }
+
+    /// The line that names the highest load within the p99 target.
+    pub fn target_line(&self) -> Option<String> {
+        let (target, best) = self.within_target()?;
+        Some(match best {
+            Some(p) => format!(
+                "p99 target {}: the highest load within it is {}% = {} IOPS offered ({} achieved, p99 {})",
+                fmt_ns(target),
+                p.percent,
+                fmt_int(p.target_iops),
+                fmt_int(p.metrics.iops),
+                p.metrics.lat_p99_ns.map_or_else(|| "-".into(), fmt_ns)
+            ),
+            None => {
+                let low = self
+                    .points
+                    .iter()
+                    .min_by(|a, b| a.percent.total_cmp(&b.percent))
+                    .and_then(|p| Some((p.percent, p.metrics.lat_p99_ns?)));
+                match low {
+                    Some((pct, p99)) => format!(
+                        "p99 target {}: no load kept p99 within it (the lowest, {pct}%, had p99 {})",
+                        fmt_ns(target),
+                        fmt_ns(p99)
+                    ),
+                    None => format!("p99 target {}: no load measured a p99", fmt_ns(target)),
+                }
+            }
+        })
+    }
 }
 
 /// The closed-loop job: the job as written, with total-latency percentiles.
@@ -197,6 +245,7 @@ pub fn run<E: From<SuiteError>>(
         depth,
         points: vec![],
         stopped: None,
+        p99_target_ns: opts.stop_p99_ns,
     };
     if curve.interrupted {
         curve.stopped = Some("interrupted".into());
@@ -294,6 +343,9 @@ pub fn table(c: &Curve) -> String {
     if let Some(s) = &c.stopped {
         let _ = writeln!(t, "\nstopped early: {s}");
     }
+    if let Some(l) = c.target_line() {
+        let _ = writeln!(t, "\n{l}");
+    }
     let _ = writeln!(t, "\n{NOTE}");
     t
 }
@@ -351,6 +403,13 @@ pub fn to_json(c: &Curve) -> Value {
         "points": points,
         "stopped": c.stopped,
         "interrupted": c.interrupted,
+        "p99_target_us": c.p99_target_ns.map(|t| t / 1e3),
+        "within_target": c.within_target().map(|(_, p)| p.map(|p| json!({
+            "percent": num_json(p.percent),
+            "target_iops": p.target_iops,
+            "iops": p.metrics.iops,
+            "lat_p99_us": p.metrics.lat_p99_ns.map(|v| v / 1e3),
+        }))),
         "note": NOTE,
     })
 }
@@ -403,6 +462,61 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("rate_iops"), "{e}");
+    }
+
+    fn curve(p99s_us: &[(f64, f64)], target_us: f64) -> Curve {
+        let point = |(pct, p99): (f64, f64)| CurvePoint {
+            percent: pct,
+            target_iops: pct * 480.0,
+            metrics: Metrics {
+                iops: pct * 480.0,
+                lat_p99_ns: Some(p99 * 1e3),
+                ..Metrics::default()
+            },
+            result: RunResult::default(),
+        };
+        Curve {
+            closed: Metrics {
+                iops: 48_000.0,
+                ..Metrics::default()
+            },
+            closed_result: RunResult::default(),
+            depth: NonZeroU32::new(64).unwrap(),
+            points: p99s_us.iter().copied().map(point).collect(),
+            stopped: None,
+            interrupted: false,
+            p99_target_ns: Some(target_us * 1e3),
+        }
+    }
+
+    #[test]
+    fn the_highest_load_within_the_p99_target_is_named() {
+        let c = curve(
+            &[(10.0, 500.0), (50.0, 700.0), (80.0, 950.0), (100.0, 9000.0)],
+            1000.0,
+        );
+        let l = c.target_line().unwrap();
+        assert!(
+            l.contains("highest load within it is 80% = 38,400 IOPS offered"),
+            "p99 950 µs at 80 % is within 1 ms, 9 ms at 100 % is not: {l}"
+        );
+        let j = to_json(&c);
+        assert_eq!(j["within_target"]["percent"], 80, "{j}");
+        assert_eq!(j["p99_target_us"], 1000.0);
+        let mut cut = curve(&[(10.0, 500.0), (50.0, 700.0)], 1000.0);
+        cut.points[1].result.interrupted = true;
+        assert!(
+            cut.target_line().unwrap().contains("is 10%"),
+            "an interrupted point is not within anything"
+        );
+        let none = curve(&[(10.0, 2000.0), (50.0, 3000.0)], 1000.0);
+        assert!(
+            none.target_line()
+                .unwrap()
+                .contains("no load kept p99 within it (the lowest, 10%, had p99 2.00 ms)"),
+            "{:?}",
+            none.target_line()
+        );
     }
 
     #[test]
