@@ -997,6 +997,7 @@ mod tests {
                 lat_p99_ns: Some(lat_us * 1.1e3),
                 lat_p999_ns: None,
                 ios: 1,
+                latency: "lat",
             },
             result: RunResult::default(),
             job: None,
