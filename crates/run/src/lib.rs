@@ -20,6 +20,7 @@ pub mod safety;
 pub mod sim;
 pub mod steady;
 pub mod verify;
+pub mod vtime;
 pub mod worker;
 
 use std::collections::BTreeMap;

@@ -28,7 +28,7 @@ mod errors;
 mod files;
 mod logs;
 pub use logs::inflate_log;
-mod pacing;
+pub(crate) mod pacing;
 mod prepare;
 mod readback;
 mod replay;
@@ -45,7 +45,8 @@ use prepare::prepare;
 use replay::Replay;
 use sampling::Sampler;
 pub use setup::failed;
-use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
+pub(crate) use setup::stats_config;
+use setup::{apply_scheduling, fresh_seed, open_files, pre_read};
 
 /// How often a job looks for a `--status-interval` snapshot request, and publishes its
 /// counters for `--bandwidth-log`, ns.

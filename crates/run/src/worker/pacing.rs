@@ -4,19 +4,19 @@ use iolens_job::{Ddir, Rate};
 
 /// Pacing of one direction (`rate`, `rate_iops`): its limits and when its next I/O is due.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Pace {
-    pub(super) rate: Rate,
-    pub(super) next_at: u64,
+pub(crate) struct Pace {
+    pub(crate) rate: Rate,
+    pub(crate) next_at: u64,
 }
 
 impl Pace {
     /// The pace of a direction held to `rate`, due from the start.
-    pub(super) fn new(rate: Rate) -> Pace {
+    pub(crate) fn new(rate: Rate) -> Pace {
         Pace { rate, next_at: 0 }
     }
 
     /// True when this direction has a rate limit.
-    pub(super) fn limited(&self) -> bool {
+    pub(crate) fn limited(&self) -> bool {
         self.rate.limited()
     }
 
@@ -24,7 +24,7 @@ impl Pace {
     /// uniform draw in [0, 1) for Poisson arrivals (`rate_process=poisson`): the gap is then
     /// exponential with the same mean. As fio, the schedule runs from the start of the job, so
     /// time lost to a slow I/O or a stall is caught up and the average rate holds.
-    pub(super) fn gate(&mut self, bs: u64, poisson: Option<f64>) -> u64 {
+    pub(crate) fn gate(&mut self, bs: u64, poisson: Option<f64>) -> u64 {
         if !self.limited() {
             return 0;
         }
@@ -47,7 +47,7 @@ impl Pace {
 /// As fio: when the direction the mix chose (`d`) is ahead of its rate, a mixed job switches
 /// to the other direction if that one is due, or to whichever of the two is due first, so
 /// per-direction rates (`rate_iops=1000,250`) are each held.
-pub(super) fn choose_ddir(d: Ddir, pace: &[Pace; 3], now: u64, rwmixread: u32) -> Ddir {
+pub(crate) fn choose_ddir(d: Ddir, pace: &[Pace; 3], now: u64, rwmixread: u32) -> Ddir {
     let other = if d == Ddir::Read {
         Ddir::Write
     } else {

@@ -114,7 +114,7 @@ pub fn failed(job: &PlannedJob, errno: i32, msg: String) -> WorkerOutcome {
     }
 }
 
-pub(super) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
+pub(crate) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
     StatsConfig {
         slat: !spec.disable_slat,
         clat: !spec.disable_clat,
