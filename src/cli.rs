@@ -492,6 +492,9 @@ pub struct MergeArgs {
     /// Output formats, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "json")]
     pub output_format: Vec<MergeFormat>,
+    /// Merge results of different jobs (a warning says so); refused without it
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats of `iolens merge` (fio's).

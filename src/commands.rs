@@ -47,7 +47,7 @@ pub fn run(c: Command) -> Result<i32> {
         }
         Command::Merge(a) => {
             let formats: Vec<_> = a.output_format.iter().map(|f| f.fio()).collect();
-            let o = iolens_cluster::merge_files(&a.files, &formats)?;
+            let o = iolens_cluster::merge_files(&a.files, &formats, a.force)?;
             out.write(&o.text)?;
             return Ok(o.code);
         }

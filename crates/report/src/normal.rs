@@ -37,7 +37,7 @@ impl JobHeader {
             rw: s.rw.name().to_string(),
             bs: [bs(Ddir::Read), bs(Ddir::Write), bs(Ddir::Trim)],
             ioengine: s.ioengine_name.clone(),
-            iodepth: s.effective_iodepth(),
+            iodepth: s.effective().depth.get(),
             numjobs: s.numjobs,
         }
     }

@@ -6,7 +6,7 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use iolens_job::{collect_sections, parse_args, parse_job_text, FioArgs, JobSet, RawSection};
+use iolens_job::{load, parse_args, parse_job_text, FioArgs, JobSet};
 use iolens_job::{SystemEnvironment, TimeUnit};
 use iolens_run::PlanOptions;
 use iolens_session::{diag, explain_context, safety_of, write_report, Sink};
@@ -61,26 +61,18 @@ fn split_axes(args: &[String]) -> (Vec<String>, Vec<String>) {
     })
 }
 
-/// The fio side of a suite's command line: its options and the sections it gives.
-fn fio_side(rest: &[String]) -> Result<(FioArgs, Vec<RawSection>)> {
+/// The fio side of a suite's command line: its run flags and the jobs it names, built once
+/// (suites vary the typed jobs), with `--instance`'s caps in effect on simulated volumes
+/// (said on stderr).
+fn fio_side(rest: &[String], inst: Option<&iolens_analyze::Instance>) -> Result<(FioArgs, JobSet)> {
     let a = parse_args(rest)?;
-    let sections = collect_sections(&a, &SystemEnvironment)?;
-    Ok((a, sections))
-}
-
-/// With `--instance`, its caps in effect on simulated volumes (said on stderr).
-fn capped(
-    sections: Vec<RawSection>,
-    inst: Option<&iolens_analyze::Instance>,
-) -> Result<Vec<RawSection>> {
-    let Some(inst) = inst else {
-        return Ok(sections);
-    };
-    let (out, notes) = sweep::with_instance_caps(&sections, inst)?;
-    for n in notes {
-        diag(&format!("iolens: {n}"))?;
+    let mut set = load(&a, &SystemEnvironment)?;
+    if let Some(inst) = inst {
+        for n in sweep::with_instance_caps(&mut set, inst)? {
+            diag(&format!("iolens: {n}"))?;
+        }
     }
-    Ok(out)
+    Ok((a, set))
 }
 
 /// `iolens sweep AXIS=VALUES... FIO OPTIONS`: the job at every point of the grid, the knee and
@@ -96,10 +88,9 @@ pub fn sweep(args: &[String], o: &SuiteOptions, volume: Option<&str>) -> Result<
         .iter()
         .map(|a| sweep::parse_axis(a).map_err(usage))
         .collect::<Result<Vec<_>>>()?;
-    let (a, sections) = fio_side(&rest)?;
     let ctx = explain_context(volume, o.instance.as_deref())?;
-    let sections = capped(sections, ctx.instance.as_ref())?;
-    let planned = sweep::plan(&sections, &axes)?;
+    let (a, base) = fio_side(&rest, ctx.instance.as_ref())?;
+    let planned = sweep::plan(&base, &axes)?;
     let s = run_suite(&safety_of(&a), o.progress, |run, progress| {
         sweep::run(&planned, run, progress)
     })?;
@@ -142,11 +133,10 @@ pub fn curve(
             .map_err(|e| usage(format!("--stop-p99: {e}")))?;
         opts.stop_p99_ns = Some(d.as_nanos() as f64);
     }
-    let (a, sections) = fio_side(args)?;
     let ctx = explain_context(None, o.instance.as_deref())?;
-    let sections = capped(sections, ctx.instance.as_ref())?;
+    let (a, base) = fio_side(args, ctx.instance.as_ref())?;
     let k = run_suite(&safety_of(&a), o.progress, |run, progress| {
-        curve::run(&sections, &opts, run, progress)
+        curve::run(&base, &opts, run, progress)
     })?;
     let text = match o.format {
         TableFormat::Json => pretty(&curve::to_json(&k))?,

@@ -173,12 +173,7 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
             else {
                 continue;
             };
-            let fixed: Vec<(AxisKind, String)> = p
-                .values
-                .iter()
-                .filter(|(k, _)| *k != axis)
-                .map(|(k, v)| (*k, v.text.clone()))
-                .collect();
+            let fixed = p.held(axis);
             let point = AxisPoint {
                 x,
                 iops: p.metrics.iops,

@@ -17,9 +17,10 @@
 //!
 //! The fix follows from the bound; `saturated` and `limit` never advise more depth.
 
+use iolens_job::Ddir;
 use serde::Serialize;
 
-use super::options::{parse_size, parse_time_s, per_direction, JobOpts};
+use super::options::JobOpts;
 use super::result::{DiskUtil, JobView, LatStats, ResultView};
 use super::{Finding, Severity};
 use crate::fmt;
@@ -350,51 +351,8 @@ pub(super) fn judge(
     };
 
     // 1. rate: the job's own pacing.
-    for (opt, measured, unit) in [("rate_iops", u.iops, "IOPS"), ("rate", u.bw, "B/s")] {
-        let dir = if u.direction == "read+write" || u.direction == "mixed" {
-            "read"
-        } else {
-            u.direction
-        };
-        let Some(v) = job.opt(opt).and_then(|v| per_direction(v, dir)) else {
-            continue;
-        };
-        let per_job = if opt == "rate" {
-            parse_size(v)
-        } else {
-            v.trim().parse::<f64>().ok()
-        };
-        let Some(per_job) = per_job.filter(|x| *x > 0.0) else {
-            continue;
-        };
-        let total = per_job * o.numjobs;
-        let r = measured / total;
-        if (0.97..=1.03).contains(&r) {
-            let show = |x: f64| {
-                if unit == "IOPS" {
-                    format!("{} IOPS", fmt::int(x))
-                } else {
-                    fmt::bw(x)
-                }
-            };
-            return judged(
-                Bound::Rate,
-                finding(
-                    u,
-                    Bound::Rate,
-                    Severity::Warning,
-                    format!("the job held itself to {opt}={v}"),
-                    vec![format!(
-                        "{opt}={v} per job x {} jobs = {}; measured {} ({})",
-                        fmt::int(o.numjobs),
-                        show(total),
-                        show(measured),
-                        fmt::pct(r)
-                    )],
-                    format!("remove {opt} to measure what the storage can do"),
-                ),
-            );
-        }
+    if let Some(j) = rate_bound(u, o) {
+        return judged(Bound::Rate, j);
     }
     if o.thinktime_us > 0.0 && u.iops > 0.0 {
         let cycle_us = 1e6 * o.numjobs / u.iops;
@@ -966,15 +924,78 @@ pub(super) fn judge(
     )
 }
 
-/// Seconds of `v` (fio time syntax), for the sim_latency override.
-pub(super) fn latency_us_of(v: &str) -> Option<f64> {
-    let first = v
-        .split(':')
-        .find(|p| !matches!(*p, "fixed" | "normal" | "lognormal"))?;
-    let t = first.trim();
-    if t.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        // fio reads bare latency numbers as µs here.
-        return t.parse().ok();
+/// The directions a unit counts: one, or read and write for a mixed job analysed together.
+fn unit_dirs(direction: &str) -> &'static [Ddir] {
+    match direction {
+        "read" => &[Ddir::Read],
+        "write" => &[Ddir::Write],
+        "trim" => &[Ddir::Trim],
+        _ => &[Ddir::Read, Ddir::Write],
     }
-    parse_time_s(t).map(|s| s * 1e6)
+}
+
+/// `rate`: the job held itself to its own `rate_iops` or `rate` (each direction of a unit
+/// limited, and the unit's measured total within 3 % of the limits' sum over the jobs).
+fn rate_bound(u: &UnitNumbers, o: &JobOpts) -> Option<Finding> {
+    let active: Vec<Ddir> = unit_dirs(u.direction)
+        .iter()
+        .copied()
+        .filter(|d| u.job.dir(d.name()).is_some() || u.direction == "mixed")
+        .collect();
+    if active.is_empty() {
+        return None;
+    }
+    type Limit = fn(&iolens_job::Rate) -> u64;
+    let kinds: [(&str, f64, &str, Limit); 2] = [
+        ("rate_iops", u.iops, "IOPS", |r| r.iops),
+        ("rate", u.bw, "B/s", |r| r.bytes_per_s),
+    ];
+    for (opt, measured, unit, limit) in kinds {
+        let per_dir: Vec<(Ddir, u64)> = active
+            .iter()
+            .map(|d| (*d, limit(&o.eff.rate_of(*d))))
+            .collect();
+        if per_dir.iter().any(|(_, l)| *l == 0) {
+            continue;
+        }
+        let per_job: f64 = per_dir.iter().map(|(_, l)| *l as f64).sum();
+        let total = per_job * o.numjobs;
+        let r = measured / total;
+        if !(0.97..=1.03).contains(&r) {
+            continue;
+        }
+        let show = |x: f64| {
+            if unit == "IOPS" {
+                format!("{} IOPS", fmt::int(x))
+            } else {
+                fmt::bw(x)
+            }
+        };
+        let written = u.job.opt(opt).unwrap_or_default().trim();
+        let parts = if per_dir.len() == 1 {
+            show(per_job)
+        } else {
+            per_dir
+                .iter()
+                .map(|(d, l)| format!("{} {}", show(*l as f64), d.name()))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        return Some(finding(
+            u,
+            Bound::Rate,
+            Severity::Warning,
+            format!("the job held itself to {opt}={written}"),
+            vec![format!(
+                "{opt}={written}: {parts} per job x {} {} = {}; measured {} ({})",
+                fmt::int(o.numjobs),
+                if o.numjobs == 1.0 { "job" } else { "jobs" },
+                show(total),
+                show(measured),
+                fmt::pct(r)
+            )],
+            format!("remove {opt} to measure what the storage can do"),
+        ));
+    }
+    None
 }

@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use super::bound::{judge, latency_us_of, ram_device, Bound, UnitNumbers};
-use super::options::{parse_size, per_direction, JobOpts};
+use super::bound::{judge, ram_device, Bound, UnitNumbers};
+use super::options::JobOpts;
 use super::result::{JobView, LatStats, ResultView};
 use super::{ExplainContext, Explanation, Finding, JobSummary, Severity};
 use crate::fmt;
 use crate::models::{ceiling_for, parse_volume, Ceiling, Volume, Workload};
+use iolens_job::Ddir;
 
 /// Runs shorter than this (seconds) are noisy.
 const SHORT_RUN_S: f64 = 5.0;
@@ -28,7 +29,7 @@ struct Unit<'a> {
     clat: &'a LatStats,
 }
 
-fn units(job: &JobView) -> Vec<Unit<'_>> {
+fn units<'a>(job: &'a JobView, o: &JobOpts) -> Vec<Unit<'a>> {
     let active: Vec<_> = job.dirs.iter().filter(|d| d.has_io()).collect();
     let rw: Vec<_> = active
         .iter()
@@ -83,7 +84,7 @@ fn units(job: &JobView) -> Vec<Unit<'_>> {
                 .map(|d| &d.clat)
                 .unwrap_or(&ds[0].clat);
             let read_fraction = if direction == "mixed" {
-                mixed_read_fraction(job)
+                mixed_read_fraction(o)
             } else if total_ios > 0.0 {
                 reads / total_ios
             } else if direction == "read" {
@@ -109,27 +110,12 @@ fn units(job: &JobView) -> Vec<Unit<'_>> {
 }
 
 /// The read share of a `mixed` (unified_rw_reporting) entry, from rw and rwmixread.
-fn mixed_read_fraction(job: &JobView) -> f64 {
-    let rw = job.opt("rw").unwrap_or("read").trim().to_ascii_lowercase();
-    let rw = rw.split(':').next().unwrap_or("read");
-    match rw {
-        "read" | "randread" => 1.0,
-        "write" | "randwrite" | "trim" | "randtrim" | "trimwrite" => 0.0,
-        _ => {
-            if let Some(r) = job
-                .opt("rwmixread")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-            {
-                (r / 100.0).clamp(0.0, 1.0)
-            } else if let Some(w) = job
-                .opt("rwmixwrite")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-            {
-                (1.0 - w / 100.0).clamp(0.0, 1.0)
-            } else {
-                0.5
-            }
-        }
+fn mixed_read_fraction(o: &JobOpts) -> f64 {
+    let spec = &o.rec.spec;
+    match (spec.rw.has(Ddir::Read), spec.rw.writes()) {
+        (true, false) => 1.0,
+        (false, _) => 0.0,
+        (true, true) => f64::from(spec.rwmixread) / 100.0,
     }
 }
 
@@ -432,7 +418,7 @@ fn job_findings(
             "engine",
             "ioengine=null does no I/O: the numbers measure the benchmark's own overhead".into(),
             vec![match &o.sim_latency {
-                Some(l) => format!("every I/O completes after the simulated latency sim_latency={l}, without touching a file or device"),
+                Some((l, _)) => format!("every I/O completes after the simulated latency sim_latency={l}, without touching a file or device"),
                 None => "every I/O completes immediately without touching a file or device".into(),
             }],
             "use psync, libaio or io_uring to measure storage".into(),
@@ -616,7 +602,7 @@ fn sim_context(o: &JobOpts, notes: &mut Vec<String>, job: &str) -> Option<Volume
     let spec = o.sim_volume.as_deref()?;
     match parse_volume(spec) {
         Ok(mut v) => {
-            if let Some(us) = o.sim_latency.as_deref().and_then(latency_us_of) {
+            if let Some((_, us)) = o.sim_latency {
                 v.latency_us = Some(us);
             }
             Some(v)
@@ -663,8 +649,8 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 volume_line(v),
                 o.sim_volume.as_deref().unwrap_or(""),
                 o.sim_latency
-                    .as_deref()
-                    .map(|l| format!(", sim_latency={l}"))
+                    .as_ref()
+                    .map(|(l, _)| format!(", sim_latency={l}"))
                     .unwrap_or_default()
             );
             if !context.contains(&line) {
@@ -695,7 +681,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
         let in_flight = o.numjobs * depth;
         let mut job_f = vec![];
         let mut bounds: Vec<(String, Bound)> = vec![];
-        let us = units(job);
+        let us = units(job, &o);
         if us.is_empty() {
             notes.push(format!("{}: no I/O in the result", job.name));
         }
@@ -703,10 +689,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             let bs = if u.total_ios > 0.0 {
                 u.io_bytes / u.total_ios
             } else {
-                job.opt("bs")
-                    .and_then(|b| per_direction(b, "read"))
-                    .and_then(parse_size)
-                    .unwrap_or(4096.0)
+                o.rec.spec.bs[0] as f64
             };
             let runtime_s = u.runtime_ms / 1e3;
             let w = Workload {

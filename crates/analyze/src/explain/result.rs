@@ -165,15 +165,10 @@ pub struct ResultView {
     pub notes: Vec<String>,
 }
 
-/// Canonical names for the options the explanations read.
+/// An option's canonical name (`blocksize` is `bs`), from the job crate's option table.
 fn canonical(key: &str) -> String {
-    let k = key.trim().to_ascii_lowercase();
-    match k.as_str() {
-        "blocksize" => "bs".into(),
-        "readwrite" => "rw".into(),
-        "timeout" => "runtime".into(),
-        _ => k,
-    }
+    let k = key.trim();
+    iolens_job::options::lookup(k).map_or_else(|| k.to_string(), |d| d.name.to_string())
 }
 
 fn as_f64(v: Option<&Value>) -> f64 {

@@ -436,7 +436,7 @@ fn ramp_short_run_cpu_and_rate() {
     let f = find(&e, "rate").unwrap();
     assert!(
         f.arithmetic
-            .contains("rate_iops=500 per job x 2 jobs = 1,000 IOPS; measured 999"),
+            .contains("rate_iops=500: 500 IOPS per job x 2 jobs = 1,000 IOPS; measured 999"),
         "{}",
         f.arithmetic
     );

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::data::data;
+use super::volume::shared_budget;
 use crate::AnalyzeError;
 
 /// An instance type's own disk capacity. For EC2, IOPS are AWS's figures at 16 KiB I/O and
@@ -56,13 +57,6 @@ pub struct DiskCaps {
 }
 
 const MIB: f64 = 1_048_576.0;
-
-/// The most operations (or bytes) per second a mix of `r` reads gets when reads and writes draw
-/// on one budget that allows `read` of reads alone or `write` of writes alone:
-/// `1 / (r / read + (1 - r) / write)`.
-pub(crate) fn shared_budget(r: f64, read: f64, write: f64) -> f64 {
-    1.0 / (r / read + (1.0 - r) / write)
-}
 
 impl DiskCaps {
     /// The most I/Os per second with `read_fraction` reads. Reads and writes draw on one IOPS

@@ -3,8 +3,14 @@
 //! I/Os. Everything here is arithmetic on [`super::data`]; nothing is measured.
 
 use super::data::{Params, VolumeModel};
-use super::instance::shared_budget;
 use crate::fmt;
+
+/// The most operations (or bytes) per second a mix of `r` reads gets when reads and writes draw
+/// on one budget that allows `read` of reads alone or `write` of writes alone:
+/// `1 / (r / read + (1 - r) / write)`.
+pub(crate) fn shared_budget(r: f64, read: f64, write: f64) -> f64 {
+    1.0 / (r / read + (1.0 - r) / write)
+}
 
 const MIB: f64 = 1_048_576.0;
 
