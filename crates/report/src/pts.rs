@@ -54,21 +54,31 @@ pub struct PtsPart {
     pub cells: Vec<PtsCell>,
 }
 
-/// What the specification's report header lists.
+/// The test conditions a run does not choose: the target, the machine, the software, how
+/// the target was purged.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PtsConditions {
+pub struct Conditions {
     /// Device or file path.
     pub device: String,
     /// Capacity in bytes.
     pub capacity: u64,
-    /// Model from sysfs, when there is one.
+    /// Model from sysfs (`device/model`), when there is one.
     pub model: Option<String>,
-    /// Firmware revision from sysfs, when there is one.
+    /// Firmware revision from sysfs (`device/firmware_rev` or `device/rev`).
     pub firmware: Option<String>,
     /// Kernel release.
     pub kernel: String,
     /// The software that ran the test (`iolens-0.1.0`).
     pub version: String,
+    /// How the target was purged.
+    pub purge: String,
+}
+
+/// What the specification's report header lists: the conditions and the test's settings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsConditions {
+    /// The target, the machine, the software and the purge.
+    pub system: Conditions,
     /// Queue depth per thread.
     pub qd: u64,
     /// Threads.
@@ -77,8 +87,6 @@ pub struct PtsConditions {
     pub active_range: Option<String>,
     /// The active range in bytes.
     pub active_bytes: u64,
-    /// How the target was purged.
-    pub purge: String,
     /// Passes of the workload-independent preconditioning.
     pub wipc_passes: u64,
     /// Seconds per cell and round.
@@ -278,17 +286,19 @@ fn read_part(p: &Value) -> Result<PtsPart, InputError> {
 
 fn read_conditions(c: &Value) -> PtsConditions {
     PtsConditions {
-        device: s(c, "device"),
-        capacity: u(c, "capacity"),
-        model: text(c, "model"),
-        firmware: text(c, "firmware"),
-        kernel: s(c, "kernel"),
-        version: s(c, "version"),
+        system: Conditions {
+            device: s(c, "device"),
+            capacity: u(c, "capacity"),
+            model: text(c, "model"),
+            firmware: text(c, "firmware"),
+            kernel: s(c, "kernel"),
+            version: s(c, "version"),
+            purge: s(c, "purge"),
+        },
         qd: u(c, "qd"),
         threads: u(c, "threads"),
         active_range: text(c, "active_range"),
         active_bytes: u(c, "active_bytes"),
-        purge: s(c, "purge"),
         wipc_passes: u(c, "wipc_passes"),
         round_s: u(c, "round_s"),
         engine: s(c, "engine"),
@@ -691,23 +701,23 @@ fn throughput_plot(p: &PtsPart) -> Plot {
 
 /// The test conditions as the page's fact table.
 fn conditions(p: &PtsPart) -> Vec<(String, String)> {
-    let c = &p.conditions;
+    let (c, sys) = (&p.conditions, &p.conditions.system);
     let ss = &p.steady;
     let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
     let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "–".into());
     let mut rows = vec![
-        ("device".to_string(), c.device.clone()),
-        ("capacity".into(), gib(c.capacity)),
-        ("model".into(), dash(&c.model)),
-        ("firmware".into(), dash(&c.firmware)),
-        ("kernel".into(), c.kernel.clone()),
-        ("software".into(), c.version.clone()),
+        ("device".to_string(), sys.device.clone()),
+        ("capacity".into(), gib(sys.capacity)),
+        ("model".into(), dash(&sys.model)),
+        ("firmware".into(), dash(&sys.firmware)),
+        ("kernel".into(), sys.kernel.clone()),
+        ("software".into(), sys.version.clone()),
         ("QD / TC".into(), format!("{} / {}", c.qd, c.threads)),
         (
             "active range".into(),
             format!("{} ({} bytes)", dash(&c.active_range), c.active_bytes),
         ),
-        ("purge".into(), c.purge.clone()),
+        ("purge".into(), sys.purge.clone()),
         (
             "preconditioning".into(),
             if c.wipc_passes > 0 {
@@ -767,7 +777,7 @@ fn part(p: &PtsPart) -> Report {
         "latency" => latency_plot(&p.cells),
         _ => throughput_plot(p),
     };
-    let device = &p.conditions.device;
+    let device = &p.conditions.system.device;
     let file = std::path::Path::new(device)
         .file_name()
         .map(|n| n.to_string_lossy().to_string());
@@ -790,7 +800,7 @@ fn part(p: &PtsPart) -> Report {
         facts: vec![("test conditions".into(), conditions(p))],
         axes: plot.axes,
         devices: file
-            .filter(|_| p.conditions.model.is_some())
+            .filter(|_| p.conditions.system.model.is_some())
             .into_iter()
             .collect(),
         ..Report::default()

@@ -4,31 +4,13 @@
 
 use std::fmt::Write;
 
+pub use iolens_report::pts::Conditions;
 use iolens_report::pts::{PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking};
 use serde_json::{json, Value};
 
 use super::sim::SimDevice;
 use super::steady::{check, WindowCheck};
 use super::{bs_label, PtsOutcome, PtsRun, PtsSpec, Test, COMPOSITE_BS, ECW_ALIGN};
-
-/// The test conditions the spec's report header lists.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Conditions {
-    /// Device or file path.
-    pub device: String,
-    /// Capacity in bytes.
-    pub capacity: u64,
-    /// Model from sysfs (`device/model`), when there is one.
-    pub model: Option<String>,
-    /// Firmware revision from sysfs (`device/firmware_rev` or `device/rev`).
-    pub firmware: Option<String>,
-    /// Kernel release.
-    pub kernel: String,
-    /// `iolens-0.1.0`.
-    pub version: String,
-    /// How the target was purged.
-    pub purge: String,
-}
 
 fn gib(b: u64) -> String {
     format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
@@ -601,17 +583,11 @@ pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
     PtsPart {
         test: s.test.name().to_string(),
         conditions: PtsConditions {
-            device: cond.device.clone(),
-            capacity: cond.capacity,
-            model: cond.model.clone(),
-            firmware: cond.firmware.clone(),
-            kernel: cond.kernel.clone(),
-            version: cond.version.clone(),
+            system: cond.clone(),
             qd: s.qd.into(),
             threads: s.threads.into(),
             active_range: Some(s.active_range.clone()),
             active_bytes: s.active_bytes,
-            purge: cond.purge.clone(),
             wipc_passes: s.wipc_passes.into(),
             round_s: s.round_s,
             engine: s.engine.clone(),
@@ -707,7 +683,7 @@ fn cell_json(c: &PtsCell) -> Value {
 pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
     let s = &run.spec;
     let p = part(run, cond);
-    let (c, ss) = (&p.conditions, &p.steady);
+    let (c, sys, ss) = (&p.conditions, &p.conditions.system, &p.steady);
     let worst = |f: fn(&WindowCheck) -> f64| {
         ss.tracking
             .iter()
@@ -718,17 +694,17 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         "test": p.test,
         "title": s.title,
         "conditions": {
-            "device": c.device,
-            "capacity": c.capacity,
-            "model": c.model,
-            "firmware": c.firmware,
-            "kernel": c.kernel,
-            "version": c.version,
+            "device": sys.device,
+            "capacity": sys.capacity,
+            "model": sys.model,
+            "firmware": sys.firmware,
+            "kernel": sys.kernel,
+            "version": sys.version,
             "qd": c.qd,
             "threads": c.threads,
             "active_range": c.active_range,
             "active_bytes": c.active_bytes,
-            "purge": c.purge,
+            "purge": sys.purge,
             "wipc_bytes": run.wipc_bytes,
             "wipc_passes": c.wipc_passes,
             "round_s": c.round_s,
