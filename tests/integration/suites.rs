@@ -196,6 +196,37 @@ fn sweep_writes_a_table_and_csv_and_rejects_bad_axes() {
     );
 }
 
+/// A suite's runs make the checks a fio-mode run makes, with the fio side's own settings of
+/// them: its job limit and fatal warnings.
+#[test]
+fn a_sweep_makes_the_checks_of_a_fio_mode_run() {
+    let d = TempDir::new("sweep-checks");
+    let job = ["--name=x", "--ioengine=null", "--size=64k", "--eta=never"];
+    let mut args = vec!["sweep", "numjobs=1,8", "--max-jobs=4"];
+    args.extend(job);
+    let o = run_in(&d.0, &args);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("8 jobs (numjobs included) exceed the limit of 4"),
+        "the numjobs=8 point exceeds --max-jobs=4: {}",
+        stderr(&o)
+    );
+    let mut args = vec![
+        "sweep",
+        "iodepth=1,2",
+        "--warnings-fatal",
+        "--userspace_reap=1",
+    ];
+    args.extend(job);
+    let o = run_in(&d.0, &args);
+    let err = stderr(&o);
+    assert!(
+        o.status.code() == Some(1) && err.contains("warnings are fatal (--warnings-fatal)"),
+        "{args:?}: a warning of the job is fatal; exit {:?}, stderr: {err}",
+        o.status.code()
+    );
+}
+
 #[test]
 fn curve_holds_the_offered_load_and_shows_queueing() {
     let _cpu = exclusive_disk();

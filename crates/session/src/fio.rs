@@ -10,7 +10,7 @@ use iolens_job::cmdline::showcmd;
 use iolens_job::{collect_sections, options, parse_args, Eta, FioArgs, JobSet};
 use iolens_job::{OutputFormat, SystemEnvironment};
 
-use crate::{diag, explain_context, safety_of, Report, Settings, Sink};
+use crate::{diag, explain_context, Checks, Report, Settings, Sink};
 
 /// Runs a fio command line; returns the exit code. `help` is the usage `--help` prints.
 pub fn run(argv: &[String], help: &dyn Fn() -> String) -> Result<i32> {
@@ -32,12 +32,8 @@ pub fn run(argv: &[String], help: &dyn Fn() -> String) -> Result<i32> {
         return Ok(0);
     }
     let set = iolens_job::build_jobs(&sections, &a.sections)?;
-    for w in &set.warnings {
-        diag(&format!("iolens: warning: {w}"))?;
-    }
-    if a.warnings_fatal && !set.warnings.is_empty() {
-        bail!("warnings are fatal (--warnings-fatal)");
-    }
+    let checks = Checks::of(&a);
+    checks.warnings(&set, true)?;
     crate::check_models(&set)?;
     if a.parse_only {
         return Ok(0);
@@ -53,7 +49,7 @@ pub fn run(argv: &[String], help: &dyn Fn() -> String) -> Result<i32> {
     let context = (a.explain || a.report.is_some())
         .then(|| explain_context(a.volume.as_deref(), a.instance.as_deref()))
         .transpose()?;
-    let settings = settings(&a, context.as_ref());
+    let settings = settings(&a, &checks, context.as_ref());
     if let Some(cl) = cluster {
         return cluster_run(cl, &set, &settings, &a);
     }
@@ -116,11 +112,15 @@ fn merge_blktraces(set: &JobSet) -> Result<()> {
     Ok(())
 }
 
-/// The session's settings from a fio command line; `context` explains the result (with
-/// `--explain`) and draws the findings of `--report`.
-fn settings<'a>(a: &'a FioArgs, context: Option<&'a ExplainContext>) -> Settings<'a> {
+/// The session's settings from a fio command line and its `checks`; `context` explains the
+/// result (with `--explain`) and draws the findings of `--report`.
+fn settings<'a>(
+    a: &'a FioArgs,
+    checks: &Checks,
+    context: Option<&'a ExplainContext>,
+) -> Settings<'a> {
     Settings {
-        safety: safety_of(a),
+        safety: checks.safety.clone(),
         status: match a.eta {
             Eta::Always => true,
             Eta::Never => false,
@@ -141,8 +141,7 @@ fn settings<'a>(a: &'a FioArgs, context: Option<&'a ExplainContext>) -> Settings
         notes: true,
         explain: context.filter(|_| a.explain),
         html: a.report.as_deref().zip(context),
-        // fio caps --max-jobs at its compiled-in limit as well.
-        max_jobs: a.max_jobs.unwrap_or(crate::MAX_JOBS).min(crate::MAX_JOBS),
+        max_jobs: checks.max_jobs,
         report: Report::Fio {
             formats: &a.formats,
             terse_version: a.terse_version,
@@ -210,7 +209,7 @@ mod tests {
             "--readonly",
             "--output-format=json,normal",
         ]);
-        let s = settings(&a, None);
+        let s = settings(&a, &Checks::of(&a), None);
         assert!(!s.status, "--eta=never");
         assert_eq!(
             s.status_every,
@@ -225,7 +224,7 @@ mod tests {
         assert!(s.explain.is_none() && s.html.is_none());
         let ctx = ExplainContext::default();
         let a = args(&["--name=x", "--explain", "--eta=always"]);
-        let s = settings(&a, Some(&ctx));
+        let s = settings(&a, &Checks::of(&a), Some(&ctx));
         assert!(
             s.status && s.explain.is_some() && s.html.is_none(),
             "--explain only"

@@ -234,13 +234,54 @@ pub fn write_report(
         .with_context(|| format!("cannot write report '{}'", path.display()))
 }
 
-/// The safety options a fio command line gives (`--readonly`, `--destructive`,
-/// `--allow-fill`).
-pub fn safety_of(a: &FioArgs) -> PlanOptions {
-    PlanOptions {
-        readonly: a.readonly,
-        destructive: a.destructive,
-        allow_fill: a.allow_fill,
+/// What a fio command line asks of every run it starts, besides its jobs: the safety options
+/// (`--readonly`, `--destructive`, `--allow-fill`), the job limit (`--max-jobs`, at most
+/// fio's own) and `--warnings-fatal`. fio mode and the suites that take a fio command line
+/// read them here, so they check their runs alike.
+#[derive(Debug, Clone)]
+pub struct Checks {
+    /// The safety options.
+    pub safety: PlanOptions,
+    /// Most jobs (clones included) a run may start.
+    pub max_jobs: u32,
+    /// A job set with warnings is refused.
+    pub warnings_fatal: bool,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks {
+            safety: PlanOptions::default(),
+            max_jobs: MAX_JOBS,
+            warnings_fatal: false,
+        }
+    }
+}
+
+impl Checks {
+    /// The checks a fio command line asks for.
+    pub fn of(a: &FioArgs) -> Checks {
+        Checks {
+            safety: PlanOptions {
+                readonly: a.readonly,
+                destructive: a.destructive,
+                allow_fill: a.allow_fill,
+            },
+            // fio caps --max-jobs at its compiled-in limit as well.
+            max_jobs: a.max_jobs.unwrap_or(MAX_JOBS).min(MAX_JOBS),
+            warnings_fatal: a.warnings_fatal,
+        }
+    }
+
+    /// Prints a job set's warnings (when `say`) and refuses them when they are fatal.
+    pub fn warnings(&self, set: &JobSet, say: bool) -> Result<()> {
+        for w in set.warnings.iter().filter(|_| say) {
+            diag(&format!("iolens: warning: {w}"))?;
+        }
+        if self.warnings_fatal && !set.warnings.is_empty() {
+            bail!("warnings are fatal (--warnings-fatal)");
+        }
+        Ok(())
     }
 }
 
@@ -472,6 +513,38 @@ mod tests {
             e.contains("4 jobs (numjobs included) exceed the limit of 3"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_fio_command_line_gives_the_checks_of_every_run() {
+        let argv: Vec<String> = [
+            "--name=x",
+            "--max-jobs=8",
+            "--destructive",
+            "--warnings-fatal",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let c = Checks::of(&iolens_job::parse_args(&argv).expect("a command line"));
+        assert_eq!((c.max_jobs, c.safety.destructive), (8, true), "{c:?}");
+        let mut set = jobs("[a]\nioengine=null\nsize=4k\n");
+        assert!(
+            c.warnings(&set, false).is_ok(),
+            "no warnings, nothing refused"
+        );
+        set.warnings
+            .push("t.fio:2: option 'x' is accepted but has no effect".into());
+        let e = c
+            .warnings(&set, false)
+            .expect_err("fatal warnings")
+            .to_string();
+        assert_eq!(e, "warnings are fatal (--warnings-fatal)");
+        assert!(
+            Checks::default().warnings(&set, false).is_ok(),
+            "not fatal by default"
+        );
+        assert_eq!(Checks::default().max_jobs, MAX_JOBS);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use iolens_job::{load, parse_args, parse_job_text, FioArgs, JobSet};
 use iolens_job::{SystemEnvironment, TimeUnit};
 use iolens_run::PlanOptions;
-use iolens_session::{diag, explain_context, safety_of, write_report, Sink};
+use iolens_session::{diag, explain_context, write_report, Checks, Sink};
 use iolens_stats::RunResult;
 
 use crate::quick::{explain_summary, merged, steps, table, Profile, QuickSpec, Step};
@@ -91,7 +91,7 @@ pub fn sweep(args: &[String], o: &SuiteOptions, volume: Option<&str>) -> Result<
     let ctx = explain_context(volume, o.instance.as_deref())?;
     let (a, base) = fio_side(&rest, ctx.instance.as_ref())?;
     let planned = sweep::plan(&base, &axes)?;
-    let s = run_suite(&safety_of(&a), o.progress, |run, progress| {
+    let s = run_suite(&Checks::of(&a), o.progress, |run, progress| {
         sweep::run(&planned, run, progress)
     })?;
     let ceilings = sweep::ceilings(&s, ctx.volume.as_ref(), ctx.instance.as_ref());
@@ -135,7 +135,7 @@ pub fn curve(
     }
     let ctx = explain_context(None, o.instance.as_deref())?;
     let (a, base) = fio_side(args, ctx.instance.as_ref())?;
-    let k = run_suite(&safety_of(&a), o.progress, |run, progress| {
+    let k = run_suite(&Checks::of(&a), o.progress, |run, progress| {
         curve::run(&base, &opts, run, progress)
     })?;
     let text = match o.format {
@@ -291,11 +291,14 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
             plan.len() as u64 * q.runtime_s + 2
         ))?;
     }
-    let safety = PlanOptions {
-        destructive: o.destructive,
-        ..PlanOptions::default()
+    let checks = Checks {
+        safety: PlanOptions {
+            destructive: o.destructive,
+            ..PlanOptions::default()
+        },
+        ..Checks::default()
     };
-    let results = run_steps(&plan, &sets, q.passes, &safety, o.progress);
+    let results = run_steps(&plan, &sets, q.passes, &checks, o.progress);
     if temp {
         let _ = std::fs::remove_file(&q.target);
     }
@@ -335,7 +338,7 @@ fn run_steps(
     plan: &[Step],
     sets: &[JobSet],
     passes: u32,
-    safety: &PlanOptions,
+    checks: &Checks,
     show: bool,
 ) -> Result<Vec<RunResult>> {
     iolens_session::signals::install()?;
@@ -350,7 +353,7 @@ fn run_steps(
             label: step.label(passes),
             expected_s: expected[k..].to_vec(),
         });
-        let r = run_set(set, safety, &mut first)?;
+        let r = run_set(set, checks, &mut first)?;
         let stop = r.interrupted;
         results.push(r);
         if stop {

@@ -8,22 +8,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use iolens_job::JobSet;
-use iolens_run::PlanOptions;
-use iolens_session::{diag, Settings, Sink};
+use iolens_session::{Checks, Settings, Sink};
 use iolens_stats::RunResult;
 
 use crate::{progress_line, Progress};
 
-/// Runs one job set through the session and returns its result. Warnings and plan notes are
-/// printed for the first set only (every point repeats them); `first` is cleared.
-pub fn run_set(set: &JobSet, safety: &PlanOptions, first: &mut bool) -> Result<RunResult> {
-    if *first {
-        for w in &set.warnings {
-            diag(&format!("iolens: warning: {w}"))?;
-        }
-    }
+/// Runs one job set through the session, with the `checks` a fio-mode run makes, and returns
+/// its result. Warnings and plan notes are printed for the first set only (every point
+/// repeats them); `first` is cleared.
+pub fn run_set(set: &JobSet, checks: &Checks, first: &mut bool) -> Result<RunResult> {
+    checks.warnings(set, *first)?;
     let settings = Settings {
-        safety: safety.clone(),
+        safety: checks.safety.clone(),
+        max_jobs: checks.max_jobs,
         worker: iolens_session::worker_options_from_env(),
         notes: *first,
         ..Settings::default()
@@ -39,7 +36,7 @@ pub fn run_set(set: &JobSet, safety: &PlanOptions, first: &mut bool) -> Result<R
 /// Runs a suite: `go` gets the runner of one job set (through [`run_set`]) and the progress
 /// callback of a progress line, shown when `show`; signals are caught meanwhile.
 pub fn run_suite<T>(
-    safety: &PlanOptions,
+    checks: &Checks,
     show: bool,
     go: impl FnOnce(
         &mut dyn FnMut(&JobSet) -> Result<RunResult>,
@@ -50,7 +47,7 @@ pub fn run_suite<T>(
     let mut first = true;
     let bar = ProgressLine::new(show);
     go(
-        &mut |set: &JobSet| run_set(set, safety, &mut first),
+        &mut |set: &JobSet| run_set(set, checks, &mut first),
         &mut |p: &Progress| bar.update(p),
     )
 }
