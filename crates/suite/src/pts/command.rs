@@ -732,7 +732,7 @@ pub fn run(o: &PtsOptions) -> Result<i32> {
     if let Some(p) = &o.report {
         // One page for every part of every test run (`all` runs eight).
         if outcomes.iter().any(|o| !o.parts.is_empty()) {
-            let page = crate::html::pts_tests(&outcomes, &cond);
+            let page = report::page_of_tests(&outcomes, &cond);
             iolens_session::write_report(page, true, p)?;
         }
     }

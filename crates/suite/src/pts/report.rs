@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use iolens_report::html::Report;
 pub use iolens_report::pts::Conditions;
 use iolens_report::pts::{PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking};
 use serde_json::{json, Value};
@@ -750,6 +751,24 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
     })
 }
 
+/// A SNIA PTS run's HTML page: the test conditions, the steady-state plots of every tracking variable
+/// (convergence, and the measurement window with its average, data-excursion band, slope band
+/// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
+/// against time and data written, throughput and latency per cell) and its table, through
+/// the builder `iolens report` uses for a saved result.
+pub fn page(run: &PtsRun, cond: &Conditions) -> Report {
+    iolens_report::pts::report(&[PtsTest {
+        name: run.spec.test.name().to_string(),
+        parts: vec![part(run, cond)],
+    }])
+}
+
+/// Every part of every PTS test run, on one page (`all` runs eight tests).
+pub fn page_of_tests(outcomes: &[PtsOutcome], cond: &Conditions) -> Report {
+    let tests: Vec<PtsTest> = outcomes.iter().map(|o| test(o, cond)).collect();
+    iolens_report::pts::report(&tests)
+}
+
 /// CSV: one row per round and cell, then the window averages (round = `window`).
 pub fn csv(run: &PtsRun) -> String {
     let mut t =
@@ -993,5 +1012,192 @@ mod tests {
             ),
             "{t}"
         );
+    }
+}
+
+#[cfg(test)]
+mod page_tests {
+    use super::super::{CellResult, PtsOutcome, PtsSpec, Test};
+    use super::*;
+    use iolens_report::html::{chart_count, render};
+
+    fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
+        let spec = PtsSpec {
+            mixes,
+            bss,
+            qd: 32,
+            threads: 4,
+            ..PtsSpec::new(test, "/dev/x", 1 << 30)
+        };
+        let cells = spec.cells().len();
+        // A fresh device that settles: each round a little closer to its steady figure.
+        let rounds = (0..rounds)
+            .map(|r| {
+                (0..cells)
+                    .map(|c| {
+                        let v = 1000.0 * (c + 1) as f64 * (1.0 + 2.0 / (r + 1) as f64);
+                        CellResult {
+                            iops: v,
+                            mbps: v / 100.0,
+                            mean_lat_us: 1e6 / v,
+                            max_lat_us: 5e6 / v,
+                            p99999_us: 3e6 / v,
+                            written: 1 << 30,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        PtsRun {
+            spec,
+            rounds,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
+        }
+    }
+
+    #[test]
+    fn every_pts_test_gets_its_steady_state_plots_and_its_own_chart() {
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            ..Conditions::default()
+        };
+        // (test, cells, charts): two steady-state charts per tracking variable, then the
+        // IOPS matrix's 2D plot; throughput bars; WSAT against time and TGBW plus bars;
+        // three latency bar charts.
+        let cases = [
+            (
+                run(Test::Iops, vec![100, 65, 0], vec![4096, 65536, 1 << 20], 7),
+                3 * 2 + 1,
+            ),
+            (
+                run(Test::Throughput, vec![100, 0], vec![128 << 10, 1 << 20], 6),
+                2 * 2 + 1,
+            ),
+            (run(Test::Wsat, vec![0], vec![4096], 8), 2 + 2 + 1),
+            (run(Test::Latency, vec![100, 0], vec![4096], 5), 2 + 3),
+        ];
+        for (r, want) in cases {
+            let report = page(&r, &cond);
+            let html = render(&report);
+            assert_eq!(
+                chart_count(&html),
+                want,
+                "charts of the {} test over {} rounds",
+                r.spec.test.name(),
+                r.rounds.len()
+            );
+            assert!(
+                html.contains("Steady state NOT reached") && html.contains("test conditions"),
+                "verdict and conditions of the {} test",
+                r.spec.test.name()
+            );
+        }
+    }
+
+    #[test]
+    fn ecw_draws_iops_and_response_time_against_toio_and_the_curve() {
+        let r = run(Test::Ecw, vec![40], vec![super::super::COMPOSITE_BS], 6);
+        let report = page(&r, &Conditions::default());
+        assert_eq!(report.axes.len(), 1, "one TOIO axis");
+        let toio: Vec<f64> = report.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            toio,
+            [512.0, 256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0],
+            "every TOIO point of the default ladder, in the order run"
+        );
+        let html = render(&report);
+        // Two steady-state charts for the one tracking variable (highest TOIO), then IOPS
+        // and mean response time against TOIO and response time against IOPS.
+        assert_eq!(chart_count(&html), 2 + 3, "charts of ECW over 6 rounds");
+        assert!(
+            html.contains("bssplit=512/4:1k/1")
+                && html.contains("zoned:50/5:30/15:20/80")
+                && html.contains("40/60 ECW T32Q16"),
+            "the composite workload and its cells are named"
+        );
+    }
+
+    #[test]
+    fn before_the_window_fills_only_the_convergence_is_drawn() {
+        let r = run(Test::Iops, vec![0], vec![4096], 3);
+        let html = render(&page(&r, &Conditions::default()));
+        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
+        assert!(
+            !html.contains("measurement window, rounds"),
+            "no window yet"
+        );
+    }
+
+    /// The page of a saved PTS result (its JSON text, read back) and the page drawn from the
+    /// results in memory are the same bytes, for one part, a test of several parts, an
+    /// interrupted test and several tests.
+    #[test]
+    fn a_live_pts_page_and_its_saved_json_are_the_same_bytes() {
+        let cond = Conditions {
+            device: "/dev/nvme9n1".into(),
+            capacity: 960 << 30,
+            model: Some("Example NVMe".into()),
+            firmware: None,
+            kernel: "6.1".into(),
+            version: "iolens-test".into(),
+            purge: "BLKDISCARD".into(),
+        };
+        let saved = |v: &serde_json::Value| {
+            let text = serde_json::to_string_pretty(v).expect("JSON");
+            let back: serde_json::Value = serde_json::from_str(&text).expect("its own JSON");
+            render(&iolens_report::pts::report_of(&back).expect("a PTS result"))
+        };
+        for r in [
+            run(Test::Iops, vec![100, 65, 0], vec![4096, 65536], 9),
+            run(Test::Latency, vec![100, 0], vec![512, 4096], 6),
+            run(Test::Wsat, vec![0], vec![4096], 7),
+            run(Test::Ecw, vec![40], vec![super::super::COMPOSITE_BS], 6),
+        ] {
+            assert!(
+                render(&page(&r, &cond)) == saved(&json(&r, &cond)),
+                "the {} page from memory and from its JSON differ",
+                r.spec.test.name()
+            );
+        }
+        let mut second = run(Test::Throughput, vec![0], vec![1 << 20], 5);
+        second.spec.title = "SEQ 1024KiB".into();
+        let outcome = |test, parts: Vec<PtsRun>, interrupted| PtsOutcome {
+            test,
+            parts,
+            hir: Vec::new(),
+            dirth: Vec::new(),
+            interrupted,
+            used_s: 0.0,
+        };
+        let throughput = outcome(
+            Test::Throughput,
+            vec![run(Test::Throughput, vec![100], vec![1 << 20], 6), second],
+            false,
+        );
+        let stopped = outcome(
+            Test::Iops,
+            vec![run(Test::Iops, vec![0], vec![4096], 4)],
+            true,
+        );
+        for (what, outcomes) in [
+            ("two parts", vec![throughput.clone()]),
+            ("an interrupted test", vec![stopped.clone()]),
+            ("two tests", vec![stopped, throughput]),
+        ] {
+            let docs: Vec<serde_json::Value> =
+                outcomes.iter().map(|o| outcome_json(o, &cond)).collect();
+            let doc = match docs.as_slice() {
+                [one] => one.clone(),
+                _ => serde_json::json!({ "tests": docs }),
+            };
+            assert!(
+                render(&page_of_tests(&outcomes, &cond)) == saved(&doc),
+                "{what}: the page from memory and from its JSON differ"
+            );
+        }
     }
 }
