@@ -187,10 +187,41 @@ fn cache_findings(
     out
 }
 
+/// The findings about a job as a whole: its error, its engine, its percentiles, its run time
+/// and, on EBS, its volume's preparation.
 fn job_findings(
     job: &JobView,
     o: &JobOpts,
     ctx: &ExplainContext,
+    jobs: f64,
+    bounds: &[(String, Bound)],
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = job_error(job).into_iter().collect();
+    out.extend(engine_findings(job, o, jobs, bounds));
+    out.extend(percentile_findings(job, o));
+    out.extend(time_findings(job, o, ctx));
+    out.extend(precondition(job, o, ctx));
+    out
+}
+
+fn job_error(job: &JobView) -> Option<Finding> {
+    (job.error != 0).then(|| {
+        finding(
+            &job.name,
+            "",
+            Severity::Critical,
+            "job-error",
+            format!("the job stopped with error {}", job.error),
+            vec![format!("fio reports errno {} for this job: its numbers cover only part of the run", job.error)],
+            "fix the error first (see fio's text output or first_error/total_err with continue_on_error)".into(),
+        )
+    })
+}
+
+/// Engine traps: iodepth with a synchronous engine, buffered libaio, and the null engine.
+fn engine_findings(
+    job: &JobView,
+    o: &JobOpts,
     jobs: f64,
     bounds: &[(String, Bound)],
 ) -> Vec<Finding> {
@@ -200,17 +231,6 @@ fn job_findings(
         .iter()
         .any(|(_, b)| matches!(b, Bound::Concurrency | Bound::Unknown));
     let name = &job.name;
-    if job.error != 0 {
-        out.push(finding(
-            name,
-            "",
-            Severity::Critical,
-            "job-error",
-            format!("the job stopped with error {}", job.error),
-            vec![format!("fio reports errno {} for this job: its numbers cover only part of the run", job.error)],
-            "fix the error first (see fio's text output or first_error/total_err with continue_on_error)".into(),
-        ));
-    }
     if o.sync && o.iodepth > 1.0 {
         out.push(finding(
             name,
@@ -273,32 +293,48 @@ fn job_findings(
             "use psync, libaio or io_uring to measure storage".into(),
         ));
     }
-    if !o.sync && o.engine != "null" && !o.lat_percentiles {
-        for d in job.dirs.iter().filter(|d| d.has_io()) {
-            if d.lat.mean_ns > 0.0
+    out
+}
+
+/// Percentiles of clat that leave out a large submission time (async engines).
+fn percentile_findings(job: &JobView, o: &JobOpts) -> Vec<Finding> {
+    if o.sync || o.engine == "null" || o.lat_percentiles {
+        return vec![];
+    }
+    job.dirs
+        .iter()
+        .filter(|d| d.has_io())
+        .filter(|d| {
+            d.lat.mean_ns > 0.0
                 && d.slat.mean_ns / d.lat.mean_ns > 0.10
                 && !d.clat.percentiles.is_empty()
-            {
-                out.push(finding(
-                    name,
-                    &d.direction,
-                    Severity::Warning,
-                    "percentiles",
-                    format!(
-                        "the clat percentiles leave out submission time ({} of total latency)",
-                        fmt::pct(d.slat.mean_ns / d.lat.mean_ns)
-                    ),
-                    vec![format!(
-                        "lat = slat + clat: {} + {} = {} mean; fio prints percentiles of clat only by default",
-                        fmt::us_precise(d.slat.mean_ns / 1e3),
-                        fmt::us_precise(d.clat.mean_ns / 1e3),
-                        fmt::us_precise(d.lat.mean_ns / 1e3)
-                    )],
-                    "set lat_percentiles=1 to report percentiles of total latency (fio 3.18+)".into(),
-                ));
-            }
-        }
-    }
+        })
+        .map(|d| {
+            finding(
+                &job.name,
+                &d.direction,
+                Severity::Warning,
+                "percentiles",
+                format!(
+                    "the clat percentiles leave out submission time ({} of total latency)",
+                    fmt::pct(d.slat.mean_ns / d.lat.mean_ns)
+                ),
+                vec![format!(
+                    "lat = slat + clat: {} + {} = {} mean; fio prints percentiles of clat only by default",
+                    fmt::us_precise(d.slat.mean_ns / 1e3),
+                    fmt::us_precise(d.clat.mean_ns / 1e3),
+                    fmt::us_precise(d.lat.mean_ns / 1e3)
+                )],
+                "set lat_percentiles=1 to report percentiles of total latency (fio 3.18+)".into(),
+            )
+        })
+        .collect()
+}
+
+/// Time traps: ramp_time at least runtime, a short run, and a run inside the burst window.
+fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Finding> {
+    let mut out = vec![];
+    let name = &job.name;
     if let (Some(ramp), Some(rt)) = (o.ramp_s, o.runtime_s) {
         if ramp >= rt && rt > 0.0 {
             out.push(finding(
@@ -354,30 +390,34 @@ fn job_findings(
             ));
         }
     }
-    if let Some(vol) = &ctx.volume {
-        if vol.is_ebs() && job.dir("write").is_some() && o.sim_volume.is_none() {
-            let dev = o
-                .filename
-                .as_deref()
-                .filter(|f| f.starts_with("/dev/"))
-                .unwrap_or("/dev/nvme1n1");
-            out.push(finding(
-                name,
-                "write",
-                Severity::Warning,
-                "precondition",
-                format!("write test on an EBS volume ({}): initialize and precondition it first", vol.name()),
-                vec![
-                    "volumes restored from snapshots load blocks lazily: the first access to each block is slow until it is initialized".into(),
-                    "SSD-backed storage writes faster when fresh than in steady state (write cliff); results before a full overwrite are optimistic".into(),
-                ],
-                format!(
-                    "read every block once: fio --name=initialize --filename={dev} --rw=read --bs=1M --iodepth=32 --ioengine=libaio --direct=1; then precondition with one full sequential write: fio --name=precondition --filename={dev} --rw=write --bs=1M --iodepth=64 --ioengine=libaio --direct=1 --size=100%"
-                ),
-            ));
-        }
-    }
     out
+}
+
+/// Writes to an EBS volume: initialize and precondition it first.
+fn precondition(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Option<Finding> {
+    let vol = ctx.volume.as_ref()?;
+    if !(vol.is_ebs() && job.dir("write").is_some() && o.sim_volume.is_none()) {
+        return None;
+    }
+    let dev = o
+        .filename
+        .as_deref()
+        .filter(|f| f.starts_with("/dev/"))
+        .unwrap_or("/dev/nvme1n1");
+    Some(finding(
+        &job.name,
+        "write",
+        Severity::Warning,
+        "precondition",
+        format!("write test on an EBS volume ({}): initialize and precondition it first", vol.name()),
+        vec![
+            "volumes restored from snapshots load blocks lazily: the first access to each block is slow until it is initialized".into(),
+            "SSD-backed storage writes faster when fresh than in steady state (write cliff); results before a full overwrite are optimistic".into(),
+        ],
+        format!(
+            "read every block once: fio --name=initialize --filename={dev} --rw=read --bs=1M --iodepth=32 --ioengine=libaio --direct=1; then precondition with one full sequential write: fio --name=precondition --filename={dev} --rw=write --bs=1M --iodepth=64 --ioengine=libaio --direct=1 --size=100%"
+        ),
+    ))
 }
 
 fn device_findings(view: &ResultView) -> Vec<Finding> {
