@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::data::{Params, PriceTier};
+use super::data::{Params, PriceTier, ProvisionedIops};
 use super::volume::Volume;
 use crate::fmt;
 
@@ -247,20 +247,10 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
             }
         }
         Params::Hyperdisk(p) => {
-            let i = target.clamp(p.included_iops, p.max_iops);
-            new.iops = Some(i);
-            let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-            if i > p.included_iops && need > size {
-                new.size_gib = Some(need);
-            }
+            provision(&p.provisioned, target, &mut new);
         }
         Params::AzureV2(p) => {
-            let i = target.clamp(p.included_iops, p.max_iops);
-            new.iops = Some(i);
-            let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-            if i > p.included_iops && need > size {
-                new.size_gib = Some(need);
-            }
+            let i = provision(&p.provisioned, target, &mut new);
             let t = vol.throughput.unwrap_or(p.included_mb_s * 1e6);
             let max_t = (i * p.mb_s_per_iops).min(p.max_mb_s) * 1e6;
             if t > max_t {
@@ -380,4 +370,16 @@ fn max_size(v: &Volume) -> f64 {
         Params::Tiered(p) => p.tiers.last().map(|t| t.size_gib).unwrap_or(1.0),
         _ => v.size_gib.unwrap_or(1.0),
     }
+}
+
+/// Sets `new`'s IOPS to `target` within the type's range, and grows its size where the IOPS
+/// need more GiB than it has; returns the IOPS.
+fn provision(p: &ProvisionedIops, target: f64, new: &mut Volume) -> f64 {
+    let i = target.clamp(p.included_iops, p.max_iops);
+    new.iops = Some(i);
+    let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
+    if i > p.included_iops && need > new.size_gib.unwrap_or(0.0) {
+        new.size_gib = Some(need);
+    }
+    i
 }

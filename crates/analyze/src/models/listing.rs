@@ -117,14 +117,14 @@ fn formula(m: &VolumeModel) -> Vec<String> {
         }
         Params::Hyperdisk(p) => vec![format!(
             "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput {}..{} MiB/s; size {}..{} GiB",
-            fmt::int(p.included_iops),
+            fmt::int(p.provisioned.included_iops),
             fmt::int(p.included_mib_s),
-            fmt::int(p.max_iops),
-            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.provisioned.max_iops),
+            fmt::int(p.provisioned.max_iops_per_gib),
             fmt::int(p.min_mib_s),
             fmt::int(p.max_mib_s),
-            fmt::int(p.size_gib.min),
-            fmt::int(p.size_gib.max)
+            fmt::int(p.provisioned.size_gib.min),
+            fmt::int(p.provisioned.size_gib.max)
         )],
         Params::GcpPd(p) => vec![format!(
             "IOPS = {} x GiB up to {}; throughput {} MiB/s per GiB up to {} MiB/s; size {}..{} GiB",
@@ -137,19 +137,19 @@ fn formula(m: &VolumeModel) -> Vec<String> {
         )],
         Params::AzureV2(p) => vec![format!(
             "{} IOPS and {} MB/s {}; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MB/s at <= {} MB/s per IOPS; size {}..{} GiB",
-            fmt::int(p.included_iops),
+            fmt::int(p.provisioned.included_iops),
             fmt::int(p.included_mb_s),
             if p.default_to_max_throughput {
                 "minimum"
             } else {
                 "included"
             },
-            fmt::int(p.max_iops),
-            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.provisioned.max_iops),
+            fmt::int(p.provisioned.max_iops_per_gib),
             fmt::int(p.max_mb_s),
             fmt::trim(p.mb_s_per_iops, 4),
-            fmt::int(p.size_gib.min),
-            fmt::int(p.size_gib.max)
+            fmt::int(p.provisioned.size_gib.min),
+            fmt::int(p.provisioned.size_gib.max)
         )],
         Params::HdThroughput(p) => vec![format!(
             "throughput {}..{} MiB/s per TiB, {}..{} MiB/s overall; {} IOPS per MiB/s up to {}; size {}..{}",

@@ -521,7 +521,7 @@ impl Volume {
                 unlimited(iops, iops_text, bytes, ttext)
             }
             Params::Hyperdisk(p) => {
-                let iops = self.iops.unwrap_or(p.included_iops);
+                let iops = self.iops.unwrap_or(p.provisioned.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mib_s * MIB);
                 unlimited(
                     iops,
@@ -532,7 +532,7 @@ impl Volume {
             }
             Params::GcpPd(p) => gcp_pd_limits(p, size, machine, read_fraction),
             Params::AzureV2(p) => {
-                let iops = self.iops.unwrap_or(p.included_iops);
+                let iops = self.iops.unwrap_or(p.provisioned.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mb_s * 1e6);
                 unlimited(
                     iops,
