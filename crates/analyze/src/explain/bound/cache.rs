@@ -93,12 +93,15 @@ mod tests {
     fn direct_flushed_or_null_io_is_not_the_page_cache() {
         // zram answers direct reads at memory speed; fdatasync'd buffered writes reach the
         // device; the null engine is fast without any cache.
-        for file in [
-            "corpus/zram-psync-qd1.fio.json",
-            "corpus/fsync-psync-fdatasync1.fio.json",
-            "corpus/cpu-null-qd1.iolens.json",
-        ] {
-            silent(file, None, Bound::Cache, cache);
-        }
+        silent(
+            &[
+                "corpus/zram-psync-qd1.fio.json",
+                "corpus/fsync-psync-fdatasync1.fio.json",
+                "corpus/cpu-null-qd1.iolens.json",
+            ],
+            None,
+            Bound::Cache,
+            cache,
+        );
     }
 }

@@ -152,6 +152,6 @@ mod tests {
         // rate_iops=500 on a disk that answers in a fraction of 2 ms: the one I/O in flight
         // idles between I/Os.
         let file = "corpus/rate-iops500.fio.json";
-        silent(file, None, Bound::Concurrency, queued(concurrency));
+        silent(&[file], None, Bound::Concurrency, queued(concurrency));
     }
 }

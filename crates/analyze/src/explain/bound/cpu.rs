@@ -128,11 +128,14 @@ mod tests {
     #[test]
     fn a_job_that_waits_for_its_device_is_not_cpu_bound() {
         // psync on a disk blocks in every I/O; the null engine with sim_latency waits too.
-        for file in [
-            "corpus/virtio-psync-qd1.fio.json",
-            "corpus/null-lat100us-qd1.iolens.json",
-        ] {
-            silent(file, None, Bound::Cpu, cpu);
-        }
+        silent(
+            &[
+                "corpus/virtio-psync-qd1.fio.json",
+                "corpus/null-lat100us-qd1.iolens.json",
+            ],
+            None,
+            Bound::Cpu,
+            cpu,
+        );
     }
 }

@@ -118,11 +118,14 @@ mod tests {
     #[test]
     fn writes_without_flushes_and_reads_are_not_fsync_bound() {
         // Buffered writes that nothing flushes, and reads.
-        for file in [
-            "corpus/cache-buffered-write.fio.json",
-            "corpus/virtio-psync-qd1.fio.json",
-        ] {
-            silent(file, None, Bound::Fsync, fsync);
-        }
+        silent(
+            &[
+                "corpus/cache-buffered-write.fio.json",
+                "corpus/virtio-psync-qd1.fio.json",
+            ],
+            None,
+            Bound::Fsync,
+            fsync,
+        );
     }
 }

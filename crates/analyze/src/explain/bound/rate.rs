@@ -182,11 +182,14 @@ mod tests {
     fn an_unpaced_job_is_not_rate_bound() {
         // The null engine flat out, and a psync job on a disk: neither sets a rate or a think
         // time.
-        for file in [
-            "corpus/cpu-null-qd1.fio.json",
-            "corpus/virtio-psync-qd1.iolens.json",
-        ] {
-            silent(file, None, Bound::Rate, rate);
-        }
+        silent(
+            &[
+                "corpus/cpu-null-qd1.fio.json",
+                "corpus/virtio-psync-qd1.iolens.json",
+            ],
+            None,
+            Bound::Rate,
+            rate,
+        );
     }
 }

@@ -78,11 +78,14 @@ mod tests {
     #[test]
     fn a_full_queue_at_service_time_is_not_saturated() {
         // p50 about 1.5x p5 at QD32, and a simulated latency that does not grow with depth.
-        for file in [
-            "corpus/virtio-iouring-qd32.fio.json",
-            "corpus/null-lat100us-qd16.iolens.json",
-        ] {
-            silent(file, None, Bound::Saturated, queued(saturated));
-        }
+        silent(
+            &[
+                "corpus/virtio-iouring-qd32.fio.json",
+                "corpus/null-lat100us-qd16.iolens.json",
+            ],
+            None,
+            Bound::Saturated,
+            queued(saturated),
+        );
     }
 }

@@ -90,20 +90,22 @@ pub(super) fn fires(
     v.finding
 }
 
-/// `check` must not hold for the first unit of `file`.
+/// `check` must not hold for the first unit of any of `files`.
 pub(super) fn silent(
-    file: &str,
+    files: &[&str],
     volume: Option<&str>,
     bound: Bound,
-    check: impl FnOnce(&Case) -> Option<Verdict>,
+    check: impl Fn(&Case) -> Option<Verdict>,
 ) {
-    if let Some(v) = on_case(file, volume, check) {
-        panic!(
-            "{file} (volume {volume:?}): expected no {} bound, the check found: {}\n{}",
-            bound.name(),
-            v.finding.claim,
-            v.finding.arithmetic
-        );
+    for file in files {
+        if let Some(v) = on_case(file, volume, &check) {
+            panic!(
+                "{file} (volume {volume:?}): expected no {} bound, the check found: {}\n{}",
+                bound.name(),
+                v.finding.claim,
+                v.finding.arithmetic
+            );
+        }
     }
 }
 
