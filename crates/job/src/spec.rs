@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use crate::error::Span;
-pub use crate::typed::{ExitWhat, FileService, LatencyDist, SteadyCriterion, SteadyMetric};
+pub use crate::typed::{
+    ExitWhat, FileService, LatencyDist, Quantiles, SteadyCriterion, SteadyMetric,
+};
 use crate::value::{KbBase, SizeOrPct, SplitEntry};
 
 /// The first name a choice list gives `value`: the one fio prints for it.

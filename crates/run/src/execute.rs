@@ -437,15 +437,20 @@ fn run_meta(set: &JobSet, opts: &RunOptions, run_start: Instant) -> RunMeta {
         time,
         // fio counts whole seconds started: a run of 1.0x s reports 2.
         elapsed_s: run_start.elapsed().as_secs() + 1,
-        global_options: set.globals_given.then(|| {
-            set.global_options
-                .iter()
-                .map(|o| (o.name.clone(), o.value.clone()))
-                .collect()
-        }),
+        global_options: global_options(set),
         disks: Vec::new(),
         interrupted: false,
     }
+}
+
+/// The global options a result lists (None when no global section set any option).
+pub(crate) fn global_options(set: &JobSet) -> Option<Vec<(String, String)>> {
+    set.globals_given.then(|| {
+        set.global_options
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone()))
+            .collect()
+    })
 }
 
 /// `--status-interval`: asks the running jobs of this phase for their statistics (generation

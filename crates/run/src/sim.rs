@@ -36,6 +36,8 @@ fn sample(l: &LatencyModel, r: &mut Taus) -> f64 {
             let mu = m.ln() - s2 / 2.0;
             (mu + s2.sqrt() * gauss(r)).exp()
         }
+        // Inverse transform: a uniform percentile through the quantile function.
+        LatencyModel::Quantiles(q) => q.at(100.0 * r.unit()),
     }
 }
 

@@ -323,12 +323,7 @@ pub fn simulate(
             timestamp_ms: 0,
             time: String::new(),
             elapsed_s: elapsed.div_ceil(1_000_000_000),
-            global_options: set.globals_given.then(|| {
-                set.global_options
-                    .iter()
-                    .map(|o| (o.name.clone(), o.value.clone()))
-                    .collect()
-            }),
+            global_options: crate::execute::global_options(set),
             disks: Vec::new(),
             interrupted: false,
         },
