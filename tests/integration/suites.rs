@@ -570,8 +570,10 @@ fn iops_and_lat(jobs: &[(f64, f64, f64)]) -> (f64, f64) {
 fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
     // The same jobs on the simulated volume, on the clock (at SCHED_FIFO, as the other timed
     // simulation tests) and in virtual time: IOPS and mean latency agree within 2 %. On the
-    // clock each I/O also takes the tool's wake-up time (5-20 µs here), which virtual time
-    // leaves out; at the millisecond latencies of cloud volumes that is under 2 %.
+    // clock each I/O also takes the tool's wake-up time (5-20 µs on a quiet machine, 40 µs
+    // and more on a loaded one), which virtual time leaves out; at the 5 ms latency of a
+    // cloud HDD-class volume that is under 1 %, and a 5 % spread keeps the sampling noise
+    // of 600 I/Os near 0.3 %.
     if !can_run_realtime() {
         return;
     }
@@ -581,7 +583,7 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
     // more spinning threads than CPUs would measure the machine, not the model.
     let cases: [(&str, &[&str]); 3] = [
         (
-            "psync on 48,000 IOPS at 1 ms",
+            "psync on 48,000 IOPS at 5 ms",
             &["--ioengine=psync", "--sim_iops=48000"],
         ),
         (
@@ -594,8 +596,8 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
             ],
         ),
         (
-            "io_uring QD4 at 1,500 IOPS offered",
-            &["--ioengine=io_uring", "--iodepth=4", "--rate_iops=1500"],
+            "io_uring QD4 at 500 IOPS offered (2.5 in flight)",
+            &["--ioengine=io_uring", "--iodepth=4", "--rate_iops=500"],
         ),
     ];
     for (what, extra) in cases {
@@ -605,7 +607,7 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
             "--bs=16k",
             "--size=1g",
             "--filename=vol",
-            "--sim_latency=lognormal:1ms:150us",
+            "--sim_latency=lognormal:5ms:250us",
             "--runtime=3",
             "--time_based",
             "--group_reporting",
