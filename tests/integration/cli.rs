@@ -150,7 +150,20 @@ fn engines_of(text: &str) -> Vec<String> {
 /// the engine iolens does not have. True when it named an unsupported engine.
 fn check_example_parses(path: &std::path::Path, allow_unsupported: bool) -> bool {
     let supported = [
-        "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
+        "psync",
+        "sync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "null",
+        "libaio",
+        "io_uring",
+        "filecreate",
+        "filestat",
+        "filedelete",
+        "dircreate",
+        "dirstat",
+        "dirdelete",
     ];
     let text = std::fs::read_to_string(path).expect("example");
     let engines = engines_of(&text);

@@ -5,6 +5,7 @@
 //! `io_submit`; fio warns about that and so does the caller.
 
 use std::io;
+use std::num::NonZeroU32;
 
 use crate::{Backend, IoReq, Op, Queued, RawCompletion};
 
@@ -94,16 +95,21 @@ unsafe impl Send for LibaioEngine {}
 
 impl LibaioEngine {
     /// Creates an AIO context for `depth` I/Os over open files.
-    pub fn new(depth: u32, fds: Vec<libc::c_int>, block_device: Vec<bool>) -> io::Result<Self> {
+    pub fn new(
+        depth: NonZeroU32,
+        fds: Vec<libc::c_int>,
+        block_device: Vec<bool>,
+    ) -> io::Result<Self> {
+        let depth = depth.get();
         let mut ctx: AioContext = 0;
-        io_setup(depth.max(1), &mut ctx).map_err(|e| setup_error(depth, e))?;
+        io_setup(depth, &mut ctx).map_err(|e| setup_error(depth, e))?;
         Ok(LibaioEngine {
             ctx,
             fds,
             block_device,
-            iocbs: vec![Iocb::default(); depth.max(1) as usize].into_boxed_slice(),
+            iocbs: vec![Iocb::default(); depth as usize].into_boxed_slice(),
             pending: Vec::with_capacity(depth as usize),
-            events: vec![IoEvent::default(); depth.max(1) as usize],
+            events: vec![IoEvent::default(); depth as usize],
             failed: Vec::new(),
             in_kernel: 0,
             iovecs: None,

@@ -483,7 +483,7 @@ impl Verifier {
                 && !spec.verify_state_load,
             state_name: spec.name.clone(),
             state_index: job.index,
-            depth: job.depth.max(1) as usize,
+            depth: job.eff.depth.get() as usize,
             completed_writes: 0,
             last_comps: vec![Vec::new(); n],
             last_comp_at: vec![0; n],
@@ -508,7 +508,7 @@ impl Verifier {
                     // fio 3.42's default: off with verify_only, and with norandommap where
                     // writes to one block can overlap in flight.
                     !(spec.verify_only
-                        || spec.norandommap && !spec.ioengine.is_sync() && job.depth > 1),
+                        || spec.norandommap && !spec.ioengine.is_sync() && job.eff.depth.get() > 1),
                 ),
             // fio 3.42's default: on in jobs that write, unless their blocks may be written
             // out of the order iolens replays (verify_backlog, norandommap, an offset
@@ -1501,6 +1501,7 @@ mod tests {
     fn test_job(f: impl FnOnce(&mut JobSpec)) -> PlannedJob {
         let mut s = JobSpec::new("v", Span::cmdline(0), 0);
         f(&mut s);
+        let eff = s.effective();
         PlannedJob {
             spec: Arc::new(s),
             index: 0,
@@ -1518,7 +1519,8 @@ mod tests {
                 origin: "filename",
             }],
             io_limit: 1 << 20,
-            depth: 1,
+            eff,
+            byte_budget: eff.byte_budget(1 << 20),
         }
     }
 
@@ -1734,6 +1736,7 @@ mod tests {
             s.rw = rw;
             s.bs = [bs; 3];
             s.verify = Some(VerifyKind::Md5);
+            let eff = s.effective();
             let job = PlannedJob {
                 spec: Arc::new(s),
                 index: 0,
@@ -1751,7 +1754,8 @@ mod tests {
                     origin: "filename",
                 }],
                 io_limit: 256 << 10,
-                depth: 1,
+                eff,
+                byte_budget: eff.byte_budget(256 << 10),
             };
             Verifier::new(&job, 7).unwrap().unwrap()
         };
