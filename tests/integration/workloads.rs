@@ -1720,6 +1720,10 @@ const NOT_COVERED: &[(&str, &str)] = &[
         "the tiobench profile, which iolens does not implement",
     ),
     ("numa_cpu_nodes", "needs a NUMA machine and libnuma"),
+    (
+        "openfiles",
+        "partly supported, with a warning: all of a job's files stay open",
+    ),
     ("numa_mem_policy", "needs a NUMA machine and libnuma"),
     (
         "sprandom",
@@ -1957,6 +1961,8 @@ fn repository_examples_cover_the_features_of_fios_runnable_examples() {
         "ramp_time",
         "allow_file_create",
         "zoneskip",
+        "nrfiles",
+        "unlink",
     ];
     let missing: Vec<&&str> = FEATURES.iter().filter(|f| !ours.contains(**f)).collect();
     assert!(
