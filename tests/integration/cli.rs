@@ -158,6 +158,8 @@ fn check_example_parses(path: &std::path::Path, allow_unsupported: bool) -> bool
         "null",
         "libaio",
         "io_uring",
+        "posixaio",
+        "io_uring_cmd",
         "filecreate",
         "filestat",
         "filedelete",

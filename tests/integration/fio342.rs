@@ -1062,3 +1062,233 @@ fn sprandom_writes_the_physical_capacity_with_steady_state_invalid_shares() {
         );
     }
 }
+
+/// The first NVMe generic character device (`/dev/ngXnY`), or None.
+fn nvme_generic_device() -> Option<std::path::PathBuf> {
+    let mut devs: Vec<std::path::PathBuf> = std::fs::read_dir("/sys/class/nvme-generic")
+        .ok()?
+        .flatten()
+        .map(|e| Path::new("/dev").join(e.file_name()))
+        .filter(|p| p.exists())
+        .collect();
+    devs.sort();
+    devs.into_iter().next()
+}
+
+#[test]
+fn io_uring_cmd_needs_an_nvme_generic_device() {
+    let d = TempDir::new("uring-cmd");
+    let file = d.write("f", &"x".repeat(8192));
+    for (target, is) in [
+        (file.display().to_string(), "is a regular file"),
+        ("/dev/null".to_string(), "is a character device"),
+        (d.join("missing").display().to_string(), "does not exist"),
+    ] {
+        let o = run_in(
+            &d.0,
+            &[
+                "--name=nvme",
+                "--ioengine=io_uring_cmd",
+                &format!("--filename={target}"),
+                "--rw=read",
+                "--size=8k",
+            ],
+        );
+        let err = stderr(&o);
+        assert!(
+            !o.status.success(),
+            "expected io_uring_cmd on {target} to be refused; it ran: {err}"
+        );
+        assert_contains(&err, "NVMe generic character device (/dev/ngXnY)");
+        assert_contains(&err, is);
+    }
+    assert!(
+        std::fs::read_to_string(&file).is_ok_and(|t| t == "x".repeat(8192)),
+        "expected the regular file to be left as it was"
+    );
+}
+
+#[test]
+fn io_uring_cmd_refuses_the_parts_of_it_iolens_does_not_run() {
+    let d = TempDir::new("uring-cmd-opts");
+    // With io_uring_cmd these would change what the device is asked to do: refused, not
+    // ignored. (Job files for other engines that carry them only get a warning, as before.)
+    for (opt, says) in [
+        (
+            "--fdp=1",
+            "not supported by iolens with ioengine=io_uring_cmd",
+        ),
+        (
+            "--md_per_io_size=8",
+            "not supported by iolens with ioengine=io_uring_cmd",
+        ),
+        (
+            "--pi_act=1",
+            "not supported by iolens with ioengine=io_uring_cmd",
+        ),
+        (
+            "--cmd_type=bsg",
+            "cmd_type=bsg (SCSI passthrough) is not supported",
+        ),
+        (
+            "--verify_mode=compare",
+            "verify_mode=compare (NVMe Compare commands) is not supported",
+        ),
+    ] {
+        let o = run_in(
+            &d.0,
+            &[
+                "--name=nvme",
+                "--ioengine=io_uring_cmd",
+                "--filename=/dev/ng0n1",
+                opt,
+                "--parse-only",
+            ],
+        );
+        assert!(
+            !o.status.success(),
+            "expected {opt} with io_uring_cmd to be refused at parsing"
+        );
+        assert_contains(&stderr(&o), says);
+    }
+    // What the 3.42 HOWTO lists for io_uring_cmd and iolens runs parses.
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=nvme",
+            "--ioengine=io_uring_cmd",
+            "--cmd_type=nvme",
+            "--filename=/dev/ng0n1",
+            "--readfua=1",
+            "--writefua=1",
+            "--write_mode=zeroes",
+            "--verify_mode=read",
+            "--fixedbufs",
+            "--registerfiles",
+            "--sqthread_poll=1",
+            "--nonvectored=0",
+            "--parse-only",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "expected the job to parse: {}",
+        stderr(&o)
+    );
+    let o = run_in(
+        &d.0,
+        &[
+            "--name=nvme",
+            "--ioengine=io_uring_cmd",
+            "--write_mode=append",
+            "--parse-only",
+        ],
+    );
+    assert!(
+        !o.status.success(),
+        "expected write_mode=append to be refused"
+    );
+    assert_contains(
+        &stderr(&o),
+        "allowed values are write, uncor, zeroes, verify",
+    );
+}
+
+/// io_uring_cmd on an NVMe namespace: reads (any machine with one), and writes verified
+/// through the namespace's block device only where `IOLENS_TEST_NVME_WRITE` names the generic
+/// device whose data the test may destroy.
+#[test]
+fn io_uring_cmd_reads_and_writes_an_nvme_namespace() {
+    let Some(dev) = nvme_generic_device() else {
+        skip("no NVMe generic character device (/dev/ngXnY) for io_uring_cmd");
+        return;
+    };
+    if skip_unless(
+        is_root(),
+        "io_uring_cmd identifies NVMe namespaces with admin commands (root)",
+    ) {
+        return;
+    }
+    let d = TempDir::new("uring-cmd-run");
+    let target = format!("--filename={}", dev.display());
+    for extra in [
+        &[][..],
+        &["--fixedbufs", "--registerfiles", "--nonvectored=1"][..],
+        &["--nonvectored=0"][..],
+    ] {
+        let mut args = vec![
+            "--name=nvme",
+            "--ioengine=io_uring_cmd",
+            target.as_str(),
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=8",
+            "--size=4m",
+        ];
+        args.extend_from_slice(extra);
+        let (rc, v, err) = run_json(&d.0, &args, &[]);
+        assert_eq!(
+            rc,
+            0,
+            "expected random reads of {} with {extra:?} to succeed: {err}",
+            dev.display()
+        );
+        let job = &v["jobs"][0];
+        assert_eq!(
+            (
+                num(&job["read"]["io_bytes"]) as u64,
+                num(&job["error"]) as i64
+            ),
+            (4 << 20, 0),
+            "expected 4 MiB read without error from {} with {extra:?}: {job}",
+            dev.display()
+        );
+    }
+    let Ok(writable) = std::env::var("IOLENS_TEST_NVME_WRITE") else {
+        eprintln!("io_uring_cmd writes not tested: IOLENS_TEST_NVME_WRITE does not name a device whose data may be destroyed");
+        return;
+    };
+    let target = format!("--filename={writable}");
+    let (rc, v, err) = run_json(
+        &d.0,
+        &[
+            "--name=nvme",
+            "--ioengine=io_uring_cmd",
+            target.as_str(),
+            "--rw=randwrite",
+            "--bs=8k",
+            "--iodepth=16",
+            "--size=8m",
+            "--verify=crc32c",
+            "--destructive",
+        ],
+        &[],
+    );
+    assert_eq!(
+        rc, 0,
+        "expected a verified random write of {writable} to pass: {err}"
+    );
+    assert_eq!(num(&v["jobs"][0]["error"]) as i64, 0, "{v}");
+    // The same data read back through the block device by another engine.
+    let blk = writable.replacen("/dev/ng", "/dev/nvme", 1);
+    let target = format!("--filename={blk}");
+    let (rc, _, err) = run_json(
+        &d.0,
+        &[
+            "--name=check",
+            "--ioengine=psync",
+            "--direct=1",
+            target.as_str(),
+            "--rw=randwrite",
+            "--bs=8k",
+            "--size=8m",
+            "--verify=crc32c",
+            "--verify_only",
+        ],
+        &[],
+    );
+    assert_eq!(
+        rc, 0,
+        "expected {blk} to hold what io_uring_cmd wrote to {writable}: {err}"
+    );
+}

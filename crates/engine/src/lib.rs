@@ -12,6 +12,7 @@ pub mod file;
 pub mod fill;
 pub mod libaio;
 pub mod null;
+pub mod nvme;
 pub mod offload;
 pub mod posixaio;
 pub mod safety;

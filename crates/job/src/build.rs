@@ -160,6 +160,8 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                 all[start..].sort_by_key(|(_, d)| -d.prio);
             }
         }
+        // Options of an engine iolens does not run in full, given to a job of that engine.
+        let mut engine_only = Vec::new();
         for (entry, def) in all {
             let value = value_of(entry, def)?;
             match def.status {
@@ -193,6 +195,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                     }
                 }
                 Status::EngineOnly(engine) => {
+                    engine_only.push((engine, entry));
                     if warned.insert((entry.span.clone(), entry.key.clone())) {
                         warnings.push(format!(
                             "{}: option '{}' only applies to ioengine={engine}; ignored",
@@ -201,6 +204,17 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                     }
                 }
             }
+        }
+        if let Some((engine, entry)) = engine_only
+            .iter()
+            .find(|(engine, _)| *engine == spec.ioengine_name)
+        {
+            // The engine runs, but not this part of it: results would not be what was asked.
+            return Err(JobError::at(
+                entry.span.clone(),
+                Some(&entry.key),
+                format!("not supported by iolens with ioengine={engine}"),
+            ));
         }
         // Each job file after the first starts with a stonewall, so files run one after another.
         if section.file_index > 0 && first_of_file {
@@ -238,6 +252,32 @@ mod tests {
         let env = FakeEnv::default();
         let s = parse_job_file(Path::new("t.fio"), text, 0, &env)?;
         build_jobs(&s, &[])
+    }
+
+    #[test]
+    fn io_uring_cmd_options_iolens_does_not_run_are_refused_with_that_engine_only() {
+        let e = jobs("[a]\nioengine=io_uring_cmd\nfdp=1\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("'fdp': not supported by iolens with ioengine=io_uring_cmd"),
+            "expected fdp=1 refused with io_uring_cmd, got: {e}"
+        );
+        // Given before the engine, as a job file may order them.
+        assert!(jobs("[global]\npi_act=1\n[a]\nioengine=io_uring_cmd\n").is_err());
+        let set = jobs("[a]\nioengine=psync\nfdp=1\n").expect("fdp with psync is a warning");
+        assert_eq!(
+            set.warnings.len(),
+            1,
+            "expected one warning for fdp with psync: {:?}",
+            set.warnings
+        );
+        let set = jobs("[a]\nioengine=io_uring_cmd\nwrite_mode=zeroes\nwritefua=1\n").unwrap();
+        assert_eq!(set.jobs[0].ioengine, EngineKind::UringCmd);
+        assert_eq!(
+            set.jobs[0].cmd_write_mode,
+            crate::spec::CmdWriteMode::Zeroes
+        );
+        assert!(set.jobs[0].writefua && !set.jobs[0].readfua);
     }
 
     #[test]

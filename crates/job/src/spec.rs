@@ -176,12 +176,14 @@ pub enum EngineKind {
     PosixAio,
     /// io_uring.
     IoUring,
+    /// NVMe passthrough commands through io_uring (`io_uring_cmd`, `cmd_type=nvme`).
+    UringCmd,
 }
 
 impl EngineKind {
     /// The engines `ioengine=` runs, by name; the option table reads its values from here
     /// (fio's other engines are [`UNSUPPORTED_ENGINES`]).
-    pub const CHOICES: [(&'static str, EngineKind); 9] = [
+    pub const CHOICES: [(&'static str, EngineKind); 10] = [
         ("psync", EngineKind::Psync),
         ("sync", EngineKind::Sync),
         ("vsync", EngineKind::Vsync),
@@ -191,6 +193,7 @@ impl EngineKind {
         ("libaio", EngineKind::Libaio),
         ("io_uring", EngineKind::IoUring),
         ("posixaio", EngineKind::PosixAio),
+        ("io_uring_cmd", EngineKind::UringCmd),
     ];
 
     /// The engine's name as fio prints it.
@@ -251,11 +254,6 @@ pub const UNSUPPORTED_ENGINES: &[ForeignEngine] = &[
     ForeignEngine {
         name: "sg",
         why: "needs SCSI generic devices",
-        sync: false,
-    },
-    ForeignEngine {
-        name: "io_uring_cmd",
-        why: "needs NVMe passthrough devices",
         sync: false,
     },
     ForeignEngine {
@@ -669,6 +667,20 @@ pub enum StatType {
     Statx,
 }
 
+/// `write_mode=` of io_uring_cmd (fio 3.38): the NVMe command that writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CmdWriteMode {
+    /// Write.
+    #[default]
+    Write,
+    /// Write Uncorrectable.
+    Uncor,
+    /// Write Zeroes.
+    Zeroes,
+    /// Verify.
+    Verify,
+}
+
 /// `filetype=` (fio 3.41): what every file of the job is taken to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileType {
@@ -1031,6 +1043,12 @@ pub struct JobSpec {
     pub nonvectored: bool,
     /// io_uring `force_async`.
     pub force_async: u32,
+    /// io_uring_cmd `readfua`: reads with Force Unit Access.
+    pub readfua: bool,
+    /// io_uring_cmd `writefua`: writes with Force Unit Access.
+    pub writefua: bool,
+    /// io_uring_cmd `write_mode` (fio 3.38).
+    pub cmd_write_mode: CmdWriteMode,
     /// Simulated volume (iolens extension).
     pub sim: SimSpec,
 

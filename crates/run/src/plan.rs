@@ -95,6 +95,81 @@ fn existing_size(path: &Path) -> Option<u64> {
     file::size_of(&f).ok()
 }
 
+/// The NVMe namespace behind a file of an `io_uring_cmd` job, checked for what the engine
+/// needs: an NVMe generic character device, without metadata, whose logical block size
+/// divides every block size of the job.
+fn nvme_namespace(
+    spec: &JobSpec,
+    path: &Path,
+    origin: &'static str,
+) -> Result<iolens_engine::nvme::Namespace, RunError> {
+    use iolens_engine::nvme;
+    let err = |m: String| RunError::Plan(spec.error_at(origin, m));
+    if !nvme::is_generic_device(path) {
+        let is = match std::fs::metadata(path) {
+            Err(_) => "does not exist".to_string(),
+            Ok(m) if file::is_block_device(path) || m.is_dir() => {
+                format!(
+                    "is a {}",
+                    if m.is_dir() {
+                        "directory"
+                    } else {
+                        "block device"
+                    }
+                )
+            }
+            Ok(m) if m.is_file() => "is a regular file".to_string(),
+            Ok(_) => "is a character device, not an NVMe generic one".to_string(),
+        };
+        return Err(err(format!(
+            "ioengine=io_uring_cmd sends NVMe commands to an NVMe generic character device (/dev/ngXnY); '{}' {is}",
+            path.display()
+        )));
+    }
+    let f = std::fs::File::open(path)
+        .map_err(|e| err(format!("cannot open '{}': {e}", path.display())))?;
+    let ns = nvme::identify(std::os::fd::AsRawFd::as_raw_fd(&f)).map_err(|e| {
+        err(format!(
+            "cannot identify the NVMe namespace of '{}': {e}{}",
+            path.display(),
+            if e.raw_os_error() == Some(libc::EACCES) || e.raw_os_error() == Some(libc::EPERM) {
+                " (NVMe admin commands need root or CAP_SYS_ADMIN)"
+            } else {
+                ""
+            }
+        ))
+    })?;
+    if ns.ms > 0 {
+        return Err(err(format!(
+            "'{}' is formatted with {} bytes of metadata per block{}; NVMe metadata and protection information (md_per_io_size, pi_act) are not supported by iolens",
+            path.display(),
+            ns.ms,
+            if ns.extended { " (extended LBAs)" } else { "" }
+        )));
+    }
+    let lba = ns.lba_size as u64;
+    for d in Ddir::ALL.into_iter().filter(|d| spec.rw.has(*d)) {
+        let i = d.idx();
+        let mut sizes = vec![spec.bs[i]];
+        if let Some((lo, hi)) = spec.bsrange[i] {
+            sizes.extend([lo, hi]);
+        }
+        if let Some(split) = &spec.bssplit[i] {
+            sizes.extend(split.iter().map(|e| e.bs));
+        }
+        if let Some(bad) = sizes.into_iter().find(|b| b % lba != 0) {
+            return Err(RunError::Plan(spec.error_at(
+                "bs",
+                format!(
+                    "block size {bad} is not a multiple of the logical block size of '{}' ({lba} bytes); NVMe commands move whole blocks",
+                    path.display()
+                ),
+            )));
+        }
+    }
+    Ok(ns)
+}
+
 fn resolve_files(spec: &JobSpec, jobnum: u32) -> Vec<PathBuf> {
     let dirs: Vec<String> = spec
         .directory
@@ -455,7 +530,14 @@ fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, Ru
         check_filetype(spec, path, t, block_device, char_device)?;
     }
     let existing = if sim { None } else { existing_size(path) };
-    let real = if char_device {
+    let nvme = if !sim && spec.ioengine == iolens_job::EngineKind::UringCmd {
+        Some(nvme_namespace(spec, path, at.origin)?)
+    } else {
+        None
+    };
+    let real = if let Some(ns) = &nvme {
+        Some(ns.bytes())
+    } else if char_device {
         Some(u64::MAX / 2)
     } else {
         existing
@@ -466,7 +548,7 @@ fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, Ru
         // A share of an existing file stays inside it, in whole blocks (fio).
         len = len.min(r.saturating_sub(offset)) / min_bs * min_bs;
     }
-    if block_device {
+    if block_device || nvme.is_some() {
         let dev = real.unwrap_or(0);
         if offset >= dev {
             return Err(RunError::Plan(spec.error_at(
@@ -497,6 +579,18 @@ fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, Ru
             ),
         )));
     }
+    if let Some(ns) = &nvme {
+        if offset % ns.lba_size as u64 != 0 {
+            return Err(RunError::Plan(spec.error_at(
+                "offset",
+                format!(
+                    "offset={offset} is not a multiple of the logical block size of '{}' ({} bytes); NVMe commands address whole blocks",
+                    path.display(),
+                    ns.lba_size
+                ),
+            )));
+        }
+    }
     Ok(PlannedFile {
         path: path.to_path_buf(),
         offset,
@@ -508,7 +602,7 @@ fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, Ru
         } else {
             offset + len
         },
-        file_end: if char_device {
+        file_end: if char_device && nvme.is_none() {
             u64::MAX
         } else {
             real.unwrap_or(0).max(offset + len)

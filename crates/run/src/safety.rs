@@ -137,9 +137,38 @@ pub fn check_job(job: &PlannedJob, opts: &PlanOptions) -> Result<(), RunError> {
     if modifies.is_none() {
         return Ok(());
     }
-    for f in job.files.iter().filter(|f| f.block_device) {
-        let dev = f.path.display();
-        let info = inspect_device(&f.path).map_err(|e| {
+    // NVMe passthrough writes to the namespace behind the block device of the same namespace:
+    // that block device is what is checked.
+    let passthrough = spec.ioengine == iolens_job::EngineKind::UringCmd;
+    let allowed = spec.allow_destructive_write || opts.destructive;
+    if let Some(f) = job.files.iter().find(|f| {
+        passthrough && f.char_device && iolens_engine::nvme::block_device_of(&f.path).is_none()
+    }) {
+        if !allowed {
+            // No block device of the namespace: nothing shows whether it holds data.
+            return refuse(format!(
+                "refusing to {} {}: the kernel made no block device of its NVMe namespace, so iolens cannot see whether it is in use or holds data; nothing was written (set allow_destructive_write=1 or pass --destructive to {} it anyway)",
+                verb(spec),
+                f.path.display(),
+                verb(spec)
+            ));
+        }
+    }
+    let devices = job.files.iter().filter_map(|f| {
+        if f.block_device {
+            Some((f.path.display().to_string(), f.path.clone()))
+        } else if passthrough && f.char_device {
+            let blk = iolens_engine::nvme::block_device_of(&f.path)?;
+            Some((
+                format!("{} (the namespace of {})", f.path.display(), blk.display()),
+                blk,
+            ))
+        } else {
+            None
+        }
+    });
+    for (dev, path) in devices {
+        let info = inspect_device(&path).map_err(|e| {
             RunError::Safety(format!(
                 "job '{}': cannot inspect {dev} before writing to it: {e}",
                 spec.name
@@ -157,7 +186,6 @@ pub fn check_job(job: &PlannedJob, opts: &PlanOptions) -> Result<(), RunError> {
                 verb(spec)
             ));
         }
-        let allowed = spec.allow_destructive_write || opts.destructive;
         if !info.signatures.is_empty() && !allowed {
             let found: Vec<String> = info.signatures.iter().map(|s| s.to_string()).collect();
             return refuse(format!(

@@ -253,6 +253,9 @@ pub fn status_text(s: Status) -> String {
         Status::Supported => "supported".into(),
         Status::Ignored(r) => format!("accepted, no effect: {r}"),
         Status::Unsupported(r) => format!("not supported: {r}"),
+        Status::EngineOnly("io_uring_cmd") => {
+            "only for ioengine=io_uring_cmd, whose part that it controls iolens does not run (refused there)".into()
+        }
         Status::EngineOnly(e) => format!("only for ioengine={e}, which iolens does not run"),
         Status::Partial(r) => format!("partly supported: {r}"),
     }
@@ -274,7 +277,7 @@ pub fn compat_markdown() -> String {
         "**not supported** (rejected with an error, because results would be wrong without it),\n",
     );
     out.push_str(
-        "**engine only** (belongs to an ioengine iolens does not run; that engine is rejected),\n",
+        "**engine only** (belongs to an ioengine iolens does not run, or to a part of io_uring_cmd it\ndoes not run; that engine, or the option with io_uring_cmd, is rejected),\n",
     );
     out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n");
     out.push_str("An option fio 3.33 does not have names the fio version that added it.\n\n");
@@ -471,6 +474,9 @@ mod tests {
             "cpus_allowed_policy",
             "rate_process",
             "nonvectored",
+            // io_uring_cmd: the only values iolens runs are the defaults.
+            "cmd_type",
+            "verify_mode",
         ];
         for o in OPTIONS
             .iter()

@@ -75,6 +75,12 @@ choices!(FILETYPE, FILETYPE_NAMES: Option<FileType> = [
     ("block", Some(FileType::Block)),
     ("char", Some(FileType::Char)),
 ]);
+choices!(CMD_WRITE_MODE, CMD_WRITE_MODE_NAMES: CmdWriteMode = [
+    ("write", CmdWriteMode::Write),
+    ("uncor", CmdWriteMode::Uncor),
+    ("zeroes", CmdWriteMode::Zeroes),
+    ("verify", CmdWriteMode::Verify),
+]);
 choices!(STAT_TYPE, STAT_TYPE_NAMES: StatType = [
     ("stat", StatType::Stat),
     ("lstat", StatType::Lstat),
@@ -2101,7 +2107,21 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    eng!("io_uring_cmd", "cmd_type"),
+    opt!(
+        "cmd_type",
+        K::Enum(&["nvme"]),
+        "nvme",
+        Engine,
+        "io_uring_cmd: the passthrough command set (NVMe)",
+        "nvme",
+        |_s, v| match v.trim() {
+            "nvme" => Ok(()),
+            "bsg" => Err(
+                "cmd_type=bsg (SCSI passthrough) is not supported by iolens; cmd_type=nvme is".into(),
+            ),
+            other => Err(format!("bad value '{other}': allowed values are nvme")),
+        }
+    ),
     OptDef {
         since: "after 3.42",
         ..eng!("io_uring_cmd", "cdb_len")
@@ -2265,13 +2285,46 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    eng!("sg", "readfua"),
-    eng!("sg", "writefua"),
+    opt!(
+        "readfua",
+        K::Bool,
+        "0",
+        Engine,
+        "io_uring_cmd: reads with Force Unit Access",
+        "1",
+        |s, v| {
+            s.readfua = boolean(v)?;
+            Ok(())
+        }
+    ),
+    opt!(
+        "writefua",
+        K::Bool,
+        "0",
+        Engine,
+        "io_uring_cmd: writes with Force Unit Access",
+        "1",
+        |s, v| {
+            s.writefua = boolean(v)?;
+            Ok(())
+        }
+    ),
     eng!("sg", "sg_write_mode"),
     eng!("sg", "stream_id"),
     OptDef {
         since: "3.38",
-        ..eng!("io_uring_cmd", "write_mode")
+        ..opt!(
+            "write_mode",
+            K::Enum(CMD_WRITE_MODE_NAMES),
+            "write",
+            Engine,
+            "io_uring_cmd: the NVMe command writes are (Write, Write Uncorrectable, Write Zeroes, Verify)",
+            "zeroes",
+            |s, v| {
+                s.cmd_write_mode = pick(v.trim(), CMD_WRITE_MODE)?;
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "after 3.42",
@@ -2283,7 +2336,21 @@ pub static OPTIONS: &[OptDef] = &[
     },
     OptDef {
         since: "3.38",
-        ..eng!("io_uring_cmd", "verify_mode")
+        ..opt!(
+            "verify_mode",
+            K::Enum(&["read"]),
+            "read",
+            Engine,
+            "io_uring_cmd: the NVMe command that reads data back to verify it",
+            "read",
+            |_s, v| match v.trim() {
+                "read" => Ok(()),
+                "compare" => Err(
+                    "verify_mode=compare (NVMe Compare commands) is not supported by iolens; verify_mode=read is".into(),
+                ),
+                other => Err(format!("bad value '{other}': allowed values are read")),
+            }
+        )
     },
     eng!("http", "http_host"),
     eng!("http", "http_user"),

@@ -2,6 +2,7 @@
 
 use iolens_engine::libaio::LibaioEngine;
 use iolens_engine::null::NullEngine;
+use iolens_engine::nvme::{UringCmdEngine, UringCmdOpts, WriteMode};
 use iolens_engine::offload::OffloadEngine;
 use iolens_engine::posixaio::PosixAioEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
@@ -121,6 +122,29 @@ pub(super) fn drive(
                 write_flags: dontcache | atomic,
             };
             match Engine::new(pool, |p| UringEngine::new(depth, fds, blk, p, o)) {
+                Ok(mut e) => start(w, &mut e),
+                Err(msg) => setup_failed(w, msg),
+            }
+        }
+        EngineKind::UringCmd => {
+            let o = UringCmdOpts {
+                fixedbufs: spec.fixedbufs,
+                registerfiles: spec.registerfiles,
+                sqpoll: spec.sqthread_poll,
+                sqpoll_cpu: spec.sqthread_poll_cpu,
+                hipri: spec.hipri,
+                nonvectored: spec.nonvectored,
+                force_async: spec.force_async,
+                readfua: spec.readfua,
+                writefua: spec.writefua,
+                write_mode: match spec.cmd_write_mode {
+                    iolens_job::CmdWriteMode::Write => WriteMode::Write,
+                    iolens_job::CmdWriteMode::Uncor => WriteMode::Uncor,
+                    iolens_job::CmdWriteMode::Zeroes => WriteMode::Zeroes,
+                    iolens_job::CmdWriteMode::Verify => WriteMode::Verify,
+                },
+            };
+            match Engine::new(pool, |p| UringCmdEngine::new(depth.get(), fds, p, o)) {
                 Ok(mut e) => start(w, &mut e),
                 Err(msg) => setup_failed(w, msg),
             }

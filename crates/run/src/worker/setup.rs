@@ -71,11 +71,14 @@ pub(super) fn open_files(job: &PlannedJob) -> Result<Vec<std::fs::File>, (i32, S
         spec.rw.writes() || (spec.verify.is_some() && !spec.verify_only && spec.rw.writes());
     let mut files = Vec::new();
     for f in &job.files {
+        // NVMe passthrough commands bypass the page cache by nature; a character device takes
+        // none of these flags.
+        let passthrough = spec.ioengine == iolens_job::EngineKind::UringCmd;
         let opts = file::OpenOpts {
             write,
-            direct: spec.direct,
-            sync: spec.sync == iolens_job::SyncMode::Sync,
-            dsync: spec.sync == iolens_job::SyncMode::Dsync,
+            direct: spec.direct && !passthrough,
+            sync: spec.sync == iolens_job::SyncMode::Sync && !passthrough,
+            dsync: spec.sync == iolens_job::SyncMode::Dsync && !passthrough,
             create: spec.allow_file_create && !f.block_device,
         };
         let fh = file::open(&f.path, opts).map_err(|e| {
