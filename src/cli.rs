@@ -69,8 +69,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// Print the man page (roff)
-    Man,
+    /// Print the man page (roff), or write one per subcommand into a folder
+    Man {
+        /// Write iolens.1 and iolens-SUBCOMMAND.1 here instead
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Shells with completion scripts.

@@ -561,6 +561,108 @@ fn completions_and_man_page_generate_from_the_definitions() {
         man.contains("quick"),
         "the man page lists the subcommands: {man}"
     );
+    // fio mode is documented from the option table, and no subcommand is required.
+    for want in [
+        "\\-\\-rw",
+        "randread",
+        "\\-\\-output\\-format",
+        "json+",
+        "FIO OPTIONS",
+    ] {
+        assert!(man.contains(want), "the top page should document '{want}'");
+    }
+    assert!(
+        !man.contains("<COMMAND>") && !man.contains("<SUBCOMMAND>"),
+        "the synopsis should not show a subcommand as required"
+    );
+    // One page per subcommand, and every page another one names exists.
+    let dir = d.0.join("man1");
+    let o = run_in(&d.0, &["man", "--dir", "man1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pages: Vec<String> = std::fs::read_dir(&dir)
+        .expect("man --dir writes the folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for sub in ["explain", "quick", "pts", "sweep", "curve", "merge", "cost"] {
+        assert!(
+            pages.contains(&format!("iolens-{sub}.1")),
+            "man --dir should write iolens-{sub}.1, wrote {pages:?}"
+        );
+    }
+    for p in &pages {
+        let text = std::fs::read_to_string(dir.join(p)).expect("page");
+        for r in text.split("iolens\\-").skip(1) {
+            let name: String = r
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            let refers = r[name.len()..].starts_with("(1)");
+            assert!(
+                !refers || pages.contains(&format!("iolens-{name}.1")),
+                "{p} refers to iolens-{name}(1), which man --dir did not write ({pages:?})"
+            );
+        }
+    }
+    let sub = std::fs::read_to_string(dir.join("iolens-explain.1")).expect("page");
+    assert!(
+        sub.contains("iolens explain"),
+        "the subcommand's synopsis names it as typed"
+    );
+}
+
+/// What bash completes after `line` (words split on spaces; the last is completed), with the
+/// script `iolens completions bash` prints.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let line = words.join(" ");
+    let n = words.len();
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _iolens iolens '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        n - 1,
+        words[n - 1],
+        words[n.saturating_sub(2)],
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-c", &prog])
+        .output()
+        .expect("bash runs");
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn bash_completes_fio_options_and_their_values() {
+    let d = TempDir::new("bash-completion");
+    let o = run_in(&d.0, &["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = d.write("iolens.bash", &stdout(&o));
+    for (words, want) in [
+        (
+            &["iolens", "--rw", ""][..],
+            &["randread", "randtrimwrite"][..],
+        ),
+        (
+            &["iolens", "--output-format", ""],
+            &["json", "json+", "terse"],
+        ),
+        (
+            &["iolens", "--ioengine", ""],
+            &["io_uring", "libaio", "psync"],
+        ),
+        (&["iolens", "--output-f"], &["--output-format"]),
+        (&["iolens", "--nam"], &["--name"]),
+        (&["iolens", "qui"], &["quick"]),
+    ] {
+        let got = bash_completes(&script, words);
+        for w in want {
+            assert!(
+                got.iter().any(|g| g == w),
+                "bash completion of {words:?} should offer '{w}', offered {got:?}"
+            );
+        }
+    }
 }
 
 #[test]
