@@ -15,6 +15,7 @@ pub fn run(c: Command) -> Result<i32> {
         Command::Explain(a) => explain_cmd(&a, &mut out),
         Command::Models(a) => {
             out.write(&match a.format {
+                _ if a.sources => iolens_analyze::list_sources(),
                 TextOrJson::Text => iolens_analyze::list_models(),
                 TextOrJson::Json => format!(
                     "{}\n",

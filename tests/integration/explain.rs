@@ -56,6 +56,64 @@ fn explains_real_fio_outputs() {
 }
 
 #[test]
+fn models_and_cost_give_figures_sources_and_dates_not_their_making() {
+    let d = TempDir::new("sources");
+    let runs: [&[&str]; 5] = [
+        &["models"],
+        &["models", "--sources"],
+        &["models", "--format", "json"],
+        &["cost", "--volume", "io2:iops=100000,size=500G"],
+        &["cost", "--volume", "oci-uhp:size=2000G,vpus=120"],
+    ];
+    for args in runs {
+        let o = run_in(&d.0, args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "iolens {args:?} should succeed: {}",
+            stderr(&o)
+        );
+        let out = stdout(&o);
+        for line in out.lines() {
+            let lower = line.to_ascii_lowercase();
+            for making in [
+                "could not be read",
+                "not read here",
+                "this project",
+                "audit",
+                "machine-translated",
+                "issue 9",
+            ] {
+                assert!(
+                    !lower.contains(making),
+                    "iolens {args:?}: expected the figure, its source, its date and 'unverified', not how the data was gathered ('{making}'), in: {line}"
+                );
+            }
+        }
+    }
+    // The short form: every price says its source, date and, here all, one word.
+    let models = stdout(&run_in(&d.0, &["models"]));
+    let prices: Vec<&str> = models.lines().filter(|l| l.contains("price: $")).collect();
+    assert!(
+        !prices.is_empty() && prices.iter().all(|l| l.ends_with("; 2026-11; unverified)")),
+        "each price line of iolens models should end '(SOURCE; 2026-11; unverified)': {prices:#?}"
+    );
+    // The long form: what is unverified and why, and the pages behind each figure.
+    let sources = stdout(&run_in(&d.0, &["models", "--sources"]));
+    for want in [
+        "gp3 (AWS EBS General Purpose SSD (gp3))",
+        "unverified: the 64 TiB maximum size",
+        "Traditional Chinese edition",
+        "unverified: not checked against the vendor's current price page",
+    ] {
+        assert!(
+            sources.contains(want),
+            "iolens models --sources should say '{want}':\n{sources}"
+        );
+    }
+}
+
+#[test]
 fn bad_volume_specs_list_the_known_types() {
     let d = TempDir::new("badvol");
     let o = run_in(
