@@ -28,6 +28,164 @@ pub(super) fn no_depth_advice(e: &Explanation) -> Result<(), String> {
     Ok(())
 }
 
+/// Phrases that say a unit's I/Os did not queue, and phrases that say they did.
+const NO_QUEUE: &[&str] = &["no queue built up", "nothing queued"];
+const QUEUED: &[&str] = &[
+    "waited in a queue",
+    "wait in a queue",
+    "only wait",
+    "with I/Os queued",
+    "while I/Os queue",
+    "queue never drained",
+    "of the waiting",
+];
+
+/// The numbers written between `before` and `after` in `text`: `the other 247.7 of the`.
+fn numbers_between(text: &str, before: &str, after: &str) -> Vec<f64> {
+    text.match_indices(before)
+        .filter_map(|(i, m)| {
+            let rest = &text[i + m.len()..];
+            let end = rest.find(after)?;
+            rest[..end].replace(',', "").parse().ok()
+        })
+        .collect()
+}
+
+/// The context expected.json gives a case (what the user passes as --volume and --instance).
+fn context_of(file: &str, c: &Value) -> ExplainContext {
+    ExplainContext {
+        volume: c["volume"]
+            .as_str()
+            .map(|v| crate::models::parse_volume(v).unwrap_or_else(|e| panic!("{file}: {v}: {e}"))),
+        instance: c["instance"]
+            .as_str()
+            .map(|i| crate::models::instance(i).unwrap_or_else(|e| panic!("{file}: {i}: {e}"))),
+    }
+}
+
+/// What the lines about one unit (its findings and its job's) say against each other and
+/// against the unit's summary; the errors, empty when they agree.
+fn disagreements(e: &Explanation) -> Vec<String> {
+    let mut out = vec![];
+    for j in &e.jobs {
+        let text: String = e
+            .findings
+            .iter()
+            .filter(|f| f.job == j.name && (f.direction == j.direction || f.direction.is_empty()))
+            .map(|f| format!("{}\n{}\n{}\n", f.claim, f.arithmetic, f.fix))
+            .collect();
+        let unit = format!("{} ({})", j.name, j.direction);
+        let says = |set: &[&'static str]| set.iter().find(|p| text.contains(*p)).copied();
+        let (none, queued) = (says(NO_QUEUE), says(QUEUED));
+        if let (Some(a), Some(b)) = (none, queued) {
+            out.push(format!("{unit}: says both '{a}' and '{b}'"));
+        }
+        let q = j.queue.as_ref();
+        let is_queued = q.is_some_and(|q| q.queued);
+        if let (Some(a), true) = (none, is_queued) {
+            out.push(format!(
+                "{unit}: the queue summary says I/Os queued, a line says '{a}'"
+            ));
+        }
+        if let (Some(b), false) = (queued, is_queued) {
+            out.push(format!(
+                "{unit}: the queue summary says no I/O queued, a line says '{b}'"
+            ));
+        }
+        // One count of waiting I/Os, Little's law's, wherever it is stated.
+        let waiting = numbers_between(&text, "the other ", " of the ");
+        if let Some(w) = q.and_then(|q| q.waiting) {
+            if let Some(x) = waiting.iter().find(|x| (*x - w).abs() > 0.05 + 1e-9) {
+                out.push(format!(
+                    "{unit}: {x} waiting stated, Little's law gives {w:.2}"
+                ));
+            }
+        } else if !waiting.is_empty() {
+            out.push(format!(
+                "{unit}: {waiting:?} waiting stated without a queue"
+            ));
+        }
+        // One average in flight.
+        let little = numbers_between(&text, "= ", " I/Os in flight on average")
+            .into_iter()
+            .chain(numbers_between(&text, "= ", " I/O in flight on average"));
+        for x in little {
+            let l = j.littles_in_flight.unwrap_or(f64::NAN);
+            if (x - l).abs() > 0.05 + 1e-9 {
+                out.push(format!(
+                    "{unit}: {x} in flight on average stated, Little's law gives {l:.2}"
+                ));
+            }
+        }
+        // More in flight raises IOPS only where nothing waited.
+        if j.bound == Bound::Concurrency && is_queued {
+            out.push(format!("{unit}: bound concurrency although I/Os queued"));
+        }
+        // A rate that changed during the run: named, and no steady state claimed.
+        if matches!(
+            j.trend.as_str(),
+            "falling" | "rising" | "periodic" | "unsteady"
+        ) {
+            if !e
+                .findings
+                .iter()
+                .any(|f| f.job == j.name && f.kind == "trend")
+            {
+                out.push(format!("{unit}: trend {} without a trend finding", j.trend));
+            }
+            if let Some(a) = none {
+                out.push(format!(
+                    "{unit}: trend {} and a steady claim '{a}'",
+                    j.trend
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_explanations_agree_with_themselves() {
+    let expected: Value = serde_json::from_str(EXPECTED).expect("expected.json parses");
+    let cases = expected["cases"].as_array().expect("cases");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data");
+    let mut failures = vec![];
+    for c in cases {
+        let file = c["file"].as_str().unwrap();
+        let text = std::fs::read_to_string(dir.join(file))
+            .unwrap_or_else(|e| panic!("cannot read corpus file {file}: {e}"));
+        let view = parse_result(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let e = explain(&view, &context_of(file, c));
+        let mut found = disagreements(&e);
+        let first = &e.jobs[0];
+        if let Some(q) = c["queued"].as_bool() {
+            let got = first.queue.as_ref().is_some_and(|x| x.queued);
+            if got != q {
+                found.push(format!("expected queued={q}, the summary says {got}"));
+            }
+        }
+        if let Some(t) = c["trend"].as_str() {
+            if first.trend != t {
+                found.push(format!("expected trend {t}, got '{}'", first.trend));
+            }
+        }
+        if !found.is_empty() {
+            failures.push(format!(
+                "{file}:\n  {}\n{}",
+                found.join("\n  "),
+                e.to_text()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus cases contradict themselves:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
 #[test]
 fn corpus_cases_get_their_bound_and_fix() {
     let expected: Value = serde_json::from_str(EXPECTED).expect("expected.json parses");

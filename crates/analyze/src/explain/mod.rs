@@ -16,13 +16,14 @@ mod findings;
 mod options;
 mod render;
 mod result;
+mod trend;
 mod unit;
 
 use serde::Serialize;
 
 use crate::models::{Ceiling, Instance, Volume};
 
-pub use bound::Bound;
+pub use bound::{Bound, QueueSummary};
 pub use result::{parse_result, view_of_run, DirStats, DiskUtil, JobView, LatStats, ResultView};
 
 /// What the user told us about the system under test: the volume and the instance, both
@@ -103,8 +104,19 @@ pub struct JobSummary {
     pub latency_kind: String,
     /// The service-time floor: p1 (else p5, else min) of clat, µs.
     pub floor_latency_us: Option<f64>,
-    /// Mean clat / floor: 3 or more means I/Os waited in a queue.
+    /// Typical clat (p50) / floor (p5).
     pub queue_factor: Option<f64>,
+    /// The queue as the findings state it: the service time, and Little's in-flight figure
+    /// split into I/Os in service and waiting. `None` without a latency.
+    pub queue: Option<QueueSummary>,
+    /// What the rate did over the run (`falling`, `rising`, `periodic`, `steady`, `varied`,
+    /// `unsteady`); empty when the result does not show it.
+    pub trend: String,
+    /// µs per durable write (the write and its share of the flushes) of a job that flushes or
+    /// writes O_SYNC/O_DSYNC.
+    pub durable_write_us: Option<f64>,
+    /// How a durable write's cost adds up: `16 µs write + 1,814 µs flush`.
+    pub durable_write: String,
     /// I/Os in flight: numjobs x effective per-job depth.
     pub in_flight: f64,
     /// How the in-flight figure was obtained.

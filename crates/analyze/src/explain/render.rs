@@ -5,10 +5,18 @@ use super::{Explanation, Finding, JobSummary};
 use crate::fmt;
 
 fn header(j: &JobSummary) -> String {
-    let lat = j
-        .lat_mean_us
-        .map(|l| format!(", mean latency {}", fmt::us_short(l)))
-        .unwrap_or_default();
+    // A job that makes its writes durable: what one costs, not the write alone.
+    let lat = match j.durable_write_us {
+        Some(d) => format!(
+            ", {} per durable write ({})",
+            fmt::us_short(d),
+            j.durable_write
+        ),
+        None => j
+            .lat_mean_us
+            .map(|l| format!(", mean latency {}", fmt::us_short(l)))
+            .unwrap_or_default(),
+    };
     format!(
         "{} ({}): {} IOPS, {}{lat}; bound: {}",
         j.name,
