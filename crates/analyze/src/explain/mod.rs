@@ -6,7 +6,8 @@
 //! Little's law (a sync engine caps every job at one I/O in flight, so 4 jobs at 463 µs can do
 //! 8,638 IOPS however fast the volume is), results pinned at a provisioned limit, the page cache
 //! measured instead of the device, and option traps (iodepth with psync, clat-only percentiles,
-//! ramp_time, short runs, saturated devices, CPU-bound jobs, rate limits, unconditioned volumes).
+//! ramp_time, short runs, saturated devices, CPU-bound jobs, rate limits, unconditioned volumes),
+//! and a rate that changed during the run (iolens JSON's per-interval series).
 //!
 //! Severity: `Critical` when the number is not what the user thinks (latency-bound far below the
 //! volume's limit, page cache), `Warning` for traps, `Info` for confirmations.
@@ -70,7 +71,7 @@ pub struct Finding {
     pub severity: Severity,
     /// A bound (`concurrency`, `saturated`, `limit`, `fsync`, `cache`, `cpu`, `rate`,
     /// `unknown`: one per job and direction, first among its findings), or a secondary finding:
-    /// `burst`, `model`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
+    /// `trend`, `burst`, `model`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
     /// `device-saturated`, `precondition`, `job-error`.
     pub kind: String,
     /// One line: what is going on.
