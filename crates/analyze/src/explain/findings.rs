@@ -757,11 +757,15 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
         ordered.extend(rest);
         findings.extend(ordered);
     }
-    findings.extend(device_findings(view));
+    // A device busy for part of a run says nothing of its capacity over the whole of it.
+    if !view.interrupted {
+        findings.extend(device_findings(view));
+    }
     Explanation {
         context,
         jobs,
         findings,
         notes,
+        interrupted: view.interrupted,
     }
 }

@@ -159,6 +159,9 @@ pub struct Explanation {
     pub findings: Vec<Finding>,
     /// Parser and analysis notes.
     pub notes: Vec<String>,
+    /// The run was stopped before its end: its figures cover only the part that ran, and no
+    /// bound that needs the whole run is drawn from them.
+    pub interrupted: bool,
 }
 
 /// Explains a result against an optional volume and instance.

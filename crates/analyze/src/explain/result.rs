@@ -176,6 +176,9 @@ pub struct ResultView {
     pub disk_util: Vec<DiskUtil>,
     /// What the parser had to work around (text before the JSON, merged clones).
     pub notes: Vec<String>,
+    /// The run was stopped before its end (iolens JSON's `interrupted: true`): its numbers
+    /// cover only the part that ran.
+    pub interrupted: bool,
 }
 
 /// An option's canonical name (`blocksize` is `bs`), from the job crate's option table.
@@ -541,6 +544,7 @@ pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
         jobs,
         disk_util,
         notes,
+        interrupted: root.get("interrupted").and_then(Value::as_bool) == Some(true),
     })
 }
 
@@ -679,6 +683,7 @@ pub fn view_of_run(r: &RunResult) -> ResultView {
     let jobs = merge_clones(r.jobs.iter().map(job), &mut notes);
     ResultView {
         fio_version: r.version.clone(),
+        interrupted: r.interrupted,
         jobs,
         disk_util: r
             .disks

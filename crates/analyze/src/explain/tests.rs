@@ -1006,3 +1006,65 @@ fn a_falling_rate_is_named_with_its_numbers_and_no_steady_queue_is_claimed() {
         t.claim
     );
 }
+
+#[test]
+fn an_interrupted_run_says_so_first_and_concludes_no_bound_that_needs_the_whole_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/corpus");
+    // Each file as run, and with iolens's `interrupted: true` added: the bound of the whole
+    // run, and the bound of the part of it.
+    for (file, whole, part) in [
+        ("sim-io1-16000-libaio-qd256.iolens.json", "limit", "unknown"),
+        ("virtio-libaio-q32t4.iolens.json", "saturated", "unknown"),
+        ("virtio-psync-qd1.iolens.json", "concurrency", "unknown"),
+        ("fsync-psync-fdatasync1.iolens.json", "fsync", "fsync"),
+        ("rate-iops500.iolens.json", "rate", "rate"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let complete = explain(&parse_result(&text).unwrap(), &ExplainContext::default());
+        let mut doc: Value = serde_json::from_str(&text).unwrap();
+        doc["interrupted"] = json!(true);
+        let view = parse_result(&doc.to_string()).unwrap();
+        assert!(view.interrupted, "{file}: interrupted: true is read");
+        let e = explain(&view, &ExplainContext::default());
+        assert_eq!(
+            (complete.jobs[0].bound.name(), e.jobs[0].bound.name()),
+            (whole, part),
+            "{file}: expected bound {whole} for the whole run and {part} once interrupted:\n{}",
+            e.to_text()
+        );
+        let t = e.to_text();
+        assert!(
+            t.starts_with("INTERRUPTED: the run was stopped before its end"),
+            "{file} interrupted: the explanation should say so in its first line:\n{t}"
+        );
+        for verdict in [
+            "bound: saturated",
+            "bound: limit",
+            "bound: concurrency",
+            "you got what you provisioned",
+            "the device is at capacity",
+            "raise iodepth",
+        ] {
+            assert!(
+                !t.contains(verdict),
+                "{file} interrupted: expected no verdict that needs the whole run, found '{verdict}':\n{t}"
+            );
+        }
+        let j = e.to_json();
+        assert_eq!(
+            (&j["interrupted"], &j["jobs"][0]["bound"]),
+            (&json!(true), &json!(part)),
+            "{file} interrupted: explain --format json says so: {j}"
+        );
+        assert_ne!(
+            j["jobs"][0]["trend"], "steady",
+            "{file} interrupted: no steady rate is named from part of a run"
+        );
+        // The whole run's explanation says nothing of an interruption.
+        assert!(
+            !complete.to_text().contains("INTERRUPTED")
+                && complete.to_json().get("interrupted").is_none(),
+            "{file} as run: no interruption to mention"
+        );
+    }
+}

@@ -15,6 +15,10 @@
 //!    latency (Little's law), and more in flight would raise it.
 //! 8. `unknown`, with the reason.
 //!
+//! A run stopped before its end (`interrupted`) keeps the bounds its job's own make-up shows
+//! (`rate`, `fsync`, `cache`, `cpu`), but `limit`, `saturated` and `concurrency` need the whole
+//! run: there the bound is `unknown` with the measured arithmetic, and no steady rate is named.
+//!
 //! Each bound is a function of its own module, given the unit as a [`Case`] (and, from `limit`
 //! on, the [`Queue`] numbers that need a latency); [`judge`] calls them in this order. The fix
 //! follows from the bound; `saturated` and `limit` never advise more depth.
@@ -149,13 +153,22 @@ pub(super) fn judge(c: &Case) -> Judged {
                 .or_else(|| concurrency::concurrency(c, q))
                 .unwrap_or_else(|| unknown::unknown(c, q)),
         });
+    let v = match v.bound {
+        Bound::Limit | Bound::Saturated | Bound::Concurrency if c.interrupted => {
+            unknown::interrupted(c, v)
+        }
+        _ => v,
+    };
     Judged {
         bound: v.bound,
         finding: v.finding,
         floor_us: c.floor,
         queue_factor: c.queue_factor,
         queue: q.map(|q| q.summary_of(c.u.iops)),
-        trend: c.trend.clone(),
+        trend: c
+            .trend
+            .clone()
+            .filter(|t| !(c.interrupted && t.shape == trend::Shape::Steady)),
     }
 }
 
@@ -184,6 +197,8 @@ pub(super) struct Case<'a> {
     pub pct_line: Option<String>,
     /// What the rate did over the run, when the result shows it.
     pub trend: Option<Trend>,
+    /// The run was stopped before its end.
+    pub interrupted: bool,
 }
 
 impl<'a> Case<'a> {
@@ -216,6 +231,7 @@ impl<'a> Case<'a> {
             dev,
             pct_line: pct_line(u.clat),
             trend: trend::of(u.main),
+            interrupted: view.interrupted,
         }
     }
 
