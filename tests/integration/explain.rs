@@ -362,7 +362,7 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     let o = run_in(&d.0, &["sim.fio", "--output-format=json", "--explain"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let v = json_of(&out[..out.rfind("\n}\n").expect("json") + 3]);
+    let v = json_of(&out);
     let psync = v["jobs"][0]["read"]["iops"].as_f64().expect("iops");
     let lat_us = v["jobs"][0]["read"]["lat_ns"]["mean"]
         .as_f64()
@@ -382,7 +382,8 @@ fn seed_phase3_on_a_simulated_io1_volume() {
         (8_000.0 * 0.90..=8_000.0 * 1.03).contains(&fixed),
         "libaio x 4 at QD64 on io1:iops=8000: {fixed} IOPS"
     );
-    let text = &out[out.rfind("\n}\n").expect("json") + 3..];
+    // The explanation is on stderr (stdout is the JSON document alone).
+    let text = &stderr(&o);
     assert!(
         text.contains("context: volume io1 48,000 IOPS")
             && text.contains("from sim_volume=io1:iops=48000"),
