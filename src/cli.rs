@@ -151,6 +151,10 @@ pub struct ModelsArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
+    /// Where every figure comes from, in full: pages, editions, copies, and why a figure is
+    /// unverified (the JSON form has the same in each entry's `details` and `unverified`)
+    #[arg(long, conflicts_with = "format")]
+    pub sources: bool,
 }
 
 /// `iolens cost`.

@@ -22,6 +22,7 @@ pub fn run(c: Command) -> Result<i32> {
             iolens_session::saved::report_files(&a.results, &a.output, &ctx)?;
         }
         Command::Models(a) => out.write(&match a.format {
+            _ if a.sources => iolens_analyze::list_sources(),
             TextOrJson::Text => iolens_analyze::list_models(),
             TextOrJson::Json => format!("{:#}\n", iolens_analyze::list_models_json()),
         })?,
