@@ -2,6 +2,7 @@
 //! submission-queue polling, polled completions (`hipri`) and vectored or non-vectored opcodes.
 
 use std::io;
+use std::os::fd::AsRawFd;
 
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 
@@ -9,6 +10,13 @@ use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
 
 /// user_data of cancel requests, whose own completions are not I/Os.
 const CANCEL_TAG: u64 = u64::MAX;
+/// `io_uring_enter` flags (`<linux/io_uring.h>`).
+const ENTER_GETEVENTS: u32 = 1 << 0;
+const ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const ENTER_REGISTERED_RING: u32 = 1 << 4;
+/// `io_uring_register` opcodes for ring fds.
+const REGISTER_RING_FDS: libc::c_uint = 20;
+const UNREGISTER_RING_FDS: libc::c_uint = 21;
 /// The most entries one ring takes (IORING_MAX_ENTRIES).
 const MAX_ENTRIES: u32 = 32768;
 
@@ -71,6 +79,35 @@ pub fn available() -> bool {
     crate::probe_with_retry(|| IoUring::new(2).map(drop))
 }
 
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// Registers the ring's fd for this thread; its index, or None where the kernel cannot
+/// (before 5.18, or every slot taken).
+fn register_ring_fd(fd: libc::c_int) -> Option<libc::c_int> {
+    let mut up = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: fd as u64,
+    };
+    // SAFETY: io_uring_register reads and writes one RsrcUpdate, which lives on this stack.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            fd,
+            REGISTER_RING_FDS,
+            &mut up as *mut RsrcUpdate,
+            1,
+        )
+    };
+    (rc == 1).then_some(up.offset as libc::c_int)
+}
+
 /// An io_uring engine.
 pub struct UringEngine {
     ring: IoUring,
@@ -81,8 +118,18 @@ pub struct UringEngine {
     /// the file cannot be tried without blocking and the kernel would hand them over anyway.
     punt: Vec<bool>,
     iovecs: Vec<libc::iovec>,
+    /// SQEs pushed since the last submission.
     queued: u32,
     count: u64,
+    /// What `io_uring_enter` is called on: the ring's fd, or its index among the ring fds
+    /// registered for this thread (then `enter_flags` carries IORING_ENTER_REGISTERED_RING and
+    /// the kernel skips looking the fd up on every call).
+    enter_fd: libc::c_int,
+    enter_flags: u32,
+    /// The ring defers completion work to the submitting thread (DEFER_TASKRUN): completions
+    /// reach the completion queue only while that thread is inside `io_uring_enter` with
+    /// IORING_ENTER_GETEVENTS, so every submission asks for them too.
+    defer_taskrun: bool,
 }
 
 impl std::fmt::Debug for UringEngine {
@@ -123,15 +170,32 @@ impl UringEngine {
             ));
         }
         // One thread submits and reaps: let the kernel skip cross-CPU wakeups for completions
-        // (COOP_TASKRUN) and run completion work when we reap (DEFER_TASKRUN). Older kernels
-        // reject these flags; then the ring is set up without them.
+        // (COOP_TASKRUN) and run completion work when this thread enters the ring
+        // (DEFER_TASKRUN), and drop the submission queue's index array (NO_SQARRAY, 6.6).
+        // DEFER_TASKRUN cannot go with a polling submission thread. Older kernels reject
+        // these flags; then the ring is set up with fewer.
         let mut coop = b.clone();
         coop.setup_coop_taskrun().setup_single_issuer();
         let mut defer = coop.clone();
         defer.setup_defer_taskrun();
-        let ring = match defer.build(entries).or_else(|_| coop.build(entries)) {
-            Ok(r) => r,
-            Err(_) => b.build(entries).map_err(|e| match e.raw_os_error() {
+        let mut tries = Vec::with_capacity(4);
+        if !opts.sqpoll {
+            let mut lean = defer.clone();
+            lean.setup_no_sqarray();
+            tries.push((lean, true));
+            tries.push((defer, true));
+        } else {
+            let mut lean = coop.clone();
+            lean.setup_no_sqarray();
+            tries.push((lean, false));
+        }
+        tries.push((coop, false));
+        let built = tries
+            .iter()
+            .find_map(|(t, deferred)| t.build(entries).ok().map(|r| (r, *deferred)));
+        let (ring, defer_taskrun) = match built {
+            Some(r) => r,
+            None => b.build(entries).map(|r| (r, false)).map_err(|e| match e.raw_os_error() {
                 Some(libc::ENOMEM) => format!(
                     "io_uring setup for iodepth={depth} ({entries} entries) failed: {e}: the kernel could not allocate the ring (on kernels before 5.12 rings count against RLIMIT_MEMLOCK, now {}); lower iodepth or raise `ulimit -l`",
                     memlock_limit()
@@ -175,6 +239,12 @@ impl UringEngine {
         // drivers): io_uring tries each I/O inline, fails, and hands it to a worker. Skipping
         // the doomed attempt changes nothing the device sees and saves CPU per I/O. Polled
         // I/O (hipri) needs nowait support anyway.
+        // A registered ring fd spares the fd lookup of every io_uring_enter (5.18); without
+        // it the ring's own fd is used.
+        let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
+            Some(index) => (index, ENTER_REGISTERED_RING),
+            None => (ring.as_raw_fd(), 0),
+        };
         let punt = fds
             .iter()
             .zip(&block_device)
@@ -191,7 +261,20 @@ impl UringEngine {
             iovecs,
             queued: 0,
             count: 0,
+            enter_fd,
+            enter_flags,
+            defer_taskrun,
         })
+    }
+
+    /// True when the ring defers completion work to this thread (DEFER_TASKRUN).
+    pub fn defers_taskrun(&self) -> bool {
+        self.defer_taskrun
+    }
+
+    /// True when `io_uring_enter` goes through a registered ring fd.
+    pub fn registered_ring(&self) -> bool {
+        self.enter_flags & ENTER_REGISTERED_RING != 0
     }
 
     fn push(&mut self, sqe: squeue::Entry) -> io::Result<()> {
@@ -202,7 +285,96 @@ impl UringEngine {
                 return Ok(());
             }
             // Submission queue full: hand what is there to the kernel first.
-            self.ring.submit()?;
+            self.enter_ring(0)?;
+        }
+    }
+
+    /// One `io_uring_enter`: submits what is in the submission queue and, where `min` > 0,
+    /// waits for that many completions. Every call that may meet deferred completion work
+    /// (DEFER_TASKRUN) or polled I/O (hipri) carries GETEVENTS, so the completions that are
+    /// ready reach the completion queue in the same call and are reaped from there without
+    /// another.
+    fn enter_ring(&mut self, min: u32) -> io::Result<u32> {
+        let to_submit = self.ring.submission().len() as u32;
+        let mut flags = self.enter_flags;
+        if min > 0 || self.defer_taskrun || self.opts.hipri {
+            flags |= ENTER_GETEVENTS;
+        }
+        if self.opts.sqpoll {
+            // The kernel's thread takes the entries; it is woken where it went to sleep, and
+            // nothing else needs the kernel.
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            if self.ring.submission().need_wakeup() {
+                flags |= ENTER_SQ_WAKEUP;
+            }
+            if flags & (ENTER_SQ_WAKEUP | ENTER_GETEVENTS) == 0 {
+                return Ok(to_submit);
+            }
+        }
+        // SAFETY: io_uring_enter on this engine's ring, with no argument struct (size 0);
+        // every SQE in the queue points to memory that queue()'s contract keeps valid.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min,
+                flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(rc as u32)
+    }
+
+    /// Moves the completions in the completion queue to `out` (cancels' own are dropped);
+    /// returns how many.
+    #[inline(always)]
+    fn take_completions(&mut self, out: &mut [RawCompletion]) -> usize {
+        let mut n = 0;
+        if out.is_empty() {
+            return 0;
+        }
+        let mut cq = self.ring.completion();
+        for cqe in &mut cq {
+            if cqe.user_data() == CANCEL_TAG {
+                continue;
+            }
+            out[n] = RawCompletion {
+                index: cqe.user_data() as u32,
+                res: cqe.result() as i64,
+            };
+            n += 1;
+            if n == out.len() {
+                break;
+            }
+        }
+        n
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        if self.registered_ring() {
+            let up = RsrcUpdate {
+                offset: self.enter_fd as u32,
+                resv: 0,
+                data: 0,
+            };
+            // SAFETY: unregisters this thread's slot for the ring (the ring itself is closed
+            // after this, when its field drops); the kernel reads one RsrcUpdate.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_register,
+                    self.ring.as_raw_fd(),
+                    UNREGISTER_RING_FDS,
+                    &up as *const RsrcUpdate,
+                    1,
+                );
+            }
         }
     }
 }
@@ -308,9 +480,11 @@ unsafe impl Backend for UringEngine {
             return Ok(0);
         }
         loop {
-            match self.ring.submit() {
+            match self.enter_ring(0) {
                 Ok(_) => break,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                // The kernel is short of room for completions or of memory for requests: what
+                // it did not take stays in the queue and goes with the next enter.
                 Err(e)
                     if e.raw_os_error() == Some(libc::EBUSY)
                         || e.raw_os_error() == Some(libc::EAGAIN) =>
@@ -326,34 +500,26 @@ unsafe impl Backend for UringEngine {
     }
 
     fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
-        let mut n = 0usize;
+        let mut n = self.take_completions(out);
+        let mut flushed = false;
         loop {
-            {
-                let mut cq = self.ring.completion();
-                for cqe in &mut cq {
-                    if cqe.user_data() == CANCEL_TAG {
-                        continue;
-                    }
-                    out[n] = RawCompletion {
-                        index: cqe.user_data() as u32,
-                        res: cqe.result() as i64,
-                    };
-                    n += 1;
-                    if n == out.len() {
-                        break;
-                    }
-                }
-            }
-            if n >= min as usize || n == out.len() {
+            if n >= min as usize && (n > 0 || flushed || !self.defer_taskrun && !self.opts.hipri) {
                 return Ok(n as u32);
             }
-            match self.ring.submit_and_wait(min as usize - n) {
+            if n == out.len() {
+                return Ok(n as u32);
+            }
+            // Nothing (or too little) in the completion queue: enter the kernel, which runs
+            // the deferred completion work, polls, or waits for what is still missing.
+            match self.enter_ring(min.saturating_sub(n as u32)) {
                 Ok(_) => {}
                 Err(e)
                     if e.raw_os_error() == Some(libc::EINTR)
                         || e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => return Err(e),
             }
+            flushed = true;
+            n += self.take_completions(&mut out[n..]);
         }
     }
 
@@ -371,5 +537,156 @@ unsafe impl Backend for UringEngine {
             }
         }
         let _ = self.commit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workout::{read_all, DataFile, BS};
+    use crate::Engine;
+
+    fn engine(f: &DataFile, depth: u32, o: UringOpts) -> (Engine<UringEngine>, Vec<crate::Slot>) {
+        let (pool, slots) = BufPool::new(depth as usize, BS, 4096).unwrap();
+        let eng = Engine::new(pool, |p| {
+            UringEngine::new(depth, vec![f.fd()], vec![false], p, o)
+        })
+        .unwrap_or_else(|e| panic!("io_uring setup with {o:?}: {e}"));
+        (eng, slots)
+    }
+
+    #[test]
+    fn every_setting_brings_every_read_back_once_with_its_data() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring", 96);
+        let settings = [
+            UringOpts::default(),
+            UringOpts {
+                fixedbufs: true,
+                registerfiles: true,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                nonvectored: true,
+                ..UringOpts::default()
+            },
+            // Every I/O through the kernel's workers: completions arrive as deferred work.
+            UringOpts {
+                force_async: 1,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                force_async: 1,
+                fixedbufs: true,
+                nonvectored: true,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                sqpoll: true,
+                ..UringOpts::default()
+            },
+        ];
+        for o in settings {
+            for (depth, mins, maxes) in [
+                (1, &[1u32][..], &[1usize][..]),
+                (16, &[1][..], &[1][..]),
+                (16, &[0, 1, 4, 16][..], &[1, 16, 3, 8][..]),
+                (32, &[0][..], &[32][..]),
+            ] {
+                let (mut eng, slots) = engine(&f, depth, o);
+                if let Err(e) = read_all(&mut eng, slots, &f, depth, 3, mins, maxes) {
+                    panic!(
+                        "io_uring {o:?} depth {depth}, reaping min {mins:?} max {maxes:?}: expected every block of {} read back once per round with its data: {e}",
+                        f.blocks
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_ring_of_one_thread_defers_its_completion_work_and_enters_through_a_registered_fd() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring-flags", 8);
+        // DEFER_TASKRUN came with 6.1 and registered ring fds with 5.18; older kernels get a
+        // plainer ring, which the other tests cover.
+        let (eng, _) = engine(&f, 8, UringOpts::default());
+        let (deferred, registered) = (
+            eng.backend().defers_taskrun(),
+            eng.backend().registered_ring(),
+        );
+        drop(eng);
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let v: Vec<u32> = release
+            .split(|c: char| !c.is_ascii_digit())
+            .take(2)
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() == 2 && (v[0], v[1]) >= (6, 1) {
+            assert!(
+                deferred && registered,
+                "kernel {release}: expected a DEFER_TASKRUN ring entered through a registered fd, got deferred={deferred} registered={registered}"
+            );
+        }
+        // A thread holds at most 16 registered ring fds: each engine must give its slot back
+        // when dropped, or the 17th ring would go without.
+        for k in 0..40 {
+            let (eng, _) = engine(&f, 4, UringOpts::default());
+            assert_eq!(
+                eng.backend().registered_ring(),
+                registered,
+                "ring {k} of 40 made one after another in one thread: expected the same registered-fd state as the first"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reap_that_does_not_wait_still_collects_deferred_completions() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring-poll", 4);
+        let o = UringOpts {
+            force_async: 1,
+            ..UringOpts::default()
+        };
+        let (mut eng, mut slots) = engine(&f, 4, o);
+        let req = IoReq {
+            file: 0,
+            op: Op::Read,
+            offset: 0,
+            len: BS as u32,
+            buf_off: 0,
+        };
+        assert!(matches!(
+            eng.queue(slots.pop().unwrap(), &req),
+            crate::Submitted::Pending
+        ));
+        eng.commit().unwrap();
+        // The read runs in a kernel worker; its completion waits as deferred work until this
+        // thread enters the ring. reap(0) must enter to collect it: poll until it does.
+        let mut out = Vec::new();
+        let mut polls = 0u64;
+        while out.is_empty() && polls < 10_000_000 {
+            eng.reap(0, 4, &mut out).unwrap();
+            polls += 1;
+        }
+        assert_eq!(
+            out.len(),
+            1,
+            "expected the read's completion from polling reap(0), got none in {polls} polls"
+        );
+        assert_eq!(
+            out[0].res, BS as i64,
+            "a {BS}-byte read of a {}-block file",
+            f.blocks
+        );
     }
 }
