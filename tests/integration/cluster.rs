@@ -12,11 +12,77 @@ use serde_json::Value;
 use crate::common::*;
 
 /// A port that was free a moment ago on `ip`.
-fn free_port(ip: &str) -> u16 {
-    std::net::TcpListener::bind((ip, 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("binding an ephemeral port on loopback")
+/// A loopback port for a coordinator, for the whole life of the test: taken from a range
+/// outside the kernel's ephemeral ports (so no connection of any program is given it), under
+/// a lock per port across every test process on the machine (so no two tests can ever share
+/// it), and free when taken. The lock is held until the test drops the reservation.
+struct Port {
+    port: u16,
+    _lock: Flock,
+}
+
+fn reserved_port() -> Port {
+    use std::os::fd::AsRawFd;
+    // 20000-29999 lies below Linux's default ephemeral range (32768-60999).
+    let start = 20_000 + (std::process::id() % 10_000) as u16;
+    for k in 0..10_000u16 {
+        let port = 20_000 + (start - 20_000 + k) % 10_000;
+        let lock = flock_file_of(&format!("port-{port}"));
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(lock.0.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            continue;
+        }
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Port { port, _lock: lock };
+        }
+    }
+    panic!("no free loopback port in 20000-29999 for a coordinator");
+}
+
+/// An address where nothing ever answers: a socket bound to it that never listens refuses
+/// every connection for as long as the guard lives, and nothing else can bind it meanwhile.
+struct DeadAddr {
+    addr: String,
+    _fd: std::os::fd::OwnedFd,
+}
+
+fn dead_addr() -> DeadAddr {
+    use std::os::fd::FromRawFd;
+    // SAFETY: socket, bind and getsockname on a descriptor this function owns; the address
+    // structures are plain data of the sizes passed.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let fd = std::os::fd::OwnedFd::from_raw_fd(fd);
+        let mut sa: libc::sockaddr_in = std::mem::zeroed();
+        sa.sin_family = libc::AF_INET as libc::sa_family_t;
+        sa.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        use std::os::fd::AsRawFd;
+        let rc = libc::bind(
+            fd.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            len,
+        );
+        assert_eq!(
+            rc,
+            0,
+            "bind 127.0.0.1:0: {}",
+            std::io::Error::last_os_error()
+        );
+        let mut got: libc::sockaddr_in = std::mem::zeroed();
+        let mut glen = len;
+        let rc = libc::getsockname(
+            fd.as_raw_fd(),
+            (&mut got as *mut libc::sockaddr_in).cast(),
+            &mut glen,
+        );
+        assert_eq!(rc, 0, "getsockname: {}", std::io::Error::last_os_error());
+        DeadAddr {
+            addr: format!("127.0.0.1:{}", u16::from_be(got.sin_port)),
+            _fd: fd,
+        }
+    }
 }
 
 fn null_job(runtime_s: u32) -> Vec<String> {
@@ -155,8 +221,8 @@ fn check_clients(stdout_text: &str, dir: &str, n: usize, skew_ms: u64) -> Value 
 
 #[test]
 fn three_ranks_by_iolens_rank_give_one_result() {
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    let port = reserved_port();
+    let coord = format!("127.0.0.1:{}", port.port);
     let args = null_job(1);
     let others: Vec<Child> = (1..3)
         .map(|r| rank(r, 3, &coord, "t0k", &args, &[]))
@@ -196,8 +262,8 @@ fn ranks_lay_out_their_files_before_the_synchronized_start() {
     std::fs::File::create(d.join("data.0"))
         .and_then(|f| f.set_len(1 << 30))
         .expect("creating rank 0's file");
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    let port = reserved_port();
+    let coord = format!("127.0.0.1:{}", port.port);
     let args: Vec<String> = [
         "--name=l",
         "--ioengine=psync",
@@ -274,7 +340,7 @@ fn mpirun_four_ranks_give_one_result() {
         return;
     }
     let dir = TempDir::new("mpi");
-    let port = free_port("127.0.0.1");
+    let port = reserved_port();
     let file = format!("{}/data.$rank", dir.0.display());
     let mut c = Command::new("mpirun");
     c.args([
@@ -295,7 +361,7 @@ fn mpirun_four_ranks_give_one_result() {
         &format!("--filename={file}"),
         "--output-format=json+",
     ])
-    .env("IOLENS_COORDINATOR", format!("127.0.0.1:{port}"))
+    .env("IOLENS_COORDINATOR", format!("127.0.0.1:{}", port.port))
     .env_remove("IOLENS_TOKEN");
     let o = output_within(c, Duration::from_secs(120));
     assert!(
@@ -321,8 +387,8 @@ fn mpirun_four_ranks_give_one_result() {
 
 #[test]
 fn a_killed_rank_is_named_and_the_others_report() {
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    let port = reserved_port();
+    let coord = format!("127.0.0.1:{}", port.port);
     let args = null_job(25);
     let hb = [("IOLENS_HEARTBEAT_TIMEOUT", "3")];
     let one = rank(1, 3, &coord, "k", &args, &hb);
@@ -361,8 +427,8 @@ fn a_killed_rank_is_named_and_the_others_report() {
 
 #[test]
 fn a_wrong_token_is_refused() {
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    let port = reserved_port();
+    let coord = format!("127.0.0.1:{}", port.port);
     let args = null_job(1);
     let to = [("IOLENS_JOIN_TIMEOUT", "5")];
     let zero = rank(0, 2, &coord, "right", &args, &to);
@@ -393,8 +459,9 @@ fn a_wrong_token_is_refused() {
 
 #[test]
 fn a_coordinator_that_never_comes_up_times_out() {
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    // Nothing listens here for the whole test, and no other test can take the address.
+    let dead = dead_addr();
+    let coord = dead.addr.clone();
     let one = rank(
         1,
         2,
@@ -437,8 +504,30 @@ fn merge_of_separate_runs_is_exact() {
     run_json_plus(&dir.0, "a", "r1.json");
     run_json_plus(&dir.0, "a", "r2.json");
     run_json_plus(&dir.0, "b", "r3.json");
+    // r3 ran another job: refused, then merged with --force and a warning.
     let o = run_in(&dir.0, &["merge", "r1.json", "r2.json", "r3.json"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("not of the same jobs"),
+        "merging job b into runs of job a: expected a refusal, got exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    let same = run_in(&dir.0, &["merge", "r1.json", "r2.json"]);
+    assert!(
+        same.status.success() && !stderr(&same).contains("merge:"),
+        "two runs of one job, made one after the other by one tool: no warning expected: {}",
+        stderr(&same)
+    );
+    let o = run_in(
+        &dir.0,
+        &["merge", "--force", "r1.json", "r2.json", "r3.json"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("merged anyway (--force)"),
+        "the warning of a forced merge: {}",
+        stderr(&o)
+    );
     let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON document");
     let jobs = v["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs
@@ -705,8 +794,8 @@ fn scale_out_examples_are_valid() {
 
 #[test]
 fn normal_output_has_each_rank_and_all_clients_and_explains_the_aggregate() {
-    let port = free_port("127.0.0.1");
-    let coord = format!("127.0.0.1:{port}");
+    let port = reserved_port();
+    let coord = format!("127.0.0.1:{}", port.port);
     let mut args = null_job(1);
     args.retain(|a| !a.starts_with("--output-format"));
     args.push("--explain".into());

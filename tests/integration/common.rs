@@ -229,7 +229,12 @@ static REGISTER_SKIP_SUMMARY: extern "C" fn() = register_skip_summary;
 /// A `flock` on `/tmp/iolens-lock-<resource>`, released when dropped (or when the process
 /// dies). Locks are per open file, so threads of one process exclude each other too.
 #[derive(Debug)]
-pub struct Flock(#[allow(dead_code)] std::fs::File);
+pub struct Flock(pub std::fs::File);
+
+/// The lock file of `resource`, not yet locked (for a try-lock: `flock(LOCK_NB)` on `.0`).
+pub fn flock_file_of(resource: &str) -> Flock {
+    Flock(flock_file(resource))
+}
 
 fn flock_file(resource: &str) -> std::fs::File {
     let path = std::env::temp_dir().join(format!("iolens-lock-{resource}"));

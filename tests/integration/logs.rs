@@ -1384,3 +1384,57 @@ fn read_iolog_replays_a_blktrace_binary_trace_as_fio_does() {
         "(reads, writes) replayed from trace.bin: iolens (left), fio (right)"
     );
 }
+
+#[test]
+fn the_window_that_ends_with_the_runtime_is_sampled_as_fio_samples_it() {
+    // fio 3.33, `--ioengine=null --rw=randrw --ramp_time=1 --runtime=2 --time_based` with
+    // 500 ms windows: bw_samples 4 per direction, log lines at 499, 999, 1500 and 1999 ms (its
+    // 1 ms slack takes the window that ends with the runtime). On the fake clock iolens gives
+    // the same windows exactly.
+    let d = TempDir::new("lastwin");
+    let (code, v, err) = run_json(
+        &d.0,
+        &[
+            "--name=w",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randrw",
+            "--ramp_time=1",
+            "--runtime=2",
+            "--time_based",
+            "--write_bw_log=w",
+            "--log_avg_msec=500",
+        ],
+        &[("IOLENS_FAKE_CLOCK_NS", "2000")],
+    );
+    assert_eq!(code, 0, "{err}");
+    let j = &v["jobs"][0];
+    for dir in ["read", "write"] {
+        let want = "4 samples (500, 1000, 1500 and 2000 ms of a 2 s runtime after a 1 s ramp)";
+        assert_eq!(j[dir]["bw_samples"], 4, "{dir} bw_samples: {want}");
+        assert_eq!(j[dir]["iops_samples"], 4, "{dir} iops_samples: {want}");
+        let times: Vec<u64> = j["iolens_series"][dir]["bw_kib"]
+            .as_array()
+            .expect("the iolens_series of the run")
+            .iter()
+            .map(|p| p[0].as_u64().expect("a sample time"))
+            .collect();
+        assert_eq!(
+            times,
+            [500, 1000, 1500, 2000],
+            "{dir} sample times (ms): {want}"
+        );
+    }
+    assert!(
+        num(&j["read"]["runtime"]) >= 2000.0,
+        "the measured runtime counts from the end of the ramp: expected at least 2,000 ms, got {}",
+        j["read"]["runtime"]
+    );
+    let log = std::fs::read_to_string(d.0.join("w_bw.1.log")).expect("w_bw.1.log");
+    let times: Vec<&str> = log.lines().filter_map(|l| l.split(", ").next()).collect();
+    assert_eq!(
+        times,
+        ["500", "500", "1000", "1000", "1500", "1500", "2000", "2000"],
+        "bandwidth log lines (read and write per window); the log: {log}"
+    );
+}

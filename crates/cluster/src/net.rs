@@ -475,6 +475,10 @@ struct MemberState {
     finished: bool,
 }
 
+/// What a member's threads share: the state rank 0's messages set, and the condition the
+/// main thread waits on.
+type MemberShared = Arc<(Mutex<MemberState>, Condvar)>;
+
 /// Runs a rank other than 0: joins, waits for the start, runs, sends the result.
 pub fn member(
     addr: &str,
@@ -485,145 +489,16 @@ pub fn member(
     execute: impl FnOnce() -> Result<Executed>,
 ) -> Result<crate::Outcome> {
     let rank = l.rank;
-    let mut c = connect(addr, t.join)?;
-    let _ = c.set_nodelay(true);
-    let _ = c.set_read_timeout(Some(HELLO_TIMEOUT));
-    let _ = c.set_write_timeout(Some(WRITE_TIMEOUT));
-    send(
-        &mut c,
-        token,
-        &Msg::Hello {
-            rank,
-            size: l.size,
-            hostname: hostname.to_string(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-    )
-    .with_context(|| format!("rank {rank}: cannot greet rank 0 at {addr}"))?;
-    let f =
-        recv(&mut c).with_context(|| format!("rank {rank}: no answer from rank 0 at {addr}"))?;
-    match f.msg {
-        Msg::Welcome if same_token(&f.token, token) => {}
-        Msg::Refused { reason } => bail!("rank 0 at {addr} refused rank {rank}: {reason}"),
-        _ => bail!("rank {rank}: rank 0 at {addr} answered with an unexpected message"),
-    }
-    let shared = Arc::new((Mutex::new(MemberState::default()), Condvar::new()));
+    let c = join(addr, token, l, hostname, t)?;
+    let shared: MemberShared = Arc::new((Mutex::new(MemberState::default()), Condvar::new()));
     let writer = Arc::new(Mutex::new(c.try_clone()?));
     let _ = c.set_read_timeout(Some(t.heartbeat));
-    {
-        let shared = shared.clone();
-        let token = token.to_string();
-        let silence = t.heartbeat;
-        std::thread::spawn(move || loop {
-            let r = recv(&mut c);
-            let (m, cv) = &*shared;
-            let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
-            match r {
-                Ok(f) if !same_token(&f.token, &token) => {
-                    st.lost = Some("rank 0 sent a message with a wrong token".into());
-                }
-                Ok(f) => match f.msg {
-                    Msg::Start { at_ms, delay_ms } => {
-                        st.start = Some((at_ms, delay_ms, Instant::now()))
-                    }
-                    Msg::Abort { reason } => {
-                        st.abort = Some(reason);
-                        if st.start.is_some() {
-                            stop_local_jobs();
-                        }
-                    }
-                    Msg::Done => st.done = true,
-                    _ => {}
-                },
-                Err(e) => {
-                    if !st.done {
-                        st.lost = Some(format!("lost rank 0: {}", why(&e, silence)));
-                        if st.start.is_some() {
-                            stop_local_jobs();
-                        }
-                    }
-                }
-            }
-            cv.notify_all();
-            if st.lost.is_some() || st.done || (st.abort.is_some() && st.start.is_none()) {
-                return;
-            }
-        });
-    }
-    {
-        let shared = shared.clone();
-        let writer = writer.clone();
-        let token = token.to_string();
-        let every = t.heartbeat_every;
-        std::thread::spawn(move || loop {
-            std::thread::sleep(every);
-            {
-                let st = shared.0.lock().unwrap_or_else(|e| e.into_inner());
-                if st.finished || st.lost.is_some() || st.done {
-                    return;
-                }
-            }
-            let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
-            if send(&mut *w, &token, &Msg::Heartbeat).is_err() {
-                return;
-            }
-        });
-    }
-    // Wait for the start (rank 0 waits up to the join timeout for the others).
-    let (m, cv) = &*shared;
-    let wait_end = Instant::now() + t.join + Duration::from_secs(10);
-    let (at_ms, delay_ms, got) = {
-        let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(s) = st.start {
-                break s;
-            }
-            if let Some(r) = st.abort.clone() {
-                bail!("rank {rank}: rank 0 called the run off: {r}");
-            }
-            if let Some(r) = st.lost.clone() {
-                bail!("rank {rank}: {r} before the start");
-            }
-            let now = Instant::now();
-            if now >= wait_end {
-                bail!(
-                    "rank {rank}: no start from rank 0 at {addr} within {:.0} s",
-                    (t.join + Duration::from_secs(10)).as_secs_f64()
-                );
-            }
-            st = cv
-                .wait_timeout(st, wait_end - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-    };
-    // The start time is rank 0's clock; a host whose clock is far off waits the delay instead.
-    let now = now_ms();
-    if at_ms >= now && at_ms - now <= 2 * delay_ms + 1000 {
-        sleep_until_ms(at_ms);
-    } else {
-        // One message cannot tell a clock ahead of rank 0's from a start message that came
-        // late (a loaded host, a slow network): say both.
-        let why = if at_ms < now {
-            format!(
-                "the start time is {} ms in this host's past (its clock is ahead of rank 0's, or the start message came late)",
-                now - at_ms
-            )
-        } else {
-            format!(
-                "the start time is {} ms ahead, beyond the {delay_ms} ms start delay (this host's clock is behind rank 0's)",
-                at_ms - now
-            )
-        };
-        log(
-            rank,
-            &format!("{why}: starting {delay_ms} ms after the start message arrived instead"),
-        );
-        let left = Duration::from_millis(delay_ms).saturating_sub(got.elapsed());
-        std::thread::sleep(left);
-    }
-    let run = execute();
-    let (result, errors, job_start_ms) = match run {
+    listen(c, shared.clone(), token, t.heartbeat);
+    heartbeat(shared.clone(), writer.clone(), token, t.heartbeat_every);
+    let (m, _) = &*shared;
+    let (at_ms, delay_ms, got) = wait_for_start(&shared, addr, rank, t)?;
+    start_at(rank, at_ms, delay_ms, got);
+    let (result, errors, job_start_ms) = match execute() {
         Ok(v) => v,
         Err(e) => {
             m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
@@ -647,15 +522,7 @@ pub fn member(
             bail!("rank {rank}: cannot send the result to rank 0: {e:#}");
         }
     }
-    let done_end = Instant::now() + t.heartbeat * 2 + Duration::from_secs(5);
-    let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
-    while !st.done && st.lost.is_none() && Instant::now() < done_end {
-        st = cv
-            .wait_timeout(st, done_end.saturating_duration_since(Instant::now()))
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-    }
-    st.finished = true;
+    let st = wait_for_done(&shared, t);
     for e in &errors {
         log(rank, e);
     }
@@ -679,6 +546,176 @@ pub fn member(
         code: i32::from(failed),
         merged: None,
     })
+}
+
+/// Connects to rank 0 and greets it; rank 0 welcomes the rank or says why not.
+fn join(addr: &str, token: &str, l: &Launch, hostname: &str, t: &Timeouts) -> Result<TcpStream> {
+    let rank = l.rank;
+    let mut c = connect(addr, t.join)?;
+    let _ = c.set_nodelay(true);
+    let _ = c.set_read_timeout(Some(HELLO_TIMEOUT));
+    let _ = c.set_write_timeout(Some(WRITE_TIMEOUT));
+    send(
+        &mut c,
+        token,
+        &Msg::Hello {
+            rank,
+            size: l.size,
+            hostname: hostname.to_string(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+    )
+    .with_context(|| format!("rank {rank}: cannot greet rank 0 at {addr}"))?;
+    let f =
+        recv(&mut c).with_context(|| format!("rank {rank}: no answer from rank 0 at {addr}"))?;
+    match f.msg {
+        Msg::Welcome if same_token(&f.token, token) => Ok(c),
+        Msg::Refused { reason } => bail!("rank 0 at {addr} refused rank {rank}: {reason}"),
+        _ => bail!("rank {rank}: rank 0 at {addr} answered with an unexpected message"),
+    }
+}
+
+/// A thread that reads rank 0's messages (start, abort, done) into the shared state until the
+/// run is over or rank 0 is lost (silent for `silence`); an abort or a lost rank 0 after the
+/// start stops the local jobs.
+fn listen(mut c: TcpStream, shared: MemberShared, token: &str, silence: Duration) {
+    let token = token.to_string();
+    std::thread::spawn(move || loop {
+        let r = recv(&mut c);
+        let (m, cv) = &*shared;
+        let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+        match r {
+            Ok(f) if !same_token(&f.token, &token) => {
+                st.lost = Some("rank 0 sent a message with a wrong token".into());
+            }
+            Ok(f) => match f.msg {
+                Msg::Start { at_ms, delay_ms } => {
+                    st.start = Some((at_ms, delay_ms, Instant::now()))
+                }
+                Msg::Abort { reason } => {
+                    st.abort = Some(reason);
+                    if st.start.is_some() {
+                        stop_local_jobs();
+                    }
+                }
+                Msg::Done => st.done = true,
+                _ => {}
+            },
+            Err(e) => {
+                if !st.done {
+                    st.lost = Some(format!("lost rank 0: {}", why(&e, silence)));
+                    if st.start.is_some() {
+                        stop_local_jobs();
+                    }
+                }
+            }
+        }
+        cv.notify_all();
+        if st.lost.is_some() || st.done || (st.abort.is_some() && st.start.is_none()) {
+            return;
+        }
+    });
+}
+
+/// A thread that tells rank 0 every `every` that this rank is alive, until the run is over.
+fn heartbeat(shared: MemberShared, writer: Arc<Mutex<TcpStream>>, token: &str, every: Duration) {
+    let token = token.to_string();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(every);
+        {
+            let st = shared.0.lock().unwrap_or_else(|e| e.into_inner());
+            if st.finished || st.lost.is_some() || st.done {
+                return;
+            }
+        }
+        let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+        if send(&mut *w, &token, &Msg::Heartbeat).is_err() {
+            return;
+        }
+    });
+}
+
+/// Waits for rank 0's start message (rank 0 waits up to the join timeout for the others):
+/// the start time on rank 0's clock, the start delay, and when the message came.
+fn wait_for_start(
+    shared: &MemberShared,
+    addr: &str,
+    rank: u32,
+    t: &Timeouts,
+) -> Result<(u64, u64, Instant)> {
+    let (m, cv) = &**shared;
+    let wait_end = Instant::now() + t.join + Duration::from_secs(10);
+    let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(s) = st.start {
+            return Ok(s);
+        }
+        if let Some(r) = st.abort.clone() {
+            bail!("rank {rank}: rank 0 called the run off: {r}");
+        }
+        if let Some(r) = st.lost.clone() {
+            bail!("rank {rank}: {r} before the start");
+        }
+        let now = Instant::now();
+        if now >= wait_end {
+            bail!(
+                "rank {rank}: no start from rank 0 at {addr} within {:.0} s",
+                (t.join + Duration::from_secs(10)).as_secs_f64()
+            );
+        }
+        st = cv
+            .wait_timeout(st, wait_end - now)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+/// Sleeps until the start time, on rank 0's clock; a host whose clock is far off (or that got
+/// the message late) waits the start delay from the message instead, and says why.
+fn start_at(rank: u32, at_ms: u64, delay_ms: u64, got: Instant) {
+    let now = now_ms();
+    if at_ms >= now && at_ms - now <= 2 * delay_ms + 1000 {
+        sleep_until_ms(at_ms);
+        return;
+    }
+    // One message cannot tell a clock ahead of rank 0's from a start message that came late
+    // (a loaded host, a slow network): say both.
+    let why = if at_ms < now {
+        format!(
+            "the start time is {} ms in this host's past (its clock is ahead of rank 0's, or the start message came late)",
+            now - at_ms
+        )
+    } else {
+        format!(
+            "the start time is {} ms ahead, beyond the {delay_ms} ms start delay (this host's clock is behind rank 0's)",
+            at_ms - now
+        )
+    };
+    log(
+        rank,
+        &format!("{why}: starting {delay_ms} ms after the start message arrived instead"),
+    );
+    let left = Duration::from_millis(delay_ms).saturating_sub(got.elapsed());
+    std::thread::sleep(left);
+}
+
+/// Waits for rank 0's acknowledgement of the result (or its loss), and marks the rank
+/// finished, which ends its heartbeat.
+fn wait_for_done<'a>(
+    shared: &'a MemberShared,
+    t: &Timeouts,
+) -> std::sync::MutexGuard<'a, MemberState> {
+    let (m, cv) = &**shared;
+    let done_end = Instant::now() + t.heartbeat * 2 + Duration::from_secs(5);
+    let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+    while !st.done && st.lost.is_none() && Instant::now() < done_end {
+        st = cv
+            .wait_timeout(st, done_end.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+    st.finished = true;
+    st
 }
 
 fn connect(addr: &str, within: Duration) -> Result<TcpStream> {

@@ -210,18 +210,26 @@ pub enum Prealloc {
     Keep,
 }
 
-/// Lays a file out to `size` bytes. With `fill`, writes data into it (needed when the job reads
-/// or overwrites, so reads hit real blocks); `fill_byte_seed` makes the content incompressible.
-/// When the layout fails (ENOSPC, EIO) and this call created the file, the partial file is
-/// removed; an existing file is left as it is.
-pub fn layout(
-    path: &Path,
-    size: u64,
-    prealloc: Prealloc,
-    fill: bool,
-    fsync: bool,
-    seed: u64,
-) -> io::Result<()> {
+/// How to lay a file out: to `size` bytes, preallocated as `prealloc` says; with `fill`, data
+/// is written into it (needed when the job reads or overwrites, so reads hit real blocks),
+/// incompressible bytes drawn from `seed`; with `fsync`, flushed when done.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// Bytes the file must have.
+    pub size: u64,
+    /// How its blocks are allocated.
+    pub prealloc: Prealloc,
+    /// Write data into it.
+    pub fill: bool,
+    /// Flush it when done.
+    pub fsync: bool,
+    /// Seed of the data written.
+    pub seed: u64,
+}
+
+/// Lays a file out (see [`Layout`]). When the layout fails (ENOSPC, EIO) and this call
+/// created the file, the partial file is removed; an existing file is left as it is.
+pub fn layout(path: &Path, how: &Layout) -> io::Result<()> {
     let open = |create_new: bool| {
         OpenOptions::new()
             .read(true)
@@ -235,7 +243,7 @@ pub fn layout(
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (open(false)?, false),
         Err(e) => return Err(e),
     };
-    let r = layout_open(&f, size, prealloc, fill, fsync, seed);
+    let r = layout_open(&f, how);
     if r.is_err() && created {
         drop(f);
         let _ = std::fs::remove_file(path);
@@ -243,14 +251,14 @@ pub fn layout(
     r
 }
 
-fn layout_open(
-    f: &File,
-    size: u64,
-    prealloc: Prealloc,
-    fill: bool,
-    fsync: bool,
-    seed: u64,
-) -> io::Result<()> {
+fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
+    let Layout {
+        size,
+        prealloc,
+        fill,
+        fsync,
+        seed,
+    } = *how;
     let cur = f.metadata()?.len();
     if cur >= size && !fill {
         return Ok(());
@@ -304,7 +312,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("iolens-file-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("f");
-        layout(&p, 3 << 20, Prealloc::Allocate, true, false, 7).unwrap();
+        let how = Layout {
+            size: 3 << 20,
+            prealloc: Prealloc::Allocate,
+            fill: true,
+            fsync: false,
+            seed: 7,
+        };
+        layout(&p, &how).unwrap();
         let f = open(&p, OpenOpts::default()).unwrap();
         assert_eq!(size_of(&f).unwrap(), 3 << 20);
         let data = std::fs::read(&p).unwrap();

@@ -5,6 +5,7 @@
 //! `io_submit`; fio warns about that and so does the caller.
 
 use std::io;
+use std::num::NonZeroU32;
 
 use crate::{Backend, IoReq, Op, Queued, RawCompletion};
 
@@ -110,9 +111,14 @@ unsafe impl Send for LibaioEngine {}
 
 impl LibaioEngine {
     /// Creates an AIO context for `depth` I/Os over open files.
-    pub fn new(depth: u32, fds: Vec<libc::c_int>, block_device: Vec<bool>) -> io::Result<Self> {
+    pub fn new(
+        depth: NonZeroU32,
+        fds: Vec<libc::c_int>,
+        block_device: Vec<bool>,
+    ) -> io::Result<Self> {
+        let depth = depth.get();
         let mut ctx: AioContext = 0;
-        io_setup(depth.max(1), &mut ctx).map_err(|e| setup_error(depth, e))?;
+        io_setup(depth, &mut ctx).map_err(|e| setup_error(depth, e))?;
         let ring = ctx as *mut AioRing;
         // SAFETY: the kernel maps the ring at the context's address for the context's life;
         // the header fields read here are written once, at io_setup.
@@ -129,9 +135,9 @@ impl LibaioEngine {
             ctx,
             fds,
             block_device,
-            iocbs: vec![Iocb::default(); depth.max(1) as usize].into_boxed_slice(),
+            iocbs: vec![Iocb::default(); depth as usize].into_boxed_slice(),
             pending: Vec::with_capacity(depth as usize),
-            events: vec![IoEvent::default(); depth.max(1) as usize],
+            events: vec![IoEvent::default(); depth as usize],
             failed: Vec::new(),
             in_kernel: 0,
         })
@@ -435,8 +441,10 @@ mod tests {
             (32, &[0][..], &[32][..]),
         ] {
             let (pool, slots) = BufPool::new(depth as usize, BS, 4096).unwrap();
-            let mut eng =
-                Engine::new(pool, |_| LibaioEngine::new(depth, vec![fd], vec![false])).unwrap();
+            let mut eng = Engine::new(pool, |_| {
+                LibaioEngine::new(NonZeroU32::new(depth).unwrap(), vec![fd], vec![false])
+            })
+            .unwrap();
             assert!(
                 eng.backend().ring.is_some(),
                 "expected the AIO completion ring at the context's address to have the known layout (magic {AIO_RING_MAGIC:#x})"

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::io;
+use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
 use crate::{Backend, IoReq, Queued, RawCompletion};
@@ -22,7 +23,8 @@ pub struct NullEngine {
 
 impl NullEngine {
     /// A null engine for `depth` in-flight I/Os, each taking `delay` if given.
-    pub fn new(depth: u32, delay: Option<Duration>) -> Self {
+    pub fn new(depth: NonZeroU32, delay: Option<Duration>) -> Self {
+        let depth = depth.get();
         NullEngine {
             depth,
             inflight: VecDeque::with_capacity(depth as usize),

@@ -9,6 +9,7 @@
 //! around each I/O: those two are correct, not concurrent.
 
 use std::io;
+use std::num::NonZeroU32;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -66,7 +67,7 @@ impl<B> std::fmt::Debug for OffloadEngine<B> {
 impl<B: Backend + Clone + Send + 'static> OffloadEngine<B> {
     /// Starts `depth` submitters, each with a clone of `inner` (which must complete every
     /// I/O inside `queue`). `serialize` makes them take turns (engines that seek first).
-    pub fn new(inner: B, depth: u32, serialize: bool) -> io::Result<Self> {
+    pub fn new(inner: B, depth: NonZeroU32, serialize: bool) -> io::Result<Self> {
         if !inner.is_sync() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -76,7 +77,7 @@ impl<B: Backend + Clone + Send + 'static> OffloadEngine<B> {
                 ),
             ));
         }
-        let n = depth.max(1) as usize;
+        let n = depth.get() as usize;
         let (done_tx, done) = mpsc::channel::<Done>();
         let turn = serialize.then(|| Arc::new(Mutex::new(())));
         let mut eng = OffloadEngine {
@@ -306,8 +307,10 @@ mod tests {
         serialize: bool,
     ) -> (Engine<OffloadEngine<Gate>>, Vec<Completion>) {
         let (pool, slots) = BufPool::new(n, 4096, 4096).unwrap();
-        let mut e =
-            Engine::new(pool, |_| OffloadEngine::new(g.clone(), n as u32, serialize)).unwrap();
+        let mut e = Engine::new(pool, |_| {
+            OffloadEngine::new(g.clone(), NonZeroU32::new(n as u32).unwrap(), serialize)
+        })
+        .unwrap();
         for (k, s) in slots.into_iter().enumerate() {
             let r = e.queue(s, &read(k as u64 * 4096));
             assert!(
@@ -367,7 +370,7 @@ mod tests {
     fn an_asynchronous_engine_is_refused() {
         let mut g = gate(0, Duration::ZERO);
         g.sync = false;
-        let e = OffloadEngine::new(g, 4, false);
+        let e = OffloadEngine::new(g, NonZeroU32::new(4).unwrap(), false);
         assert!(
             e.is_err(),
             "offload over an asynchronous engine must be refused"

@@ -10,6 +10,7 @@
 //! does them.
 
 use std::io;
+use std::num::NonZeroU32;
 
 use crate::{Backend, IoReq, Op, Queued, RawCompletion};
 
@@ -61,8 +62,8 @@ unsafe impl Send for PosixAioEngine {}
 
 impl PosixAioEngine {
     /// An engine for `depth` I/Os over open files.
-    pub fn new(depth: u32, fds: Vec<libc::c_int>, block_device: Vec<bool>) -> Self {
-        let n = depth.max(1) as usize;
+    pub fn new(depth: NonZeroU32, fds: Vec<libc::c_int>, block_device: Vec<bool>) -> Self {
+        let n = depth.get() as usize;
         // SAFETY: aiocb is a plain C struct for which all-zero bytes are a valid value.
         let zero: libc::aiocb = unsafe { std::mem::zeroed() };
         PosixAioEngine {
@@ -241,7 +242,11 @@ mod tests {
         let fd = f.as_raw_fd();
         let (pool, mut slots) = BufPool::new(8, 4096, 4096).unwrap();
         let mut eng = Engine::new(pool, |_| {
-            Ok::<_, std::convert::Infallible>(PosixAioEngine::new(8, vec![fd], vec![false]))
+            Ok::<_, std::convert::Infallible>(PosixAioEngine::new(
+                NonZeroU32::new(8).unwrap(),
+                vec![fd],
+                vec![false],
+            ))
         })
         .unwrap();
         for op in [Op::Write, Op::Read] {
@@ -288,7 +293,11 @@ mod tests {
     fn a_refused_io_completes_with_its_error() {
         let (pool, mut slots) = BufPool::new(1, 4096, 4096).unwrap();
         let mut eng = Engine::new(pool, |_| {
-            Ok::<_, std::convert::Infallible>(PosixAioEngine::new(1, vec![-1], vec![false]))
+            Ok::<_, std::convert::Infallible>(PosixAioEngine::new(
+                NonZeroU32::MIN,
+                vec![-1],
+                vec![false],
+            ))
         })
         .unwrap();
         let req = IoReq {

@@ -7,6 +7,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
+use std::num::NonZeroU32;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -94,7 +95,8 @@ const MAX_LATE_NS: u64 = 200_000;
 
 impl SimEngine {
     /// An engine on `vol`; `sync` keeps one I/O in flight (sync engines).
-    pub fn new(vol: Arc<dyn SimModel>, sync: bool, depth: u32) -> Self {
+    pub fn new(vol: Arc<dyn SimModel>, sync: bool, depth: NonZeroU32) -> Self {
+        let depth = depth.get();
         tight_timers();
         SimEngine {
             vol,
@@ -102,7 +104,7 @@ impl SimEngine {
             queued: Vec::with_capacity(depth as usize),
             inflight: BinaryHeap::with_capacity(depth as usize),
             debt: 0,
-            last_due: vec![0; depth.max(1) as usize],
+            last_due: vec![0; depth as usize],
             lateness: Lateness::All,
         }
     }
@@ -232,7 +234,7 @@ mod tests {
 
     #[test]
     fn every_io_completes_once_and_never_before_its_modelled_time() {
-        let mut e = SimEngine::new(Arc::new(Fixed(200_000)), false, 4);
+        let mut e = SimEngine::new(Arc::new(Fixed(200_000)), false, NonZeroU32::new(4).unwrap());
         let t0 = now_ns();
         for i in 0..4 {
             // SAFETY: the simulated engine never touches the buffer.
@@ -262,7 +264,7 @@ mod tests {
 
     #[test]
     fn a_sync_engine_waits_inline_and_a_flush_moves_no_bytes() {
-        let mut e = SimEngine::new(Arc::new(Fixed(100_000)), true, 1);
+        let mut e = SimEngine::new(Arc::new(Fixed(100_000)), true, NonZeroU32::MIN);
         let t0 = now_ns();
         // SAFETY: the simulated engine never touches the buffer.
         let q = unsafe { e.queue(0, &req(Op::Write), std::ptr::null_mut()) };

@@ -2,6 +2,7 @@
 //! submission-queue polling, polled completions (`hipri`) and vectored or non-vectored opcodes.
 
 use std::io;
+use std::num::NonZeroU32;
 use std::os::fd::AsRawFd;
 
 use io_uring::{opcode, squeue, types, IoUring, Probe};
@@ -167,7 +168,7 @@ unsafe impl Send for UringEngine {}
 impl UringEngine {
     /// Sets up a ring for `depth` I/Os over open files and the engine's buffers.
     pub fn new(
-        depth: u32,
+        depth: NonZeroU32,
         fds: Vec<libc::c_int>,
         block_device: Vec<bool>,
         bufs: &BufPool,
@@ -183,7 +184,7 @@ impl UringEngine {
         if opts.hipri {
             b.setup_iopoll();
         }
-        let entries = depth.max(1).next_power_of_two();
+        let entries = depth.get().next_power_of_two();
         if entries > MAX_ENTRIES {
             return Err(format!(
                 "iodepth={depth} needs an io_uring of {entries} entries; a ring holds at most {MAX_ENTRIES} (IORING_MAX_ENTRIES): lower iodepth or raise numjobs"
@@ -603,7 +604,13 @@ mod tests {
     fn engine(f: &DataFile, depth: u32, o: UringOpts) -> (Engine<UringEngine>, Vec<crate::Slot>) {
         let (pool, slots) = BufPool::new(depth as usize, BS, 4096).unwrap();
         let eng = Engine::new(pool, |p| {
-            UringEngine::new(depth, vec![f.fd()], vec![false], p, o)
+            UringEngine::new(
+                NonZeroU32::new(depth).unwrap(),
+                vec![f.fd()],
+                vec![false],
+                p,
+                o,
+            )
         })
         .unwrap_or_else(|e| panic!("io_uring setup with {o:?}: {e}"));
         (eng, slots)

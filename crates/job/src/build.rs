@@ -458,7 +458,11 @@ timeout=2
     fn engine_and_depth() {
         let set = jobs("[a]\nioengine=libaio\niodepth=64\n[b]\niodepth=8\n").unwrap();
         assert_eq!(set.jobs[0].ioengine, EngineKind::Libaio);
-        assert_eq!(set.jobs[0].effective_iodepth(), 64);
-        assert_eq!(set.jobs[1].effective_iodepth(), 1, "psync caps depth at 1");
+        assert_eq!(set.jobs[0].effective().depth.get(), 64);
+        assert_eq!(
+            set.jobs[1].effective().depth.get(),
+            1,
+            "psync caps depth at 1"
+        );
     }
 }

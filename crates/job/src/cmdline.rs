@@ -210,15 +210,7 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
         ..Default::default()
     };
     let mut formats: Vec<OutputFormat> = Vec::new();
-    let cli: Arc<str> = Arc::from("<command line>");
-    let mut current: Option<RawSection> = None;
-    let mut globals = RawSection {
-        name: "global".into(),
-        span: Span::new(cli.clone(), 0),
-        entries: Vec::new(),
-        file_index: 0,
-    };
-    let mut jobs: Vec<RawSection> = Vec::new();
+    let mut sections = CliSections::default();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -248,202 +240,206 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
                 format!("not supported by iolens: {why}"),
             ));
         }
-        if RUN_SWITCHES.contains(&key) {
-            match key {
-                "minimal" => formats.push(OutputFormat::Terse),
-                "append-terse" => a.append_terse = true,
-                "parse-only" => a.parse_only = true,
-                "merge-blktrace-only" => a.merge_blktrace_only = true,
-                "showcmd" => a.showcmd = true,
-                "readonly" => a.readonly = true,
-                "version" => a.version = true,
-                "help" => a.help = true,
-                "warnings-fatal" => a.warnings_fatal = true,
-                "explain" => a.explain = true,
-                "destructive" => a.destructive = true,
-                "allow-fill" => a.allow_fill = true,
-                "compat-doc" => a.compat_doc = true,
-                _ => unreachable!("every switch is handled"),
-            }
-            continue;
-        }
-        if let Some((_, optional)) = RUN_FLAGS.iter().find(|(n, _)| *n == key) {
-            let value = match inline {
-                Some(v) => Some(v),
-                None if *optional => None,
-                None => {
-                    let v = args.get(i).cloned().ok_or_else(|| {
-                        JobError::at(span.clone(), Some(key), format!("--{key} needs a value"))
-                    })?;
-                    i += 1;
-                    Some(v)
-                }
-            };
-            let v = value.clone().unwrap_or_default();
-            let time = |v: &str| {
-                parse_time(v, TimeUnit::Msec)
-                    .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))
-            };
-            match key {
-                "output" => a.output = Some(PathBuf::from(v)),
-                "output-format" => formats.extend(parse_formats(&v, &span)?),
-                "terse-version" => {
-                    a.terse_version = match v.as_str() {
-                        "2" | "3" | "4" | "5" => v.parse().expect("digit"),
-                        _ => {
-                            return Err(JobError::at(
-                                span,
-                                Some(key),
-                                "allowed terse versions are 2, 3, 4 and 5",
-                            ))
-                        }
-                    }
-                }
-                "eta" => {
-                    a.eta = match v.as_str() {
-                        "always" => Eta::Always,
-                        "never" => Eta::Never,
-                        "auto" => Eta::Auto,
-                        _ => {
-                            return Err(JobError::at(
-                                span,
-                                Some(key),
-                                "allowed values are always, never, auto",
-                            ))
-                        }
-                    }
-                }
-                "eta-interval" => a.eta_interval = Some(time(&v)?),
-                // fio reads both in seconds when no unit is given.
-                "eta-newline" | "status-interval" => {
-                    let t = parse_time(&v, TimeUnit::Sec)
-                        .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))?;
-                    if key == "eta-newline" {
-                        a.eta_newline = Some(t);
-                    } else {
-                        a.status_interval = Some(t);
-                    }
-                }
-                "section" => a.sections.push(v),
-                "cmdhelp" => a.cmdhelp = Some(value),
-                "enghelp" => a.enghelp = Some(value),
-                "max-jobs" => {
-                    a.max_jobs = Some(
-                        v.parse()
-                            .map_err(|_| JobError::at(span, Some(key), "expected a number"))?,
-                    )
-                }
-                "volume" => a.volume = Some(v),
-                "instance" => a.instance = Some(v),
-                "trigger-file" => a.trigger_file = Some(PathBuf::from(v)),
-                "trigger-timeout" => {
-                    a.trigger_timeout = Some(
-                        parse_time(&v, TimeUnit::Sec)
-                            .map_err(|e| JobError::at(span.clone(), Some(key), e.to_string()))?,
-                    )
-                }
-                "trigger" => a.trigger_cmd = Some(v),
-                "report" => a.report = Some(v.into()),
-                "inflate-log" => a.inflate_log = Some(v.into()),
-                "bandwidth-log" => {
-                    a.bandwidth_log = Some(value.filter(|v| !v.is_empty()).unwrap_or("agg".into()))
-                }
-                // Accepted for compatibility; they change nothing in iolens.
-                "debug" | "alloc-size" => {}
-                _ => unreachable!("every flag is handled"),
-            }
-            continue;
-        }
-        // A job option.
-        let Some(def) = options::lookup(key) else {
-            let names = options::all_names()
-                .chain(RUN_SWITCHES.iter().copied())
-                .chain(RUN_FLAGS.iter().map(|(n, _)| *n));
-            let hint = suggest(key, names)
-                .map(|s| format!(" (did you mean '--{s}'?)"))
-                .unwrap_or_default();
-            return Err(JobError::at(
-                span,
-                Some(key),
-                format!("unknown option{hint}"),
-            ));
-        };
-        let value = match inline {
-            Some(v) => Some(v),
-            None if def.kind.bare_allowed() => None,
+        // A value given as the next argument (`--output out.json`) is taken from there.
+        let mut value_or_next = |optional: bool, what: String| match inline.clone() {
+            Some(v) => Ok(Some(v)),
+            None if optional => Ok(None),
             None => {
                 let v = args.get(i).cloned().ok_or_else(|| {
                     JobError::at(
                         span.clone(),
                         Some(key),
-                        format!("--{key} needs a value ({})", def.kind.describe()),
+                        format!("--{key} needs a value{what}"),
                     )
                 })?;
                 i += 1;
-                Some(v)
+                Ok(Some(v))
             }
         };
-        if def.name == "name" {
-            let name = value.clone().unwrap_or_default();
-            if let Some(done) = current.take() {
-                jobs.push(done);
-            }
+        if RUN_SWITCHES.contains(&key) {
+            switch(&mut a, &mut formats, key);
+        } else if let Some((_, optional)) = RUN_FLAGS.iter().find(|(n, _)| *n == key) {
+            let value = value_or_next(*optional, String::new())?;
+            run_flag(&mut a, &mut formats, key, value, &span)?;
+        } else {
+            // A job option.
+            let Some(def) = options::lookup(key) else {
+                let names = options::all_names()
+                    .chain(RUN_SWITCHES.iter().copied())
+                    .chain(RUN_FLAGS.iter().map(|(n, _)| *n));
+                let hint = suggest(key, names)
+                    .map(|s| format!(" (did you mean '--{s}'?)"))
+                    .unwrap_or_default();
+                return Err(JobError::at(
+                    span,
+                    Some(key),
+                    format!("unknown option{hint}"),
+                ));
+            };
+            let value = value_or_next(
+                def.kind.bare_allowed(),
+                format!(" ({})", def.kind.describe()),
+            )?;
+            sections.option(def.name, key, value, span);
+        }
+    }
+    a.cli_sections = sections.finish();
+    a.formats = output_formats(formats, a.append_terse);
+    Ok(a)
+}
+
+/// The sections a command line builds: options before the first `--name` (or after
+/// `--name=global`) are its globals, each `--name` starts a job.
+#[derive(Default)]
+struct CliSections {
+    globals: Vec<RawEntry>,
+    current: Option<RawSection>,
+    jobs: Vec<RawSection>,
+}
+
+impl CliSections {
+    /// Adds option `name` (written as `key`) with its value.
+    fn option(&mut self, name: &str, key: &str, value: Option<String>, span: Span) {
+        if name == "name" {
+            let name = value.unwrap_or_default();
+            self.jobs.extend(self.current.take());
             if name.starts_with("global") {
                 // `--name=global` edits the command line's globals.
-                current = None;
-                continue;
+                return;
             }
-            let mut section = RawSection {
+            self.current = Some(RawSection {
                 name: name.clone(),
                 span: span.clone(),
-                entries: Vec::new(),
+                entries: vec![RawEntry {
+                    key: "name".into(),
+                    value: Some(name),
+                    span,
+                }],
                 file_index: 0,
-            };
-            section.entries.push(RawEntry {
-                key: "name".into(),
-                value: Some(name),
-                span,
             });
-            current = Some(section);
-            continue;
+            return;
         }
         let entry = RawEntry {
             key: key.to_string(),
             value: value.map(|v| v.trim().to_string()),
             span,
         };
-        match current.as_mut() {
+        match self.current.as_mut() {
             Some(s) => s.entries.push(entry),
-            None => globals.entries.push(entry),
+            None => self.globals.push(entry),
         }
     }
-    if let Some(done) = current.take() {
-        jobs.push(done);
+
+    /// The globals section (if any option was global), then the jobs.
+    fn finish(mut self) -> Vec<RawSection> {
+        self.jobs.extend(self.current.take());
+        let mut out = Vec::new();
+        if !self.globals.is_empty() {
+            out.push(RawSection {
+                name: "global".into(),
+                span: Span::new(Arc::from("<command line>"), 0),
+                entries: self.globals,
+                file_index: 0,
+            });
+        }
+        out.extend(self.jobs);
+        out
     }
-    if !globals.entries.is_empty() {
-        a.cli_sections.push(globals);
+}
+
+/// A run switch (a flag without a value).
+fn switch(a: &mut FioArgs, formats: &mut Vec<OutputFormat>, key: &str) {
+    match key {
+        "minimal" => formats.push(OutputFormat::Terse),
+        "append-terse" => a.append_terse = true,
+        "parse-only" => a.parse_only = true,
+        "merge-blktrace-only" => a.merge_blktrace_only = true,
+        "showcmd" => a.showcmd = true,
+        "readonly" => a.readonly = true,
+        "version" => a.version = true,
+        "help" => a.help = true,
+        "warnings-fatal" => a.warnings_fatal = true,
+        "explain" => a.explain = true,
+        "destructive" => a.destructive = true,
+        "allow-fill" => a.allow_fill = true,
+        "compat-doc" => a.compat_doc = true,
+        _ => unreachable!("every switch is handled"),
     }
-    a.cli_sections.extend(jobs);
+}
+
+/// A run flag with its value (`None` where the value is optional and not given).
+fn run_flag(
+    a: &mut FioArgs,
+    formats: &mut Vec<OutputFormat>,
+    key: &str,
+    value: Option<String>,
+    span: &Span,
+) -> Result<(), JobError> {
+    let v = value.clone().unwrap_or_default();
+    let bad = |msg: String| JobError::at(span.clone(), Some(key), msg);
+    let time = |unit| parse_time(&v, unit).map_err(|e| bad(e.to_string()));
+    match key {
+        "output" => a.output = Some(PathBuf::from(v)),
+        "output-format" => formats.extend(parse_formats(&v, span)?),
+        "terse-version" => {
+            a.terse_version = match v.as_str() {
+                "2" | "3" | "4" | "5" => v.parse().expect("digit"),
+                _ => return Err(bad("allowed terse versions are 2, 3, 4 and 5".into())),
+            }
+        }
+        "eta" => {
+            a.eta = match v.as_str() {
+                "always" => Eta::Always,
+                "never" => Eta::Never,
+                "auto" => Eta::Auto,
+                _ => return Err(bad("allowed values are always, never, auto".into())),
+            }
+        }
+        "eta-interval" => a.eta_interval = Some(time(TimeUnit::Msec)?),
+        // fio reads both in seconds when no unit is given.
+        "eta-newline" => a.eta_newline = Some(time(TimeUnit::Sec)?),
+        "status-interval" => a.status_interval = Some(time(TimeUnit::Sec)?),
+        "section" => a.sections.push(v),
+        "cmdhelp" => a.cmdhelp = Some(value),
+        "enghelp" => a.enghelp = Some(value),
+        "max-jobs" => a.max_jobs = Some(v.parse().map_err(|_| bad("expected a number".into()))?),
+        "volume" => a.volume = Some(v),
+        "instance" => a.instance = Some(v),
+        "trigger-file" => a.trigger_file = Some(PathBuf::from(v)),
+        "trigger-timeout" => a.trigger_timeout = Some(time(TimeUnit::Sec)?),
+        "trigger" => a.trigger_cmd = Some(v),
+        "report" => a.report = Some(v.into()),
+        "inflate-log" => a.inflate_log = Some(v.into()),
+        "bandwidth-log" => {
+            a.bandwidth_log = Some(value.filter(|v| !v.is_empty()).unwrap_or("agg".into()))
+        }
+        // Accepted for compatibility; they change nothing in iolens.
+        "debug" | "alloc-size" => {}
+        _ => unreachable!("every flag is handled"),
+    }
+    Ok(())
+}
+
+/// The output formats to print, in fio's order: normal unless told, json+ instead of json,
+/// and terse lines too with `--append-terse` (fio ignores it without the normal output).
+fn output_formats(mut formats: Vec<OutputFormat>, append_terse: bool) -> Vec<OutputFormat> {
     formats.sort();
     formats.dedup();
     // json+ includes everything json has.
     if formats.contains(&OutputFormat::JsonPlus) {
         formats.retain(|f| *f != OutputFormat::Json);
     }
-    a.formats = if formats.is_empty() {
-        vec![OutputFormat::Normal]
-    } else {
-        formats
-    };
-    // --append-terse: terse lines too, before the normal output (fio ignores it otherwise).
-    if a.append_terse
-        && a.formats.contains(&OutputFormat::Normal)
-        && !a.formats.contains(&OutputFormat::Terse)
-    {
-        a.formats.push(OutputFormat::Terse);
-        a.formats.sort();
+    if formats.is_empty() {
+        formats.push(OutputFormat::Normal);
     }
-    Ok(a)
+    if append_terse
+        && formats.contains(&OutputFormat::Normal)
+        && !formats.contains(&OutputFormat::Terse)
+    {
+        formats.push(OutputFormat::Terse);
+        formats.sort();
+    }
+    formats
 }
 
 /// The equivalent command line of a set of sections (`--showcmd`).

@@ -13,6 +13,13 @@ pub struct Span {
     pub line: u32,
 }
 
+/// The command line's start: where a job built in code (not read from text) is placed.
+impl Default for Span {
+    fn default() -> Span {
+        Span::cmdline(0)
+    }
+}
+
 impl Span {
     /// A span in `file` at `line`.
     pub fn new(file: Arc<str>, line: u32) -> Self {

@@ -8,22 +8,28 @@
 
 pub mod build;
 pub mod cmdline;
+pub mod effective;
 pub mod errno;
 pub mod error;
 pub mod ini;
 pub mod options;
+pub mod recorded;
 pub mod spec;
 pub mod typed;
 pub mod value;
+pub mod vary;
 
 use std::path::Path;
 
 pub use build::{build_jobs, JobSet};
 pub use cmdline::{parse_args, Eta, FioArgs, OutputFormat};
+pub use effective::{Effective, Pacing, Rate, Submission, Think};
 pub use error::{JobError, Span};
 pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};
+pub use recorded::RecordedJob;
 pub use spec::*;
 pub use value::{parse_time, KbBase, SizeOrPct, TimeUnit};
+pub use vary::{Setting, Value as SettingValue};
 
 /// Reads the job files named on a command line and returns every raw section in fio's order:
 /// command-line sections first, then each file's.

@@ -6,8 +6,18 @@
 use std::time::Duration;
 
 use crate::error::Span;
-pub use crate::typed::{ExitWhat, FileService, LatencyDist, SteadyCriterion, SteadyMetric};
+pub use crate::typed::{
+    ExitWhat, FileService, LatencyDist, Quantiles, SteadyCriterion, SteadyMetric,
+};
 use crate::value::{KbBase, SizeOrPct, SplitEntry};
+
+/// The first name a choice list gives `value`: the one fio prints for it.
+fn name_of<T: PartialEq + Copy>(choices: &[(&'static str, T)], value: T) -> &'static str {
+    choices
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("?", |(n, _)| n)
+}
 
 /// I/O direction, as fio indexes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,9 +50,10 @@ impl Ddir {
 }
 
 /// The `rw=` pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RwKind {
-    /// Sequential reads.
+    /// Sequential reads (fio's default).
+    #[default]
     Read,
     /// Sequential writes.
     Write,
@@ -65,35 +76,26 @@ pub enum RwKind {
 }
 
 impl RwKind {
-    /// Every value `rw=` accepts, with its kind; longest names first so prefixes match right.
-    pub const NAMES: [(&'static str, RwKind); 11] = [
-        ("randtrimwrite", RwKind::RandTrimWrite),
-        ("trimwrite", RwKind::TrimWrite),
-        ("readwrite", RwKind::ReadWrite),
-        ("randwrite", RwKind::RandWrite),
-        ("randread", RwKind::RandRead),
-        ("randtrim", RwKind::RandTrim),
-        ("randrw", RwKind::RandRw),
-        ("write", RwKind::Write),
+    /// Every value `rw=` accepts with its kind, in fio's HOWTO order; the option table reads
+    /// its values from here.
+    pub const CHOICES: [(&'static str, RwKind); 11] = [
         ("read", RwKind::Read),
+        ("write", RwKind::Write),
         ("trim", RwKind::Trim),
+        ("randread", RwKind::RandRead),
+        ("randwrite", RwKind::RandWrite),
+        ("randtrim", RwKind::RandTrim),
         ("rw", RwKind::ReadWrite),
+        ("readwrite", RwKind::ReadWrite),
+        ("randrw", RwKind::RandRw),
+        ("trimwrite", RwKind::TrimWrite),
+        ("randtrimwrite", RwKind::RandTrimWrite),
     ];
 
-    /// fio's name for the pattern, as printed in the job header line.
+    /// fio's name for the pattern, as printed in the job header line: its first name among
+    /// the choices (`rw`, not `readwrite`).
     pub fn name(self) -> &'static str {
-        match self {
-            RwKind::Read => "read",
-            RwKind::Write => "write",
-            RwKind::Trim => "trim",
-            RwKind::RandRead => "randread",
-            RwKind::RandWrite => "randwrite",
-            RwKind::RandTrim => "randtrim",
-            RwKind::ReadWrite => "rw",
-            RwKind::RandRw => "randrw",
-            RwKind::TrimWrite => "trimwrite",
-            RwKind::RandTrimWrite => "randtrimwrite",
-        }
+        name_of(&Self::CHOICES, self)
     }
 
     /// True when offsets are random.
@@ -153,9 +155,10 @@ pub enum RwSequencer {
 }
 
 /// I/O engines iolens knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EngineKind {
     /// `pread`/`pwrite` (fio's default on Linux).
+    #[default]
     Psync,
     /// `read`/`write` after `lseek`.
     Sync,
@@ -176,8 +179,9 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// Names accepted by `ioengine=` for each engine.
-    pub const NAMES: [(&'static str, EngineKind); 9] = [
+    /// The engines `ioengine=` runs, by name; the option table reads its values from here
+    /// (fio's other engines are [`UNSUPPORTED_ENGINES`]).
+    pub const CHOICES: [(&'static str, EngineKind); 9] = [
         ("psync", EngineKind::Psync),
         ("sync", EngineKind::Sync),
         ("vsync", EngineKind::Vsync),
@@ -191,11 +195,7 @@ impl EngineKind {
 
     /// The engine's name as fio prints it.
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map(|(n, _)| *n)
-            .unwrap_or("?")
+        name_of(&Self::CHOICES, self)
     }
 
     /// Synchronous engines complete each I/O inside the submitting call: depth is 1.
@@ -211,60 +211,270 @@ impl EngineKind {
     }
 }
 
+/// A fio engine that iolens does not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignEngine {
+    /// `ioengine=` name.
+    pub name: &'static str,
+    /// Why iolens does not run it, as users are told.
+    pub why: &'static str,
+    /// fio runs each of its I/Os to completion inside the submitting call (`FIO_SYNCIO`): a
+    /// job has one I/O in flight whatever its iodepth (explain reads fio's results of it).
+    pub sync: bool,
+}
+
+impl ForeignEngine {
+    /// The engine `name` names (`name` or `name:path`), if iolens knows it as a fio engine.
+    pub fn lookup(name: &str) -> Option<&'static ForeignEngine> {
+        let name = name.trim();
+        UNSUPPORTED_ENGINES.iter().find(|e| {
+            name == e.name
+                || name
+                    .strip_prefix(e.name)
+                    .is_some_and(|rest| rest.starts_with(':'))
+        })
+    }
+}
+
 /// fio engines that exist but that iolens does not run, with the reason given to users.
-pub const UNSUPPORTED_ENGINES: &[(&str, &str)] = &[
-    ("mmap", "memory-mapped I/O is not implemented"),
-    ("splice", "splice is not implemented"),
-    ("sg", "needs SCSI generic devices"),
-    ("io_uring_cmd", "needs NVMe passthrough devices"),
-    ("xnvme", "needs the xNVMe library"),
-    ("net", "network engines are out of scope"),
-    ("netsplice", "network engines are out of scope"),
-    ("rdma", "needs RDMA hardware"),
-    ("cpuio", "burns CPU rather than doing I/O"),
-    ("e4defrag", "ext4 defragmentation is not implemented"),
-    ("falloc", "fallocate-as-I/O is not implemented"),
-    ("ftruncate", "ftruncate-as-I/O is not implemented"),
-    ("filecreate", "file operation engines are not implemented"),
-    ("filestat", "file operation engines are not implemented"),
-    ("filedelete", "file operation engines are not implemented"),
-    ("dircreate", "file operation engines are not implemented"),
-    ("dirstat", "file operation engines are not implemented"),
-    ("dirdelete", "file operation engines are not implemented"),
-    ("exec", "running programs is not implemented"),
-    ("http", "needs an HTTP/S3 service"),
-    ("rbd", "needs Ceph"),
-    ("rados", "needs Ceph"),
-    ("gfapi", "needs GlusterFS"),
-    ("gfapi_async", "needs GlusterFS"),
-    ("libhdfs", "needs HDFS"),
-    ("dfs", "needs DAOS"),
-    ("nfs", "needs libnfs"),
-    ("nbd", "needs libnbd"),
-    ("libiscsi", "needs libiscsi"),
-    ("libblkio", "needs libblkio"),
-    ("libcufile", "needs NVIDIA GPUDirect Storage"),
-    ("libhipfile", "needs AMD GPU file I/O"),
-    ("libzbc", "needs zoned block devices"),
-    ("libpmem", "needs persistent memory"),
-    ("dev-dax", "needs persistent memory"),
-    ("mtd", "needs MTD flash devices"),
-    ("ime_psync", "needs DDN IME"),
-    ("ime_psyncv", "needs DDN IME"),
-    ("ime_aio", "needs DDN IME"),
-    ("page_fault", "page-fault engine is not implemented"),
-    ("cpp_null", "external C++ engines are not loadable"),
-    ("windowsaio", "Windows only"),
-    ("solarisaio", "Solaris only"),
-    ("guasi", "not implemented"),
-    ("binject", "removed from Linux"),
-    ("external", "external engines are not loadable"),
+pub const UNSUPPORTED_ENGINES: &[ForeignEngine] = &[
+    ForeignEngine {
+        name: "mmap",
+        why: "memory-mapped I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "splice",
+        why: "splice is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "sg",
+        why: "needs SCSI generic devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "io_uring_cmd",
+        why: "needs NVMe passthrough devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "xnvme",
+        why: "needs the xNVMe library",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "net",
+        why: "network engines are out of scope",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "netsplice",
+        why: "network engines are out of scope",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rdma",
+        why: "needs RDMA hardware",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "cpuio",
+        why: "burns CPU rather than doing I/O",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "e4defrag",
+        why: "ext4 defragmentation is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "falloc",
+        why: "fallocate-as-I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ftruncate",
+        why: "ftruncate-as-I/O is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filecreate",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filestat",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "filedelete",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dircreate",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dirstat",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dirdelete",
+        why: "file operation engines are not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "exec",
+        why: "running programs is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "http",
+        why: "needs an HTTP/S3 service",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rbd",
+        why: "needs Ceph",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "rados",
+        why: "needs Ceph",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "gfapi",
+        why: "needs GlusterFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "gfapi_async",
+        why: "needs GlusterFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libhdfs",
+        why: "needs HDFS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "dfs",
+        why: "needs DAOS",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "nfs",
+        why: "needs libnfs",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "nbd",
+        why: "needs libnbd",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libiscsi",
+        why: "needs libiscsi",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libblkio",
+        why: "needs libblkio",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libcufile",
+        why: "needs NVIDIA GPUDirect Storage",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libhipfile",
+        why: "needs AMD GPU file I/O",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libzbc",
+        why: "needs zoned block devices",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "libpmem",
+        why: "needs persistent memory",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "dev-dax",
+        why: "needs persistent memory",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "mtd",
+        why: "needs MTD flash devices",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_psync",
+        why: "needs DDN IME",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_psyncv",
+        why: "needs DDN IME",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "ime_aio",
+        why: "needs DDN IME",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "page_fault",
+        why: "page-fault engine is not implemented",
+        sync: true,
+    },
+    ForeignEngine {
+        name: "cpp_null",
+        why: "external C++ engines are not loadable",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "windowsaio",
+        why: "Windows only",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "solarisaio",
+        why: "Solaris only",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "guasi",
+        why: "not implemented",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "binject",
+        why: "removed from Linux",
+        sync: false,
+    },
+    ForeignEngine {
+        name: "external",
+        why: "external engines are not loadable",
+        sync: false,
+    },
 ];
 
 /// Offset distribution for random I/O (`random_distribution`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum RandomDistribution {
-    /// Uniform over the range.
+    /// Uniform over the range (fio's default).
+    #[default]
     Random,
     /// Zipf with exponent θ.
     Zipf(f64),
@@ -509,7 +719,7 @@ pub struct TypedOption {
 }
 
 /// A fully typed job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobSpec {
     /// Job name (section name or `--name`).
     pub name: String,
@@ -755,8 +965,8 @@ pub struct JobSpec {
     pub thread: bool,
     /// `wait_for`.
     pub wait_for: Option<String>,
-    /// `nice`.
-    pub nice: Option<i32>,
+    /// `nice`: added to the job thread's nice value, as fio's nice(2) does (0 = unchanged).
+    pub nice: i32,
     /// `prio`.
     pub prio: Option<u32>,
     /// `prioclass`.
@@ -1010,167 +1220,65 @@ impl JobSpec {
             name: name.to_string(),
             span,
             file_index,
-            own_options: Vec::new(),
             kb_base: KbBase::Binary,
-            unit_base: 0,
-            description: None,
             loops: 1,
             numjobs: 1,
-            runtime: None,
-            time_based: false,
             startdelay: (Duration::ZERO, Duration::ZERO),
-            ramp_time: None,
             clocksource: ClockSource::Auto,
-            gtod_reduce: false,
-            directory: None,
-            filename: None,
             filename_format: "$jobname.$jobnum.$filenum".to_string(),
             unique_filename: true,
             nrfiles: 1,
-            openfiles: None,
             file_service_type: FileService::default(),
             create_serialize: true,
             create_fsync: true,
-            create_on_open: false,
-            create_only: false,
             allow_file_create: true,
-            allow_mounted_write: false,
-            allow_destructive_write: false,
-            allow_fill: false,
-            pre_read: false,
-            unlink: false,
-            unlink_each_loop: false,
             fallocate: Fallocate::Native,
             fadvise_hint: Fadvise::Auto,
             invalidate: true,
-            direct: false,
             rw: RwKind::Read,
-            rw_modifier: None,
             rw_sequencer: RwSequencer::Sequential,
             unified_rw_reporting: UnifiedRw::None,
             randrepeat: true,
-            randseed: None,
             offset: SizeOrPct::Bytes(0),
-            offset_align: None,
             offset_increment: SizeOrPct::Bytes(0),
-            number_ios: None,
-            fsync: 0,
-            fdatasync: 0,
-            end_fsync: false,
-            fsync_on_close: false,
             rwmixread: 50,
             random_distribution: RandomDistribution::Random,
-            random_center: None,
-            random_distribution_by_dir: [None, None, None],
             percentage_random: [100; 3],
-            norandommap: false,
-            random_sequence_stride: false,
             random_generator: RandomGenerator::Tausworthe,
             sync: SyncMode::None,
-            overwrite: false,
             bs: [4096; 3],
-            bsrange: [None, None, None],
-            bssplit: [None, None, None],
-            bs_unaligned: false,
-            ba: [None; 3],
-            zero_buffers: false,
-            refill_buffers: false,
             scramble_buffers: true,
-            buffer_compress_percentage: 0,
             buffer_compress_chunk: 512,
-            buffer_pattern: None,
-            dedupe_percentage: 0,
-            mem_align: 0,
-            size: None,
-            io_size: None,
-            filesize: None,
-            fill_device: false,
             ioengine: EngineKind::Psync,
             ioengine_name: "psync".to_string(),
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
-            iodepth_batch_complete_max: 0,
-            iodepth_low: 0,
-            serialize_overlap: false,
             io_submit_mode: SubmitMode::Inline,
-            flow_id: 0,
-            flow: 0,
-            flow_sleep: Duration::ZERO,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            hipri: false,
             nonvectored: true,
-            force_async: 0,
             sim: SimSpec::default(),
-            thinktime: Duration::ZERO,
-            thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
-            rate: [0; 3],
-            rate_min: [0; 3],
-            rate_iops: [0; 3],
-            rate_iops_min: [0; 3],
             rate_process: RateProcess::Linear,
-            open_loop: false,
             rate_cycle: Duration::from_millis(1000),
-            thread: false,
-            wait_for: None,
-            nice: None,
-            prio: None,
-            prioclass: None,
-            cpus_allowed: None,
             cpus_allowed_policy: CpusPolicy::Shared,
-            stonewall: false,
-            new_group: false,
-            exitall: false,
             exit_what: ExitWhat::Group,
-            verify: None,
             verify_name: "0".to_string(),
             do_verify: true,
-            verify_only: false,
-            experimental_verify: false,
             verify_write_sequence: true,
-            verify_offset: 0,
-            verify_interval: 0,
-            verify_pattern: None,
-            verify_pattern_offsets: Vec::new(),
-            verify_fatal: false,
-            verify_dump: false,
-            verify_backlog: 0,
-            verify_backlog_batch: 0,
             verify_state_save: true,
-            verify_state_load: false,
             zonemode: ZoneMode::None,
-            zonesize: 0,
-            zonerange: 0,
-            zoneskip: 0,
-            group_reporting: false,
             stats: true,
             bwavgtime: Duration::from_millis(500),
             iopsavgtime: Duration::from_millis(500),
             disk_util: true,
-            disable_lat: false,
-            disable_clat: false,
-            disable_slat: false,
-            disable_bw: false,
-            slat_percentiles: false,
             clat_percentiles: true,
-            lat_percentiles: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             significant_figures: 4,
             continue_on_error: ContinueOnError::None,
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
-            latency_target: Duration::ZERO,
-            latency_window: Duration::ZERO,
             latency_percentile: 100.0,
-            steadystate: None,
-            steadystate_duration: Duration::ZERO,
-            steadystate_ramp_time: Duration::ZERO,
             logs: LogSpec::default(),
-            option_spans: Vec::new(),
-            warnings: Vec::new(),
+            ..JobSpec::default()
         }
     }
 
@@ -1202,15 +1310,6 @@ impl JobSpec {
     /// submitted inline (offloaded, it has `iodepth` submitters).
     pub fn sync_submit(&self) -> bool {
         self.ioengine.is_sync() && self.io_submit_mode == SubmitMode::Inline
-    }
-
-    /// The depth the engine can actually reach: sync engines submitted inline are capped at 1.
-    pub fn effective_iodepth(&self) -> u32 {
-        if self.sync_submit() {
-            1
-        } else {
-            self.iodepth.max(1)
-        }
     }
 
     /// Smallest block size in any direction this job issues (for alignment and layout).

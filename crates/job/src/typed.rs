@@ -163,6 +163,92 @@ pub enum LatencyDist {
     Normal(f64, f64),
     /// Log-normal with the given mean and standard deviation (ns).
     LogNormal(f64, f64),
+    /// Given by its quantiles, with a tail: see [`Quantiles`].
+    Quantiles(Quantiles),
+}
+
+/// A latency distribution given by points of its quantile function: `(percent, ns)` from the
+/// minimum (0) to the maximum (100), between which the logarithm of the latency is linear in
+/// the percentile. So `0=350us:50=460us:99=590us:99.9=2ms:100=19900us` has a body near
+/// 460 µs and a tail that reaches 19.9 ms, as measured latencies have.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantiles {
+    points: [(f64, f64); Quantiles::MAX],
+    len: usize,
+}
+
+impl Quantiles {
+    /// The most points a distribution has.
+    pub const MAX: usize = 12;
+
+    /// The distribution through `points` (percent, ns): percentiles strictly increasing from
+    /// 0 to 100, latencies above 0 and not decreasing.
+    pub fn new(points: &[(f64, f64)]) -> Result<Quantiles, String> {
+        if points.len() < 2 || points.len() > Self::MAX {
+            return Err(format!(
+                "a quantile distribution takes 2 to {} points, from 0 to 100",
+                Self::MAX
+            ));
+        }
+        if points[0].0 != 0.0 || points[points.len() - 1].0 != 100.0 {
+            return Err(
+                "its points must start at percentile 0 (the minimum) and end at 100 (the maximum)"
+                    .into(),
+            );
+        }
+        for w in points.windows(2) {
+            if w[1].0 <= w[0].0 || w[1].1 < w[0].1 {
+                return Err(format!(
+                    "percentiles must rise and latencies not fall: {}={} ns before {}={} ns",
+                    w[0].0, w[0].1, w[1].0, w[1].1
+                ));
+            }
+        }
+        if points[0].1 <= 0.0 {
+            return Err("the minimum latency must be above 0".into());
+        }
+        let mut q = Quantiles {
+            points: [(0.0, 0.0); Self::MAX],
+            len: points.len(),
+        };
+        q.points[..points.len()].copy_from_slice(points);
+        Ok(q)
+    }
+
+    /// The points, (percent, ns).
+    pub fn points(&self) -> &[(f64, f64)] {
+        &self.points[..self.len]
+    }
+
+    /// The latency at percentile `p` (0 to 100), ns.
+    pub fn at(&self, p: f64) -> f64 {
+        let pts = self.points();
+        let p = p.clamp(0.0, 100.0);
+        let k = pts.iter().position(|x| x.0 >= p).unwrap_or(pts.len() - 1);
+        if pts[k].0 == p {
+            return pts[k].1;
+        }
+        let k = k.max(1);
+        let ((pa, xa), (pb, xb)) = (pts[k - 1], pts[k]);
+        let f = (p - pa) / (pb - pa);
+        (xa.ln() + f * (xb.ln() - xa.ln())).exp()
+    }
+
+    /// The mean, ns: exact for log-linear segments.
+    pub fn mean(&self) -> f64 {
+        self.points()
+            .windows(2)
+            .map(|w| {
+                let ((pa, xa), (pb, xb)) = (w[0], w[1]);
+                let seg = if (xb - xa).abs() < 1e-9 * xa {
+                    xa
+                } else {
+                    (xb - xa) / (xb / xa).ln()
+                };
+                seg * (pb - pa) / 100.0
+            })
+            .sum()
+    }
 }
 
 impl LatencyDist {
@@ -179,9 +265,25 @@ impl LatencyDist {
             [v] | ["fixed", v] => LatencyDist::Fixed(t(v)?),
             ["normal", m, sd] => LatencyDist::Normal(t(m)?, t(sd)?),
             ["lognormal", m, sd] => LatencyDist::LogNormal(t(m)?, t(sd)?),
+            ["quantiles", pts @ ..] => {
+                let mut points = Vec::new();
+                for p in pts {
+                    let (pct, v) = p.split_once('=').ok_or_else(|| {
+                        format!("bad value '{s}': each quantile is PERCENT=TIME (99=2ms), not '{p}'")
+                    })?;
+                    let pct: f64 = pct
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad value '{s}': '{pct}' is not a percentile"))?;
+                    points.push((pct, t(v)?));
+                }
+                LatencyDist::Quantiles(
+                    Quantiles::new(&points).map_err(|e| format!("bad value '{s}': {e}"))?,
+                )
+            }
             _ => {
                 return Err(format!(
-                    "bad value '{s}': expected a time (463us), fixed:T, normal:MEAN:SD or lognormal:MEAN:SD"
+                    "bad value '{s}': expected a time (463us), fixed:T, normal:MEAN:SD, lognormal:MEAN:SD or quantiles:0=MIN:50=P50:...:100=MAX"
                 ))
             }
         };
@@ -199,6 +301,7 @@ impl LatencyDist {
     pub fn mean(&self) -> f64 {
         match self {
             LatencyDist::Fixed(m) | LatencyDist::Normal(m, _) | LatencyDist::LogNormal(m, _) => *m,
+            LatencyDist::Quantiles(q) => q.mean(),
         }
     }
 }
@@ -206,6 +309,38 @@ impl LatencyDist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantile_latencies_have_a_body_and_a_tail() {
+        let d =
+            LatencyDist::parse("quantiles:0=350us:50=460us:99=590us:99.9=2ms:100=19900us").unwrap();
+        let LatencyDist::Quantiles(q) = d else {
+            panic!("expected quantiles, got {d:?}");
+        };
+        assert_eq!(q.at(50.0), 460_000.0, "p50");
+        assert!((q.at(99.9) - 2e6).abs() < 1.0, "p99.9: {}", q.at(99.9));
+        assert_eq!(q.at(100.0), 19.9e6, "the maximum");
+        // Between 50 and 99 the log of the latency is linear: p74.5 is the geometric mean.
+        let mid = q.at(74.5);
+        assert!(
+            (mid - (460_000.0f64 * 590_000.0).sqrt()).abs() < 1.0,
+            "p74.5: {mid}"
+        );
+        let m = d.mean();
+        assert!(
+            m > 460_000.0 && m < 560_000.0,
+            "the mean sits above the median, pulled by the tail: {m}"
+        );
+        for bad in [
+            "quantiles:50=1ms:100=2ms",
+            "quantiles:0=1ms:99=2ms",
+            "quantiles:0=2ms:100=1ms",
+            "quantiles:0=1ms:x=2ms:100=3ms",
+            "quantiles:0=1ms",
+        ] {
+            assert!(LatencyDist::parse(bad).is_err(), "{bad} must be refused");
+        }
+    }
 
     #[test]
     fn file_service_takes_a_checked_count() {

@@ -47,12 +47,18 @@ impl KbBase {
 /// A size that may be given as a percentage of the file or device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeOrPct {
-    /// An absolute number of bytes.
+    /// An absolute number of bytes (0 by default).
     Bytes(u64),
     /// A percentage (0 < p <= 100) of the target's size.
     Percent(f64),
     /// A number of zones (`10z`), for zoned modes: multiplied by `zonesize`.
     Zones(u64),
+}
+
+impl Default for SizeOrPct {
+    fn default() -> SizeOrPct {
+        SizeOrPct::Bytes(0)
+    }
 }
 
 impl SizeOrPct {
@@ -590,9 +596,40 @@ impl ExprParser<'_> {
     }
 }
 
+/// fio's list of file names: `a:b\:c` is `["a", "b:c"]` (a colon separates names, `\:` is a
+/// colon in a name); empty names are dropped.
+pub fn split_filenames(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filenames_split_and_escape() {
+        assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
+    }
 
     #[test]
     fn sizes_follow_fio_including_the_kib_quirk() {

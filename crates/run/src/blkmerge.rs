@@ -190,7 +190,7 @@ pub fn merge_job(spec: &iolens_job::JobSpec) -> Result<(String, u64), String> {
     let Some(list) = l.read_iolog.as_deref() else {
         return Err("merge_blktrace_file merges the traces of read_iolog (read_iolog=a.bin:b.bin); none is given".into());
     };
-    let inputs = crate::plan::split_filenames(list);
+    let inputs = iolens_job::value::split_filenames(list);
     let n = merge_blktrace(
         &inputs,
         &out,

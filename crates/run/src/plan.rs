@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iolens_engine::file;
-use iolens_job::{Ddir, JobSet, JobSpec, RwKind, SizeOrPct};
+use iolens_job::value::split_filenames;
+use iolens_job::{Ddir, Effective, JobSet, JobSpec, RwKind, SizeOrPct};
 
 use crate::RunError;
 
@@ -50,8 +51,10 @@ pub struct PlannedJob {
     pub files: Vec<PlannedFile>,
     /// Bytes to transfer per loop (io_size, or the sum of the ranges).
     pub io_limit: u64,
-    /// Depth the engine will reach.
-    pub depth: u32,
+    /// The job's effective numbers (depth, batches, pacing, loops, ...), worked out once.
+    pub eff: Effective,
+    /// Bytes the clone issues before it ends ([`Effective::byte_budget`] of `io_limit`).
+    pub byte_budget: u64,
 }
 
 /// The whole run.
@@ -77,31 +80,6 @@ pub struct PlanOptions {
     pub destructive: bool,
     /// `--allow-fill`: lay out files even when that leaves their filesystem nearly full.
     pub allow_fill: bool,
-}
-
-/// Splits `a:b\:c` into `["a", "b:c"]`.
-pub fn split_filenames(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&':') => {
-                cur.push(':');
-                chars.next();
-            }
-            ':' => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-            _ => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 fn expand_format(fmt: &str, job: &str, jobnum: u32, filenum: u32) -> String {
@@ -213,81 +191,17 @@ fn replay_job(spec: &JobSpec) -> Result<JobSpec, RunError> {
 
 /// Builds the plan for a job set.
 pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
-    let mut jobs = Vec::new();
+    let mut jobs: Vec<PlannedJob> = Vec::new();
     let mut notes = Vec::new();
     let mut advice = Vec::new();
     let mut groupid = 0u32;
     let mut phase = 0usize;
-    let mut index = 0usize;
     for (n, spec) in set.jobs.iter().enumerate() {
-        if let Some(w) = &spec.wait_for {
-            // fio: the waitee must be defined before the waiter (no forward references), so
-            // a waiter can never wait on a job of a later phase or on itself.
-            if *w == spec.name {
-                return Err(RunError::Plan(spec.error_at(
-                    "wait_for",
-                    format!("a job cannot wait for itself (wait_for={w})"),
-                )));
-            }
-            if !set.jobs[..n].iter().any(|j| j.name == *w) {
-                return Err(RunError::Plan(spec.error_at(
-                    "wait_for",
-                    format!("waitee job '{w}' unknown: it must be a job defined before this one"),
-                )));
-            }
-        }
-        let merged;
-        let spec = if spec.logs.merge_blktrace_file.is_some() {
-            // The traces are merged into one file, which the job replays (as fio).
-            let (out, _) = crate::blkmerge::merge_job(spec)
-                .map_err(|e| RunError::Plan(spec.error_at("merge_blktrace_file", e)))?;
-            let mut s = spec.clone();
-            s.logs.read_iolog = Some(out);
-            s.logs.merge_blktrace_file = None;
-            merged = s;
-            &merged
-        } else {
-            spec
-        };
-        // read_iolog=a:b gives the traces to the job's clones in turn (fio); the job as a
-        // whole is planned with the first.
-        let traces: Vec<String> = match (&spec.logs.read_iolog, &spec.logs.merge_blktrace_file) {
-            (Some(l), None) => split_filenames(l),
-            _ => vec![],
-        };
-        let with_trace = |t: &str| {
-            let mut s = spec.clone();
-            s.logs.read_iolog = Some(t.to_string());
-            replay_job(&s)
-        };
-        let per_clone: Vec<Arc<JobSpec>> = if traces.len() > 1 {
-            (0..spec.numjobs as usize)
-                .map(|k| with_trace(&traces[k % traces.len()]).map(Arc::new))
-                .collect::<Result<_, _>>()?
-        } else {
-            vec![]
-        };
-        let adjusted;
-        let spec = if let Some(first) = per_clone.first() {
-            adjusted = (**first).clone();
-            &adjusted
-        } else if spec.logs.read_iolog.is_some() {
-            adjusted = replay_job(spec)?;
-            &adjusted
-        } else if spec.size == Some(SizeOrPct::Bytes(0)) {
-            // size=0 means the size of the existing file or device, as fio.
-            adjusted = JobSpec {
-                size: None,
-                ..spec.clone()
-            };
-            &adjusted
-        } else {
-            spec
-        };
-        let spec_arc = Arc::new(spec.clone());
+        check_wait_for(&set.jobs[..n], spec)?;
+        let (spec, per_clone) = as_it_runs(spec)?;
         if !jobs.is_empty() {
             if spec.stonewall || spec.new_group {
-                let current_has_jobs = jobs.iter().any(|j: &PlannedJob| j.groupid == groupid);
+                let current_has_jobs = jobs.iter().any(|j| j.groupid == groupid);
                 if current_has_jobs {
                     groupid += 1;
                 }
@@ -296,188 +210,12 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 phase += 1;
             }
         }
-        if spec.io_submit_mode == iolens_job::SubmitMode::Offload && !spec.ioengine.is_sync() {
-            // fio 3.33 refuses io_uring here and hangs with libaio, posixaio and null (its own
-            // example fixed-rate-submission.fio is libaio): run it, inline, and say so.
-            advice.push(format!(
-                "{}: io_submit_mode=offload runs a synchronous engine in iodepth submitter threads; \
-                 ioengine={} already keeps iodepth I/Os in flight without blocking the job, so it \
-                 submits inline",
-                spec.name,
-                spec.ioengine.name()
-            ));
-        }
-        if spec.sync_submit() && spec.iodepth > 1 {
-            let n = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".to_string();
-            if !notes.contains(&n) {
-                notes.push(n);
-            }
-        }
-        if spec.ioengine == iolens_job::EngineKind::Libaio && !spec.direct {
-            advice.push(format!(
-                "{}: libaio with buffered I/O (direct=0) runs synchronously inside io_submit; use direct=1 for queued I/O",
-                spec.name
-            ));
-        }
-        if spec.zonemode == iolens_job::ZoneMode::Zbd {
-            return Err(RunError::Plan(spec.error_at(
-                "zonemode",
-                "zonemode=zbd needs a zoned block device (host-managed SMR or ZNS), which iolens does not support",
-            )));
-        }
-        let origin: &'static str = if spec.filename.is_some() {
-            "filename"
-        } else if spec.directory.is_some() {
-            "directory"
-        } else {
-            "filename_format"
-        };
-        // The smallest I/O the job makes: file sizes and shares come in whole ones of it.
-        let min_bs = spec.min_bs_used().max(1);
+        check_and_advise(&spec, &mut notes, &mut advice)?;
+        let spec = Arc::new(spec);
         for jobnum in 0..spec.numjobs {
-            let (spec, spec_arc) = match per_clone.get(jobnum as usize) {
-                Some(c) => (&**c, c.clone()),
-                None => (spec, spec_arc.clone()),
-            };
-            let paths = resolve_files(spec, jobnum);
-            if paths.is_empty() {
-                return Err(RunError::Plan(
-                    spec.error_at("filename", "no files (filename is empty)"),
-                ));
-            }
-            let nfiles = paths.len() as u64;
-            let mut files = Vec::new();
-            for (k, path) in paths.iter().enumerate() {
-                // A simulated volume and the null engine have no file behind them: only the
-                // job's size matters, and nothing is created or opened.
-                let sim = spec.sim.enabled() || spec.ioengine == iolens_job::EngineKind::Null;
-                let block_device = !sim && file::is_block_device(path);
-                let char_device = !sim && file::is_char_device(path);
-                let existing = if sim { None } else { existing_size(path) };
-                let real = if char_device {
-                    Some(u64::MAX / 2)
-                } else {
-                    existing
-                };
-                // Size of this file's share.
-                let per_file: u64 = if let Some((lo, hi)) = spec.filesize {
-                    if lo == hi {
-                        lo
-                    } else {
-                        let mut r = crate::rand::Taus::for_stream(
-                            spec.randseed.unwrap_or(0x89),
-                            index as u64 * 1000 + k as u64,
-                            crate::rand::Stream::File,
-                        );
-                        // A size drawn from the range, in whole blocks (fio).
-                        ((lo + r.below(hi - lo + 1)) / min_bs * min_bs).max(min_bs)
-                    }
-                } else {
-                    match spec.size {
-                        Some(SizeOrPct::Bytes(b)) => b / nfiles,
-                        Some(SizeOrPct::Zones(z)) => z * spec.zonesize / nfiles,
-                        Some(SizeOrPct::Percent(p)) => match real {
-                            Some(r) => (r as f64 * p / 100.0) as u64,
-                            None => {
-                                return Err(RunError::Plan(spec.error_at(
-                                    "size",
-                                    format!("size={p}% needs an existing file or device, and '{}' does not exist", path.display()),
-                                )))
-                            }
-                        },
-                        None => match real {
-                            Some(r) if r > 0 => r,
-                            _ => {
-                                return Err(RunError::Plan(spec.error_at(
-                                    origin,
-                                    format!("'{}' does not exist (or is empty); set size= so it can be created", path.display()),
-                                )))
-                            }
-                        },
-                    }
-                };
-                // A percentage offset or increment is a share of the file, moved up to the
-                // next offset_align (else minimum block size) boundary, as fio does.
-                let share = |p: f64| (real.unwrap_or(per_file) as f64 * p / 100.0) as u64;
-                let mut align = false;
-                let base_off = match spec.offset {
-                    SizeOrPct::Bytes(b) => b,
-                    SizeOrPct::Zones(z) => z * spec.zonesize,
-                    SizeOrPct::Percent(p) => {
-                        align = true;
-                        share(p)
-                    }
-                };
-                let inc = match spec.offset_increment {
-                    SizeOrPct::Bytes(b) => b,
-                    SizeOrPct::Zones(z) => z * spec.zonesize,
-                    SizeOrPct::Percent(p) => {
-                        align = true;
-                        share(p)
-                    }
-                };
-                let mut offset = base_off + inc * jobnum as u64;
-                if align {
-                    let a = spec.offset_align.unwrap_or(min_bs).max(1);
-                    offset = offset.div_ceil(a) * a;
-                }
-                let mut len = per_file;
-                if spec.size.is_none() && spec.filesize.is_none() {
-                    len = per_file.saturating_sub(offset);
-                }
-                if let (Some(SizeOrPct::Percent(_)), None, Some(r)) =
-                    (spec.size, spec.filesize, real)
-                {
-                    // A share of an existing file stays inside it, in whole blocks (fio).
-                    len = len.min(r.saturating_sub(offset)) / min_bs * min_bs;
-                }
-                if block_device {
-                    let dev = real.unwrap_or(0);
-                    if offset >= dev {
-                        return Err(RunError::Plan(spec.error_at(
-                            "offset",
-                            format!(
-                                "offset {offset} is beyond the end of {} ({dev} bytes)",
-                                path.display()
-                            ),
-                        )));
-                    }
-                    len = len.min(dev - offset);
-                }
-                if len == 0 {
-                    return Err(RunError::Plan(spec.error_at(
-                        "size",
-                        format!(
-                            "nothing to do on '{}' (size 0 after offset {offset})",
-                            path.display()
-                        ),
-                    )));
-                }
-                if len < min_bs {
-                    return Err(RunError::Plan(spec.error_at(
-                        "size",
-                        format!("the I/O range on '{}' ({len} bytes) is smaller than the block size ({min_bs})", path.display()),
-                    )));
-                }
-                files.push(PlannedFile {
-                    path: path.clone(),
-                    offset,
-                    len,
-                    block_device,
-                    char_device,
-                    need_size: if block_device || char_device || sim {
-                        0
-                    } else {
-                        offset + len
-                    },
-                    file_end: if char_device {
-                        u64::MAX
-                    } else {
-                        real.unwrap_or(0).max(offset + len)
-                    },
-                    origin,
-                });
-            }
+            let spec = per_clone.get(jobnum as usize).unwrap_or(&spec).clone();
+            let index = jobs.len();
+            let files = plan_files(&spec, index, jobnum)?;
             let total: u64 = files.iter().map(|f| f.len).sum();
             // With filesize given, size is only the default amount of I/O (capped by what
             // the files hold), as fio does.
@@ -486,18 +224,18 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
                 _ => total,
             };
             let io_limit = spec.io_size.unwrap_or(default_io);
-            let pj = PlannedJob {
-                spec: spec_arc.clone(),
+            let eff = spec.effective();
+            jobs.push(PlannedJob {
+                spec,
                 index,
                 jobnum,
                 groupid,
                 phase,
                 files,
                 io_limit,
-                depth: spec.effective_iodepth(),
-            };
-            jobs.push(pj);
-            index += 1;
+                eff,
+                byte_budget: eff.byte_budget(io_limit),
+            });
         }
     }
     Ok(Plan {
@@ -506,6 +244,312 @@ pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
         notes,
         advice,
     })
+}
+
+/// fio: the waitee must be defined before the waiter (no forward references), so a waiter can
+/// never wait on a job of a later phase or on itself.
+fn check_wait_for(before: &[JobSpec], spec: &JobSpec) -> Result<(), RunError> {
+    let Some(w) = &spec.wait_for else {
+        return Ok(());
+    };
+    if *w == spec.name {
+        return Err(RunError::Plan(spec.error_at(
+            "wait_for",
+            format!("a job cannot wait for itself (wait_for={w})"),
+        )));
+    }
+    if !before.iter().any(|j| j.name == *w) {
+        return Err(RunError::Plan(spec.error_at(
+            "wait_for",
+            format!("waitee job '{w}' unknown: it must be a job defined before this one"),
+        )));
+    }
+    Ok(())
+}
+
+/// The job as it runs, and the specs of its clones where they differ: blktrace traces merged
+/// into the one log the job replays, a replayed log's files, size and directions (with
+/// `read_iolog=a:b` each clone replays the next log in turn, and the job as a whole is planned
+/// with the first), `size=0` as the existing file's size.
+fn as_it_runs(spec: &JobSpec) -> Result<(JobSpec, Vec<Arc<JobSpec>>), RunError> {
+    let mut spec = spec.clone();
+    if spec.logs.merge_blktrace_file.is_some() {
+        // The traces are merged into one file, which the job replays (as fio).
+        let (out, _) = crate::blkmerge::merge_job(&spec)
+            .map_err(|e| RunError::Plan(spec.error_at("merge_blktrace_file", e)))?;
+        spec.logs.read_iolog = Some(out);
+        spec.logs.merge_blktrace_file = None;
+        return Ok((replay_job(&spec)?, vec![]));
+    }
+    let traces: Vec<String> = spec
+        .logs
+        .read_iolog
+        .as_deref()
+        .map(split_filenames)
+        .unwrap_or_default();
+    if traces.len() > 1 {
+        let per_clone: Vec<Arc<JobSpec>> = (0..spec.numjobs as usize)
+            .map(|k| {
+                let mut s = spec.clone();
+                s.logs.read_iolog = Some(traces[k % traces.len()].clone());
+                replay_job(&s).map(Arc::new)
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok(((*per_clone[0]).clone(), per_clone));
+    }
+    if spec.logs.read_iolog.is_some() {
+        return Ok((replay_job(&spec)?, vec![]));
+    }
+    if spec.size == Some(SizeOrPct::Bytes(0)) {
+        // size=0 means the size of the existing file or device, as fio.
+        spec.size = None;
+    }
+    Ok((spec, vec![]))
+}
+
+/// Refuses what iolens cannot run, and collects the notes fio prints before a run and
+/// iolens's own advice.
+fn check_and_advise(
+    spec: &JobSpec,
+    notes: &mut Vec<String>,
+    advice: &mut Vec<String>,
+) -> Result<(), RunError> {
+    if spec.io_submit_mode == iolens_job::SubmitMode::Offload && !spec.ioengine.is_sync() {
+        // fio 3.33 refuses io_uring here and hangs with libaio, posixaio and null (its own
+        // example fixed-rate-submission.fio is libaio): run it, inline, and say so.
+        advice.push(format!(
+            "{}: io_submit_mode=offload runs a synchronous engine in iodepth submitter threads; \
+             ioengine={} already keeps iodepth I/Os in flight without blocking the job, so it \
+             submits inline",
+            spec.name,
+            spec.ioengine.name()
+        ));
+    }
+    if spec.iodepth > spec.effective().depth.get() {
+        let n = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".to_string();
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    }
+    if spec.ioengine == iolens_job::EngineKind::Libaio && !spec.direct {
+        advice.push(format!(
+            "{}: libaio with buffered I/O (direct=0) runs synchronously inside io_submit; use direct=1 for queued I/O",
+            spec.name
+        ));
+    }
+    if spec.zonemode == iolens_job::ZoneMode::Zbd {
+        return Err(RunError::Plan(spec.error_at(
+            "zonemode",
+            "zonemode=zbd needs a zoned block device (host-managed SMR or ZNS), which iolens does not support",
+        )));
+    }
+    Ok(())
+}
+
+/// The files clone `jobnum` (the `index`th clone of the run) works on, with their I/O ranges.
+fn plan_files(spec: &JobSpec, index: usize, jobnum: u32) -> Result<Vec<PlannedFile>, RunError> {
+    let origin: &'static str = if spec.filename.is_some() {
+        "filename"
+    } else if spec.directory.is_some() {
+        "directory"
+    } else {
+        "filename_format"
+    };
+    let paths = resolve_files(spec, jobnum);
+    if paths.is_empty() {
+        return Err(RunError::Plan(
+            spec.error_at("filename", "no files (filename is empty)"),
+        ));
+    }
+    let nfiles = paths.len() as u64;
+    paths
+        .iter()
+        .enumerate()
+        .map(|(k, path)| {
+            let at = FileAt {
+                index,
+                jobnum,
+                k,
+                nfiles,
+                origin,
+            };
+            plan_file(spec, path, &at)
+        })
+        .collect()
+}
+
+/// Where a file sits in the plan: the clone's place in the run and in its job, the file's
+/// place among the clone's files and how many it has, and the option that named it.
+struct FileAt {
+    index: usize,
+    jobnum: u32,
+    k: usize,
+    nfiles: u64,
+    origin: &'static str,
+}
+
+/// One file of a clone: its size, I/O range and kind.
+fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, RunError> {
+    // The smallest I/O the job makes: file sizes and shares come in whole ones of it.
+    let min_bs = spec.min_bs_used().max(1);
+    // A simulated volume and the null engine have no file behind them: only the job's size
+    // matters, and nothing is created or opened.
+    let sim = spec.sim.enabled() || spec.ioengine == iolens_job::EngineKind::Null;
+    let block_device = !sim && file::is_block_device(path);
+    let char_device = !sim && file::is_char_device(path);
+    let existing = if sim { None } else { existing_size(path) };
+    let real = if char_device {
+        Some(u64::MAX / 2)
+    } else {
+        existing
+    };
+    let per_file = share_of(spec, path, at, real, min_bs)?;
+    let (offset, mut len) = range_of(spec, at.jobnum, real, per_file, min_bs);
+    if let (Some(SizeOrPct::Percent(_)), None, Some(r)) = (spec.size, spec.filesize, real) {
+        // A share of an existing file stays inside it, in whole blocks (fio).
+        len = len.min(r.saturating_sub(offset)) / min_bs * min_bs;
+    }
+    if block_device {
+        let dev = real.unwrap_or(0);
+        if offset >= dev {
+            return Err(RunError::Plan(spec.error_at(
+                "offset",
+                format!(
+                    "offset {offset} is beyond the end of {} ({dev} bytes)",
+                    path.display()
+                ),
+            )));
+        }
+        len = len.min(dev - offset);
+    }
+    if len == 0 {
+        return Err(RunError::Plan(spec.error_at(
+            "size",
+            format!(
+                "nothing to do on '{}' (size 0 after offset {offset})",
+                path.display()
+            ),
+        )));
+    }
+    if len < min_bs {
+        return Err(RunError::Plan(spec.error_at(
+            "size",
+            format!(
+                "the I/O range on '{}' ({len} bytes) is smaller than the block size ({min_bs})",
+                path.display()
+            ),
+        )));
+    }
+    Ok(PlannedFile {
+        path: path.to_path_buf(),
+        offset,
+        len,
+        block_device,
+        char_device,
+        need_size: if block_device || char_device || sim {
+            0
+        } else {
+            offset + len
+        },
+        file_end: if char_device {
+            u64::MAX
+        } else {
+            real.unwrap_or(0).max(offset + len)
+        },
+        origin: at.origin,
+    })
+}
+
+/// The size of one file's share of the job (`filesize`, or `size` over the files, or the
+/// existing file's size); `real` is the size of what exists (None when nothing does).
+fn share_of(
+    spec: &JobSpec,
+    path: &Path,
+    at: &FileAt,
+    real: Option<u64>,
+    min_bs: u64,
+) -> Result<u64, RunError> {
+    if let Some((lo, hi)) = spec.filesize {
+        if lo == hi {
+            return Ok(lo);
+        }
+        let mut r = crate::rand::Taus::for_stream(
+            spec.randseed.unwrap_or(0x89),
+            at.index as u64 * 1000 + at.k as u64,
+            crate::rand::Stream::File,
+        );
+        // A size drawn from the range, in whole blocks (fio).
+        return Ok(((lo + r.below(hi - lo + 1)) / min_bs * min_bs).max(min_bs));
+    }
+    match spec.size {
+        Some(SizeOrPct::Bytes(b)) => Ok(b / at.nfiles),
+        Some(SizeOrPct::Zones(z)) => Ok(z * spec.zonesize / at.nfiles),
+        Some(SizeOrPct::Percent(p)) => match real {
+            Some(r) => Ok((r as f64 * p / 100.0) as u64),
+            None => Err(RunError::Plan(spec.error_at(
+                "size",
+                format!(
+                    "size={p}% needs an existing file or device, and '{}' does not exist",
+                    path.display()
+                ),
+            ))),
+        },
+        None => match real {
+            Some(r) if r > 0 => Ok(r),
+            // Nothing is created in the device directory: a missing device is a wrong name.
+            None if path.starts_with("/dev") && !path.starts_with("/dev/shm") => {
+                Err(RunError::Plan(spec.error_at(
+                    at.origin,
+                    format!(
+                        "'{}' does not exist: no such device (check the name: is the disk or partition there?)",
+                        path.display()
+                    ),
+                )))
+            }
+            _ => Err(RunError::Plan(spec.error_at(
+                at.origin,
+                format!(
+                    "'{}' does not exist (or is empty); set size= so it can be created",
+                    path.display()
+                ),
+            ))),
+        },
+    }
+}
+
+/// The first byte and length of a clone's range in a file of `per_file` bytes: `offset` plus
+/// `offset_increment` per clone. A percentage offset or increment is a share of the file,
+/// moved up to the next offset_align (else minimum block size) boundary, as fio does.
+fn range_of(
+    spec: &JobSpec,
+    jobnum: u32,
+    real: Option<u64>,
+    per_file: u64,
+    min_bs: u64,
+) -> (u64, u64) {
+    let share = |p: f64| (real.unwrap_or(per_file) as f64 * p / 100.0) as u64;
+    let mut align = false;
+    let mut bytes = |v: SizeOrPct| match v {
+        SizeOrPct::Bytes(b) => b,
+        SizeOrPct::Zones(z) => z * spec.zonesize,
+        SizeOrPct::Percent(p) => {
+            align = true;
+            share(p)
+        }
+    };
+    let base_off = bytes(spec.offset);
+    let inc = bytes(spec.offset_increment);
+    let mut offset = base_off + inc * jobnum as u64;
+    if align {
+        let a = spec.offset_align.unwrap_or(min_bs).max(1);
+        offset = offset.div_ceil(a) * a;
+    }
+    let len = if spec.size.is_none() && spec.filesize.is_none() {
+        per_file.saturating_sub(offset)
+    } else {
+        per_file
+    };
+    (offset, len)
 }
 
 #[cfg(test)]
@@ -528,11 +572,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let p = p.unwrap();
         assert_eq!(p.jobs[0].files[0].len, 1 << 20, "size=0 on a 1 MiB file");
-    }
-
-    #[test]
-    fn filenames_split_and_escape() {
-        assert_eq!(split_filenames("a:b\\:c::d"), ["a", "b:c", "d"]);
     }
 
     #[test]
@@ -647,6 +686,17 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_device_is_a_wrong_name_not_a_file_to_create() {
+        let e = plan_of("[a]\nfilename=/dev/iolens-no-such-device\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no such device") && !e.contains("size="),
+            "a missing /dev path must not suggest size= (iolens never creates files there): {e}"
+        );
+    }
+
+    #[test]
     fn missing_file_without_size_is_an_error() {
         let e = plan_of("[a]\nfilename=/nonexistent/iolens/x\n")
             .unwrap_err()
@@ -658,6 +708,6 @@ mod tests {
     fn sync_engine_depth_note() {
         let p = plan_of("[a]\nioengine=psync\niodepth=8\nsize=1m\nfilename=/dev/null\n").unwrap();
         assert!(p.notes[0].contains("queue depth will be capped at 1"));
-        assert_eq!(p.jobs[0].depth, 1);
+        assert_eq!(p.jobs[0].eff.depth.get(), 1);
     }
 }

@@ -57,13 +57,7 @@ fn verb(spec: &JobSpec) -> &'static str {
 
 /// True for paths in the device directory (but not in the tmpfs mounts that live under it).
 fn in_dev_dir(path: &Path) -> bool {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     // Resolve the parent, which exists when the file does not, so /dev/../tmp/x is not /dev.
     let parent = abs
         .parent()
@@ -200,13 +194,7 @@ pub fn fill_reserve(total: u64) -> u64 {
 /// The nearest existing path at or above `path` (the file itself, or the directory it will be
 /// created in), made absolute.
 fn existing_ancestor(path: &Path) -> PathBuf {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut p = abs.as_path();
     loop {
         if p.exists() {

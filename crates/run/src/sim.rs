@@ -36,6 +36,8 @@ fn sample(l: &LatencyModel, r: &mut Taus) -> f64 {
             let mu = m.ln() - s2 / 2.0;
             (mu + s2.sqrt() * gauss(r)).exp()
         }
+        // Inverse transform: a uniform percentile through the quantile function.
+        LatencyModel::Quantiles(q) => q.at(100.0 * r.unit()),
     }
 }
 
@@ -217,6 +219,7 @@ impl SimRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::num::NonZeroU32;
 
     #[test]
     fn latency_models_parse_and_sample() {
@@ -280,7 +283,7 @@ mod tests {
             ))
         };
         // QD1, no limit: 1,000 x 463 us + 100 stalls of 2 ms = 663 ms whatever is paid back.
-        let mut e = SimEngine::new(vol(None), false, 1).lateness(Lateness::All);
+        let mut e = SimEngine::new(vol(None), false, NonZeroU32::MIN).lateness(Lateness::All);
         let mut now = 1_000_000_000u64;
         let start = now;
         for i in 0..1000u64 {
@@ -301,7 +304,8 @@ mod tests {
             (Lateness::All, 9_700.0, 10_100.0),
             (Lateness::None, 0.0, 9_300.0),
         ] {
-            let mut e = SimEngine::new(vol(Some(10_000.0)), false, 8).lateness(l);
+            let mut e =
+                SimEngine::new(vol(Some(10_000.0)), false, NonZeroU32::new(8).unwrap()).lateness(l);
             let mut t = 1_000_000_000u64;
             let mut free: Vec<u64> = vec![t; 8];
             let n = 20_000u64;

@@ -1341,6 +1341,7 @@ mod tests {
         s.rw = iolens_job::RwKind::Write;
         s.verify = Some(VerifyKind::Crc32c);
         f(&mut s);
+        let eff = s.effective();
         let job = PlannedJob {
             spec: Arc::new(s),
             index: 0,
@@ -1358,7 +1359,8 @@ mod tests {
                 origin: "filename",
             }],
             io_limit: 1 << 20,
-            depth: 1,
+            eff,
+            byte_budget: eff.byte_budget(1 << 20),
         };
         Verifier::new(&job, 7).unwrap().unwrap()
     }
@@ -1575,6 +1577,7 @@ mod tests {
             s.rw = rw;
             s.bs = [bs; 3];
             s.verify = Some(VerifyKind::Md5);
+            let eff = s.effective();
             let job = PlannedJob {
                 spec: Arc::new(s),
                 index: 0,
@@ -1592,7 +1595,8 @@ mod tests {
                     origin: "filename",
                 }],
                 io_limit: 256 << 10,
-                depth: 1,
+                eff,
+                byte_budget: eff.byte_budget(256 << 10),
             };
             Verifier::new(&job, 7).unwrap().unwrap()
         };

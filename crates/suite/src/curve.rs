@@ -10,13 +10,14 @@
 //! the arrival, not from the moment it could be issued (no coordinated omission).
 
 use std::fmt::Write;
+use std::num::NonZeroU32;
 
-use iolens_job::{build_jobs, JobSet, RawSection};
+use iolens_job::{JobSet, RateProcess, Setting, SettingValue};
 use iolens_stats::RunResult;
 use serde_json::{json, Value};
 
 use crate::metrics::{fmt_int, fmt_ns, of_run, Metrics};
-use crate::sweep::{num_json, point_json, with_options};
+use crate::sweep::{num_json, point_json};
 use crate::{expected_seconds, Progress, SuiteError};
 
 /// The default loads, percent of the closed-loop maximum.
@@ -53,7 +54,8 @@ pub fn parse_points(s: &str) -> Result<Vec<f64>, SuiteError> {
 pub struct CurveOpts {
     /// Loads, percent of the closed-loop maximum, in run order.
     pub percents: Vec<f64>,
-    /// Stop after the first point whose p99 exceeds this (ns).
+    /// The p99 target (ns): the curve names the highest load that keeps p99 within it, and
+    /// stops after the first point whose p99 exceeds it.
     pub stop_p99_ns: Option<f64>,
 }
 
@@ -87,37 +89,78 @@ pub struct Curve {
     /// Its result.
     pub closed_result: RunResult,
     /// Depth per job of the open-loop runs.
-    pub depth: u32,
+    pub depth: NonZeroU32,
     /// Open-loop points in run order.
     pub points: Vec<CurvePoint>,
     /// Why the curve stopped before its last point, if it did.
     pub stopped: Option<String>,
     /// A run was interrupted.
     pub interrupted: bool,
+    /// The p99 target (`--stop-p99`), ns.
+    pub p99_target_ns: Option<f64>,
+}
+
+impl Curve {
+    /// The highest load whose p99 stayed within the target (points that were interrupted or
+    /// lack a p99 do not count), with the target; `None` without a target.
+    pub fn within_target(&self) -> Option<(f64, Option<&CurvePoint>)> {
+        let target = self.p99_target_ns?;
+        let best = self
+            .points
+            .iter()
+            .filter(|p| !p.result.interrupted)
+            .filter(|p| p.metrics.lat_p99_ns.is_some_and(|v| v <= target))
+            .max_by(|a, b| a.percent.total_cmp(&b.percent));
+        Some((target, best))
+    }
+
+    /// The line that names the highest load within the p99 target.
+    pub fn target_line(&self) -> Option<String> {
+        let (target, best) = self.within_target()?;
+        Some(match best {
+            Some(p) => format!(
+                "p99 target {}: the highest load within it is {}% = {} IOPS offered ({} achieved, p99 {})",
+                fmt_ns(target),
+                p.percent,
+                fmt_int(p.target_iops),
+                fmt_int(p.metrics.iops),
+                p.metrics.lat_p99_ns.map_or_else(|| "-".into(), fmt_ns)
+            ),
+            None => {
+                let low = self
+                    .points
+                    .iter()
+                    .min_by(|a, b| a.percent.total_cmp(&b.percent))
+                    .and_then(|p| Some((p.percent, p.metrics.lat_p99_ns?)));
+                match low {
+                    Some((pct, p99)) => format!(
+                        "p99 target {}: no load kept p99 within it (the lowest, {pct}%, had p99 {})",
+                        fmt_ns(target),
+                        fmt_ns(p99)
+                    ),
+                    None => format!("p99 target {}: no load measured a p99", fmt_ns(target)),
+                }
+            }
+        })
+    }
 }
 
 /// The closed-loop job: the job as written, with total-latency percentiles.
-pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
-    if !base.iter().any(|s| !s.is_global()) {
+pub fn closed_loop_set(base: &JobSet) -> Result<JobSet, SuiteError> {
+    if base.jobs.is_empty() {
         return Err(SuiteError(
             "no job for the curve: give a job file or --name=NAME with fio options".into(),
         ));
     }
-    let set = build_jobs(
-        &with_options(base, &[("lat_percentiles".into(), "1".into())]),
-        &[],
-    )?;
+    let mut set = base.clone();
+    set.set_all(&SettingValue::LatPercentiles(true).into());
     if let Some(j) = set.jobs.iter().find(|j| j.sync_submit()) {
         return Err(SuiteError(format!(
             "job '{}': a curve needs an asynchronous engine (ioengine=libaio or io_uring, io_submit_mode=offload, or a simulated volume with one): a synchronous engine submitted inline cannot have I/O arrive while one is in flight",
             j.name
         )));
     }
-    if let Some(j) = set
-        .jobs
-        .iter()
-        .find(|j| j.rate_iops.iter().chain(j.rate.iter()).any(|r| *r > 0))
-    {
+    if let Some(j) = set.jobs.iter().find(|j| j.effective().rated()) {
         return Err(SuiteError(format!(
             "job '{}' sets rate or rate_iops: the curve sets the rate itself; remove them",
             j.name
@@ -129,7 +172,7 @@ pub fn closed_loop_set(base: &[RawSection]) -> Result<JobSet, SuiteError> {
 /// Per-job depth of the open-loop runs: four times the closed loop's I/Os in flight (by
 /// Little's law), at least the job's own depth and 16, at most 4096, so that the depth never
 /// caps the offered load below saturation.
-pub fn open_depth(closed: &Metrics, set: &JobSet) -> u32 {
+pub fn open_depth(closed: &Metrics, set: &JobSet) -> NonZeroU32 {
     let jobs: u32 = set
         .jobs
         .iter()
@@ -138,48 +181,46 @@ pub fn open_depth(closed: &Metrics, set: &JobSet) -> u32 {
         .max(1);
     let own = set.jobs.iter().map(|j| j.iodepth).max().unwrap_or(1);
     let need = (4.0 * closed.in_flight() / jobs as f64).ceil() as u32;
-    need.max(own).clamp(16, 4096)
+    NonZeroU32::new(need.max(own).clamp(16, 4096)).unwrap_or(NonZeroU32::MIN)
 }
 
-/// The open-loop job at `target` IOPS in total: the rate split over the jobs (and over the
-/// directions of a mixed job by its read share), Poisson arrivals, open loop, `depth`.
-pub fn open_loop_set(base: &[RawSection], target: f64, depth: u32) -> Result<JobSet, SuiteError> {
-    let probe = build_jobs(base, &[])?;
-    let jobs: u32 = probe
+/// The open-loop job at `target` IOPS in total: the closed-loop jobs with the rate split over
+/// them (and over the directions of a mixed job by its read share), Poisson arrivals, open
+/// loop, `depth`.
+pub fn open_loop_set(closed: &JobSet, target: f64, depth: NonZeroU32) -> JobSet {
+    let jobs: u32 = closed
         .jobs
         .iter()
         .map(|j| j.numjobs.max(1))
         .sum::<u32>()
         .max(1);
     let per_job = target / jobs as f64;
-    let mixed = probe.jobs.iter().any(|j| j.rw.is_mixed());
+    let mixed = closed.jobs.iter().any(|j| j.rw.is_mixed());
+    let iops = |x: f64| x.round().max(1.0) as u64;
     let rate = if mixed {
-        let mix = probe.jobs.first().map_or(50, |j| j.rwmixread) as f64 / 100.0;
-        format!(
-            "{},{}",
-            (per_job * mix).round().max(1.0),
-            (per_job * (1.0 - mix)).round().max(1.0)
-        )
+        let mix = closed.jobs.first().map_or(50, |j| j.rwmixread) as f64 / 100.0;
+        // A pair gives trims the write value, as fio reads `rate_iops=R,W`.
+        let w = iops(per_job * (1.0 - mix));
+        [iops(per_job * mix), w, w]
     } else {
-        format!("{}", per_job.round().max(1.0))
+        [iops(per_job); 3]
     };
-    let opts: Vec<(String, String)> = [
-        ("rate_iops", rate),
-        ("rate_process", "poisson".into()),
-        ("open_loop", "1".into()),
-        ("iodepth", depth.to_string()),
-        ("lat_percentiles", "1".into()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    Ok(build_jobs(&with_options(base, &opts), &[])?)
+    let mut set = closed.clone();
+    for s in [
+        SettingValue::RateIops(rate),
+        SettingValue::RateProcess(RateProcess::Poisson),
+        SettingValue::OpenLoop(true),
+        SettingValue::Iodepth(depth),
+    ] {
+        set.set_all(&Setting::from(s));
+    }
+    set
 }
 
 /// Runs the curve: the closed loop, then each load until the last or until p99 passes
 /// `stop_p99_ns`. `progress` is called before each run and once at the end.
 pub fn run<E: From<SuiteError>>(
-    base: &[RawSection],
+    base: &JobSet,
     opts: &CurveOpts,
     run: &mut dyn FnMut(&JobSet) -> Result<RunResult, E>,
     progress: &mut dyn FnMut(&Progress),
@@ -204,6 +245,7 @@ pub fn run<E: From<SuiteError>>(
         depth,
         points: vec![],
         stopped: None,
+        p99_target_ns: opts.stop_p99_ns,
     };
     if curve.interrupted {
         curve.stopped = Some("interrupted".into());
@@ -213,7 +255,7 @@ pub fn run<E: From<SuiteError>>(
     if curve.stopped.is_none() {
         for (i, &pct) in opts.percents.iter().enumerate() {
             let target = closed.iops * pct / 100.0;
-            let set = open_loop_set(base, target, depth)?;
+            let set = open_loop_set(&closed_set, target, depth);
             progress(&Progress {
                 index: i + 1,
                 total,
@@ -301,6 +343,9 @@ pub fn table(c: &Curve) -> String {
     if let Some(s) = &c.stopped {
         let _ = writeln!(t, "\nstopped early: {s}");
     }
+    if let Some(l) = c.target_line() {
+        let _ = writeln!(t, "\n{l}");
+    }
     let _ = writeln!(t, "\n{NOTE}");
     t
 }
@@ -358,6 +403,13 @@ pub fn to_json(c: &Curve) -> Value {
         "points": points,
         "stopped": c.stopped,
         "interrupted": c.interrupted,
+        "p99_target_us": c.p99_target_ns.map(|t| t / 1e3),
+        "within_target": c.within_target().map(|(_, p)| p.map(|p| json!({
+            "percent": num_json(p.percent),
+            "target_iops": p.target_iops,
+            "iops": p.metrics.iops,
+            "lat_p99_us": p.metrics.lat_p99_ns.map(|v| v / 1e3),
+        }))),
         "note": NOTE,
     })
 }
@@ -365,10 +417,9 @@ pub fn to_json(c: &Curve) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolens_job::SystemEnvironment;
 
-    fn sections(text: &str) -> Vec<RawSection> {
-        iolens_job::ini::parse_job_file(std::path::Path::new("t.fio"), text, 0, &SystemEnvironment)
+    fn sections(text: &str) -> JobSet {
+        iolens_job::parse_job_text("t.fio", text, &iolens_job::SystemEnvironment)
             .expect("job parses")
     }
 
@@ -388,14 +439,16 @@ mod tests {
     #[test]
     fn open_loop_job_splits_the_rate_and_sets_the_mode() {
         let base = sections("[a]\nioengine=libaio\nrw=randread\nnumjobs=4\niodepth=8\nsize=1m\n");
-        let set = open_loop_set(&base, 24000.0, 64).unwrap();
+        let closed = closed_loop_set(&base).unwrap();
+        let set = open_loop_set(&closed, 24000.0, NonZeroU32::new(64).unwrap());
         let j = &set.jobs[0];
         assert_eq!(j.rate_iops[0], 6000, "24,000 over 4 jobs");
         assert!(j.open_loop && j.lat_percentiles);
         assert_eq!(j.rate_process, iolens_job::RateProcess::Poisson);
         assert_eq!(j.iodepth, 64);
         let mixed = sections("[a]\nioengine=libaio\nrw=randrw\nrwmixread=75\nsize=1m\n");
-        let j = &open_loop_set(&mixed, 1000.0, 16).unwrap().jobs[0];
+        let closed = closed_loop_set(&mixed).unwrap();
+        let j = &open_loop_set(&closed, 1000.0, NonZeroU32::new(16).unwrap()).jobs[0];
         assert_eq!((j.rate_iops[0], j.rate_iops[1]), (750, 250));
     }
 
@@ -411,6 +464,61 @@ mod tests {
         assert!(e.contains("rate_iops"), "{e}");
     }
 
+    fn curve(p99s_us: &[(f64, f64)], target_us: f64) -> Curve {
+        let point = |(pct, p99): (f64, f64)| CurvePoint {
+            percent: pct,
+            target_iops: pct * 480.0,
+            metrics: Metrics {
+                iops: pct * 480.0,
+                lat_p99_ns: Some(p99 * 1e3),
+                ..Metrics::default()
+            },
+            result: RunResult::default(),
+        };
+        Curve {
+            closed: Metrics {
+                iops: 48_000.0,
+                ..Metrics::default()
+            },
+            closed_result: RunResult::default(),
+            depth: NonZeroU32::new(64).unwrap(),
+            points: p99s_us.iter().copied().map(point).collect(),
+            stopped: None,
+            interrupted: false,
+            p99_target_ns: Some(target_us * 1e3),
+        }
+    }
+
+    #[test]
+    fn the_highest_load_within_the_p99_target_is_named() {
+        let c = curve(
+            &[(10.0, 500.0), (50.0, 700.0), (80.0, 950.0), (100.0, 9000.0)],
+            1000.0,
+        );
+        let l = c.target_line().unwrap();
+        assert!(
+            l.contains("highest load within it is 80% = 38,400 IOPS offered"),
+            "p99 950 µs at 80 % is within 1 ms, 9 ms at 100 % is not: {l}"
+        );
+        let j = to_json(&c);
+        assert_eq!(j["within_target"]["percent"], 80, "{j}");
+        assert_eq!(j["p99_target_us"], 1000.0);
+        let mut cut = curve(&[(10.0, 500.0), (50.0, 700.0)], 1000.0);
+        cut.points[1].result.interrupted = true;
+        assert!(
+            cut.target_line().unwrap().contains("is 10%"),
+            "an interrupted point is not within anything"
+        );
+        let none = curve(&[(10.0, 2000.0), (50.0, 3000.0)], 1000.0);
+        assert!(
+            none.target_line()
+                .unwrap()
+                .contains("no load kept p99 within it (the lowest, 10%, had p99 2.00 ms)"),
+            "{:?}",
+            none.target_line()
+        );
+    }
+
     #[test]
     fn depth_covers_four_times_the_closed_loop_concurrency() {
         let set =
@@ -420,6 +528,6 @@ mod tests {
             lat_mean_ns: 1_333_333.0,
             ..Metrics::default()
         };
-        assert_eq!(open_depth(&m, &set), 256, "64 in flight x 4");
+        assert_eq!(open_depth(&m, &set).get(), 256, "64 in flight x 4");
     }
 }

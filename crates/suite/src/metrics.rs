@@ -13,11 +13,13 @@ pub struct Metrics {
     pub iops: f64,
     /// Bytes per second, all jobs and directions.
     pub bw_bytes: f64,
-    /// Mean total latency (submission to completion; completion latency where total latency
-    /// was not recorded), ns.
+    /// Which latency the mean and the percentiles are, one and the same for both: `lat`
+    /// (submission to completion) where its percentiles were recorded (`lat_percentiles=1`,
+    /// which every suite sets), else `clat` (completion), fio's default.
+    pub latency: &'static str,
+    /// Mean latency (of [`Metrics::latency`]), ns.
     pub lat_mean_ns: f64,
-    /// Median latency, ns, when percentiles were recorded (of total latency; of completion
-    /// latency when only those were recorded, fio's default).
+    /// Median latency, ns, when percentiles were recorded.
     pub lat_p50_ns: Option<f64>,
     /// 99th percentile, ns.
     pub lat_p99_ns: Option<f64>,
@@ -42,21 +44,14 @@ fn dirs(j: &JobResult) -> Vec<&DirResult> {
     }
 }
 
-/// Total latency where it was recorded, else completion latency.
-fn lat_of(d: &DirResult) -> &LatResult {
-    if d.lat.moments.n > 0 {
-        &d.lat
+/// Total latency where its percentiles were recorded, else completion latency: the mean and
+/// the percentiles always come from the same one.
+fn lat_of(d: &DirResult) -> (&'static str, &LatResult) {
+    let has_pct = |l: &LatResult| !l.bins.is_empty() || l.percentiles.is_some();
+    if d.lat.moments.n > 0 && (has_pct(&d.lat) || !has_pct(&d.clat)) {
+        ("lat", &d.lat)
     } else {
-        &d.clat
-    }
-}
-
-/// The latency whose percentiles were recorded: total latency, else completion latency.
-fn pct_of(d: &DirResult) -> &LatResult {
-    if !d.lat.bins.is_empty() || d.lat.percentiles.is_some() {
-        &d.lat
-    } else {
-        &d.clat
+        ("clat", &d.clat)
     }
 }
 
@@ -89,16 +84,17 @@ pub fn of_run(r: &RunResult) -> Metrics {
             m.iops += d.iops();
             m.bw_bytes += d.bw_bytes() as f64;
             m.ios += d.total_ios;
-            let l = lat_of(d);
+            let (kind, l) = lat_of(d);
+            // A run whose directions disagree (one without lat) is called by its weakest.
+            if m.latency.is_empty() || kind == "clat" {
+                m.latency = kind;
+            }
             lat_sum += l.moments.mean * l.moments.n as f64;
             lat_n += l.moments.n;
-            // Percentiles of total latency where recorded, else of completion latency
-            // (fio's default: clat_percentiles=1, lat_percentiles=0).
-            let p = pct_of(d);
-            if p.bins.is_empty() && l.moments.n > 0 {
+            if l.bins.is_empty() && l.moments.n > 0 {
                 all_have_bins = false;
             }
-            bins.extend_from_slice(&p.bins);
+            bins.extend_from_slice(&l.bins);
         }
     }
     if lat_n > 0 {
@@ -120,7 +116,7 @@ pub fn of_run(r: &RunResult) -> Metrics {
         // No bins but one job: its own percentiles are the run's.
         if let Some(d) = dirs(&r.jobs[0]).first() {
             let p = |q: f64| {
-                pct_of(d).percentiles.as_ref().and_then(|v| {
+                lat_of(d).1.percentiles.as_ref().and_then(|v| {
                     v.iter()
                         .find(|(x, _)| (x - q).abs() < 1e-9)
                         .map(|x| x.1 as f64)
@@ -213,10 +209,29 @@ mod tests {
     }
 
     #[test]
-    fn completion_latency_percentiles_stand_in_when_total_ones_are_off() {
-        let mut d = dir(100, 1000, 500.0, vec![]);
-        d.clat.bins = vec![(400, 98), (900, 2)];
+    fn mean_and_percentiles_are_of_one_latency() {
+        // quick's SEQ1M Q1T1 write printed a mean of total latency (214.3 µs) beside a p99 of
+        // completion latency (201.7 µs): without lat percentiles both are clat now.
+        let mut d = dir(100, 1000, 214_300.0, vec![]);
+        d.clat.bins = vec![(190_000, 98), (201_700, 2)];
         d.clat.moments.n = 100;
+        d.clat.moments.mean = 190_300.0;
+        let r = RunResult {
+            jobs: vec![JobResult {
+                dirs: [d.clone(), DirResult::default(), DirResult::default()],
+                unified: "none".into(),
+                ..JobResult::default()
+            }],
+            ..RunResult::default()
+        };
+        let m = of_run(&r);
+        assert_eq!(
+            (m.latency, m.lat_mean_ns, m.lat_p99_ns),
+            ("clat", 190_300.0, Some(201_700.0)),
+            "without lat percentiles, mean and p99 are both completion latency"
+        );
+        // With lat percentiles (lat_percentiles=1, as every suite sets), both are lat.
+        d.lat.bins = vec![(200_000, 98), (230_000, 2)];
         let r = RunResult {
             jobs: vec![JobResult {
                 dirs: [d, DirResult::default(), DirResult::default()],
@@ -226,8 +241,11 @@ mod tests {
             ..RunResult::default()
         };
         let m = of_run(&r);
-        assert_eq!(m.lat_mean_ns, 500.0, "the mean stays total latency");
-        assert_eq!(m.lat_p99_ns, Some(900.0), "p99 from the clat histogram");
+        assert_eq!(
+            (m.latency, m.lat_mean_ns, m.lat_p99_ns),
+            ("lat", 214_300.0, Some(230_000.0)),
+            "with lat percentiles, mean and p99 are both total latency"
+        );
     }
 
     #[test]

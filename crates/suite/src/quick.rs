@@ -194,6 +194,8 @@ fn global(q: &QuickSpec, t: &mut String, direct: bool, engine: &str) {
     let _ = writeln!(t, "randrepeat=0");
     let _ = writeln!(t, "norandommap=1");
     let _ = writeln!(t, "refill_buffers=0");
+    // Percentiles of total latency, so the table's mean and p99 are of one latency.
+    let _ = writeln!(t, "lat_percentiles=1");
 }
 
 /// Every job file of the run, in order: each test's passes one after another.
@@ -261,10 +263,11 @@ fn measured(r: &RunResult) -> Option<&DirResult> {
 pub fn best_passes(steps: &[Step], results: &[RunResult]) -> Vec<(String, usize)> {
     let mut best: Vec<(String, usize)> = vec![];
     for (i, (s, r)) in steps.iter().zip(results).enumerate() {
-        let bw = |r: &RunResult| measured(r).map_or(0, DirResult::bw_bytes);
+        // A complete pass beats an interrupted one, which covers only part of its runtime.
+        let key = |r: &RunResult| (!r.interrupted, measured(r).map_or(0, DirResult::bw_bytes));
         match best.iter_mut().find(|(t, _)| *t == s.test) {
             Some((_, b)) => {
-                if bw(r) > bw(&results[*b]) {
+                if key(r) > key(&results[*b]) {
                     *b = i;
                 }
             }
@@ -313,6 +316,7 @@ pub fn table(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> String {
                 }
                 _ => "baseline".into(),
             };
+            let test = mark(test, r);
             let _ = writeln!(
                 t,
                 "{test:<22} {:>9} {:>11} {:>11} {:>11} {:>13} {:>10}",
@@ -330,6 +334,7 @@ pub fn table(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> String {
 write lat is the write call alone; flush lat the fsync/fdatasync after it. Without a flush the writes \
 land in the page cache: that row measures memory, not the disk."
         );
+        interrupted_note(&mut t, steps, results);
         return t;
     }
     let _ = writeln!(
@@ -350,6 +355,7 @@ land in the page cache: that row measures memory, not the disk."
     for (test, i) in best_passes(steps, results) {
         let m: Metrics = of_run(&results[i]);
         let (label, dir) = test.rsplit_once(' ').unwrap_or((&test, ""));
+        let dir = mark(dir, &results[i]);
         let _ = writeln!(
             t,
             "{label:<15} {dir:<6} {:>10.1} {:>10.0} {:>11} {:>11}",
@@ -361,9 +367,46 @@ land in the page cache: that row measures memory, not the disk."
     }
     let _ = writeln!(
         t,
-        "\nMB/s = 10^6 bytes per second. Latency: submission to completion (mean and p99)."
+        "\nMB/s = 10^6 bytes per second. {}",
+        latency_note(steps, results)
     );
+    interrupted_note(&mut t, steps, results);
     t
+}
+
+/// A row's label, with `*` when its run was interrupted.
+fn mark(label: &str, r: &RunResult) -> String {
+    if r.interrupted {
+        format!("{label} *")
+    } else {
+        label.to_string()
+    }
+}
+
+/// The footnote of the rows marked `*`.
+fn interrupted_note(t: &mut String, steps: &[Step], results: &[RunResult]) {
+    if best_passes(steps, results)
+        .iter()
+        .any(|(_, i)| results[*i].interrupted)
+    {
+        let _ = writeln!(
+            t,
+            "* INTERRUPTED: the test stopped before its runtime; its figures cover only the time it ran."
+        );
+    }
+}
+
+/// What the table's latency columns are: one latency for mean and p99.
+fn latency_note(steps: &[Step], results: &[RunResult]) -> &'static str {
+    let kinds: Vec<&str> = best_passes(steps, results)
+        .iter()
+        .map(|(_, i)| of_run(&results[*i]).latency)
+        .collect();
+    if kinds.iter().all(|k| *k == "lat") {
+        "Latency (mean and p99): lat, from submission to completion."
+    } else {
+        "Latency (mean and p99): clat, from the kernel's acceptance to completion (the results lack lat percentiles)."
+    }
 }
 
 /// All results as one run, for JSON and normal output: each step's jobs in order, each step
@@ -501,6 +544,58 @@ mod tests {
                 .expect("every step parses");
             assert_eq!(set.jobs.len(), 1);
         }
+    }
+
+    fn result(bytes: u64, interrupted: bool) -> RunResult {
+        let mut d = DirResult {
+            io_bytes: bytes,
+            total_ios: bytes / 4096,
+            runtime_ms: 1000,
+            ..DirResult::default()
+        };
+        d.lat.moments.n = d.total_ios;
+        RunResult {
+            jobs: vec![iolens_stats::JobResult {
+                dirs: [d, DirResult::default(), DirResult::default()],
+                unified: "none".into(),
+                ..iolens_stats::JobResult::default()
+            }],
+            interrupted,
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn an_interrupted_pass_is_marked_and_never_beats_a_complete_one() {
+        let mut q = spec(Profile::RealWorld);
+        q.passes = 2;
+        q.read_only = true;
+        let st = steps(&q);
+        assert_eq!(st.len(), 4, "2 tests x 2 passes");
+        // SEQ1M: pass 2 was interrupted with more bytes in it than pass 1 (a partial second
+        // is no comparison); RND4K: its only passes were both interrupted.
+        let results = [
+            result(100 << 20, false),
+            result(300 << 20, true),
+            result(4 << 20, true),
+            result(2 << 20, true),
+        ];
+        let best = best_passes(&st, &results);
+        assert_eq!(
+            best[0].1, 0,
+            "the complete pass 1 of SEQ1M is its best: {best:?}"
+        );
+        let t = table(&q, &st, &results);
+        let rows: Vec<&str> = t
+            .lines()
+            .filter(|l| l.starts_with("SEQ") || l.starts_with("RND"))
+            .collect();
+        assert!(
+            !rows[0].contains('*'),
+            "SEQ1M's best pass was complete: {t}"
+        );
+        assert!(rows[1].contains("read *"), "RND4K's was interrupted: {t}");
+        assert!(t.contains("* INTERRUPTED"), "the footnote: {t}");
     }
 
     #[test]

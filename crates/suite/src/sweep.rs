@@ -2,14 +2,14 @@
 //! bs, rw, rwmixread, rate_iops), one point after another, with a row per point, the knee of
 //! the IOPS curve along the concurrency axis and the Little's-law figure beside it.
 //!
-//! The planner substitutes the axis values into the job's own sections (every job section
-//! gets `AXIS=VALUE` after its options, so the value wins over the job's and the globals'),
-//! builds and validates every point before the first runs, and reads the runs' results; the
-//! caller runs each point.
+//! The planner sets the axis values on every job of the built job set (typed settings, each as
+//! if the job's section ended with `AXIS=VALUE`, so the value wins over the job's and the
+//! globals'), plans every point before the first runs, and reads the runs' results; the caller
+//! runs each point.
 
 use std::fmt::Write;
 
-use iolens_job::{build_jobs, JobSet, KbBase, RawEntry, RawSection, Span};
+use iolens_job::{JobSet, Setting, SettingValue};
 use iolens_stats::RunResult;
 use serde_json::{json, Map, Value};
 
@@ -84,13 +84,33 @@ impl AxisKind {
     }
 }
 
-/// One value of an axis: as written (substituted into the job) and as a number where it is one.
+/// One value of an axis: the typed setting, as written and as a number where it is one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AxisValue {
-    /// Text substituted into the job (`16`, `4k`, `randread`).
+    /// As written (`16`, `4k`, `randread`).
     pub text: String,
     /// The number (bytes for `bs`), `None` for `rw`.
     pub num: Option<f64>,
+    /// The option's typed value, set on every job of the point.
+    pub setting: Setting,
+}
+
+impl AxisValue {
+    /// The value `text` of axis `kind`, read by the option table.
+    fn parse(kind: AxisKind, text: &str) -> Result<AxisValue, SuiteError> {
+        let setting = Setting::parse(kind.name(), text).map_err(SuiteError)?;
+        let num = match setting.value() {
+            SettingValue::Iodepth(n) | SettingValue::Numjobs(n) => Some(f64::from(n.get())),
+            SettingValue::Bs(b) | SettingValue::RateIops(b) => Some(b[0] as f64),
+            SettingValue::RwMixRead(p) => Some(f64::from(p)),
+            _ => None,
+        };
+        Ok(AxisValue {
+            text: text.trim().to_string(),
+            num,
+            setting,
+        })
+    }
 }
 
 /// An axis and its values in run order.
@@ -105,54 +125,6 @@ pub struct Axis {
 fn axis_names() -> String {
     AXES.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
 }
-
-fn number(kind: AxisKind, s: &str) -> Result<f64, SuiteError> {
-    let s = s.trim();
-    let bad = |why: String| SuiteError(format!("{}: bad value '{s}': {why}", kind.name()));
-    match kind {
-        AxisKind::Bs => iolens_job::value::parse_size(s, KbBase::Binary)
-            .map(|v| v as f64)
-            .map_err(|e| bad(e.to_string()))
-            .and_then(|v| {
-                if v > 0.0 {
-                    Ok(v)
-                } else {
-                    Err(bad("must be more than 0".into()))
-                }
-            }),
-        AxisKind::Rw => Err(bad("rw takes names".into())),
-        _ => {
-            let v: u64 = s
-                .replace('_', "")
-                .parse()
-                .map_err(|_| bad("expected a whole number".into()))?;
-            let (min, max) = match kind {
-                AxisKind::Rwmixread => (0, 100),
-                AxisKind::RateIops => (1, u64::MAX),
-                _ => (1, 65536),
-            };
-            if v < min || v > max {
-                return Err(bad(format!("allowed {min}..{max}")));
-            }
-            Ok(v as f64)
-        }
-    }
-}
-
-const RW_NAMES: [&str; 12] = [
-    "read",
-    "write",
-    "trim",
-    "randread",
-    "randwrite",
-    "randtrim",
-    "rw",
-    "readwrite",
-    "randrw",
-    "trimwrite",
-    "randtrimwrite",
-    "randwritetrim",
-];
 
 /// Parses `AXIS=V1,V2,...` or `AXIS=A..B` (doubling from A up to B, B included).
 pub fn parse_axis(arg: &str) -> Result<Axis, SuiteError> {
@@ -176,7 +148,12 @@ pub fn parse_axis(arg: &str) -> Result<Axis, SuiteError> {
                     "rw takes a list of names (rw=randread,randwrite), not a range".into(),
                 ));
             }
-            let (lo, hi) = (number(kind, a)?, number(kind, b)?);
+            let number = |t: &str| {
+                AxisValue::parse(kind, t)?
+                    .num
+                    .ok_or_else(|| SuiteError(format!("{}: '{t}' is not a number", kind.name())))
+            };
+            let (lo, hi) = (number(a)?, number(b)?);
             if lo <= 0.0 || hi < lo {
                 return Err(SuiteError(format!(
                     "{}: range '{part}' must go up from a value above 0 (e.g. 1..256)",
@@ -185,34 +162,14 @@ pub fn parse_axis(arg: &str) -> Result<Axis, SuiteError> {
             }
             let mut v = lo;
             while v <= hi {
-                values.push(AxisValue {
-                    text: format!("{v}"),
-                    num: Some(v),
-                });
+                values.push(AxisValue::parse(kind, &format!("{v}"))?);
                 v *= 2.0;
             }
             if values.last().and_then(|x| x.num) != Some(hi) {
-                values.push(AxisValue {
-                    text: format!("{hi}"),
-                    num: Some(hi),
-                });
+                values.push(AxisValue::parse(kind, &format!("{hi}"))?);
             }
-        } else if kind == AxisKind::Rw {
-            if !RW_NAMES.contains(&part) {
-                return Err(SuiteError(format!(
-                    "rw: bad value '{part}'; allowed: {}",
-                    RW_NAMES.join(", ")
-                )));
-            }
-            values.push(AxisValue {
-                text: part.to_string(),
-                num: None,
-            });
         } else {
-            values.push(AxisValue {
-                text: part.to_string(),
-                num: Some(number(kind, part)?),
-            });
+            values.push(AxisValue::parse(kind, part)?);
         }
     }
     if values.is_empty() {
@@ -233,22 +190,6 @@ pub fn parse_axis(arg: &str) -> Result<Axis, SuiteError> {
     Ok(Axis { kind, values })
 }
 
-/// The sections of `base` with options appended to every job section (not to globals):
-/// they come last, so they win over the section's own values and over the globals.
-pub fn with_options(base: &[RawSection], opts: &[(String, String)]) -> Vec<RawSection> {
-    let mut out = base.to_vec();
-    for s in out.iter_mut().filter(|s| !s.is_global()) {
-        for (k, v) in opts {
-            s.entries.push(RawEntry {
-                key: k.clone(),
-                value: Some(v.clone()),
-                span: Span::new(std::sync::Arc::from(format!("<suite {k}={v}>")), 0),
-            });
-        }
-    }
-    out
-}
-
 /// The share of reads a job makes (1 for reads only, 0 for writes only).
 fn read_fraction(j: &iolens_job::JobSpec) -> f64 {
     if j.rw.is_mixed() {
@@ -263,16 +204,14 @@ fn read_fraction(j: &iolens_job::JobSpec) -> f64 {
 /// Puts an instance's EBS caps in effect on simulated volumes: each job with a simulated
 /// volume gets `sim_iops`/`sim_bw` at the instance's maximum where that is below the
 /// volume's own limit, so a sweep shows what the volume gives on that instance. Jobs without
-/// a simulated volume are left alone (a real device has its instance already). Returns the
-/// sections and one line per cap put in effect.
+/// a simulated volume are left alone (a real device has its instance already). Returns one
+/// line per cap put in effect.
 pub fn with_instance_caps(
-    base: &[RawSection],
+    set: &mut JobSet,
     inst: &iolens_analyze::Instance,
-) -> Result<(Vec<RawSection>, Vec<String>), SuiteError> {
-    let set = build_jobs(base, &[])?;
-    let mut out = base.to_vec();
+) -> Result<Vec<String>, SuiteError> {
     let mut notes = vec![];
-    for j in set.jobs.iter().filter(|j| j.sim.enabled()) {
+    for j in set.jobs.iter_mut().filter(|j| j.sim.enabled()) {
         let vol = match &j.sim.volume {
             Some(v) => Some(
                 iolens_analyze::parse_volume(v)
@@ -311,12 +250,12 @@ pub fn with_instance_caps(
             }
             _ => (inst.max_iops, inst.max_mb_s * 1e6),
         };
-        let mut add = vec![];
+        let mut add: Vec<Setting> = vec![];
         if inst_iops < vol_iops {
-            add.push(("sim_iops".to_string(), format!("{}", inst_iops.round())));
+            add.push(SettingValue::SimIops(inst_iops.round()).into());
         }
         if inst_bw < vol_bw {
-            add.push(("sim_bw".to_string(), format!("{}", inst_bw.round())));
+            add.push(SettingValue::SimBw(inst_bw.round()).into());
         }
         if add.is_empty() {
             continue;
@@ -326,27 +265,15 @@ pub fn with_instance_caps(
             j.name,
             inst.name,
             add.iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|s| format!("{}={}", s.value().option(), s.text()))
                 .collect::<Vec<_>>()
                 .join(" ")
         ));
-        for s in out
-            .iter_mut()
-            .filter(|s| !s.is_global() && s.name == j.name)
-        {
-            for (k, v) in &add {
-                s.entries.push(RawEntry {
-                    key: k.clone(),
-                    value: Some(v.clone()),
-                    span: Span::new(
-                        std::sync::Arc::from(format!("<--instance {}>", inst.name)),
-                        0,
-                    ),
-                });
-            }
+        for s in &add {
+            j.set(s);
         }
     }
-    Ok((out, notes))
+    Ok(notes)
 }
 
 /// One planned point.
@@ -369,8 +296,8 @@ impl PlannedPoint {
     }
 }
 
-/// Every point of the grid (first axis outermost), each built and validated.
-pub fn plan(base: &[RawSection], axes: &[Axis]) -> Result<Vec<PlannedPoint>, SuiteError> {
+/// Every point of the grid (first axis outermost): the base jobs with the point's values set.
+pub fn plan(base: &JobSet, axes: &[Axis]) -> Result<Vec<PlannedPoint>, SuiteError> {
     if axes.is_empty() {
         return Err(SuiteError(format!(
             "give at least one axis: AXIS=V1,V2,... or AXIS=A..B with AXIS one of {}",
@@ -385,7 +312,7 @@ pub fn plan(base: &[RawSection], axes: &[Axis]) -> Result<Vec<PlannedPoint>, Sui
             )));
         }
     }
-    if !base.iter().any(|s| !s.is_global()) {
+    if base.jobs.is_empty() {
         return Err(SuiteError(
             "no job to sweep: give a job file or --name=NAME with fio options".into(),
         ));
@@ -405,19 +332,12 @@ pub fn plan(base: &[RawSection], axes: &[Axis]) -> Result<Vec<PlannedPoint>, Sui
             rest /= a.values.len();
         }
         values.reverse();
-        let mut opts: Vec<(String, String)> = values
-            .iter()
-            .map(|(k, v)| (k.name().to_string(), v.text.clone()))
-            .collect();
+        let mut set = base.clone();
+        for (_, v) in &values {
+            set.set_all(&v.setting);
+        }
         // Percentiles of total latency (submission to completion) in every point's result.
-        opts.push(("lat_percentiles".into(), "1".into()));
-        let set = build_jobs(&with_options(base, &opts), &[]).map_err(|e| {
-            let label: Vec<String> = opts[..opts.len() - 1]
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            SuiteError(format!("point {}: {e}", label.join(" ")))
-        })?;
+        set.set_all(&SettingValue::LatPercentiles(true).into());
         points.push(PlannedPoint { values, set });
     }
     Ok(points)
@@ -439,6 +359,16 @@ pub struct Point {
 impl Point {
     fn value(&self, k: AxisKind) -> Option<&AxisValue> {
         self.values.iter().find(|(a, _)| *a == k).map(|(_, v)| v)
+    }
+
+    /// The values of the axes other than `axis`: the points of one series along `axis` are
+    /// those that hold them alike.
+    pub fn held(&self, axis: AxisKind) -> Vec<(AxisKind, String)> {
+        self.values
+            .iter()
+            .filter(|(k, _)| *k != axis)
+            .map(|(k, v)| (*k, v.text.clone()))
+            .collect()
     }
 }
 
@@ -544,12 +474,7 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
     };
     let mut series: Vec<(Fixed, Vec<&Point>)> = vec![];
     for p in &s.points {
-        let fixed: Vec<(AxisKind, String)> = p
-            .values
-            .iter()
-            .filter(|(k, _)| *k != axis)
-            .map(|(k, v)| (*k, v.text.clone()))
-            .collect();
+        let fixed = p.held(axis);
         match series.iter_mut().find(|(f, _)| *f == fixed) {
             Some((_, v)) => v.push(p),
             None => series.push((fixed, vec![p])),
@@ -557,7 +482,12 @@ pub fn knees(s: &Sweep) -> Vec<Knee> {
     }
     let mut out = vec![];
     for (fixed, mut pts) in series {
-        pts.retain(|p| p.value(axis).and_then(|v| v.num).is_some() && p.metrics.iops > 0.0);
+        // An interrupted point did not run its whole time: no conclusion is drawn from it.
+        pts.retain(|p| {
+            p.value(axis).and_then(|v| v.num).is_some()
+                && p.metrics.iops > 0.0
+                && !p.result.interrupted
+        });
         pts.sort_by(|a, b| {
             let x = |p: &Point| p.value(axis).and_then(|v| v.num).unwrap_or(0.0);
             x(a).total_cmp(&x(b))
@@ -640,13 +570,30 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
             format!("[{}] ", f.join(" "))
         };
         let lab = k.axis.label();
-        let mut line = format!(
-            "{series}saturated at {lab} {}: {} IOPS (90 % of the best, {} IOPS at {lab} {})",
-            fmt_int(k.at),
-            fmt_int(k.iops),
-            fmt_int(k.best_iops),
-            fmt_int(k.best_at)
-        );
+        let mut line = if (k.at - k.best_at).abs() < f64::EPSILON {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, the best of the sweep",
+                fmt_int(k.at),
+                fmt_int(k.iops)
+            )
+        } else if k.iops >= 0.995 * k.best_iops {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, the plateau (higher {lab} adds no IOPS: {} at {lab} {})",
+                fmt_int(k.at),
+                fmt_int(k.iops),
+                fmt_int(k.best_iops),
+                fmt_int(k.best_at)
+            )
+        } else {
+            format!(
+                "{series}saturated at {lab} {}: {} IOPS, {:.0} % of the best ({} IOPS at {lab} {})",
+                fmt_int(k.at),
+                fmt_int(k.iops),
+                100.0 * k.iops / k.best_iops,
+                fmt_int(k.best_iops),
+                fmt_int(k.best_at)
+            )
+        };
         match k.per_doubling_ns {
             Some(d) => {
                 let _ = write!(
@@ -696,10 +643,24 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         }
     }
     if s.interrupted {
-        lines.push(format!(
-            "interrupted after {} point(s): the figures cover only those",
-            s.points.len()
-        ));
+        let last = s
+            .points
+            .last()
+            .map(|p| {
+                p.values
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", k.name(), v.text))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        lines.insert(
+            0,
+            format!(
+                "INTERRUPTED during point {} ({last}): it did not run its whole time and is left out of the knee and the lines below",
+                s.points.len()
+            ),
+        );
     }
     lines
 }
@@ -923,9 +884,8 @@ mod tests {
     use super::*;
     use iolens_job::SystemEnvironment;
 
-    fn sections(text: &str) -> Vec<RawSection> {
-        iolens_job::ini::parse_job_file(std::path::Path::new("t.fio"), text, 0, &SystemEnvironment)
-            .expect("job parses")
+    fn jobs(text: &str) -> JobSet {
+        iolens_job::parse_job_text("t.fio", text, &SystemEnvironment).expect("job parses")
     }
 
     #[test]
@@ -943,21 +903,25 @@ mod tests {
         let e = parse_axis("depth=1,2").unwrap_err().to_string();
         assert!(e.contains("iodepth, numjobs"), "{e}");
         let e = parse_axis("rw=sideways").unwrap_err().to_string();
-        assert!(e.contains("allowed: read"), "{e}");
+        assert!(e.contains("allowed values are read"), "{e}");
         let e = parse_axis("iodepth=0..4").unwrap_err().to_string();
-        assert!(e.contains("allowed 1..65536"), "{e}");
+        assert!(e.contains("allowed 1..=65536"), "{e}");
         let e = parse_axis("rwmixread=101").unwrap_err().to_string();
-        assert!(e.contains("0..100"), "{e}");
+        assert!(e.contains("0..=100"), "{e}");
+        // Values mean what they mean in a job file: 1Ki is 1,024 bytes, rate_iops=1k is 1,024.
+        let a = parse_axis("bs=1Ki").unwrap();
+        assert_eq!(a.values[0].num, Some(1024.0), "bs=1Ki");
+        let a = parse_axis("rate_iops=1k").unwrap();
+        assert_eq!(a.values[0].num, Some(1024.0), "rate_iops=1k");
     }
 
     #[test]
     fn an_instance_caps_only_simulated_volumes_above_it() {
-        let base = sections(
+        let mut set = jobs(
             "[v]\nsim_volume=io2-be:iops=100000\nsize=1m\n[small]\nsim_volume=io1:iops=3000\nsize=1m\n[real]\nsize=1m\n",
         );
         let inst = iolens_analyze::instance("r6i.8xlarge").unwrap();
-        let (out, notes) = with_instance_caps(&base, &inst).unwrap();
-        let set = build_jobs(&out, &[]).unwrap();
+        let notes = with_instance_caps(&mut set, &inst).unwrap();
         assert_eq!(set.jobs[0].sim.iops, Some(inst.max_iops), "{notes:?}");
         assert_eq!(
             set.jobs[1].sim.iops, None,
@@ -969,12 +933,11 @@ mod tests {
 
     #[test]
     fn a_gcp_machine_caps_simulated_persistent_disks_by_their_type() {
-        let base = sections(
+        let mut set = jobs(
             "[ssd]\nsim_volume=pd-ssd:size=2T\nsize=1m\n[hd]\nsim_volume=gcp-hyperdisk-balanced:iops=50000,throughput=1200\nsize=1m\n",
         );
         let inst = iolens_analyze::instance("n2-standard-8").unwrap();
-        let (out, notes) = with_instance_caps(&base, &inst).unwrap();
-        let set = build_jobs(&out, &[]).unwrap();
+        let notes = with_instance_caps(&mut set, &inst).unwrap();
         assert_eq!(
             set.jobs[0].sim.iops,
             Some(15_000.0),
@@ -982,12 +945,11 @@ mod tests {
         );
         assert_eq!(set.jobs[1].sim.iops, None, "Hyperdisk: no modelled cap");
         // c2-standard-16 writes pd-ssd at 4,000 IOPS and reads it at 8,000.
-        let base = sections(
+        let mut set = jobs(
             "[w]\nsim_volume=pd-ssd:size=2T\nrw=randwrite\nsize=1m\n[r]\nsim_volume=pd-ssd:size=2T\nrw=randread\nsize=1m\n",
         );
         let c2 = iolens_analyze::instance("c2-standard-16").unwrap();
-        let (out, c2_notes) = with_instance_caps(&base, &c2).unwrap();
-        let set = build_jobs(&out, &[]).unwrap();
+        let c2_notes = with_instance_caps(&mut set, &c2).unwrap();
         assert_eq!(
             (set.jobs[0].sim.iops, set.jobs[1].sim.iops),
             (Some(4_000.0), Some(8_000.0)),
@@ -1001,7 +963,7 @@ mod tests {
 
     #[test]
     fn plan_substitutes_into_every_job_and_validates_first() {
-        let base = sections("[global]\niodepth=4\nbs=8k\n[a]\nrw=randread\nsize=1m\n[b]\nrw=read\nsize=1m\niodepth=2\n");
+        let base = jobs("[global]\niodepth=4\nbs=8k\n[a]\nrw=randread\nsize=1m\n[b]\nrw=read\nsize=1m\niodepth=2\n");
         let axes = [
             parse_axis("bs=4k,16k").unwrap(),
             parse_axis("iodepth=1,8").unwrap(),
@@ -1015,7 +977,7 @@ mod tests {
             assert!(j.lat_percentiles);
         }
         assert_eq!(pts[2].set.jobs[0].bs[0], 16384);
-        let e = plan(&sections("[global]\nbs=4k\n"), &axes)
+        let e = plan(&jobs("[global]\nbs=4k\n"), &axes)
             .unwrap_err()
             .to_string();
         assert!(e.contains("no job"), "{e}");
@@ -1025,10 +987,7 @@ mod tests {
         Point {
             values: vec![(
                 AxisKind::Iodepth,
-                AxisValue {
-                    text: format!("{qd}"),
-                    num: Some(qd),
-                },
+                AxisValue::parse(AxisKind::Iodepth, &format!("{qd}")).unwrap(),
             )],
             metrics: Metrics {
                 iops,
@@ -1038,6 +997,7 @@ mod tests {
                 lat_p99_ns: Some(lat_us * 1.1e3),
                 lat_p999_ns: None,
                 ios: 1,
+                latency: "lat",
             },
             result: RunResult::default(),
             job: None,
@@ -1080,8 +1040,8 @@ mod tests {
         );
         let lines = explain(&s, &[]);
         assert!(
-            lines[0].starts_with("saturated at QD 32: 48,000 IOPS"),
-            "{lines:?}"
+            lines[0].starts_with("saturated at QD 32: 48,000 IOPS, the plateau (higher QD adds no IOPS: 48,000 at QD 64)"),
+            "QD 32 and 64 both give 48,000: {lines:?}"
         );
         assert!(
             lines[0].contains("each doubling adds ~666.7 µs"),
@@ -1114,6 +1074,56 @@ mod tests {
         assert!(explain(&seed_sweep(), &[])
             .iter()
             .all(|l| !l.contains("not flat")));
+    }
+
+    #[test]
+    fn a_knee_below_the_best_names_its_share_of_it() {
+        let s = Sweep {
+            axes: vec![AxisKind::Iodepth],
+            points: vec![
+                point(1.0, 5000.0, 200.0),
+                point(2.0, 9500.0, 210.0),
+                point(4.0, 10_000.0, 400.0),
+            ],
+            interrupted: false,
+        };
+        let lines = explain(&s, &[]);
+        assert!(
+            lines[0].starts_with(
+                "saturated at QD 2: 9,500 IOPS, 95 % of the best (10,000 IOPS at QD 4)"
+            ),
+            "{lines:?}"
+        );
+        let best = Sweep {
+            points: s.points[..2].to_vec(),
+            ..s
+        };
+        let lines = explain(&best, &[]);
+        assert!(
+            lines[0].starts_with("saturated at QD 2: 9,500 IOPS, the best of the sweep"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_point_draws_no_conclusion() {
+        // QD 1 and 2 ran; QD 4 was interrupted half way and shows half its IOPS.
+        let mut cut = point(4.0, 4000.0, 1000.0);
+        cut.result.interrupted = true;
+        let s = Sweep {
+            axes: vec![AxisKind::Iodepth],
+            points: vec![point(1.0, 1000.0, 1000.0), point(2.0, 2000.0, 1000.0), cut],
+            interrupted: true,
+        };
+        let lines = explain(&s, &[]);
+        assert!(
+            lines[0].starts_with("INTERRUPTED during point 3 (iodepth=4)"),
+            "the interruption heads the explanation: {lines:?}"
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains("QD 4")),
+            "nothing is concluded from the interrupted QD 4: {lines:?}"
+        );
     }
 
     #[test]

@@ -7,7 +7,8 @@ use super::*;
 
 const EXPECTED: &str = include_str!("../../tests-data/corpus/expected.json");
 
-fn no_depth_advice(e: &Explanation) -> Result<(), String> {
+/// No finding of `e` advises more depth or more in flight; the error names the finding that does.
+pub(super) fn no_depth_advice(e: &Explanation) -> Result<(), String> {
     for f in &e.findings {
         let fix = f.fix.to_ascii_lowercase();
         for bad in [

@@ -3,181 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use super::bound::{judge, latency_us_of, ram_device, Bound, UnitNumbers};
-use super::options::{parse_size, per_direction, JobOpts};
-use super::result::{JobView, LatStats, ResultView};
+use super::bound::{judge, ram_device, Bound, Case};
+use super::options::JobOpts;
+use super::result::{JobView, ResultView};
+use super::unit::{per_job_depth, units, Target, Unit};
 use super::{ExplainContext, Explanation, Finding, JobSummary, Severity};
 use crate::fmt;
-use crate::models::{ceiling_for, parse_volume, Ceiling, Volume, Workload};
+use crate::models::{parse_volume, Ceiling, Volume};
 
 /// Runs shorter than this (seconds) are noisy.
 const SHORT_RUN_S: f64 = 5.0;
-
-/// One job and direction (or both directions of a mixed job) analysed together.
-struct Unit<'a> {
-    job: &'a JobView,
-    direction: String,
-    iops: f64,
-    bw: f64,
-    io_bytes: f64,
-    total_ios: f64,
-    runtime_ms: f64,
-    lat_ns: Option<f64>,
-    latency_kind: &'static str,
-    read_fraction: f64,
-    clat: &'a LatStats,
-}
-
-fn units(job: &JobView) -> Vec<Unit<'_>> {
-    let active: Vec<_> = job.dirs.iter().filter(|d| d.has_io()).collect();
-    let rw: Vec<_> = active
-        .iter()
-        .filter(|d| d.direction == "read" || d.direction == "write")
-        .copied()
-        .collect();
-    let mut groups: Vec<(String, Vec<&super::DirStats>)> = vec![];
-    if rw.len() == 2 {
-        groups.push(("read+write".into(), rw.clone()));
-        for d in active
-            .iter()
-            .filter(|d| d.direction != "read" && d.direction != "write")
-        {
-            groups.push((d.direction.clone(), vec![*d]));
-        }
-    } else {
-        for d in &active {
-            groups.push((d.direction.clone(), vec![*d]));
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(direction, ds)| {
-            let total_ios: f64 = ds.iter().map(|d| d.total_ios).sum();
-            let weighted = |f: &dyn Fn(&super::DirStats) -> (f64, f64)| -> Option<f64> {
-                let (mut sum, mut n) = (0.0, 0.0);
-                for d in &ds {
-                    let (mean, cnt) = f(d);
-                    if cnt > 0.0 {
-                        sum += mean * cnt;
-                        n += cnt;
-                    }
-                }
-                (n > 0.0).then(|| sum / n)
-            };
-            let lat = weighted(&|d| (d.lat.mean_ns, d.lat.n));
-            let clat = weighted(&|d| (d.clat.mean_ns, d.clat.n));
-            let (lat_ns, latency_kind) = match (lat, clat) {
-                (Some(l), _) if l > 0.0 => (Some(l), "lat"),
-                (_, Some(c)) if c > 0.0 => (Some(c), "clat"),
-                _ => (None, "none"),
-            };
-            let reads: f64 = ds
-                .iter()
-                .filter(|d| d.direction == "read")
-                .map(|d| d.total_ios)
-                .sum();
-            let clat = ds
-                .iter()
-                .filter(|d| d.clat.n > 0.0 || d.clat.mean_ns > 0.0)
-                .max_by(|a, b| a.total_ios.total_cmp(&b.total_ios))
-                .map(|d| &d.clat)
-                .unwrap_or(&ds[0].clat);
-            let read_fraction = if direction == "mixed" {
-                mixed_read_fraction(job)
-            } else if total_ios > 0.0 {
-                reads / total_ios
-            } else if direction == "read" {
-                1.0
-            } else {
-                0.0
-            } + 0.0; // an empty f64 sum is -0.0; print 0
-            Unit {
-                job,
-                direction,
-                iops: ds.iter().map(|d| d.iops).sum(),
-                bw: ds.iter().map(|d| d.bw_bytes).sum(),
-                io_bytes: ds.iter().map(|d| d.io_bytes).sum(),
-                total_ios,
-                runtime_ms: ds.iter().map(|d| d.runtime_ms).fold(0.0, f64::max),
-                lat_ns,
-                latency_kind,
-                read_fraction,
-                clat,
-            }
-        })
-        .collect()
-}
-
-/// The read share of a `mixed` (unified_rw_reporting) entry, from rw and rwmixread.
-fn mixed_read_fraction(job: &JobView) -> f64 {
-    let rw = job.opt("rw").unwrap_or("read").trim().to_ascii_lowercase();
-    let rw = rw.split(':').next().unwrap_or("read");
-    match rw {
-        "read" | "randread" => 1.0,
-        "write" | "randwrite" | "trim" | "randtrim" | "trimwrite" => 0.0,
-        _ => {
-            if let Some(r) = job
-                .opt("rwmixread")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-            {
-                (r / 100.0).clamp(0.0, 1.0)
-            } else if let Some(w) = job
-                .opt("rwmixwrite")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-            {
-                (1.0 - w / 100.0).clamp(0.0, 1.0)
-            } else {
-                0.5
-            }
-        }
-    }
-}
-
-/// Per-job in-flight I/Os and how we know: 1 for sync engines, iodepth for async ones unless
-/// `iodepth_level` shows the job stayed at depth 1 (buffered libaio). The buckets are read as
-/// shares of their own sum: fio counts fsync submissions too, so they can add up to 200 %.
-fn per_job_depth(job: &JobView, o: &JobOpts) -> (f64, String) {
-    if o.sync {
-        let note = if o.iodepth > 1.0 {
-            format!(" (iodepth={} has no effect)", fmt::trim(o.iodepth, 0))
-        } else {
-            String::new()
-        };
-        return (1.0, format!("1 per job: {} is synchronous{note}", o.engine));
-    }
-    let total: f64 = job.iodepth_level.iter().map(|(_, p)| *p).sum();
-    let at_one = job
-        .iodepth_level
-        .iter()
-        .find(|(l, _)| l == "1")
-        .map(|(_, p)| *p)
-        .unwrap_or(0.0);
-    if total > 0.0 && o.iodepth > 1.0 && at_one / total >= 0.9 {
-        return (
-            1.0,
-            format!(
-                "1 per job: iodepth_level shows {} of submissions at depth 1 although iodepth={}",
-                fmt::pct(at_one / total),
-                fmt::trim(o.iodepth, 0)
-            ),
-        );
-    }
-    let shown = if total > 0.0 {
-        let top = job
-            .iodepth_level
-            .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(l, p)| format!("; iodepth_level: {} at depth {l}", fmt::pct(p / total)))
-            .unwrap_or_default();
-        top
-    } else {
-        "; no iodepth_level in the result".to_string()
-    };
-    (
-        o.iodepth,
-        format!("{} per job: iodepth{shown}", fmt::trim(o.iodepth, 0)),
-    )
-}
 
 fn finding(
     job: &str,
@@ -352,10 +187,41 @@ fn cache_findings(
     out
 }
 
+/// The findings about a job as a whole: its error, its engine, its percentiles, its run time
+/// and, on EBS, its volume's preparation.
 fn job_findings(
     job: &JobView,
     o: &JobOpts,
     ctx: &ExplainContext,
+    jobs: f64,
+    bounds: &[(String, Bound)],
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = job_error(job).into_iter().collect();
+    out.extend(engine_findings(job, o, jobs, bounds));
+    out.extend(percentile_findings(job, o));
+    out.extend(time_findings(job, o, ctx));
+    out.extend(precondition(job, o, ctx));
+    out
+}
+
+fn job_error(job: &JobView) -> Option<Finding> {
+    (job.error != 0).then(|| {
+        finding(
+            &job.name,
+            "",
+            Severity::Critical,
+            "job-error",
+            format!("the job stopped with error {}", job.error),
+            vec![format!("fio reports errno {} for this job: its numbers cover only part of the run", job.error)],
+            "fix the error first (see fio's text output or first_error/total_err with continue_on_error)".into(),
+        )
+    })
+}
+
+/// Engine traps: iodepth with a synchronous engine, buffered libaio, and the null engine.
+fn engine_findings(
+    job: &JobView,
+    o: &JobOpts,
     jobs: f64,
     bounds: &[(String, Bound)],
 ) -> Vec<Finding> {
@@ -365,17 +231,6 @@ fn job_findings(
         .iter()
         .any(|(_, b)| matches!(b, Bound::Concurrency | Bound::Unknown));
     let name = &job.name;
-    if job.error != 0 {
-        out.push(finding(
-            name,
-            "",
-            Severity::Critical,
-            "job-error",
-            format!("the job stopped with error {}", job.error),
-            vec![format!("fio reports errno {} for this job: its numbers cover only part of the run", job.error)],
-            "fix the error first (see fio's text output or first_error/total_err with continue_on_error)".into(),
-        ));
-    }
     if o.sync && o.iodepth > 1.0 {
         out.push(finding(
             name,
@@ -432,38 +287,54 @@ fn job_findings(
             "engine",
             "ioengine=null does no I/O: the numbers measure the benchmark's own overhead".into(),
             vec![match &o.sim_latency {
-                Some(l) => format!("every I/O completes after the simulated latency sim_latency={l}, without touching a file or device"),
+                Some((l, _)) => format!("every I/O completes after the simulated latency sim_latency={l}, without touching a file or device"),
                 None => "every I/O completes immediately without touching a file or device".into(),
             }],
             "use psync, libaio or io_uring to measure storage".into(),
         ));
     }
-    if !o.sync && o.engine != "null" && !o.lat_percentiles {
-        for d in job.dirs.iter().filter(|d| d.has_io()) {
-            if d.lat.mean_ns > 0.0
+    out
+}
+
+/// Percentiles of clat that leave out a large submission time (async engines).
+fn percentile_findings(job: &JobView, o: &JobOpts) -> Vec<Finding> {
+    if o.sync || o.engine == "null" || o.lat_percentiles {
+        return vec![];
+    }
+    job.dirs
+        .iter()
+        .filter(|d| d.has_io())
+        .filter(|d| {
+            d.lat.mean_ns > 0.0
                 && d.slat.mean_ns / d.lat.mean_ns > 0.10
                 && !d.clat.percentiles.is_empty()
-            {
-                out.push(finding(
-                    name,
-                    &d.direction,
-                    Severity::Warning,
-                    "percentiles",
-                    format!(
-                        "the clat percentiles leave out submission time ({} of total latency)",
-                        fmt::pct(d.slat.mean_ns / d.lat.mean_ns)
-                    ),
-                    vec![format!(
-                        "lat = slat + clat: {} + {} = {} mean; fio prints percentiles of clat only by default",
-                        fmt::us_precise(d.slat.mean_ns / 1e3),
-                        fmt::us_precise(d.clat.mean_ns / 1e3),
-                        fmt::us_precise(d.lat.mean_ns / 1e3)
-                    )],
-                    "set lat_percentiles=1 to report percentiles of total latency (fio 3.18+)".into(),
-                ));
-            }
-        }
-    }
+        })
+        .map(|d| {
+            finding(
+                &job.name,
+                &d.direction,
+                Severity::Warning,
+                "percentiles",
+                format!(
+                    "the clat percentiles leave out submission time ({} of total latency)",
+                    fmt::pct(d.slat.mean_ns / d.lat.mean_ns)
+                ),
+                vec![format!(
+                    "lat = slat + clat: {} + {} = {} mean; fio prints percentiles of clat only by default",
+                    fmt::us_precise(d.slat.mean_ns / 1e3),
+                    fmt::us_precise(d.clat.mean_ns / 1e3),
+                    fmt::us_precise(d.lat.mean_ns / 1e3)
+                )],
+                "set lat_percentiles=1 to report percentiles of total latency (fio 3.18+)".into(),
+            )
+        })
+        .collect()
+}
+
+/// Time traps: ramp_time at least runtime, a short run, and a run inside the burst window.
+fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Finding> {
+    let mut out = vec![];
+    let name = &job.name;
     if let (Some(ramp), Some(rt)) = (o.ramp_s, o.runtime_s) {
         if ramp >= rt && rt > 0.0 {
             out.push(finding(
@@ -519,30 +390,34 @@ fn job_findings(
             ));
         }
     }
-    if let Some(vol) = &ctx.volume {
-        if vol.is_ebs() && job.dir("write").is_some() && o.sim_volume.is_none() {
-            let dev = o
-                .filename
-                .as_deref()
-                .filter(|f| f.starts_with("/dev/"))
-                .unwrap_or("/dev/nvme1n1");
-            out.push(finding(
-                name,
-                "write",
-                Severity::Warning,
-                "precondition",
-                format!("write test on an EBS volume ({}): initialize and precondition it first", vol.name()),
-                vec![
-                    "volumes restored from snapshots load blocks lazily: the first access to each block is slow until it is initialized".into(),
-                    "SSD-backed storage writes faster when fresh than in steady state (write cliff); results before a full overwrite are optimistic".into(),
-                ],
-                format!(
-                    "read every block once: fio --name=initialize --filename={dev} --rw=read --bs=1M --iodepth=32 --ioengine=libaio --direct=1; then precondition with one full sequential write: fio --name=precondition --filename={dev} --rw=write --bs=1M --iodepth=64 --ioengine=libaio --direct=1 --size=100%"
-                ),
-            ));
-        }
-    }
     out
+}
+
+/// Writes to an EBS volume: initialize and precondition it first.
+fn precondition(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Option<Finding> {
+    let vol = ctx.volume.as_ref()?;
+    if !(vol.is_ebs() && job.dir("write").is_some() && o.sim_volume.is_none()) {
+        return None;
+    }
+    let dev = o
+        .filename
+        .as_deref()
+        .filter(|f| f.starts_with("/dev/"))
+        .unwrap_or("/dev/nvme1n1");
+    Some(finding(
+        &job.name,
+        "write",
+        Severity::Warning,
+        "precondition",
+        format!("write test on an EBS volume ({}): initialize and precondition it first", vol.name()),
+        vec![
+            "volumes restored from snapshots load blocks lazily: the first access to each block is slow until it is initialized".into(),
+            "SSD-backed storage writes faster when fresh than in steady state (write cliff); results before a full overwrite are optimistic".into(),
+        ],
+        format!(
+            "read every block once: fio --name=initialize --filename={dev} --rw=read --bs=1M --iodepth=32 --ioengine=libaio --direct=1; then precondition with one full sequential write: fio --name=precondition --filename={dev} --rw=write --bs=1M --iodepth=64 --ioengine=libaio --direct=1 --size=100%"
+        ),
+    ))
 }
 
 fn device_findings(view: &ResultView) -> Vec<Finding> {
@@ -616,7 +491,7 @@ fn sim_context(o: &JobOpts, notes: &mut Vec<String>, job: &str) -> Option<Volume
     let spec = o.sim_volume.as_deref()?;
     match parse_volume(spec) {
         Ok(mut v) => {
-            if let Some(us) = o.sim_latency.as_deref().and_then(latency_us_of) {
+            if let Some((_, us)) = o.sim_latency {
                 v.latency_us = Some(us);
             }
             Some(v)
@@ -663,8 +538,8 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 volume_line(v),
                 o.sim_volume.as_deref().unwrap_or(""),
                 o.sim_latency
-                    .as_deref()
-                    .map(|l| format!(", sim_latency={l}"))
+                    .as_ref()
+                    .map(|(l, _)| format!(", sim_latency={l}"))
                     .unwrap_or_default()
             );
             if !context.contains(&line) {
@@ -695,45 +570,17 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
         let in_flight = o.numjobs * depth;
         let mut job_f = vec![];
         let mut bounds: Vec<(String, Bound)> = vec![];
-        let us = units(job);
+        let us = units(job, &o);
         if us.is_empty() {
             notes.push(format!("{}: no I/O in the result", job.name));
         }
         for u in &us {
-            let bs = if u.total_ios > 0.0 {
-                u.io_bytes / u.total_ios
-            } else {
-                job.opt("bs")
-                    .and_then(|b| per_direction(b, "read"))
-                    .and_then(parse_size)
-                    .unwrap_or(4096.0)
-            };
-            let runtime_s = u.runtime_ms / 1e3;
-            let w = Workload {
-                bs: bs.max(1.0),
-                read_fraction: u.read_fraction,
-                sequential: o.sequential,
-                sustained: runtime_s > 1800.0,
-                volume_burst: false,
-            };
-            let target = ceiling_for(jctx.volume.as_ref(), jctx.instance.as_ref(), &w);
-            let base_latency = jctx.volume.as_ref().map(|v| v.typical_latency_us());
-            let numbers = UnitNumbers {
-                job,
-                direction: &u.direction,
-                iops: u.iops,
-                bw: u.bw,
-                total_ios: u.total_ios,
-                runtime_ms: u.runtime_ms,
-                lat_ns: u.lat_ns,
-                latency_kind: u.latency_kind,
-                clat: u.clat,
-            };
-            let judged = judge(&numbers, &o, view, in_flight, target.as_ref(), base_latency);
+            let t = Target::of(u, &o, &jctx);
+            let judged = judge(&Case::new(u, &o, view, in_flight, &t));
             bounds.push((u.direction.clone(), judged.bound));
             let mut unit_f = vec![judged.finding.clone()];
-            if let Some(t) = &target {
-                unit_f.extend(limit_bound(u, &o, &jctx, t, bs));
+            if let Some(c) = &t.ceiling {
+                unit_f.extend(limit_bound(u, &o, &jctx, c, t.bs));
             }
             job_f.push(unit_f);
             let lat_s = u.lat_ns.map(|l| l / 1e9);
@@ -753,7 +600,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 in_flight_source: format!("numjobs={} x {}", fmt::int(o.numjobs), depth_source),
                 littles_in_flight: lat_s.map(|l| u.iops * l),
                 concurrency_ceiling_iops: lat_s.map(|l| in_flight / l),
-                io_size_bytes: bs,
+                io_size_bytes: t.bs,
                 read_fraction: u.read_fraction,
                 ioengine: o.engine.clone(),
                 iodepth: o.iodepth,
@@ -761,8 +608,8 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 cpu_pct: job.usr_cpu + job.sys_cpu,
                 fsyncs: job.sync.n,
                 fsync_mean_us: (job.sync.n > 0.0).then_some(job.sync.mean_ns / 1e3),
-                runtime_s,
-                expected: target,
+                runtime_s: u.runtime_ms / 1e3,
+                expected: t.ceiling,
             });
         }
         let mut rest = cache_findings(job, &o, &jctx, &bounds);

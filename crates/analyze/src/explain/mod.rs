@@ -16,6 +16,7 @@ mod findings;
 mod options;
 mod render;
 mod result;
+mod unit;
 
 use serde::Serialize;
 

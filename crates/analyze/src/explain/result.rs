@@ -165,15 +165,10 @@ pub struct ResultView {
     pub notes: Vec<String>,
 }
 
-/// Canonical names for the options the explanations read.
+/// An option's canonical name (`blocksize` is `bs`), from the job crate's option table.
 fn canonical(key: &str) -> String {
-    let k = key.trim().to_ascii_lowercase();
-    match k.as_str() {
-        "blocksize" => "bs".into(),
-        "readwrite" => "rw".into(),
-        "timeout" => "runtime".into(),
-        _ => k,
-    }
+    let k = key.trim();
+    iolens_job::options::lookup(k).map_or_else(|| k.to_string(), |d| d.name.to_string())
 }
 
 fn as_f64(v: Option<&Value>) -> f64 {
@@ -661,27 +656,24 @@ fn merge(a: &mut JobView, b: &JobView) {
         a.sys_cpu = (a.sys_cpu * a.job_runtime_ms + b.sys_cpu * b.job_runtime_ms) / w;
     }
     a.job_runtime_ms = w;
-    for (label, pct) in &mut a.iodepth_level {
+    merge_shares(&mut a.iodepth_level, &b.iodepth_level, total_before);
+    merge_lat(&mut a.sync, &b.sync);
+    a.ctx += b.ctx;
+    merge_shares(&mut a.lat_buckets, &b.lat_buckets, total_before);
+    a.merged_entries += 1;
+}
+
+/// Shares by label (`iodepth_level`, latency buckets) averaged over the entries merged: `a`
+/// holds the mean of `entries` of them, `b` is one more (a label it lacks counts 0).
+fn merge_shares<L: PartialEq>(a: &mut [(L, f64)], b: &[(L, f64)], entries: f64) {
+    for (label, pct) in a {
         let other = b
-            .iodepth_level
             .iter()
             .find(|(l, _)| l == label)
             .map(|(_, p)| *p)
             .unwrap_or(0.0);
-        *pct = (*pct * total_before + other) / (total_before + 1.0);
+        *pct = (*pct * entries + other) / (entries + 1.0);
     }
-    merge_lat(&mut a.sync, &b.sync);
-    a.ctx += b.ctx;
-    for (upper, pct) in &mut a.lat_buckets {
-        let other = b
-            .lat_buckets
-            .iter()
-            .find(|(u, _)| u == upper)
-            .map(|(_, p)| *p)
-            .unwrap_or(0.0);
-        *pct = (*pct * total_before + other) / (total_before + 1.0);
-    }
-    a.merged_entries += 1;
 }
 
 #[cfg(test)]

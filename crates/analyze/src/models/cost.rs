@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::data::{Params, PriceTier};
+use super::data::{Gp3, Params, PriceTier, Provisioned, ProvisionedIops};
 use super::volume::Volume;
 use crate::fmt;
 
@@ -179,88 +179,14 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         fmt::int(p99_peak_iops),
         fmt::int(target)
     )];
-    let size = vol.size_gib.unwrap_or(0.0);
     match &vol.model.params {
-        Params::Gp3(p) => {
-            let i = target.clamp(
-                p.included_iops,
-                if vol.older_limits {
-                    p.older_limits.max_iops
-                } else {
-                    p.max_iops
-                },
-            );
-            if target < p.included_iops {
-                why.push(format!(
-                    "gp3 includes {} IOPS at no charge, so that is the floor.",
-                    fmt::int(p.included_iops)
-                ));
-            } else if i < target {
-                why.push(format!(
-                    "gp3 stops at {} IOPS; the peak needs io2 or several volumes.",
-                    fmt::int(i)
-                ));
-            }
-            new.iops = Some(i);
-            if i > p.included_iops && i > p.max_iops_per_gib * size {
-                new.size_gib = Some((i / p.max_iops_per_gib).ceil());
-                why.push(format!(
-                    "{} IOPS need at least {} at 500 IOPS/GiB.",
-                    fmt::int(i),
-                    fmt::gib((i / p.max_iops_per_gib).ceil())
-                ));
-            }
-            let t = vol.throughput.unwrap_or(p.included_mib_s * MIB);
-            let max_t = (i * p.mib_s_per_iops).min(p.max_mib_s) * MIB;
-            if t > max_t {
-                new.throughput = Some(max_t.max(p.included_mib_s * MIB));
-                why.push(format!(
-                    "throughput lowered to {} (0.25 MiB/s per IOPS).",
-                    fmt::bw(max_t)
-                ));
-            }
-        }
-        Params::Provisioned(p) => {
-            let i = target.clamp(p.min_iops, p.max_iops);
-            if i < target {
-                why.push(format!(
-                    "{} stops at {} IOPS; the peak needs {}.",
-                    vol.model.ty,
-                    fmt::int(p.max_iops),
-                    if vol.model.ty == "io1" {
-                        "io2 (up to 256,000 IOPS)"
-                    } else {
-                        "several volumes"
-                    }
-                ));
-            }
-            new.iops = Some(i);
-            let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-            if need > size {
-                new.size_gib = Some(need);
-                why.push(format!(
-                    "{} IOPS need at least {} at {} IOPS/GiB.",
-                    fmt::int(i),
-                    fmt::gib(need),
-                    fmt::int(p.max_iops_per_gib)
-                ));
-            }
-        }
+        Params::Gp3(p) => why.extend(gp3_for(p, vol, target, &mut new)),
+        Params::Provisioned(p) => why.extend(provisioned_for(p, vol, target, &mut new)),
         Params::Hyperdisk(p) => {
-            let i = target.clamp(p.included_iops, p.max_iops);
-            new.iops = Some(i);
-            let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-            if i > p.included_iops && need > size {
-                new.size_gib = Some(need);
-            }
+            provision(&p.provisioned, target, &mut new);
         }
         Params::AzureV2(p) => {
-            let i = target.clamp(p.included_iops, p.max_iops);
-            new.iops = Some(i);
-            let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-            if i > p.included_iops && need > size {
-                new.size_gib = Some(need);
-            }
+            let i = provision(&p.provisioned, target, &mut new);
             let t = vol.throughput.unwrap_or(p.included_mb_s * 1e6);
             let max_t = (i * p.mb_s_per_iops).min(p.max_mb_s) * 1e6;
             if t > max_t {
@@ -285,52 +211,7 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
             ));
         }
         Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) | Params::Tiered(_) => {
-            let have = vol.limits(false).iops;
-            if have >= target {
-                why.push(format!(
-                    "{} performance comes from size: {} already gives {} IOPS, and volumes cannot be shrunk in place; keep it (or migrate to a type with provisioned IOPS such as gp3).",
-                    vol.model.ty,
-                    size_label(vol),
-                    fmt::int(have)
-                ));
-            } else {
-                let mut s = size.max(1.0);
-                // Grow in 1 GiB steps, doubling first, until the IOPS suffice or the size cap.
-                let max = max_size(vol);
-                let mut probe = vol.clone();
-                while s < max {
-                    probe.size_gib = Some(s);
-                    if probe.limits(false).iops >= target {
-                        break;
-                    }
-                    s = (s * 2.0).min(max);
-                }
-                let mut lo = size.max(1.0);
-                let mut hi = s;
-                while hi - lo > 1.0 {
-                    let mid = ((lo + hi) / 2.0).floor();
-                    probe.size_gib = Some(mid);
-                    if probe.limits(false).iops >= target {
-                        hi = mid;
-                    } else {
-                        lo = mid;
-                    }
-                }
-                new.size_gib = Some(hi);
-                let got = {
-                    probe.size_gib = Some(hi);
-                    probe.limits(false).iops
-                };
-                why.push(format!(
-                    "{} performance comes from size: {} gives {} IOPS.",
-                    vol.model.ty,
-                    size_label(&probe),
-                    fmt::int(got)
-                ));
-                if got < target {
-                    why.push("the type's maximum is below the target.".into());
-                }
-            }
+            why.extend(grown_for(vol, target, &mut new));
         }
     }
     let cost = new.monthly_cost();
@@ -364,6 +245,131 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
     }
 }
 
+/// gp3 at `target` IOPS: from the included IOPS to the (current or older) maximum, a size the
+/// IOPS allow, and throughput no higher than the IOPS allow. Returns the reasons.
+fn gp3_for(p: &Gp3, vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
+    let mut why = vec![];
+    let size = vol.size_gib.unwrap_or(0.0);
+    let max = if vol.older_limits {
+        p.older_limits.max_iops
+    } else {
+        p.max_iops
+    };
+    let i = target.clamp(p.included_iops, max);
+    if target < p.included_iops {
+        why.push(format!(
+            "gp3 includes {} IOPS at no charge, so that is the floor.",
+            fmt::int(p.included_iops)
+        ));
+    } else if i < target {
+        why.push(format!(
+            "gp3 stops at {} IOPS; the peak needs io2 or several volumes.",
+            fmt::int(i)
+        ));
+    }
+    new.iops = Some(i);
+    if i > p.included_iops && i > p.max_iops_per_gib * size {
+        new.size_gib = Some((i / p.max_iops_per_gib).ceil());
+        why.push(format!(
+            "{} IOPS need at least {} at 500 IOPS/GiB.",
+            fmt::int(i),
+            fmt::gib((i / p.max_iops_per_gib).ceil())
+        ));
+    }
+    let t = vol.throughput.unwrap_or(p.included_mib_s * MIB);
+    let max_t = (i * p.mib_s_per_iops).min(p.max_mib_s) * MIB;
+    if t > max_t {
+        new.throughput = Some(max_t.max(p.included_mib_s * MIB));
+        why.push(format!(
+            "throughput lowered to {} (0.25 MiB/s per IOPS).",
+            fmt::bw(max_t)
+        ));
+    }
+    why
+}
+
+/// io1/io2 at `target` IOPS within the type's range, grown to the size the IOPS need.
+/// Returns the reasons.
+fn provisioned_for(p: &Provisioned, vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
+    let mut why = vec![];
+    let i = target.clamp(p.min_iops, p.max_iops);
+    if i < target {
+        why.push(format!(
+            "{} stops at {} IOPS; the peak needs {}.",
+            vol.model.ty,
+            fmt::int(p.max_iops),
+            if vol.model.ty == "io1" {
+                "io2 (up to 256,000 IOPS)"
+            } else {
+                "several volumes"
+            }
+        ));
+    }
+    new.iops = Some(i);
+    let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
+    if need > vol.size_gib.unwrap_or(0.0) {
+        new.size_gib = Some(need);
+        why.push(format!(
+            "{} IOPS need at least {} at {} IOPS/GiB.",
+            fmt::int(i),
+            fmt::gib(need),
+            fmt::int(p.max_iops_per_gib)
+        ));
+    }
+    why
+}
+
+/// A type whose IOPS come from its size: kept when it already gives `target` IOPS (volumes
+/// cannot shrink), else grown to the smallest size that does, up to the type's maximum.
+/// Returns the reasons.
+fn grown_for(vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
+    let size = vol.size_gib.unwrap_or(0.0);
+    let have = vol.limits(false).iops;
+    if have >= target {
+        return vec![format!(
+            "{} performance comes from size: {} already gives {} IOPS, and volumes cannot be shrunk in place; keep it (or migrate to a type with provisioned IOPS such as gp3).",
+            vol.model.ty,
+            size_label(vol),
+            fmt::int(have)
+        )];
+    }
+    let mut s = size.max(1.0);
+    // Grow in 1 GiB steps, doubling first, until the IOPS suffice or the size cap.
+    let max = max_size(vol);
+    let mut probe = vol.clone();
+    while s < max {
+        probe.size_gib = Some(s);
+        if probe.limits(false).iops >= target {
+            break;
+        }
+        s = (s * 2.0).min(max);
+    }
+    let mut lo = size.max(1.0);
+    let mut hi = s;
+    while hi - lo > 1.0 {
+        let mid = ((lo + hi) / 2.0).floor();
+        probe.size_gib = Some(mid);
+        if probe.limits(false).iops >= target {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    new.size_gib = Some(hi);
+    probe.size_gib = Some(hi);
+    let got = probe.limits(false).iops;
+    let mut why = vec![format!(
+        "{} performance comes from size: {} gives {} IOPS.",
+        vol.model.ty,
+        size_label(&probe),
+        fmt::int(got)
+    )];
+    if got < target {
+        why.push("the type's maximum is below the target.".into());
+    }
+    why
+}
+
 fn size_label(v: &Volume) -> String {
     match &v.model.params {
         Params::Oci(_) => format!("{} GB", fmt::trim(v.size_gib.unwrap_or(0.0), 2)),
@@ -380,4 +386,16 @@ fn max_size(v: &Volume) -> f64 {
         Params::Tiered(p) => p.tiers.last().map(|t| t.size_gib).unwrap_or(1.0),
         _ => v.size_gib.unwrap_or(1.0),
     }
+}
+
+/// Sets `new`'s IOPS to `target` within the type's range, and grows its size where the IOPS
+/// need more GiB than it has; returns the IOPS.
+fn provision(p: &ProvisionedIops, target: f64, new: &mut Volume) -> f64 {
+    let i = target.clamp(p.included_iops, p.max_iops);
+    new.iops = Some(i);
+    let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
+    if i > p.included_iops && need > new.size_gib.unwrap_or(0.0) {
+        new.size_gib = Some(need);
+    }
+    i
 }

@@ -330,13 +330,21 @@ pub(crate) struct Oci {
     pub paravirtualized_max_iops: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
-pub(crate) struct Hyperdisk {
+/// IOPS sold above an included baseline, up to a maximum and a ratio per GiB of size (Hyperdisk
+/// Balanced, Premium SSD v2, Ultra Disk).
+#[derive(Debug, Deserialize, Clone, Copy)]
+pub(crate) struct ProvisionedIops {
     pub size_gib: Range,
     pub included_iops: f64,
-    pub included_mib_s: f64,
     pub max_iops: f64,
     pub max_iops_per_gib: f64,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Hyperdisk {
+    #[serde(flatten)]
+    pub provisioned: ProvisionedIops,
+    pub included_mib_s: f64,
     pub min_mib_s: f64,
     pub max_mib_s: f64,
 }
@@ -392,11 +400,9 @@ pub(crate) struct Tier {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct AzureV2 {
-    pub size_gib: Range,
-    pub included_iops: f64,
+    #[serde(flatten)]
+    pub provisioned: ProvisionedIops,
     pub included_mb_s: f64,
-    pub max_iops: f64,
-    pub max_iops_per_gib: f64,
     pub mb_s_per_iops: f64,
     pub max_mb_s: f64,
     /// Throughput not given: take the most the IOPS allow (Ultra Disk) instead of the included.

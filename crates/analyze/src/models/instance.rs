@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::data::data;
+use super::volume::shared_budget;
 use crate::AnalyzeError;
 
 /// An instance type's own disk capacity. For EC2, IOPS are AWS's figures at 16 KiB I/O and
@@ -56,13 +57,6 @@ pub struct DiskCaps {
 }
 
 const MIB: f64 = 1_048_576.0;
-
-/// The most operations (or bytes) per second a mix of `r` reads gets when reads and writes draw
-/// on one budget that allows `read` of reads alone or `write` of writes alone:
-/// `1 / (r / read + (1 - r) / write)`.
-pub(crate) fn shared_budget(r: f64, read: f64, write: f64) -> f64 {
-    1.0 / (r / read + (1.0 - r) / write)
-}
 
 impl DiskCaps {
     /// The most I/Os per second with `read_fraction` reads. Reads and writes draw on one IOPS
@@ -182,6 +176,18 @@ impl Instance {
         let most = |f: fn(&DiskCaps) -> f64| disk_caps.iter().map(f).fold(0.0, f64::max);
         let iops = most(|c| c.read_iops.max(c.write_iops));
         let mb_s = most(|c| c.read_mib_s.max(c.write_mib_s)) * MIB / 1e6;
+        Instance::steady(name, provider, (iops, mb_s), source, date, disk_caps)
+    }
+
+    /// An instance that holds its caps (IOPS, MB/s) without bursting.
+    fn steady(
+        name: String,
+        provider: String,
+        (iops, mb_s): (f64, f64),
+        source: String,
+        date: String,
+        disk_caps: Vec<DiskCaps>,
+    ) -> Instance {
         Instance {
             name,
             provider,
@@ -284,23 +290,19 @@ fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
         }
     };
     let (gbps, iops, mb_s) = f.caps(ocpus);
-    Some(Ok(Instance {
-        name: format!("{}.{ocpus}", f.shape),
-        provider: f.provider.clone(),
-        baseline_iops: iops,
-        max_iops: iops,
-        baseline_mb_s: mb_s,
-        max_mb_s: mb_s,
-        burst: false,
-        burst_window: String::new(),
-        source: format!(
-            "{}; with {ocpus} OCPUs: {} Gbps",
-            f.source,
-            crate::fmt::trim(gbps, 1)
-        ),
-        date: f.date.clone(),
-        disk_caps: vec![],
-    }))
+    let source = format!(
+        "{}; with {ocpus} OCPUs: {} Gbps",
+        f.source,
+        crate::fmt::trim(gbps, 1)
+    );
+    Some(Ok(Instance::steady(
+        format!("{}.{ocpus}", f.shape),
+        f.provider.clone(),
+        (iops, mb_s),
+        source,
+        f.date.clone(),
+        vec![],
+    )))
 }
 
 /// A GCP machine type (`n2-standard-8`, `c3-highmem-22`, `a2-highgpu-1g`): its series' rows
@@ -430,6 +432,19 @@ fn closeness(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each name is no instance, and its error names the text given with it.
+    fn assert_errors(cases: &[(&str, &str)]) {
+        for (name, says) in cases {
+            match instance(name) {
+                Ok(i) => panic!("{name}: expected an error naming '{says}', got {i:?}"),
+                Err(e) => assert!(
+                    e.to_string().contains(says),
+                    "{name}: expected the error to name '{says}', it is: {e}"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn seed_instances() {
@@ -621,21 +636,15 @@ mod tests {
         );
         assert_eq!(ssd.mixed(1.0), (15_000.0, 800.0));
         // Names the table does not cover say what it does.
-        let e = instance("c3-standard-5").unwrap_err().to_string();
-        assert!(
-            e.contains("does not cover") && e.contains("4, 8, 22, 44, 88, 176"),
-            "{e}"
-        );
-        let e = instance("n2-standard").unwrap_err().to_string();
-        assert!(e.contains("without its vCPU count"), "{e}");
-        let e = instance("e2-micro").unwrap_err().to_string();
-        assert!(e.contains("e2-medium"), "{e}");
-        let e = instance("z3-highmem").unwrap_err().to_string();
-        assert!(e.contains("(e.g. z3-highmem-88)"), "{e}");
-        let e = instance("a2-ultragpu-3g").unwrap_err().to_string();
-        assert!(e.contains("A2 Standard / A2 Ultra"), "{e}");
-        let e = instance("c4-standard-8").unwrap_err().to_string();
-        assert!(e.contains("take Hyperdisk"), "{e}");
+        assert_errors(&[
+            ("c3-standard-5", "does not cover"),
+            ("c3-standard-5", "4, 8, 22, 44, 88, 176"),
+            ("n2-standard", "without its vCPU count"),
+            ("e2-micro", "e2-medium"),
+            ("z3-highmem", "(e.g. z3-highmem-88)"),
+            ("a2-ultragpu-3g", "A2 Standard / A2 Ultra"),
+            ("c4-standard-8", "take Hyperdisk"),
+        ]);
         // N1 custom types have no series prefix.
         let c = instance("custom-8-16384").unwrap();
         assert_eq!(
@@ -662,14 +671,13 @@ mod tests {
 
     #[test]
     fn unknown_instance_suggests() {
-        let e = instance("r6i.8xl").unwrap_err().to_string();
-        assert!(e.contains("did you mean"), "{e}");
-        assert!(e.contains("r6i.8xlarge"), "{e}");
-        assert!(e.contains("iolens models"), "{e}");
-        let e = instance("r6j.8xlarge").unwrap_err().to_string();
-        assert!(e.contains("r6i.8xlarge"), "{e}");
-        let e = instance("D4s_v7").unwrap_err().to_string();
-        assert!(e.contains("standard_d4s_v"), "{e}");
+        assert_errors(&[
+            ("r6i.8xl", "did you mean"),
+            ("r6i.8xl", "r6i.8xlarge"),
+            ("r6i.8xl", "iolens models"),
+            ("r6j.8xlarge", "r6i.8xlarge"),
+            ("D4s_v7", "standard_d4s_v"),
+        ]);
         let d = instance("D4s_v6").unwrap();
         assert_eq!(
             (d.baseline_iops, d.max_iops, d.baseline_mb_s, d.max_mb_s),

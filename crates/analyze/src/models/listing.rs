@@ -1,130 +1,27 @@
 //! `iolens models`: every volume type with its formula, limits, price and source, and every
 //! instance with its EBS caps, so that users can check what the explanations assume.
 
-use super::data::{data, Params, VolumeModel};
+use super::data::{data, Gp2, Gp3, Hdd, Oci, Params, Provisioned, VolumeModel};
 use super::spec::fields_of;
 use crate::fmt;
 
 fn formula(m: &VolumeModel) -> Vec<String> {
     match &m.params {
-        Params::Gp2(p) => vec![
-            format!(
-                "IOPS = {} x GiB, {}..{}; below {} GiB bursts to {} IOPS on credits ({} M to start, earn {}/GiB/s)",
-                fmt::trim(p.iops_per_gib, 2),
-                fmt::int(p.min_iops),
-                fmt::int(p.max_iops),
-                fmt::int(p.burst.below_gib),
-                fmt::int(p.burst.iops),
-                fmt::trim(p.burst.initial_credits / 1e6, 1),
-                fmt::trim(p.burst.credits_per_gib_per_s, 2)
-            ),
-            format!(
-                "throughput {} MiB/s up to {} GiB, {} MiB/s from {} GiB (between: {} with burst credits); size {}..{} GiB",
-                fmt::int(p.throughput.small_mib_s),
-                fmt::int(p.throughput.small_max_gib),
-                fmt::int(p.throughput.large_mib_s),
-                fmt::int(p.throughput.large_min_gib),
-                fmt::int(p.throughput.large_mib_s),
-                fmt::trim(p.size_gib.min, 3),
-                fmt::int(p.size_gib.max)
-            ),
-            format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
-        ],
-        Params::Gp3(p) => vec![
-            format!(
-                "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MiB/s at <= {} MiB/s per IOPS; size {}..{} GiB",
-                fmt::int(p.included_iops),
-                fmt::int(p.included_mib_s),
-                fmt::int(p.max_iops),
-                fmt::int(p.max_iops_per_gib),
-                fmt::int(p.max_mib_s),
-                fmt::trim(p.mib_s_per_iops, 3),
-                fmt::trim(p.size_gib.min, 3),
-                fmt::int(p.size_gib.max)
-            ),
-            format!(
-                "limits={}: up to {} IOPS and {} ({}; {}, {})",
-                p.older_limits.name,
-                fmt::int(p.older_limits.max_iops),
-                fmt::gib(p.older_limits.max_size_gib),
-                p.older_limits.note,
-                p.older_limits.source,
-                p.older_limits.date
-            ),
-            format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
-        ],
-        Params::Provisioned(p) => {
-            let mut v = vec![format!(
-                "IOPS {}..{} at <= {} IOPS/GiB; size {}..{} GiB",
-                fmt::int(p.min_iops),
-                fmt::int(p.max_iops),
-                fmt::int(p.max_iops_per_gib),
-                fmt::trim(p.size_gib.min, 3),
-                fmt::int(p.size_gib.max)
-            )];
-            for t in &p.throughput_tiers {
-                v.push(format!("throughput: {}", t.note));
-            }
-            if let Some(u) = p.io_unit_kib {
-                v.push(format!("I/Os counted in {} KiB units", fmt::int(u)));
-            }
-            v
-        }
-        Params::Hdd(p) => vec![
-            format!(
-                "baseline {} MiB/s per TiB (cap {}), burst {} MiB/s per TiB (cap {}) on credits (bucket {} MiB per TiB); at most {} IOPS; size {}..{} GiB",
-                fmt::int(p.base_mib_s_per_tib),
-                fmt::int(p.base_cap_mib_s),
-                fmt::int(p.burst_mib_s_per_tib),
-                fmt::int(p.burst_cap_mib_s),
-                fmt::int(p.credit_bucket_mib_per_tib),
-                fmt::int(p.max_iops),
-                fmt::int(p.size_gib.min),
-                fmt::int(p.size_gib.max)
-            ),
-            format!(
-                "I/Os counted in {} KiB units: a random 4 KiB I/O uses a full 1 MiB of throughput",
-                fmt::int(p.io_unit_kib)
-            ),
-        ],
-        Params::Oci(p) => {
-            let at = |v: f64| {
-                format!(
-                    "{} VPUs/GB: {} IOPS/GB up to {}, {} KB/s per GB up to {} MB/s",
-                    fmt::trim(v, 0),
-                    fmt::trim(p.iops_per_gb.at(v), 2),
-                    fmt::int(p.max_iops.at(v)),
-                    fmt::trim(p.kb_s_per_gb.at(v), 2),
-                    fmt::int(p.max_mb_s.at(v))
-                )
-            };
-            let mut v = vec![at(p.vpus.min)];
-            if let Some(pv) = p.paravirtualized_max_iops {
-                v.push(format!(
-                    "a paravirtualized attachment (attach=pv) is capped at {} IOPS",
-                    fmt::int(pv)
-                ));
-            }
-            if p.vpus.max > p.vpus.min {
-                v.push(at(p.vpus.max));
-            }
-            v.push(format!(
-                "size {}..{} GB",
-                fmt::int(p.size_gb.min),
-                fmt::int(p.size_gb.max)
-            ));
-            v
-        }
+        Params::Gp2(p) => gp2_formula(p),
+        Params::Gp3(p) => gp3_formula(p),
+        Params::Provisioned(p) => provisioned_formula(p),
+        Params::Hdd(p) => hdd_formula(p),
+        Params::Oci(p) => oci_formula(p),
         Params::Hyperdisk(p) => vec![format!(
             "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput {}..{} MiB/s; size {}..{} GiB",
-            fmt::int(p.included_iops),
+            fmt::int(p.provisioned.included_iops),
             fmt::int(p.included_mib_s),
-            fmt::int(p.max_iops),
-            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.provisioned.max_iops),
+            fmt::int(p.provisioned.max_iops_per_gib),
             fmt::int(p.min_mib_s),
             fmt::int(p.max_mib_s),
-            fmt::int(p.size_gib.min),
-            fmt::int(p.size_gib.max)
+            fmt::int(p.provisioned.size_gib.min),
+            fmt::int(p.provisioned.size_gib.max)
         )],
         Params::GcpPd(p) => vec![format!(
             "IOPS = {} x GiB up to {}; throughput {} MiB/s per GiB up to {} MiB/s; size {}..{} GiB",
@@ -137,19 +34,19 @@ fn formula(m: &VolumeModel) -> Vec<String> {
         )],
         Params::AzureV2(p) => vec![format!(
             "{} IOPS and {} MB/s {}; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MB/s at <= {} MB/s per IOPS; size {}..{} GiB",
-            fmt::int(p.included_iops),
+            fmt::int(p.provisioned.included_iops),
             fmt::int(p.included_mb_s),
             if p.default_to_max_throughput {
                 "minimum"
             } else {
                 "included"
             },
-            fmt::int(p.max_iops),
-            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.provisioned.max_iops),
+            fmt::int(p.provisioned.max_iops_per_gib),
             fmt::int(p.max_mb_s),
             fmt::trim(p.mb_s_per_iops, 4),
-            fmt::int(p.size_gib.min),
-            fmt::int(p.size_gib.max)
+            fmt::int(p.provisioned.size_gib.min),
+            fmt::int(p.provisioned.size_gib.max)
         )],
         Params::HdThroughput(p) => vec![format!(
             "throughput {}..{} MiB/s per TiB, {}..{} MiB/s overall; {} IOPS per MiB/s up to {}; size {}..{}",
@@ -179,6 +76,130 @@ fn formula(m: &VolumeModel) -> Vec<String> {
             "the limits you give: iops=, throughput= (MiB/s), latency= (base latency for the simulator)".into(),
         ],
     }
+}
+
+/// gp2: IOPS per GiB with its burst, and throughput by size.
+fn gp2_formula(p: &Gp2) -> Vec<String> {
+    vec![
+        format!(
+            "IOPS = {} x GiB, {}..{}; below {} GiB bursts to {} IOPS on credits ({} M to start, earn {}/GiB/s)",
+            fmt::trim(p.iops_per_gib, 2),
+            fmt::int(p.min_iops),
+            fmt::int(p.max_iops),
+            fmt::int(p.burst.below_gib),
+            fmt::int(p.burst.iops),
+            fmt::trim(p.burst.initial_credits / 1e6, 1),
+            fmt::trim(p.burst.credits_per_gib_per_s, 2)
+        ),
+        format!(
+            "throughput {} MiB/s up to {} GiB, {} MiB/s from {} GiB (between: {} with burst credits); size {}..{} GiB",
+            fmt::int(p.throughput.small_mib_s),
+            fmt::int(p.throughput.small_max_gib),
+            fmt::int(p.throughput.large_mib_s),
+            fmt::int(p.throughput.large_min_gib),
+            fmt::int(p.throughput.large_mib_s),
+            fmt::trim(p.size_gib.min, 3),
+            fmt::int(p.size_gib.max)
+        ),
+        format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
+    ]
+}
+
+/// gp3: what is included, what can be bought, and the limits before 2025.
+fn gp3_formula(p: &Gp3) -> Vec<String> {
+    vec![
+        format!(
+            "{} IOPS and {} MiB/s included; up to {} IOPS at <= {} IOPS/GiB; throughput up to {} MiB/s at <= {} MiB/s per IOPS; size {}..{} GiB",
+            fmt::int(p.included_iops),
+            fmt::int(p.included_mib_s),
+            fmt::int(p.max_iops),
+            fmt::int(p.max_iops_per_gib),
+            fmt::int(p.max_mib_s),
+            fmt::trim(p.mib_s_per_iops, 3),
+            fmt::trim(p.size_gib.min, 3),
+            fmt::int(p.size_gib.max)
+        ),
+        format!(
+            "limits={}: up to {} IOPS and {} ({}; {}, {})",
+            p.older_limits.name,
+            fmt::int(p.older_limits.max_iops),
+            fmt::gib(p.older_limits.max_size_gib),
+            p.older_limits.note,
+            p.older_limits.source,
+            p.older_limits.date
+        ),
+        format!("I/Os counted in {} KiB units", fmt::int(p.io_unit_kib)),
+    ]
+}
+
+/// io1/io2: the IOPS range and ratio, and the throughput tiers.
+fn provisioned_formula(p: &Provisioned) -> Vec<String> {
+    let mut v = vec![format!(
+        "IOPS {}..{} at <= {} IOPS/GiB; size {}..{} GiB",
+        fmt::int(p.min_iops),
+        fmt::int(p.max_iops),
+        fmt::int(p.max_iops_per_gib),
+        fmt::trim(p.size_gib.min, 3),
+        fmt::int(p.size_gib.max)
+    )];
+    for t in &p.throughput_tiers {
+        v.push(format!("throughput: {}", t.note));
+    }
+    if let Some(u) = p.io_unit_kib {
+        v.push(format!("I/Os counted in {} KiB units", fmt::int(u)));
+    }
+    v
+}
+
+/// st1/sc1: throughput per TiB, baseline and burst, and their 1 MiB I/O unit.
+fn hdd_formula(p: &Hdd) -> Vec<String> {
+    vec![
+        format!(
+            "baseline {} MiB/s per TiB (cap {}), burst {} MiB/s per TiB (cap {}) on credits (bucket {} MiB per TiB); at most {} IOPS; size {}..{} GiB",
+            fmt::int(p.base_mib_s_per_tib),
+            fmt::int(p.base_cap_mib_s),
+            fmt::int(p.burst_mib_s_per_tib),
+            fmt::int(p.burst_cap_mib_s),
+            fmt::int(p.credit_bucket_mib_per_tib),
+            fmt::int(p.max_iops),
+            fmt::int(p.size_gib.min),
+            fmt::int(p.size_gib.max)
+        ),
+        format!(
+            "I/Os counted in {} KiB units: a random 4 KiB I/O uses a full 1 MiB of throughput",
+            fmt::int(p.io_unit_kib)
+        ),
+    ]
+}
+
+/// OCI: IOPS and throughput per GB at the lowest and highest VPUs.
+fn oci_formula(p: &Oci) -> Vec<String> {
+    let at = |v: f64| {
+        format!(
+            "{} VPUs/GB: {} IOPS/GB up to {}, {} KB/s per GB up to {} MB/s",
+            fmt::trim(v, 0),
+            fmt::trim(p.iops_per_gb.at(v), 2),
+            fmt::int(p.max_iops.at(v)),
+            fmt::trim(p.kb_s_per_gb.at(v), 2),
+            fmt::int(p.max_mb_s.at(v))
+        )
+    };
+    let mut v = vec![at(p.vpus.min)];
+    if let Some(pv) = p.paravirtualized_max_iops {
+        v.push(format!(
+            "a paravirtualized attachment (attach=pv) is capped at {} IOPS",
+            fmt::int(pv)
+        ));
+    }
+    if p.vpus.max > p.vpus.min {
+        v.push(at(p.vpus.max));
+    }
+    v.push(format!(
+        "size {}..{} GB",
+        fmt::int(p.size_gb.min),
+        fmt::int(p.size_gb.max)
+    ));
+    v
 }
 
 fn price_line(m: &VolumeModel) -> String {

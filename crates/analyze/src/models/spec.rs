@@ -2,7 +2,10 @@
 //! ranges so that an impossible volume (io1 at 100,000 IOPS, 48,000 IOPS on 500 GiB) is an error
 //! with the allowed range, not a silently wrong ceiling.
 
-use super::data::{data, volume_model, Params, Range, VolumeModel};
+use super::data::{
+    data, volume_model, AzureV2, Gp3, HdThroughput, Hyperdisk, Oci, Params, Provisioned,
+    ProvisionedIops, Range, Tiered, VolumeModel,
+};
 use super::volume::Volume;
 use crate::{fmt, AnalyzeError};
 
@@ -43,86 +46,148 @@ pub(crate) fn known_types() -> String {
 /// noted in [`Volume::notes`]. Unknown types, unknown fields and out-of-range values are errors
 /// that list what is allowed.
 pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
-    let spec = spec.trim();
-    let (ty, rest) = spec.split_once(':').unwrap_or((spec, ""));
-    let model = volume_model(ty).ok_or_else(|| AnalyzeError::UnknownVolumeType {
-        given: ty.trim().to_string(),
-        known: format!(
-            "{}; example: --volume io1:iops=48000,size=1000G",
-            known_types()
-        ),
-    })?;
-    let bad = |reason: String| AnalyzeError::InvalidVolume {
-        spec: spec.to_string(),
-        reason,
-    };
-    let allowed = fields_of(model);
-    let takes = format!("{} takes {}", model.ty, allowed.join(", "));
-    let mut fields: Vec<(&'static str, String)> = vec![];
-    for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| bad(format!("'{part}' is not field=value; {takes}")))?;
-        let key = match k.trim().to_ascii_lowercase().as_str() {
-            "iops" => "iops",
-            "throughput" | "tput" | "bw" | "mbps" => "throughput",
-            "size" | "capacity" => "size",
-            "latency" | "lat" => "latency",
-            "vpus" | "vpu" => "vpus",
-            "limits" => "limits",
-            "attach" | "attachment" => "attach",
-            other => {
-                return Err(bad(format!(
-                    "unknown field '{other}' for {}; {takes}",
-                    model.ty
-                )))
-            }
-        };
-        if !allowed.contains(&key) {
-            return Err(bad(format!("{} has no field '{key}'; {takes}", model.ty)));
-        }
-        if fields.iter().any(|(k2, _)| *k2 == key) {
-            return Err(bad(format!("field '{key}' given twice")));
-        }
-        fields.push((key, v.trim().to_string()));
-    }
-    let get = |k: &str| {
-        fields
-            .iter()
-            .find(|(k2, _)| *k2 == k)
-            .map(|(_, v)| v.as_str())
-    };
-    let iops = get("iops")
-        .map(|v| parse_count(v).map_err(|e| bad(format!("iops: {e}"))))
-        .transpose()?;
-    let size = get("size")
-        .map(|v| parse_size_gib(v).map_err(|e| bad(format!("size: {e}"))))
-        .transpose()?;
-    let default_tput_unit = match model.params {
-        Params::AzureV2(_) => 1e6,
-        _ => MIB,
-    };
-    let tput = get("throughput")
-        .map(|v| {
-            parse_throughput(v, default_tput_unit).map_err(|e| bad(format!("throughput: {e}")))
-        })
-        .transpose()?;
+    let g = Given::parse(spec)?;
     let mut vol = Volume {
-        model,
+        model: g.model,
         iops: None,
         throughput: None,
-        size_gib: size,
+        size_gib: g.size,
         vpus: None,
         latency_us: None,
         older_limits: false,
         pv_attach: false,
         notes: vec![],
     };
-    let ty = model.ty.as_str();
-    let check_size = |s: f64, min: f64, max: f64, unit: &str| -> Result<(), AnalyzeError> {
+    match &g.model.params {
+        Params::Gp2(p) => sized(&g, p.size_gib, "gp2:size=500G")?,
+        Params::Hdd(p) => sized(&g, p.size_gib, &format!("{}:size=2T", g.ty()))?,
+        Params::GcpPd(p) => sized(&g, p.size_gib, "gcp-pd-ssd:size=500G")?,
+        Params::Oci(p) => oci(&g, p, &mut vol)?,
+        Params::HdThroughput(p) => hyperdisk_throughput(&g, p, &mut vol)?,
+        Params::Tiered(p) => tiered(&g, p, &mut vol)?,
+        Params::Gp3(p) => gp3(&g, p, &mut vol)?,
+        Params::Provisioned(p) => provisioned(&g, p, &mut vol)?,
+        Params::Hyperdisk(p) => hyperdisk(&g, p, &mut vol)?,
+        Params::AzureV2(p) => azure_v2(&g, p, &mut vol)?,
+        Params::Custom => custom(&g, &mut vol)?,
+    }
+    Ok(vol)
+}
+
+/// A spec split into its type and fields, with the values every type reads parsed.
+struct Given<'a> {
+    /// The whole spec, for errors.
+    spec: &'a str,
+    model: &'static VolumeModel,
+    fields: Vec<(&'static str, String)>,
+    iops: Option<f64>,
+    /// GiB (GB for OCI).
+    size: Option<f64>,
+    /// Bytes per second.
+    tput: Option<f64>,
+}
+
+impl<'a> Given<'a> {
+    fn parse(spec: &'a str) -> Result<Given<'a>, AnalyzeError> {
+        let spec = spec.trim();
+        let (ty, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let model = volume_model(ty).ok_or_else(|| AnalyzeError::UnknownVolumeType {
+            given: ty.trim().to_string(),
+            known: format!(
+                "{}; example: --volume io1:iops=48000,size=1000G",
+                known_types()
+            ),
+        })?;
+        let mut g = Given {
+            spec,
+            model,
+            fields: vec![],
+            iops: None,
+            size: None,
+            tput: None,
+        };
+        g.fields = g.fields_of(rest)?;
+        g.iops = g
+            .get("iops")
+            .map(|v| parse_count(v).map_err(|e| g.bad(format!("iops: {e}"))))
+            .transpose()?;
+        g.size = g
+            .get("size")
+            .map(|v| parse_size_gib(v).map_err(|e| g.bad(format!("size: {e}"))))
+            .transpose()?;
+        let default_tput_unit = match model.params {
+            Params::AzureV2(_) => 1e6,
+            _ => MIB,
+        };
+        g.tput = g
+            .get("throughput")
+            .map(|v| {
+                parse_throughput(v, default_tput_unit)
+                    .map_err(|e| g.bad(format!("throughput: {e}")))
+            })
+            .transpose()?;
+        Ok(g)
+    }
+
+    /// The `field=value` pairs after the type, by canonical name: each once, each one the type
+    /// takes.
+    fn fields_of(&self, rest: &str) -> Result<Vec<(&'static str, String)>, AnalyzeError> {
+        let ty = self.ty();
+        let allowed = fields_of(self.model);
+        let takes = format!("{ty} takes {}", allowed.join(", "));
+        let mut fields: Vec<(&'static str, String)> = vec![];
+        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| self.bad(format!("'{part}' is not field=value; {takes}")))?;
+            let key = match k.trim().to_ascii_lowercase().as_str() {
+                "iops" => "iops",
+                "throughput" | "tput" | "bw" | "mbps" => "throughput",
+                "size" | "capacity" => "size",
+                "latency" | "lat" => "latency",
+                "vpus" | "vpu" => "vpus",
+                "limits" => "limits",
+                "attach" | "attachment" => "attach",
+                other => return Err(self.bad(format!("unknown field '{other}' for {ty}; {takes}"))),
+            };
+            if !allowed.contains(&key) {
+                return Err(self.bad(format!("{ty} has no field '{key}'; {takes}")));
+            }
+            if fields.iter().any(|(k2, _)| *k2 == key) {
+                return Err(self.bad(format!("field '{key}' given twice")));
+            }
+            fields.push((key, v.trim().to_string()));
+        }
+        Ok(fields)
+    }
+
+    /// The type's name: `io1`.
+    fn ty(&self) -> &'static str {
+        self.model.ty.as_str()
+    }
+
+    /// The value of field `k`, as given.
+    fn get(&self, k: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k2, _)| *k2 == k)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// An error about this spec.
+    fn bad(&self, reason: String) -> AnalyzeError {
+        AnalyzeError::InvalidVolume {
+            spec: self.spec.to_string(),
+            reason,
+        }
+    }
+
+    /// `s` within `min..max` (in `unit`).
+    fn check_size(&self, s: f64, min: f64, max: f64, unit: &str) -> Result<(), AnalyzeError> {
         if s < min || s > max {
-            Err(bad(format!(
-                "{ty} size must be {}..{} {unit} (given {})",
+            Err(self.bad(format!(
+                "{} size must be {}..{} {unit} (given {})",
+                self.ty(),
                 fmt::trim(min, 3),
                 fmt::trim(max, 3),
                 fmt::trim(s, 3)
@@ -130,426 +195,407 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
         } else {
             Ok(())
         }
-    };
-    let need_size = |example: &str| {
-        bad(format!(
-            "{ty} needs size= because its performance scales with size, e.g. {example}"
-        ))
-    };
-    match &model.params {
-        Params::Gp2(p) => {
-            let s = size.ok_or_else(|| need_size("gp2:size=500G"))?;
-            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
-        }
-        Params::Hdd(p) => {
-            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=2T")))?;
-            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
-        }
-        Params::GcpPd(p) => {
-            let s = size.ok_or_else(|| need_size("gcp-pd-ssd:size=500G"))?;
-            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
-        }
-        Params::Oci(p) => {
-            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=1000G")))?;
-            check_size(s, p.size_gb.min, p.size_gb.max, "GB")?;
-            let v = match get("vpus") {
-                Some(v) => {
-                    let n = parse_count(v).map_err(|e| bad(format!("vpus: {e}")))?;
-                    let steps = (n - p.vpus.min) / p.vpus.step;
-                    if n < p.vpus.min || n > p.vpus.max || steps.fract() != 0.0 {
-                        return Err(bad(format!(
-                            "{ty} vpus must be {}..{} in steps of {} (given {})",
-                            fmt::trim(p.vpus.min, 0),
-                            fmt::trim(p.vpus.max, 0),
-                            fmt::trim(p.vpus.step, 0),
-                            fmt::trim(n, 2)
-                        )));
-                    }
-                    n
-                }
-                None => {
-                    if p.vpus.min < p.vpus.max {
-                        vol.notes.push(format!(
-                            "vpus not given: assumed {} VPUs/GB",
-                            fmt::trim(p.vpus.default, 0)
-                        ));
-                    }
-                    p.vpus.default
-                }
-            };
-            vol.vpus = Some(v);
-            vol.pv_attach = match get("attach").map(str::to_ascii_lowercase).as_deref() {
-                None | Some("iscsi") | Some("multipath") => false,
-                Some("pv") | Some("paravirtualized") => true,
-                Some(other) => {
-                    return Err(bad(format!(
-                        "attach must be iscsi (multipath, default) or pv (paravirtualized); given '{other}'"
-                    )))
-                }
-            };
-        }
-        Params::HdThroughput(p) => {
-            let s = size.unwrap_or(p.size_gib.min);
-            if size.is_none() {
-                vol.notes.push(format!(
-                    "size not given: assumed {}, the smallest {ty}",
-                    fmt::gib(s)
-                ));
-            }
-            check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
-            vol.size_gib = Some(s);
-            let tib = s / 1024.0;
-            let lo = (p.min_mib_s_per_tib * tib).max(p.min_mib_s);
-            let hi = (p.max_mib_s_per_tib * tib).min(p.max_mib_s);
-            let t = match tput {
-                Some(t) => t / MIB,
-                None => {
-                    vol.notes.push(format!(
-                        "throughput not given: assumed the minimum for {}, {} MiB/s",
-                        fmt::gib(s),
-                        fmt::trim(lo, 2)
-                    ));
-                    lo
-                }
-            };
-            if t < lo - 1e-9 || t > hi + 1e-9 {
-                return Err(bad(format!(
-                    "{ty} throughput must be {}..{} MiB/s for {} ({}..{} MiB/s per TiB, {}..{} overall); given {} MiB/s",
-                    fmt::trim(lo, 2),
-                    fmt::trim(hi, 2),
-                    fmt::gib(s),
-                    fmt::int(p.min_mib_s_per_tib),
-                    fmt::int(p.max_mib_s_per_tib),
-                    fmt::int(p.min_mib_s),
-                    fmt::int(p.max_mib_s),
-                    fmt::trim(t, 2)
-                )));
-            }
-            vol.throughput = Some(t * MIB);
-        }
-        Params::Tiered(p) => {
-            let s = size.ok_or_else(|| need_size(&format!("{ty}:size=1024G")))?;
-            let max = p.tiers.last().map(|t| t.size_gib).unwrap_or(0.0);
-            let min = p.tiers.first().map(|t| t.size_gib).unwrap_or(0.0).min(1.0);
-            check_size(s, min, max, "GiB")?;
-            if let Some(t) = vol.tier(p) {
-                if (t.size_gib - s).abs() > 1e-9 {
-                    vol.notes.push(format!(
-                        "{} GiB is billed and performs as tier {} ({})",
-                        fmt::trim(s, 2),
-                        t.name,
-                        fmt::gib(t.size_gib)
-                    ));
-                }
-            }
-        }
-        Params::Gp3(p) => {
-            let older = match get("limits").map(str::to_ascii_lowercase).as_deref() {
-                None | Some("2025") | Some("current") => false,
-                Some(l) if l == p.older_limits.name => true,
-                Some(other) => {
-                    return Err(bad(format!(
-                        "limits must be 2025 (current, default) or {} (the limits before 2025); given '{other}'",
-                        p.older_limits.name
-                    )))
-                }
-            };
-            vol.older_limits = older;
-            let max_iops = if older {
-                p.older_limits.max_iops
-            } else {
-                p.max_iops
-            };
-            let max_size = if older {
-                p.older_limits.max_size_gib
-            } else {
-                p.size_gib.max
-            };
-            let i = iops.unwrap_or(p.included_iops);
-            if i < p.included_iops || i > max_iops {
-                let hint = if older && i > max_iops && i <= p.max_iops {
-                    format!(
-                        "; AWS raised gp3 to {} IOPS in 2025: drop limits={}",
-                        fmt::int(p.max_iops),
-                        p.older_limits.name
-                    )
-                } else {
-                    String::new()
-                };
-                return Err(bad(format!(
-                    "gp3 IOPS must be {}..{} (given {}){hint}",
-                    fmt::int(p.included_iops),
-                    fmt::int(max_iops),
-                    fmt::int(i)
-                )));
-            }
-            let s = size_for_ratio(
-                ty,
-                i,
-                p.included_iops,
-                p.max_iops_per_gib,
-                size,
-                p.size_gib.min,
-                max_size,
-                &mut vol.notes,
-            )
-            .map_err(bad)?;
-            vol.size_gib = Some(s);
-            let max_mib = if older {
-                p.older_limits.max_mib_s.unwrap_or(p.max_mib_s)
-            } else {
-                p.max_mib_s
-            };
-            let allowed = max_mib.min(i * p.mib_s_per_iops);
-            let t = tput.unwrap_or(p.included_mib_s * MIB);
-            let t_mib = t / MIB;
-            if t_mib < p.included_mib_s - 1e-9 || t_mib > allowed + 1e-9 {
-                return Err(bad(format!(
-                    "gp3 throughput must be {}..{} MiB/s for {} IOPS (at most {} MiB/s per provisioned IOPS and {} MiB/s overall); given {} MiB/s",
-                    fmt::int(p.included_mib_s),
-                    fmt::trim(allowed, 2),
-                    fmt::int(i),
-                    fmt::trim(p.mib_s_per_iops, 3),
-                    fmt::int(max_mib),
-                    fmt::trim(t_mib, 2)
-                )));
-            }
-            if older {
-                vol.notes.push(p.older_limits.note.clone());
-            }
-            vol.iops = Some(i);
-            vol.throughput = Some(t);
-        }
-        Params::Provisioned(p) => {
-            let i = iops.ok_or_else(|| {
-                bad(format!(
-                    "{ty} needs iops=, e.g. {ty}:iops={} ({}..{} IOPS, at most {} IOPS per GiB)",
-                    p.max_iops.min(48_000.0).round(),
-                    fmt::int(p.min_iops),
-                    fmt::int(p.max_iops),
-                    fmt::int(p.max_iops_per_gib)
-                ))
-            })?;
-            if i < p.min_iops || i > p.max_iops {
-                let hint = if i > p.max_iops && ty == "io1" {
-                    "; io2 (Block Express) allows up to 256,000"
-                } else {
-                    ""
-                };
-                return Err(bad(format!(
-                    "{ty} IOPS must be {}..{} (given {}){hint}",
-                    fmt::int(p.min_iops),
-                    fmt::int(p.max_iops),
-                    fmt::int(i)
-                )));
-            }
-            let s = size_for_ratio(
-                ty,
-                i,
-                0.0,
-                p.max_iops_per_gib,
-                size,
-                p.size_gib.min,
-                p.size_gib.max,
-                &mut vol.notes,
-            )
-            .map_err(bad)?;
-            vol.size_gib = Some(s);
-            if ty == "io1" && i > 32_000.0 {
-                vol.notes.push(
-                    "io1 above 32,000 IOPS needs a Nitro-based instance; others top out at 32,000"
-                        .into(),
-                );
-            }
-            vol.iops = Some(i);
-        }
-        Params::Hyperdisk(p) => {
-            let i = provisioned_iops(
-                ty,
-                iops,
-                p.included_iops,
-                p.max_iops,
-                p.max_iops_per_gib,
-                size,
-                p.size_gib,
-                &mut vol,
-            )
-            .map_err(bad)?;
-            let t = tput.unwrap_or(p.included_mib_s * MIB);
-            if t / MIB < p.min_mib_s - 1e-9 || t / MIB > p.max_mib_s + 1e-9 {
-                return Err(bad(format!(
-                    "{ty} throughput must be {}..{} MiB/s (given {} MiB/s)",
-                    fmt::int(p.min_mib_s),
-                    fmt::int(p.max_mib_s),
-                    fmt::trim(t / MIB, 2)
-                )));
-            }
-            vol.iops = Some(i);
-            vol.throughput = Some(t);
-        }
-        Params::AzureV2(p) => {
-            let i = provisioned_iops(
-                ty,
-                iops,
-                p.included_iops,
-                p.max_iops,
-                p.max_iops_per_gib,
-                size,
-                p.size_gib,
-                &mut vol,
-            )
-            .map_err(bad)?;
-            let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
-            let t = match tput {
-                Some(t) => t,
-                None if p.default_to_max_throughput => {
-                    vol.notes.push(format!(
-                        "throughput not given: assumed the most {} IOPS allow, {} MB/s",
-                        fmt::int(i),
-                        fmt::trim(allowed, 2)
-                    ));
-                    allowed * 1e6
-                }
-                None => p.included_mb_s * 1e6,
-            };
-            if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
-                return Err(bad(format!(
-                    "{ty} throughput must be {}..{} MB/s for {} IOPS (at most {} MB/s per IOPS and {} MB/s overall); given {} MB/s",
-                    fmt::int(p.included_mb_s),
-                    fmt::trim(allowed, 2),
-                    fmt::int(i),
-                    fmt::trim(p.mb_s_per_iops, 3),
-                    fmt::int(p.max_mb_s),
-                    fmt::trim(t / 1e6, 2)
-                )));
-            }
-            vol.iops = Some(i);
-            vol.throughput = Some(t);
-        }
-        Params::Custom => {
-            if iops.is_none() && tput.is_none() {
-                return Err(bad(
-                    "custom needs iops= and/or throughput= (MiB/s), e.g. custom:iops=2000 or custom:iops=2000,throughput=100,latency=500us".into(),
-                ));
-            }
-            if let Some(i) = iops {
-                if i <= 0.0 {
-                    return Err(bad(format!(
-                        "iops must be above 0 (given {})",
-                        fmt::trim(i, 2)
+    }
+
+    /// The size of a type whose performance scales with it: given, and within `min..max`.
+    fn required_size(
+        &self,
+        min: f64,
+        max: f64,
+        unit: &str,
+        example: &str,
+    ) -> Result<f64, AnalyzeError> {
+        let s = self.size.ok_or_else(|| {
+            self.bad(format!(
+                "{} needs size= because its performance scales with size, e.g. {example}",
+                self.ty()
+            ))
+        })?;
+        self.check_size(s, min, max, unit)?;
+        Ok(s)
+    }
+
+    /// A count field (`vpus=`), when given.
+    fn count(&self, field: &str) -> Result<Option<f64>, AnalyzeError> {
+        self.get(field)
+            .map(|v| parse_count(v).map_err(|e| self.bad(format!("{field}: {e}"))))
+            .transpose()
+    }
+
+    /// Checks the IOPS-per-GiB ratio against the given size, or derives the smallest size that
+    /// allows the IOPS (noted on the volume). `free_iops`: IOPS every size gets (gp3's 3,000),
+    /// exempt from the ratio.
+    fn size_for_ratio(
+        &self,
+        iops: f64,
+        free_iops: f64,
+        per_gib: f64,
+        size_gib: Range,
+        vol: &mut Volume,
+    ) -> Result<f64, AnalyzeError> {
+        let (ty, min, max) = (self.ty(), size_gib.min, size_gib.max);
+        let needed = if iops > free_iops {
+            (iops / per_gib).ceil().max(min)
+        } else {
+            min
+        };
+        match self.size {
+            Some(s) => {
+                if s < min || s > max {
+                    return Err(self.bad(format!(
+                        "{ty} size must be {}..{} GiB (given {})",
+                        fmt::trim(min, 3),
+                        fmt::int(max),
+                        fmt::trim(s, 3)
                     )));
                 }
-            }
-            if let Some(t) = tput {
-                if t <= 0.0 {
-                    return Err(bad("throughput must be above 0".into()));
+                if iops > free_iops && iops > per_gib * s + 1e-9 {
+                    return Err(self.bad(format!(
+                        "{ty} allows at most {} IOPS per GiB: {} IOPS needs size >= {} GiB (given {} GiB, which allows {})",
+                        fmt::int(per_gib),
+                        fmt::int(iops),
+                        fmt::int(needed),
+                        fmt::trim(s, 3),
+                        fmt::int((per_gib * s).max(free_iops))
+                    )));
                 }
+                Ok(s)
             }
-            if let Some(l) = get("latency") {
-                let us = parse_latency_us(l).map_err(|e| bad(format!("latency: {e}")))?;
-                vol.latency_us = Some(us);
+            None => {
+                if needed > max {
+                    return Err(self.bad(format!(
+                        "{ty}: {} IOPS would need {} GiB, above the {} GiB maximum",
+                        fmt::int(iops),
+                        fmt::int(needed),
+                        fmt::int(max)
+                    )));
+                }
+                vol.notes.push(format!(
+                    "size not given: assumed {}, the smallest {ty} size that allows {} IOPS (give size= for a real cost)",
+                    fmt::gib(needed),
+                    fmt::int(iops)
+                ));
+                Ok(needed)
             }
-            vol.iops = iops;
-            vol.throughput = tput;
         }
     }
-    Ok(vol)
-}
 
-/// Provisioned IOPS for types that include a baseline and allow more per GiB (Hyperdisk
-/// Balanced, Premium SSD v2): checks the range, sets the volume's size from the ratio (given
-/// or the smallest that allows the IOPS) and returns the IOPS.
-#[allow(clippy::too_many_arguments)]
-fn provisioned_iops(
-    ty: &str,
-    iops: Option<f64>,
-    included: f64,
-    max: f64,
-    per_gib: f64,
-    size: Option<f64>,
-    size_gib: Range,
-    vol: &mut Volume,
-) -> Result<f64, String> {
-    let i = iops.unwrap_or(included);
-    if i < included || i > max {
-        return Err(format!(
-            "{ty} IOPS must be {}..{} (given {})",
-            fmt::int(included),
-            fmt::int(max),
-            fmt::int(i)
-        ));
+    /// Provisioned IOPS for types that include a baseline and sell more per GiB (Hyperdisk
+    /// Balanced, Premium SSD v2): checks the range, sets the volume's size from the ratio
+    /// (given, or the smallest that allows the IOPS) and its IOPS, and returns them.
+    fn provisioned_iops(&self, p: &ProvisionedIops, vol: &mut Volume) -> Result<f64, AnalyzeError> {
+        let (included, max) = (p.included_iops, p.max_iops);
+        let i = self.iops.unwrap_or(included);
+        if i < included || i > max {
+            return Err(self.bad(format!(
+                "{} IOPS must be {}..{} (given {})",
+                self.ty(),
+                fmt::int(included),
+                fmt::int(max),
+                fmt::int(i)
+            )));
+        }
+        let s = self.size_for_ratio(i, included, p.max_iops_per_gib, p.size_gib, vol)?;
+        vol.size_gib = Some(s);
+        vol.iops = Some(i);
+        Ok(i)
     }
-    let s = size_for_ratio(
-        ty,
-        i,
-        included,
-        per_gib,
-        size,
-        size_gib.min,
-        size_gib.max,
-        &mut vol.notes,
-    )?;
-    vol.size_gib = Some(s);
-    Ok(i)
 }
 
-/// Checks the IOPS-per-GiB ratio against a given size, or derives the smallest size that
-/// allows the IOPS. `free_iops`: IOPS every size gets (gp3's 3,000), exempt from the ratio.
-#[allow(clippy::too_many_arguments)]
-fn size_for_ratio(
-    ty: &str,
-    iops: f64,
-    free_iops: f64,
-    per_gib: f64,
-    size: Option<f64>,
-    min: f64,
-    max: f64,
-    notes: &mut Vec<String>,
-) -> Result<f64, String> {
-    let needed = if iops > free_iops {
-        (iops / per_gib).ceil().max(min)
-    } else {
-        min
-    };
-    match size {
-        Some(s) => {
-            if s < min || s > max {
-                return Err(format!(
-                    "{ty} size must be {}..{} GiB (given {})",
-                    fmt::trim(min, 3),
-                    fmt::int(max),
-                    fmt::trim(s, 3)
-                ));
+/// gp2, st1/sc1 and Persistent Disk: performance from the size alone, so a size in GiB is
+/// required.
+fn sized(g: &Given, sizes: Range, example: &str) -> Result<(), AnalyzeError> {
+    g.required_size(sizes.min, sizes.max, "GiB", example)?;
+    Ok(())
+}
+
+/// OCI: size in GB, VPUs per GB (in steps, or the type's default) and the attachment.
+fn oci(g: &Given, p: &Oci, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let ty = g.ty();
+    g.required_size(
+        p.size_gb.min,
+        p.size_gb.max,
+        "GB",
+        &format!("{ty}:size=1000G"),
+    )?;
+    let v = match g.count("vpus")? {
+        Some(n) => {
+            let steps = (n - p.vpus.min) / p.vpus.step;
+            if n < p.vpus.min || n > p.vpus.max || steps.fract() != 0.0 {
+                return Err(g.bad(format!(
+                    "{ty} vpus must be {}..{} in steps of {} (given {})",
+                    fmt::trim(p.vpus.min, 0),
+                    fmt::trim(p.vpus.max, 0),
+                    fmt::trim(p.vpus.step, 0),
+                    fmt::trim(n, 2)
+                )));
             }
-            if iops > free_iops && iops > per_gib * s + 1e-9 {
-                return Err(format!(
-                    "{ty} allows at most {} IOPS per GiB: {} IOPS needs size >= {} GiB (given {} GiB, which allows {})",
-                    fmt::int(per_gib),
-                    fmt::int(iops),
-                    fmt::int(needed),
-                    fmt::trim(s, 3),
-                    fmt::int((per_gib * s).max(free_iops))
-                ));
-            }
-            Ok(s)
+            n
         }
         None => {
-            if needed > max {
-                return Err(format!(
-                    "{ty}: {} IOPS would need {} GiB, above the {} GiB maximum",
-                    fmt::int(iops),
-                    fmt::int(needed),
-                    fmt::int(max)
+            if p.vpus.min < p.vpus.max {
+                vol.notes.push(format!(
+                    "vpus not given: assumed {} VPUs/GB",
+                    fmt::trim(p.vpus.default, 0)
                 ));
             }
-            notes.push(format!(
-                "size not given: assumed {}, the smallest {ty} size that allows {} IOPS (give size= for a real cost)",
-                fmt::gib(needed),
-                fmt::int(iops)
+            p.vpus.default
+        }
+    };
+    vol.vpus = Some(v);
+    vol.pv_attach = match g.get("attach").map(str::to_ascii_lowercase).as_deref() {
+        None | Some("iscsi") | Some("multipath") => false,
+        Some("pv") | Some("paravirtualized") => true,
+        Some(other) => {
+            return Err(g.bad(format!(
+                "attach must be iscsi (multipath, default) or pv (paravirtualized); given '{other}'"
+            )))
+        }
+    };
+    Ok(())
+}
+
+/// Hyperdisk Throughput: throughput within a range per TiB of size (the smallest size and the
+/// least throughput when not given).
+fn hyperdisk_throughput(g: &Given, p: &HdThroughput, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let ty = g.ty();
+    let s = g.size.unwrap_or(p.size_gib.min);
+    if g.size.is_none() {
+        vol.notes.push(format!(
+            "size not given: assumed {}, the smallest {ty}",
+            fmt::gib(s)
+        ));
+    }
+    g.check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
+    vol.size_gib = Some(s);
+    let tib = s / 1024.0;
+    let lo = (p.min_mib_s_per_tib * tib).max(p.min_mib_s);
+    let hi = (p.max_mib_s_per_tib * tib).min(p.max_mib_s);
+    let t = match g.tput {
+        Some(t) => t / MIB,
+        None => {
+            vol.notes.push(format!(
+                "throughput not given: assumed the minimum for {}, {} MiB/s",
+                fmt::gib(s),
+                fmt::trim(lo, 2)
             ));
-            Ok(needed)
+            lo
+        }
+    };
+    if t < lo - 1e-9 || t > hi + 1e-9 {
+        return Err(g.bad(format!(
+            "{ty} throughput must be {}..{} MiB/s for {} ({}..{} MiB/s per TiB, {}..{} overall); given {} MiB/s",
+            fmt::trim(lo, 2),
+            fmt::trim(hi, 2),
+            fmt::gib(s),
+            fmt::int(p.min_mib_s_per_tib),
+            fmt::int(p.max_mib_s_per_tib),
+            fmt::int(p.min_mib_s),
+            fmt::int(p.max_mib_s),
+            fmt::trim(t, 2)
+        )));
+    }
+    vol.throughput = Some(t * MIB);
+    Ok(())
+}
+
+/// Disks sold in tiers: a size up to the largest tier, noted when it performs as a larger one.
+fn tiered(g: &Given, p: &Tiered, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let max = p.tiers.last().map(|t| t.size_gib).unwrap_or(0.0);
+    let min = p.tiers.first().map(|t| t.size_gib).unwrap_or(0.0).min(1.0);
+    let s = g.required_size(min, max, "GiB", &format!("{}:size=1024G", g.ty()))?;
+    if let Some(t) = vol.tier(p) {
+        if (t.size_gib - s).abs() > 1e-9 {
+            vol.notes.push(format!(
+                "{} GiB is billed and performs as tier {} ({})",
+                fmt::trim(s, 2),
+                t.name,
+                fmt::gib(t.size_gib)
+            ));
         }
     }
+    Ok(())
+}
+
+/// gp3: IOPS from the included 3,000 up, throughput up to a share of the IOPS, and the limits
+/// before 2025 on request (`limits=2023`).
+fn gp3(g: &Given, p: &Gp3, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let older = match g.get("limits").map(str::to_ascii_lowercase).as_deref() {
+        None | Some("2025") | Some("current") => false,
+        Some(l) if l == p.older_limits.name => true,
+        Some(other) => {
+            return Err(g.bad(format!(
+                "limits must be 2025 (current, default) or {} (the limits before 2025); given '{other}'",
+                p.older_limits.name
+            )))
+        }
+    };
+    vol.older_limits = older;
+    let (max_iops, max_size, max_mib) = if older {
+        (
+            p.older_limits.max_iops,
+            p.older_limits.max_size_gib,
+            p.older_limits.max_mib_s.unwrap_or(p.max_mib_s),
+        )
+    } else {
+        (p.max_iops, p.size_gib.max, p.max_mib_s)
+    };
+    let i = g.iops.unwrap_or(p.included_iops);
+    if i < p.included_iops || i > max_iops {
+        let hint = if older && i > max_iops && i <= p.max_iops {
+            format!(
+                "; AWS raised gp3 to {} IOPS in 2025: drop limits={}",
+                fmt::int(p.max_iops),
+                p.older_limits.name
+            )
+        } else {
+            String::new()
+        };
+        return Err(g.bad(format!(
+            "gp3 IOPS must be {}..{} (given {}){hint}",
+            fmt::int(p.included_iops),
+            fmt::int(max_iops),
+            fmt::int(i)
+        )));
+    }
+    let sizes = Range {
+        min: p.size_gib.min,
+        max: max_size,
+    };
+    let s = g.size_for_ratio(i, p.included_iops, p.max_iops_per_gib, sizes, vol)?;
+    vol.size_gib = Some(s);
+    let allowed = max_mib.min(i * p.mib_s_per_iops);
+    let t = g.tput.unwrap_or(p.included_mib_s * MIB);
+    let t_mib = t / MIB;
+    if t_mib < p.included_mib_s - 1e-9 || t_mib > allowed + 1e-9 {
+        return Err(g.bad(format!(
+            "gp3 throughput must be {}..{} MiB/s for {} IOPS (at most {} MiB/s per provisioned IOPS and {} MiB/s overall); given {} MiB/s",
+            fmt::int(p.included_mib_s),
+            fmt::trim(allowed, 2),
+            fmt::int(i),
+            fmt::trim(p.mib_s_per_iops, 3),
+            fmt::int(max_mib),
+            fmt::trim(t_mib, 2)
+        )));
+    }
+    if older {
+        vol.notes.push(p.older_limits.note.clone());
+    }
+    vol.iops = Some(i);
+    vol.throughput = Some(t);
+    Ok(())
+}
+
+/// io1/io2: IOPS required, within the type's range and ratio per GiB.
+fn provisioned(g: &Given, p: &Provisioned, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let ty = g.ty();
+    let i = g.iops.ok_or_else(|| {
+        g.bad(format!(
+            "{ty} needs iops=, e.g. {ty}:iops={} ({}..{} IOPS, at most {} IOPS per GiB)",
+            p.max_iops.min(48_000.0).round(),
+            fmt::int(p.min_iops),
+            fmt::int(p.max_iops),
+            fmt::int(p.max_iops_per_gib)
+        ))
+    })?;
+    if i < p.min_iops || i > p.max_iops {
+        let hint = if i > p.max_iops && ty == "io1" {
+            "; io2 (Block Express) allows up to 256,000"
+        } else {
+            ""
+        };
+        return Err(g.bad(format!(
+            "{ty} IOPS must be {}..{} (given {}){hint}",
+            fmt::int(p.min_iops),
+            fmt::int(p.max_iops),
+            fmt::int(i)
+        )));
+    }
+    let s = g.size_for_ratio(i, 0.0, p.max_iops_per_gib, p.size_gib, vol)?;
+    vol.size_gib = Some(s);
+    if ty == "io1" && i > 32_000.0 {
+        vol.notes.push(
+            "io1 above 32,000 IOPS needs a Nitro-based instance; others top out at 32,000".into(),
+        );
+    }
+    vol.iops = Some(i);
+    Ok(())
+}
+
+/// Hyperdisk Balanced: provisioned IOPS, and throughput within the type's range.
+fn hyperdisk(g: &Given, p: &Hyperdisk, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    g.provisioned_iops(&p.provisioned, vol)?;
+    let t = g.tput.unwrap_or(p.included_mib_s * MIB);
+    if t / MIB < p.min_mib_s - 1e-9 || t / MIB > p.max_mib_s + 1e-9 {
+        return Err(g.bad(format!(
+            "{} throughput must be {}..{} MiB/s (given {} MiB/s)",
+            g.ty(),
+            fmt::int(p.min_mib_s),
+            fmt::int(p.max_mib_s),
+            fmt::trim(t / MIB, 2)
+        )));
+    }
+    vol.throughput = Some(t);
+    Ok(())
+}
+
+/// Premium SSD v2 and Ultra Disk: provisioned IOPS, and throughput (MB/s) up to a share of
+/// them.
+fn azure_v2(g: &Given, p: &AzureV2, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    let i = g.provisioned_iops(&p.provisioned, vol)?;
+    let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
+    let t = match g.tput {
+        Some(t) => t,
+        None if p.default_to_max_throughput => {
+            vol.notes.push(format!(
+                "throughput not given: assumed the most {} IOPS allow, {} MB/s",
+                fmt::int(i),
+                fmt::trim(allowed, 2)
+            ));
+            allowed * 1e6
+        }
+        None => p.included_mb_s * 1e6,
+    };
+    if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
+        return Err(g.bad(format!(
+            "{} throughput must be {}..{} MB/s for {} IOPS (at most {} MB/s per IOPS and {} MB/s overall); given {} MB/s",
+            g.ty(),
+            fmt::int(p.included_mb_s),
+            fmt::trim(allowed, 2),
+            fmt::int(i),
+            fmt::trim(p.mb_s_per_iops, 3),
+            fmt::int(p.max_mb_s),
+            fmt::trim(t / 1e6, 2)
+        )));
+    }
+    vol.throughput = Some(t);
+    Ok(())
+}
+
+/// `custom`: the limits the user gives (IOPS and/or throughput, above 0) and a base latency.
+fn custom(g: &Given, vol: &mut Volume) -> Result<(), AnalyzeError> {
+    if g.iops.is_none() && g.tput.is_none() {
+        return Err(g.bad(
+            "custom needs iops= and/or throughput= (MiB/s), e.g. custom:iops=2000 or custom:iops=2000,throughput=100,latency=500us".into(),
+        ));
+    }
+    if let Some(i) = g.iops {
+        if i <= 0.0 {
+            return Err(g.bad(format!("iops must be above 0 (given {})", fmt::trim(i, 2))));
+        }
+    }
+    if let Some(t) = g.tput {
+        if t <= 0.0 {
+            return Err(g.bad("throughput must be above 0".into()));
+        }
+    }
+    if let Some(l) = g.get("latency") {
+        let us = parse_latency_us(l).map_err(|e| g.bad(format!("latency: {e}")))?;
+        vol.latency_us = Some(us);
+    }
+    vol.iops = g.iops;
+    vol.throughput = g.tput;
+    Ok(())
 }
 
 /// `48000`, `48k`, `1.5k`, `2m` (decimal: counts, not bytes).
@@ -572,17 +618,22 @@ pub(crate) fn parse_count(v: &str) -> Result<f64, String> {
     Ok(x * mult)
 }
 
-/// Sizes in GiB: `1000G`, `1000GiB`, `1000GB`, `2T`, `2TiB`, `512M`, `500` (GiB).
-pub(crate) fn parse_size_gib(v: &str) -> Result<f64, String> {
-    let s = v.trim().to_ascii_lowercase();
+/// The number at the start of `s` (the lowercased value `v`) and the unit after it, trimmed:
+/// `2t` is (2, `t`). An error says `v` is not `what`.
+fn number_and_unit<'s>(v: &str, s: &'s str, what: &str) -> Result<(f64, &'s str), String> {
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a size (examples: 500G, 1000GiB, 2T)"))?;
-    let mult = match unit.trim() {
+    let x: f64 = num.parse().map_err(|_| format!("'{v}' is not {what}"))?;
+    Ok((x, unit.trim()))
+}
+
+/// Sizes in GiB: `1000G`, `1000GiB`, `1000GB`, `2T`, `2TiB`, `512M`, `500` (GiB).
+pub(crate) fn parse_size_gib(v: &str) -> Result<f64, String> {
+    let s = v.trim().to_ascii_lowercase();
+    let (x, unit) = number_and_unit(v, &s, "a size (examples: 500G, 1000GiB, 2T)")?;
+    let mult = match unit {
         "" | "g" | "gi" | "gib" | "gb" => 1.0,
         "t" | "ti" | "tib" | "tb" => 1024.0,
         "m" | "mi" | "mib" | "mb" => 1.0 / 1024.0,
@@ -599,15 +650,10 @@ pub(crate) fn parse_size_gib(v: &str) -> Result<f64, String> {
 /// for Azure); suffixes MiB/s, MB/s, GiB/s, GB/s, KiB/s (the `/s` is optional).
 pub(crate) fn parse_throughput(v: &str, default_unit: f64) -> Result<f64, String> {
     let s = v.trim().to_ascii_lowercase();
-    let s = s.strip_suffix("/s").unwrap_or(&s).trim().to_string();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a throughput (examples: 250 for MiB/s, 250MiB/s)"))?;
-    let mult = match unit.trim() {
+    let s = s.strip_suffix("/s").unwrap_or(&s).trim();
+    let what = "a throughput (examples: 250 for MiB/s, 250MiB/s)";
+    let (x, unit) = number_and_unit(v, s, what)?;
+    let mult = match unit {
         "" => default_unit,
         "m" | "mi" | "mib" => MIB,
         "mb" => 1e6,
@@ -623,14 +669,8 @@ pub(crate) fn parse_throughput(v: &str, default_unit: f64) -> Result<f64, String
 /// Latency in µs: `500us`, `500µs`, `0.5ms`, `2s`, `800ns`, or a plain number of µs.
 pub(crate) fn parse_latency_us(v: &str) -> Result<f64, String> {
     let s = v.trim().to_ascii_lowercase();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a time (examples: 500us, 0.5ms)"))?;
-    let mult = match unit.trim() {
+    let (x, unit) = number_and_unit(v, &s, "a time (examples: 500us, 0.5ms)")?;
+    let mult = match unit {
         "" | "us" | "µs" | "usec" => 1.0,
         "ns" | "nsec" => 1e-3,
         "ms" | "msec" => 1e3,

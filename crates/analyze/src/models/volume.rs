@@ -2,9 +2,15 @@
 //! per second, burst buckets, and the I/O-size accounting that makes a 1 MiB read cost four EBS
 //! I/Os. Everything here is arithmetic on [`super::data`]; nothing is measured.
 
-use super::data::{Params, VolumeModel};
-use super::instance::shared_budget;
+use super::data::{Gp2, Hdd, Oci, Params, Provisioned, VolumeModel};
 use crate::fmt;
+
+/// The most operations (or bytes) per second a mix of `r` reads gets when reads and writes draw
+/// on one budget that allows `read` of reads alone or `write` of writes alone:
+/// `1 / (r / read + (1 - r) / write)`.
+pub(crate) fn shared_budget(r: f64, read: f64, write: f64) -> f64 {
+    1.0 / (r / read + (1.0 - r) / write)
+}
 
 const MIB: f64 = 1_048_576.0;
 
@@ -310,90 +316,8 @@ impl Volume {
     /// a Persistent Disk's per-instance maximum (the machine's row is a candidate of its own).
     pub(crate) fn limits_for(&self, burst: bool, machine: bool, read_fraction: f64) -> Limits {
         let size = self.size_gib.unwrap_or(0.0);
-        let unlimited = |iops: f64, iops_text: String, bytes: f64, tput_text: String| Limits {
-            iops,
-            bytes_per_s: bytes,
-            iops_text,
-            tput_text,
-        };
         match &self.model.params {
-            Params::Gp2(p) => {
-                let raw = p.iops_per_gib * size;
-                let base = raw.clamp(p.min_iops, p.max_iops);
-                let iops_text = if raw < p.min_iops {
-                    format!("{} minimum", fmt::int(base))
-                } else if raw > p.max_iops {
-                    format!("{} maximum", fmt::int(base))
-                } else {
-                    format!(
-                        "{} baseline = {} x {} IOPS/GiB",
-                        fmt::int(base),
-                        fmt::gib(size),
-                        fmt::trim(p.iops_per_gib, 2)
-                    )
-                };
-                let (mib, ttext) = if size <= p.throughput.small_max_gib {
-                    (
-                        p.throughput.small_mib_s,
-                        format!(
-                            "{} MiB/s, gp2 up to {} GiB",
-                            fmt::int(p.throughput.small_mib_s),
-                            fmt::int(p.throughput.small_max_gib)
-                        ),
-                    )
-                } else if size < p.throughput.large_min_gib {
-                    if burst {
-                        (
-                            p.throughput.large_mib_s,
-                            format!(
-                                "{} MiB/s with burst credits, gp2 of {}-{} GiB",
-                                fmt::int(p.throughput.large_mib_s),
-                                fmt::int(p.throughput.small_max_gib),
-                                fmt::int(p.throughput.large_min_gib)
-                            ),
-                        )
-                    } else {
-                        // Without credits: baseline IOPS x 256 KiB (AWS's throughput formula),
-                        // never below the small volumes' 128 MiB/s.
-                        let unit_mib = p.io_unit_kib / 1024.0;
-                        let by_iops = base * unit_mib;
-                        let mib = by_iops
-                            .max(p.throughput.small_mib_s)
-                            .min(p.throughput.large_mib_s);
-                        (
-                            mib,
-                            format!(
-                                "{} MiB/s sustained = {} baseline IOPS x {} KiB ({} with burst credits), gp2 of {}-{} GiB",
-                                fmt::trim(mib, 2),
-                                fmt::int(base),
-                                fmt::int(p.io_unit_kib),
-                                fmt::int(p.throughput.large_mib_s),
-                                fmt::int(p.throughput.small_max_gib),
-                                fmt::int(p.throughput.large_min_gib)
-                            ),
-                        )
-                    }
-                } else {
-                    (
-                        p.throughput.large_mib_s,
-                        format!(
-                            "{} MiB/s, gp2 from {} GiB",
-                            fmt::int(p.throughput.large_mib_s),
-                            fmt::int(p.throughput.large_min_gib)
-                        ),
-                    )
-                };
-                let (iops, iops_text) = if burst && size < p.burst.below_gib && base < p.burst.iops
-                {
-                    (
-                        p.burst.iops,
-                        format!("{} burst with credits", fmt::int(p.burst.iops)),
-                    )
-                } else {
-                    (base, iops_text)
-                };
-                unlimited(iops, iops_text, mib * MIB, ttext)
-            }
+            Params::Gp2(p) => gp2_limits(p, size, burst),
             Params::Gp3(p) => {
                 let iops = self.iops.unwrap_or(p.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mib_s * MIB);
@@ -403,157 +327,40 @@ impl Volume {
                     } else {
                         format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2))
                     };
-                unlimited(iops, fmt::int(iops), t, ttext)
+                Limits::new(iops, fmt::int(iops), t, ttext)
             }
-            Params::Provisioned(p) => {
-                let iops = self.iops.unwrap_or(p.min_iops);
-                let tier = p
-                    .throughput_tiers
-                    .iter()
-                    .find(|t| iops <= t.max_iops)
-                    .or(p.throughput_tiers.last());
-                let (mib, ttext) = match tier {
-                    Some(t) => {
-                        let raw = iops * t.mib_s_per_iops;
-                        let per = if (t.mib_s_per_iops * 1024.0).fract() == 0.0 {
-                            format!("{} x {}", fmt::int(iops), fmt::size(t.mib_s_per_iops * MIB))
-                        } else {
-                            format!(
-                                "{} x {} MiB/s",
-                                fmt::int(iops),
-                                fmt::trim(t.mib_s_per_iops, 4)
-                            )
-                        };
-                        if raw <= t.cap_mib_s {
-                            (raw, format!("{} MiB/s = {per}", fmt::trim(raw, 2)))
-                        } else {
-                            (
-                                t.cap_mib_s,
-                                format!(
-                                    "{} MiB/s, the {} cap ({per} = {} MiB/s)",
-                                    fmt::trim(t.cap_mib_s, 2),
-                                    self.model.ty,
-                                    fmt::trim(raw, 2)
-                                ),
-                            )
-                        }
-                    }
-                    None => (f64::INFINITY, "no throughput limit".into()),
-                };
-                unlimited(iops, fmt::int(iops), mib * MIB, ttext)
-            }
-            Params::Hdd(p) => {
-                let tib = size / 1024.0;
-                let (per, cap, what) = if burst {
-                    (p.burst_mib_s_per_tib, p.burst_cap_mib_s, "burst")
-                } else {
-                    (p.base_mib_s_per_tib, p.base_cap_mib_s, "baseline")
-                };
-                let raw = per * tib;
-                let (mib, ttext) = if raw <= cap {
-                    (
-                        raw,
-                        format!(
-                            "{} MiB/s {what} = {} x {} MiB/s per TiB",
-                            fmt::trim(raw, 2),
-                            fmt::gib(size),
-                            fmt::int(per)
-                        ),
-                    )
-                } else {
-                    (cap, format!("{} MiB/s {what} cap", fmt::int(cap)))
-                };
-                unlimited(
-                    p.max_iops,
-                    format!("{} maximum", fmt::int(p.max_iops)),
-                    mib * MIB,
-                    ttext,
-                )
-            }
-            Params::Oci(p) => {
-                let v = self.vpus.unwrap_or(p.vpus.default);
-                let per = p.iops_per_gb.at(v);
-                let cap = match p.paravirtualized_max_iops {
-                    Some(pv) if self.pv_attach => p.max_iops.at(v).min(pv),
-                    _ => p.max_iops.at(v),
-                };
-                let raw = per * size;
-                let (iops, iops_text) = if raw <= cap {
-                    (
-                        raw,
-                        format!(
-                            "{} = {} GB x {} IOPS/GB",
-                            fmt::int(raw),
-                            fmt::trim(size, 2),
-                            fmt::trim(per, 2)
-                        ),
-                    )
-                } else {
-                    let what = if self.pv_attach {
-                        "cap of a paravirtualized attachment"
-                    } else {
-                        "per-volume cap"
-                    };
-                    (cap, format!("{} {what}", fmt::int(cap)))
-                };
-                let kb = p.kb_s_per_gb.at(v);
-                let tcap = p.max_mb_s.at(v) * 1e6;
-                let traw = kb * 1000.0 * size;
-                let (bytes, ttext) = if traw <= tcap {
-                    (
-                        traw,
-                        format!(
-                            "{} = {} GB x {} KB/s per GB",
-                            fmt::mb_s(traw),
-                            fmt::trim(size, 2),
-                            fmt::trim(kb, 2)
-                        ),
-                    )
-                } else {
-                    (tcap, format!("{} per-volume cap", fmt::mb_s(tcap)))
-                };
-                unlimited(iops, iops_text, bytes, ttext)
-            }
+            Params::Provisioned(p) => self.provisioned_limits(p),
+            Params::Hdd(p) => hdd_limits(p, size, burst),
+            Params::Oci(p) => self.oci_limits(p, size),
             Params::Hyperdisk(p) => {
-                let iops = self.iops.unwrap_or(p.included_iops);
+                let iops = self.iops.unwrap_or(p.provisioned.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mib_s * MIB);
-                unlimited(
-                    iops,
-                    fmt::int(iops),
-                    t,
-                    format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
-                )
+                let ttext = format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2));
+                Limits::new(iops, fmt::int(iops), t, ttext)
             }
             Params::GcpPd(p) => gcp_pd_limits(p, size, machine, read_fraction),
             Params::AzureV2(p) => {
-                let iops = self.iops.unwrap_or(p.included_iops);
+                let iops = self.iops.unwrap_or(p.provisioned.included_iops);
                 let t = self.throughput.unwrap_or(p.included_mb_s * 1e6);
-                unlimited(
-                    iops,
-                    fmt::int(iops),
-                    t,
-                    format!("{} provisioned", fmt::mb_s(t)),
-                )
+                let ttext = format!("{} provisioned", fmt::mb_s(t));
+                Limits::new(iops, fmt::int(iops), t, ttext)
             }
             Params::HdThroughput(p) => {
                 let t = self.throughput.unwrap_or(p.min_mib_s * MIB);
                 let raw = t / MIB * p.iops_per_mib_s;
                 let iops = raw.min(p.max_iops);
-                unlimited(
-                    iops,
-                    format!(
-                        "{} = {} MiB/s x {} IOPS per MiB/s{}",
-                        fmt::int(iops),
-                        fmt::trim(t / MIB, 2),
-                        fmt::trim(p.iops_per_mib_s, 2),
-                        if raw > p.max_iops { ", capped" } else { "" }
-                    ),
-                    t,
-                    format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2)),
-                )
+                let iops_text = format!(
+                    "{} = {} MiB/s x {} IOPS per MiB/s{}",
+                    fmt::int(iops),
+                    fmt::trim(t / MIB, 2),
+                    fmt::trim(p.iops_per_mib_s, 2),
+                    if raw > p.max_iops { ", capped" } else { "" }
+                );
+                let ttext = format!("{} MiB/s provisioned", fmt::trim(t / MIB, 2));
+                Limits::new(iops, iops_text, t, ttext)
             }
             Params::Tiered(p) => match self.tier(p) {
-                Some(t) => unlimited(
+                Some(t) => Limits::new(
                     t.iops,
                     format!(
                         "{} ({}, up to {})",
@@ -564,15 +371,225 @@ impl Volume {
                     t.mb_s * 1e6,
                     format!("{} ({})", fmt::mb_s(t.mb_s * 1e6), t.name),
                 ),
-                None => unlimited(0.0, "no tier".into(), 0.0, "no tier".into()),
+                None => Limits::new(0.0, "no tier".into(), 0.0, "no tier".into()),
             },
             Params::Custom => {
                 let iops = self.iops.unwrap_or(f64::INFINITY);
                 let t = self.throughput.unwrap_or(f64::INFINITY);
-                unlimited(iops, fmt::int(iops), t, fmt::bw(t))
+                Limits::new(iops, fmt::int(iops), t, fmt::bw(t))
             }
         }
     }
+
+    /// io1/io2: the provisioned IOPS, and throughput per IOPS from the tier that covers them,
+    /// up to its cap.
+    fn provisioned_limits(&self, p: &Provisioned) -> Limits {
+        let iops = self.iops.unwrap_or(p.min_iops);
+        let tier = p
+            .throughput_tiers
+            .iter()
+            .find(|t| iops <= t.max_iops)
+            .or(p.throughput_tiers.last());
+        let (mib, ttext) = match tier {
+            Some(t) => {
+                let raw = iops * t.mib_s_per_iops;
+                let per = if (t.mib_s_per_iops * 1024.0).fract() == 0.0 {
+                    format!("{} x {}", fmt::int(iops), fmt::size(t.mib_s_per_iops * MIB))
+                } else {
+                    format!(
+                        "{} x {} MiB/s",
+                        fmt::int(iops),
+                        fmt::trim(t.mib_s_per_iops, 4)
+                    )
+                };
+                if raw <= t.cap_mib_s {
+                    (raw, format!("{} MiB/s = {per}", fmt::trim(raw, 2)))
+                } else {
+                    (
+                        t.cap_mib_s,
+                        format!(
+                            "{} MiB/s, the {} cap ({per} = {} MiB/s)",
+                            fmt::trim(t.cap_mib_s, 2),
+                            self.model.ty,
+                            fmt::trim(raw, 2)
+                        ),
+                    )
+                }
+            }
+            None => (f64::INFINITY, "no throughput limit".into()),
+        };
+        Limits::new(iops, fmt::int(iops), mib * MIB, ttext)
+    }
+
+    /// OCI: IOPS and throughput per GB at the volume's VPUs, each up to its per-volume cap (a
+    /// lower IOPS cap for a paravirtualized attachment).
+    fn oci_limits(&self, p: &Oci, size: f64) -> Limits {
+        let v = self.vpus.unwrap_or(p.vpus.default);
+        let per = p.iops_per_gb.at(v);
+        let cap = match p.paravirtualized_max_iops {
+            Some(pv) if self.pv_attach => p.max_iops.at(v).min(pv),
+            _ => p.max_iops.at(v),
+        };
+        let raw = per * size;
+        let (iops, iops_text) = if raw <= cap {
+            (
+                raw,
+                format!(
+                    "{} = {} GB x {} IOPS/GB",
+                    fmt::int(raw),
+                    fmt::trim(size, 2),
+                    fmt::trim(per, 2)
+                ),
+            )
+        } else {
+            let what = if self.pv_attach {
+                "cap of a paravirtualized attachment"
+            } else {
+                "per-volume cap"
+            };
+            (cap, format!("{} {what}", fmt::int(cap)))
+        };
+        let kb = p.kb_s_per_gb.at(v);
+        let tcap = p.max_mb_s.at(v) * 1e6;
+        let traw = kb * 1000.0 * size;
+        let (bytes, ttext) = if traw <= tcap {
+            (
+                traw,
+                format!(
+                    "{} = {} GB x {} KB/s per GB",
+                    fmt::mb_s(traw),
+                    fmt::trim(size, 2),
+                    fmt::trim(kb, 2)
+                ),
+            )
+        } else {
+            (tcap, format!("{} per-volume cap", fmt::mb_s(tcap)))
+        };
+        Limits::new(iops, iops_text, bytes, ttext)
+    }
+}
+
+impl Limits {
+    fn new(iops: f64, iops_text: String, bytes_per_s: f64, tput_text: String) -> Limits {
+        Limits {
+            iops,
+            bytes_per_s,
+            iops_text,
+            tput_text,
+        }
+    }
+}
+
+/// gp2: 3 IOPS per GiB between a minimum and a maximum, a burst to 3,000 IOPS on credits
+/// below 1 TiB, and throughput by size.
+fn gp2_limits(p: &Gp2, size: f64, burst: bool) -> Limits {
+    let raw = p.iops_per_gib * size;
+    let base = raw.clamp(p.min_iops, p.max_iops);
+    let iops_text = if raw < p.min_iops {
+        format!("{} minimum", fmt::int(base))
+    } else if raw > p.max_iops {
+        format!("{} maximum", fmt::int(base))
+    } else {
+        format!(
+            "{} baseline = {} x {} IOPS/GiB",
+            fmt::int(base),
+            fmt::gib(size),
+            fmt::trim(p.iops_per_gib, 2)
+        )
+    };
+    let (mib, ttext) = gp2_throughput(p, size, base, burst);
+    let (iops, iops_text) = if burst && size < p.burst.below_gib && base < p.burst.iops {
+        (
+            p.burst.iops,
+            format!("{} burst with credits", fmt::int(p.burst.iops)),
+        )
+    } else {
+        (base, iops_text)
+    };
+    Limits::new(iops, iops_text, mib * MIB, ttext)
+}
+
+/// gp2's throughput in MiB/s with its reason: the small volumes' rate, the large volumes' rate,
+/// and between them the large rate with burst credits, else baseline IOPS x 256 KiB.
+fn gp2_throughput(p: &Gp2, size: f64, base_iops: f64, burst: bool) -> (f64, String) {
+    let t = &p.throughput;
+    if size <= t.small_max_gib {
+        (
+            t.small_mib_s,
+            format!(
+                "{} MiB/s, gp2 up to {} GiB",
+                fmt::int(t.small_mib_s),
+                fmt::int(t.small_max_gib)
+            ),
+        )
+    } else if size < t.large_min_gib && burst {
+        (
+            t.large_mib_s,
+            format!(
+                "{} MiB/s with burst credits, gp2 of {}-{} GiB",
+                fmt::int(t.large_mib_s),
+                fmt::int(t.small_max_gib),
+                fmt::int(t.large_min_gib)
+            ),
+        )
+    } else if size < t.large_min_gib {
+        // Without credits: baseline IOPS x 256 KiB (AWS's throughput formula), never below
+        // the small volumes' 128 MiB/s.
+        let unit_mib = p.io_unit_kib / 1024.0;
+        let mib = (base_iops * unit_mib).max(t.small_mib_s).min(t.large_mib_s);
+        (
+            mib,
+            format!(
+                "{} MiB/s sustained = {} baseline IOPS x {} KiB ({} with burst credits), gp2 of {}-{} GiB",
+                fmt::trim(mib, 2),
+                fmt::int(base_iops),
+                fmt::int(p.io_unit_kib),
+                fmt::int(t.large_mib_s),
+                fmt::int(t.small_max_gib),
+                fmt::int(t.large_min_gib)
+            ),
+        )
+    } else {
+        (
+            t.large_mib_s,
+            format!(
+                "{} MiB/s, gp2 from {} GiB",
+                fmt::int(t.large_mib_s),
+                fmt::int(t.large_min_gib)
+            ),
+        )
+    }
+}
+
+/// st1/sc1: MiB/s per TiB of size up to a cap, baseline or with burst credits; IOPS at the
+/// type's maximum.
+fn hdd_limits(p: &Hdd, size: f64, burst: bool) -> Limits {
+    let tib = size / 1024.0;
+    let (per, cap, what) = if burst {
+        (p.burst_mib_s_per_tib, p.burst_cap_mib_s, "burst")
+    } else {
+        (p.base_mib_s_per_tib, p.base_cap_mib_s, "baseline")
+    };
+    let raw = per * tib;
+    let (mib, ttext) = if raw <= cap {
+        (
+            raw,
+            format!(
+                "{} MiB/s {what} = {} x {} MiB/s per TiB",
+                fmt::trim(raw, 2),
+                fmt::gib(size),
+                fmt::int(per)
+            ),
+        )
+    } else {
+        (cap, format!("{} MiB/s {what} cap", fmt::int(cap)))
+    };
+    Limits::new(
+        p.max_iops,
+        format!("{} maximum", fmt::int(p.max_iops)),
+        mib * MIB,
+        ttext,
+    )
 }
 
 /// One Persistent Disk limit from the disk's size: `per_gib x size`, at least the per-VM
@@ -689,10 +706,5 @@ fn gcp_pd_limits(p: &super::data::GcpPd, size: f64, machine: bool, read_fraction
         }
         _ => (r_iops, r_text, r_mib, r_ttext),
     };
-    Limits {
-        iops,
-        bytes_per_s: mib_s * MIB,
-        iops_text,
-        tput_text,
-    }
+    Limits::new(iops, iops_text, mib_s * MIB, tput_text)
 }

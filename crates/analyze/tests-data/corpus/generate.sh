@@ -51,6 +51,11 @@ run both fsync-psync-fsync32 --filename="$WORK/fs.dat" --size=256m --ioengine=ps
 
 # The job's own pacing.
 run both rate-iops500 --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --rate_iops=500 --runtime=$RT --time_based
+# Rates in fio's own notation (suffixes, per-direction pairs) on the null engine, which alone
+# would run far faster: the rate, not the CPU, must be named.
+run both rate-iops1k-null --ioengine=null --size=1g --rw=randread --bs=4k --rate_iops=1k --runtime=$RT --time_based
+run both rate-iops1k500-null-randrw --ioengine=null --size=1g --rw=randrw --bs=4k --rate_iops=1k,500 --runtime=$RT --time_based
+run both rate-4m-null --ioengine=null --size=1g --rw=randread --bs=4k --rate=4m --runtime=$RT --time_based
 run both rate-thinktime2ms --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --thinktime=2ms --runtime=$RT --time_based
 
 # CPU: the null engine does no I/O, so the submitting thread is the limit.

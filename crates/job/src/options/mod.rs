@@ -185,6 +185,15 @@ impl OptDef {
     }
 }
 
+/// The values an option accepts (its `Enum` kind), for completions and suites; empty for
+/// options that take free values.
+pub fn values_of(name: &str) -> &'static [&'static str] {
+    match lookup(name).map(|d| d.kind) {
+        Some(Kind::Enum(v)) => v,
+        _ => &[],
+    }
+}
+
 /// Finds an option by name or alias (case-sensitive, as fio).
 pub fn lookup(name: &str) -> Option<&'static OptDef> {
     OPTIONS.iter().find(|o| o.matches(name))
@@ -367,6 +376,45 @@ mod tests {
             "8 bytes held for the offset"
         );
         assert_eq!(at, vec![1], "%o after the first byte");
+    }
+
+    #[test]
+    fn every_documented_default_is_what_a_new_spec_holds() {
+        let fresh = JobSpec::new("j", Span::cmdline(0), 0);
+        let mut differ = vec![];
+        for d in OPTIONS {
+            let (Some(apply), false) = (d.apply, d.default.is_empty()) else {
+                continue;
+            };
+            // A default that follows other options (`bs`, `size/nrfiles`) names them.
+            let derived: Vec<&str> = d.default.split('/').collect();
+            if derived.iter().all(|n| lookup(n).is_some()) {
+                continue;
+            }
+            let mut s = fresh.clone();
+            match apply(&mut s, d.default) {
+                Ok(()) if s == fresh => {}
+                Ok(()) => differ.push(format!("{}={} changes the spec", d.name, d.default)),
+                Err(e) => differ.push(format!("{}={}: {e}", d.name, d.default)),
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+
+    #[test]
+    fn a_mistyped_value_gets_a_suggestion() {
+        let mut s = JobSpec::new("j", Span::cmdline(0), 0);
+        let rw = lookup("rw").and_then(|d| d.apply).expect("rw applies");
+        let e = rw(&mut s, "randred").unwrap_err();
+        assert!(
+            e.contains("did you mean 'randread'?") && e.contains("allowed values are read"),
+            "rw=randred: expected a suggestion and the list, got: {e}"
+        );
+        let v = lookup("verify")
+            .and_then(|d| d.apply)
+            .expect("verify applies");
+        let e = v(&mut s, "crc32x").unwrap_err();
+        assert!(e.contains("did you mean 'crc32"), "verify=crc32x: {e}");
     }
 
     #[test]

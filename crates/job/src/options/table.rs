@@ -46,7 +46,13 @@ fn pick<T: Copy>(v: &str, choices: &[(&str, T)]) -> Result<T, String> {
         .map(|(_, t)| *t)
         .ok_or_else(|| {
             let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-            format!("bad value '{v}': allowed values are {}", names.join(", "))
+            let hint = crate::error::suggest(v, names.iter().copied())
+                .map(|n| format!(" (did you mean '{n}'?)"))
+                .unwrap_or_default();
+            format!(
+                "bad value '{v}'{hint}: allowed values are {}",
+                names.join(", ")
+            )
         })
 }
 
@@ -58,6 +64,22 @@ macro_rules! choices {
         const $names: &[&str] = &[$($n),+];
     };
 }
+
+/// The names of a choice list, for an option's `K::Enum`.
+const fn names<T: Copy, const N: usize>(choices: &[(&'static str, T); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = choices[i].0;
+        i += 1;
+    }
+    out
+}
+
+const RW: &[(&str, RwKind)] = &RwKind::CHOICES;
+const RW_NAMES: &[&str] = &names(&RwKind::CHOICES);
+const IOENGINE: &[(&str, EngineKind)] = &EngineKind::CHOICES;
+const IOENGINE_NAMES: &[&str] = &names(&EngineKind::CHOICES);
 
 choices!(KB_BASE, KB_BASE_NAMES: KbBase = [("1024", KbBase::Binary), ("1000", KbBase::Decimal)]);
 choices!(UNIT_BASE, UNIT_BASE_NAMES: u32 = [("0", 0), ("1", 1), ("8", 8)]);
@@ -187,7 +209,7 @@ fn apply_rw(s: &mut JobSpec, v: &str) -> R {
         Some((n, m)) => (n.trim(), Some(m.trim())),
         None => (v.trim(), None),
     };
-    s.rw = pick(name, &RwKind::NAMES)?;
+    s.rw = pick(name, RW)?;
     s.rw_modifier = match modifier {
         Some(m) if !m.is_empty() => {
             // A negative modifier walks backwards (`rw=read:-8k`).
@@ -206,21 +228,18 @@ fn apply_rw(s: &mut JobSpec, v: &str) -> R {
 fn apply_ioengine(s: &mut JobSpec, v: &str) -> R {
     let name = v.trim();
     // fio accepts a leading "external:" for loadable engines; none are loadable here.
-    if let Some((_, k)) = EngineKind::NAMES.iter().find(|(n, _)| *n == name) {
+    if let Some((_, k)) = IOENGINE.iter().find(|(n, _)| *n == name) {
         s.ioengine = *k;
         s.ioengine_name = name.to_string();
         return Ok(());
     }
-    if let Some((_, why)) = UNSUPPORTED_ENGINES
-        .iter()
-        .find(|(n, _)| *n == name || name.starts_with(&format!("{n}:")))
-    {
+    if let Some(ForeignEngine { why, .. }) = ForeignEngine::lookup(name) {
         return Err(format!(
             "engine {name} is not supported by iolens ({why}); supported engines: {}",
-            EngineKind::NAMES.map(|(n, _)| n).join(", ")
+            IOENGINE_NAMES.join(", ")
         ));
     }
-    let names = EngineKind::NAMES.map(|(n, _)| n);
+    let names = IOENGINE_NAMES;
     let hint = crate::error::suggest(name, names.iter().copied())
         .map(|n| format!(" (did you mean '{n}'?)"))
         .unwrap_or_default();
@@ -540,34 +559,39 @@ fn apply_ignore_error(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
+choices!(VERIFY, VERIFY_NAMES: Option<VerifyKind> = [
+    ("md5", Some(VerifyKind::Md5)),
+    ("crc32c", Some(VerifyKind::Crc32c)),
+    ("crc32c-intel", Some(VerifyKind::Crc32c)),
+    ("crc32c-arm64", Some(VerifyKind::Crc32c)),
+    ("crc32", Some(VerifyKind::Crc32)),
+    ("crc64", Some(VerifyKind::Crc64)),
+    ("crc16", Some(VerifyKind::Crc16)),
+    ("crc7", Some(VerifyKind::Crc7)),
+    ("sha1", Some(VerifyKind::Sha1)),
+    ("sha256", Some(VerifyKind::Sha256)),
+    ("sha512", Some(VerifyKind::Sha512)),
+    ("xxhash", Some(VerifyKind::Xxhash)),
+    ("meta", Some(VerifyKind::Meta)),
+    ("pattern", Some(VerifyKind::Pattern)),
+    ("pattern_hdr", Some(VerifyKind::PatternHdr)),
+    ("null", Some(VerifyKind::Null)),
+    ("0", None),
+    ("none", None),
+]);
+
 fn apply_verify(s: &mut JobSpec, v: &str) -> R {
-    let k = match v.trim() {
-        "0" | "none" => None,
-        "md5" => Some(VerifyKind::Md5),
-        "crc32c" | "crc32c-intel" | "crc32c-arm64" => Some(VerifyKind::Crc32c),
-        "crc32" => Some(VerifyKind::Crc32),
-        "crc64" => Some(VerifyKind::Crc64),
-        "crc16" => Some(VerifyKind::Crc16),
-        "crc7" => Some(VerifyKind::Crc7),
-        "sha1" => Some(VerifyKind::Sha1),
-        "sha256" => Some(VerifyKind::Sha256),
-        "sha512" => Some(VerifyKind::Sha512),
-        "xxhash" => Some(VerifyKind::Xxhash),
-        "meta" => Some(VerifyKind::Meta),
-        "pattern" => Some(VerifyKind::Pattern),
-        "pattern_hdr" => Some(VerifyKind::PatternHdr),
-        "null" => Some(VerifyKind::Null),
-        "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" | "sha224" | "sha384" => {
-            return Err(format!("verify={v} is not supported; use md5, crc32c, crc64, sha256 or xxhash"))
-        }
-        other => {
-            return Err(format!(
-                "bad verify method '{other}': allowed md5, crc32c, crc32c-intel, crc32, crc64, crc16, crc7, sha1, sha256, sha512, xxhash, meta, pattern, pattern_hdr, null"
-            ))
-        }
-    };
-    s.verify = k;
-    s.verify_name = v.trim().to_string();
+    let v = v.trim();
+    if matches!(
+        v,
+        "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" | "sha224" | "sha384"
+    ) {
+        return Err(format!(
+            "verify={v} is not supported; use md5, crc32c, crc64, sha256 or xxhash"
+        ));
+    }
+    s.verify = pick(v, VERIFY)?;
+    s.verify_name = v.to_string();
     Ok(())
 }
 
@@ -639,20 +663,6 @@ macro_rules! eng {
         }
     };
 }
-
-const RW_VALUES: &[&str] = &[
-    "read",
-    "write",
-    "trim",
-    "randread",
-    "randwrite",
-    "randtrim",
-    "rw",
-    "readwrite",
-    "randrw",
-    "trimwrite",
-    "randtrimwrite",
-];
 
 /// Every option fio documents, plus iolens' own.
 pub static OPTIONS: &[OptDef] = &[
@@ -802,7 +812,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt!(
         "clocksource",
         K::Enum(CLOCKSOURCE_NAMES),
-        "auto",
+        "",
         Time,
         "Clock for timestamps",
         "clock_gettime",
@@ -1206,7 +1216,7 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "rw" | "readwrite",
-        K::Enum(RW_VALUES),
+        K::Enum(RW_NAMES),
         "read",
         IoType,
         "I/O pattern, with an optional :N offset modifier",
@@ -1839,7 +1849,7 @@ pub static OPTIONS: &[OptDef] = &[
         prio: 1,
         ..opt!(
             "ioengine",
-            K::Enum(&["psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio"]),
+            K::Enum(IOENGINE_NAMES),
             "psync",
             Engine,
             "I/O engine",
@@ -2575,14 +2585,14 @@ pub static OPTIONS: &[OptDef] = &[
         K::Int,
         "0",
         Process,
-        "Nice value of the job's thread",
+        "Add this to the job's nice value (0 leaves it as it is)",
         "5",
         |s, v| {
             let n = value::parse_int(v, s.kb_base).map_err(e)?;
             if !(-20..=19).contains(&n) {
                 return Err("nice must be in -20..19".into());
             }
-            s.nice = Some(n as i32);
+            s.nice = n as i32;
             Ok(())
         }
     ),
@@ -2789,23 +2799,7 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt!(
         "verify",
-        K::Enum(&[
-            "md5",
-            "crc32c",
-            "crc32c-intel",
-            "crc32",
-            "crc64",
-            "crc16",
-            "crc7",
-            "sha1",
-            "sha256",
-            "sha512",
-            "xxhash",
-            "meta",
-            "pattern",
-            "pattern_hdr",
-            "null"
-        ]),
+        K::Enum(VERIFY_NAMES),
         "0",
         Verify,
         "Checksum written data and check it when read back",

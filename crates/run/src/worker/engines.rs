@@ -7,7 +7,7 @@ use iolens_engine::posixaio::PosixAioEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
 use iolens_engine::uring::{UringEngine, UringOpts};
 use iolens_engine::{BufPool, Engine};
-use iolens_job::{EngineKind, SubmitMode};
+use iolens_job::{EngineKind, Pacing, SubmitMode};
 
 use super::{start, Worker, WorkerOptions, WorkerOutcome};
 use crate::plan::PlannedJob;
@@ -26,7 +26,7 @@ pub(super) fn drive(
     pool: BufPool,
 ) -> WorkerOutcome {
     let spec = &job.spec;
-    let depth = w.depth;
+    let depth = job.eff.depth;
     let setup_failed = |w: Worker<'_>, msg: String| WorkerOutcome {
         stats: w.stats,
         error: Some(msg),
@@ -35,14 +35,12 @@ pub(super) fn drive(
         let Ok(mut e) = Engine::new(pool, |_| {
             // Open loop: the arrivals set the pace, so no lateness is paid back; a paced closed
             // loop pays back only short gaps.
-            let paced = !spec.thinktime.is_zero()
-                || spec.rate.iter().chain(&spec.rate_iops).any(|r| *r > 0);
-            let lateness = match (spec.open_loop, paced) {
-                (true, _) => Lateness::None,
-                (false, true) => Lateness::Short,
-                (false, false) => Lateness::All,
+            let lateness = match job.eff.pacing {
+                Pacing::Open => Lateness::None,
+                Pacing::Closed => Lateness::Short,
+                Pacing::Free => Lateness::All,
             };
-            let e = SimEngine::new(vol, spec.sync_submit(), depth).lateness(lateness);
+            let e = SimEngine::new(vol, job.eff.inline(), depth).lateness(lateness);
             Ok::<_, std::convert::Infallible>(e)
         });
         return start(w, &mut e);

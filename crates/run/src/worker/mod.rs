@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use iolens_engine::{file, Backend, BufPool, Completion, Engine, IoReq, Op, Slot, Submitted};
-use iolens_job::{ClockSource, Ddir, EngineKind, RateProcess, RwKind};
+use iolens_job::{ClockSource, Ddir, EngineKind, Pacing, RwKind};
 use iolens_stats::{JobStats, Rusage};
 
 use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
@@ -28,7 +28,7 @@ mod errors;
 mod files;
 mod logs;
 pub use logs::inflate_log;
-mod pacing;
+pub(crate) mod pacing;
 mod prepare;
 mod readback;
 mod replay;
@@ -45,7 +45,8 @@ use prepare::prepare;
 use replay::Replay;
 use sampling::Sampler;
 pub use setup::failed;
-use setup::{apply_scheduling, fresh_seed, open_files, pre_read, stats_config};
+pub(crate) use setup::stats_config;
+use setup::{apply_scheduling, fresh_seed, open_files, pre_read};
 
 /// How often a job looks for a `--status-interval` snapshot request, and publishes its
 /// counters for `--bandwidth-log`, ns.
@@ -92,11 +93,8 @@ struct Worker<'a> {
     free: Vec<Slot>,
     uncommitted: Vec<u32>,
     inflight: u32,
+    /// The job's depth (`job.eff.depth`), read on every I/O.
     depth: u32,
-    batch_submit: u32,
-    complete_min: u32,
-    complete_max: u32,
-    low: u32,
     offsets: Vec<FileOffsets>,
     ospec: OffsetSpec,
     bsz: BlockSizes,
@@ -111,11 +109,8 @@ struct Worker<'a> {
     file_done: Vec<bool>,
     files_left: usize,
     passes: u64,
-    pass_limit: u64,
     /// I/Os issued when the current pass began.
     pass_start_ios: u64,
-    /// Passes the job runs when number_ios ends them: `loops`, or unbounded when time based.
-    loops: u64,
     content: Content,
     stats: JobStats,
     count_calls: bool,
@@ -136,8 +131,6 @@ struct Worker<'a> {
     min_last_ios: [u64; 3],
     writes_since_sync: u64,
     pace: [Pace; 3],
-    pacing: bool,
-    think_every: u64,
     think_count: u64,
     trim_then_write: Option<(u32, u64, u32)>,
     comps: Vec<Completion>,
@@ -148,7 +141,6 @@ struct Worker<'a> {
     verify: Option<Verifier>,
     usage_start: Rusage,
     lbs: Vec<u64>,
-    dry_writes: bool,
     /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
     /// check).
     free_scratch: Vec<bool>,
@@ -245,7 +237,7 @@ impl<'a> Worker<'a> {
             Some(io) => io.ddir,
             None => self.next_ddir(),
         };
-        if replayed.is_none() && self.pacing && self.job.spec.rw.is_mixed() {
+        if replayed.is_none() && self.job.eff.rated() && self.job.spec.rw.is_mixed() {
             d = self.rate_ddir(d);
         }
         // trimwrite: each block is trimmed, then written; the size counts the writes only.
@@ -261,7 +253,8 @@ impl<'a> Worker<'a> {
             // number_ios counts per pass (fio's loop): reaching it ends the pass; time-based
             // jobs go on with the next one, others after their loops.
             if let Some(n) = self.job.spec.number_ios {
-                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.loops) {
+                if self.issued_ios - self.pass_start_ios >= n && !self.end_pass(self.job.eff.loops)
+                {
                     return None;
                 }
             }
@@ -420,7 +413,7 @@ impl<'a> Worker<'a> {
         if self.files_left > 0 {
             return true;
         }
-        self.end_pass(self.pass_limit)
+        self.end_pass(self.job.eff.pass_limit)
     }
 
     /// Ends the pass: the next one starts from the beginning (dropping cached pages with
@@ -503,23 +496,21 @@ impl<'a> Worker<'a> {
 
     /// Time at which the next I/O in `d` may start under rate limits (0 = now).
     fn pace_gate(&mut self, d: Ddir, bs: u64) -> u64 {
-        let poisson = (self.job.spec.rate_process == RateProcess::Poisson
-            && self.pace[d.idx()].limited())
-        .then(|| self.rng_time.unit());
+        let poisson =
+            (self.job.eff.poisson && self.pace[d.idx()].limited()).then(|| self.rng_time.unit());
         self.pace[d.idx()].gate(bs, poisson)
     }
 
     fn think<B: Backend>(&mut self, eng: &mut Engine<B>) {
-        let spec = &self.job.spec;
-        if spec.thinktime.is_zero() {
+        let Some(think) = self.job.eff.think else {
             return;
-        }
+        };
         self.think_count += 1;
-        if self.think_count % self.think_every != 0 {
+        if self.think_count % think.every != 0 {
             return;
         }
-        let spin = spec.thinktime_spin.min(spec.thinktime).as_nanos() as u64;
-        let total = spec.thinktime.as_nanos() as u64;
+        let spin = think.spin.as_nanos() as u64;
+        let total = think.total.as_nanos() as u64;
         // Completions arriving during the pause must be timed when they arrive, not after it.
         self.drain(eng);
         let start = self.now();
@@ -745,7 +736,7 @@ impl<'a> Worker<'a> {
             let action = ["read", "write", "trim"][d.idx()];
             l.io(self.t_last, req.file, action, Some((req.offset, req.len)));
         }
-        if self.dry_writes && d == Ddir::Write {
+        if self.job.eff.dry_writes && d == Ddir::Write {
             // verify_only: replay the write workload's offsets without writing.
             if let Some(v) = &mut self.verify {
                 v.written(req.file, req.offset, req.len);
@@ -790,7 +781,7 @@ impl<'a> Worker<'a> {
         match eng.queue(slot, &req) {
             Submitted::Pending => {
                 self.uncommitted.push(si as u32);
-                if self.uncommitted.len() as u32 >= self.batch_submit {
+                if self.uncommitted.len() as u32 >= self.job.eff.batch_submit {
                     return self.commit(eng);
                 }
                 true
@@ -806,7 +797,7 @@ impl<'a> Worker<'a> {
     }
 
     fn reap<B: Backend>(&mut self, eng: &mut Engine<B>, min: u32) -> bool {
-        let max = (self.complete_max as usize).max(1);
+        let max = self.job.eff.complete_max as usize;
         let min = min.min(self.inflight).min(max as u32);
         let mut comps = std::mem::take(&mut self.comps);
         if let Err(e) = eng.reap(min, max, &mut comps) {
@@ -945,6 +936,7 @@ impl<'a> Worker<'a> {
     /// The main loop.
     fn run<B: Backend>(&mut self, eng: &mut Engine<B>) {
         let spec = self.job.spec.clone();
+        let eff = self.job.eff;
         let sync_every = if spec.fsync > 0 {
             spec.fsync
         } else {
@@ -986,10 +978,10 @@ impl<'a> Worker<'a> {
                     if let Some(f) = &mut self.flow {
                         f.issued();
                     }
-                    if self.pacing {
+                    if eff.rated() {
                         let at = self.pace_gate(d, req.len as u64);
                         if at > self.t_last {
-                            if spec.open_loop {
+                            if eff.pacing == Pacing::Open {
                                 // Open loop: arrivals do not wait for earlier I/Os.
                                 if !self.wait_reaping(eng, at) {
                                     self.free.push(slot);
@@ -1008,7 +1000,7 @@ impl<'a> Worker<'a> {
                                 break;
                             }
                         }
-                        if spec.open_loop && at > 0 {
+                        if eff.pacing == Pacing::Open && at > 0 {
                             // No coordinated omission: an I/O that arrived while every slot
                             // was busy (or the loop was late) has waited since its arrival.
                             self.units[slot.index() as usize].start = at;
@@ -1018,7 +1010,7 @@ impl<'a> Worker<'a> {
                         break;
                     }
                     self.tick();
-                    if !spec.thinktime.is_zero() {
+                    if eff.think.is_some() {
                         self.think(eng);
                     }
                     if eng.is_sync() {
@@ -1044,14 +1036,14 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let min = if self.may_issue() {
-                self.complete_min.max(1)
+                eff.complete_min
             } else {
                 1
             };
             if !self.reap(eng, min) {
                 break;
             }
-            if self.inflight <= self.low {
+            if self.inflight <= eff.low {
                 filling = true;
             }
             self.tick();

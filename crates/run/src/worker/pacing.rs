@@ -1,35 +1,39 @@
 //! Pacing: rate limits per direction (`rate`, `rate_iops`, `rate_process`).
 
-use iolens_job::Ddir;
+use iolens_job::{Ddir, Rate};
 
-/// Pacing of one direction (`rate`, `rate_iops`).
+/// Pacing of one direction (`rate`, `rate_iops`): its limits and when its next I/O is due.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Pace {
-    pub(super) bytes_per_s: u64,
-    pub(super) iops: u64,
-    pub(super) next_at: u64,
+pub(crate) struct Pace {
+    pub(crate) rate: Rate,
+    pub(crate) next_at: u64,
 }
 
 impl Pace {
+    /// The pace of a direction held to `rate`, due from the start.
+    pub(crate) fn new(rate: Rate) -> Pace {
+        Pace { rate, next_at: 0 }
+    }
+
     /// True when this direction has a rate limit.
-    pub(super) fn limited(&self) -> bool {
-        self.bytes_per_s > 0 || self.iops > 0
+    pub(crate) fn limited(&self) -> bool {
+        self.rate.limited()
     }
 
     /// When the next I/O of `bs` bytes may start (0 = now), and books it. `poisson` is a
     /// uniform draw in [0, 1) for Poisson arrivals (`rate_process=poisson`): the gap is then
     /// exponential with the same mean. As fio, the schedule runs from the start of the job, so
     /// time lost to a slow I/O or a stall is caught up and the average rate holds.
-    pub(super) fn gate(&mut self, bs: u64, poisson: Option<f64>) -> u64 {
+    pub(crate) fn gate(&mut self, bs: u64, poisson: Option<f64>) -> u64 {
         if !self.limited() {
             return 0;
         }
         let mut interval = 0f64;
-        if self.bytes_per_s > 0 {
-            interval = interval.max(bs as f64 * 1e9 / self.bytes_per_s as f64);
+        if self.rate.bytes_per_s > 0 {
+            interval = interval.max(bs as f64 * 1e9 / self.rate.bytes_per_s as f64);
         }
-        if self.iops > 0 {
-            interval = interval.max(1e9 / self.iops as f64);
+        if self.rate.iops > 0 {
+            interval = interval.max(1e9 / self.rate.iops as f64);
         }
         if let Some(u) = poisson {
             interval *= -(1.0 - u).ln();
@@ -43,7 +47,7 @@ impl Pace {
 /// As fio: when the direction the mix chose (`d`) is ahead of its rate, a mixed job switches
 /// to the other direction if that one is due, or to whichever of the two is due first, so
 /// per-direction rates (`rate_iops=1000,250`) are each held.
-pub(super) fn choose_ddir(d: Ddir, pace: &[Pace; 3], now: u64, rwmixread: u32) -> Ddir {
+pub(crate) fn choose_ddir(d: Ddir, pace: &[Pace; 3], now: u64, rwmixread: u32) -> Ddir {
     let other = if d == Ddir::Read {
         Ddir::Write
     } else {
@@ -80,8 +84,10 @@ mod tests {
     #[test]
     fn iops_and_bandwidth_limits_space_ios_by_the_stricter_of_the_two() {
         let mut p = Pace {
-            bytes_per_s: 4096 * 1000,
-            iops: 500,
+            rate: Rate {
+                bytes_per_s: 4096 * 1000,
+                iops: 500,
+            },
             next_at: 0,
         };
         // 500 IOPS (2 ms) is stricter than 1,000 blocks/s (1 ms).
@@ -93,8 +99,10 @@ mod tests {
         );
         // Bigger I/Os: bandwidth binds (64 KiB at 4 MB/s = 16 ms).
         let mut p = Pace {
-            bytes_per_s: 4096 * 1000,
-            iops: 500,
+            rate: Rate {
+                bytes_per_s: 4096 * 1000,
+                iops: 500,
+            },
             next_at: 0,
         };
         p.gate(65536, None);
@@ -104,8 +112,10 @@ mod tests {
     #[test]
     fn poisson_gaps_are_exponential_with_the_same_mean() {
         let mut p = Pace {
-            bytes_per_s: 0,
-            iops: 1000,
+            rate: Rate {
+                bytes_per_s: 0,
+                iops: 1000,
+            },
             next_at: 0,
         };
         let n = 10_000;
@@ -132,13 +142,17 @@ mod tests {
     fn a_mixed_job_switches_to_the_direction_that_is_due() {
         let pace = [
             Pace {
-                bytes_per_s: 0,
-                iops: 1000,
+                rate: Rate {
+                    bytes_per_s: 0,
+                    iops: 1000,
+                },
                 next_at: 5_000,
             },
             Pace {
-                bytes_per_s: 0,
-                iops: 250,
+                rate: Rate {
+                    bytes_per_s: 0,
+                    iops: 250,
+                },
                 next_at: 1_000,
             },
             Pace::default(),

@@ -13,6 +13,16 @@ pub(super) struct Prepared<'a> {
     pub(super) sim: Option<std::sync::Arc<crate::sim::SimVolume>>,
 }
 
+/// A setup failure: the errno the job reports (fio: `err=13` for EACCES; 0 when there is
+/// none) and why.
+struct SetupError(i32, String);
+
+impl From<String> for SetupError {
+    fn from(msg: String) -> SetupError {
+        SetupError(0, msg)
+    }
+}
+
 /// Sets a job up: scheduling, start delay, files, buffers and the worker's state. A failure
 /// is the job's outcome.
 pub(super) fn prepare<'a>(
@@ -22,24 +32,27 @@ pub(super) fn prepare<'a>(
     opts: &WorkerOptions,
     sims: &crate::sim::SimRegistry,
 ) -> Result<Prepared<'a>, Box<WorkerOutcome>> {
-    let spec = &job.spec;
-    let cfg = stats_config(spec);
-    let fail = |msg: String| {
-        Err(Box::new(WorkerOutcome {
-            stats: JobStats::new(cfg),
-            error: Some(msg),
-        }))
-    };
-    // A setup error with its errno, which the job then reports (fio: `err=13` for EACCES).
-    let fail_with = |errno: i32, msg: String| {
-        let mut stats = JobStats::new(cfg);
-        stats.error = errno;
-        stats.error_text = Some(msg.clone());
-        Err(Box::new(WorkerOutcome {
+    set_up(job, ctl, stop_all, opts, sims).map_err(|SetupError(errno, msg)| {
+        let mut stats = JobStats::new(stats_config(&job.spec));
+        if errno != 0 {
+            stats.error = errno;
+            stats.error_text = Some(msg.clone());
+        }
+        Box::new(WorkerOutcome {
             stats,
             error: Some(msg),
-        }))
-    };
+        })
+    })
+}
+
+fn set_up<'a>(
+    job: &'a PlannedJob,
+    ctl: &'a JobControl,
+    stop_all: &'a AtomicBool,
+    opts: &WorkerOptions,
+    sims: &crate::sim::SimRegistry,
+) -> Result<Prepared<'a>, SetupError> {
+    let spec = &job.spec;
     apply_scheduling(job);
     let seed = if spec.randrepeat {
         spec.randseed.unwrap_or(0x89)
@@ -47,26 +60,10 @@ pub(super) fn prepare<'a>(
         fresh_seed()
     };
     let mut rng_time = Taus::for_stream(seed, job.index as u64, Stream::Timing);
-    let (lo, hi) = spec.startdelay;
-    if !hi.is_zero() {
-        let d = lo + Duration::from_nanos(rng_time.below((hi - lo).as_nanos() as u64 + 1));
-        let until = std::time::Instant::now() + d;
-        while std::time::Instant::now() < until
-            && !stop_all.load(Ordering::Relaxed)
-            && !ctl.stop.load(Ordering::Relaxed)
-        {
-            std::thread::sleep(
-                Duration::from_millis(10)
-                    .min(until.saturating_duration_since(std::time::Instant::now())),
-            );
-        }
-    }
+    start_delay(spec, &mut rng_time, ctl, stop_all);
     ctl.live.set_state(JobState::Setup);
     let sim = if spec.sim.enabled() {
-        match sims.volume_for(spec) {
-            Ok(v) => Some(v),
-            Err(e) => return fail(e),
-        }
+        Some(sims.volume_for(spec)?)
     } else {
         None
     };
@@ -74,21 +71,8 @@ pub(super) fn prepare<'a>(
     let files = if diskless {
         Vec::new()
     } else {
-        match open_files(job) {
-            Ok(f) => f,
-            Err((errno, e)) => return fail_with(errno, e),
-        }
+        open_and_pre_read(job)?
     };
-    if spec.pre_read && !spec.direct {
-        for f in job.files.iter().filter(|f| !f.char_device) {
-            if let Err(e) = pre_read(&f.path, f.offset, f.len) {
-                return fail_with(
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("pre_read of '{}' failed: {e}", f.path.display()),
-                );
-            }
-        }
-    }
     let fds: Vec<libc::c_int> = files.iter().map(|f| f.as_raw_fd()).collect();
     let blk: Vec<bool> = job.files.iter().map(|f| f.block_device).collect();
     let lbs: Vec<u64> = job
@@ -97,34 +81,11 @@ pub(super) fn prepare<'a>(
         .zip(files.iter())
         .map(|(pf, fh)| file::logical_block_size(&pf.path, fh))
         .collect();
-    let depth = job.depth.max(1);
+    let depth = job.eff.depth.get();
     let max_bs = spec.max_bs_any() as usize;
     let (mut pool, mut slots) =
-        match BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize) {
-            Ok(b) => b,
-            Err(e) => {
-                return fail(format!(
-                    "cannot allocate {depth} buffers of {max_bs} bytes: {e}"
-                ))
-            }
-        };
-    let ospec = OffsetSpec::from_job(spec);
-    let offsets: Vec<FileOffsets> = job
-        .files
-        .iter()
-        .enumerate()
-        .map(|(k, f)| {
-            let align = spec.ba[0].unwrap_or_else(|| spec.min_bs_used());
-            FileOffsets::new(
-                &ospec,
-                f.offset,
-                f.len,
-                align,
-                seed ^ ((job.index as u64) << 20) ^ k as u64,
-            )
-            .with_file_end(f.file_end)
-        })
-        .collect();
+        BufPool::new(depth as usize, max_bs, spec.mem_align.max(4096) as usize)
+            .map_err(|e| format!("cannot allocate {depth} buffers of {max_bs} bytes: {e}"))?;
     let mut content = Content::from_job(
         spec,
         Taus::for_stream(seed, job.index as u64, Stream::Buffer),
@@ -134,46 +95,13 @@ pub(super) fn prepare<'a>(
     }
     // Popped from the end: slot 0 goes first.
     slots.reverse();
-    let verify = match Verifier::new(job, seed) {
-        Ok(v) => v,
-        Err(e) => return fail(e),
-    };
-    let mut verify = verify;
-    let dry_writes = spec.verify_only || spec.verify_state_load;
+    let mut verify = Verifier::new(job, seed)?;
     if spec.verify_state_load {
         if let Some(v) = &mut verify {
-            if let Err(e) = v.load_state() {
-                return fail(e);
-            }
+            v.load_state()?;
         }
     }
-    let loops = if spec.time_based && !dry_writes {
-        u64::MAX
-    } else {
-        spec.loops.max(1)
-    };
-    let byte_budget = if spec.verify_state_load {
-        0
-    } else if spec.time_based && !dry_writes {
-        u64::MAX
-    } else {
-        job.io_limit.saturating_mul(loops)
-    };
-    let pace = |d: usize| Pace {
-        bytes_per_s: spec.rate[d],
-        iops: spec.rate_iops[d],
-        next_at: 0,
-    };
-    let pacing = spec
-        .rate
-        .iter()
-        .chain(spec.rate_iops.iter())
-        .any(|r| *r > 0);
-    let engine_kind = spec.ioengine;
-    let logs = match Logs::open(&spec.logs, &spec.name, spec.rw, job.index) {
-        Ok(l) => l.map(Box::new),
-        Err(e) => return fail(e),
-    };
+    let logs = Logs::open(&spec.logs, &spec.name, spec.rw, job.index)?.map(Box::new);
     let iolog = match &spec.logs.write_iolog {
         Some(p) => {
             let names: Vec<String> = job
@@ -181,139 +109,34 @@ pub(super) fn prepare<'a>(
                 .iter()
                 .map(|f| f.path.to_string_lossy().into_owned())
                 .collect();
-            match IoLog::open(p, &names) {
-                Ok(l) => Some(Box::new(l)),
-                Err(e) => return fail(e),
-            }
+            Some(Box::new(IoLog::open(p, &names)?))
         }
         None => None,
     };
-    let replay = match Replay::open(job) {
-        Ok(r) => r.map(Box::new),
-        Err(e) => return fail(e),
-    };
-    let byte_budget = if replay.is_some() {
-        // A replay ends with its log (or its runtime).
-        u64::MAX
-    } else {
-        byte_budget
-    };
-    let mut w = Worker {
-        job,
-        ctl,
-        stop_all,
-        clock: AnyClock::Mono(MonoClock),
-        units: vec![Unit::default(); depth as usize],
-        free: slots,
-        uncommitted: Vec::with_capacity(depth as usize),
-        inflight: 0,
-        depth,
-        batch_submit: if spec.iodepth_batch_submit == 0 {
-            depth
-        } else {
-            spec.iodepth_batch_submit.min(depth)
-        },
-        complete_min: spec.iodepth_batch_complete_min.min(depth),
-        // fio: iodepth_batch_complete_max defaults to iodepth_batch_complete_min, so by default
-        // one completion is taken per reap and its slot refilled at once (the queue stays full).
-        complete_max: if spec.iodepth_batch_complete_max == 0 {
-            spec.iodepth_batch_complete_min.clamp(1, depth)
-        } else {
-            spec.iodepth_batch_complete_max.min(depth)
-        },
-        low: if spec.iodepth_low == 0 {
-            depth.saturating_sub(1)
-        } else {
-            spec.iodepth_low.min(depth.saturating_sub(1))
-        },
-        offsets,
-        ospec,
-        bsz: BlockSizes::from_job(spec),
-        rng_off: Taus::for_stream(seed, job.index as u64, Stream::Offset),
-        rng_bs: Taus::for_stream(seed, job.index as u64, Stream::BlockSize),
-        rng_mix: Taus::for_stream(seed, job.index as u64, Stream::Mix),
-        rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
-        rng_time,
-        files: FilePicker::new(spec.file_service_type),
-        file_issued: vec![0; job.files.len()],
-        file_pass_bytes: job
-            .files
+    let replay = Replay::open(job)?.map(Box::new);
+    let invalidate_fds = if spec.invalidate && !spec.direct {
+        job.files
             .iter()
-            .map(|f| {
-                if spec.rw.is_random() {
-                    // Whole blocks: what the random map can hand out in a pass.
-                    let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
-                    (f.len / unit * unit).max(1)
-                } else {
-                    // Sequential: the last I/O may run past the range inside the file.
-                    f.len.max(1)
-                }
-            })
-            .collect(),
-        file_done: vec![false; job.files.len()],
-        files_left: job.files.len(),
-        passes: 0,
-        // A job ends after `loops` passes over its files, unless it is time based or io_size
-        // sets the amount (then it wraps around as often as needed).
-        pass_limit: if (spec.time_based && !dry_writes) || spec.io_size.is_some() {
-            u64::MAX
-        } else {
-            spec.loops.max(1)
-        },
-        pass_start_ios: 0,
-        loops,
+            .zip(&fds)
+            .filter(|(f, _)| !f.block_device && !f.char_device)
+            .map(|(_, fd)| *fd)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let parts = Parts {
+        slots,
+        seed,
+        rng_time,
         content,
-        stats: JobStats::new(cfg),
-        count_calls: !(engine_kind == EngineKind::Null && depth <= 1),
-        issued_bytes: 0,
-        issued_ios: 0,
-        byte_budget,
-        t_last: 0,
-        ramp_end: None,
-        deadline: None,
-        measure_start: 0,
-        next_tick: 0,
-        bw_sampler: Sampler::new(0, spec.bwavgtime.as_nanos() as u64),
-        bw_sampler_ios: [0; 3],
-        iops_sampler: Sampler::new(0, spec.iopsavgtime.as_nanos() as u64),
-        ss: None,
-        ss_done: false,
-        min_check: None,
-        min_last_ios: [0; 3],
-        writes_since_sync: 0,
-        pace: [pace(0), pace(1), pace(2)],
-        pacing,
-        think_every: spec.thinktime_blocks.max(1),
-        think_count: 0,
-        trim_then_write: None,
-        comps: Vec::with_capacity(depth as usize),
-        requeue: Vec::new(),
-        engine_failed: false,
-        error: None,
         verify,
-        usage_start: Rusage::default(),
         lbs,
-        dry_writes,
-        free_scratch: Vec::new(),
-        main_end: 0,
-        verify_ns: 0,
         logs,
-        logs_ramp: None,
         iolog,
         replay,
-        flow: None,
-        snap_seen: 0,
-        invalidate_fds: if spec.invalidate && !spec.direct {
-            job.files
-                .iter()
-                .zip(&fds)
-                .filter(|(f, _)| !f.block_device && !f.char_device)
-                .map(|(_, fd)| *fd)
-                .collect()
-        } else {
-            Vec::new()
-        },
+        invalidate_fds,
     };
+    let mut w = Worker::new(job, ctl, stop_all, parts);
     let step = opts.fake_clock_step;
     let tsc = matches!(spec.clocksource, ClockSource::Auto | ClockSource::Cpu)
         .then(TscClock::new)
@@ -331,4 +154,170 @@ pub(super) fn prepare<'a>(
         blk,
         sim,
     })
+}
+
+/// Waits out `startdelay` (a random time in its range), in slices so that a stop is seen.
+fn start_delay(
+    spec: &iolens_job::JobSpec,
+    rng_time: &mut Taus,
+    ctl: &JobControl,
+    stop_all: &AtomicBool,
+) {
+    let (lo, hi) = spec.startdelay;
+    if hi.is_zero() {
+        return;
+    }
+    let d = lo + Duration::from_nanos(rng_time.below((hi - lo).as_nanos() as u64 + 1));
+    let until = std::time::Instant::now() + d;
+    while std::time::Instant::now() < until
+        && !stop_all.load(Ordering::Relaxed)
+        && !ctl.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(
+            Duration::from_millis(10)
+                .min(until.saturating_duration_since(std::time::Instant::now())),
+        );
+    }
+}
+
+/// Opens the job's files, and reads them once through the page cache with `pre_read`.
+fn open_and_pre_read(job: &PlannedJob) -> Result<Vec<std::fs::File>, SetupError> {
+    let files = open_files(job).map_err(|(errno, e)| SetupError(errno, e))?;
+    if job.spec.pre_read && !job.spec.direct {
+        for f in job.files.iter().filter(|f| !f.char_device) {
+            pre_read(&f.path, f.offset, f.len).map_err(|e| {
+                SetupError(
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("pre_read of '{}' failed: {e}", f.path.display()),
+                )
+            })?;
+        }
+    }
+    Ok(files)
+}
+
+/// What [`Worker::new`] starts a job's worker from, besides the job itself.
+struct Parts {
+    /// The free buffer slots, slot 0 last (popped first).
+    slots: Vec<Slot>,
+    seed: u64,
+    rng_time: Taus,
+    content: Content,
+    verify: Option<Verifier>,
+    /// Each file's logical block size.
+    lbs: Vec<u64>,
+    logs: Option<Box<Logs>>,
+    iolog: Option<Box<IoLog>>,
+    replay: Option<Box<Replay>>,
+    invalidate_fds: Vec<libc::c_int>,
+}
+
+impl<'a> Worker<'a> {
+    /// A worker at the start of its job: nothing issued, every counter at zero.
+    fn new(
+        job: &'a PlannedJob,
+        ctl: &'a JobControl,
+        stop_all: &'a AtomicBool,
+        p: Parts,
+    ) -> Worker<'a> {
+        let spec = &job.spec;
+        let depth = job.eff.depth.get();
+        let ospec = OffsetSpec::from_job(spec);
+        let offsets: Vec<FileOffsets> = job
+            .files
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let align = spec.ba[0].unwrap_or_else(|| spec.min_bs_used());
+                FileOffsets::new(
+                    &ospec,
+                    f.offset,
+                    f.len,
+                    align,
+                    p.seed ^ ((job.index as u64) << 20) ^ k as u64,
+                )
+                .with_file_end(f.file_end)
+            })
+            .collect();
+        let seed = p.seed;
+        Worker {
+            job,
+            ctl,
+            stop_all,
+            clock: AnyClock::Mono(MonoClock),
+            units: vec![Unit::default(); depth as usize],
+            free: p.slots,
+            uncommitted: Vec::with_capacity(depth as usize),
+            inflight: 0,
+            depth,
+            offsets,
+            ospec,
+            bsz: BlockSizes::from_job(spec),
+            rng_off: Taus::for_stream(seed, job.index as u64, Stream::Offset),
+            rng_bs: Taus::for_stream(seed, job.index as u64, Stream::BlockSize),
+            rng_mix: Taus::for_stream(seed, job.index as u64, Stream::Mix),
+            rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
+            rng_time: p.rng_time,
+            files: FilePicker::new(spec.file_service_type),
+            file_issued: vec![0; job.files.len()],
+            file_pass_bytes: job
+                .files
+                .iter()
+                .map(|f| {
+                    if spec.rw.is_random() {
+                        // Whole blocks: what the random map can hand out in a pass.
+                        let unit = spec.ba[0].unwrap_or_else(|| spec.min_bs_used()).max(1);
+                        (f.len / unit * unit).max(1)
+                    } else {
+                        // Sequential: the last I/O may run past the range inside the file.
+                        f.len.max(1)
+                    }
+                })
+                .collect(),
+            file_done: vec![false; job.files.len()],
+            files_left: job.files.len(),
+            passes: 0,
+            pass_start_ios: 0,
+            content: p.content,
+            stats: JobStats::new(stats_config(spec)),
+            // The null engine at depth 1 is the overhead reference: nothing is counted per call.
+            count_calls: !(spec.ioengine == EngineKind::Null && depth == 1),
+            issued_bytes: 0,
+            issued_ios: 0,
+            byte_budget: job.byte_budget,
+            t_last: 0,
+            ramp_end: None,
+            deadline: None,
+            measure_start: 0,
+            next_tick: 0,
+            bw_sampler: Sampler::new(0, spec.bwavgtime.as_nanos() as u64),
+            bw_sampler_ios: [0; 3],
+            iops_sampler: Sampler::new(0, spec.iopsavgtime.as_nanos() as u64),
+            ss: None,
+            ss_done: false,
+            min_check: None,
+            min_last_ios: [0; 3],
+            writes_since_sync: 0,
+            pace: job.eff.rate.map(Pace::new),
+            think_count: 0,
+            trim_then_write: None,
+            comps: Vec::with_capacity(depth as usize),
+            requeue: Vec::new(),
+            engine_failed: false,
+            error: None,
+            verify: p.verify,
+            usage_start: Rusage::default(),
+            lbs: p.lbs,
+            free_scratch: Vec::new(),
+            main_end: 0,
+            verify_ns: 0,
+            logs: p.logs,
+            logs_ramp: None,
+            iolog: p.iolog,
+            replay: p.replay,
+            flow: None,
+            snap_seen: 0,
+            invalidate_fds: p.invalidate_fds,
+        }
+    }
 }

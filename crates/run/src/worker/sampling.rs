@@ -76,17 +76,24 @@ impl Worker<'_> {
             }
             self.ramp_end = None;
             self.stats.reset();
+            // The runtime counts from the end of the ramp as this clock saw it, so the
+            // measured part lasts the whole runtime (fio reports 2,001 ms for runtime=2).
+            if let Some(rt) = self.job.spec.runtime {
+                self.deadline = Some(t + rt.as_nanos() as u64);
+            }
             self.start_measuring(t);
             self.ctl.live.set_state(JobState::Running);
             return;
         }
-        // No sample at or after the end of the measured time, as fio (its helper thread
-        // samples while the job runs).
-        let ended = self.deadline.is_some_and(|d| t >= d);
+        // A window is sampled when it ends within the measured time: fio samples a window
+        // that ends with the runtime (within its 1 ms slack), so a 2 s run with 500 ms
+        // windows has 4 samples; one that would end after the runtime is not.
+        let within = |boundary: u64| self.deadline.is_none_or(|d| boundary <= d);
         let bytes: [u64; 3] = [0, 1, 2].map(|d| self.stats.dirs[d].bytes);
         let ios: [u64; 3] = [0, 1, 2].map(|d| self.stats.dirs[d].ios);
-        if !self.job.spec.disable_bw && !ended {
-            if let Some((ms, delta)) = self.bw_sampler.due(t, bytes) {
+        if !self.job.spec.disable_bw {
+            let bw_due = within(self.bw_sampler.next);
+            if let Some((ms, delta)) = bw_due.then(|| self.bw_sampler.due(t, bytes)).flatten() {
                 for (d, db) in delta.iter().enumerate() {
                     if ios[d] > self.bw_sampler_ios[d] {
                         self.stats.add_bw_sample(
@@ -99,7 +106,8 @@ impl Worker<'_> {
                 self.bw_sampler_ios = ios;
                 self.publish();
             }
-            if let Some((ms, delta)) = self.iops_sampler.due(t, ios) {
+            let iops_due = within(self.iops_sampler.next);
+            if let Some((ms, delta)) = iops_due.then(|| self.iops_sampler.due(t, ios)).flatten() {
                 let t_ms = t.saturating_sub(self.measure_start) / 1_000_000;
                 for (d, dn) in delta.iter().enumerate() {
                     if *dn > 0 {
@@ -109,10 +117,8 @@ impl Worker<'_> {
                 }
             }
         }
-        if !ended {
-            if let Some(l) = &mut self.logs {
-                l.tick(t, bytes, ios);
-            }
+        if let Some(l) = self.logs.as_mut().filter(|l| within(l.next_due())) {
+            l.tick(t, bytes, ios);
         }
         if let Some(ss) = &mut self.ss {
             if ss.observe(t, ios.iter().sum(), bytes.iter().sum()) {

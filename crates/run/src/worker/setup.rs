@@ -44,10 +44,14 @@ pub(super) fn apply_scheduling(job: &PlannedJob) {
             iolens_job::CpusPolicy::Split => pin_cpu(&[cpus[job.jobnum as usize % cpus.len()]]),
         }
     }
-    if let Some(n) = spec.nice {
-        // SAFETY: setpriority on the calling thread (tid).
+    if spec.nice != 0 {
+        // fio calls nice(2), which adds to the current value (a job under `nice -n 10` with
+        // nice=5 runs at 15); on the calling thread (tid).
+        // SAFETY: getpriority and setpriority on the calling thread.
         unsafe {
-            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, n);
+            let tid = libc::gettid() as libc::id_t;
+            let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+            libc::setpriority(libc::PRIO_PROCESS, tid, (now + spec.nice).clamp(-20, 19));
         }
     }
     if spec.prio.is_some() || spec.prioclass.is_some() {
@@ -110,7 +114,7 @@ pub fn failed(job: &PlannedJob, errno: i32, msg: String) -> WorkerOutcome {
     }
 }
 
-pub(super) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
+pub(crate) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
     StatsConfig {
         slat: !spec.disable_slat,
         clat: !spec.disable_clat,

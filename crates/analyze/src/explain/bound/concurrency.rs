@@ -1,0 +1,157 @@
+//! `concurrency`: the queue was full at service-time latency, so IOPS = in-flight / latency
+//! (Little's law), and more in flight would raise it.
+
+use super::{ios, Bound, Case, Queue, Verdict};
+use crate::explain::options::JobOpts;
+use crate::explain::Severity;
+use crate::fmt;
+
+/// Below this share of the expected ceiling, a concurrency-bound result is far from the limit.
+const FAR_BELOW: f64 = 0.80;
+
+/// A full queue: the job had too few I/Os in flight for more.
+pub(super) fn concurrency(c: &Case, q: &Queue) -> Option<Verdict> {
+    if !q.full {
+        return None;
+    }
+    let (u, o) = (c.u, c.o);
+    let lat_label = if u.latency_kind == "clat" {
+        " (clat: lat was not recorded)"
+    } else {
+        ""
+    };
+    let mut arith = vec![format!("{}{lat_label}", q.line_ceiling)];
+    arith.extend(q.evidence.clone());
+    // The model's ceiling only asks for more depth when it needs more in flight than the job
+    // had; a job above the model (the model finding says so) got its IOPS from in-flight /
+    // latency like any other, and more depth is not the fix for that.
+    let Some(t) = c.target.filter(|t| t.iops * q.lat_s > c.in_flight) else {
+        return Some(c.verdict(
+            Bound::Concurrency,
+            Severity::Info,
+            format!("{} in flight: IOPS = in-flight / latency", ios(c.in_flight)),
+            arith,
+            format!(
+                "{}more in flight raises IOPS until the device saturates or a limit binds ({}){}",
+                if c.target.is_some() {
+                    "the modelled limit did not bind here (see the model finding); "
+                } else {
+                    ""
+                },
+                if o.sync {
+                    "sync engines need more numjobs, or libaio/io_uring with iodepth"
+                } else {
+                    "raise iodepth or numjobs"
+                },
+                if c.target.is_some() {
+                    ""
+                } else {
+                    "; give --volume/--instance to compare with a limit"
+                }
+            ),
+        ));
+    };
+    let needed = t.iops * q.lat_s;
+    let severity = if u.iops < FAR_BELOW * t.iops {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    arith.insert(
+        1,
+        format!(
+            "{} IOPS x {} = {} I/Os in flight needed; this job has {}",
+            fmt::int(t.iops),
+            fmt::us_precise(q.lat_us),
+            fmt::trim(needed, 1),
+            fmt::trim(c.in_flight, 1)
+        ),
+    );
+    arith.insert(2, format!("expected ceiling {}", t.formula));
+    Some(c.verdict(
+        Bound::Concurrency,
+        severity,
+        format!(
+            "{} in flight ({} of the expected {} IOPS)",
+            ios(c.in_flight),
+            fmt::pct(u.iops / t.iops),
+            fmt::int(t.iops)
+        ),
+        arith,
+        depth_fix(o, needed),
+    ))
+}
+
+/// Fix for too little concurrency: how many in flight, and how to get them.
+fn depth_fix(o: &JobOpts, needed: f64) -> String {
+    let jobs = o.numjobs;
+    let per_job = (needed / jobs).ceil().max(1.0);
+    let jobs_word = if jobs == 1.0 { "job" } else { "jobs" };
+    if o.sync {
+        let direct = if o.direct {
+            ""
+        } else {
+            " and direct=1 (libaio only queues O_DIRECT I/O)"
+        };
+        format!(
+            "use ioengine=libaio or io_uring with iodepth >= {} per job ({} {jobs_word}){direct}, or numjobs >= {}",
+            fmt::int(per_job),
+            fmt::int(jobs),
+            fmt::int(needed.ceil())
+        )
+    } else {
+        format!(
+            "raise iodepth to >= {} per job ({} {jobs_word}), or numjobs >= {} at iodepth={}",
+            fmt::int(per_job),
+            fmt::int(jobs),
+            fmt::int((needed / o.iodepth).ceil()),
+            fmt::trim(o.iodepth, 0)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fires_with, queued, silent};
+    use super::*;
+
+    #[test]
+    fn a_full_queue_at_service_time_is_concurrency_bound() {
+        for (file, volume, claim, fix, severity) in [
+            (
+                "corpus/virtio-psync-qd1.fio.json",
+                None,
+                "1 I/O in flight: IOPS = in-flight / latency",
+                "sync engines need more numjobs",
+                Severity::Info,
+            ),
+            (
+                "corpus/virtio-iouring-qd4.iolens.json",
+                None,
+                "4 I/Os in flight: IOPS = in-flight / latency",
+                "raise iodepth or numjobs",
+                Severity::Info,
+            ),
+            // The seed: 4 psync jobs far below an io1 volume of 48,000 IOPS.
+            (
+                "corpus/sim-io1-psync-numjobs4.iolens.json",
+                Some("io1:iops=48000"),
+                "4 I/Os in flight (",
+                "use ioengine=libaio or io_uring with iodepth >=",
+                Severity::Critical,
+            ),
+        ] {
+            let check = queued(concurrency);
+            let f = fires_with(file, volume, Bound::Concurrency, check, claim, fix);
+            assert_eq!(f.severity, severity, "{file} (volume {volume:?}): {claim}");
+        }
+    }
+
+    #[test]
+    fn a_queue_not_kept_full_is_not_concurrency_bound() {
+        // rate_iops=500 on a disk that answers in a fraction of 2 ms: the one I/O in flight
+        // idles between I/Os.
+        let file = "corpus/rate-iops500.fio.json";
+        silent(&[file], None, Bound::Concurrency, queued(concurrency));
+    }
+}

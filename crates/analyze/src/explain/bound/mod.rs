@@ -1,0 +1,491 @@
+//! One bound per job and direction: what held this number where it is. The checks run in a
+//! fixed order, each on the result's own numbers, and the first that holds names the bound:
+//!
+//! 1. `rate`: the job paced itself (rate, rate_iops, thinktime).
+//! 2. `fsync`: flushes (fsync/fdatasync, sync=dsync/O_SYNC) take most of each write's cycle.
+//! 3. `cache`: the page cache answered (buffered I/O at memory latency).
+//! 4. `cpu`: the submitting thread (or the kernel for it) kept a core busy.
+//! 5. `limit`: a provisioned, throttled or instance ceiling holds the result flat: the model's
+//!    ceiling is met, or I/Os waited above the device (job latency far above the device's own
+//!    service time while the device is not busy), or the result sits on a round number while
+//!    I/Os queue.
+//! 6. `saturated`: the queue was full and latency grew with depth (mean well above the
+//!    service-time floor at low percentiles): the device is at capacity.
+//! 7. `concurrency`: the queue was full and latency is the service time: IOPS = in-flight /
+//!    latency (Little's law), and more in flight would raise it.
+//! 8. `unknown`, with the reason.
+//!
+//! Each bound is a function of its own module, given the unit as a [`Case`] (and, from `limit`
+//! on, the [`Queue`] numbers that need a latency); [`judge`] calls them in this order. The fix
+//! follows from the bound; `saturated` and `limit` never advise more depth.
+
+mod cache;
+mod concurrency;
+mod cpu;
+mod fsync;
+mod limit;
+mod rate;
+mod saturated;
+mod unknown;
+
+#[cfg(test)]
+mod testing;
+
+use serde::Serialize;
+
+use super::options::JobOpts;
+use super::result::{DiskUtil, JobView, LatStats, ResultView};
+use super::unit::{Target, Unit};
+use super::{Finding, Severity};
+use crate::fmt;
+use crate::models::Ceiling;
+
+/// Within this share of `in-flight / latency`, the queue was kept full.
+const QUEUE_FULL: f64 = 0.90;
+/// Typical (p50) completion latency at least this many times the floor (p5) means I/Os queued:
+/// the fastest twentieth of the I/Os shows the service time, the median what the queue added.
+/// Medians, not means: on a busy machine scheduling delays fill the mean's tail.
+const QUEUEING: f64 = 2.5;
+
+/// What held a job's number where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    /// Too few I/Os in flight: IOPS = in-flight / latency.
+    Concurrency,
+    /// The device queues: more depth adds latency, not IOPS.
+    Saturated,
+    /// A provisioned, throttled or instance cap.
+    Limit,
+    /// Flushes dominate the cycle.
+    Fsync,
+    /// Served from the page cache.
+    Cache,
+    /// The submitting thread or the kernel is at 100 % of a core.
+    Cpu,
+    /// The job's own rate, rate_iops or thinktime.
+    Rate,
+    /// None of the above could be shown; the finding says why.
+    Unknown,
+}
+
+impl Bound {
+    /// `concurrency`, `saturated`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Concurrency => "concurrency",
+            Bound::Saturated => "saturated",
+            Bound::Limit => "limit",
+            Bound::Fsync => "fsync",
+            Bound::Cache => "cache",
+            Bound::Cpu => "cpu",
+            Bound::Rate => "rate",
+            Bound::Unknown => "unknown",
+        }
+    }
+}
+
+/// The bound with its finding.
+pub(super) struct Judged {
+    pub bound: Bound,
+    pub finding: Finding,
+    /// Evidence kept in the job summary.
+    pub floor_us: Option<f64>,
+    pub queue_factor: Option<f64>,
+}
+
+/// A bound that holds, with its finding.
+pub(super) struct Verdict {
+    pub bound: Bound,
+    pub finding: Finding,
+}
+
+/// Names the bound of one unit and writes its finding: the first check that holds, in the
+/// order of the module documentation.
+pub(super) fn judge(c: &Case) -> Judged {
+    let v = rate::rate(c)
+        .or_else(|| fsync::fsync(c))
+        .or_else(|| cache::cache(c))
+        .or_else(|| cpu::cpu(c))
+        .unwrap_or_else(|| match Queue::of(c) {
+            None => unknown::without_latency(c),
+            Some(q) => limit::limit(c, &q)
+                .or_else(|| saturated::saturated(c, &q))
+                .or_else(|| concurrency::concurrency(c, &q))
+                .unwrap_or_else(|| unknown::unknown(c, &q)),
+        });
+    Judged {
+        bound: v.bound,
+        finding: v.finding,
+        floor_us: c.floor,
+        queue_factor: c.queue_factor,
+    }
+}
+
+/// One unit as the checks see it: its numbers, its job's options, what it is measured against,
+/// and the latency and device evidence, worked out once.
+pub(super) struct Case<'a> {
+    pub u: &'a Unit<'a>,
+    pub o: &'a JobOpts,
+    /// I/Os in flight: numjobs x the effective per-job depth.
+    pub in_flight: f64,
+    /// The ceiling the volume and instance allow, when known.
+    pub target: Option<&'a Ceiling>,
+    /// The volume's typical latency, µs.
+    pub base_latency_us: Option<f64>,
+    /// The service-time floor (p5 of clat), µs.
+    pub floor: Option<f64>,
+    /// The typical completion latency (p50 of clat), µs.
+    pub typical: Option<f64>,
+    /// typical / floor: how much a queue added.
+    pub queue_factor: Option<f64>,
+    /// Mean latency (lat, else clat), µs.
+    pub lat_us: Option<f64>,
+    /// The device the job's I/O went to, where its counters belong to this job.
+    pub dev: Option<DeviceSide>,
+    /// `clat p5 .., p50 .., p99 .., mean ..`, when the result has percentiles.
+    pub pct_line: Option<String>,
+}
+
+impl<'a> Case<'a> {
+    pub fn new(
+        u: &'a Unit<'a>,
+        o: &'a JobOpts,
+        view: &ResultView,
+        in_flight: f64,
+        t: &'a Target,
+    ) -> Case<'a> {
+        let floor = floor_us(u.clat);
+        let typical = typical_us(u.clat);
+        let queue_factor = match (typical, floor) {
+            (Some(m), Some(f)) if f > 0.0 => Some(m / f),
+            _ => None,
+        };
+        let dev = disk_for(view, u.job)
+            .filter(|_| o.sim_volume.is_none() && o.engine != "null")
+            .and_then(|d| device_side(d, u.runtime_ms));
+        Case {
+            u,
+            o,
+            in_flight,
+            target: t.ceiling.as_ref(),
+            base_latency_us: t.base_latency_us,
+            floor,
+            typical,
+            queue_factor,
+            lat_us: u.lat_ns.map(|l| l / 1e3),
+            dev,
+            pct_line: pct_line(u.clat),
+        }
+    }
+
+    /// The finding of bound `bound` for this unit.
+    fn verdict(
+        &self,
+        bound: Bound,
+        severity: Severity,
+        claim: String,
+        arithmetic: Vec<String>,
+        fix: String,
+    ) -> Verdict {
+        Verdict {
+            bound,
+            finding: Finding {
+                job: self.u.job.name.clone(),
+                direction: self.u.direction.clone(),
+                severity,
+                kind: bound.name().to_string(),
+                claim,
+                arithmetic: arithmetic.join("\n"),
+                fix,
+            },
+        }
+    }
+
+    /// Little's law with the configured figure beside it.
+    fn cycle_line(&self, little: f64) -> String {
+        format!(
+            "{} IOPS x {} = {} I/Os in flight on average (Little's law); {} configured",
+            fmt::int(self.u.iops),
+            fmt::us_precise(self.lat_us.unwrap_or(0.0)),
+            fmt::trim(little, 1),
+            fmt::trim(self.in_flight, 1)
+        )
+    }
+}
+
+/// `clat p5 .., p50 .., p99 .., mean ..`, saying when the mean sits in a tail.
+fn pct_line(clat: &LatStats) -> Option<String> {
+    let p = |q: f64| clat.percentile(q).map(|v| fmt::us_short(v / 1e3));
+    let clat_mean_us = (clat.mean_ns > 0.0).then_some(clat.mean_ns / 1e3);
+    match (p(5.0), p(50.0), p(99.0), clat_mean_us) {
+        (Some(a), Some(b), Some(c), Some(m)) => Some(format!(
+            "clat p5 {a}, p50 {b}, p99 {c}, mean {}{}",
+            fmt::us_short(m),
+            if m > 2.0 * clat.percentile(50.0).unwrap_or(f64::INFINITY) / 1e3 {
+                ": the mean sits far above the median, a tail of slow I/Os (or of a busy CPU)"
+            } else {
+                ""
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// What the queue checks (`limit`, `saturated`, `concurrency`, `unknown`) read: the unit's
+/// latency against its in-flight I/Os, and the evidence lines their findings share.
+pub(super) struct Queue {
+    /// Mean latency, µs.
+    lat_us: f64,
+    lat_s: f64,
+    /// I/Os waited in a queue: typical latency well above the floor, with more than one in
+    /// flight.
+    queueing: bool,
+    /// IOPS x latency: the average actually in flight.
+    little: f64,
+    /// The queue was kept full: `ratio` at least [`QUEUE_FULL`].
+    full: bool,
+    line_ceiling: String,
+    queue_line: Option<String>,
+    dev_line: Option<String>,
+    /// Little's law, the queue, the percentiles and the device, for the findings.
+    evidence: Vec<String>,
+}
+
+impl Queue {
+    /// The queue numbers, or `None` when the result has no latency.
+    pub fn of(c: &Case) -> Option<Queue> {
+        let lat_us = c.lat_us?;
+        let u = c.u;
+        let queueing = c.queue_factor.map(|q| q >= QUEUEING).unwrap_or(false) && c.in_flight >= 2.0;
+        let lat_s = lat_us / 1e6;
+        let ceiling = c.in_flight / lat_s;
+        let ratio = u.iops / ceiling;
+        let little = u.iops * lat_s;
+        let line_ceiling = format!(
+            "{} in flight / {} = {} IOPS ceiling; measured {} ({})",
+            fmt::trim(c.in_flight, 1),
+            fmt::us_precise(lat_us),
+            fmt::int(ceiling),
+            fmt::int(u.iops),
+            fmt::pct(ratio)
+        );
+        let queue_line = match (c.queue_factor, c.floor, c.typical) {
+            (Some(q), Some(f), Some(m)) => Some(format!(
+                "typical clat (p50) {} = {} x the floor (p5) of {}: {}",
+                fmt::us_short(m),
+                fmt::trim(q, 1),
+                fmt::us_short(f),
+                if q >= QUEUEING {
+                    "I/Os waited in a queue"
+                } else {
+                    "latency is the service time, no queue built up"
+                }
+            )),
+            _ => None,
+        };
+        let dev_line = c.dev.as_ref().map(|d| {
+            format!(
+                "device {}: util {}, average queue (aqu-sz) {} = in_queue / runtime, {} ms per I/O inside the device",
+                d.name,
+                fmt::pct(d.util / 100.0),
+                fmt::trim(d.queue, 1),
+                fmt::trim(d.service_ms, 3)
+            )
+        });
+        let mut evidence: Vec<String> = vec![c.cycle_line(little)];
+        evidence.extend(queue_line.clone());
+        evidence.extend(c.pct_line.clone());
+        evidence.extend(dev_line.clone());
+        Some(Queue {
+            lat_us,
+            lat_s,
+            queueing,
+            little,
+            full: ratio >= QUEUE_FULL,
+            line_ceiling,
+            queue_line,
+            dev_line,
+            evidence,
+        })
+    }
+}
+
+/// `1 I/O`, `4 I/Os`, `22.2 I/Os`.
+fn ios(n: f64) -> String {
+    if (n - 1.0).abs() < 1e-9 {
+        "1 I/O".into()
+    } else {
+        format!("{} I/Os", fmt::trim(n, 1))
+    }
+}
+
+/// The service-time floor of completions: p5 (else p1, p10) of clat, in µs; `None` without
+/// percentiles. Not the minimum: io_uring and libaio report a few completions found at
+/// submission within a µs.
+fn floor_us(clat: &LatStats) -> Option<f64> {
+    let p = clat
+        .percentile(5.0)
+        .or_else(|| clat.percentile(1.0))
+        .or_else(|| clat.percentile(10.0))?;
+    (p > 0.0).then_some(p / 1e3)
+}
+
+/// The typical completion latency: p50 of clat (else the mean), in µs.
+fn typical_us(clat: &LatStats) -> Option<f64> {
+    let p = clat
+        .percentile(50.0)
+        .or((clat.mean_ns > 0.0).then_some(clat.mean_ns))?;
+    (p > 0.0).then_some(p / 1e3)
+}
+
+/// The disk entry a job's I/O went to: the device named by a /dev filename, else the only
+/// entry (or the busiest, when all jobs ran in one group). `None` when the result spans several
+/// groups, whose disk counters cannot be split.
+fn disk_for<'a>(view: &'a ResultView, job: &JobView) -> Option<&'a DiskUtil> {
+    if view.disk_util.is_empty() {
+        return None;
+    }
+    if let Some(dev) = job
+        .opt("filename")
+        .and_then(|f| f.strip_prefix("/dev/"))
+        .map(|d| d.trim())
+    {
+        if let Some(d) = view.disk_util.iter().find(|d| d.name == dev) {
+            return Some(d);
+        }
+    }
+    let groups = {
+        let mut g: Vec<i64> = view.jobs.iter().map(|j| j.groupid).collect();
+        g.dedup();
+        g.len()
+    };
+    if groups > 1 {
+        return None;
+    }
+    view.disk_util
+        .iter()
+        .filter(|d| d.read_ios + d.write_ios > 0.0)
+        .max_by(|a, b| a.util.total_cmp(&b.util))
+}
+
+/// The device-side view for one unit: queue length, service time, utilization.
+pub(super) struct DeviceSide {
+    name: String,
+    util: f64,
+    queue: f64,
+    service_ms: f64,
+}
+
+fn device_side(d: &DiskUtil, runtime_ms: f64) -> Option<DeviceSide> {
+    let ios = d.read_ios + d.write_ios;
+    if ios <= 0.0 || runtime_ms <= 0.0 {
+        return None;
+    }
+    Some(DeviceSide {
+        name: d.name.clone(),
+        util: d.util,
+        queue: d.in_queue / runtime_ms,
+        service_ms: (d.read_ticks + d.write_ticks) / ios,
+    })
+}
+
+/// Block devices that live in memory: fast reads from them are not a cache artefact.
+pub(super) fn ram_device(filename: Option<&str>) -> bool {
+    filename
+        .map(|f| {
+            [
+                "/dev/zram",
+                "/dev/ram",
+                "/dev/pmem",
+                "/dev/nullb",
+                "/dev/brd",
+            ]
+            .iter()
+            .any(|p| f.starts_with(p))
+        })
+        .unwrap_or(false)
+}
+
+/// In flight that give the same IOPS at the floor latency, with a quarter of headroom.
+fn enough_in_flight(iops: f64, floor_us: f64) -> f64 {
+    (iops * floor_us / 1e6 * 1.25).ceil().max(1.0)
+}
+
+/// The fix for too much depth: how many in flight give the same IOPS.
+fn shallower(o: &JobOpts, enough: f64) -> String {
+    let per_job = (enough / o.numjobs).ceil().max(1.0);
+    if o.sync {
+        format!(
+            "about {} jobs in flight give the same IOPS",
+            fmt::int(enough)
+        )
+    } else {
+        format!(
+            "iodepth ~{} per job ({} {}) gives the same IOPS at lower latency",
+            fmt::int(per_job),
+            fmt::int(o.numjobs),
+            if o.numjobs == 1.0 { "job" } else { "jobs" }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::on_case;
+    use super::*;
+
+    #[test]
+    fn the_first_check_that_holds_names_the_bound() {
+        // Each of these results holds for several checks (see each check's tests); the order
+        // of the module documentation decides.
+        for (file, holding, bound) in [
+            ("corpus/rate-iops1k-null.fio.json", "rate, cpu", Bound::Rate),
+            (
+                "corpus/cache-buffered-read.iolens.json",
+                "cache, cpu, concurrency",
+                Bound::Cache,
+            ),
+            (
+                "corpus/fsync-psync-dsync-direct.fio.json",
+                "fsync, concurrency",
+                Bound::Fsync,
+            ),
+            (
+                "corpus/zram-iouring-qd32.fio.json",
+                "cpu, limit, concurrency",
+                Bound::Cpu,
+            ),
+            (
+                "corpus/instcap-aws-m7g-large.iolens.json",
+                "limit, saturated, concurrency",
+                Bound::Limit,
+            ),
+            (
+                "corpus/virtio-libaio-q32t4.fio.json",
+                "saturated, concurrency",
+                Bound::Saturated,
+            ),
+        ] {
+            let j = on_case(file, None, judge);
+            assert_eq!(
+                j.bound,
+                bound,
+                "{file}: {holding} hold, expected {}: {}",
+                bound.name(),
+                j.finding.claim
+            );
+        }
+    }
+
+    #[test]
+    fn the_summary_keeps_the_floor_and_the_queue_factor() {
+        let file = "corpus/virtio-libaio-q32t4.fio.json";
+        let j = on_case(file, None, judge);
+        let (floor, factor) = (j.floor_us.unwrap_or(0.0), j.queue_factor.unwrap_or(0.0));
+        assert!(
+            floor > 0.0 && factor >= QUEUEING,
+            "{file}: expected a floor and a queue factor of at least {QUEUEING}, got {floor} µs and {factor}"
+        );
+    }
+}
