@@ -4,7 +4,8 @@
 Each workload runs through every tool in turn (ROUNDS rounds, default 3; the order rotates each
 round so drift of the machine hits all of them), and the table reports medians: IOPS of each
 tool, the ratio of iolens to the best of the others, and CPU seconds per million I/Os (user +
-system of the whole process, all threads, from wait4) with the ratio of iolens to fio. Also
+system of the whole process, all threads, from wait4) with the ratio of iolens to fio; the
+ratios to fio also as their range over the rounds (each round ran both tools). Also
 reports the resident memory of iolens with numjobs=16, iodepth=256.
 
 t/io_uring is fio's own lean io_uring/aio loop (no latency statistics, no job parsing): it is
@@ -12,7 +13,7 @@ not installed with fio; build it from fio's source (`./configure && make t/io_ur
 its path with --t-io-uring or T_IO_URING. Without it that column is skipped.
 
 Usage: bench/run.py [--rounds N] [--seconds S] [--dir DIR] [--tmpfs-dir DIR] [--only NAME[,NAME]]
-                    [--t-io-uring PATH] [--out FILE]
+                    [--t-io-uring PATH] [--out FILE] [--raw FILE]
 Needs: fio on PATH, a release build of iolens (cargo build --release), root for zram.
 Results of a run are appended to --out (markdown) if given.
 """
@@ -124,8 +125,15 @@ def workloads(args):
          T_DEFAULT + ["-n2", "-O0", f"{shm}/iolens-bench-1g.dat"]),
         ("psync qd1 file", ["--name=p", "--direct=1", "--ioengine=psync", "--iodepth=1"] + file, "file",
          ["-d1", "-S1", "-O1", f"{d}/bench-1g.dat"]),
+        ("psync qd1 zram empty", ["--name=z", "--ioengine=psync", "--iodepth=1"] + zram, "zram-empty",
+         ["-d1", "-S1", "-O1", "/dev/zram0"]),
+        ("psync qd1 zram filled", ["--name=z", "--ioengine=psync", "--iodepth=1"] + zram, "zram-filled",
+         ["-d1", "-S1", "-O1", "/dev/zram0"]),
     ]
     w = [(n, o + common, needs, (t + t_common) if t else None) for n, o, needs, t in w]
+    # Rows on one zram state together: filling it takes a while.
+    order = {"zram-empty": 1, "zram-filled": 2}
+    w.sort(key=lambda x: order.get(x[2], 0))
     if args.only:
         names = args.only.split(",")
         w = [x for x in w if any(n in x[0] for n in names)]
@@ -206,6 +214,7 @@ def main():
     ap.add_argument("--t-io-uring", default=os.environ.get("T_IO_URING", ""))
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default="")
+    ap.add_argument("--raw", default="", help="write every round's figures as JSON to this file")
     args = ap.parse_args()
     if not shutil.which("fio"):
         raise SystemExit("fio is not installed (apt-get install fio)")
@@ -257,18 +266,32 @@ def main():
     def per_mio(xs):
         return statistics.median(x["cpu"] / max(x["ios"], 1) * 1e6 for x in xs)
 
+    def rounds(res, key, f):
+        """iolens over fio round by round (both ran in the same round): min-max."""
+        xs = [f(i, key) / f(o, key) for i, o in zip(res["iolens"], res["fio"]) if f(o, key)]
+        return f"{min(xs):.2f}-{max(xs):.2f}" if xs else "-"
+
+    def value(x, key):
+        return x["iops"] if key == "iops" else x["cpu"] / max(x["ios"], 1)
+
+    if args.raw:
+        with open(args.raw, "w") as f:
+            json.dump({"load_at_end": os.getloadavg(), "rows": [
+                {"name": n, "skipped": why, "rounds": res} for n, res, why in rows]}, f, indent=1)
+
     lines = []
     lines.append(f"iolens bench: {iolens_version} vs {fio_version} and t/io_uring"
                  f"{'' if t_uring else ' (not given: skipped)'}, {args.rounds} rounds x {args.seconds} s, medians")
     lines.append(f"machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.release()}, "
                  f"load {os.getloadavg()[0]:.1f} at the end")
     lines.append("")
-    lines.append("| workload | fio IOPS | t/io_uring IOPS | iolens IOPS | iolens / best | fio CPU s/M I/O "
-                 "| t/io_uring CPU s/M I/O | iolens CPU s/M I/O | iolens CPU / fio |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    lines.append("| workload | fio IOPS | t/io_uring IOPS | iolens IOPS | iolens / best | iolens / fio by round "
+                 "| fio CPU s/M I/O | t/io_uring CPU s/M I/O | iolens CPU s/M I/O | iolens CPU / fio "
+                 "| by round |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res, why in rows:
         if res is None:
-            lines.append(f"| {name} | skipped ({why}) | | | | | | | |")
+            lines.append(f"| {name} | skipped ({why}) | | | | | | | | | |")
             continue
         iops = {t: med(res[t], "iops") for t in TOOLS if res[t]}
         cpu = {t: per_mio(res[t]) for t in TOOLS if res[t]}
@@ -279,8 +302,9 @@ def main():
 
         lines.append(
             f"| {name} | {cell(iops, 'fio', '{:,.0f}')} | {cell(iops, 't/io_uring', '{:,.0f}')} "
-            f"| {iops['iolens']:,.0f} | {iops['iolens'] / best:.2f} | {cell(cpu, 'fio', '{:.3f}')} "
-            f"| {cell(cpu, 't/io_uring', '{:.3f}')} | {cpu['iolens']:.3f} | {cpu['iolens'] / cpu['fio']:.2f} |")
+            f"| {iops['iolens']:,.0f} | {iops['iolens'] / best:.2f} | {rounds(res, 'iops', value)} "
+            f"| {cell(cpu, 'fio', '{:.3f}')} | {cell(cpu, 't/io_uring', '{:.3f}')} | {cpu['iolens']:.3f} "
+            f"| {cpu['iolens'] / cpu['fio']:.2f} | {rounds(res, 'cpu', value)} |")
     lines.append("")
     if rss is not None:
         lines.append(f"iolens resident memory, numjobs=16 iodepth=256 io_uring: {rss:.1f} MiB (max RSS)")
