@@ -267,7 +267,7 @@ details{margin:2px 0 0}summary{cursor:pointer;color:var(--muted);font-size:.9em}
 .finding{border-left:4px solid var(--info);padding:4px 10px;margin:8px 0;background:var(--panel)}
 .finding.CRITICAL{border-color:var(--crit)}.finding.WARNING{border-color:var(--warn)}
 .finding pre{margin:4px 0;white-space:pre-wrap;font-size:.88em}.finding ul{margin:4px 0;padding-left:20px}
-#conditions{font-weight:600}table.few caption{text-align:left;font-weight:600}
+#conditions{font-weight:600}table.few caption{text-align:left;font-weight:600;white-space:nowrap}
 .sev{font-weight:700;font-size:.8em;letter-spacing:.04em}
 nav ul{margin:4px 0;padding-left:20px}
 @media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--grid:#ddd;--panel:#f3f3f3;--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#555;--c5:#b31d28;--c6:#e69f00;--c7:#56b4e9}

@@ -109,7 +109,7 @@ impl PtsPart {
                 )
             } else {
                 format!(
-                    "BURST CREDITS ({test}): rounds {} ran on {}'s burst credits (above its {:.0} {} baseline); a window holding them is not steady state.",
+                    "BURST CREDITS ({test}): rounds {} ran on the burst credits of {}, above its {:.0} {} baseline; a window holding them is not steady state.",
                     rounds_text(&on),
                     b.volume,
                     b.baseline,
@@ -1070,7 +1070,7 @@ mod tests {
         let head = &html[..html.find("<nav>").expect("the contents")];
         for want in [
             "SIMULATED (IOPS): no device was measured",
-            "BURST CREDITS (IOPS): rounds 1–5 ran on gp2 100GiB&#39;s burst credits",
+            "BURST CREDITS (IOPS): rounds 1–5 ran on the burst credits of gp2 100GiB, above its 300 IOPS baseline",
             "PURGE SKIPPED (IOPS): none (cloud mode",
         ] {
             assert!(
