@@ -35,6 +35,8 @@ pub struct Clients<'a> {
     pub all: Option<&'a JobResult>,
     /// Lines printed after the normal output (failures, what could not be merged exactly).
     pub notes: &'a [String],
+    /// Top-level members the JSON document gains after fio's (`iolens_explain`).
+    pub extra: &'a [crate::json::Member],
 }
 
 fn extras<'a>(c: &'a Client<'a>) -> Vec<Extra<'a>> {
@@ -53,17 +55,7 @@ pub fn json(c: &Clients, plus: bool) -> String {
     let r = c.merged;
     let mut w = W::new();
     w.open(None, '{');
-    w.string("fio version", &r.version);
-    w.int("timestamp", r.timestamp);
-    w.int("timestamp_ms", r.timestamp_ms);
-    w.string("time", &r.time);
-    if let Some(globals) = &r.global_options {
-        w.open(Some("global options"), '{');
-        for (k, v) in globals {
-            w.string(k, v);
-        }
-        w.close('}');
-    }
+    crate::json::preamble(&mut w, r);
     w.open(Some("client_stats"), '[');
     for cl in &c.clients {
         let ex = extras(cl);
@@ -88,6 +80,7 @@ pub fn json(c: &Clients, plus: bool) -> String {
         }
         w.close(']');
     }
+    crate::json::members(&mut w, c.extra);
     w.close('}');
     w.out.push('\n');
     w.out

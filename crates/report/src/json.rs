@@ -355,14 +355,29 @@ fn series(w: &mut W, j: &JobResult) {
 
 /// Renders `--output-format=json` (or json+ with `plus`).
 pub fn render(r: &RunResult, plus: bool) -> String {
-    let mut w = W::new();
-    w.open(None, '{');
+    render_with(r, plus, &[])
+}
+
+/// A top-level member iolens adds to fio's JSON document after fio's own (fio's readers skip
+/// keys they do not know): its name and its value as JSON text.
+pub type Member = (String, String);
+
+/// Writes `members` at the top level of the document `w` is in (depth 1), each value's lines
+/// indented as the document's.
+pub(crate) fn members(w: &mut W, members: &[Member]) {
+    for (k, v) in members {
+        w.raw(k, &v.trim_end().replace('\n', "\n  "));
+    }
+}
+
+/// The members a document starts with: fio's version and times, `interrupted` (not in fio: a
+/// run stopped by SIGINT, SIGTERM or SIGHUP says so, so that nobody reads its partial numbers
+/// as a whole run's), the global options.
+pub(crate) fn preamble(w: &mut W, r: &RunResult) {
     w.string("fio version", &r.version);
     w.int("timestamp", r.timestamp);
     w.int("timestamp_ms", r.timestamp_ms);
     w.string("time", &r.time);
-    // Not in fio: a run stopped by SIGINT, SIGTERM or SIGHUP says so, so that nobody reads its
-    // partial numbers as a whole run's.
     if r.interrupted {
         w.raw("interrupted", "true");
     }
@@ -373,6 +388,13 @@ pub fn render(r: &RunResult, plus: bool) -> String {
         }
         w.close('}');
     }
+}
+
+/// [`render`] with `extra` members after fio's (`iolens_explain` with `--explain`).
+pub fn render_with(r: &RunResult, plus: bool, extra: &[Member]) -> String {
+    let mut w = W::new();
+    w.open(None, '{');
+    preamble(&mut w, r);
     w.open(Some("jobs"), '[');
     for j in &r.jobs {
         job(&mut w, j, plus);
@@ -397,6 +419,7 @@ pub fn render(r: &RunResult, plus: bool) -> String {
         }
         w.close(']');
     }
+    members(&mut w, extra);
     w.close('}');
     w.out.push('\n');
     w.out

@@ -11,6 +11,8 @@
 pub mod commands;
 pub mod compare;
 pub mod curve;
+#[cfg(feature = "clap")]
+pub mod docs;
 pub mod html;
 pub mod metrics;
 pub mod pts;
