@@ -677,6 +677,35 @@ fn compare_report_shows_bars_with_intervals_and_both_runs() {
         "a section for each compared run"
     );
     check_in_chromium(&d.join("compare.html"), "compare", 2600);
+    // The same result marked interrupted (as a run stopped by a signal writes it): the page
+    // says so at its head and in the run's section, and draws no verdict from it.
+    let qd4 = std::fs::read_to_string(d.join("qd4.json")).expect("qd4.json");
+    let cut = qd4.replacen('{', "{\n  \"interrupted\" : true,", 1);
+    d.write("cut.json", &cut);
+    let o = run_in(
+        &d.0,
+        &["compare", "qd1.json", "cut.json", "--report=cut.html"],
+    );
+    assert!(
+        o.status.success(),
+        "iolens compare with cut.json: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(d.join("cut.html")).expect("cut.html");
+    for want in [
+        "<li>INTERRUPTED: cut.json was stopped before its end",
+        "<span class=\"sev\">INTERRUPTED</span>",
+        "no verdict: cut.json was interrupted",
+    ] {
+        assert!(
+            html.contains(want),
+            "the comparison of qd1.json with the interrupted cut.json lacks '{want}'"
+        );
+    }
+    assert!(
+        !html.contains("significant: B is"),
+        "no verdict is drawn from the interrupted cut.json"
+    );
 }
 
 #[test]
