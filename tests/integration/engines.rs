@@ -415,14 +415,35 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
         "expected /dev/zram0 (bio-based) to refuse RWF_NOWAIT reads"
     );
     let d = TempDir::new("zram-uring");
-    for extra in [&[][..], &["--fixedbufs", "--registerfiles"][..]] {
+    // Every setting whose path through the kernel differs: straight to the workers or tried
+    // inline first (registered buffers and files), batched submission and reaping, a
+    // submission thread, two jobs on one device, and libaio for comparison.
+    let batched = [
+        "--iodepth_batch_submit=32",
+        "--iodepth_batch_complete_min=1",
+        "--iodepth_batch_complete_max=32",
+    ];
+    let fixed = ["--fixedbufs", "--registerfiles"];
+    let settings: Vec<(&str, Vec<&str>)> = vec![
+        ("io_uring", vec![]),
+        ("io_uring", fixed.to_vec()),
+        ("io_uring", batched.to_vec()),
+        ("io_uring", [&batched[..], &fixed[..]].concat()),
+        ("io_uring", vec!["--nonvectored=0"]),
+        ("io_uring", vec!["--sqthread_poll"]),
+        ("io_uring", vec!["--numjobs=2", "--offset_increment=16m"]),
+        ("libaio", vec![]),
+        ("libaio", batched.to_vec()),
+    ];
+    for (engine, extra) in &settings {
+        let ioengine = format!("--ioengine={engine}");
         let mut args = vec![
             "--name=z",
             "--filename=/dev/zram0",
             "--size=16m",
             "--bs=4k",
             "--rw=randwrite",
-            "--ioengine=io_uring",
+            ioengine.as_str(),
             "--iodepth=32",
             "--direct=1",
             "--verify=crc32c",
@@ -431,15 +452,41 @@ fn io_uring_on_a_device_that_cannot_take_nowait_io_moves_data_correctly() {
         ];
         args.extend_from_slice(extra);
         let o = run_in(&d.0, &args);
-        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
-        let j = &json_of(&stdout(&o))["jobs"][0];
-        assert_eq!(j["write"]["total_ios"], 4096, "{extra:?}");
-        assert_eq!(j["verify"]["blocks_checked"], 4096, "{extra:?}");
+        assert!(o.status.success(), "{engine} {extra:?}: {}", stderr(&o));
+        let v = json_of(&stdout(&o));
+        let jobs = v["jobs"].as_array().expect("jobs");
+        let want_jobs = if extra.contains(&"--numjobs=2") { 2 } else { 1 };
         assert_eq!(
-            j["verify"]["failures"].as_array().map(|a| a.len()),
-            Some(0),
-            "{extra:?}"
+            jobs.len(),
+            want_jobs,
+            "{engine} {extra:?}: jobs in the JSON"
         );
+        for j in jobs {
+            let what = format!("{engine} {extra:?}, job {}", j["jobname"]);
+            assert_eq!(
+                j["write"]["total_ios"], 4096,
+                "{what}: expected 4096 writes of 4k over 16m, each counted once"
+            );
+            assert_eq!(
+                j["verify"]["blocks_checked"], 4096,
+                "{what}: expected every written block read back and checked"
+            );
+            assert_eq!(
+                j["verify"]["failures"].as_array().map(|a| a.len()),
+                Some(0),
+                "{what}: expected no verify failures: {}",
+                j["verify"]
+            );
+            if !extra.iter().any(|a| a.starts_with("--iodepth_batch")) {
+                // One completion per reap and a refill at once: the queue stays at 32.
+                let at32 = j["iodepth_level"]["32"].as_f64().unwrap_or(0.0);
+                assert!(
+                    at32 >= 90.0,
+                    "{what}: expected at least 90 % of the writes issued at depth 32, got {at32} % ({})",
+                    j["iodepth_level"]
+                );
+            }
+        }
     }
     // A regular file on ext4 takes nowait I/O: nothing changes there.
     let path = d.0.join("plain");

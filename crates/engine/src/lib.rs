@@ -564,3 +564,149 @@ mod tests {
         );
     }
 }
+
+/// A workout for asynchronous backends, shared by their tests: reads every block of a file
+/// whose blocks each hold their own number, through an engine, reaping with a mix of minimums
+/// (0 included) and maximums, and checks that every I/O comes back exactly once, with its
+/// data, and that the depth is kept.
+#[cfg(test)]
+pub(crate) mod workout {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// Block size of the workout's file.
+    pub const BS: usize = 4096;
+
+    /// A temporary file of `blocks` blocks, block k filled with the byte k % 251 and its
+    /// number in its first 8 bytes; removed when dropped.
+    pub struct DataFile {
+        pub path: std::path::PathBuf,
+        pub file: std::fs::File,
+        pub blocks: u64,
+    }
+
+    impl DataFile {
+        pub fn new(tag: &str, blocks: u64) -> DataFile {
+            let path = std::env::temp_dir().join(format!(
+                "iolens-engine-{tag}-{}-{:?}",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            let mut data = vec![0u8; BS * blocks as usize];
+            for k in 0..blocks as usize {
+                let b = &mut data[k * BS..(k + 1) * BS];
+                b.fill((k % 251) as u8);
+                b[..8].copy_from_slice(&(k as u64).to_le_bytes());
+            }
+            std::fs::write(&path, &data).unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            DataFile { path, file, blocks }
+        }
+
+        pub fn fd(&self) -> libc::c_int {
+            self.file.as_raw_fd()
+        }
+    }
+
+    impl Drop for DataFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    /// Reads all blocks of `f` `rounds` times at `depth`, reaping with minimums and maximums
+    /// taken in turn from `mins` and `maxes`; returns a description of the first thing wrong.
+    pub fn read_all<B: Backend>(
+        eng: &mut Engine<B>,
+        mut slots: Vec<Slot>,
+        f: &DataFile,
+        depth: u32,
+        rounds: u64,
+        mins: &[u32],
+        maxes: &[usize],
+    ) -> Result<(), String> {
+        let total = f.blocks * rounds;
+        let mut next = 0u64;
+        let mut seen = vec![0u32; f.blocks as usize];
+        let mut block_of = vec![0u64; slots.len()];
+        let mut out = Vec::new();
+        let mut turn = 0usize;
+        let mut reaped = 0u64;
+        while reaped < total {
+            while next < total && eng.in_flight() < depth {
+                let Some(slot) = slots.pop() else { break };
+                let block = next % f.blocks;
+                // Scatter the blocks so neighbours do not complete together.
+                let block = (block * 7 + 3) % f.blocks;
+                block_of[slot.index() as usize] = block;
+                let req = IoReq {
+                    file: 0,
+                    op: Op::Read,
+                    offset: block * BS as u64,
+                    len: BS as u32,
+                    buf_off: 0,
+                };
+                match eng.queue(slot, &req) {
+                    Submitted::Pending => {}
+                    Submitted::Done(c) => {
+                        return Err(format!("read of block {block} done inline: {}", c.res))
+                    }
+                }
+                next += 1;
+            }
+            if eng.in_flight() > depth {
+                return Err(format!("{} in flight at depth {depth}", eng.in_flight()));
+            }
+            eng.commit().map_err(|e| format!("commit: {e}"))?;
+            let min = mins[turn % mins.len()];
+            let max = maxes[turn % maxes.len()];
+            turn += 1;
+            let before = out.len();
+            let flying = eng.in_flight();
+            let n = eng
+                .reap(min, max, &mut out)
+                .map_err(|e| format!("reap({min}, {max}): {e}"))? as usize;
+            if n != out.len() - before || n > max {
+                return Err(format!(
+                    "reap({min}, {max}) said {n} and handed back {}",
+                    out.len() - before
+                ));
+            }
+            if n < (min.min(flying) as usize).min(max) {
+                return Err(format!(
+                    "reap({min}, {max}) returned {n} with {flying} in flight"
+                ));
+            }
+            if n == 0 && min == 0 {
+                // Nothing ready yet: give the kernel a moment before polling again.
+                std::thread::yield_now();
+            }
+            for c in out.drain(..) {
+                let block = block_of[c.slot.index() as usize];
+                if c.res != BS as i64 {
+                    return Err(format!("read of block {block} returned {}", c.res));
+                }
+                let b = eng.buf(&c.slot);
+                let number = u64::from_le_bytes(b[..8].try_into().unwrap());
+                if number != block || b[8..BS].iter().any(|&x| x != (block % 251) as u8) {
+                    return Err(format!(
+                        "block {block} came back with the data of block {number}"
+                    ));
+                }
+                seen[block as usize] += 1;
+                reaped += 1;
+                slots.push(c.slot);
+            }
+        }
+        if let Some(k) = seen.iter().position(|&n| n as u64 != rounds) {
+            return Err(format!(
+                "block {k} came back {} times in {rounds} rounds",
+                seen[k]
+            ));
+        }
+        if eng.in_flight() != 0 {
+            return Err(format!("{} still in flight at the end", eng.in_flight()));
+        }
+        Ok(())
+    }
+}

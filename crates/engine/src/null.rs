@@ -14,8 +14,10 @@ use crate::{Backend, IoReq, Queued, RawCompletion};
 #[derive(Debug)]
 pub struct NullEngine {
     depth: u32,
-    queued: Vec<(u32, i64)>,
+    /// I/Os in the order they were queued, with when each is due (with a delay); the first
+    /// `committed` were handed over by `commit`.
     inflight: VecDeque<(u32, i64, Option<Instant>)>,
+    committed: usize,
     delay: Option<Duration>,
 }
 
@@ -25,8 +27,8 @@ impl NullEngine {
         let depth = depth.get();
         NullEngine {
             depth,
-            queued: Vec::with_capacity(depth as usize),
             inflight: VecDeque::with_capacity(depth as usize),
+            committed: 0,
             delay: delay.filter(|d| !d.is_zero()),
         }
     }
@@ -65,29 +67,32 @@ unsafe impl Backend for NullEngine {
             }
             return Queued::Done(r.len as i64);
         }
-        self.queued.push((index, r.len as i64));
+        self.inflight.push_back((index, r.len as i64, None));
         Queued::Pending
     }
 
     #[inline(always)]
     fn commit(&mut self) -> io::Result<u32> {
-        let n = self.queued.len() as u32;
-        let due = self.delay.map(|d| Instant::now() + d);
-        for (slot, res) in self.queued.drain(..) {
-            self.inflight.push_back((slot, res, due));
+        let n = self.inflight.len() - self.committed;
+        if let Some(d) = self.delay {
+            let due = Instant::now() + d;
+            for x in self.inflight.range_mut(self.committed..) {
+                x.2 = Some(due);
+            }
         }
-        Ok(n)
+        self.committed = self.inflight.len();
+        Ok(n as u32)
     }
 
     #[inline(always)]
     fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
-        let mut n = self.inflight.len().min(out.len());
+        let mut n = self.committed.min(out.len());
         if self.delay.is_some() {
             // Dues are in FIFO order: wait for the min-th, then take every one that is due.
             if let Some(due) = self
                 .inflight
                 .iter()
-                .take(min.max(1) as usize)
+                .take(self.committed.min(min.max(1) as usize))
                 .filter_map(|x| x.2)
                 .max()
             {
@@ -104,6 +109,7 @@ unsafe impl Backend for NullEngine {
         for (o, (index, res, _)) in out.iter_mut().zip(self.inflight.drain(..n)) {
             *o = RawCompletion { index, res };
         }
+        self.committed -= n;
         Ok(n as u32)
     }
 

@@ -3,6 +3,7 @@
 
 use std::io;
 use std::num::NonZeroU32;
+use std::os::fd::AsRawFd;
 
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 
@@ -10,6 +11,13 @@ use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
 
 /// user_data of cancel requests, whose own completions are not I/Os.
 const CANCEL_TAG: u64 = u64::MAX;
+/// `io_uring_enter` flags (`<linux/io_uring.h>`).
+const ENTER_GETEVENTS: u32 = 1 << 0;
+const ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const ENTER_REGISTERED_RING: u32 = 1 << 4;
+/// `io_uring_register` opcodes for ring fds.
+const REGISTER_RING_FDS: libc::c_uint = 20;
+const UNREGISTER_RING_FDS: libc::c_uint = 21;
 /// The most entries one ring takes (IORING_MAX_ENTRIES).
 const MAX_ENTRIES: u32 = 32768;
 
@@ -76,6 +84,52 @@ pub fn available() -> bool {
     crate::probe_with_retry(|| IoUring::new(2).map(drop))
 }
 
+/// How long the thread spins for a completion before it sleeps in the kernel, at most (ns).
+const SPIN_NS: u64 = 5_000;
+
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// Registers the ring's fd for this thread; its index, or None where the kernel cannot
+/// (before 5.18, or every slot taken).
+fn register_ring_fd(fd: libc::c_int) -> Option<libc::c_int> {
+    let mut up = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: fd as u64,
+    };
+    // SAFETY: io_uring_register reads and writes one RsrcUpdate, which lives on this stack.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            fd,
+            REGISTER_RING_FDS,
+            &mut up as *mut RsrcUpdate,
+            1,
+        )
+    };
+    (rc == 1).then_some(up.offset as libc::c_int)
+}
+
+/// Whether the I/O of a block device goes straight to the kernel's workers (IOSQE_ASYNC),
+/// given whether the device takes nowait I/O (`preadv2(RWF_NOWAIT)`, None: unknown).
+///
+/// A device whose driver cannot take I/O without blocking (zram, other bio-based drivers):
+/// io_uring tries each I/O inline, fails, and hands it to a worker; skipping the doomed attempt
+/// changes nothing the device sees and saves CPU per I/O. Polled I/O (hipri) needs nowait
+/// support anyway. Not with registered buffers or files: the inline attempt looks them up under
+/// the ring's lock, which the submitting thread holds anyway, while a worker that starts from
+/// scratch must take that lock itself and spins on it whenever the thread is submitting (on
+/// zram with batched submission that cost a third of the IOPS).
+fn straight_to_workers(opts: &UringOpts, nowait: Option<bool>) -> bool {
+    nowait == Some(false) && !opts.hipri && !opts.fixedbufs && !opts.registerfiles
+}
+
 /// An io_uring engine.
 pub struct UringEngine {
     ring: IoUring,
@@ -86,8 +140,21 @@ pub struct UringEngine {
     /// the file cannot be tried without blocking and the kernel would hand them over anyway.
     punt: Vec<bool>,
     iovecs: Vec<libc::iovec>,
+    /// SQEs pushed since the last submission.
     queued: u32,
     count: u64,
+    /// What `io_uring_enter` is called on: the ring's fd, or its index among the ring fds
+    /// registered for this thread (then `enter_flags` carries IORING_ENTER_REGISTERED_RING and
+    /// the kernel skips looking the fd up on every call).
+    enter_fd: libc::c_int,
+    enter_flags: u32,
+    /// The ring defers completion work to the submitting thread (DEFER_TASKRUN): completions
+    /// reach the completion queue only while that thread is inside `io_uring_enter` with
+    /// IORING_ENTER_GETEVENTS, so every submission asks for them too.
+    defer_taskrun: bool,
+    /// Waits for completions so far, and their moving average length (ns, 1/8 weight).
+    waits: u64,
+    wait_ewma: u64,
 }
 
 impl std::fmt::Debug for UringEngine {
@@ -128,15 +195,34 @@ impl UringEngine {
             ));
         }
         // One thread submits and reaps: let the kernel skip cross-CPU wakeups for completions
-        // (COOP_TASKRUN) and run completion work when we reap (DEFER_TASKRUN). Older kernels
-        // reject these flags; then the ring is set up without them.
+        // (COOP_TASKRUN) and run completion work when this thread enters the ring
+        // (DEFER_TASKRUN), and drop the submission queue's index array (NO_SQARRAY, 6.6).
+        // DEFER_TASKRUN cannot go with a polling submission thread. Older kernels reject
+        // these flags; then the ring is set up with fewer.
         let mut coop = b.clone();
         coop.setup_coop_taskrun().setup_single_issuer();
         let mut defer = coop.clone();
-        defer.setup_defer_taskrun();
-        let ring = match defer.build(entries).or_else(|_| coop.build(entries)) {
-            Ok(r) => r,
-            Err(_) => b.build(entries).map_err(|e| match e.raw_os_error() {
+        // TASKRUN_FLAG: the kernel flags pending completion work in the shared ring, so the
+        // thread can see it without a system call.
+        defer.setup_defer_taskrun().setup_taskrun_flag();
+        let mut tries = Vec::with_capacity(4);
+        if !opts.sqpoll {
+            let mut lean = defer.clone();
+            lean.setup_no_sqarray();
+            tries.push((lean, true));
+            tries.push((defer, true));
+        } else {
+            let mut lean = coop.clone();
+            lean.setup_no_sqarray();
+            tries.push((lean, false));
+        }
+        tries.push((coop, false));
+        let built = tries
+            .iter()
+            .find_map(|(t, deferred)| t.build(entries).ok().map(|r| (r, *deferred)));
+        let (ring, defer_taskrun) = match built {
+            Some(r) => r,
+            None => b.build(entries).map(|r| (r, false)).map_err(|e| match e.raw_os_error() {
                 Some(libc::ENOMEM) => format!(
                     "io_uring setup for iodepth={depth} ({entries} entries) failed: {e}: the kernel could not allocate the ring (on kernels before 5.12 rings count against RLIMIT_MEMLOCK, now {}); lower iodepth or raise `ulimit -l`",
                     memlock_limit()
@@ -176,16 +262,16 @@ impl UringEngine {
                 .register_files(&fds)
                 .map_err(|e| format!("io_uring could not register files (registerfiles): {e}"))?;
         }
-        // Block devices whose driver cannot take I/O without blocking (zram, other bio-based
-        // drivers): io_uring tries each I/O inline, fails, and hands it to a worker. Skipping
-        // the doomed attempt changes nothing the device sees and saves CPU per I/O. Polled
-        // I/O (hipri) needs nowait support anyway.
+        // A registered ring fd spares the fd lookup of every io_uring_enter (5.18); without
+        // it the ring's own fd is used.
+        let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
+            Some(index) => (index, ENTER_REGISTERED_RING),
+            None => (ring.as_raw_fd(), 0),
+        };
         let punt = fds
             .iter()
             .zip(&block_device)
-            .map(|(&fd, &blk)| {
-                blk && !opts.hipri && crate::file::supports_nowait(fd) == Some(false)
-            })
+            .map(|(&fd, &blk)| blk && straight_to_workers(&opts, crate::file::supports_nowait(fd)))
             .collect();
         Ok(UringEngine {
             ring,
@@ -196,7 +282,22 @@ impl UringEngine {
             iovecs,
             queued: 0,
             count: 0,
+            enter_fd,
+            enter_flags,
+            defer_taskrun,
+            waits: 0,
+            wait_ewma: 0,
         })
+    }
+
+    /// True when the ring defers completion work to this thread (DEFER_TASKRUN).
+    pub fn defers_taskrun(&self) -> bool {
+        self.defer_taskrun
+    }
+
+    /// True when `io_uring_enter` goes through a registered ring fd.
+    pub fn registered_ring(&self) -> bool {
+        self.enter_flags & ENTER_REGISTERED_RING != 0
     }
 
     fn push(&mut self, sqe: squeue::Entry) -> io::Result<()> {
@@ -207,7 +308,102 @@ impl UringEngine {
                 return Ok(());
             }
             // Submission queue full: hand what is there to the kernel first.
-            self.ring.submit()?;
+            self.enter_ring(0)?;
+        }
+    }
+
+    /// One `io_uring_enter`: submits what is in the submission queue and, where `min` > 0,
+    /// waits for that many completions. Every call that may meet deferred completion work
+    /// (DEFER_TASKRUN) or polled I/O (hipri) carries GETEVENTS, so the completions that are
+    /// ready reach the completion queue in the same call and are reaped from there without
+    /// another.
+    fn enter_ring(&mut self, min: u32) -> io::Result<u32> {
+        let to_submit = self.ring.submission().len() as u32;
+        let mut flags = self.enter_flags;
+        // On a DEFER_TASKRUN ring, completions wait as work for this thread until it enters
+        // with GETEVENTS. A submission carries it when the completion queue has run dry, so the
+        // completions ready by then are reaped without another call; while the queue still
+        // holds some, they are left to pile up and are moved over in one batch later (a run
+        // per I/O cost 10-20 % of the IOPS on zram).
+        let flush = self.defer_taskrun && self.ring.completion().is_empty();
+        if min > 0 || flush || self.opts.hipri {
+            flags |= ENTER_GETEVENTS;
+        }
+        if self.opts.sqpoll {
+            // The kernel's thread takes the entries; it is woken where it went to sleep, and
+            // nothing else needs the kernel.
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            if self.ring.submission().need_wakeup() {
+                flags |= ENTER_SQ_WAKEUP;
+            }
+            if flags & (ENTER_SQ_WAKEUP | ENTER_GETEVENTS) == 0 {
+                return Ok(to_submit);
+            }
+        }
+        // SAFETY: io_uring_enter on this engine's ring, with no argument struct (size 0);
+        // every SQE in the queue points to memory that queue()'s contract keeps valid.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min,
+                flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(rc as u32)
+    }
+
+    /// Moves the completions in the completion queue to `out` (cancels' own are dropped);
+    /// returns how many.
+    #[inline(always)]
+    fn take_completions(&mut self, out: &mut [RawCompletion]) -> usize {
+        let mut n = 0;
+        if out.is_empty() {
+            return 0;
+        }
+        let mut cq = self.ring.completion();
+        for cqe in &mut cq {
+            if cqe.user_data() == CANCEL_TAG {
+                continue;
+            }
+            out[n] = RawCompletion {
+                index: cqe.user_data() as u32,
+                res: cqe.result() as i64,
+            };
+            n += 1;
+            if n == out.len() {
+                break;
+            }
+        }
+        n
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        if self.registered_ring() {
+            let up = RsrcUpdate {
+                offset: self.enter_fd as u32,
+                resv: 0,
+                data: 0,
+            };
+            // SAFETY: unregisters this thread's slot for the ring (the ring itself is closed
+            // after this, when its field drops); the kernel reads one RsrcUpdate.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_register,
+                    self.ring.as_raw_fd(),
+                    UNREGISTER_RING_FDS,
+                    &up as *const RsrcUpdate,
+                    1,
+                );
+            }
         }
     }
 }
@@ -320,9 +516,11 @@ unsafe impl Backend for UringEngine {
             return Ok(0);
         }
         loop {
-            match self.ring.submit() {
+            match self.enter_ring(0) {
                 Ok(_) => break,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                // The kernel is short of room for completions or of memory for requests: what
+                // it did not take stays in the queue and goes with the next enter.
                 Err(e)
                     if e.raw_os_error() == Some(libc::EBUSY)
                         || e.raw_os_error() == Some(libc::EAGAIN) =>
@@ -338,34 +536,56 @@ unsafe impl Backend for UringEngine {
     }
 
     fn reap(&mut self, min: u32, out: &mut [RawCompletion]) -> io::Result<u32> {
-        let mut n = 0usize;
+        let mut n = self.take_completions(out);
+        let mut flushed = false;
         loop {
-            {
-                let mut cq = self.ring.completion();
-                for cqe in &mut cq {
-                    if cqe.user_data() == CANCEL_TAG {
-                        continue;
-                    }
-                    out[n] = RawCompletion {
-                        index: cqe.user_data() as u32,
-                        res: cqe.result() as i64,
-                    };
-                    n += 1;
-                    if n == out.len() {
-                        break;
+            if n >= min as usize && (n > 0 || flushed || !self.defer_taskrun && !self.opts.hipri) {
+                return Ok(n as u32);
+            }
+            if n == out.len() {
+                return Ok(n as u32);
+            }
+            let mut want = min.saturating_sub(n as u32);
+            // Before sleeping, spin a moment on the flag the kernel raises when completion
+            // work arrives: a thread that sleeps for every completion makes the kernel worker
+            // that completes the I/O wake it every time, and on a fast device (zram, tmpfs) that
+            // wakeup is most of the worker's cost per I/O. Only while waits are short: the
+            // spin is skipped once they average more than the spin (a slower device), save a
+            // probe every 16th wait.
+            let t0 = (want > 0 && self.defer_taskrun).then(std::time::Instant::now);
+            if let Some(t0) = t0 {
+                self.waits += 1;
+                if self.wait_ewma <= SPIN_NS || self.waits % 16 == 0 {
+                    let sq = self.ring.submission();
+                    let mut k = 0u32;
+                    loop {
+                        if sq.taskrun() {
+                            want = 0;
+                            break;
+                        }
+                        k += 1;
+                        if k % 16 == 0 && t0.elapsed().as_nanos() as u64 > SPIN_NS {
+                            break;
+                        }
+                        std::hint::spin_loop();
                     }
                 }
             }
-            if n >= min as usize || n == out.len() {
-                return Ok(n as u32);
-            }
-            match self.ring.submit_and_wait(min as usize - n) {
+            // Nothing (or too little) in the completion queue: enter the kernel, which runs
+            // the deferred completion work, polls, or waits for what is still missing.
+            match self.enter_ring(want) {
                 Ok(_) => {}
                 Err(e)
                     if e.raw_os_error() == Some(libc::EINTR)
                         || e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => return Err(e),
             }
+            if let Some(t0) = t0 {
+                let took = t0.elapsed().as_nanos() as u64;
+                self.wait_ewma = (self.wait_ewma * 7 + took) / 8;
+            }
+            flushed = true;
+            n += self.take_completions(&mut out[n..]);
         }
     }
 
@@ -383,5 +603,193 @@ unsafe impl Backend for UringEngine {
             }
         }
         let _ = self.commit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workout::{read_all, DataFile, BS};
+    use crate::Engine;
+
+    fn engine(f: &DataFile, depth: u32, o: UringOpts) -> (Engine<UringEngine>, Vec<crate::Slot>) {
+        let (pool, slots) = BufPool::new(depth as usize, BS, 4096).unwrap();
+        let eng = Engine::new(pool, |p| {
+            UringEngine::new(
+                NonZeroU32::new(depth).unwrap(),
+                vec![f.fd()],
+                vec![false],
+                p,
+                o,
+            )
+        })
+        .unwrap_or_else(|e| panic!("io_uring setup with {o:?}: {e}"));
+        (eng, slots)
+    }
+
+    #[test]
+    fn every_setting_brings_every_read_back_once_with_its_data() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring", 96);
+        let settings = [
+            UringOpts::default(),
+            UringOpts {
+                fixedbufs: true,
+                registerfiles: true,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                nonvectored: true,
+                ..UringOpts::default()
+            },
+            // Every I/O through the kernel's workers: completions arrive as deferred work.
+            UringOpts {
+                force_async: 1,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                force_async: 1,
+                fixedbufs: true,
+                nonvectored: true,
+                ..UringOpts::default()
+            },
+            UringOpts {
+                sqpoll: true,
+                ..UringOpts::default()
+            },
+        ];
+        for o in settings {
+            for (depth, mins, maxes) in [
+                (1, &[1u32][..], &[1usize][..]),
+                (16, &[1][..], &[1][..]),
+                (16, &[0, 1, 4, 16][..], &[1, 16, 3, 8][..]),
+                (32, &[0][..], &[32][..]),
+            ] {
+                let (mut eng, slots) = engine(&f, depth, o);
+                if let Err(e) = read_all(&mut eng, slots, &f, depth, 3, mins, maxes) {
+                    panic!(
+                        "io_uring {o:?} depth {depth}, reaping min {mins:?} max {maxes:?}: expected every block of {} read back once per round with its data: {e}",
+                        f.blocks
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_ring_of_one_thread_defers_its_completion_work_and_enters_through_a_registered_fd() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring-flags", 8);
+        // DEFER_TASKRUN came with 6.1 and registered ring fds with 5.18; older kernels get a
+        // plainer ring, which the other tests cover.
+        let (eng, _) = engine(&f, 8, UringOpts::default());
+        let (deferred, registered) = (
+            eng.backend().defers_taskrun(),
+            eng.backend().registered_ring(),
+        );
+        drop(eng);
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let v: Vec<u32> = release
+            .split(|c: char| !c.is_ascii_digit())
+            .take(2)
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() == 2 && (v[0], v[1]) >= (6, 1) {
+            assert!(
+                deferred && registered,
+                "kernel {release}: expected a DEFER_TASKRUN ring entered through a registered fd, got deferred={deferred} registered={registered}"
+            );
+        }
+        // A thread holds at most 16 registered ring fds: each engine must give its slot back
+        // when dropped, or the 17th ring would go without.
+        for k in 0..40 {
+            let (eng, _) = engine(&f, 4, UringOpts::default());
+            assert_eq!(
+                eng.backend().registered_ring(),
+                registered,
+                "ring {k} of 40 made one after another in one thread: expected the same registered-fd state as the first"
+            );
+        }
+    }
+
+    #[test]
+    fn only_devices_without_nowait_io_and_without_registered_resources_go_straight_to_workers() {
+        let plain = UringOpts::default();
+        let fixed = UringOpts {
+            fixedbufs: true,
+            ..plain
+        };
+        let files = UringOpts {
+            registerfiles: true,
+            ..plain
+        };
+        let hipri = UringOpts {
+            hipri: true,
+            ..plain
+        };
+        for (o, nowait, want) in [
+            (plain, Some(false), true),
+            (plain, Some(true), false),
+            (plain, None, false),
+            (fixed, Some(false), false),
+            (files, Some(false), false),
+            (hipri, Some(false), false),
+        ] {
+            assert_eq!(
+                straight_to_workers(&o, nowait),
+                want,
+                "options {o:?}, device takes nowait I/O: {nowait:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reap_that_does_not_wait_still_collects_deferred_completions() {
+        if !available() {
+            eprintln!("skipped: io_uring is not available here");
+            return;
+        }
+        let f = DataFile::new("uring-poll", 4);
+        let o = UringOpts {
+            force_async: 1,
+            ..UringOpts::default()
+        };
+        let (mut eng, mut slots) = engine(&f, 4, o);
+        let req = IoReq {
+            file: 0,
+            op: Op::Read,
+            offset: 0,
+            len: BS as u32,
+            buf_off: 0,
+        };
+        assert!(matches!(
+            eng.queue(slots.pop().unwrap(), &req),
+            crate::Submitted::Pending
+        ));
+        eng.commit().unwrap();
+        // The read runs in a kernel worker; its completion waits as deferred work until this
+        // thread enters the ring. reap(0) must enter to collect it: poll until it does.
+        let mut out = Vec::new();
+        let mut polls = 0u64;
+        while out.is_empty() && polls < 10_000_000 {
+            eng.reap(0, 4, &mut out).unwrap();
+            polls += 1;
+        }
+        assert_eq!(
+            out.len(),
+            1,
+            "expected the read's completion from polling reap(0), got none in {polls} polls"
+        );
+        assert_eq!(
+            out[0].res, BS as i64,
+            "a {BS}-byte read of a {}-block file",
+            f.blocks
+        );
     }
 }

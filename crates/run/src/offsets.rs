@@ -6,6 +6,12 @@ use iolens_job::{Ddir, JobSpec, RandomDistribution, RandomGenerator, RwSequencer
 
 use crate::rand::{Permutation, Taus};
 
+/// Random maps of at least this many words (256 KiB) prefetch the words of coming draws.
+const PREFETCH_WORDS: usize = 32 * 1024;
+/// How many uniform draws ahead the map word is prefetched: a memory access takes longer
+/// than one I/O of the loop.
+const AHEAD: usize = 8;
+
 /// A two-level bitmap of blocks already done in this pass.
 #[derive(Debug, Clone)]
 pub struct RandomMap {
@@ -13,6 +19,20 @@ pub struct RandomMap {
     full: Vec<u64>,
     n: u64,
     used: u64,
+    lookahead: Option<Lookahead>,
+}
+
+/// A copy of the offset generator running `AHEAD` draws in front of it, to prefetch the map
+/// words those draws will touch. It never feeds an offset: a copy out of step (another file
+/// drew from the generator, the range of draws changed) only prefetches the wrong word until
+/// it is put back in step.
+#[derive(Debug, Clone)]
+struct Lookahead {
+    ahead: Taus,
+    /// The generator's state after the last draw that was followed.
+    last: Taus,
+    /// The range of those draws.
+    n: u64,
 }
 
 impl RandomMap {
@@ -24,7 +44,63 @@ impl RandomMap {
             full: vec![0; nw.div_ceil(64)],
             n,
             used: 0,
+            lookahead: None,
         }
+    }
+
+    /// After a uniform draw below `n` that left the generator at `rng` (`in_step`: the
+    /// generator was where the previous draw left it), prefetches the map word of the draw
+    /// `AHEAD` further on and returns that draw. Only for large maps (None otherwise).
+    #[inline(always)]
+    fn follow(&mut self, rng: &Taus, n: u64, in_step: bool) -> Option<u64> {
+        if self.words.len() < PREFETCH_WORDS {
+            return None;
+        }
+        let la = match &mut self.lookahead {
+            Some(la) if in_step && la.n == n => la,
+            _ => {
+                let mut ahead = rng.clone();
+                for _ in 1..AHEAD {
+                    ahead.next_u64();
+                }
+                self.lookahead.insert(Lookahead {
+                    ahead,
+                    last: rng.clone(),
+                    n,
+                })
+            }
+        };
+        let next = la.ahead.below(n);
+        la.last.clone_from(rng);
+        self.prefetch(next);
+        Some(next)
+    }
+
+    /// True when `rng` is where the last followed draw left it.
+    #[inline(always)]
+    fn in_step(&self, rng: &Taus) -> bool {
+        self.lookahead
+            .as_ref()
+            .is_some_and(|la| la.last.same_state(rng))
+    }
+
+    /// Asks the CPU to bring the map word of block `idx` into its cache: in a map of many
+    /// blocks (1 GiB of 4k blocks is 32 KiB of map) each random draw would otherwise wait for
+    /// memory. A hint only: nothing changes if `idx` is not the block used next.
+    #[inline(always)]
+    fn prefetch(&self, idx: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(w) = self.words.get((idx / 64) as usize) {
+            // SAFETY: a prefetch reads nothing architecturally and cannot fault; the pointer is
+            // inside the map anyway.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    (w as *const u64).cast(),
+                )
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = idx;
     }
 
     fn word_full(&self, w: usize) -> bool {
@@ -400,7 +476,10 @@ impl FileOffsets {
 
     fn random_block(&mut self, rng: &mut Taus, max_block: u64, d: Ddir) -> u64 {
         let n = max_block.max(1);
-        let idx = match &mut self.pickers[self.picker_of[d.idx()]] {
+        let picker = &mut self.pickers[self.picker_of[d.idx()]];
+        let uniform = matches!(picker, Picker::Uniform);
+        let in_step = uniform && self.map.as_ref().is_some_and(|m| m.in_step(rng));
+        let idx = match picker {
             Picker::Uniform => rng.below(n),
             Picker::Permutation(p) => p.next_value() % n,
             Picker::Zipf(z, m, hot) => (scatter(z.sample(rng).min(n - 1), n, *m) + *hot % n) % n,
@@ -447,7 +526,13 @@ impl FileOffsets {
             }
         };
         match &mut self.map {
-            Some(m) if max_block == self.blocks => m.take(idx),
+            Some(m) if max_block == self.blocks => {
+                let got = m.take(idx);
+                if uniform {
+                    let _ = m.follow(rng, n, in_step);
+                }
+                got
+            }
             _ => idx,
         }
     }
@@ -1016,6 +1101,44 @@ mod tests {
                 seen[b] = true;
             }
         }
+    }
+
+    #[test]
+    fn a_large_random_map_prefetches_the_draw_ahead_in_and_out_of_step() {
+        // The smallest map that prefetches; a generator other draws cut into now and then
+        // (another file's offsets, a changed range).
+        let n = PREFETCH_WORDS as u64 * 64;
+        let mut m = RandomMap::new(n);
+        let mut r = Taus::new(11);
+        for i in 0..2000u64 {
+            if i % 300 == 299 {
+                r.next_u64();
+            }
+            let range = if i % 700 == 699 { n / 2 } else { n };
+            let in_step = m.in_step(&r);
+            let b = r.below(range);
+            let mut ahead = r.clone();
+            for _ in 1..AHEAD {
+                ahead.next_u64();
+            }
+            let want = ahead.below(range);
+            let got = m.follow(&r, range, in_step);
+            assert_eq!(
+                got,
+                Some(want),
+                "draw {i} (block {b}, range {range}, in step {in_step}): expected the block \
+                 of the draw {AHEAD} further on to be prefetched"
+            );
+            m.take(b);
+        }
+        let mut small = RandomMap::new(n - 64);
+        let r = Taus::new(11);
+        assert_eq!(
+            small.follow(&r, n - 64, false),
+            None,
+            "expected no prefetch for a map of {} words (under {PREFETCH_WORDS})",
+            (n - 64) / 64
+        );
     }
 
     proptest::proptest! {

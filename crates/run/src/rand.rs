@@ -80,6 +80,13 @@ impl Taus {
         z[0] ^ z[1] ^ z[2] ^ z[3] ^ z[4]
     }
 
+    /// True when both generators are at the same point of the same sequence.
+    #[inline(always)]
+    pub fn same_state(&self, o: &Taus) -> bool {
+        let (a, b) = (&self.z, &o.z);
+        ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4])) == 0
+    }
+
     /// Uniform integer in `[0, n)` (n > 0), by multiply-high.
     #[inline(always)]
     pub fn below(&mut self, n: u64) -> u64 {

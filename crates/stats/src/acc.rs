@@ -27,9 +27,12 @@ impl Accumulator {
             self.min = self.min.min(v);
             self.max = self.max.max(v);
         }
-        let d = v as i128 - self.base as i128;
-        self.sum += d;
-        self.sumsq += (d * d) as u128;
+        // Latencies are far below 2^63 ns, so the difference to the base fits an i64 and its
+        // square is one 64x64->128 multiplication.
+        let d = v.wrapping_sub(self.base) as i64;
+        self.sum += d as i128;
+        let a = d.unsigned_abs() as u128;
+        self.sumsq += a * a;
         self.n += 1;
     }
 

@@ -741,6 +741,7 @@ impl<'a> Worker<'a> {
         false
     }
 
+    #[inline(always)]
     fn commit<B: Backend>(&mut self, eng: &mut Engine<B>) -> bool {
         if self.uncommitted.is_empty() {
             return true;
@@ -757,10 +758,15 @@ impl<'a> Worker<'a> {
             }
         };
         let t = self.now();
-        for &slot in &self.uncommitted[..n.min(self.uncommitted.len())] {
+        let n = n.min(self.uncommitted.len());
+        for &slot in &self.uncommitted[..n] {
             self.units[slot as usize].issue = t;
         }
-        self.uncommitted.drain(..n.min(self.uncommitted.len()));
+        if n == self.uncommitted.len() {
+            self.uncommitted.clear();
+        } else {
+            self.uncommitted.drain(..n);
+        }
         if self.count_calls {
             self.stats.submit_call(n as u32);
         }
