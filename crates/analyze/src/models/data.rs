@@ -19,6 +19,8 @@ pub(crate) struct ModelData {
     pub description: String,
     pub instance_burst_rule: Sourced,
     pub volumes: Vec<VolumeModel>,
+    /// Latency distributions per volume type, each with its basis and source.
+    pub latency_models: Vec<LatencyModelData>,
     pub instances: Vec<InstanceData>,
     /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
     #[serde(default)]
@@ -132,16 +134,45 @@ pub(crate) struct VolumeModel {
     pub params: Params,
     #[serde(default)]
     pub notes: Vec<String>,
-    pub typical_latency: TypicalLatency,
     pub price: Option<Price>,
     pub source: String,
     pub date: String,
 }
 
-/// A typical base latency, explicitly not a guarantee.
+/// What a latency model rests on.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Basis {
+    /// Percentiles measured on a real volume.
+    #[serde(rename = "measured")]
+    Measured,
+    /// A vendor's phrase ("sub-millisecond"), read into percentiles.
+    #[serde(rename = "vendor phrase")]
+    VendorPhrase,
+    /// Neither: an assumption, said as such.
+    #[serde(rename = "assumption")]
+    Assumption,
+}
+
+/// A latency distribution for the volume types it names: quantiles in `sim_latency`'s syntax
+/// (`0=147us:50=445us:...:100=19921us`), what they rest on and how far to trust them.
 #[derive(Debug, Deserialize)]
-pub(crate) struct TypicalLatency {
-    pub us: f64,
+pub(crate) struct LatencyModelData {
+    pub name: String,
+    pub types: Vec<String>,
+    pub basis: Basis,
+    /// The vendor's words, where the basis is a phrase.
+    #[serde(default)]
+    pub vendor_phrase: Option<String>,
+    pub quantiles: String,
+    /// The source's own mean, where it was measured.
+    #[serde(default)]
+    pub measured_mean_us: Option<f64>,
+    /// What was measured, where it was.
+    #[serde(default)]
+    pub conditions: Option<String>,
+    /// A true percentile may lie this factor above or below the model's.
+    pub uncertainty_factor: f64,
+    pub uncertainty: String,
     pub note: String,
     pub source: String,
     pub date: String,
@@ -489,7 +520,13 @@ mod tests {
         assert!(d.volumes.len() >= 15);
         for v in &d.volumes {
             assert!(!v.source.is_empty() && !v.date.is_empty(), "{}", v.ty);
-            assert!(v.typical_latency.note.contains("typical"), "{}", v.ty);
+            let models = d.latency_models.iter().filter(|m| m.types.contains(&v.ty));
+            assert_eq!(
+                models.count(),
+                1,
+                "{}: one latency model per volume type",
+                v.ty
+            );
             if let Some(p) = &v.price {
                 assert!(!p.source.is_empty() && !p.date.is_empty(), "{}", v.ty);
             }

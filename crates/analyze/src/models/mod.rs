@@ -1,6 +1,6 @@
 //! Cloud volume, instance and cost models.
 //!
-//! The numbers (limits, prices, typical latencies) live in `data/models.json`, versioned and
+//! The numbers (limits, prices, latency models) live in `data/models.json`, versioned and
 //! with a source and date on every entry; this module holds the formulas: how IOPS and
 //! throughput follow from size and provisioning, how EBS counts large I/Os (256 KiB units on SSD,
 //! 1 MiB on HDD), how an instance caps a volume, what a volume costs and how to right-size it.
@@ -12,6 +12,7 @@ mod ceiling;
 mod cost;
 pub(crate) mod data;
 mod instance;
+mod latency;
 mod listing;
 mod spec;
 mod volume;
@@ -20,6 +21,7 @@ pub(crate) use ceiling::{ceiling_for, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
 pub use instance::{instance, Instance};
+pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json};
 pub use spec::parse_volume;
 pub use volume::{Burst, Volume};
@@ -118,6 +120,7 @@ mod tests {
         assert!(close(v.iops(), 3_000.0));
         assert!(close(v.throughput_bytes_per_s(), 125.0 * MIB));
         assert!(v.typical_latency_us() > 0.0);
+        assert_eq!(v.latency_model().name(), "ebs-gp");
         let v = parse_volume("gp3:iops=6000,throughput=250").unwrap();
         assert_eq!(v.size_gib(), Some(12.0));
         assert!(close(v.throughput_bytes_per_s(), 250.0 * MIB));

@@ -34,6 +34,8 @@ pub struct Volume {
     /// OCI: a paravirtualized attachment (`attach=pv`), with its lower IOPS cap.
     pub(crate) pv_attach: bool,
     pub(crate) notes: Vec<String>,
+    /// The type's latency model.
+    pub(crate) latency: super::LatencyModel,
 }
 
 /// A volume's limits in its own accounting units.
@@ -209,18 +211,39 @@ impl Volume {
         self.limits(false).bytes_per_s
     }
 
-    /// Typical base latency of one small I/O in µs, for the simulator when the user gives none.
-    /// A typical value from the data file, never a guarantee; `custom:latency=` overrides it.
-    pub fn typical_latency_us(&self) -> f64 {
-        self.latency_us.unwrap_or(self.model.typical_latency.us)
+    /// The type's latency model (every type has one; the data's tests check it).
+    pub fn latency_model(&self) -> &super::LatencyModel {
+        &self.latency
     }
 
-    /// Where the typical latency comes from and why it is only typical.
+    /// The base latency the simulated volume draws from: the type's latency model, or the
+    /// fixed latency a `custom:latency=` spec gives.
+    pub fn latency_dist(&self) -> iolens_job::LatencyDist {
+        match self.latency_us {
+            Some(us) => iolens_job::LatencyDist::Fixed(us * 1000.0),
+            None => self.latency_model().dist(),
+        }
+    }
+
+    /// Mean base latency of one small I/O in µs: the latency model's mean (or the spec's own
+    /// `custom:latency=`), for Little's law. A model, never a guarantee.
+    pub fn typical_latency_us(&self) -> f64 {
+        self.latency_us
+            .unwrap_or_else(|| self.latency_model().mean_us())
+    }
+
+    /// Where the latency comes from: the spec, or the model with its percentiles and basis.
     pub fn typical_latency_note(&self) -> String {
         if self.latency_us.is_some() {
             "given in the spec".into()
         } else {
-            self.model.typical_latency.note.clone()
+            let m = self.latency_model();
+            format!(
+                "the {} latency model ({}): {}",
+                m.name(),
+                m.provenance(),
+                m.summary()
+            )
         }
     }
 
