@@ -149,7 +149,7 @@ pub struct ModelsArgs {
 /// `iolens cost`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000"
+    after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000 --bs 16k"
 )]
 pub struct CostArgs {
     /// Volume model, e.g. gp3:size=500G,iops=6000
@@ -158,6 +158,21 @@ pub struct CostArgs {
     /// Right-size the volume for this p99 peak of IOPS
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub p99_iops: Option<f64>,
+    /// The peak's I/O size, e.g. 16k: throughput is provisioned for it (default 16 KiB, the
+    /// size AWS states IOPS at)
+    #[arg(long, value_name = "SIZE", value_parser = parse_io_size)]
+    pub bs: Option<u64>,
+    /// A fio or iolens JSON result whose mean I/O size the peak has (instead of --bs)
+    #[arg(long, value_name = "RESULT.json", conflicts_with = "bs")]
+    pub result: Option<PathBuf>,
+}
+
+/// An I/O size as the option table reads `bs=` (`16k`, `1m`).
+fn parse_io_size(s: &str) -> Result<u64, String> {
+    match iolens_job::Setting::parse("bs", s)?.value() {
+        iolens_job::SettingValue::Bs(b) => Ok(b[0]),
+        _ => Err(format!("'{s}' is not an I/O size (examples: 4k, 16k, 1m)")),
+    }
 }
 
 fn parse_count(s: &str) -> Result<f64, String> {

@@ -130,6 +130,20 @@ fn merge(a: &MergeArgs, out: &mut Sink) -> Result<i32> {
 
 fn cost(a: &CostArgs, out: &mut Sink) -> Result<i32> {
     let v = parse_volume(&a.volume).context("--volume")?;
-    out.write(&iolens_analyze::cost_text(&v, a.p99_iops))?;
+    let bs = match &a.result {
+        Some(path) => {
+            let p = path.display();
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read '{p}'"))?;
+            let view = parse_result(&text)
+                .with_context(|| format!("'{p}' is not a fio or iolens JSON result"))?;
+            Some(
+                view.mean_io_size()
+                    .with_context(|| format!("'{p}' has no I/O to take a size from; give --bs"))?,
+            )
+        }
+        None => a.bs,
+    };
+    out.write(&iolens_analyze::cost_text(&v, a.p99_iops, bs))?;
     Ok(0)
 }
