@@ -21,6 +21,10 @@ pub(crate) struct ModelData {
     pub volumes: Vec<VolumeModel>,
     /// Latency distributions per volume type, each with its basis and source.
     pub latency_models: Vec<LatencyModelData>,
+    /// The types a volume of which several instances can attach at once.
+    pub multi_attach: TypeList,
+    /// Published durability, by type.
+    pub durability: Vec<Durability>,
     pub instances: Vec<InstanceData>,
     /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
     #[serde(default)]
@@ -135,6 +139,27 @@ pub(crate) struct VolumeModel {
     #[serde(default)]
     pub notes: Vec<String>,
     pub price: Option<Price>,
+    pub source: String,
+    pub date: String,
+}
+
+/// Volume types that share a property, with its source.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TypeList {
+    pub types: Vec<String>,
+    pub note: String,
+    pub source: String,
+    pub date: String,
+}
+
+/// A published durability (annual, percent) of the types named.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Durability {
+    pub types: Vec<String>,
+    /// The lower end of the published figure, percent per year.
+    pub annual_pct: f64,
+    /// The figure as published (`99.8-99.9 %`).
+    pub text: String,
     pub source: String,
     pub date: String,
 }
@@ -521,6 +546,8 @@ mod tests {
         for v in &d.volumes {
             assert!(!v.source.is_empty() && !v.date.is_empty(), "{}", v.ty);
             let models = d.latency_models.iter().filter(|m| m.types.contains(&v.ty));
+            let durable = d.durability.iter().filter(|m| m.types.contains(&v.ty));
+            assert!(durable.count() <= 1, "{}: one durability at most", v.ty);
             assert_eq!(
                 models.count(),
                 1,
@@ -585,6 +612,28 @@ mod tests {
                 let (a, b) = (i[mbps].as_f64().unwrap(), i[mb].as_f64().unwrap());
                 assert!((a / 8.0 - b).abs() < 0.01, "{}", i["name"]);
             }
+        }
+    }
+
+    #[test]
+    fn property_lists_name_modelled_types() {
+        let d = try_data().unwrap();
+        let named = d
+            .multi_attach
+            .types
+            .iter()
+            .chain(d.durability.iter().flat_map(|x| x.types.iter()));
+        for t in named {
+            assert!(
+                volume_model(t).is_some_and(|m| &m.ty == t),
+                "{t}: a volume type's canonical name"
+            );
+        }
+        assert!(!d.multi_attach.source.is_empty() && !d.multi_attach.date.is_empty());
+        assert!(!d.multi_attach.note.is_empty());
+        for x in &d.durability {
+            assert!(!x.source.is_empty() && !x.date.is_empty() && !x.text.is_empty());
+            assert!((90.0..100.0).contains(&x.annual_pct), "{}", x.text);
         }
     }
 

@@ -323,6 +323,29 @@ impl Volume {
         }
     }
 
+    /// How long a full credit bucket lasts for a workload that draws `ios_per_s` I/Os (in the
+    /// volume's I/O units) and `bytes_per_s` above the sustained limits: gp2 spends I/O credits
+    /// beyond its baseline IOPS, st1/sc1 throughput credits beyond their baseline MiB/s.
+    /// `None` for types without credits, or when the workload stays within the baseline (the
+    /// bucket then never empties).
+    pub fn burst_seconds_at(&self, ios_per_s: f64, bytes_per_s: f64) -> Option<f64> {
+        self.burst()?;
+        let size = self.size_gib?;
+        let base = self.limits(false);
+        match &self.model.params {
+            Params::Gp2(p) => {
+                let over = ios_per_s - base.iops;
+                (over > 0.0).then(|| p.burst.initial_credits / over)
+            }
+            Params::Hdd(p) => {
+                let over = bytes_per_s - base.bytes_per_s;
+                let bucket = p.credit_bucket_mib_per_tib * size / 1024.0 * MIB;
+                (over > 0.0).then(|| bucket / over)
+            }
+            _ => None,
+        }
+    }
+
     /// The tier that holds the volume's size (tiered types).
     pub(crate) fn tier<'a>(&self, p: &'a super::data::Tiered) -> Option<&'a super::data::Tier> {
         let size = self.size_gib?;
