@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use clap::builder::BoolishValueParser;
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use iolens_suite::commands::{QuickFormat, TableFormat};
+use iolens_suite::parse_seconds;
+use iolens_suite::pts::command::{parse_bs, parse_mix, parse_tcqd, PtsFormat};
 use iolens_suite::pts::Test;
 use iolens_suite::quick::Profile;
 
@@ -156,31 +159,15 @@ pub struct CostArgs {
     #[arg(long, value_name = "SPEC")]
     pub volume: String,
     /// Right-size the volume for this p99 peak of IOPS
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = iolens_suite::parse_count)]
     pub p99_iops: Option<f64>,
     /// The peak's I/O size, e.g. 16k: throughput is provisioned for it (default 16 KiB, the
     /// size AWS states IOPS at)
-    #[arg(long, value_name = "SIZE", value_parser = parse_io_size)]
+    #[arg(long, value_name = "SIZE", value_parser = iolens_suite::parse_io_size)]
     pub bs: Option<u64>,
     /// A fio or iolens JSON result whose mean I/O size the peak has (instead of --bs)
     #[arg(long, value_name = "RESULT.json", conflicts_with = "bs")]
     pub result: Option<PathBuf>,
-}
-
-/// An I/O size as the option table reads `bs=` (`16k`, `1m`).
-fn parse_io_size(s: &str) -> Result<u64, String> {
-    match iolens_job::Setting::parse("bs", s)?.value() {
-        iolens_job::SettingValue::Bs(b) => Ok(b[0]),
-        _ => Err(format!("'{s}' is not an I/O size (examples: 4k, 16k, 1m)")),
-    }
-}
-
-fn parse_count(s: &str) -> Result<f64, String> {
-    s.replace(',', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| format!("'{s}' is not a positive number"))
 }
 
 /// `--eta` of the suites: when to show the progress line on stderr.
@@ -205,17 +192,6 @@ impl EtaArg {
     }
 }
 
-/// Output of `iolens quick`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QuickFormat {
-    /// One table, a row per test
-    Table,
-    /// fio's JSON of every run, merged
-    Json,
-    /// fio's normal output of every run, merged
-    Normal,
-}
-
 /// `iolens quick`.
 #[derive(Args, Debug)]
 #[command(after_help = "\
@@ -232,10 +208,10 @@ pub struct QuickArgs {
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
     /// Test set: default, peak, real-world, nvme, cdm7, durability
-    #[arg(long, value_name = "NAME", default_value = "default", value_parser = parse_profile)]
+    #[arg(long, value_name = "NAME", default_value = "default", value_parser = Profile::parse)]
     pub profile: Profile,
     /// Passes per test (the best is shown), 1..100
-    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_passes)]
+    #[arg(long, value_name = "N", default_value = "1", value_parser = iolens_suite::quick::parse_passes)]
     pub passes: u32,
     /// Size of the file tested
     #[arg(long, value_name = "SIZE", default_value = "256m")]
@@ -289,91 +265,12 @@ pub struct QuickArgs {
     pub report: Option<PathBuf>,
 }
 
-fn parse_profile(s: &str) -> Result<Profile, String> {
-    Profile::parse(s).map_err(|e| e.to_string())
-}
-
-fn parse_passes(s: &str) -> Result<u32, String> {
-    iolens_suite::quick::parse_passes(s).map_err(|e| e.to_string())
-}
-
-/// A time in whole seconds (at least 1); a bare number is seconds.
-fn parse_seconds(s: &str) -> Result<u64, String> {
-    iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
-        .map(|d| d.as_secs().max(1))
-        .map_err(|e| e.to_string())
-}
-
-fn parse_positive(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("'{s}' is not a positive whole number"))
-}
-
-/// A PTS block size: bytes or k/KiB/m/MiB with a fraction (0.5k), a multiple of 512.
-fn parse_bs(s: &str) -> Result<u64, String> {
-    let t = s.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix('k')) {
-        (n, 1024.0)
-    } else if let Some(n) = t.strip_suffix("mib").or_else(|| t.strip_suffix('m')) {
-        (n, 1024.0 * 1024.0)
-    } else {
-        (t.as_str(), 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("bad block size '{s}' (e.g. 4k, 0.5k, 1m)"))?;
-    let b = v * mult;
-    if b < 512.0 || b.fract() != 0.0 || b as u64 % 512 != 0 {
-        return Err(format!("block size '{s}' must be a multiple of 512 bytes"));
-    }
-    Ok(b as u64)
-}
-
-/// A PTS read/write mix `READ/WRITE` in percent; returns the read percentage.
-fn parse_mix(s: &str) -> Result<u32, String> {
-    let bad =
-        || format!("bad mix '{s}': expected READ/WRITE percents adding up to 100, e.g. 65/35");
-    let (r, w) = s.split_once('/').ok_or_else(bad)?;
-    let r: u32 = r.trim().parse().map_err(|_| bad())?;
-    let w: u32 = w.trim().parse().map_err(|_| bad())?;
-    if r + w != 100 {
-        return Err(bad());
-    }
-    Ok(r)
-}
-
-/// A TOIO point `THREADSxQD` (`4x32`).
-fn parse_tcqd(s: &str) -> Result<(u32, u32), String> {
-    let bad =
-        || format!("bad TOIO point '{s}': expected THREADSxQD with both at least 1, e.g. 4x32");
-    let (t, q) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
-    let t: u32 = t.trim().parse().map_err(|_| bad())?;
-    let q: u32 = q.trim().parse().map_err(|_| bad())?;
-    if t == 0 || q == 0 {
-        return Err(bad());
-    }
-    Ok((t, q))
-}
-
 /// The tests of one `iolens pts` run (`all`: every one, in the spec's order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtsTests(pub Vec<Test>);
 
 fn parse_test(s: &str) -> Result<PtsTests, String> {
     Test::parse_many(s).map(PtsTests)
-}
-
-/// Output formats of `iolens pts`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PtsFormat {
-    /// The report for people
-    Text,
-    /// JSON
-    Json,
-    /// CSV, a row per round and cell
-    Csv,
 }
 
 /// `iolens pts`.
@@ -399,7 +296,7 @@ pub struct PtsArgs {
     #[arg(long, value_name = "TIME", default_value = "1m", value_parser = parse_seconds)]
     pub round: u64,
     /// Rounds at most
-    #[arg(long, value_name = "N", default_value = "25", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", default_value = "25", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: u32,
     /// Block sizes, e.g. 4k,64k,0.5k (default: the test's)
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_bs)]
@@ -409,10 +306,10 @@ pub struct PtsArgs {
     pub mix: Vec<u32>,
     /// Queue depth per thread (default 32; latency: 1); a list is dirth's grid (default
     /// 32,16,8,6,4,2,1)
-    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub qd: Vec<u32>,
     /// Threads (default 4; latency: 1); a list is dirth's grid (default 32,16,8,6,4,2,1)
-    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = parse_positive)]
+    #[arg(long, value_name = "N|LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Vec<u32>,
     /// Bytes or a percentage of the capacity (default 100%)
     #[arg(long, value_name = "SIZE|PCT")]
@@ -449,7 +346,7 @@ pub struct PtsArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_seconds)]
     pub wait_states: Vec<u64>,
     /// hir: write bursts per wait state and per return to baseline (default 360)
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub hir_loops: Option<u32>,
     /// hir: length of each write burst (default 5s)
     #[arg(long, value_name = "TIME", value_parser = parse_seconds)]
@@ -480,23 +377,12 @@ pub struct PtsArgs {
     pub report: Option<PathBuf>,
 }
 
-/// Output of `iolens sweep` and `iolens curve`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SuiteFormat {
-    /// A table for people
-    Table,
-    /// JSON
-    Json,
-    /// CSV
-    Csv,
-}
-
 /// The flags `sweep` and `curve` share; every other argument is the fio side.
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
-    pub output_format: SuiteFormat,
+    pub output_format: TableFormat,
     /// Write the output to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -582,7 +468,7 @@ pub struct CompareArgs {
     #[arg(value_name = "RESULT.json", num_args = 2.., required = true)]
     pub files: Vec<String>,
     /// Exit 1 when a later input is significantly slower in IOPS by more than PCT percent
-    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    #[arg(long, value_name = "PCT", value_parser = iolens_suite::compare::parse_pct)]
     pub fail_if_slower: Option<f64>,
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
@@ -590,10 +476,6 @@ pub struct CompareArgs {
     /// Write an HTML report: bars with intervals, the verdicts and the runs
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
-}
-
-fn parse_pct(s: &str) -> Result<f64, String> {
-    iolens_suite::compare::parse_pct(s).map_err(|e| e.to_string())
 }
 
 /// `iolens merge`.
@@ -849,7 +731,7 @@ mod tests {
             ],
             "the fio side, in order"
         );
-        assert_eq!(s.suite.output_format, SuiteFormat::Csv);
+        assert_eq!(s.suite.output_format, TableFormat::Csv);
         assert_eq!(s.suite.eta, EtaArg::Never);
         assert_eq!(
             s.suite.output, None,

@@ -1,149 +1,142 @@
 //! The subcommands: each turns its clap arguments into one library call.
 
-use std::io::Read;
-
 use anyhow::{Context, Result};
-use iolens_analyze::{explain, parse_result, parse_volume};
-use iolens_session::Sink;
+use iolens_session::{explain_context, Sink};
+use iolens_suite::commands::{QuickOptions, SuiteOptions};
+use iolens_suite::pts::command::PtsOptions;
 
-use crate::cli::{Command, CostArgs, ExplainArgs, MergeArgs, ReportArgs, Shell, TextOrJson};
+use crate::cli::{self, Command, CompareFormat, PtsArgs, Shell, SuiteArgs, TextOrJson};
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(c: Command) -> Result<i32> {
     let mut out = Sink::stdout();
     match c {
-        Command::Explain(a) => explain_cmd(&a, &mut out),
-        Command::Models(a) => {
-            out.write(&match a.format {
-                TextOrJson::Text => iolens_analyze::list_models(),
-                TextOrJson::Json => format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&iolens_analyze::list_models_json())?
-                ),
-            })?;
-            Ok(0)
+        Command::Explain(a) => {
+            let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
+            let json = a.format == TextOrJson::Json;
+            out.write(&iolens_session::saved::explain_file(&a.result, &ctx, json)?)?;
         }
-        Command::Report(a) => report_cmd(&a),
-        Command::Cost(a) => cost(&a, &mut out),
-        Command::Quick(a) => crate::quick::run(&a),
-        Command::Pts(a) => crate::pts::run(&a),
-        Command::Sweep(a) => crate::suites::sweep_cmd(&a),
-        Command::Curve(a) => crate::suites::curve_cmd(&a),
-        Command::Compare(a) => crate::suites::compare_cmd(&a),
-        Command::Merge(a) => merge(&a, &mut out),
+        Command::Report(a) => {
+            let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
+            iolens_session::saved::report_files(&a.results, &a.output, &ctx)?;
+        }
+        Command::Models(a) => out.write(&match a.format {
+            TextOrJson::Text => iolens_analyze::list_models(),
+            TextOrJson::Json => format!("{:#}\n", iolens_analyze::list_models_json()),
+        })?,
+        Command::Cost(a) => {
+            let v = iolens_analyze::parse_volume(&a.volume).context("--volume")?;
+            let bs = iolens_session::saved::io_size(a.bs, a.result.as_deref())?;
+            out.write(&iolens_analyze::cost_text(&v, a.p99_iops, bs))?;
+        }
+        Command::Quick(a) => return iolens_suite::commands::quick(&quick(&a)),
+        Command::Pts(a) => return iolens_suite::pts::command::run(&pts(*a)),
+        Command::Sweep(a) => {
+            let o = suite(&a.suite);
+            return iolens_suite::commands::sweep(&a.args, &o, a.volume.as_deref())
+                .map_err(usage("sweep"));
+        }
+        Command::Curve(a) => {
+            let (points, stop) = (a.points.as_deref(), a.stop_p99.as_deref());
+            return iolens_suite::commands::curve(&a.args, &suite(&a.suite), points, stop)
+                .map_err(usage("curve"));
+        }
+        Command::Compare(a) => {
+            let json = a.output_format == CompareFormat::Json;
+            let (files, fail, report) = (&a.files, a.fail_if_slower, a.report.as_deref());
+            return iolens_suite::commands::compare(files, fail, json, report);
+        }
+        Command::Merge(a) => {
+            let formats: Vec<_> = a.output_format.iter().map(|f| f.fio()).collect();
+            let o = iolens_cluster::merge_files(&a.files, &formats, a.force)?;
+            out.write(&o.text)?;
+            return Ok(o.code);
+        }
         Command::Completions { shell } => {
+            let shell = match shell {
+                Shell::Bash => clap_complete::Shell::Bash,
+                Shell::Zsh => clap_complete::Shell::Zsh,
+                Shell::Fish => clap_complete::Shell::Fish,
+            };
             let mut buf = Vec::new();
-            let mut cmd = crate::cli::command();
-            match shell {
-                Shell::Bash => clap_complete::generate(
-                    clap_complete::Shell::Bash,
-                    &mut cmd,
-                    "iolens",
-                    &mut buf,
-                ),
-                Shell::Zsh => {
-                    clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "iolens", &mut buf)
-                }
-                Shell::Fish => clap_complete::generate(
-                    clap_complete::Shell::Fish,
-                    &mut cmd,
-                    "iolens",
-                    &mut buf,
-                ),
-            }
+            clap_complete::generate(shell, &mut cli::command(), "iolens", &mut buf);
             out.write(&String::from_utf8_lossy(&buf))?;
-            Ok(0)
         }
         Command::Man => {
             let mut buf = Vec::new();
-            clap_mangen::Man::new(crate::cli::command()).render(&mut buf)?;
+            clap_mangen::Man::new(cli::command()).render(&mut buf)?;
             out.write(&String::from_utf8_lossy(&buf))?;
-            Ok(0)
         }
-    }
-}
-
-fn explain_cmd(a: &ExplainArgs, out: &mut Sink) -> Result<i32> {
-    let path = a.result.display().to_string();
-    let text = if path == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read the result from stdin")?;
-        s
-    } else {
-        std::fs::read_to_string(&a.result).with_context(|| format!("cannot read '{path}'"))?
-    };
-    let view = parse_result(&text)
-        .with_context(|| format!("'{path}' is not a fio or iolens JSON result"))?;
-    let ctx = iolens_session::explain_context(a.volume.as_deref(), a.instance.as_deref())?;
-    let e = explain(&view, &ctx);
-    match a.format {
-        TextOrJson::Text => out.write(&e.to_text())?,
-        TextOrJson::Json => out.write(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&e.to_json())?
-        ))?,
     }
     Ok(0)
 }
 
-/// `iolens report RESULT.json... -o FILE.html`: charts of each result, explain's findings.
-fn report_cmd(a: &ReportArgs) -> Result<i32> {
-    let ctx = iolens_session::explain_context(a.volume.as_deref(), a.instance.as_deref())?;
-    let mut files = Vec::new();
-    let mut findings = Vec::new();
-    for path in &a.results {
-        let data = std::fs::read(path).with_context(|| format!("cannot read '{path}'"))?;
-        // fio's compressed logs (log_store_compressed: NAME.log.fz) are inflated first.
-        let text = if path.ends_with(".fz") {
-            iolens_run::worker::inflate_log(&data)
-                .map_err(|e| anyhow::anyhow!("'{path}': not a compressed fio log: {e}"))?
-        } else {
-            String::from_utf8(data)
-                .map_err(|_| anyhow::anyhow!("'{path}': not text (fio and iolens results are JSON, fio logs are text or .fz)"))?
-        };
-        if let Ok(view) = parse_result(&text) {
-            let mut fs = iolens_session::html_findings(&explain(&view, &ctx));
-            if a.results.len() > 1 {
-                // Several inputs: say which one each finding is about.
-                fs.iter_mut()
-                    .for_each(|x| x.subject = format!("{path}: {}", x.subject));
-            }
-            findings.extend(fs);
-        }
-        files.push((path.clone(), text));
+/// A suite's usage error, printed as clap prints the subcommand's own (exit 2).
+fn usage(sub: &'static str) -> impl Fn(anyhow::Error) -> anyhow::Error {
+    move |e| match e.downcast_ref::<iolens_suite::UsageError>() {
+        Some(u) => cli::usage_error(sub, u),
+        None => e,
     }
-    let report = iolens_report::input::files_report(&files, &iolens_session::version(), findings)?;
-    std::fs::write(&a.output, iolens_report::html::render(&report))
-        .with_context(|| format!("cannot write report '{}'", a.output.display()))?;
-    Ok(0)
 }
 
-/// `iolens merge A.json B.json ...`.
-fn merge(a: &MergeArgs, out: &mut Sink) -> Result<i32> {
-    let formats: Vec<_> = a.output_format.iter().map(|f| f.fio()).collect();
-    let o = iolens_cluster::merge_files(&a.files, &formats, a.force)?;
-    out.write(&o.text)?;
-    Ok(o.code)
+fn suite(a: &SuiteArgs) -> SuiteOptions {
+    SuiteOptions {
+        format: a.output_format,
+        output: a.output.clone(),
+        instance: a.instance.clone(),
+        progress: a.eta.show(),
+    }
 }
 
-fn cost(a: &CostArgs, out: &mut Sink) -> Result<i32> {
-    let v = parse_volume(&a.volume).context("--volume")?;
-    let bs = match &a.result {
-        Some(path) => {
-            let p = path.display();
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read '{p}'"))?;
-            let view = parse_result(&text)
-                .with_context(|| format!("'{p}' is not a fio or iolens JSON result"))?;
-            Some(
-                view.mean_io_size()
-                    .with_context(|| format!("'{p}' has no I/O to take a size from; give --bs"))?,
-            )
-        }
-        None => a.bs,
-    };
-    out.write(&iolens_analyze::cost_text(&v, a.p99_iops, bs))?;
-    Ok(0)
+fn quick(a: &cli::QuickArgs) -> QuickOptions {
+    QuickOptions {
+        target: a.target.clone(),
+        profile: a.profile,
+        passes: a.passes,
+        size: a.size.clone(),
+        runtime_s: a.runtime,
+        engine: a.engine.clone(),
+        direct: a.direct,
+        read_only: a.read_only,
+        destructive: a.destructive,
+        explain: a.explain,
+        volume: a.volume.clone(),
+        format: a.output_format,
+        progress: a.eta.show(),
+        report: a.report.clone(),
+    }
+}
+
+fn pts(a: PtsArgs) -> PtsOptions {
+    PtsOptions {
+        tests: a.test.0,
+        target: a.target,
+        destructive: a.destructive,
+        round_s: a.round,
+        max_rounds: a.max_rounds as usize,
+        bs: a.bs,
+        mix: a.mix,
+        qd: a.qd,
+        threads: a.threads,
+        active_range: a.active_range,
+        size: a.size,
+        purge: !a.no_purge,
+        precondition: !a.no_precondition,
+        engine: a.engine,
+        cloud: a.cloud,
+        volume: a.volume,
+        burst_balance: a.burst_balance,
+        budget_s: a.budget,
+        simulate: a.simulate,
+        wait_states: a.wait_states,
+        hir_loops: a.hir_loops,
+        hir_burst_s: a.hir_burst,
+        histogram_s: a.histogram_time,
+        toio: a.toio,
+        bssplit: a.bssplit,
+        distribution: a.distribution,
+        formats: a.output_format,
+        status: a.eta.show(),
+        report: a.report,
+    }
 }

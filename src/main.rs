@@ -1,14 +1,11 @@
 //! iolens: a storage I/O benchmark that runs fio workloads, reports like fio, and explains
 //! its numbers. The binary only parses the command line and hands it to the library
-//! (`iolens_session` runs benchmarks); exit codes: 0 success, 1 failure, 2 usage error.
+//! (`iolens_session` runs fio mode, `iolens_suite` the suites); exit codes: 0 success, 1
+//! failure, 2 usage error.
 #![forbid(unsafe_code)]
 
 mod cli;
 mod commands;
-mod fio;
-mod pts;
-mod quick;
-mod suites;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;
@@ -32,7 +29,7 @@ fn main() -> ExitCode {
     };
     let result = match invocation {
         cli::Invocation::Sub(c) => commands::run(c),
-        cli::Invocation::Fio(args) => fio::run(&args),
+        cli::Invocation::Fio(args) => iolens_session::fio::run(&args, &cli::top_help),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

@@ -144,7 +144,7 @@ fn terse_output() {
 #[test]
 fn header_lines() {
     let set = parse_job_text("snapshot.fio", JOBS, &SystemEnvironment).expect("job text");
-    let headers = iolens_report::JobHeader::of_jobs(&set, &plan(&set).expect("plan"));
+    let headers = iolens_session::job_headers(&set, &plan(&set).expect("plan"));
     insta::assert_snapshot!(iolens_report::normal::render_header(
         &headers,
         "iolens-test",

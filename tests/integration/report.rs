@@ -249,6 +249,55 @@ fn report_of_fio_json_plus_output() {
     check_in_chromium(&d.join("fio.html"), "fio-json-plus", 2200);
 }
 
+/// A run's page from its result model (what `--report` draws) and from its saved json+ (what
+/// `iolens report` draws) are the same bytes: two readers of one model, one builder.
+#[test]
+fn a_live_run_and_its_saved_json_give_the_same_page() {
+    use iolens_report::html::render;
+    use iolens_report::input::{from_run, parse, run_report};
+    const JOBS: &str = "\
+[global]
+ioengine=null
+size=8m
+randseed=3
+
+[mixed]
+rw=randrw
+rwmixread=60
+bssplit=4k/30:12k/70
+iodepth=4
+lat_percentiles=1
+
+[seq]
+rw=write
+bs=128k
+runtime=1300ms
+time_based
+unified_rw_reporting=both
+";
+    // Fake clocks of 1 µs and of an odd step, so that means and rates are not round numbers.
+    for step in [1000, 1237] {
+        let r = crate::formats::deterministic_with(JOBS, step);
+        let live = from_run(&r, "run.json");
+        let saved = parse(&iolens_report::json::render(&r, true), "run.json")
+            .expect("iolens's json+ is a result the report reads");
+        assert!(
+            live.jobs.iter().all(|j| !j.dirs.is_empty())
+                && live.jobs[1].dirs.iter().any(|d| !d.bw_series.is_empty()),
+            "the run of step {step} ns has I/O and samples to draw: {live:?}"
+        );
+        assert_eq!(
+            live, saved,
+            "the run (fake clock step {step} ns) read from its model and from its json+"
+        );
+        let page = |run| render(&run_report(run, "iolens-test", vec![]));
+        assert!(
+            page(live) == page(saved),
+            "the pages of the run (fake clock step {step} ns) from its model and from its json+ differ"
+        );
+    }
+}
+
 #[test]
 fn report_errors_name_the_file() {
     let d = TempDir::new("report-bad");

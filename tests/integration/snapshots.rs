@@ -183,7 +183,7 @@ fn status_line() {
         percent: 42.5,
         eta_s: Some(3725),
     };
-    insta::assert_snapshot!("status_line", iolens_report::status::render_live(&s));
+    insta::assert_snapshot!("status_line", iolens_session::status::render_live(&s));
 }
 
 /// explain on real fio 3.33 results (the analyze crate's test data), in both of its forms:

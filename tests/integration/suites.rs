@@ -196,6 +196,37 @@ fn sweep_writes_a_table_and_csv_and_rejects_bad_axes() {
     );
 }
 
+/// A suite's runs make the checks a fio-mode run makes, with the fio side's own settings of
+/// them: its job limit and fatal warnings.
+#[test]
+fn a_sweep_makes_the_checks_of_a_fio_mode_run() {
+    let d = TempDir::new("sweep-checks");
+    let job = ["--name=x", "--ioengine=null", "--size=64k", "--eta=never"];
+    let mut args = vec!["sweep", "numjobs=1,8", "--max-jobs=4"];
+    args.extend(job);
+    let o = run_in(&d.0, &args);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("8 jobs (numjobs included) exceed the limit of 4"),
+        "the numjobs=8 point exceeds --max-jobs=4: {}",
+        stderr(&o)
+    );
+    let mut args = vec![
+        "sweep",
+        "iodepth=1,2",
+        "--warnings-fatal",
+        "--userspace_reap=1",
+    ];
+    args.extend(job);
+    let o = run_in(&d.0, &args);
+    let err = stderr(&o);
+    assert!(
+        o.status.code() == Some(1) && err.contains("warnings are fatal (--warnings-fatal)"),
+        "{args:?}: a warning of the job is fatal; exit {:?}, stderr: {err}",
+        o.status.code()
+    );
+}
+
 #[test]
 fn curve_holds_the_offered_load_and_shows_queueing() {
     let _cpu = exclusive_disk();
@@ -539,8 +570,10 @@ fn iops_and_lat(jobs: &[(f64, f64, f64)]) -> (f64, f64) {
 fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
     // The same jobs on the simulated volume, on the clock (at SCHED_FIFO, as the other timed
     // simulation tests) and in virtual time: IOPS and mean latency agree within 2 %. On the
-    // clock each I/O also takes the tool's wake-up time (5-20 µs here), which virtual time
-    // leaves out; at the millisecond latencies of cloud volumes that is under 2 %.
+    // clock each I/O also takes the tool's wake-up time (5-20 µs on a quiet machine, 40 µs
+    // and more on a loaded one), which virtual time leaves out; at the 5 ms latency of a
+    // cloud HDD-class volume that is under 1 %, and a 5 % spread keeps the sampling noise
+    // of 600 I/Os near 0.3 %.
     if !can_run_realtime() {
         return;
     }
@@ -550,7 +583,7 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
     // more spinning threads than CPUs would measure the machine, not the model.
     let cases: [(&str, &[&str]); 3] = [
         (
-            "psync on 48,000 IOPS at 1 ms",
+            "psync on 48,000 IOPS at 5 ms",
             &["--ioengine=psync", "--sim_iops=48000"],
         ),
         (
@@ -563,8 +596,8 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
             ],
         ),
         (
-            "io_uring QD4 at 1,500 IOPS offered",
-            &["--ioengine=io_uring", "--iodepth=4", "--rate_iops=1500"],
+            "io_uring QD4 at 500 IOPS offered (2.5 in flight)",
+            &["--ioengine=io_uring", "--iodepth=4", "--rate_iops=500"],
         ),
     ];
     for (what, extra) in cases {
@@ -574,7 +607,7 @@ fn virtual_time_gives_the_real_time_simulation_within_2_percent() {
             "--bs=16k",
             "--size=1g",
             "--filename=vol",
-            "--sim_latency=lognormal:1ms:150us",
+            "--sim_latency=lognormal:5ms:250us",
             "--runtime=3",
             "--time_based",
             "--group_reporting",

@@ -752,14 +752,15 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
     Some(svg.finish())
 }
 
-/// The rule's verdict over the measurement window of one tracking variable.
+/// A steady-state rule applied to the measurement window of one tracking variable (the SNIA
+/// PTS rule computes it; its charts draw it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct SteadyWindow {
+pub struct WindowCheck {
     /// First round of the window (1-based).
     pub first_round: usize,
-    /// Last round of the window.
+    /// Last round of the window (1-based).
     pub last_round: usize,
-    /// Average of the window.
+    /// Window average.
     pub average: f64,
     /// Least-squares slope per round.
     pub slope: f64,
@@ -769,7 +770,7 @@ pub struct SteadyWindow {
     pub range_pct: f64,
     /// max - min of the fitted line across the window, percent of the average.
     pub slope_excursion_pct: f64,
-    /// Both within the limits.
+    /// Both within the rule's limits.
     pub steady: bool,
 }
 
@@ -785,7 +786,7 @@ pub struct SteadyInput {
     /// The value of each round, round 1 first.
     pub values: Vec<f64>,
     /// The measurement window and its check, once the window is full.
-    pub window: Option<SteadyWindow>,
+    pub window: Option<WindowCheck>,
     /// Allowed data excursion, percent of the average (spec: 20).
     pub range_limit_pct: f64,
     /// Allowed slope excursion, percent of the average (spec: 10).
@@ -815,12 +816,17 @@ fn round_scale(first: f64, last: f64) -> Scale {
 /// the average at the window's middle, stays inside it exactly when its excursion is within
 /// the limit), with the fitted line.
 pub fn steady_charts(a: &SteadyInput) -> Vec<(String, String)> {
-    let n = a.values.len();
-    if n == 0 {
+    if a.values.is_empty() {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    // Convergence.
+    let mut out = vec![convergence_chart(a)];
+    out.extend(a.window.map(|w| window_chart(a, &w)));
+    out
+}
+
+/// Every round's value, the measurement window shaded, its average: (caption, SVG).
+fn convergence_chart(a: &SteadyInput) -> (String, String) {
+    let n = a.values.len();
     let cap = format!(
         "{}: {} per round (steady-state convergence)",
         a.label, a.metric
@@ -873,10 +879,12 @@ pub fn steady_charts(a: &SteadyInput) -> Vec<(String, String)> {
         svg.dot(*x, *y, 3.0, "f0");
     }
     f.legend(&mut svg, &legend);
-    out.push((cap, svg.finish()));
+    (cap, svg.finish())
+}
 
-    // The measurement window.
-    let Some(w) = a.window else { return out };
+/// The measurement window `w` of a tracking variable: its values, average, data-excursion
+/// band, slope band and fitted line: (caption, SVG).
+fn window_chart(a: &SteadyInput, w: &WindowCheck) -> (String, String) {
     let cap = format!(
         "{}: measurement window, rounds {}–{}: range {} % (limit {} %), slope excursion {} % (limit {} %): {}",
         a.label,
@@ -965,8 +973,7 @@ pub fn steady_charts(a: &SteadyInput) -> Vec<(String, String)> {
             ("linear fit".into(), "s2".into(), true),
         ],
     );
-    out.push((cap, svg.finish()));
-    out
+    (cap, svg.finish())
 }
 
 /// One bar of a comparison.
@@ -1417,7 +1424,7 @@ pub(crate) mod snapshots {
             label: "tracking variable 0/100 4KiB".into(),
             metric: "IOPS".into(),
             unit: Unit::Count,
-            window: Some(SteadyWindow {
+            window: Some(WindowCheck {
                 first_round: 4,
                 last_round: 8,
                 average: 39_980.0,
@@ -1431,6 +1438,33 @@ pub(crate) mod snapshots {
             range_limit_pct: 20.0,
             slope_limit_pct: 10.0,
         }
+    }
+
+    #[test]
+    fn the_window_chart_says_the_verdict_and_the_convergence_marks_the_window() {
+        let a = steady();
+        let w = a.window.expect("a window");
+        let (cap, svg) = convergence_chart(&a);
+        assert_eq!(
+            cap,
+            "tracking variable 0/100 4KiB: IOPS per round (steady-state convergence)"
+        );
+        assert!(
+            svg.contains("window 4–8") && svg.contains("window average"),
+            "{svg}"
+        );
+        let (cap, _) = window_chart(&a, &WindowCheck { steady: false, ..w });
+        assert!(
+            cap.starts_with("tracking variable 0/100 4KiB: measurement window, rounds 4–8")
+                && cap.ends_with(": not steady"),
+            "{cap}"
+        );
+        let early = SteadyInput {
+            window: None,
+            ..steady()
+        };
+        let (_, svg) = convergence_chart(&early);
+        assert!(!svg.contains("window average"), "no window yet: {svg}");
     }
 
     #[test]

@@ -336,18 +336,29 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
     } else {
         summary_table(out, job);
     }
+    let rates = rate_figures(out, job);
+    latency_time_figures(out, job);
+    if !rates && !job.dirs.is_empty() {
+        out.push_str("<p class=\"note\">No bandwidth or IOPS samples over time in this input (fio's JSON keeps only their summary; iolens keeps the series).</p>\n");
+    }
+    latency_figures(out, job);
+}
+
+/// A job's IOPS and bandwidth over time, a line per direction; false when it has no samples.
+fn rate_figures(out: &mut String, job: &JobReport) -> bool {
     let name = &job.name;
-    // IOPS and bandwidth over time.
-    let iops: Vec<Series> = job
-        .dirs
-        .iter()
-        .filter(|d| !d.iops_series.is_empty())
-        .map(|d| Series {
-            label: d.name.clone(),
-            color: dir_color(&d.name),
-            points: d.iops_series.clone(),
-        })
-        .collect();
+    let series = |f: fn(&DirReport) -> &Vec<(f64, f64)>| -> Vec<Series> {
+        job.dirs
+            .iter()
+            .filter(|d| !f(d).is_empty())
+            .map(|d| Series {
+                label: d.name.clone(),
+                color: dir_color(&d.name),
+                points: f(d).clone(),
+            })
+            .collect()
+    };
+    let iops = series(|d| &d.iops_series);
     if !iops.is_empty() {
         let cap = format!("{name}: IOPS over time");
         let svg = time_series(&cap, "IOPS", Unit::Count, &iops);
@@ -355,16 +366,7 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
         head.extend(iops.iter().map(|s| s.label.as_str()));
         figure(out, &cap, &svg, &head, &series_rows(&iops, &|v| num(v)));
     }
-    let bw: Vec<Series> = job
-        .dirs
-        .iter()
-        .filter(|d| !d.bw_series.is_empty())
-        .map(|d| Series {
-            label: d.name.clone(),
-            color: dir_color(&d.name),
-            points: d.bw_series.clone(),
-        })
-        .collect();
+    let bw = series(|d| &d.bw_series);
     if !bw.is_empty() {
         let cap = format!("{name}: bandwidth over time");
         let svg = time_series(&cap, "bandwidth", Unit::BytesPerSec, &bw);
@@ -374,6 +376,13 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
         figure(out, &cap, &svg, &head, &series_rows(&bw, &|v| num(v / 1e6)));
     }
+    !iops.is_empty() || !bw.is_empty()
+}
+
+/// A job's latency over time: iolens's completion latency per sampling interval, then a chart
+/// per kind of latency fio's log files hold.
+fn latency_time_figures(out: &mut String, job: &JobReport) {
+    let name = &job.name;
     let lat_t: Vec<LatSeries> = job
         .dirs
         .iter()
@@ -390,7 +399,6 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
         "clat",
         &lat_t,
     );
-    // From fio's log files: a chart per kind of latency logged.
     for kind in ["clat", "lat", "slat"] {
         let logged: Vec<LatSeries> = job
             .dirs
@@ -407,10 +415,11 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
         let cap = format!("{name}: {kind} latency over time (fio log)");
         latency_figure(out, &cap, kind, &logged);
     }
-    if iops.is_empty() && bw.is_empty() && !job.dirs.is_empty() {
-        out.push_str("<p class=\"note\">No bandwidth or IOPS samples over time in this input (fio's JSON keeps only their summary; iolens keeps the series).</p>\n");
-    }
-    // Latency.
+}
+
+/// A job's latency distribution: its histogram (from json+ bins) and its percentiles.
+fn latency_figures(out: &mut String, job: &JobReport) {
+    let name = &job.name;
     let dists: Vec<Dist> = job
         .dirs
         .iter()
@@ -452,34 +461,39 @@ fn job_section(out: &mut String, run_idx: usize, job_idx: usize, job: &JobReport
     }
     let cap = format!("{name}: {kind} latency percentiles");
     if let Some(svg) = latency_percentiles(&cap, &dists) {
-        let mut rows = Vec::new();
-        for (d, _, l) in &dists {
-            let pts = if l.percentiles.is_empty() {
-                // From bins: one row per bucket boundary is the whole CDF.
-                percentile_points(l)
-                    .chunks(2)
-                    .map(|c| (c[c.len() - 1].0, c[0].1))
-                    .collect()
-            } else {
-                l.percentiles.clone()
-            };
-            for (p, v) in pts {
-                rows.push(vec![d.to_string(), format!("{p:.4}"), num(v)]);
-            }
-            for (p, name) in MARKS {
-                if let Some(v) = l.percentile(p) {
-                    rows.push(vec![d.to_string(), name.to_string(), num(v)]);
-                }
-            }
-        }
         figure(
             out,
             &cap,
             &svg,
             &["direction", "percentile", "latency (ns)"],
-            &rows,
+            &percentile_rows(&dists),
         );
     }
+}
+
+/// The percentile table's rows: the tool's own percentiles (or, from bins, one row per bucket
+/// boundary, the whole CDF), then the marked ones.
+fn percentile_rows(dists: &[Dist]) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for (d, _, l) in dists {
+        let pts = if l.percentiles.is_empty() {
+            percentile_points(l)
+                .chunks(2)
+                .map(|c| (c[c.len() - 1].0, c[0].1))
+                .collect()
+        } else {
+            l.percentiles.clone()
+        };
+        for (p, v) in pts {
+            rows.push(vec![d.to_string(), format!("{p:.4}"), num(v)]);
+        }
+        for (p, name) in MARKS {
+            if let Some(v) = l.percentile(p) {
+                rows.push(vec![d.to_string(), name.to_string(), num(v)]);
+            }
+        }
+    }
+    rows
 }
 
 fn axis_section(out: &mut String, a: &AxisInput) {
@@ -929,5 +943,41 @@ mod tests {
             chart_count(&a),
             "one data table per chart"
         );
+    }
+
+    #[test]
+    fn a_job_draws_its_rates_only_when_it_has_samples() {
+        let mut job = report().runs[0].jobs[0].clone();
+        let mut out = String::new();
+        assert!(
+            rate_figures(&mut out, &job),
+            "samples of IOPS and bandwidth"
+        );
+        assert_eq!(chart_count(&out), 2, "IOPS and bandwidth over time");
+        assert!(out.contains("read (MB/s)"), "bandwidth's table is in MB/s");
+        for d in &mut job.dirs {
+            d.iops_series.clear();
+            d.bw_series.clear();
+        }
+        let mut out = String::new();
+        assert!(!rate_figures(&mut out, &job) && out.is_empty(), "{out}");
+        let mut out = String::new();
+        job_section(&mut out, 0, 0, &job);
+        assert!(
+            out.contains("No bandwidth or IOPS samples over time"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_percentile_table_lists_the_tools_own_then_the_marked_ones() {
+        let job = report().runs[0].jobs[0].clone();
+        let l = job.dirs[0].lat.as_ref().expect("a latency");
+        let rows = percentile_rows(&[("read", 0, l)]);
+        let row = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(rows[0], row(&["read", "50.0000", &num(100_000.0)]));
+        assert_eq!(rows[1], row(&["read", "99.0000", &num(800_000.0)]));
+        assert_eq!(rows[2][1], "p50", "then the marks: {rows:?}");
+        assert_eq!(rows.len(), 2 + MARKS.len());
     }
 }

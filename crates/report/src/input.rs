@@ -1,7 +1,9 @@
 //! Builds a report's runs from fio 3.x `json`/`json+` output or iolens's JSON (the same format
-//! plus its `iolens_series` extension), and from a run just made (through the same JSON, so a
-//! saved result and a live one give the same page).
+//! plus its `iolens_series` extension), and from a run just made (from its result model, with
+//! the numbers its json+ output would hold, so a saved result and a live one give the same
+//! page).
 
+use iolens_stats::{DirResult, LatResult, RunResult};
 use serde_json::Value;
 
 use crate::charts::{AxisInput, AxisPoint, LatDist};
@@ -225,25 +227,28 @@ fn lat_series(v: Option<&Value>) -> Vec<(f64, u64, f64, f64)> {
         .unwrap_or_default()
 }
 
+/// The latency a direction shows: clat, what fio measures by default and what json+ bins; lat
+/// when only it has percentiles (lat_percentiles=1) or bins.
+fn pick_lat(clat: Option<LatDist>, lat: Option<LatDist>) -> Option<LatDist> {
+    let rich = |l: &Option<LatDist>| {
+        l.as_ref()
+            .is_some_and(|l| !l.bins.is_empty() || !l.percentiles.is_empty())
+    };
+    if rich(&clat) || !rich(&lat) {
+        clat.or(lat)
+    } else {
+        lat
+    }
+}
+
 fn dir(job: &Value, name: &str) -> Option<DirReport> {
     let d = job.get(name)?;
     let total_ios = d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
     if total_ios == 0 {
         return None;
     }
-    // clat is what fio measures by default and what json+ bins; lat when only it has
-    // percentiles (lat_percentiles=1) or bins.
     let clat = lat_dist(d.get("clat_ns").unwrap_or(&Value::Null), "clat");
     let lat = lat_dist(d.get("lat_ns").unwrap_or(&Value::Null), "lat");
-    let rich = |l: &Option<LatDist>| {
-        l.as_ref()
-            .is_some_and(|l| !l.bins.is_empty() || !l.percentiles.is_empty())
-    };
-    let lat = if rich(&clat) || !rich(&lat) {
-        clat.or(lat)
-    } else {
-        lat
-    };
     let s = job.get("iolens_series").and_then(|s| s.get(name));
     Some(DirReport {
         name: name.into(),
@@ -251,7 +256,7 @@ fn dir(job: &Value, name: &str) -> Option<DirReport> {
         bw_bytes: f(d, "bw_bytes"),
         total_ios,
         runtime_ms: d.get("runtime").and_then(Value::as_u64).unwrap_or(0),
-        lat,
+        lat: pick_lat(clat, lat),
         bw_series: series(s.and_then(|s| s.get("bw_kib")), 1024.0),
         iops_series: series(s.and_then(|s| s.get("iops")), 1.0),
         lat_series: lat_series(s.and_then(|s| s.get("clat_ns"))),
@@ -310,26 +315,110 @@ pub fn parse(text: &str, source: &str) -> Result<RunReport, InputError> {
     })
 }
 
-/// The run just made, through its json+ rendering (the same path a saved result takes).
-pub fn from_run(r: &iolens_stats::RunResult, source: &str) -> RunReport {
-    parse(&crate::json::render(r, true), source)
-        .expect("iolens's own json+ output is a valid result")
+/// A number as fio's JSON layout writes it (six decimals) and [`parse`] reads it back.
+fn as_written(v: f64) -> f64 {
+    crate::fmt::f6(v).parse().unwrap_or(0.0)
 }
 
-/// The report of a run just made: its jobs (with their samples over time), the findings of
-/// `explain`, and the machine it ran on (the devices under its files included).
-pub fn run_report(r: &iolens_stats::RunResult, generator: &str, findings: Vec<Finding>) -> Report {
-    let run = from_run(r, "this run");
-    let machine = crate::machine::detect(
-        "where this run ran (read from /proc and sysfs at its end)",
-        &run.disks,
-    );
+/// A latency distribution from the result model, as [`lat_dist`] reads it from json+.
+fn lat_dist_of(l: &LatResult, kind: &str) -> Option<LatDist> {
+    let m = &l.moments;
+    if m.n == 0 {
+        return None;
+    }
+    // A JSON object keeps one value per key: a percentile written twice keeps its first place
+    // and its last value.
+    let mut percentiles: Vec<(f64, f64)> = Vec::new();
+    for (p, v) in l.percentiles.iter().flatten() {
+        let p = as_written(*p);
+        match percentiles.iter_mut().find(|(q, _)| *q == p) {
+            Some(e) => e.1 = *v as f64,
+            None => percentiles.push((p, *v as f64)),
+        }
+    }
+    percentiles.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut bins: Vec<(u64, u64)> = match l.percentiles {
+        Some(_) => l.bins.iter().copied().filter(|b| b.1 > 0).collect(),
+        None => Vec::new(),
+    };
+    bins.sort();
+    Some(LatDist {
+        kind: kind.into(),
+        n: m.n,
+        min_ns: m.min as f64,
+        max_ns: m.max as f64,
+        mean_ns: as_written(m.mean),
+        percentiles,
+        bins,
+    })
+}
+
+/// One direction from the result model, as [`dir`] reads it from json+.
+fn dir_of(name: &str, d: &DirResult) -> Option<DirReport> {
+    if d.total_ios == 0 {
+        return None;
+    }
+    let (clat, lat) = (lat_dist_of(&d.clat, "clat"), lat_dist_of(&d.lat, "lat"));
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    Some(DirReport {
+        name: name.into(),
+        iops: as_written(d.iops()),
+        bw_bytes: d.bw_bytes() as f64,
+        total_ios: d.total_ios,
+        runtime_ms: d.runtime_ms,
+        lat: pick_lat(clat, lat),
+        bw_series: d
+            .bw_series
+            .iter()
+            .map(|(t, v)| (*t as f64, finite(*v) * 1024.0))
+            .collect(),
+        iops_series: d
+            .iops_series
+            .iter()
+            .map(|(t, v)| (*t as f64, finite(*v)))
+            .collect(),
+        lat_series: d
+            .lat_series
+            .iter()
+            .map(|(t, n, mean, max)| (*t as f64, *n, finite(*mean).round(), *max as f64))
+            .collect(),
+        lat_logs: Vec::new(),
+    })
+}
+
+/// A run just made, from its result model: the same [`RunReport`] that [`parse`] reads from
+/// its json+ output (numbers as that output writes them), without writing and reading it.
+pub fn from_run(r: &RunResult, source: &str) -> RunReport {
+    RunReport {
+        source: source.to_string(),
+        tool: r.version.clone(),
+        time: r.time.clone(),
+        global_options: r.global_options.clone().unwrap_or_default(),
+        jobs: r
+            .jobs
+            .iter()
+            .map(|j| JobReport {
+                name: j.name.clone(),
+                options: j.options.clone(),
+                dirs: crate::json::shown_dirs(j)
+                    .into_iter()
+                    .filter_map(|(name, d)| dir_of(name, d))
+                    .collect(),
+            })
+            .collect(),
+        disks: r.disks.iter().map(|d| d.name.clone()).collect(),
+    }
+}
+
+/// The report of one run (a run just made, from [`from_run`], or a saved one, from
+/// [`parse`]): its jobs with their samples over time, and the findings of `explain`. The
+/// caller adds the machine it ran on, when that is known.
+pub fn run_report(run: RunReport, generator: &str, findings: Vec<Finding>) -> Report {
     Report {
         title: format!("iolens report: {}", job_names(&run)),
         generator: generator.to_string(),
         runs: vec![run],
         findings,
-        machine: Some(machine),
         ..Default::default()
     }
 }
@@ -353,7 +442,7 @@ pub fn files_report(
         }
         // A saved PTS result: its own page's sections.
         if let Some(v) = first_object(text).ok().filter(crate::pts::is_pts) {
-            pts.push(crate::pts::report(&v).map_err(|e| InputError(format!("{name}: {e}")))?);
+            pts.push(crate::pts::report_of(&v).map_err(|e| InputError(format!("{name}: {e}")))?);
             continue;
         }
         // A saved sweep or curve: its charts and explanation.

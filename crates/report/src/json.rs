@@ -147,6 +147,17 @@ fn dir(w: &mut W, key: &str, d: &DirResult, plus: bool) {
     w.close('}');
 }
 
+/// The directions a job's entry shows, in order: read, write and trim, unless
+/// `unified_rw_reporting=mixed` replaces them with `mixed`; `mixed` after them with `both`.
+pub(crate) fn shown_dirs(j: &JobResult) -> Vec<(&'static str, &DirResult)> {
+    let mut v: Vec<(&'static str, &DirResult)> = Vec::new();
+    if j.unified != "mixed" {
+        v.extend(["read", "write", "trim"].into_iter().zip(j.dirs.iter()));
+    }
+    v.extend(j.mixed.as_ref().map(|m| ("mixed", m)));
+    v
+}
+
 fn dist(w: &mut W, key: &str, labels: &[&str], v: &[f64]) {
     w.open(Some(key), '{');
     for (l, p) in labels.iter().zip(v) {
@@ -184,18 +195,15 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
         }
         w.close('}');
     }
-    // unified_rw_reporting: "mixed" replaces the directions (and sync); "both" adds it after.
-    if j.unified != "mixed" {
-        for (i, k) in ["read", "write", "trim"].iter().enumerate() {
-            dir(w, k, &j.dirs[i], plus);
+    for (k, d) in shown_dirs(j) {
+        dir(w, k, d, plus);
+        // unified_rw_reporting: "mixed" replaces the directions and sync; "both" adds it after.
+        if k == "trim" {
+            w.open(Some("sync"), '{');
+            w.int("total_ios", j.sync.total_ios);
+            lat(w, "lat_ns", &j.sync.lat, plus);
+            w.close('}');
         }
-        w.open(Some("sync"), '{');
-        w.int("total_ios", j.sync.total_ios);
-        lat(w, "lat_ns", &j.sync.lat, plus);
-        w.close('}');
-    }
-    if let Some(m) = &j.mixed {
-        dir(w, "mixed", m, plus);
     }
     w.int("job_runtime", j.job_runtime_ms);
     w.float("usr_cpu", j.usr_cpu);

@@ -1,8 +1,9 @@
-//! Renderers for iolens results. Every function here is a pure function of the result model
-//! (plus, for the header and status line, their own small inputs), so every format is
-//! snapshot-tested from deterministic runs. The HTML report ([`html`]) draws its charts
-//! ([`charts`]) as SVG written directly ([`svg`]); [`input`] reads fio and iolens JSON for it
-//! ([`pts`] a saved PTS result, [`fiolog`] fio's log files) and [`machine`] is the one place that reads /proc and sysfs.
+//! Renderers for iolens results: result model in, text or HTML out. Every function here is a
+//! pure function of its input (the result model, or for the header a [`JobHeader`] per job),
+//! so every format is snapshot-tested from deterministic runs; nothing here reads a device,
+//! /proc or sysfs. The HTML report ([`html`]) draws its charts ([`charts`]) as SVG written
+//! directly ([`svg`]); [`input`] builds its runs from a run's result model or from saved fio
+//! and iolens JSON ([`pts`] a PTS result, [`fiolog`] fio's log files).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -14,10 +15,8 @@ pub mod fmt;
 pub mod html;
 pub mod input;
 pub mod json;
-pub mod machine;
 pub mod normal;
 pub mod pts;
-pub mod status;
 pub mod svg;
 pub mod terse;
 

@@ -2,8 +2,7 @@
 
 use std::fmt::Write;
 
-use iolens_job::{Ddir, JobSet};
-use iolens_run::Plan;
+use iolens_job::{Ddir, JobSpec};
 use iolens_stats::{DirResult, GroupDir, GroupResult, JobResult, LatResult, RunResult};
 
 use crate::fmt::{lat_unit, num2str, pct_precision, pct_unit, Unit};
@@ -28,30 +27,19 @@ pub struct JobHeader {
 }
 
 impl JobHeader {
-    /// What fio prints before the run about each job of `set`, with the reporting group the
-    /// plan gave it.
-    pub fn of_jobs(set: &JobSet, plan: &Plan) -> Vec<JobHeader> {
-        set.jobs
-            .iter()
-            .map(|s| {
-                let groupid = plan
-                    .jobs
-                    .iter()
-                    .find(|j| j.spec.name == s.name && j.spec.span == s.span)
-                    .map(|j| j.groupid)
-                    .unwrap_or(0);
-                let bs = |d: Ddir| (s.min_bs(d), s.max_bs(d));
-                JobHeader {
-                    name: s.name.clone(),
-                    groupid,
-                    rw: s.rw.name().to_string(),
-                    bs: [bs(Ddir::Read), bs(Ddir::Write), bs(Ddir::Trim)],
-                    ioengine: s.ioengine_name.clone(),
-                    iodepth: s.effective().depth.get(),
-                    numjobs: s.numjobs,
-                }
-            })
-            .collect()
+    /// What fio prints before the run about job `s`, in reporting group `groupid` (which the
+    /// plan gives it).
+    pub fn of(s: &JobSpec, groupid: u32) -> JobHeader {
+        let bs = |d: Ddir| (s.min_bs(d), s.max_bs(d));
+        JobHeader {
+            name: s.name.clone(),
+            groupid,
+            rw: s.rw.name().to_string(),
+            bs: [bs(Ddir::Read), bs(Ddir::Write), bs(Ddir::Trim)],
+            ioengine: s.ioengine_name.clone(),
+            iodepth: s.effective().depth.get(),
+            numjobs: s.numjobs,
+        }
     }
 }
 

@@ -1,15 +1,17 @@
-//! Reads a SNIA PTS result (what `iolens pts --output-format=json` writes: one test, a test of
-//! several parts, or `{"tests": [...]}`) into the report's PTS section: the test conditions,
-//! each tracking variable's convergence and measurement window, the test's own plot (the IOPS
-//! matrix against block size per mix, WSAT against time and data written, throughput and
-//! latency per cell, ECW's IOPS and response time against TOIO and its response time against
-//! IOPS curve) and its table. `iolens pts --report` draws its page through this reader
-//! too, so a saved result and a live one give the same page.
+//! The report's SNIA PTS section: the test conditions, each tracking variable's convergence
+//! and measurement window, the test's own plot (the IOPS matrix against block size per mix,
+//! WSAT against time and data written, throughput and latency per cell, ECW's IOPS and
+//! response time against TOIO and its response time against IOPS curve) and its table.
+//!
+//! Its input is a typed model of a PTS result ([`PtsTest`], [`PtsPart`]): `iolens pts
+//! --report` fills it from the results it holds, and [`read`] fills it from a saved result
+//! (what `iolens pts --output-format=json` writes: one test, a test of several parts, or
+//! `{"tests": [...]}`), so both go through the one builder, [`report`], and give the same page.
 
 use serde_json::Value;
 
 use crate::charts::{
-    AxisInput, AxisPoint, CompareBar, CompareInput, Series, SteadyInput, SteadyWindow, XyInput,
+    AxisInput, AxisPoint, CompareBar, CompareInput, Series, SteadyInput, WindowCheck, XyInput,
 };
 use crate::error::InputError;
 use crate::html::{Finding, Report, SuiteSection};
@@ -26,6 +28,143 @@ const TESTS: [&str; 8] = [
     "ecw",
     "dirth",
 ];
+
+/// One test of a PTS result: its name and its parts (one, or several for throughput, HIR,
+/// XSR and DIRTH).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsTest {
+    /// `iops`, `throughput`, ...
+    pub name: String,
+    /// Its parts, in the order run.
+    pub parts: Vec<PtsPart>,
+}
+
+/// One part of a test: one steady-state run of its cells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsPart {
+    /// The test it belongs to (`iops`).
+    pub test: String,
+    /// The test conditions.
+    pub conditions: PtsConditions,
+    /// The steady-state rule, the rounds and each tracking variable.
+    pub steady: PtsSteady,
+    /// Stopped before its end.
+    pub interrupted: bool,
+    /// The cells, each with the average of the measurement window.
+    pub cells: Vec<PtsCell>,
+}
+
+/// The test conditions a run does not choose: the target, the machine, the software, how
+/// the target was purged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conditions {
+    /// Device or file path.
+    pub device: String,
+    /// Capacity in bytes.
+    pub capacity: u64,
+    /// Model from sysfs (`device/model`), when there is one.
+    pub model: Option<String>,
+    /// Firmware revision from sysfs (`device/firmware_rev` or `device/rev`).
+    pub firmware: Option<String>,
+    /// Kernel release.
+    pub kernel: String,
+    /// The software that ran the test (`iolens-0.1.0`).
+    pub version: String,
+    /// How the target was purged.
+    pub purge: String,
+}
+
+/// What the specification's report header lists: the conditions and the test's settings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsConditions {
+    /// The target, the machine, the software and the purge.
+    pub system: Conditions,
+    /// Queue depth per thread.
+    pub qd: u64,
+    /// Threads.
+    pub threads: u64,
+    /// The active range as given (`100%`).
+    pub active_range: Option<String>,
+    /// The active range in bytes.
+    pub active_bytes: u64,
+    /// Passes of the workload-independent preconditioning.
+    pub wipc_passes: u64,
+    /// Seconds per cell and round.
+    pub round_s: u64,
+    /// I/O engine.
+    pub engine: String,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// A composite workload's transfer sizes (fio `bssplit`).
+    pub bssplit: Option<String>,
+    /// A composite workload's access distribution (fio `random_distribution`).
+    pub random_distribution: Option<String>,
+}
+
+/// The steady-state rule and where a part's rounds stand against it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsSteady {
+    /// The round at which every tracking variable was steady, if one was.
+    pub steady_round: Option<u64>,
+    /// Rounds run.
+    pub rounds: u64,
+    /// The measurement window: first and last round (1-based).
+    pub window: (u64, u64),
+    /// Rounds in a window.
+    pub window_rounds: u64,
+    /// Allowed data excursion, percent of the window average.
+    pub range_limit_pct: f64,
+    /// Allowed slope excursion, percent of the window average.
+    pub slope_limit_pct: f64,
+    /// Rounds at most.
+    pub max_rounds: u64,
+    /// Bytes written per round.
+    pub written_bytes: Vec<u64>,
+    /// The tracking variables.
+    pub tracking: Vec<PtsTracking>,
+}
+
+/// One tracking variable: its value per round and the rule's check of the measurement window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsTracking {
+    /// The cell it tracks (`0/100 4KiB`).
+    pub variable: String,
+    /// What it tracks (`IOPS`).
+    pub metric: String,
+    /// The value of each round, round 1 first.
+    pub rounds: Vec<f64>,
+    /// The check of the measurement window, once the window is full.
+    pub window: Option<WindowCheck>,
+}
+
+/// One cell of the matrix: the average of the measurement window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsCell {
+    /// `65/35 4KiB`.
+    pub label: String,
+    /// Block size in bytes (0: a composite of sizes).
+    pub bs: u64,
+    /// The block size as the table heads it (`4KiB`).
+    pub bs_label: String,
+    /// Read percentage.
+    pub rwmixread: u64,
+    /// Threads.
+    pub threads: u64,
+    /// Queue depth per thread.
+    pub qd: u64,
+    /// Total outstanding I/O (threads × queue depth).
+    pub toio: u64,
+    /// IOPS.
+    pub iops: f64,
+    /// MB/s.
+    pub mbps: f64,
+    /// Mean latency, µs.
+    pub mean_lat_us: f64,
+    /// Largest latency of the worst round, µs.
+    pub max_lat_us: f64,
+    /// 99.999th percentile latency of the worst round, µs (the latency test).
+    pub p99999_lat_us: Option<f64>,
+}
 
 /// True when `v` is a PTS result: a known `test` with its `matrix` or `parts`, or `tests`.
 pub fn is_pts(v: &Value) -> bool {
@@ -49,32 +188,55 @@ fn u(v: &Value, k: &str) -> u64 {
     v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
-fn s<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get(k).and_then(Value::as_str).unwrap_or("")
+fn s(v: &Value, k: &str) -> String {
+    v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "–".into(),
-        other => other.to_string(),
+/// A value as text, `None` when it is null or missing.
+fn text(v: &Value, k: &str) -> Option<String> {
+    match v.get(k)? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
     }
+}
+
+/// A string, `None` when it is missing or not a string.
+fn opt_s(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
 fn missing(what: &str) -> InputError {
     InputError(format!("a PTS result without {what}"))
 }
 
-/// One cell of the matrix as the JSON holds it.
-struct Cell<'a> {
-    v: &'a Value,
-    label: String,
-    mix: u64,
-    bs: u64,
+/// Reads a saved PTS result: one test, a test of several parts, or `{"tests": [...]}`.
+pub fn read(v: &Value) -> Result<Vec<PtsTest>, InputError> {
+    let tests: Vec<&Value> = match v.get("tests").and_then(Value::as_array) {
+        Some(ts) => ts.iter().collect(),
+        None => vec![v],
+    };
+    let tests = tests
+        .into_iter()
+        .map(|t| {
+            let parts = match t.get("parts").and_then(Value::as_array) {
+                Some(ps) => ps.iter().map(read_part).collect::<Result<_, _>>()?,
+                None => vec![read_part(t)?],
+            };
+            Ok(PtsTest {
+                name: s(t, "test"),
+                parts,
+            })
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
+    if tests.iter().all(|t| t.parts.is_empty()) {
+        return Err(missing("any test or part"));
+    }
+    Ok(tests)
 }
 
-/// The report of one part of a test (one `json(run)` object).
-fn part(p: &Value) -> Result<Report, InputError> {
+/// Reads one part (one `json(run)` object of `iolens pts`).
+fn read_part(p: &Value) -> Result<PtsPart, InputError> {
     let test = p
         .get("test")
         .and_then(Value::as_str)
@@ -86,9 +248,7 @@ fn part(p: &Value) -> Result<Report, InputError> {
         .get("matrix")
         .and_then(Value::as_array)
         .ok_or_else(|| missing("\"matrix\""))?;
-    let cond = p.get("conditions").unwrap_or(&Value::Null);
-    let rounds = u(ss, "rounds");
-    let (a, b) = match ss
+    let window = match ss
         .get("window")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
@@ -96,330 +256,475 @@ fn part(p: &Value) -> Result<Report, InputError> {
         Some([a, b]) => (a.as_u64().unwrap_or(0), b.as_u64().unwrap_or(0)),
         _ => return Err(missing("\"steady_state\".\"window\" as [first, last]")),
     };
-    let interrupted = p.get("interrupted").and_then(Value::as_bool) == Some(true);
-    let verdict = match ss.get("steady_round").and_then(Value::as_u64) {
-        Some(x) => format!("Steady state reached at round {x} (measurement window rounds {a}–{b})."),
-        None if interrupted => format!(
-            "Interrupted after {rounds} round(s): steady state NOT reached; the numbers average rounds {a}–{b}."
+    let cond = p.get("conditions").unwrap_or(&Value::Null);
+    Ok(PtsPart {
+        test: test.to_string(),
+        conditions: read_conditions(cond),
+        steady: PtsSteady {
+            steady_round: ss.get("steady_round").and_then(Value::as_u64),
+            rounds: u(ss, "rounds"),
+            window,
+            window_rounds: u(ss, "window_rounds"),
+            range_limit_pct: f(ss, "range_limit_pct"),
+            slope_limit_pct: f(ss, "slope_limit_pct"),
+            max_rounds: u(ss, "max_rounds"),
+            written_bytes: ss
+                .get("written_bytes")
+                .and_then(Value::as_array)
+                .map(|w| w.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default(),
+            tracking: ss
+                .get("tracking")
+                .and_then(Value::as_array)
+                .map(|ts| ts.iter().map(read_tracking).collect())
+                .unwrap_or_default(),
+        },
+        interrupted: p.get("interrupted").and_then(Value::as_bool) == Some(true),
+        cells: matrix.iter().map(read_cell).collect(),
+    })
+}
+
+fn read_conditions(c: &Value) -> PtsConditions {
+    PtsConditions {
+        system: Conditions {
+            device: s(c, "device"),
+            capacity: u(c, "capacity"),
+            model: text(c, "model"),
+            firmware: text(c, "firmware"),
+            kernel: s(c, "kernel"),
+            version: s(c, "version"),
+            purge: s(c, "purge"),
+        },
+        qd: u(c, "qd"),
+        threads: u(c, "threads"),
+        active_range: text(c, "active_range"),
+        active_bytes: u(c, "active_bytes"),
+        wipc_passes: u(c, "wipc_passes"),
+        round_s: u(c, "round_s"),
+        engine: s(c, "engine"),
+        direct: c.get("direct").and_then(Value::as_bool) == Some(true),
+        bssplit: opt_s(c, "bssplit"),
+        random_distribution: opt_s(c, "random_distribution"),
+    }
+}
+
+fn read_tracking(t: &Value) -> PtsTracking {
+    let window = match t.get("window").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([x, y]) => Some(WindowCheck {
+            first_round: x.as_u64().unwrap_or(0) as usize,
+            last_round: y.as_u64().unwrap_or(0) as usize,
+            average: f(t, "average"),
+            slope: f(t, "slope"),
+            intercept: f(t, "intercept"),
+            range_pct: f(t, "range_pct"),
+            slope_excursion_pct: f(t, "slope_excursion_pct"),
+            steady: t.get("steady").and_then(Value::as_bool) == Some(true),
+        }),
+        _ => None,
+    };
+    PtsTracking {
+        variable: s(t, "variable"),
+        metric: s(t, "metric"),
+        rounds: t
+            .get("rounds")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default(),
+        window,
+    }
+}
+
+fn read_cell(c: &Value) -> PtsCell {
+    PtsCell {
+        label: s(c, "label"),
+        bs: u(c, "bs"),
+        bs_label: s(c, "bs_label"),
+        rwmixread: u(c, "rwmixread"),
+        threads: u(c, "threads"),
+        qd: u(c, "qd"),
+        toio: u(c, "toio"),
+        iops: f(c, "iops"),
+        mbps: f(c, "mbps"),
+        mean_lat_us: f(c, "mean_lat_us"),
+        max_lat_us: f(c, "max_lat_us"),
+        p99999_lat_us: c.get("p99999_lat_us").and_then(Value::as_f64),
+    }
+}
+
+/// The page of a PTS result: one page for every part of every test in it, the first part's
+/// report with the other parts' sections and notes after it (an empty report without parts).
+pub fn report(tests: &[PtsTest]) -> Report {
+    let mut parts = tests.iter().flat_map(|t| &t.parts);
+    let Some(first) = parts.next() else {
+        return Report::default();
+    };
+    let mut rep = part(first);
+    for p in parts {
+        let r = part(p);
+        rep.sections.extend(r.sections);
+        rep.axes.extend(r.axes);
+        rep.notes.extend(r.notes);
+    }
+    if tests.len() > 1 {
+        let names: Vec<String> = tests.iter().map(|t| t.name.to_uppercase()).collect();
+        rep.title = format!("SNIA PTS: {}", names.join(", "));
+    }
+    rep
+}
+
+/// A saved PTS result's page ([`read`], then [`report`]).
+pub fn report_of(v: &Value) -> Result<Report, InputError> {
+    Ok(report(&read(v)?))
+}
+
+/// The verdict of a part: where steady state was reached, or why not.
+fn verdict(p: &PtsPart) -> String {
+    let ss = &p.steady;
+    let (a, b) = ss.window;
+    match ss.steady_round {
+        Some(x) => {
+            format!("Steady state reached at round {x} (measurement window rounds {a}–{b}).")
+        }
+        None if p.interrupted => format!(
+            "Interrupted after {} round(s): steady state NOT reached; the numbers average rounds {a}–{b}.",
+            ss.rounds
         ),
         None => format!(
-            "Steady state NOT reached in {rounds} rounds; the numbers average the last rounds {a}–{b}."
+            "Steady state NOT reached in {} rounds; the numbers average the last rounds {a}–{b}.",
+            ss.rounds
         ),
-    };
-    let range_limit = f(ss, "range_limit_pct");
-    let slope_limit = f(ss, "slope_limit_pct");
-    let tracking = ss
-        .get("tracking")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    let steady: Vec<SteadyInput> = tracking
+    }
+}
+
+/// The steady-state plots' inputs: one per tracking variable.
+fn steady_inputs(ss: &PtsSteady) -> Vec<SteadyInput> {
+    ss.tracking
         .iter()
-        .map(|t| {
-            let window = match t.get("window").and_then(Value::as_array).map(Vec::as_slice) {
-                Some([x, y]) => Some(SteadyWindow {
-                    first_round: x.as_u64().unwrap_or(0) as usize,
-                    last_round: y.as_u64().unwrap_or(0) as usize,
-                    average: f(t, "average"),
-                    slope: f(t, "slope"),
-                    intercept: f(t, "intercept"),
-                    range_pct: f(t, "range_pct"),
-                    slope_excursion_pct: f(t, "slope_excursion_pct"),
-                    steady: t.get("steady").and_then(Value::as_bool) == Some(true),
-                }),
-                _ => None,
-            };
-            SteadyInput {
-                label: format!("tracking variable {}", s(t, "variable")),
-                metric: s(t, "metric").to_string(),
-                unit: Unit::Count,
-                values: t
-                    .get("rounds")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_f64).collect())
-                    .unwrap_or_default(),
-                window,
-                range_limit_pct: range_limit,
-                slope_limit_pct: slope_limit,
-            }
+        .map(|t| SteadyInput {
+            label: format!("tracking variable {}", t.variable),
+            metric: t.metric.clone(),
+            unit: Unit::Count,
+            values: t.rounds.clone(),
+            window: t.window,
+            range_limit_pct: ss.range_limit_pct,
+            slope_limit_pct: ss.slope_limit_pct,
         })
-        .collect();
-    let cells: Vec<Cell> = matrix
-        .iter()
-        .map(|c| Cell {
-            v: c,
-            label: s(c, "label").to_string(),
-            mix: u(c, "rwmixread"),
-            bs: u(c, "bs"),
-        })
-        .collect();
-    let mut lines = Vec::new();
-    let mut bars = Vec::new();
-    let mut axes = Vec::new();
-    let mut mixes: Vec<u64> = Vec::new();
-    let mut bss: Vec<(u64, String)> = Vec::new();
-    for c in &cells {
-        if !mixes.contains(&c.mix) {
-            mixes.push(c.mix);
-        }
-        if !bss.iter().any(|(b, _)| *b == c.bs) {
-            bss.push((c.bs, s(c.v, "bs_label").to_string()));
+        .collect()
+}
+
+/// A table: caption, header, rows.
+type Table = (String, Vec<String>, Vec<Vec<String>>);
+
+/// The test's own charts and its table.
+#[derive(Debug, Default)]
+struct Plot {
+    lines: Vec<XyInput>,
+    bars: Vec<CompareInput>,
+    axes: Vec<AxisInput>,
+    table: Table,
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|h| h.to_string()).collect()
+}
+
+fn mix(m: u64) -> String {
+    format!("{m}/{}", 100u64.saturating_sub(m))
+}
+
+/// The R/W mixes of the cells, in the order they first appear.
+fn mixes(cells: &[PtsCell]) -> Vec<u64> {
+    let mut v: Vec<u64> = Vec::new();
+    for c in cells {
+        if !v.contains(&c.rwmixread) {
+            v.push(c.rwmixread);
         }
     }
-    let mix = |m: u64| format!("{m}/{}", 100u64.saturating_sub(m));
-    let table = match test {
-        // ECW: IOPS against TOIO with Little's law, and the response time against IOPS curve
-        // (the hockey stick), from the window averages of every TOIO point.
-        "ecw" => {
-            axes.push(AxisInput {
-                title: format!(
-                    "SNIA PTS ECW, {} R/W composite (window averages)",
-                    mixes.iter().map(|m| mix(*m)).collect::<Vec<_>>().join(", ")
-                ),
-                x_label: "TOIO (TC × QD)".into(),
+    v
+}
+
+fn mix_list(cells: &[PtsCell]) -> String {
+    mixes(cells)
+        .into_iter()
+        .map(mix)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// ECW: IOPS against TOIO with Little's law, and the response time against IOPS curve (the
+/// hockey stick), from the window averages of every TOIO point.
+fn ecw_plot(cells: &[PtsCell]) -> Plot {
+    let axis = AxisInput {
+        title: format!(
+            "SNIA PTS ECW, {} R/W composite (window averages)",
+            mix_list(cells)
+        ),
+        x_label: "TOIO (TC × QD)".into(),
+        points: cells
+            .iter()
+            .map(|c| AxisPoint {
+                x: c.toio as f64,
+                iops: c.iops,
+                lat_mean_ns: c.mean_lat_us * 1e3,
+                lat_p99_ns: None,
+            })
+            .collect(),
+        littles_law: true,
+        hockey_stick: true,
+        ..AxisInput::default()
+    };
+    let rows = cells
+        .iter()
+        .map(|c| {
+            vec![
+                c.threads.to_string(),
+                c.qd.to_string(),
+                c.toio.to_string(),
+                format!("{:.0}", c.iops),
+                format!("{:.1}", c.mbps),
+                format!("{:.1}", c.mean_lat_us),
+                format!("{:.1}", c.max_lat_us),
+            ]
+        })
+        .collect();
+    Plot {
+        axes: vec![axis],
+        table: (
+            "IOPS and response time per TOIO (average of the measurement window)".into(),
+            strings(&[
+                "TC",
+                "QD",
+                "TOIO",
+                "IOPS",
+                "MB/s",
+                "mean resp µs",
+                "max resp µs",
+            ]),
+            rows,
+        ),
+        ..Plot::default()
+    }
+}
+
+/// IOPS: the 2D plot of IOPS against block size per R/W mix, and the matrix as a table.
+fn iops_plot(cells: &[PtsCell]) -> Plot {
+    let mixes = mixes(cells);
+    let mut bss: Vec<(u64, String)> = Vec::new();
+    for c in cells {
+        if !bss.iter().any(|(b, _)| *b == c.bs) {
+            bss.push((c.bs, c.bs_label.clone()));
+        }
+    }
+    let line = XyInput {
+        title: "IOPS against block size per R/W mix (2D plot, window average)".into(),
+        x_title: "block size".into(),
+        x_unit: Unit::Bytes,
+        x_log: true,
+        y_title: "IOPS".into(),
+        y_unit: Unit::Count,
+        y_log_over: Some(10.0),
+        series: mixes
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Series {
+                label: mix(*m),
+                color: i % 8,
                 points: cells
                     .iter()
-                    .map(|c| AxisPoint {
-                        x: u(c.v, "toio") as f64,
-                        iops: f(c.v, "iops"),
-                        lat_mean_ns: f(c.v, "mean_lat_us") * 1e3,
-                        lat_p99_ns: None,
-                    })
+                    .filter(|c| c.rwmixread == *m)
+                    .map(|c| (c.bs as f64, c.iops))
                     .collect(),
-                littles_law: true,
-                hockey_stick: true,
-                ..AxisInput::default()
-            });
-            (
-                "IOPS and response time per TOIO (average of the measurement window)".to_string(),
-                [
-                    "TC",
-                    "QD",
-                    "TOIO",
-                    "IOPS",
-                    "MB/s",
-                    "mean resp µs",
-                    "max resp µs",
-                ]
-                .iter()
-                .map(|h| h.to_string())
-                .collect(),
-                cells
-                    .iter()
-                    .map(|c| {
-                        vec![
-                            u(c.v, "threads").to_string(),
-                            u(c.v, "qd").to_string(),
-                            u(c.v, "toio").to_string(),
-                            format!("{:.0}", f(c.v, "iops")),
-                            format!("{:.1}", f(c.v, "mbps")),
-                            format!("{:.1}", f(c.v, "mean_lat_us")),
-                            format!("{:.1}", f(c.v, "max_lat_us")),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-        "iops" => {
-            lines.push(XyInput {
-                title: "IOPS against block size per R/W mix (2D plot, window average)".into(),
-                x_title: "block size".into(),
-                x_unit: Unit::Bytes,
-                x_log: true,
-                y_title: "IOPS".into(),
-                y_unit: Unit::Count,
-                y_log_over: Some(10.0),
-                series: mixes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| Series {
-                        label: mix(*m),
-                        color: i % 8,
-                        points: cells
-                            .iter()
-                            .filter(|c| c.mix == *m)
-                            .map(|c| (c.bs as f64, f(c.v, "iops")))
-                            .collect(),
-                    })
-                    .collect(),
-            });
-            let mut head = vec!["R/W mix".to_string()];
-            head.extend(bss.iter().map(|(_, l)| l.clone()));
-            let rows = mixes
-                .iter()
-                .map(|m| {
-                    let mut r = vec![mix(*m)];
-                    for (bs, _) in &bss {
-                        r.push(
-                            cells
-                                .iter()
-                                .find(|c| c.mix == *m && c.bs == *bs)
-                                .map_or("–".into(), |c| format!("{:.0}", f(c.v, "iops"))),
-                        );
-                    }
-                    r
-                })
-                .collect();
-            (
-                "IOPS (average of the measurement window)".to_string(),
-                head,
-                rows,
-            )
-        }
-        "latency" => {
-            for (what, key) in [
-                ("mean latency", "mean_lat_us"),
-                ("99.999th percentile latency (worst round)", "p99999_lat_us"),
-                ("max latency (worst round)", "max_lat_us"),
-            ] {
-                bars.push(CompareInput {
-                    title: "latency per cell".into(),
-                    metric: what.into(),
-                    unit: Unit::Nanos,
-                    ci_label: String::new(),
-                    bars: cells
-                        .iter()
-                        .map(|c| CompareBar {
-                            label: c.label.clone(),
-                            value: f(c.v, key) * 1e3,
-                            ci: None,
-                        })
-                        .collect(),
-                });
-            }
-            (
-                "latency, µs (mean: window average; 99.999 % and max: the worst round)".to_string(),
-                ["cell", "mean", "99.999%", "max", "IOPS"]
-                    .iter()
-                    .map(|h| h.to_string())
-                    .collect(),
-                cells
-                    .iter()
-                    .map(|c| {
-                        vec![
-                            c.label.clone(),
-                            format!("{:.1}", f(c.v, "mean_lat_us")),
-                            format!("{:.1}", f(c.v, "p99999_lat_us")),
-                            format!("{:.1}", f(c.v, "max_lat_us")),
-                            format!("{:.0}", f(c.v, "iops")),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-        // Throughput, WSAT, and the parts of HIR, XSR and DIRTH: each cell as bars and a
-        // table (HIR's segments and DIRTH's histograms are in the text and JSON reports).
-        _ => {
-            if test == "wsat" {
-                // WSAT has one cell, its one tracking variable: IOPS per round.
-                let iops: &[f64] = steady
-                    .iter()
-                    .map(|t: &SteadyInput| t.values.as_slice())
-                    .next()
-                    .unwrap_or(&[]);
-                let written: Vec<u64> = ss
-                    .get("written_bytes")
-                    .and_then(Value::as_array)
-                    .map(|w| w.iter().filter_map(Value::as_u64).collect())
-                    .unwrap_or_default();
-                let round_min = u(cond, "round_s") as f64 / 60.0;
-                let mut total = 0u64;
-                let mut by_time = Vec::new();
-                let mut by_tgbw = Vec::new();
-                for (i, v) in iops.iter().enumerate() {
-                    total += written.get(i).copied().unwrap_or(0);
-                    by_time.push(((i + 1) as f64 * round_min, *v));
-                    by_tgbw.push((total as f64 / 1e9, *v));
-                }
-                let one = |points| {
-                    vec![Series {
-                        label: "4KiB random write".into(),
-                        color: 0,
-                        points,
-                    }]
-                };
-                lines.push(XyInput {
-                    title: "WSAT: IOPS against time".into(),
-                    x_title: "time (minutes)".into(),
-                    x_unit: Unit::Count,
-                    x_log: false,
-                    y_title: "IOPS".into(),
-                    y_unit: Unit::Count,
-                    y_log_over: None,
-                    series: one(by_time),
-                });
-                lines.push(XyInput {
-                    title: "WSAT: IOPS against total data written (TGBW)".into(),
-                    x_title: "total written (GB)".into(),
-                    x_unit: Unit::Count,
-                    x_log: false,
-                    y_title: "IOPS".into(),
-                    y_unit: Unit::Count,
-                    y_log_over: None,
-                    series: one(by_tgbw),
-                });
-            }
-            bars.push(CompareInput {
-                title: "throughput per cell (window average)".into(),
-                metric: "bandwidth".into(),
-                unit: Unit::BytesPerSec,
-                ci_label: String::new(),
-                bars: cells
-                    .iter()
-                    .map(|c| CompareBar {
-                        label: c.label.clone(),
-                        value: f(c.v, "mbps") * 1e6,
-                        ci: None,
-                    })
-                    .collect(),
-            });
-            (
-                "average of the measurement window".to_string(),
-                vec!["cell".into(), "MB/s".into(), "IOPS".into()],
-                cells
-                    .iter()
-                    .map(|c| {
-                        vec![
-                            c.label.clone(),
-                            format!("{:.1}", f(c.v, "mbps")),
-                            format!("{:.0}", f(c.v, "iops")),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
+            })
+            .collect(),
     };
+    let mut head = vec!["R/W mix".to_string()];
+    head.extend(bss.iter().map(|(_, l)| l.clone()));
+    let rows = mixes
+        .iter()
+        .map(|m| {
+            let mut r = vec![mix(*m)];
+            for (bs, _) in &bss {
+                r.push(
+                    cells
+                        .iter()
+                        .find(|c| c.rwmixread == *m && c.bs == *bs)
+                        .map_or("–".into(), |c| format!("{:.0}", c.iops)),
+                );
+            }
+            r
+        })
+        .collect();
+    Plot {
+        lines: vec![line],
+        table: (
+            "IOPS (average of the measurement window)".into(),
+            head,
+            rows,
+        ),
+        ..Plot::default()
+    }
+}
+
+/// Latency: mean, 99.999th percentile and maximum per cell as bars, and the table.
+fn latency_plot(cells: &[PtsCell]) -> Plot {
+    type Get = fn(&PtsCell) -> f64;
+    let value: [(&str, Get); 3] = [
+        ("mean latency", |c| c.mean_lat_us),
+        ("99.999th percentile latency (worst round)", |c| {
+            c.p99999_lat_us.unwrap_or(0.0)
+        }),
+        ("max latency (worst round)", |c| c.max_lat_us),
+    ];
+    let bars = value
+        .iter()
+        .map(|(what, get)| CompareInput {
+            title: "latency per cell".into(),
+            metric: (*what).into(),
+            unit: Unit::Nanos,
+            ci_label: String::new(),
+            bars: cells
+                .iter()
+                .map(|c| CompareBar {
+                    label: c.label.clone(),
+                    value: get(c) * 1e3,
+                    ci: None,
+                })
+                .collect(),
+        })
+        .collect();
+    let rows = cells
+        .iter()
+        .map(|c| {
+            vec![
+                c.label.clone(),
+                format!("{:.1}", c.mean_lat_us),
+                format!("{:.1}", c.p99999_lat_us.unwrap_or(0.0)),
+                format!("{:.1}", c.max_lat_us),
+                format!("{:.0}", c.iops),
+            ]
+        })
+        .collect();
+    Plot {
+        bars,
+        table: (
+            "latency, µs (mean: window average; 99.999 % and max: the worst round)".into(),
+            strings(&["cell", "mean", "99.999%", "max", "IOPS"]),
+            rows,
+        ),
+        ..Plot::default()
+    }
+}
+
+/// WSAT's plots: its one tracking variable (IOPS per round) against time and against the
+/// total data written (TGBW).
+fn wsat_lines(ss: &PtsSteady, round_s: u64) -> Vec<XyInput> {
+    let iops: &[f64] = ss.tracking.first().map_or(&[], |t| t.rounds.as_slice());
+    let round_min = round_s as f64 / 60.0;
+    let mut total = 0u64;
+    let mut by_time = Vec::new();
+    let mut by_tgbw = Vec::new();
+    for (i, v) in iops.iter().enumerate() {
+        total += ss.written_bytes.get(i).copied().unwrap_or(0);
+        by_time.push(((i + 1) as f64 * round_min, *v));
+        by_tgbw.push((total as f64 / 1e9, *v));
+    }
+    let line = |title: &str, x_title: &str, points| XyInput {
+        title: title.into(),
+        x_title: x_title.into(),
+        x_unit: Unit::Count,
+        x_log: false,
+        y_title: "IOPS".into(),
+        y_unit: Unit::Count,
+        y_log_over: None,
+        series: vec![Series {
+            label: "4KiB random write".into(),
+            color: 0,
+            points,
+        }],
+    };
+    vec![
+        line("WSAT: IOPS against time", "time (minutes)", by_time),
+        line(
+            "WSAT: IOPS against total data written (TGBW)",
+            "total written (GB)",
+            by_tgbw,
+        ),
+    ]
+}
+
+/// Throughput, WSAT, and the parts of HIR, XSR and DIRTH: each cell's bandwidth as bars and
+/// a table (HIR's segments and DIRTH's histograms are in the text and JSON reports); WSAT
+/// adds its plots against time and data written.
+fn throughput_plot(p: &PtsPart) -> Plot {
+    let lines = if p.test == "wsat" {
+        wsat_lines(&p.steady, p.conditions.round_s)
+    } else {
+        Vec::new()
+    };
+    let bars = vec![CompareInput {
+        title: "throughput per cell (window average)".into(),
+        metric: "bandwidth".into(),
+        unit: Unit::BytesPerSec,
+        ci_label: String::new(),
+        bars: p
+            .cells
+            .iter()
+            .map(|c| CompareBar {
+                label: c.label.clone(),
+                value: c.mbps * 1e6,
+                ci: None,
+            })
+            .collect(),
+    }];
+    let rows = p
+        .cells
+        .iter()
+        .map(|c| {
+            vec![
+                c.label.clone(),
+                format!("{:.1}", c.mbps),
+                format!("{:.0}", c.iops),
+            ]
+        })
+        .collect();
+    Plot {
+        lines,
+        bars,
+        table: (
+            "average of the measurement window".into(),
+            strings(&["cell", "MB/s", "IOPS"]),
+            rows,
+        ),
+        ..Plot::default()
+    }
+}
+
+/// The test conditions as the page's fact table.
+fn conditions(p: &PtsPart) -> Vec<(String, String)> {
+    let (c, sys) = (&p.conditions, &p.conditions.system);
+    let ss = &p.steady;
     let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
-    let device = s(cond, "device").to_string();
-    let model = cond.get("model").filter(|m| !m.is_null());
-    let wipc = u(cond, "wipc_passes");
-    let mut conditions = vec![
-        ("device".to_string(), device.clone()),
-        ("capacity".into(), gib(u(cond, "capacity"))),
-        ("model".into(), text(model.unwrap_or(&Value::Null))),
-        (
-            "firmware".into(),
-            text(cond.get("firmware").unwrap_or(&Value::Null)),
-        ),
-        ("kernel".into(), s(cond, "kernel").to_string()),
-        ("software".into(), s(cond, "version").to_string()),
-        (
-            "QD / TC".into(),
-            format!("{} / {}", u(cond, "qd"), u(cond, "threads")),
-        ),
+    let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "–".into());
+    let mut rows = vec![
+        ("device".to_string(), sys.device.clone()),
+        ("capacity".into(), gib(sys.capacity)),
+        ("model".into(), dash(&sys.model)),
+        ("firmware".into(), dash(&sys.firmware)),
+        ("kernel".into(), sys.kernel.clone()),
+        ("software".into(), sys.version.clone()),
+        ("QD / TC".into(), format!("{} / {}", c.qd, c.threads)),
         (
             "active range".into(),
-            format!(
-                "{} ({} bytes)",
-                text(cond.get("active_range").unwrap_or(&Value::Null)),
-                u(cond, "active_bytes")
-            ),
+            format!("{} ({} bytes)", dash(&c.active_range), c.active_bytes),
         ),
-        ("purge".into(), s(cond, "purge").to_string()),
+        ("purge".into(), sys.purge.clone()),
         (
             "preconditioning".into(),
-            if wipc > 0 {
-                format!("{wipc}× the active range in 128 KiB sequential writes")
+            if c.wipc_passes > 0 {
+                format!(
+                    "{}× the active range in 128 KiB sequential writes",
+                    c.wipc_passes
+                )
             } else {
                 "none".into()
             },
@@ -428,49 +733,63 @@ fn part(p: &Value) -> Result<Report, InputError> {
             "engine".into(),
             format!(
                 "{} direct={}, {} s per cell per round",
-                s(cond, "engine"),
-                u8::from(cond.get("direct").and_then(Value::as_bool) == Some(true)),
-                u(cond, "round_s")
+                c.engine,
+                u8::from(c.direct),
+                c.round_s
             ),
         ),
         (
             "steady-state rule".into(),
             format!(
-                "window {} rounds; range ≤ {range_limit} % and slope excursion ≤ {slope_limit} % of the window average; at most {} rounds",
-                u(ss, "window_rounds"),
-                u(ss, "max_rounds")
+                "window {} rounds; range ≤ {} % and slope excursion ≤ {} % of the window average; at most {} rounds",
+                ss.window_rounds, ss.range_limit_pct, ss.slope_limit_pct, ss.max_rounds
             ),
         ),
     ];
-    if test == "ecw" {
+    if p.test == "ecw" {
         // The TOIO points in the order run, and the composite workload.
-        let toio: Vec<String> = cells
+        let toio: Vec<String> = p
+            .cells
             .iter()
-            .map(|c| format!("{}×{}", u(c.v, "threads"), u(c.v, "qd")))
+            .map(|c| format!("{}×{}", c.threads, c.qd))
             .collect();
-        conditions.push(("TC × QD".into(), toio.join(", ")));
-        conditions.push((
+        rows.push(("TC × QD".into(), toio.join(", ")));
+        rows.push((
             "workload".into(),
             format!(
                 "{} R/W, bssplit={}, random_distribution={}",
-                mixes.iter().map(|m| mix(*m)).collect::<Vec<_>>().join(", "),
-                s(cond, "bssplit"),
-                s(cond, "random_distribution")
+                mix_list(&p.cells),
+                c.bssplit.as_deref().unwrap_or(""),
+                c.random_distribution.as_deref().unwrap_or("")
             ),
         ));
     }
-    let file = std::path::Path::new(&device)
+    rows
+}
+
+/// The report of one part of a test.
+fn part(p: &PtsPart) -> Report {
+    let test = p.test.as_str();
+    let verdict = verdict(p);
+    let plot = match test {
+        "ecw" => ecw_plot(&p.cells),
+        "iops" => iops_plot(&p.cells),
+        "latency" => latency_plot(&p.cells),
+        _ => throughput_plot(p),
+    };
+    let device = &p.conditions.system.device;
+    let file = std::path::Path::new(device)
         .file_name()
         .map(|n| n.to_string_lossy().to_string());
-    Ok(Report {
+    Report {
         title: format!("iolens pts {test}: {device}"),
         sections: vec![SuiteSection {
             title: format!("SNIA PTS {} test", test.to_uppercase()),
             notes: vec![verdict.clone()],
-            steady,
-            lines,
-            bars,
-            table: Some(table),
+            steady: steady_inputs(&p.steady),
+            lines: plot.lines,
+            bars: plot.bars,
+            table: Some(plot.table),
         }],
         findings: vec![Finding {
             severity: "INFO".into(),
@@ -478,41 +797,14 @@ fn part(p: &Value) -> Result<Report, InputError> {
             claim: verdict,
             ..Finding::default()
         }],
-        facts: vec![("test conditions".into(), conditions)],
-        axes,
-        devices: file.filter(|_| model.is_some()).into_iter().collect(),
+        facts: vec![("test conditions".into(), conditions(p))],
+        axes: plot.axes,
+        devices: file
+            .filter(|_| p.conditions.system.model.is_some())
+            .into_iter()
+            .collect(),
         ..Report::default()
-    })
-}
-
-/// The report of a PTS result: one page for every part of every test in it, the first
-/// part's report with the other parts' sections and notes after it.
-pub fn report(v: &Value) -> Result<Report, InputError> {
-    let tests: Vec<&Value> = match v.get("tests").and_then(Value::as_array) {
-        Some(ts) => ts.iter().collect(),
-        None => vec![v],
-    };
-    let mut parts = Vec::new();
-    for t in &tests {
-        match t.get("parts").and_then(Value::as_array) {
-            Some(ps) => parts.extend(ps.iter()),
-            None => parts.push(*t),
-        }
     }
-    let mut parts = parts.into_iter();
-    let first = parts.next().ok_or_else(|| missing("any test or part"))?;
-    let mut rep = part(first)?;
-    for p in parts {
-        let r = part(p)?;
-        rep.sections.extend(r.sections);
-        rep.axes.extend(r.axes);
-        rep.notes.extend(r.notes);
-    }
-    if tests.len() > 1 {
-        let names: Vec<String> = tests.iter().map(|t| s(t, "test").to_uppercase()).collect();
-        rep.title = format!("SNIA PTS: {}", names.join(", "));
-    }
-    Ok(rep)
 }
 
 #[cfg(test)]
@@ -551,7 +843,7 @@ mod tests {
     fn a_saved_iops_test_gives_the_convergence_the_window_and_the_2d_plot() {
         let v = iops();
         assert!(is_pts(&v), "an IOPS result is a PTS result");
-        let r = report(&v).expect("a valid PTS result");
+        let r = report_of(&v).expect("a valid PTS result");
         assert_eq!(r.title, "iolens pts iops: /tmp/x.img");
         let sec = &r.sections[0];
         assert_eq!(sec.title, "SNIA PTS IOPS test");
@@ -583,7 +875,7 @@ mod tests {
         wsat["test"] = json!("wsat");
         let v = json!({"tests": [iops(), {"test": "throughput", "parts": [wsat]}]});
         assert!(is_pts(&v));
-        let r = report(&v).expect("two tests");
+        let r = report_of(&v).expect("two tests");
         assert_eq!(r.title, "SNIA PTS: IOPS, THROUGHPUT");
         assert_eq!(r.sections.len(), 2);
         // WSAT's own plots: IOPS against time (60 s rounds) and against data written.
@@ -599,10 +891,169 @@ mod tests {
         assert!(!is_pts(&json!({"jobs": []})));
         let mut v = iops();
         v.as_object_mut().map(|o| o.remove("steady_state"));
-        let e = report(&v).unwrap_err();
+        let e = report_of(&v).unwrap_err();
         assert!(e.0.contains("\"steady_state\""), "{e}");
         v["steady_state"] = json!({"window": 3});
-        let e = report(&v).unwrap_err();
+        let e = report_of(&v).unwrap_err();
         assert!(e.0.contains("[first, last]"), "{e}");
+    }
+
+    /// A cell of `mix`/`bs` with `iops` and latencies in proportion.
+    fn cell(mix: u64, bs: u64, threads: u64, qd: u64, iops: f64) -> PtsCell {
+        PtsCell {
+            label: format!("{mix}/{} T{threads}Q{qd}", 100 - mix),
+            bs,
+            bs_label: format!("{}KiB", bs / 1024),
+            rwmixread: mix,
+            threads,
+            qd,
+            toio: threads * qd,
+            iops,
+            mbps: iops * bs as f64 / 1e6,
+            mean_lat_us: (threads * qd) as f64 * 1e6 / iops,
+            max_lat_us: 5.0 * (threads * qd) as f64 * 1e6 / iops,
+            p99999_lat_us: Some(3.0 * (threads * qd) as f64 * 1e6 / iops),
+        }
+    }
+
+    #[test]
+    fn the_verdict_says_where_steady_state_was_reached_or_why_not() {
+        let mut p = PtsPart {
+            steady: PtsSteady {
+                steady_round: Some(7),
+                rounds: 7,
+                window: (3, 7),
+                ..PtsSteady::default()
+            },
+            ..PtsPart::default()
+        };
+        assert_eq!(
+            verdict(&p),
+            "Steady state reached at round 7 (measurement window rounds 3–7)."
+        );
+        p.steady.steady_round = None;
+        assert_eq!(
+            verdict(&p),
+            "Steady state NOT reached in 7 rounds; the numbers average the last rounds 3–7."
+        );
+        p.interrupted = true;
+        assert_eq!(
+            verdict(&p),
+            "Interrupted after 7 round(s): steady state NOT reached; the numbers average rounds 3–7."
+        );
+    }
+
+    #[test]
+    fn wsat_plots_iops_against_minutes_and_the_data_written_so_far() {
+        let ss = PtsSteady {
+            written_bytes: vec![2_000_000_000, 1_000_000_000, 500_000_000],
+            tracking: vec![PtsTracking {
+                rounds: vec![9000.0, 7000.0, 6000.0],
+                ..PtsTracking::default()
+            }],
+            ..PtsSteady::default()
+        };
+        let l = wsat_lines(&ss, 30);
+        assert_eq!(l.len(), 2, "against time and against TGBW");
+        assert_eq!(
+            l[0].series[0].points,
+            vec![(0.5, 9000.0), (1.0, 7000.0), (1.5, 6000.0)],
+            "30 s rounds are half minutes"
+        );
+        assert_eq!(
+            l[1].series[0].points,
+            vec![(2.0, 9000.0), (3.0, 7000.0), (3.5, 6000.0)],
+            "GB written up to the end of each round"
+        );
+    }
+
+    #[test]
+    fn latency_draws_three_bar_charts_in_nanoseconds_and_a_row_per_cell() {
+        let mut cells = vec![
+            cell(100, 4096, 1, 1, 10_000.0),
+            cell(0, 512, 1, 1, 20_000.0),
+        ];
+        cells[1].p99999_lat_us = None;
+        let p = latency_plot(&cells);
+        assert_eq!(p.bars.len(), 3, "mean, 99.999 %, max");
+        assert_eq!(
+            (
+                p.bars[0].bars[0].value,
+                p.bars[1].bars[0].value,
+                p.bars[2].bars[0].value
+            ),
+            (100_000.0, 300_000.0, 500_000.0),
+            "µs become ns: 100 µs mean, 300 µs 99.999 %, 500 µs max"
+        );
+        assert_eq!(p.bars[1].bars[1].value, 0.0, "no percentile: 0");
+        assert_eq!(
+            p.table.2[0],
+            ["100/0 T1Q1", "100.0", "300.0", "500.0", "10000"],
+            "the table of the first cell"
+        );
+    }
+
+    #[test]
+    fn ecw_plots_every_toio_point_and_names_its_workload_in_the_conditions() {
+        let cells = vec![cell(40, 0, 4, 8, 8000.0), cell(40, 0, 1, 1, 1000.0)];
+        let plot = ecw_plot(&cells);
+        let a = &plot.axes[0];
+        assert_eq!(
+            a.points.iter().map(|p| (p.x, p.iops)).collect::<Vec<_>>(),
+            vec![(32.0, 8000.0), (1.0, 1000.0)],
+            "TOIO and IOPS of each point, in the order run"
+        );
+        assert!(a.littles_law && a.hockey_stick, "{a:?}");
+        assert_eq!(
+            a.title,
+            "SNIA PTS ECW, 40/60 R/W composite (window averages)"
+        );
+        assert_eq!(plot.table.2[0][..3], ["4", "8", "32"], "TC, QD, TOIO");
+        let p = PtsPart {
+            test: "ecw".into(),
+            conditions: PtsConditions {
+                bssplit: Some("4k/50:8k/50".into()),
+                random_distribution: Some("random".into()),
+                ..PtsConditions::default()
+            },
+            cells,
+            ..PtsPart::default()
+        };
+        let rows = conditions(&p);
+        let row = |k: &str| {
+            rows.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("no row {k} in {rows:?}"))
+        };
+        assert_eq!(row("TC × QD"), "4×8, 1×1");
+        assert_eq!(
+            row("workload"),
+            "40/60 R/W, bssplit=4k/50:8k/50, random_distribution=random"
+        );
+        assert_eq!(row("model"), "–", "no model: a dash");
+        assert_eq!(row("preconditioning"), "none");
+    }
+
+    #[test]
+    fn throughput_draws_bandwidth_bars_and_wsat_adds_its_two_plots() {
+        let mut p = PtsPart {
+            test: "throughput".into(),
+            cells: vec![cell(100, 1 << 20, 1, 32, 500.0)],
+            ..PtsPart::default()
+        };
+        let plot = throughput_plot(&p);
+        assert!(plot.lines.is_empty(), "throughput has no line plot");
+        assert_eq!(
+            plot.bars[0].bars[0].value,
+            500.0 * (1u64 << 20) as f64,
+            "MB/s become bytes/s"
+        );
+        p.test = "wsat".into();
+        assert_eq!(
+            throughput_plot(&p).lines.len(),
+            2,
+            "WSAT against time and TGBW"
+        );
     }
 }

@@ -1,21 +1,27 @@
-//! One benchmark session: plan, safety checks, signals, the status line, the run itself, the
-//! report, `--explain` and the exit code. fio mode, `iolens quick` and the suites all run jobs
-//! through [`run`], so each of these steps is written once.
+//! One benchmark session: the checks (job limit, models, plan, safety), signals, the live
+//! status line ([`status`]), the run itself, the report, `--explain` and the exit code. fio
+//! mode ([`fio`]), the suites and each rank of a cluster run all run jobs through [`run`], so
+//! each of these steps is written once; [`saved`] explains and reports saved results, and
+//! [`machine`] reads the machine a report describes from /proc and sysfs.
 //!
 //! Output goes through [`Sink`] (results) and [`diag`] (stderr): a write that fails is an
 //! error the caller turns into an exit code, never a panic.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod fio;
+pub mod machine;
 pub mod output;
+pub mod saved;
 pub mod signals;
 pub mod sim;
+pub mod status;
 
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 use iolens_analyze::{explain, view_of_run, ExplainContext};
-use iolens_job::{JobSet, OutputFormat};
+use iolens_job::{FioArgs, JobSet, OutputFormat};
 use iolens_report::normal::{render_header, render_layout};
 use iolens_report::JobHeader;
 use iolens_run::{Event, PlanOptions, RunOptions, WorkerOptions};
@@ -187,7 +193,13 @@ pub fn write_html_with(
 ) -> Result<()> {
     use anyhow::Context;
     let findings = html_findings(&explain(&view_of_run(r), ctx));
-    let mut report = iolens_report::input::run_report(r, &version(), findings);
+    let run = iolens_report::input::from_run(r, "this run");
+    let here = machine::detect(
+        "where this run ran (read from /proc and sysfs at its end)",
+        &run.disks,
+    );
+    let mut report = iolens_report::input::run_report(run, &version(), findings);
+    report.machine = Some(here);
     if !suite.title.is_empty() {
         report.title = suite.title;
     }
@@ -213,13 +225,64 @@ pub fn write_report(
         disks.extend(report.runs.iter().flat_map(|r| r.disks.iter().cloned()));
         disks.sort();
         disks.dedup();
-        report.machine = Some(iolens_report::machine::detect(
+        report.machine = Some(machine::detect(
             "where this suite ran (read from /proc and sysfs at its end)",
             &disks,
         ));
     }
     std::fs::write(path, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", path.display()))
+}
+
+/// What a fio command line asks of every run it starts, besides its jobs: the safety options
+/// (`--readonly`, `--destructive`, `--allow-fill`), the job limit (`--max-jobs`, at most
+/// fio's own) and `--warnings-fatal`. fio mode and the suites that take a fio command line
+/// read them here, so they check their runs alike.
+#[derive(Debug, Clone)]
+pub struct Checks {
+    /// The safety options.
+    pub safety: PlanOptions,
+    /// Most jobs (clones included) a run may start.
+    pub max_jobs: u32,
+    /// A job set with warnings is refused.
+    pub warnings_fatal: bool,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks {
+            safety: PlanOptions::default(),
+            max_jobs: MAX_JOBS,
+            warnings_fatal: false,
+        }
+    }
+}
+
+impl Checks {
+    /// The checks a fio command line asks for.
+    pub fn of(a: &FioArgs) -> Checks {
+        Checks {
+            safety: PlanOptions {
+                readonly: a.readonly,
+                destructive: a.destructive,
+                allow_fill: a.allow_fill,
+            },
+            // fio caps --max-jobs at its compiled-in limit as well.
+            max_jobs: a.max_jobs.unwrap_or(MAX_JOBS).min(MAX_JOBS),
+            warnings_fatal: a.warnings_fatal,
+        }
+    }
+
+    /// Prints a job set's warnings (when `say`) and refuses them when they are fatal.
+    pub fn warnings(&self, set: &JobSet, say: bool) -> Result<()> {
+        for w in set.warnings.iter().filter(|_| say) {
+            diag(&format!("iolens: warning: {w}"))?;
+        }
+        if self.warnings_fatal && !set.warnings.is_empty() {
+            bail!("warnings are fatal (--warnings-fatal)");
+        }
+        Ok(())
+    }
 }
 
 /// Refuses more jobs than `max` before anything is planned.
@@ -302,7 +365,7 @@ pub fn run_checked(
     if s.header {
         let threads = set.jobs.iter().all(|j| j.thread);
         sink.write(&render_header(
-            &JobHeader::of_jobs(set, &plan),
+            &job_headers(set, &plan),
             &version(),
             threads,
         ))?;
@@ -334,7 +397,7 @@ pub fn run_checked(
                 }
             }
             Event::Status(st) => {
-                let line = iolens_report::status::render_live(&st);
+                let line = status::render_live(&st);
                 if s.status {
                     output::status_line(&line);
                     status_shown = true;
@@ -401,6 +464,22 @@ pub fn run_checked(
     Ok(outcome)
 }
 
+/// What fio prints before the run about each job of `set`, with the reporting group the plan
+/// gave it.
+pub fn job_headers(set: &JobSet, plan: &iolens_run::Plan) -> Vec<JobHeader> {
+    set.jobs
+        .iter()
+        .map(|s| {
+            let groupid = plan
+                .jobs
+                .iter()
+                .find(|j| j.spec.name == s.name && j.spec.span == s.span)
+                .map_or(0, |j| j.groupid);
+            JobHeader::of(s, groupid)
+        })
+        .collect()
+}
+
 /// Worker options from the test hooks in the environment: `IOLENS_FAKE_CLOCK_NS` makes runs
 /// deterministic, `IOLENS_NULL_DELAY_US` gives the null engine a fixed latency.
 pub fn worker_options_from_env() -> WorkerOptions {
@@ -435,6 +514,38 @@ mod tests {
             e.contains("4 jobs (numjobs included) exceed the limit of 3"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_fio_command_line_gives_the_checks_of_every_run() {
+        let argv: Vec<String> = [
+            "--name=x",
+            "--max-jobs=8",
+            "--destructive",
+            "--warnings-fatal",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let c = Checks::of(&iolens_job::parse_args(&argv).expect("a command line"));
+        assert_eq!((c.max_jobs, c.safety.destructive), (8, true), "{c:?}");
+        let mut set = jobs("[a]\nioengine=null\nsize=4k\n");
+        assert!(
+            c.warnings(&set, false).is_ok(),
+            "no warnings, nothing refused"
+        );
+        set.warnings
+            .push("t.fio:2: option 'x' is accepted but has no effect".into());
+        let e = c
+            .warnings(&set, false)
+            .expect_err("fatal warnings")
+            .to_string();
+        assert_eq!(e, "warnings are fatal (--warnings-fatal)");
+        assert!(
+            Checks::default().warnings(&set, false).is_ok(),
+            "not fatal by default"
+        );
+        assert_eq!(Checks::default().max_jobs, MAX_JOBS);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What each suite puts in the HTML report (`--report=FILE.html`): its results as the report's
 //! chart inputs, its explanation as findings, its settings as tables. Pure functions of a
-//! suite's results; the session adds the machine and writes the file.
+//! suite's results; the session adds the machine and writes the file. (PTS draws its page
+//! with the rest of its reports, in [`crate::pts::report`].)
 
 use iolens_report::charts::{AxisInput, AxisPoint, CompareBar, CompareInput};
 use iolens_report::html::{Finding, Report, RunReport, SuiteSection};
@@ -11,8 +12,6 @@ use crate::compare::{Input, Row};
 
 use crate::curve::Curve;
 use crate::metrics::fmt_int;
-use crate::pts::report::Conditions;
-use crate::pts::PtsRun;
 use crate::quick::{best_passes, Profile, QuickSpec, Step};
 use crate::sweep::{knees, AxisKind, ModelCeiling, Sweep};
 
@@ -382,132 +381,4 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
         ],
         ..Report::default()
     })
-}
-
-/// A SNIA PTS run: the test conditions, the steady-state plots of every tracking variable
-/// (convergence, and the measurement window with its average, data-excursion band, slope band
-/// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
-/// against time and data written, throughput and latency per cell) and its table: drawn
-/// from the run's JSON result by the reader `iolens report` uses for a saved one.
-pub fn pts(run: &PtsRun, cond: &Conditions) -> Report {
-    iolens_report::pts::report(&crate::pts::report::json(run, cond))
-        .expect("iolens's own PTS JSON is a valid PTS result")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pts::{CellResult, PtsSpec, Test};
-    use iolens_report::html::{chart_count, render};
-
-    fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
-        let spec = PtsSpec {
-            mixes,
-            bss,
-            qd: 32,
-            threads: 4,
-            ..PtsSpec::new(test, "/dev/x", 1 << 30)
-        };
-        let cells = spec.cells().len();
-        // A fresh device that settles: each round a little closer to its steady figure.
-        let rounds = (0..rounds)
-            .map(|r| {
-                (0..cells)
-                    .map(|c| {
-                        let v = 1000.0 * (c + 1) as f64 * (1.0 + 2.0 / (r + 1) as f64);
-                        CellResult {
-                            iops: v,
-                            mbps: v / 100.0,
-                            mean_lat_us: 1e6 / v,
-                            max_lat_us: 5e6 / v,
-                            p99999_us: 3e6 / v,
-                            written: 1 << 30,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        PtsRun {
-            spec,
-            rounds,
-            steady_round: None,
-            interrupted: false,
-            wipc_bytes: 2 << 30,
-            credits: Vec::new(),
-            budget_hit: false,
-        }
-    }
-
-    #[test]
-    fn every_pts_test_gets_its_steady_state_plots_and_its_own_chart() {
-        let cond = Conditions {
-            device: "/dev/x".into(),
-            ..Conditions::default()
-        };
-        // (test, cells, charts): two steady-state charts per tracking variable, then the
-        // IOPS matrix's 2D plot; throughput bars; WSAT against time and TGBW plus bars;
-        // three latency bar charts.
-        let cases = [
-            (
-                run(Test::Iops, vec![100, 65, 0], vec![4096, 65536, 1 << 20], 7),
-                3 * 2 + 1,
-            ),
-            (
-                run(Test::Throughput, vec![100, 0], vec![128 << 10, 1 << 20], 6),
-                2 * 2 + 1,
-            ),
-            (run(Test::Wsat, vec![0], vec![4096], 8), 2 + 2 + 1),
-            (run(Test::Latency, vec![100, 0], vec![4096], 5), 2 + 3),
-        ];
-        for (r, want) in cases {
-            let report = pts(&r, &cond);
-            let html = render(&report);
-            assert_eq!(
-                chart_count(&html),
-                want,
-                "charts of the {} test over {} rounds",
-                r.spec.test.name(),
-                r.rounds.len()
-            );
-            assert!(
-                html.contains("Steady state NOT reached") && html.contains("test conditions"),
-                "verdict and conditions of the {} test",
-                r.spec.test.name()
-            );
-        }
-    }
-
-    #[test]
-    fn ecw_draws_iops_and_response_time_against_toio_and_the_curve() {
-        let r = run(Test::Ecw, vec![40], vec![crate::pts::COMPOSITE_BS], 6);
-        let report = pts(&r, &Conditions::default());
-        assert_eq!(report.axes.len(), 1, "one TOIO axis");
-        let toio: Vec<f64> = report.axes[0].points.iter().map(|p| p.x).collect();
-        assert_eq!(
-            toio,
-            [512.0, 256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0],
-            "every TOIO point of the default ladder, in the order run"
-        );
-        let html = render(&report);
-        // Two steady-state charts for the one tracking variable (highest TOIO), then IOPS
-        // and mean response time against TOIO and response time against IOPS.
-        assert_eq!(chart_count(&html), 2 + 3, "charts of ECW over 6 rounds");
-        assert!(
-            html.contains("bssplit=512/4:1k/1")
-                && html.contains("zoned:50/5:30/15:20/80")
-                && html.contains("40/60 ECW T32Q16"),
-            "the composite workload and its cells are named"
-        );
-    }
-
-    #[test]
-    fn before_the_window_fills_only_the_convergence_is_drawn() {
-        let r = run(Test::Iops, vec![0], vec![4096], 3);
-        let html = render(&pts(&r, &Conditions::default()));
-        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
-        assert!(
-            !html.contains("measurement window, rounds"),
-            "no window yet"
-        );
-    }
 }

@@ -1,17 +1,21 @@
 //! Suites: planners that write fio jobs for a purpose and read the results back into a table.
 //! A suite produces job text or job sets (so everything it runs can also be run, and read, as
-//! a plain fio job) and reads `RunResult`s; running is the caller's: every suite takes a
+//! a plain fio job) and reads `RunResult`s; running is the caller's: every planner takes a
 //! runner (`FnMut(&JobSet) -> Result<RunResult, E>`), so it never re-implements running or
-//! reporting and works the same on real devices and on simulated volumes.
+//! reporting, works the same on real devices and on simulated volumes, and is tested without
+//! I/O. The commands ([`commands`], [`pts::command`]) hand the planners [`runner`]'s, which
+//! runs each set through the session.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod commands;
 pub mod compare;
 pub mod curve;
 pub mod html;
 pub mod metrics;
 pub mod pts;
 pub mod quick;
+pub mod runner;
 pub mod stat;
 pub mod sweep;
 
@@ -20,10 +24,43 @@ pub mod sweep;
 #[error("{0}")]
 pub struct SuiteError(pub String);
 
+/// A command's usage error that only the suite can see (a bad axis, an empty grid): the
+/// command line prints it as it prints its own, with the command's usage.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
 impl From<iolens_job::JobError> for SuiteError {
     fn from(e: iolens_job::JobError) -> Self {
         SuiteError(e.to_string())
     }
+}
+
+/// A time in whole seconds, at least 1 (`4`, `90s`, `1m`; a bare number is seconds), as fio
+/// reads one.
+pub fn parse_seconds(s: &str) -> Result<u64, SuiteError> {
+    iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
+        .map(|d| d.as_secs().max(1))
+        .map_err(|e| SuiteError(e.to_string()))
+}
+
+/// An I/O size as the option table reads `bs=` (`16k`, `1m`).
+pub fn parse_io_size(s: &str) -> Result<u64, SuiteError> {
+    match iolens_job::Setting::parse("bs", s).map_err(SuiteError)?.value() {
+        iolens_job::SettingValue::Bs(b) => Ok(b[0]),
+        _ => Err(SuiteError(format!(
+            "'{s}' is not an I/O size (examples: 4k, 16k, 1m)"
+        ))),
+    }
+}
+
+/// A positive number, with thousands separators allowed (`20,000`).
+pub fn parse_count(s: &str) -> Result<f64, SuiteError> {
+    s.replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| SuiteError(format!("'{s}' is not a positive number")))
 }
 
 /// Progress of a suite, for a progress line: which step of how many, what it is, and the

@@ -7,10 +7,13 @@
 //! ([`cloud`]); `--simulate` runs the method against a modelled device ([`sim`]).
 //!
 //! This module plans and reads: it writes each stage as fio job text, parses it into a
-//! `JobSet` and hands that to a [`Driver`] (the binary's execute path), reading back the
-//! `RunResult`. The purge itself (an OS operation) is the driver's.
+//! `JobSet` and hands that to a [`Driver`] (the session, in [`command`]), reading back the
+//! `RunResult`. The purge itself (an OS operation) is the driver's, on the target as
+//! [`device`] sees it.
 
 pub mod cloud;
+pub mod command;
+pub mod device;
 pub mod report;
 pub mod sim;
 pub mod steady;
@@ -882,7 +885,7 @@ pub struct PtsOutcome {
     pub used_s: f64,
 }
 
-/// What runs a PTS test's stages: the binary's execute path, or a test's fake.
+/// What runs a PTS test's stages: the session ([`command`]), or a test's fake.
 pub trait Driver {
     /// Its error.
     type Error: From<SuiteError>;

@@ -4,30 +4,14 @@
 
 use std::fmt::Write;
 
+use iolens_report::html::Report;
+pub use iolens_report::pts::Conditions;
+use iolens_report::pts::{PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking};
 use serde_json::{json, Value};
 
 use super::sim::SimDevice;
 use super::steady::{check, WindowCheck};
 use super::{bs_label, PtsOutcome, PtsRun, PtsSpec, Test, COMPOSITE_BS, ECW_ALIGN};
-
-/// The test conditions the spec's report header lists.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Conditions {
-    /// Device or file path.
-    pub device: String,
-    /// Capacity in bytes.
-    pub capacity: u64,
-    /// Model from sysfs (`device/model`), when there is one.
-    pub model: Option<String>,
-    /// Firmware revision from sysfs (`device/firmware_rev` or `device/rev`).
-    pub firmware: Option<String>,
-    /// Kernel release.
-    pub kernel: String,
-    /// `iolens-0.1.0`.
-    pub version: String,
-    /// How the target was purged.
-    pub purge: String,
-}
 
 fn gib(b: u64) -> String {
     format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
@@ -48,85 +32,68 @@ pub fn convergence(run: &PtsRun) -> Vec<(String, Vec<f64>, Vec<Option<WindowChec
         .collect()
 }
 
-/// The last window's check of every tracking variable.
-fn final_checks(run: &PtsRun) -> Vec<(String, Option<WindowCheck>)> {
-    let (_, last) = run.window();
-    convergence(run)
-        .into_iter()
-        .map(|(l, _, c)| {
-            (
-                l,
-                last.checked_sub(1)
-                    .and_then(|i| c.get(i).cloned().flatten()),
-            )
-        })
-        .collect()
-}
-
-/// The text report.
+/// The text report: the test conditions, the verdict, the test's table and the convergence
+/// of every tracking variable.
 pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     let s = &run.spec;
     let mut t = String::new();
+    let test = s.test.name().to_uppercase();
     if s.title.is_empty() {
-        let _ = writeln!(
-            t,
-            "SNIA PTS {} test — iolens\n",
-            s.test.name().to_uppercase()
-        );
+        let _ = writeln!(t, "SNIA PTS {test} test — iolens\n");
     } else {
-        let _ = writeln!(
-            t,
-            "SNIA PTS {} test, {} — iolens\n",
-            s.test.name().to_uppercase(),
-            s.title
-        );
+        let _ = writeln!(t, "SNIA PTS {test} test, {} — iolens\n", s.title);
     }
+    conditions_text(&mut t, run, cond);
+    let _ = writeln!(t);
+    verdict_text(&mut t, run);
+    let _ = writeln!(t);
+    table(&mut t, run);
+    convergence_text(&mut t, run);
+    t
+}
+
+/// The test conditions the specification's report header lists.
+fn conditions_text(t: &mut String, run: &PtsRun, cond: &Conditions) {
+    let s = &run.spec;
     let _ = writeln!(t, "Test conditions");
-    let _ = writeln!(t, "  device          {}", cond.device);
-    let _ = writeln!(
-        t,
-        "  capacity        {} ({} bytes)",
-        gib(cond.capacity),
-        cond.capacity
+    let mut row = |name: &str, value: String| {
+        let _ = writeln!(t, "  {name:<15} {value}");
+    };
+    row("device", cond.device.clone());
+    row(
+        "capacity",
+        format!("{} ({} bytes)", gib(cond.capacity), cond.capacity),
     );
-    let _ = writeln!(
-        t,
-        "  model           {}",
-        cond.model.as_deref().unwrap_or("-")
+    row("model", cond.model.clone().unwrap_or_else(|| "-".into()));
+    row(
+        "firmware",
+        cond.firmware.clone().unwrap_or_else(|| "-".into()),
     );
-    let _ = writeln!(
-        t,
-        "  firmware        {}",
-        cond.firmware.as_deref().unwrap_or("-")
-    );
-    let _ = writeln!(t, "  kernel          {}", cond.kernel);
-    let _ = writeln!(t, "  software        {}", cond.version);
+    row("kernel", cond.kernel.clone());
+    row("software", cond.version.clone());
     if s.test == Test::Ecw {
         let toio: Vec<String> = s.tcqd.iter().map(|(t, q)| format!("{}", t * q)).collect();
-        let _ = writeln!(t, "  TOIO (TC x QD)  {}", toio.join(", "));
+        row("TOIO (TC x QD)", toio.join(", "));
     } else if s.grid() {
-        let _ = writeln!(t, "  TC x QD         {} cells", s.tcqd.len());
+        row("TC x QD", format!("{} cells", s.tcqd.len()));
     } else {
-        let _ = writeln!(t, "  QD / TC         {} / {}", s.qd, s.threads);
+        row("QD / TC", format!("{} / {}", s.qd, s.threads));
     }
-    let _ = writeln!(
-        t,
-        "  access          {}",
-        if s.sequential { "sequential" } else { "random" }
+    row(
+        "access",
+        (if s.sequential { "sequential" } else { "random" }).into(),
     );
     if let Some(w) = composite(s) {
-        let _ = writeln!(t, "  workload        {w}");
-        let _ = writeln!(t, "  source          {ECW_SOURCE}");
+        row("workload", w);
+        row("source", ECW_SOURCE.into());
     }
-    let _ = writeln!(
-        t,
-        "  active range    {} ({} bytes)",
-        s.active_range, s.active_bytes
+    row(
+        "active range",
+        format!("{} ({} bytes)", s.active_range, s.active_bytes),
     );
-    let _ = writeln!(t, "  purge           {}", cond.purge);
-    let _ = writeln!(
-        t,
-        "  preconditioning {}",
+    row("purge", cond.purge.clone());
+    row(
+        "preconditioning",
         if s.wipc_passes > 0 {
             format!(
                 "{}x active range in 128KiB sequential writes ({} written)",
@@ -135,96 +102,88 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             )
         } else {
             "none".into()
-        }
+        },
     );
-    let _ = writeln!(
-        t,
-        "  engine          {} direct={}, {} s per cell per round",
-        s.engine,
-        u8::from(s.direct),
-        s.round_s
+    row(
+        "engine",
+        format!(
+            "{} direct={}, {} s per cell per round",
+            s.engine,
+            u8::from(s.direct),
+            s.round_s
+        ),
     );
     if let Some(d) = &s.sim {
-        let _ = writeln!(t, "  device model    SIMULATED: {}", sim_label(d));
+        row("device model", format!("SIMULATED: {}", sim_label(d)));
     }
     if s.cloud {
-        let _ = writeln!(
-            t,
-            "  cloud mode      no purge; budget {}",
-            s.budget_s
-                .map_or("none".to_string(), |b| format!("{b} s of I/O"))
-        );
+        let budget = s
+            .budget_s
+            .map_or("none".to_string(), |b| format!("{b} s of I/O"));
+        row("cloud mode", format!("no purge; budget {budget}"));
     }
     if let Some(b) = &s.bucket {
-        let _ = writeln!(
-            t,
-            "  burst bucket    {}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
-            b.volume,
-            b.base,
-            b.burst,
-            b.full,
-            u = b.unit()
+        row(
+            "burst bucket",
+            format!(
+                "{}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
+                b.volume,
+                b.base,
+                b.burst,
+                b.full,
+                u = b.unit()
+            ),
         );
     }
+}
+
+/// Where steady state was reached or why not, and (with a burst bucket) which rounds ran on
+/// burst credits.
+fn verdict_text(t: &mut String, run: &PtsRun) {
     let (a, b) = run.window();
-    let _ = writeln!(t);
-    match run.steady_round {
-        Some(x) => {
-            let _ = writeln!(
-                t,
-                "Steady state reached at round {x} (measurement window rounds {a}-{b})."
-            );
+    let n = run.rounds.len();
+    let _ = writeln!(
+        t,
+        "{}",
+        match run.steady_round {
+            Some(x) => format!("Steady state reached at round {x} (measurement window rounds {a}-{b})."),
+            None if run.budget_hit => format!("Time budget used up after {n} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}."),
+            None if run.interrupted => format!("INTERRUPTED after {n} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}."),
+            None => format!("Steady state NOT reached in {n} rounds; the numbers below average the last rounds {a}-{b}."),
         }
-        None if run.budget_hit => {
-            let _ = writeln!(
-                t,
-                "Time budget used up after {} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
-        None if run.interrupted => {
-            let _ = writeln!(
-                t,
-                "INTERRUPTED after {} round(s): steady state NOT reached; the numbers below average rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
-        None => {
-            let _ = writeln!(
-                t,
-                "Steady state NOT reached in {} rounds; the numbers below average the last rounds {a}-{b}.",
-                run.rounds.len()
-            );
-        }
+    );
+    let Some(bk) = &run.spec.bucket else {
+        return;
+    };
+    let on: Vec<String> = run
+        .credits
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.on_credits)
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if on.is_empty() {
+        let _ = writeln!(
+            t,
+            "No measurement round ran above the {} baseline of {:.0} {}: no burst credits were spent.",
+            bk.volume,
+            bk.base,
+            bk.unit()
+        );
+    } else {
+        let _ = writeln!(
+            t,
+            "Rounds {} ran on BURST CREDITS (above the {:.0} {} baseline); a window holding them is not steady state.",
+            on.join(", "),
+            bk.base,
+            bk.unit()
+        );
     }
-    if let Some(bk) = &s.bucket {
-        let on: Vec<String> = run
-            .credits
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.on_credits)
-            .map(|(i, _)| (i + 1).to_string())
-            .collect();
-        if on.is_empty() {
-            let _ = writeln!(
-                t,
-                "No measurement round ran above the {} baseline of {:.0} {}: no burst credits were spent.",
-                bk.volume,
-                bk.base,
-                bk.unit()
-            );
-        } else {
-            let _ = writeln!(
-                t,
-                "Rounds {} ran on BURST CREDITS (above the {:.0} {} baseline); a window holding them is not steady state.",
-                on.join(", "),
-                bk.base,
-                bk.unit()
-            );
-        }
-    }
-    let _ = writeln!(t);
-    table(&mut t, run);
+}
+
+/// Each tracking variable's value per round and the rule's check of the window ending there.
+fn convergence_text(t: &mut String, run: &PtsRun) {
+    let s = &run.spec;
     let _ = writeln!(t, "\nSteady-state convergence ({}; window {} rounds, range <= {}% and slope excursion <= {}% of the window average)",
         s.metric().unit(), s.rule.window, s.rule.range_pct, s.rule.slope_pct);
     for (label, series, checks) in convergence(run) {
@@ -235,32 +194,28 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
             "round", "value", "window", "window avg", "range%", "slope%"
         );
         for (i, (v, c)) in series.iter().zip(&checks).enumerate() {
-            match c {
-                Some(c) => {
-                    let credit = !run.credit_rounds_in_window(i + 1).is_empty();
-                    let _ = writeln!(
-                        t,
-                        "  {:>5} {:>14.1} {:>11} {:>14.1} {:>9.2} {:>9.2}  {}",
-                        i + 1,
-                        v,
-                        format!("{}-{}", c.first_round, c.last_round),
-                        c.average,
-                        c.range_pct,
-                        c.slope_excursion_pct,
-                        match (c.steady, credit) {
-                            (true, false) => "steady",
-                            (true, true) => "flat, but on burst credits",
-                            _ => "-",
-                        }
-                    );
+            let Some(c) = c else {
+                let _ = writeln!(t, "  {:>5} {:>14.1}", i + 1, v);
+                continue;
+            };
+            let credit = !run.credit_rounds_in_window(i + 1).is_empty();
+            let _ = writeln!(
+                t,
+                "  {:>5} {:>14.1} {:>11} {:>14.1} {:>9.2} {:>9.2}  {}",
+                i + 1,
+                v,
+                format!("{}-{}", c.first_round, c.last_round),
+                c.average,
+                c.range_pct,
+                c.slope_excursion_pct,
+                match (c.steady, credit) {
+                    (true, false) => "steady",
+                    (true, true) => "flat, but on burst credits",
+                    _ => "-",
                 }
-                None => {
-                    let _ = writeln!(t, "  {:>5} {:>14.1}", i + 1, v);
-                }
-            }
+            );
         }
     }
-    t
 }
 
 fn table(t: &mut String, run: &PtsRun) {
@@ -395,11 +350,7 @@ pub fn composite(s: &PtsSpec) -> Option<String> {
         mix.join(", "),
         s.bssplit,
         ECW_ALIGN,
-        if s.distribution.is_empty() {
-            "random"
-        } else {
-            s.distribution.as_str()
-        }
+        distribution(s)
     ))
 }
 
@@ -602,85 +553,171 @@ pub fn outcome_csv(o: &PtsOutcome) -> String {
     t
 }
 
-/// The JSON report.
-pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
+/// The window's distribution of a composite workload (`random`: uniform).
+fn distribution(s: &PtsSpec) -> String {
+    if s.distribution.is_empty() {
+        "random".to_string()
+    } else {
+        s.distribution.clone()
+    }
+}
+
+/// One part as the HTML report draws it and the JSON report writes it: the test conditions,
+/// the steady-state rule with each tracking variable's check of the measurement window, and
+/// the window average of every cell.
+pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
     let s = &run.spec;
     let (a, b) = run.window();
-    let finals = final_checks(run);
+    let tracking = convergence(run)
+        .into_iter()
+        .map(|(variable, rounds, checks)| PtsTracking {
+            variable,
+            metric: s.metric().unit().to_string(),
+            rounds,
+            // The check of the measurement window: the window the matrix averages.
+            window: b
+                .checked_sub(1)
+                .and_then(|i| checks.get(i).copied().flatten()),
+        })
+        .collect();
+    let mixed_sizes = composite(s).is_some();
+    PtsPart {
+        test: s.test.name().to_string(),
+        conditions: PtsConditions {
+            system: cond.clone(),
+            qd: s.qd.into(),
+            threads: s.threads.into(),
+            active_range: Some(s.active_range.clone()),
+            active_bytes: s.active_bytes,
+            wipc_passes: s.wipc_passes.into(),
+            round_s: s.round_s,
+            engine: s.engine.clone(),
+            direct: s.direct,
+            bssplit: mixed_sizes.then(|| s.bssplit.clone()),
+            random_distribution: mixed_sizes.then(|| distribution(s)),
+        },
+        steady: PtsSteady {
+            steady_round: run.steady_round.map(|x| x as u64),
+            rounds: run.rounds.len() as u64,
+            window: (a as u64, b as u64),
+            window_rounds: s.rule.window as u64,
+            range_limit_pct: s.rule.range_pct,
+            slope_limit_pct: s.rule.slope_pct,
+            max_rounds: s.rule.max_rounds as u64,
+            written_bytes: run
+                .rounds
+                .iter()
+                .map(|r| r.iter().map(|c| c.written).sum())
+                .collect(),
+            tracking,
+        },
+        interrupted: run.interrupted,
+        cells: run
+            .matrix()
+            .into_iter()
+            .map(|(c, r)| PtsCell {
+                label: c.label(s.grid()),
+                bs: c.bs,
+                bs_label: bs_label(c.bs),
+                rwmixread: c.rwmixread.into(),
+                threads: c.threads.into(),
+                qd: c.qd.into(),
+                toio: c.toio().into(),
+                iops: r.iops,
+                mbps: r.mbps,
+                mean_lat_us: r.mean_lat_us,
+                max_lat_us: r.max_lat_us,
+                p99999_lat_us: (s.test == Test::Latency).then_some(r.p99999_us),
+            })
+            .collect(),
+    }
+}
+
+/// A whole test as the HTML report draws it: its parts; a one-part test's part is
+/// interrupted when the test was (as [`outcome_json`] writes it).
+pub fn test(o: &PtsOutcome, cond: &Conditions) -> PtsTest {
+    let mut parts: Vec<PtsPart> = o.parts.iter().map(|p| part(p, cond)).collect();
+    if let [one] = parts.as_mut_slice() {
+        one.interrupted = o.interrupted;
+    }
+    PtsTest {
+        name: o.test.name().to_string(),
+        parts,
+    }
+}
+
+fn tracking_json(t: &PtsTracking) -> Value {
+    let w = t.window.as_ref();
+    json!({
+        "variable": t.variable,
+        "metric": t.metric,
+        "rounds": t.rounds,
+        "window": w.map(|c| json!([c.first_round, c.last_round])),
+        "average": w.map(|c| c.average),
+        "slope": w.map(|c| c.slope),
+        "intercept": w.map(|c| c.intercept),
+        "range_pct": w.map(|c| c.range_pct),
+        "slope_excursion_pct": w.map(|c| c.slope_excursion_pct),
+        "steady": w.is_some_and(|c| c.steady),
+    })
+}
+
+fn cell_json(c: &PtsCell) -> Value {
+    json!({
+        "label": c.label,
+        "bs": c.bs,
+        "bs_label": c.bs_label,
+        "rwmixread": c.rwmixread,
+        "threads": c.threads,
+        "qd": c.qd,
+        "toio": c.toio,
+        "iops": c.iops,
+        "mbps": c.mbps,
+        "mean_lat_us": c.mean_lat_us,
+        "max_lat_us": c.max_lat_us,
+        "p99999_lat_us": c.p99999_lat_us,
+    })
+}
+
+/// The JSON report: [`part`] and what the run adds to it (the simulated device, the burst
+/// bucket, the time budget).
+pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
+    let s = &run.spec;
+    let p = part(run, cond);
+    let (c, sys, ss) = (&p.conditions, &p.conditions.system, &p.steady);
     let worst = |f: fn(&WindowCheck) -> f64| {
-        finals
+        ss.tracking
             .iter()
-            .filter_map(|(_, c)| c.as_ref().map(f))
+            .filter_map(|t| t.window.as_ref().map(f))
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
     };
-    // Each variable's check of the measurement window (the window the matrix averages).
-    let conv: Vec<Value> = convergence(run)
-        .into_iter()
-        .map(|(label, series, checks)| {
-            let last = b
-                .checked_sub(1)
-                .and_then(|i| checks.get(i).cloned().flatten());
-            json!({
-                "variable": label,
-                "metric": s.metric().unit(),
-                "rounds": series,
-                "window": last.as_ref().map(|c| json!([c.first_round, c.last_round])),
-                "average": last.as_ref().map(|c| c.average),
-                "slope": last.as_ref().map(|c| c.slope),
-                "intercept": last.as_ref().map(|c| c.intercept),
-                "range_pct": last.as_ref().map(|c| c.range_pct),
-                "slope_excursion_pct": last.as_ref().map(|c| c.slope_excursion_pct),
-                "steady": last.as_ref().is_some_and(|c| c.steady),
-            })
-        })
-        .collect();
-    let matrix: Vec<Value> = run
-        .matrix()
-        .into_iter()
-        .map(|(c, r)| {
-            json!({
-                "label": c.label(s.grid()),
-                "bs": c.bs,
-                "bs_label": super::bs_label(c.bs),
-                "rwmixread": c.rwmixread,
-                "threads": c.threads,
-                "qd": c.qd,
-                "toio": c.toio(),
-                "iops": r.iops,
-                "mbps": r.mbps,
-                "mean_lat_us": r.mean_lat_us,
-                "max_lat_us": r.max_lat_us,
-                "p99999_lat_us": if s.test == Test::Latency { Some(r.p99999_us) } else { None },
-            })
-        })
-        .collect();
     json!({
-        "test": s.test.name(),
+        "test": p.test,
         "title": s.title,
         "conditions": {
-            "device": cond.device,
-            "capacity": cond.capacity,
-            "model": cond.model,
-            "firmware": cond.firmware,
-            "kernel": cond.kernel,
-            "version": cond.version,
-            "qd": s.qd,
-            "threads": s.threads,
-            "active_range": s.active_range,
-            "active_bytes": s.active_bytes,
-            "purge": cond.purge,
+            "device": sys.device,
+            "capacity": sys.capacity,
+            "model": sys.model,
+            "firmware": sys.firmware,
+            "kernel": sys.kernel,
+            "version": sys.version,
+            "qd": c.qd,
+            "threads": c.threads,
+            "active_range": c.active_range,
+            "active_bytes": c.active_bytes,
+            "purge": sys.purge,
             "wipc_bytes": run.wipc_bytes,
-            "wipc_passes": s.wipc_passes,
-            "round_s": s.round_s,
-            "engine": s.engine,
-            "direct": s.direct,
+            "wipc_passes": c.wipc_passes,
+            "round_s": c.round_s,
+            "engine": c.engine,
+            "direct": c.direct,
             "sequential": s.sequential,
             "cloud": s.cloud,
             "budget_s": s.budget_s,
             "simulated": s.sim.as_ref().map(sim_label),
-            "bssplit": composite(s).map(|_| s.bssplit.clone()),
-            "random_distribution": composite(s).map(|_| if s.distribution.is_empty() { "random".to_string() } else { s.distribution.clone() }),
-            "workload_source": composite(s).map(|_| ECW_SOURCE),
+            "bssplit": c.bssplit,
+            "random_distribution": c.random_distribution,
+            "workload_source": c.bssplit.as_ref().map(|_| ECW_SOURCE),
         },
         "burst": s.bucket.as_ref().map(|b| json!({
             "volume": b.volume,
@@ -696,22 +733,40 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
         })),
         "budget_hit": run.budget_hit,
         "steady_state": {
-            "reached": run.steady_round.is_some(),
-            "steady_round": run.steady_round,
-            "rounds": run.rounds.len(),
-            "window": [a, b],
-            "window_rounds": s.rule.window,
-            "range_limit_pct": s.rule.range_pct,
-            "slope_limit_pct": s.rule.slope_pct,
-            "written_bytes": run.rounds.iter().map(|r| r.iter().map(|c| c.written).sum::<u64>()).collect::<Vec<_>>(),
+            "reached": ss.steady_round.is_some(),
+            "steady_round": ss.steady_round,
+            "rounds": ss.rounds,
+            "window": [ss.window.0, ss.window.1],
+            "window_rounds": ss.window_rounds,
+            "range_limit_pct": ss.range_limit_pct,
+            "slope_limit_pct": ss.slope_limit_pct,
+            "written_bytes": ss.written_bytes,
             "range_pct": worst(|c| c.range_pct),
             "slope_excursion_pct": worst(|c| c.slope_excursion_pct),
-            "max_rounds": s.rule.max_rounds,
-            "tracking": conv,
+            "max_rounds": ss.max_rounds,
+            "tracking": ss.tracking.iter().map(tracking_json).collect::<Vec<_>>(),
         },
-        "interrupted": run.interrupted,
-        "matrix": matrix,
+        "interrupted": p.interrupted,
+        "matrix": p.cells.iter().map(cell_json).collect::<Vec<_>>(),
     })
+}
+
+/// A SNIA PTS run's HTML page: the test conditions, the steady-state plots of every tracking variable
+/// (convergence, and the measurement window with its average, data-excursion band, slope band
+/// and fitted line), the test's own plot (the IOPS matrix against block size per mix, WSAT
+/// against time and data written, throughput and latency per cell) and its table, through
+/// the builder `iolens report` uses for a saved result.
+pub fn page(run: &PtsRun, cond: &Conditions) -> Report {
+    iolens_report::pts::report(&[PtsTest {
+        name: run.spec.test.name().to_string(),
+        parts: vec![part(run, cond)],
+    }])
+}
+
+/// Every part of every PTS test run, on one page (`all` runs eight tests).
+pub fn page_of_tests(outcomes: &[PtsOutcome], cond: &Conditions) -> Report {
+    let tests: Vec<PtsTest> = outcomes.iter().map(|o| test(o, cond)).collect();
+    iolens_report::pts::report(&tests)
 }
 
 /// CSV: one row per round and cell, then the window averages (round = `window`).
@@ -884,5 +939,265 @@ mod tests {
             j["conditions"]["random_distribution"],
             "zoned:50/5:30/15:20/80"
         );
+    }
+
+    #[test]
+    fn the_verdict_says_why_and_names_the_rounds_on_burst_credits() {
+        let spec = PtsSpec {
+            bucket: super::super::cloud::Bucket::of_volume("gp2:size=100g").expect("a gp2 volume"),
+            ..super::super::tests::spec()
+        };
+        let credit = |on_credits| super::super::cloud::RoundCredit {
+            on_credits,
+            peak_over_base: 1.0,
+            balance: 0.0,
+        };
+        let mut run = PtsRun {
+            rounds: vec![vec![CellResult::default(); spec.cells().len()]; 3],
+            spec,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 0,
+            credits: vec![credit(false), credit(true), credit(true)],
+            budget_hit: true,
+        };
+        let mut t = String::new();
+        verdict_text(&mut t, &run);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("Time budget used up after 3 round(s)"),
+            "{t}"
+        );
+        assert!(
+            lines[1].starts_with("Rounds 2, 3 ran on BURST CREDITS"),
+            "{t}"
+        );
+        run.credits = vec![credit(false); 3];
+        run.budget_hit = false;
+        run.steady_round = Some(3);
+        let mut t = String::new();
+        verdict_text(&mut t, &run);
+        assert!(t.starts_with("Steady state reached at round 3"), "{t}");
+        assert!(t.contains("no burst credits were spent"), "{t}");
+    }
+
+    #[test]
+    fn the_conditions_are_aligned_rows_with_a_dash_for_what_sysfs_lacks() {
+        let run = PtsRun {
+            spec: super::super::tests::spec(),
+            rounds: Vec::new(),
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
+        };
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            capacity: 1 << 30,
+            model: Some("M".into()),
+            ..Conditions::default()
+        };
+        let mut t = String::new();
+        conditions_text(&mut t, &run, &cond);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "Test conditions");
+        assert_eq!(lines[1], "  device          /dev/x");
+        assert_eq!(lines[2], "  capacity        1.00 GiB (1073741824 bytes)");
+        assert_eq!(lines[3], "  model           M");
+        assert_eq!(lines[4], "  firmware        -", "no firmware in sysfs");
+        assert!(
+            t.contains(
+                "  preconditioning 2x active range in 128KiB sequential writes (2.00 GiB written)"
+            ),
+            "{t}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod page_tests {
+    use super::super::{CellResult, PtsOutcome, PtsSpec, Test};
+    use super::*;
+    use iolens_report::html::{chart_count, render};
+
+    fn run(test: Test, mixes: Vec<u32>, bss: Vec<u64>, rounds: usize) -> PtsRun {
+        let spec = PtsSpec {
+            mixes,
+            bss,
+            qd: 32,
+            threads: 4,
+            ..PtsSpec::new(test, "/dev/x", 1 << 30)
+        };
+        let cells = spec.cells().len();
+        // A fresh device that settles: each round a little closer to its steady figure.
+        let rounds = (0..rounds)
+            .map(|r| {
+                (0..cells)
+                    .map(|c| {
+                        let v = 1000.0 * (c + 1) as f64 * (1.0 + 2.0 / (r + 1) as f64);
+                        CellResult {
+                            iops: v,
+                            mbps: v / 100.0,
+                            mean_lat_us: 1e6 / v,
+                            max_lat_us: 5e6 / v,
+                            p99999_us: 3e6 / v,
+                            written: 1 << 30,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        PtsRun {
+            spec,
+            rounds,
+            steady_round: None,
+            interrupted: false,
+            wipc_bytes: 2 << 30,
+            credits: Vec::new(),
+            budget_hit: false,
+        }
+    }
+
+    #[test]
+    fn every_pts_test_gets_its_steady_state_plots_and_its_own_chart() {
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            ..Conditions::default()
+        };
+        // (test, cells, charts): two steady-state charts per tracking variable, then the
+        // IOPS matrix's 2D plot; throughput bars; WSAT against time and TGBW plus bars;
+        // three latency bar charts.
+        let cases = [
+            (
+                run(Test::Iops, vec![100, 65, 0], vec![4096, 65536, 1 << 20], 7),
+                3 * 2 + 1,
+            ),
+            (
+                run(Test::Throughput, vec![100, 0], vec![128 << 10, 1 << 20], 6),
+                2 * 2 + 1,
+            ),
+            (run(Test::Wsat, vec![0], vec![4096], 8), 2 + 2 + 1),
+            (run(Test::Latency, vec![100, 0], vec![4096], 5), 2 + 3),
+        ];
+        for (r, want) in cases {
+            let report = page(&r, &cond);
+            let html = render(&report);
+            assert_eq!(
+                chart_count(&html),
+                want,
+                "charts of the {} test over {} rounds",
+                r.spec.test.name(),
+                r.rounds.len()
+            );
+            assert!(
+                html.contains("Steady state NOT reached") && html.contains("test conditions"),
+                "verdict and conditions of the {} test",
+                r.spec.test.name()
+            );
+        }
+    }
+
+    #[test]
+    fn ecw_draws_iops_and_response_time_against_toio_and_the_curve() {
+        let r = run(Test::Ecw, vec![40], vec![super::super::COMPOSITE_BS], 6);
+        let report = page(&r, &Conditions::default());
+        assert_eq!(report.axes.len(), 1, "one TOIO axis");
+        let toio: Vec<f64> = report.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            toio,
+            [512.0, 256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0],
+            "every TOIO point of the default ladder, in the order run"
+        );
+        let html = render(&report);
+        // Two steady-state charts for the one tracking variable (highest TOIO), then IOPS
+        // and mean response time against TOIO and response time against IOPS.
+        assert_eq!(chart_count(&html), 2 + 3, "charts of ECW over 6 rounds");
+        assert!(
+            html.contains("bssplit=512/4:1k/1")
+                && html.contains("zoned:50/5:30/15:20/80")
+                && html.contains("40/60 ECW T32Q16"),
+            "the composite workload and its cells are named"
+        );
+    }
+
+    #[test]
+    fn before_the_window_fills_only_the_convergence_is_drawn() {
+        let r = run(Test::Iops, vec![0], vec![4096], 3);
+        let html = render(&page(&r, &Conditions::default()));
+        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
+        assert!(
+            !html.contains("measurement window, rounds"),
+            "no window yet"
+        );
+    }
+
+    /// The page of a saved PTS result (its JSON text, read back) and the page drawn from the
+    /// results in memory are the same bytes, for one part, a test of several parts, an
+    /// interrupted test and several tests.
+    #[test]
+    fn a_live_pts_page_and_its_saved_json_are_the_same_bytes() {
+        let cond = Conditions {
+            device: "/dev/nvme9n1".into(),
+            capacity: 960 << 30,
+            model: Some("Example NVMe".into()),
+            firmware: None,
+            kernel: "6.1".into(),
+            version: "iolens-test".into(),
+            purge: "BLKDISCARD".into(),
+        };
+        let saved = |v: &serde_json::Value| {
+            let text = serde_json::to_string_pretty(v).expect("JSON");
+            let back: serde_json::Value = serde_json::from_str(&text).expect("its own JSON");
+            render(&iolens_report::pts::report_of(&back).expect("a PTS result"))
+        };
+        for r in [
+            run(Test::Iops, vec![100, 65, 0], vec![4096, 65536], 9),
+            run(Test::Latency, vec![100, 0], vec![512, 4096], 6),
+            run(Test::Wsat, vec![0], vec![4096], 7),
+            run(Test::Ecw, vec![40], vec![super::super::COMPOSITE_BS], 6),
+        ] {
+            assert!(
+                render(&page(&r, &cond)) == saved(&json(&r, &cond)),
+                "the {} page from memory and from its JSON differ",
+                r.spec.test.name()
+            );
+        }
+        let mut second = run(Test::Throughput, vec![0], vec![1 << 20], 5);
+        second.spec.title = "SEQ 1024KiB".into();
+        let outcome = |test, parts: Vec<PtsRun>, interrupted| PtsOutcome {
+            test,
+            parts,
+            hir: Vec::new(),
+            dirth: Vec::new(),
+            interrupted,
+            used_s: 0.0,
+        };
+        let throughput = outcome(
+            Test::Throughput,
+            vec![run(Test::Throughput, vec![100], vec![1 << 20], 6), second],
+            false,
+        );
+        let stopped = outcome(
+            Test::Iops,
+            vec![run(Test::Iops, vec![0], vec![4096], 4)],
+            true,
+        );
+        for (what, outcomes) in [
+            ("two parts", vec![throughput.clone()]),
+            ("an interrupted test", vec![stopped.clone()]),
+            ("two tests", vec![stopped, throughput]),
+        ] {
+            let docs: Vec<serde_json::Value> =
+                outcomes.iter().map(|o| outcome_json(o, &cond)).collect();
+            let doc = match docs.as_slice() {
+                [one] => one.clone(),
+                _ => serde_json::json!({ "tests": docs }),
+            };
+            assert!(
+                render(&page_of_tests(&outcomes, &cond)) == saved(&doc),
+                "{what}: the page from memory and from its JSON differ"
+            );
+        }
     }
 }

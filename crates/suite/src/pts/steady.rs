@@ -8,6 +8,8 @@
 //! the device is steady when every tracking variable is, and the run stops after 25 rounds
 //! either way. Pure functions over per-round values; nothing here runs I/O.
 
+pub use iolens_report::charts::WindowCheck;
+
 /// The rule's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rule {
@@ -30,27 +32,6 @@ impl Default for Rule {
             max_rounds: 25,
         }
     }
-}
-
-/// The rule applied to one tracking variable's last `window` rounds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WindowCheck {
-    /// First round of the window (1-based).
-    pub first_round: usize,
-    /// Last round of the window (1-based).
-    pub last_round: usize,
-    /// Window average.
-    pub average: f64,
-    /// Least-squares slope per round.
-    pub slope: f64,
-    /// Its intercept at the window's first round.
-    pub intercept: f64,
-    /// max - min of the values, percent of the average.
-    pub range_pct: f64,
-    /// max - min of the fitted line across the window, percent of the average.
-    pub slope_excursion_pct: f64,
-    /// Both within the rule's limits.
-    pub steady: bool,
 }
 
 /// Least-squares fit y = intercept + slope × i over i = 0..n; (slope, intercept).

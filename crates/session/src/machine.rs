@@ -1,16 +1,21 @@
-//! What the report says about the machine: kernel, CPU and the models of the block devices
-//! under the files, read from /proc and sysfs. The only module of this crate that reads files;
-//! rendering stays a pure function of the [`Machine`] it returns.
+//! What a report says about the machine: kernel, CPU and the models of the block devices
+//! under the files, read from /proc and sysfs at the end of a run (the report itself only
+//! renders the [`Machine`] it is given).
 
 use std::path::Path;
 
-use crate::html::Machine;
+use iolens_report::html::Machine;
 
 fn read(p: &Path) -> Option<String> {
     std::fs::read_to_string(p)
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// The kernel's release (`uname -r`), when /proc tells it.
+pub fn kernel() -> Option<String> {
+    read(Path::new("/proc/sys/kernel/osrelease"))
 }
 
 /// The model of block device `name` as sysfs tells it: `vendor model` of a SCSI/NVMe device,
@@ -61,7 +66,7 @@ pub fn detect(scope: &str, devices: &[String]) -> Machine {
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     Machine {
         scope: scope.to_string(),
-        kernel: read(Path::new("/proc/sys/kernel/osrelease")).unwrap_or_else(|| "unknown".into()),
+        kernel: kernel().unwrap_or_else(|| "unknown".into()),
         cpu,
         cpus,
         devices: devices

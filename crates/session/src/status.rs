@@ -3,7 +3,7 @@
 use iolens_job::RwKind;
 use iolens_run::{JobState, LiveStatus};
 
-use crate::fmt::{num2str, Unit};
+use iolens_report::fmt::{num2str, Unit};
 
 /// A job's state letter as fio shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
