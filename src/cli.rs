@@ -51,6 +51,8 @@ pub enum Command {
     Models(ModelsArgs),
     /// Monthly cost of a volume, and right-sizing for a peak
     Cost(CostArgs),
+    /// The cheapest volume that meets a workload's targets, each candidate simulated
+    Advise(Box<iolens_suite::advise::command::AdviseArgs>),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
     /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, ecw, dirth, all)

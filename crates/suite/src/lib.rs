@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod advise;
 pub mod commands;
 pub mod compare;
 pub mod curve;
@@ -46,7 +47,10 @@ pub fn parse_seconds(s: &str) -> Result<u64, SuiteError> {
 
 /// An I/O size as the option table reads `bs=` (`16k`, `1m`).
 pub fn parse_io_size(s: &str) -> Result<u64, SuiteError> {
-    match iolens_job::Setting::parse("bs", s).map_err(SuiteError)?.value() {
+    match iolens_job::Setting::parse("bs", s)
+        .map_err(SuiteError)?
+        .value()
+    {
         iolens_job::SettingValue::Bs(b) => Ok(b[0]),
         _ => Err(SuiteError(format!(
             "'{s}' is not an I/O size (examples: 4k, 16k, 1m)"

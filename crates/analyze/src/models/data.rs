@@ -176,11 +176,14 @@ pub enum Basis {
     /// Neither: an assumption, said as such.
     #[serde(rename = "assumption")]
     Assumption,
+    /// Given on the command line (a measurement of one's own).
+    #[serde(rename = "given")]
+    Given,
 }
 
 /// A latency distribution for the volume types it names: quantiles in `sim_latency`'s syntax
 /// (`0=147us:50=445us:...:100=19921us`), what they rest on and how far to trust them.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct LatencyModelData {
     pub name: String,
     pub types: Vec<String>,

@@ -4,6 +4,8 @@
 //! simulated volume draws from it, and `advise` judges a latency target against it: where the
 //! model cannot tell whether a target is met, it says so and asks for a measurement.
 
+use std::borrow::Cow;
+
 use iolens_job::{LatencyDist, Quantiles};
 use serde::Serialize;
 
@@ -14,7 +16,7 @@ use crate::fmt;
 /// A volume type's latency model.
 #[derive(Debug, Clone)]
 pub struct LatencyModel {
-    data: &'static LatencyModelData,
+    data: Cow<'static, LatencyModelData>,
     quantiles: Quantiles,
 }
 
@@ -33,8 +35,54 @@ pub enum Verdict {
 impl LatencyModel {
     fn of(data: &'static LatencyModelData) -> Result<LatencyModel, String> {
         match LatencyDist::parse(&format!("quantiles:{}", data.quantiles))? {
-            LatencyDist::Quantiles(q) => Ok(LatencyModel { data, quantiles: q }),
+            LatencyDist::Quantiles(q) => Ok(LatencyModel {
+                data: Cow::Borrowed(data),
+                quantiles: q,
+            }),
             other => Err(format!("{}: not quantiles: {other:?}", data.name)),
+        }
+    }
+
+    /// A model given for volume type `ty` on the command line: `quantiles:0=...:100=...` in
+    /// `sim_latency`'s syntax, or one time (every I/O takes it). Its uncertainty is a single
+    /// measurement's (x1.1).
+    pub fn given(ty: &str, text: &str) -> Result<LatencyModel, String> {
+        let quantiles = match LatencyDist::parse(text)? {
+            LatencyDist::Quantiles(q) => q,
+            LatencyDist::Fixed(ns) => Quantiles::new(&[(0.0, ns.max(1.0)), (100.0, ns.max(1.0))])?,
+            _ => {
+                return Err(format!(
+                    "'{text}': give quantiles:0=MIN:50=P50:99=P99:100=MAX (a measurement's percentiles) or one time"
+                ))
+            }
+        };
+        Ok(LatencyModel {
+            data: Cow::Owned(LatencyModelData {
+                name: format!("{ty} (given)"),
+                types: vec![ty.to_string()],
+                basis: Basis::Given,
+                vendor_phrase: None,
+                quantiles: text.to_string(),
+                measured_mean_us: None,
+                conditions: None,
+                uncertainty_factor: 1.1,
+                uncertainty: "a distribution given on the command line, taken as one measurement's"
+                    .into(),
+                note: "given with --latency".into(),
+                source: "--latency".into(),
+                date: String::new(),
+            }),
+            quantiles,
+        })
+    }
+
+    /// The text `sim_latency=` takes for this model.
+    pub fn sim_latency(&self) -> String {
+        let q = &self.data.quantiles;
+        if q.starts_with("quantiles:") || !q.contains('=') {
+            q.clone()
+        } else {
+            format!("quantiles:{q}")
         }
     }
 
@@ -54,6 +102,7 @@ impl LatencyModel {
             Basis::Measured => "measured",
             Basis::VendorPhrase => "vendor phrase",
             Basis::Assumption => "assumption",
+            Basis::Given => "given",
         }
     }
 
@@ -130,6 +179,9 @@ impl LatencyModel {
 
     /// `measured; AWS io1 case study ..., 2026-05-19`.
     pub fn provenance(&self) -> String {
+        if self.data.date.is_empty() {
+            return format!("{}; {}", self.basis_text(), self.data.source);
+        }
         format!(
             "{}; {}, {}",
             self.basis_text(),
@@ -220,6 +272,12 @@ mod tests {
                 m.basis() == Basis::VendorPhrase,
                 m.vendor_phrase().is_some(),
                 "{}: a vendor-phrase model quotes the phrase, and only it",
+                m.name()
+            );
+            assert_ne!(
+                m.basis(),
+                Basis::Given,
+                "{}: given only on the command line",
                 m.name()
             );
             assert_eq!(
