@@ -178,16 +178,27 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     let mut w = from_set(set, format!("trace {p}"), Some(extent))?;
     let s = &mut w.summary;
     s.trace = true;
-    s.achieved_iops = Some(n / span_s);
-    s.achieved_bytes_per_s = Some(bytes / span_s);
+    // The arrival rate: the intervals between I/Os over the span (n I/Os, n - 1 intervals).
+    let per_s = (n - 1.0).max(1.0) / span_s;
+    s.achieved_iops = Some(per_s);
+    s.achieved_bytes_per_s = Some(per_s * bytes / n);
     s.bs = (bytes / n).round().max(1.0) as u64;
     s.read_fraction = reads / n;
+    // Sequential when most I/Os start where the previous one on their file ended.
+    let mut ends = std::collections::HashMap::new();
+    let mut follows = 0.0;
+    for i in &t.ios {
+        if ends.insert(i.file, i.offset + u64::from(i.len)) == Some(i.offset) {
+            follows += 1.0;
+        }
+    }
+    s.sequential = follows / n > 0.5;
     s.duration_s = Some(span_s);
     s.jobs = vec![format!(
         "{} I/Os over {} s ({} IOPS, {} reads, mean {} per I/O), replayed at their times with up to {} in flight",
         n as u64,
         trim(span_s),
-        trim(n / span_s),
+        trim(per_s),
         pct(reads / n),
         size(bytes / n),
         w.set.jobs.first().map_or(depth, |j| j.iodepth)
