@@ -198,6 +198,9 @@ pub struct Rejection {
     pub kind: String,
     /// One sentence with the numbers.
     pub reason: String,
+    /// The most I/Os per second it carries for the workload (the widest stripe allowed, or
+    /// the instance's cap), where that is what fell short: how close it came.
+    pub reach: Option<f64>,
 }
 
 /// Sizes every type of `types` for the need: the candidates, and the types that cannot carry
@@ -218,6 +221,7 @@ pub fn candidates(s: &Setup, types: &[String]) -> (Vec<Candidate>, Vec<Rejection
             Err(e) => rejected.push(Rejection {
                 label: ty.clone(),
                 kind: "limit".into(),
+                reach: None,
                 reason: e.to_string(),
             }),
         }
@@ -251,6 +255,7 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                     Err(Rejection {
                         label: ty.to_string(),
                         kind: "limit".into(),
+                        reach: Some(sized.ceiling_iops * f64::from(s.max_stripe)),
                         reason: format!(
                             "{short}; a stripe would need {} volumes, more than {}",
                             fmt::int(n),
@@ -272,6 +277,7 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                     Err(Rejection {
                         label: ty.to_string(),
                         kind: "limit".into(),
+                        reach: None,
                         reason: short.clone(),
                     }),
                     extra,
@@ -351,6 +357,7 @@ fn place(
                     return Err(Rejection {
                         label,
                         kind: "instance cap".into(),
+                        reach: Some(cap),
                         reason: format!(
                             "{} carries at most {} IOPS of {} to {ty} ({by}), below the {} needed{}",
                             inst.name,
@@ -515,11 +522,13 @@ fn burst_option(
         Some(d) => Some(Err(Rejection {
             label: format!("{} on burst credits", base.type_name()),
             kind: "burst".into(),
+            reach: None,
             reason: format!("{how}: the workload runs {}", fmt::secs(d)),
         })),
         None => Some(Err(Rejection {
             label: format!("{} on burst credits", base.type_name()),
             kind: "burst".into(),
+            reach: None,
             reason: format!(
                 "{how}: not for a workload that runs for good (give --duration if it runs for less)"
             ),

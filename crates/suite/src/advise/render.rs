@@ -244,9 +244,23 @@ pub fn text(a: &Advice) -> String {
             );
             pick(&mut o, a, e, "closest");
         }
-        (None, None) => {
-            o.push_str("none fits, and no volume type could be sized for the workload\n")
-        }
+        (None, None) => match a
+            .rejected
+            .iter()
+            .filter_map(|r| r.reach.map(|x| (r, x)))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+        {
+            Some((r, x)) => {
+                let _ = writeln!(
+                    o,
+                    "none fits; the closest is {}, at most {} IOPS: {}",
+                    r.label,
+                    int(x),
+                    r.reason
+                );
+            }
+            None => o.push_str("none fits, and no volume type could be sized for the workload\n"),
+        },
     }
     if let Some(i) = a.cheaper_unconfirmed {
         let e = &a.entries[i];
