@@ -64,6 +64,8 @@ fn advise_prints_the_pick_as_text_json_and_a_report() {
     let html = std::fs::read_to_string(&report).expect("--report writes the page");
     assert_contains(&html, "iolens advise");
     assert_contains(&html, "io1:iops=24000,size=480G");
+    assert_contains(&html, "monthly cost against simulated p99");
+    assert_contains(&html, "Pareto front");
 }
 
 #[test]

@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use iolens_analyze::advise::Status;
+use iolens_report::charts::{Series, XyInput};
 use iolens_report::html::{Report, SuiteSection};
+use iolens_report::svg::Unit;
 
 use super::{Advice, Entry};
 
@@ -436,6 +438,12 @@ pub fn report(a: &Advice) -> Report {
         .map(|r| format!("{} ({}): {}", r.label, r.kind, r.reason))
         .collect();
     notes.extend(a.concurrency.iter().cloned());
+    let (chart, unpriced) = cost_against_p99(a);
+    if unpriced > 0 {
+        notes.push(format!(
+            "{unpriced} candidate(s) without a sourced price are not on the cost chart"
+        ));
+    }
     Report {
         title: "iolens advise".into(),
         facts,
@@ -443,9 +451,68 @@ pub fn report(a: &Advice) -> Report {
             title: "candidates".into(),
             notes,
             table: Some(("a row per candidate, ranked".into(), head, rows)),
+            lines: chart.into_iter().collect(),
             ..SuiteSection::default()
         }],
         notes: a.notes.clone(),
         ..Report::default()
     }
+}
+
+/// Cost against p99 per candidate (priced, with a p99), by verdict, and the Pareto front of
+/// those not rejected: each cheaper than every candidate with a lower p99. Also returns how
+/// many candidates have no price.
+fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
+    let mut unpriced = 0;
+    let mut by: [Vec<(f64, f64)>; 3] = [vec![], vec![], vec![]];
+    for e in &a.entries {
+        let (Some(c), Some(p99)) = (e.candidate.cost, e.measured.percentile(None, 99.0)) else {
+            unpriced += usize::from(e.candidate.cost.is_none());
+            continue;
+        };
+        let k = match e.judged.status {
+            Status::Fits => 0,
+            Status::CannotConfirm => 1,
+            Status::Rejected => 2,
+        };
+        by[k].push((c, p99 * 1000.0));
+    }
+    let mut front: Vec<(f64, f64)> = by[0].iter().chain(&by[1]).copied().collect();
+    front.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    let mut best = f64::INFINITY;
+    front.retain(|(_, p)| {
+        let keep = *p < best;
+        best = best.min(*p);
+        keep
+    });
+    if by.iter().all(Vec::is_empty) {
+        return (None, unpriced);
+    }
+    let mut series = vec![Series {
+        label: "Pareto front (cheapest for its p99)".into(),
+        color: 3,
+        points: front,
+    }];
+    for (i, (label, color)) in [("fits", 0), ("cannot confirm", 2), ("rejected", 1)]
+        .into_iter()
+        .enumerate()
+    {
+        series.push(Series {
+            label: label.into(),
+            color,
+            points: std::mem::take(&mut by[i]),
+        });
+    }
+    let chart = XyInput {
+        title: "monthly cost against simulated p99".into(),
+        x_title: "$ per month".into(),
+        x_unit: Unit::Count,
+        x_log: false,
+        y_title: "p99 latency".into(),
+        y_unit: Unit::Nanos,
+        y_log_over: Some(10.0),
+        series,
+        dots_only: vec![1, 2, 3],
+    };
+    (Some(chart), unpriced)
 }

@@ -725,3 +725,47 @@ fn bad_input_gets_a_clear_error_or_the_closest() {
     assert!(a.winner.is_none(), "{t}");
     assert!(t.contains("none fits"), "{t}");
 }
+
+/// The report's cost chart: the Pareto front runs through the priced candidates that are not
+/// rejected, each cheaper than any with a lower p99 (c01: gp3 at $123.00 and p99 1.5 ms, io2
+/// at $1,572.50 and 602 µs, io1 at $1,620.00 and 545 µs).
+#[test]
+fn the_report_draws_cost_against_p99_with_the_pareto_front() {
+    let o = Options {
+        iops: Some(20_000.0),
+        latency: p99(1000.0),
+        filters: aws(),
+        ..base(jobs(&DB))
+    };
+    let a = advise(&o).expect("advises");
+    let r = report(&a);
+    let chart = &r.sections[0].lines[0];
+    let front = &chart.series[0].points;
+    assert!(
+        front
+            .windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].1 > w[1].1),
+        "the front rises in cost and falls in p99: {front:?}"
+    );
+    let cheapest = a
+        .entries
+        .iter()
+        .filter(|e| e.judged.status != Status::Rejected)
+        .filter_map(|e| e.candidate.cost)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(
+        front.first().map(|p| p.0),
+        Some(cheapest),
+        "the front starts at the cheapest candidate not rejected (gp3 $123.00): {front:?}"
+    );
+    let io1 = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "io1")
+        .unwrap();
+    let io1_p99 = io1.measured.percentile(None, 99.0).unwrap() * 1000.0;
+    assert!(
+        front.iter().any(|p| (p.1 - io1_p99).abs() < 1.0),
+        "io1 has the lowest p99 ({io1_p99} ns), so it ends the front: {front:?}"
+    );
+}
