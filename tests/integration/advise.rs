@@ -151,3 +151,26 @@ fn advise_refuses_bad_input_clearly() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_contains(&stdout(&o), "none fits; the closest is");
 }
+
+#[test]
+fn advise_replays_a_blktrace_at_its_own_times() {
+    let d = TempDir::new("advise-trace");
+    // 3,000 4 KiB I/Os, one every 100 µs (every third a write), scattered: 10,000 IOPS.
+    let path = d.0.join("t.blktrace.0");
+    std::fs::write(&path, crate::logs::blktrace_bytes(3000)).unwrap();
+    let p = path.display().to_string();
+    let o = advise(&d.0, &["--trace", &p, "--provider", "aws"]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise --trace {p} (10,000 IOPS of 4 KiB): expected a pick; stdout: {out}; stderr: {}",
+        stderr(&o)
+    );
+    assert_contains(
+        &out,
+        "3000 I/Os over 0.3 s (10000 IOPS, 66.7 % reads, mean 4 KiB per I/O)",
+    );
+    assert_contains(&out, "the trace's own rate");
+    assert_contains(&out, "pick: ");
+}
