@@ -61,6 +61,19 @@ fn advise_prints_the_pick_as_text_json_and_a_report() {
         "the JSON carries the verify job: {}",
         v["verify_job"]
     );
+    // The verify job parses as a job file of iolens's, with the device named.
+    let job = d.0.join("verify.fio");
+    std::fs::write(&job, v["verify_job"].as_str().unwrap()).unwrap();
+    let mut c = iolens();
+    c.current_dir(&d.0)
+        .env("DEVICE", "/dev/nonexistent-advise")
+        .args(["--parse-only", "verify.fio"]);
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "iolens --parse-only verify.fio (advise's verify job): expected it to parse; stderr: {}",
+        stderr(&o)
+    );
     let html = std::fs::read_to_string(&report).expect("--report writes the page");
     assert_contains(&html, "iolens advise");
     assert_contains(&html, "io1:iops=24000,size=480G");

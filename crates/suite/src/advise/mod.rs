@@ -646,7 +646,7 @@ fn verify_job(w: &Workload, e: &Entry, t: &Targets) -> String {
             if !w.summary.trace && !j.own_options.iter().any(|o| o.name == "rate_iops") {
                 let clones: f64 = w.set.jobs.iter().map(|j| f64::from(j.numjobs.max(1))).sum();
                 out.push_str(&format!(
-                    "# the target's pace (fio: rate_iops waits for a free slot; iolens adds open_loop=1)\nrate_iops={}\nrate_process=poisson\n",
+                    "# the target's pace as advise offered it: Poisson arrivals, latency counted from each\n# arrival (open_loop is iolens's; without it, as in fio, an arrival waits for a free slot)\nrate_iops={}\nrate_process=poisson\nopen_loop=1\n",
                     (i / clones).round()
                 ));
             }
