@@ -71,8 +71,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// Print the man page (roff)
-    Man,
+    /// Print the man page (roff), or write one per subcommand into a folder
+    Man {
+        /// Write iolens.1 and iolens-SUBCOMMAND.1 here instead
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Shells with completion scripts.
@@ -149,6 +153,10 @@ pub struct ModelsArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
+    /// Where every figure comes from, in full: pages, editions, copies, and why a figure is
+    /// unverified (the JSON form has the same in each entry's `details` and `unverified`)
+    #[arg(long, conflicts_with = "format")]
+    pub sources: bool,
 }
 
 /// `iolens cost`.

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use iolens_session::{explain_context, Sink};
 use iolens_suite::commands::{QuickOptions, SuiteOptions};
+use iolens_suite::docs;
 use iolens_suite::pts::command::PtsOptions;
 
 use crate::cli::{self, Command, CompareFormat, PtsArgs, Shell, SuiteArgs, TextOrJson};
@@ -21,6 +22,7 @@ pub fn run(c: Command) -> Result<i32> {
             iolens_session::saved::report_files(&a.results, &a.output, &ctx)?;
         }
         Command::Models(a) => out.write(&match a.format {
+            _ if a.sources => iolens_analyze::list_sources(),
             TextOrJson::Text => iolens_analyze::list_models(),
             TextOrJson::Json => format!("{:#}\n", iolens_analyze::list_models_json()),
         })?,
@@ -55,21 +57,15 @@ pub fn run(c: Command) -> Result<i32> {
             out.write(&o.text)?;
             return Ok(o.code);
         }
-        Command::Completions { shell } => {
-            let shell = match shell {
+        Command::Completions { shell } => out.write(&docs::completions(
+            cli::command(),
+            match shell {
                 Shell::Bash => clap_complete::Shell::Bash,
                 Shell::Zsh => clap_complete::Shell::Zsh,
                 Shell::Fish => clap_complete::Shell::Fish,
-            };
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut cli::command(), "iolens", &mut buf);
-            out.write(&String::from_utf8_lossy(&buf))?;
-        }
-        Command::Man => {
-            let mut buf = Vec::new();
-            clap_mangen::Man::new(cli::command()).render(&mut buf)?;
-            out.write(&String::from_utf8_lossy(&buf))?;
-        }
+            },
+        ))?,
+        Command::Man { dir } => out.write(&docs::man(cli::command(), dir.as_deref())?)?,
     }
     Ok(0)
 }

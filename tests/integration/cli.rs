@@ -564,10 +564,114 @@ fn completions_and_man_page_generate_from_the_definitions() {
         man.contains("quick"),
         "the man page lists the subcommands: {man}"
     );
+    // fio mode is documented from the option table, and no subcommand is required.
+    for want in [
+        "\\-\\-rw",
+        "randread",
+        "\\-\\-output\\-format",
+        "json+",
+        "FIO OPTIONS",
+    ] {
+        assert!(man.contains(want), "the top page should document '{want}'");
+    }
+    assert!(
+        !man.contains("<COMMAND>") && !man.contains("<SUBCOMMAND>"),
+        "the synopsis should not show a subcommand as required"
+    );
+    // One page per subcommand, and every page another one names exists.
+    let dir = d.0.join("man1");
+    let o = run_in(&d.0, &["man", "--dir", "man1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pages: Vec<String> = std::fs::read_dir(&dir)
+        .expect("man --dir writes the folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for sub in ["explain", "quick", "pts", "sweep", "curve", "merge", "cost"] {
+        assert!(
+            pages.contains(&format!("iolens-{sub}.1")),
+            "man --dir should write iolens-{sub}.1, wrote {pages:?}"
+        );
+    }
+    for p in &pages {
+        let text = std::fs::read_to_string(dir.join(p)).expect("page");
+        for r in text.split("iolens\\-").skip(1) {
+            let name: String = r
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            let refers = r[name.len()..].starts_with("(1)");
+            assert!(
+                !refers || pages.contains(&format!("iolens-{name}.1")),
+                "{p} refers to iolens-{name}(1), which man --dir did not write ({pages:?})"
+            );
+        }
+    }
+    let sub = std::fs::read_to_string(dir.join("iolens-explain.1")).expect("page");
+    assert!(
+        sub.contains("iolens explain"),
+        "the subcommand's synopsis names it as typed"
+    );
+}
+
+/// What bash completes after `line` (words split on spaces; the last is completed), with the
+/// script `iolens completions bash` prints.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let line = words.join(" ");
+    let n = words.len();
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _iolens iolens '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        n - 1,
+        words[n - 1],
+        words[n.saturating_sub(2)],
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-c", &prog])
+        .output()
+        .expect("bash runs");
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn bash_completes_fio_options_and_their_values() {
+    let d = TempDir::new("bash-completion");
+    let o = run_in(&d.0, &["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = d.write("iolens.bash", &stdout(&o));
+    for (words, want) in [
+        (
+            &["iolens", "--rw", ""][..],
+            &["randread", "randtrimwrite"][..],
+        ),
+        (
+            &["iolens", "--output-format", ""],
+            &["json", "json+", "terse"],
+        ),
+        (
+            &["iolens", "--ioengine", ""],
+            &["io_uring", "libaio", "psync"],
+        ),
+        (&["iolens", "--output-f"], &["--output-format"]),
+        (&["iolens", "--nam"], &["--name"]),
+        (&["iolens", "qui"], &["quick"]),
+    ] {
+        let got = bash_completes(&script, words);
+        for w in want {
+            assert!(
+                got.iter().any(|g| g == w),
+                "bash completion of {words:?} should offer '{w}', offered {got:?}"
+            );
+        }
+    }
 }
 
 #[test]
 fn explain_after_a_run_reads_the_result_in_memory_as_explain_reads_its_json() {
+    // stdout and --output carry exactly the formats asked for; the explanation goes to stderr
+    // and, in a JSON document, under `iolens_explain` (what `explain --format json` prints).
     let d = TempDir::new("explain-mem");
     let job = [
         "--name=e",
@@ -578,27 +682,122 @@ fn explain_after_a_run_reads_the_result_in_memory_as_explain_reads_its_json() {
         "--rw=randread",
         "--output-format=json",
     ];
-    let mut c = iolens();
-    c.current_dir(&d.0)
-        .args(job)
-        .arg("--explain")
-        .env("IOLENS_FAKE_CLOCK_NS", "1000");
-    let o = output_within(c, std::time::Duration::from_secs(120));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
-    // JSON first, then the explanation after a blank line.
-    let end = out
-        .find("\n}\n")
-        .expect("the JSON document ends with a '}' line")
-        + 3;
-    let (json, explained) = out.split_at(end);
-    let f = d.write("r.json", json);
-    let o = run_in(&d.0, &["explain", f.to_str().expect("utf-8 path")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        explained.trim(),
-        stdout(&o).trim(),
-        "--explain (from memory) and `iolens explain` of the same run's JSON should agree"
+    for to_file in [false, true] {
+        let mut c = iolens();
+        c.current_dir(&d.0)
+            .args(job)
+            .arg("--explain")
+            .env("IOLENS_FAKE_CLOCK_NS", "1000");
+        if to_file {
+            c.arg("--output=r.json");
+        }
+        let o = output_within(c, std::time::Duration::from_secs(120));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let doc = if to_file {
+            assert!(
+                o.stdout.is_empty(),
+                "with --output nothing goes to stdout, got: {}",
+                stdout(&o)
+            );
+            std::fs::read_to_string(d.0.join("r.json")).expect("r.json")
+        } else {
+            stdout(&o)
+        };
+        let v: serde_json::Value = serde_json::from_str(&doc).unwrap_or_else(|e| {
+            panic!("--explain --output-format=json (to a file: {to_file}) should give one JSON document: {e}\n{doc}")
+        });
+        let f = d.write("saved.json", &doc);
+        let path = f.to_str().expect("utf-8 path");
+        let text = run_in(&d.0, &["explain", path]);
+        assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+        assert!(
+            stderr(&o).contains(stdout(&text).trim()),
+            "stderr of --explain should hold what `iolens explain` prints of the same run's JSON:\n--- explain:\n{}\n--- stderr:\n{}",
+            stdout(&text),
+            stderr(&o)
+        );
+        let js = run_in(&d.0, &["explain", "--format", "json", path]);
+        assert_eq!(js.status.code(), Some(0), "{}", stderr(&js));
+        // The same findings and numbers; those read back from the JSON carry its rounding.
+        let (mem, saved) = (&v["iolens_explain"], json_of(&stdout(&js)));
+        assert!(
+            same_within(mem, &saved, 1e-6),
+            "the document's iolens_explain should be `explain --format json` of it (numbers within 1e-6):\n--- in the document:\n{mem:#}\n--- explain --format json:\n{saved:#}"
+        );
+    }
+}
+
+/// `a` and `b` are the same JSON, numbers within `rel` of each other.
+fn same_within(a: &serde_json::Value, b: &serde_json::Value, rel: f64) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            (x - y).abs() <= rel * x.abs().max(y.abs()).max(1.0)
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_within(x, y, rel))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_within(v, w, rel)))
+        }
+        _ => a == b,
+    }
+}
+
+#[test]
+fn a_report_path_that_cannot_be_written_is_refused_before_any_io() {
+    let d = TempDir::new("report-path");
+    let bad = "--report=no/such/dir/r.html";
+    let fio = [
+        "--name=w",
+        "--rw=write",
+        "--bs=64k",
+        "--size=1m",
+        "--filename=written",
+        bad,
+    ];
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("fio mode", fio.to_vec()),
+        ("sweep", [&["sweep", "bs=4k,8k"][..], &fio[..]].concat()),
+        (
+            "quick",
+            vec![
+                "quick",
+                "written",
+                "--size",
+                "1m",
+                "--runtime",
+                "1",
+                "--report",
+                "no/such/dir/r.html",
+            ],
+        ),
+    ];
+    for (what, args) in cases {
+        let o = run_in(&d.0, &args);
+        assert!(
+            !o.status.success() && stderr(&o).contains("--report: cannot write 'no/such/dir/r.html'"),
+            "{what} with {bad}: expected a refusal naming the path before the run, got exit {:?}:\n{}",
+            o.status.code(),
+            stderr(&o)
+        );
+        assert!(
+            !d.0.join("written").exists(),
+            "{what} with {bad}: no I/O may happen before the report path is checked, yet 'written' exists"
+        );
+    }
+    // A path that can be written is not left behind when the run fails for another reason.
+    let o = run_in(&d.0, &["--name=x", "--rw=bogus", "--report=r.html"]);
+    assert!(!o.status.success(), "rw=bogus should fail");
+    assert!(
+        !d.0.join("r.html").exists(),
+        "a failed run should leave no empty report behind"
     );
 }
 

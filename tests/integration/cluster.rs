@@ -819,8 +819,9 @@ fn normal_output_has_each_rank_and_all_clients_and_explains_the_aggregate() {
         assert!(out.contains(want), "normal output lacks '{want}':\n{out}");
     }
     assert!(
-        out.contains("context:"),
-        "--explain explains the merged result:\n{out}"
+        stderr(&o).contains("context:") && !out.contains("context:"),
+        "--explain explains the merged result on stderr, stdout keeps the normal output only:\n--- stdout:\n{out}\n--- stderr:\n{}",
+        stderr(&o)
     );
     assert!(o1.stdout.is_empty(), "rank 1 printed: {}", stdout(&o1));
 }

@@ -56,6 +56,175 @@ fn explains_real_fio_outputs() {
 }
 
 #[test]
+fn models_and_cost_give_figures_sources_and_dates_not_their_making() {
+    let d = TempDir::new("sources");
+    let runs: [&[&str]; 5] = [
+        &["models"],
+        &["models", "--sources"],
+        &["models", "--format", "json"],
+        &["cost", "--volume", "io2:iops=100000,size=500G"],
+        &["cost", "--volume", "oci-uhp:size=2000G,vpus=120"],
+    ];
+    for args in runs {
+        let o = run_in(&d.0, args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "iolens {args:?} should succeed: {}",
+            stderr(&o)
+        );
+        let out = stdout(&o);
+        for line in out.lines() {
+            let lower = line.to_ascii_lowercase();
+            for making in [
+                "could not be read",
+                "not read here",
+                "this project",
+                "audit",
+                "machine-translated",
+                "issue 9",
+            ] {
+                assert!(
+                    !lower.contains(making),
+                    "iolens {args:?}: expected the figure, its source, its date and 'unverified', not how the data was gathered ('{making}'), in: {line}"
+                );
+            }
+        }
+    }
+    // The short form: every price says its source, date and, here all, one word.
+    let models = stdout(&run_in(&d.0, &["models"]));
+    let prices: Vec<&str> = models.lines().filter(|l| l.contains("price: $")).collect();
+    assert!(
+        !prices.is_empty() && prices.iter().all(|l| l.ends_with("; 2026-11; unverified)")),
+        "each price line of iolens models should end '(SOURCE; 2026-11; unverified)': {prices:#?}"
+    );
+    // The long form: what is unverified and why, and the pages behind each figure.
+    let sources = stdout(&run_in(&d.0, &["models", "--sources"]));
+    for want in [
+        "gp3 (AWS EBS General Purpose SSD (gp3))",
+        "unverified: the 64 TiB maximum size",
+        "Traditional Chinese edition",
+        "unverified: not checked against the vendor's current price page",
+    ] {
+        assert!(
+            sources.contains(want),
+            "iolens models --sources should say '{want}':\n{sources}"
+        );
+    }
+}
+
+/// Words of how a product was made, not of what it measures: `issue` (a tracker's), `audit`,
+/// `here` (where it was built), `this project`, `machine-translated`; the first found in
+/// `text`, matched as whole words and in any case.
+fn words_of_its_making(text: &str) -> Option<(&'static str, String)> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        let found = match *w {
+            "issue" | "issues" => Some("issue"),
+            w if w.starts_with("audit") => Some("audit"),
+            "here" => Some("here"),
+            "machine-translated" => Some("machine-translated"),
+            "project" if i > 0 && words[i - 1] == "this" => Some("this project"),
+            _ => None,
+        };
+        if let Some(f) = found {
+            let line = text
+                .lines()
+                .find(|l| {
+                    l.to_lowercase()
+                        .contains(f.split(' ').next_back().unwrap_or(f))
+                })
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            return Some((f, line));
+        }
+    }
+    None
+}
+
+#[test]
+fn models_and_cost_never_speak_of_how_they_were_made() {
+    let d = TempDir::new("making");
+    // Every volume type of `iolens models`, with what its spec needs.
+    let json = json_of(&stdout(&run_in(&d.0, &["models", "--format", "json"])));
+    let types: Vec<&str> = json["volumes"]
+        .as_array()
+        .expect("models --format json lists volumes")
+        .iter()
+        .filter_map(|v| v["type"].as_str())
+        .collect();
+    let spec = |t: &str| match t {
+        "io1" | "io2" | "gcp-hyperdisk-extreme" => format!("{t}:iops=16000"),
+        "custom" => "custom:iops=2000".to_string(),
+        "gp3"
+        | "gcp-hyperdisk-balanced"
+        | "gcp-hyperdisk-throughput"
+        | "azure-premium-v2"
+        | "azure-ultra" => t.to_string(),
+        _ => format!("{t}:size=2T"),
+    };
+    let mut runs: Vec<Vec<String>> = vec![
+        vec!["models".into()],
+        vec!["models".into(), "--format".into(), "json".into()],
+    ];
+    runs.extend(
+        types
+            .iter()
+            .map(|t| vec!["cost".into(), "--volume".into(), spec(t)]),
+    );
+    runs.push(vec![
+        "cost".into(),
+        "--volume".into(),
+        "gp3".into(),
+        "--p99-iops".into(),
+        "20000".into(),
+    ]);
+    assert!(
+        types.len() >= 20,
+        "expected every modelled volume type, found {types:?}"
+    );
+    for args in &runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run_in(&d.0, &args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "iolens {args:?} should succeed: {}",
+            stderr(&o)
+        );
+        let out = format!("{}{}", stdout(&o), stderr(&o));
+        if let Some((word, line)) = words_of_its_making(&out) {
+            panic!(
+                "iolens {args:?}: expected figures, sources, dates and 'unverified', no word of how the data was gathered; found '{word}' in: {line}"
+            );
+        }
+    }
+    // The checker finds what it looks for.
+    for (text, want) in [
+        ("could not be read here (no internet access)", "here"),
+        ("see issue 9's audit", "issue"),
+        ("not verified by this project", "this project"),
+        ("a Machine-Translated copy", "machine-translated"),
+    ] {
+        assert_eq!(
+            words_of_its_making(text).map(|(w, _)| w),
+            Some(want),
+            "in '{text}'"
+        );
+    }
+    assert_eq!(
+        words_of_its_making("where there are sources; issued I/Os"),
+        None,
+        "whole words only"
+    );
+}
+
+#[test]
 fn bad_volume_specs_list_the_known_types() {
     let d = TempDir::new("badvol");
     let o = run_in(
@@ -274,7 +443,7 @@ fn seed_phase3_on_a_simulated_io1_volume() {
     let o = run_in(&d.0, &["sim.fio", "--output-format=json", "--explain"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let v = json_of(&out[..out.rfind("\n}\n").expect("json") + 3]);
+    let v = json_of(&out);
     let psync = v["jobs"][0]["read"]["iops"].as_f64().expect("iops");
     let lat_us = v["jobs"][0]["read"]["lat_ns"]["mean"]
         .as_f64()
@@ -294,7 +463,8 @@ fn seed_phase3_on_a_simulated_io1_volume() {
         (8_000.0 * 0.90..=8_000.0 * 1.03).contains(&fixed),
         "libaio x 4 at QD64 on io1:iops=8000: {fixed} IOPS"
     );
-    let text = &out[out.rfind("\n}\n").expect("json") + 3..];
+    // The explanation is on stderr (stdout is the JSON document alone).
+    let text = &stderr(&o);
     assert!(
         text.contains("context: volume io1 48,000 IOPS")
             && text.contains("from sim_volume=io1:iops=48000"),

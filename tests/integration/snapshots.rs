@@ -107,6 +107,21 @@ fn interrupted_runs() {
     );
     let normal = iolens_report::normal::render(&r);
     insta::assert_snapshot!("interrupted_normal", normal);
+    // explain says so first, after the run (--explain) and on its saved JSON.
+    let ctx = iolens_analyze::ExplainContext::default();
+    let after_run = iolens_analyze::explain(&iolens_analyze::view_of_run(&r), &ctx).to_text();
+    let d = TempDir::new("interrupted-explain");
+    std::fs::write(d.0.join("r.json"), &json).expect("write r.json");
+    let o = run_in(&d.0, &["explain", "r.json"]);
+    for (how, text) in [
+        ("--explain", after_run),
+        ("iolens explain r.json", stdout(&o)),
+    ] {
+        assert!(
+            text.starts_with("INTERRUPTED: the run was stopped before its end"),
+            "{how} on an interrupted run: expected the first line to say so, got:\n{text}"
+        );
+    }
     // An uninterrupted run has no such key, as fio.
     let v = json_of(&iolens_report::json::render(&deterministic(MIXED), false));
     assert!(

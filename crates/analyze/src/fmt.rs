@@ -50,6 +50,19 @@ pub(crate) fn trim(x: f64, max_decimals: usize) -> String {
     }
 }
 
+/// A count with its noun, singular for exactly one: `1 sample`, `2 samples`, `1 flush`,
+/// `32 flushes`, `1 I/O`, `22.2 I/Os`, `1,024 jobs`.
+pub(crate) fn count(n: f64, noun: &str) -> String {
+    let number = trim(n, 1);
+    if number == "1" {
+        format!("1 {noun}")
+    } else if noun.ends_with("sh") || noun.ends_with('s') || noun.ends_with("ch") {
+        format!("{number} {noun}es")
+    } else {
+        format!("{number} {noun}s")
+    }
+}
+
 /// Latency in µs with two decimals: `463.09 µs`.
 pub(crate) fn us_precise(us: f64) -> String {
     format!("{} µs", num(us, 2))
@@ -153,6 +166,17 @@ mod tests {
         assert_eq!(trim(1000.0, 2), "1,000");
         assert_eq!(int(999.6), "1,000");
         assert_eq!(num(f64::INFINITY, 0), "unlimited");
+    }
+
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(count(1.0, "sample"), "1 sample");
+        assert_eq!(count(2.0, "sample"), "2 samples");
+        assert_eq!(count(0.0, "job"), "0 jobs");
+        assert_eq!(count(1.0, "flush"), "1 flush");
+        assert_eq!(count(453.0, "flush"), "453 flushes");
+        assert_eq!(count(22.23, "I/O"), "22.2 I/Os");
+        assert_eq!(count(1024.0, "job"), "1,024 jobs");
     }
 
     #[test]

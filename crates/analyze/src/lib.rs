@@ -27,6 +27,6 @@ pub use explain::{
     explain, parse_result, view_of_run, ExplainContext, Explanation, Finding, ResultView, Severity,
 };
 pub use models::{
-    cost_text, expected_ceiling, instance, list_models, list_models_json, parse_volume, right_size,
-    Ceiling, Cost, Instance, RightSize, Volume,
+    cost_text, expected_ceiling, instance, list_models, list_models_json, list_sources,
+    parse_volume, right_size, Ceiling, Cost, Instance, RightSize, Volume,
 };

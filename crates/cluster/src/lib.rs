@@ -77,6 +77,17 @@ pub struct Cluster {
     listener: Option<net::Coordinator>,
 }
 
+/// How rank 0 prints the merged result.
+pub struct Printing<'a> {
+    /// fio's formats, in fio's order.
+    pub formats: &'a [OutputFormat],
+    /// `--terse-version`.
+    pub terse_version: u32,
+    /// Top-level members of each JSON document, worked out from the merged result
+    /// (`iolens_explain` with `--explain`).
+    pub extra: &'a dyn Fn(&RunResult) -> Vec<iolens_report::json::Member>,
+}
+
 /// What a cluster run leaves to print.
 #[derive(Debug)]
 pub struct Outcome {
@@ -184,8 +195,7 @@ impl Cluster {
     pub fn run(
         self,
         execute: impl FnOnce() -> Result<Executed>,
-        formats: &[OutputFormat],
-        terse_version: u32,
+        printing: &Printing,
     ) -> Result<Outcome> {
         if self.launch.size == 1 {
             let (r, errors, start) = execute()?;
@@ -196,10 +206,10 @@ impl Cluster {
                 result: r,
                 errors,
             }];
-            return Ok(net::outcome(&ranks, &[], formats, terse_version));
+            return Ok(net::outcome(&ranks, &[], printing));
         }
         match self.listener {
-            Some(coord) => coord.run(&self.hostname, execute, formats, terse_version),
+            Some(coord) => coord.run(&self.hostname, execute, printing),
             None => net::member(
                 &self.coordinator,
                 &self.token,

@@ -198,6 +198,7 @@ pub fn merge_files(
             None
         },
         notes: &notes,
+        extra: &[],
     };
     // fio's default terse version.
     let text = crate::net::render(&view, formats, 3);

@@ -238,8 +238,7 @@ impl Coordinator {
         self,
         hostname: &str,
         execute: impl FnOnce() -> Result<Executed>,
-        formats: &[OutputFormat],
-        terse_version: u32,
+        printing: &crate::Printing,
     ) -> Result<crate::Outcome> {
         let s = &self.shared;
         let deadline = Instant::now() + s.t.join;
@@ -334,7 +333,7 @@ impl Coordinator {
         let failures: Vec<String> = st.failed.iter().flatten().cloned().collect();
         drop(st);
         s.broadcast(&Msg::Done);
-        Ok(outcome(&ranks, &failures, formats, terse_version))
+        Ok(outcome(&ranks, &failures, printing))
     }
 }
 
@@ -753,8 +752,7 @@ fn connect(addr: &str, within: Duration) -> Result<TcpStream> {
 pub fn outcome(
     ranks: &[RankResult],
     failures: &[String],
-    formats: &[OutputFormat],
-    terse_version: u32,
+    printing: &crate::Printing,
 ) -> crate::Outcome {
     let mut notes: Vec<String> = failures.to_vec();
     for r in ranks {
@@ -778,6 +776,7 @@ pub fn outcome(
     let runs: Vec<&RunResult> = ranks.iter().map(|r| &r.result).collect();
     let merged = merge_runs(&runs, JobMerge::ByName, "", &mut notes);
     let all = merge_runs(&runs, JobMerge::All, "All clients", &mut notes);
+    let extra = (printing.extra)(&merged);
     let view = Clients {
         clients: ranks
             .iter()
@@ -795,8 +794,9 @@ pub fn outcome(
             None
         },
         notes: &notes,
+        extra: &extra,
     };
-    let text = render(&view, formats, terse_version);
+    let text = render(&view, printing.formats, printing.terse_version);
     let bad = !failures.is_empty()
         || ranks
             .iter()

@@ -150,6 +150,58 @@ const RUN_SWITCHES: &[&str] = &[
     "compat-doc",
 ];
 
+/// A flag of fio mode's command line (not a job option), for completions and the man page.
+#[derive(Debug, Clone, Copy)]
+pub struct Flag {
+    /// Name without the dashes.
+    pub name: &'static str,
+    /// `None`: a switch; `Some(optional)`: takes a value (`optional`: `--cmdhelp` alone too).
+    pub value: Option<bool>,
+    /// The values it accepts, where they are a fixed list.
+    pub choices: &'static [&'static str],
+    /// Its line of [`USAGE`] ("" for the flags it leaves out).
+    pub help: &'static str,
+}
+
+/// The description [`USAGE`] gives `--name`.
+fn usage_of(name: &str) -> &'static str {
+    USAGE
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--"))
+        .find(|l| {
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(['=', '[', ' ', ',']))
+        })
+        .and_then(|l| l.split_once("  "))
+        .map_or("", |(_, help)| help.trim())
+}
+
+/// Every flag fio mode accepts, with the values of those that take one of a list.
+pub fn flags() -> impl Iterator<Item = Flag> {
+    let choices = |name: &str| -> &'static [&'static str] {
+        match name {
+            "output-format" => &["normal", "json", "json+", "terse"],
+            "eta" => &["always", "never", "auto"],
+            "terse-version" => &["2", "3", "4", "5"],
+            _ => &[],
+        }
+    };
+    RUN_FLAGS
+        .iter()
+        .map(move |&(name, optional)| Flag {
+            name,
+            value: Some(optional),
+            choices: choices(name),
+            help: usage_of(name),
+        })
+        .chain(RUN_SWITCHES.iter().map(|&name| Flag {
+            name,
+            value: None,
+            choices: &[],
+            help: usage_of(name),
+        }))
+}
+
 /// fio run flags iolens rejects, with the reason.
 const REJECTED: &[(&str, &str)] = &[
     (
@@ -501,6 +553,25 @@ mod tests {
 
     fn args(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_flag_choice_parses_and_usage_describes_the_main_flags() {
+        for f in flags() {
+            for c in f.choices {
+                let arg = format!("--{}={c}", f.name);
+                parse_args(&args(&[&arg, "--name=x"]))
+                    .unwrap_or_else(|e| panic!("{arg} is listed as a choice but fails: {e}"));
+            }
+        }
+        let help = |n: &str| flags().find(|f| f.name == n).map(|f| f.help);
+        assert_eq!(help("output"), Some("write the results to FILE"));
+        assert_eq!(help("explain"), Some("explain the results after the run"));
+        assert_eq!(
+            help("cmdhelp"),
+            Some("describe one option, or list all"),
+            "an optional value's [=OPTION] form"
+        );
     }
 
     #[test]

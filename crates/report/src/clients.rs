@@ -35,6 +35,8 @@ pub struct Clients<'a> {
     pub all: Option<&'a JobResult>,
     /// Lines printed after the normal output (failures, what could not be merged exactly).
     pub notes: &'a [String],
+    /// Top-level members the JSON document gains after fio's (`iolens_explain`).
+    pub extra: &'a [crate::json::Member],
 }
 
 fn extras<'a>(c: &'a Client<'a>) -> Vec<Extra<'a>> {
@@ -88,6 +90,7 @@ pub fn json(c: &Clients, plus: bool) -> String {
         }
         w.close(']');
     }
+    crate::json::members(&mut w, c.extra);
     w.close('}');
     w.out.push('\n');
     w.out

@@ -355,6 +355,23 @@ fn series(w: &mut W, j: &JobResult) {
 
 /// Renders `--output-format=json` (or json+ with `plus`).
 pub fn render(r: &RunResult, plus: bool) -> String {
+    render_with(r, plus, &[])
+}
+
+/// A top-level member iolens adds to fio's JSON document after fio's own (fio's readers skip
+/// keys they do not know): its name and its value as JSON text.
+pub type Member = (String, String);
+
+/// Writes `members` at the top level of the document `w` is in (depth 1), each value's lines
+/// indented as the document's.
+pub(crate) fn members(w: &mut W, members: &[Member]) {
+    for (k, v) in members {
+        w.raw(k, &v.trim_end().replace('\n', "\n  "));
+    }
+}
+
+/// [`render`] with `extra` members after fio's (`iolens_explain` with `--explain`).
+pub fn render_with(r: &RunResult, plus: bool, extra: &[Member]) -> String {
     let mut w = W::new();
     w.open(None, '{');
     w.string("fio version", &r.version);
@@ -397,6 +414,7 @@ pub fn render(r: &RunResult, plus: bool) -> String {
         }
         w.close(']');
     }
+    members(&mut w, extra);
     w.close('}');
     w.out.push('\n');
     w.out

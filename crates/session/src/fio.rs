@@ -10,7 +10,7 @@ use iolens_job::cmdline::showcmd;
 use iolens_job::{collect_sections, options, parse_args, Eta, FioArgs, JobSet};
 use iolens_job::{OutputFormat, SystemEnvironment};
 
-use crate::{diag, explain_context, Checks, Report, Settings, Sink};
+use crate::{diag, explain_context, Checks, Explained, Report, Settings, Sink};
 
 /// Runs a fio command line; returns the exit code. `help` is the usage `--help` prints.
 pub fn run(argv: &[String], help: &dyn Fn() -> String) -> Result<i32> {
@@ -45,7 +45,10 @@ pub fn run(argv: &[String], help: &dyn Fn() -> String) -> Result<i32> {
     if set.jobs.is_empty() {
         bail!("no jobs defined: give a job file or --name=NAME with options");
     }
-    // Before the run: a bad --volume or --instance must not cost a whole benchmark.
+    // Before the run: a bad --volume, --instance or --report must not cost a whole benchmark.
+    if let Some(p) = &a.report {
+        crate::check_report_path(p)?;
+    }
     let context = (a.explain || a.report.is_some())
         .then(|| explain_context(a.volume.as_deref(), a.instance.as_deref()))
         .transpose()?;
@@ -172,20 +175,23 @@ fn cluster_run(
     // Every rank lays out its files before the synchronized start, so a rank with more to lay
     // out does not start its I/O late.
     let checked = crate::lay_out(set, &rank)?;
+    let explain = |m: &iolens_stats::RunResult| settings.explain.map(|ctx| Explained::of(m, ctx));
     let o = cl.run(
         || {
             let o = crate::run_checked(set, checked, &rank, &mut Sink::stdout())?;
             Ok((o.result, o.errors, o.started_ms))
         },
-        &a.formats,
-        a.terse_version,
+        &iolens_cluster::Printing {
+            formats: &a.formats,
+            terse_version: a.terse_version,
+            extra: &|m| explain(m).into_iter().map(|e| e.member).collect(),
+        },
     )?;
-    let mut text = o.text;
-    if let (Some(ctx), Some(m)) = (settings.explain, &o.merged) {
-        text.push_str(&crate::explain_text(m, ctx));
+    if !o.text.is_empty() {
+        Sink::open(a.output.as_deref())?.write(&o.text)?;
     }
-    if !text.is_empty() {
-        Sink::open(a.output.as_deref())?.write(&text)?;
+    if let Some(e) = o.merged.as_ref().and_then(explain) {
+        e.print()?;
     }
     Ok(o.code)
 }

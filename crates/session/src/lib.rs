@@ -22,12 +22,13 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use iolens_analyze::{explain, view_of_run, ExplainContext};
 use iolens_job::{FioArgs, JobSet, OutputFormat};
+use iolens_report::json::Member;
 use iolens_report::normal::{render_header, render_layout};
 use iolens_report::JobHeader;
 use iolens_run::{Event, PlanOptions, RunOptions, WorkerOptions};
 use iolens_stats::RunResult;
 
-pub use output::{diag, Sink};
+pub use output::{check_report_path, diag, Sink};
 
 /// The most jobs (clones included) one run may start, as fio's default `--max-jobs`: more
 /// threads than this are refused before anything runs, instead of failing to start them.
@@ -125,23 +126,52 @@ impl Outcome {
     }
 }
 
-/// Renders the requested fio formats in fio's order (terse, json, normal).
-pub fn render_fio(r: &RunResult, formats: &[OutputFormat], terse_version: u32) -> String {
+/// Renders the requested fio formats in fio's order (terse, json, normal); each JSON document
+/// ends with the `extra` members.
+pub fn render_fio(
+    r: &RunResult,
+    formats: &[OutputFormat],
+    terse_version: u32,
+    extra: &[Member],
+) -> String {
     let mut s = String::new();
     for f in formats {
         match f {
             OutputFormat::Terse => s.push_str(&iolens_report::terse::render(r, terse_version)),
-            OutputFormat::Json => s.push_str(&iolens_report::json::render(r, false)),
-            OutputFormat::JsonPlus => s.push_str(&iolens_report::json::render(r, true)),
+            OutputFormat::Json => s.push_str(&iolens_report::json::render_with(r, false, extra)),
+            OutputFormat::JsonPlus => s.push_str(&iolens_report::json::render_with(r, true, extra)),
             OutputFormat::Normal => s.push_str(&iolens_report::normal::render(r)),
         }
     }
     s
 }
 
-/// The explanation printed after a run (`--explain`), from the result in memory.
-pub fn explain_text(r: &RunResult, ctx: &ExplainContext) -> String {
-    format!("\n{}", explain(&view_of_run(r), ctx).to_text())
+/// `--explain` of a result in memory: the text, for stderr (stdout and `--output` carry only
+/// the formats asked for), and the member a JSON document carries it in (`iolens_explain`,
+/// the document `iolens explain --format json` prints).
+pub struct Explained {
+    /// The explanation as text.
+    pub text: String,
+    /// `("iolens_explain", its JSON)`.
+    pub member: Member,
+}
+
+impl Explained {
+    /// Explains `r` in `ctx`.
+    pub fn of(r: &RunResult, ctx: &ExplainContext) -> Explained {
+        let e = explain(&view_of_run(r), ctx);
+        let json = serde_json::to_string_pretty(&e.to_json())
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+        Explained {
+            text: e.to_text(),
+            member: ("iolens_explain".to_string(), json),
+        }
+    }
+
+    /// Writes the text on stderr, after a blank line.
+    pub fn print(&self) -> std::io::Result<()> {
+        diag(&format!("\n{}", self.text.trim_end()))
+    }
 }
 
 /// The context of an explanation: a volume model and an instance type, when given (parsed
@@ -416,7 +446,7 @@ pub fn run_checked(
                     terse_version,
                 } = &s.report
                 {
-                    if let Err(e) = sink.write(&render_fio(&r, formats, *terse_version)) {
+                    if let Err(e) = sink.write(&render_fio(&r, formats, *terse_version, &[])) {
                         layout_err.get_or_insert(e);
                     }
                 }
@@ -438,19 +468,26 @@ pub fn run_checked(
     if outcome.result.interrupted {
         outcome.result.interrupted_by = signals::first_signal();
     }
+    let explained = s.explain.map(|ctx| Explained::of(&outcome.result, ctx));
+    let extra: Vec<Member> = explained.iter().map(|e| e.member.clone()).collect();
     match &s.report {
         Report::Fio {
             formats,
             terse_version,
-        } => sink.write(&render_fio(&outcome.result, formats, *terse_version))?,
+        } => sink.write(&render_fio(
+            &outcome.result,
+            formats,
+            *terse_version,
+            &extra,
+        ))?,
         Report::With(f) => sink.write(&f(&outcome.result))?,
         Report::Silent => {}
     }
     for e in &outcome.errors {
         diag(&format!("iolens: {e}"))?;
     }
-    if let Some(ctx) = s.explain {
-        sink.write(&explain_text(&outcome.result, ctx))?;
+    if let Some(e) = &explained {
+        e.print()?;
     }
     if let Some((path, ctx)) = s.html {
         write_html(&outcome.result, path, ctx)?;

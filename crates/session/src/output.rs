@@ -45,6 +45,23 @@ impl Sink {
     }
 }
 
+/// Checks, before any I/O, that the HTML report can be written at `path`, as [`Sink::open`]
+/// checks `--output`: a long run must not be lost on a typo. A file that was not there is
+/// not left behind.
+pub fn check_report_path(path: &Path) -> Result<()> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("--report: cannot write '{}'", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// Writes one line to stderr.
 pub fn diag(line: &str) -> io::Result<()> {
     let mut err = io::stderr().lock();

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use iolens_job::{load, parse_args, parse_job_text, FioArgs, JobSet};
 use iolens_job::{SystemEnvironment, TimeUnit};
 use iolens_run::PlanOptions;
-use iolens_session::{diag, explain_context, write_report, Checks, Sink};
+use iolens_session::{check_report_path, diag, explain_context, write_report, Checks, Sink};
 use iolens_stats::RunResult;
 
 use crate::quick::{explain_summary, merged, steps, table, Profile, QuickSpec, Step};
@@ -91,6 +91,7 @@ pub fn sweep(args: &[String], o: &SuiteOptions, volume: Option<&str>) -> Result<
     let ctx = explain_context(volume, o.instance.as_deref())?;
     let (a, base) = fio_side(&rest, ctx.instance.as_ref())?;
     let planned = sweep::plan(&base, &axes)?;
+    let mut sink = outputs(o, &a)?;
     let s = run_suite(&Checks::of(&a), o.progress, |run, progress| {
         sweep::run(&planned, run, progress)
     })?;
@@ -109,7 +110,7 @@ pub fn sweep(args: &[String], o: &SuiteOptions, volume: Option<&str>) -> Result<
             t
         }
     };
-    Sink::open(o.output.as_deref())?.write(&text)?;
+    sink.write(&text)?;
     if let Some(p) = &a.report {
         write_report(crate::html::sweep(&s, &ceilings, &explain), true, p)?;
     }
@@ -135,6 +136,7 @@ pub fn curve(
     }
     let ctx = explain_context(None, o.instance.as_deref())?;
     let (a, base) = fio_side(args, ctx.instance.as_ref())?;
+    let mut sink = outputs(o, &a)?;
     let k = run_suite(&Checks::of(&a), o.progress, |run, progress| {
         curve::run(&base, &opts, run, progress)
     })?;
@@ -143,11 +145,20 @@ pub fn curve(
         TableFormat::Csv => curve::csv(&k),
         TableFormat::Table => curve::table(&k),
     };
-    Sink::open(o.output.as_deref())?.write(&text)?;
+    sink.write(&text)?;
     if let Some(p) = &a.report {
         write_report(crate::html::curve(&k), true, p)?;
     }
     Ok(i32::from(k.interrupted))
+}
+
+/// A suite's `--output` opened and its `--report` checked before any I/O, so that a typo
+/// cannot cost a whole run.
+fn outputs(o: &SuiteOptions, a: &iolens_job::FioArgs) -> Result<Sink> {
+    if let Some(p) = &a.report {
+        check_report_path(p)?;
+    }
+    Sink::open(o.output.as_deref())
 }
 
 /// `iolens compare A B...`: each later result against the first, as text or (`json`) JSON;
@@ -256,6 +267,9 @@ pub struct QuickOptions {
 
 /// `iolens quick`: CrystalDiskMark-style presets against a file or device, one summary table.
 pub fn quick(o: &QuickOptions) -> Result<i32> {
+    if let Some(p) = &o.report {
+        check_report_path(p)?;
+    }
     // Before the run: a bad --volume must not cost a whole benchmark.
     let ctx = (o.explain || o.report.is_some())
         .then(|| explain_context(o.volume.as_deref(), None))
@@ -305,9 +319,18 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
     let results = results?;
     let done = &plan[..results.len()];
     let mut sink = Sink::stdout();
+    let all = merged(&results);
     match o.format {
-        QuickFormat::Json => sink.write(&iolens_report::json::render(&merged(&results), false))?,
-        QuickFormat::Normal => sink.write(&iolens_report::normal::render(&merged(&results)))?,
+        QuickFormat::Json => {
+            // With --explain the document carries the explanation, as fio mode's does.
+            let extra: Vec<_> = o
+                .explain
+                .then(|| iolens_session::Explained::of(&all, &ctx).member)
+                .into_iter()
+                .collect();
+            sink.write(&iolens_report::json::render_with(&all, false, &extra))?
+        }
+        QuickFormat::Normal => sink.write(&iolens_report::normal::render(&all))?,
         QuickFormat::Table => sink.write(&table(&q, done, &results))?,
     }
     if o.explain {
@@ -323,11 +346,16 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
                 )
             })
             .collect();
-        sink.write(&explain_summary(&findings))?;
+        let summary = explain_summary(&findings);
+        // Below quick's own table; beside fio's formats, on stderr, so stdout stays one document.
+        match o.format {
+            QuickFormat::Table => sink.write(&summary)?,
+            QuickFormat::Json | QuickFormat::Normal => diag(summary.trim_end())?,
+        }
     }
     if let Some(p) = &o.report {
         let summary = crate::html::quick(&q, done, &results);
-        iolens_session::write_html_with(&merged(&results), summary, p, &ctx)?;
+        iolens_session::write_html_with(&all, summary, p, &ctx)?;
     }
     Ok(i32::from(results.iter().any(|r| r.interrupted)))
 }

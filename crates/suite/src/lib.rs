@@ -12,6 +12,8 @@ pub mod advise;
 pub mod commands;
 pub mod compare;
 pub mod curve;
+#[cfg(feature = "clap")]
+pub mod docs;
 pub mod html;
 pub mod metrics;
 pub mod pts;

@@ -28,6 +28,403 @@ pub(super) fn no_depth_advice(e: &Explanation) -> Result<(), String> {
     Ok(())
 }
 
+/// Phrases that say a unit's I/Os did not queue, and phrases that say they did.
+const NO_QUEUE: &[&str] = &["no queue built up", "nothing queued"];
+const QUEUED: &[&str] = &[
+    "waited in a queue",
+    "wait in a queue",
+    "only wait",
+    "with I/Os queued",
+    "while I/Os queue",
+    "queue never drained",
+    "of the waiting",
+];
+
+/// The numbers written between `before` and `after` in `text`: `the other 247.7 of the`.
+fn numbers_between(text: &str, before: &str, after: &str) -> Vec<f64> {
+    text.match_indices(before)
+        .filter_map(|(i, m)| {
+            let rest = &text[i + m.len()..];
+            let end = rest.find(after)?;
+            rest[..end].replace(',', "").parse().ok()
+        })
+        .collect()
+}
+
+/// The number `s` starts with (`1,234.5 µs`), and half a unit of its last written digit: how
+/// far a figure may sit from it and still be the same figure rounded.
+fn leading_number(s: &str) -> Option<(f64, f64)> {
+    let digits = leading_figure(s).replace(',', "");
+    let decimals = digits.find('.').map_or(0, |i| digits.len() - i - 1);
+    let v: f64 = digits.parse().ok()?;
+    Some((v, 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9))
+}
+
+/// The figure `s` starts with, as it is written (`1,234.5`), possibly empty.
+fn leading_figure(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
+        .unwrap_or(s.len());
+    s[..end].trim_end_matches(['.', ','])
+}
+
+/// Every figure written right after `marker` in `text`, as it is written.
+fn figures_after<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
+    text.match_indices(marker)
+        .map(|(i, m)| leading_figure(&text[i + m.len()..]))
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// Whether figure `a` and figure `b` can be one number written at two precisions.
+fn same_figure(a: &str, b: &str) -> bool {
+    match (leading_number(a), leading_number(b)) {
+        (Some((x, tx)), Some((y, ty))) => (x - y).abs() <= tx.max(ty),
+        _ => false,
+    }
+}
+
+/// The headline of a unit and its figures: IOPS, the mean latency or a durable write's cost,
+/// and the bound it names.
+struct Headline<'a> {
+    line: &'a str,
+    iops: &'a str,
+    mean_latency: Option<&'a str>,
+    durable_write: Option<&'a str>,
+    bound: &'a str,
+}
+
+fn headline<'a>(text: &'a str, j: &JobSummary) -> Option<Headline<'a>> {
+    let start = format!("{} ({}): ", j.name, j.direction);
+    let line = text.lines().find(|l| l.starts_with(&start))?;
+    let rest = &line[start.len()..];
+    let iops = figures_after(line, &start).into_iter().next()?;
+    let durable_write = rest
+        .find(" per durable write")
+        .and_then(|i| rest[..i].rsplit(", ").next());
+    Some(Headline {
+        line,
+        iops,
+        mean_latency: figures_after(rest, "mean latency ").into_iter().next(),
+        durable_write,
+        bound: rest.rsplit("; bound: ").next()?,
+    })
+}
+
+/// What the headline of a unit says against its findings: the bound it names is the one
+/// judged and the first finding's, and every figure it gives is the one the findings use.
+fn headline_disagreements(e: &Explanation, text: &str, j: &JobSummary, lines: &str) -> Vec<String> {
+    let unit = format!("{} ({})", j.name, j.direction);
+    let Some(h) = headline(text, j) else {
+        return vec![format!("{unit}: no headline in the text")];
+    };
+    let mut out = vec![];
+    if h.bound != j.bound.name() {
+        out.push(format!(
+            "{unit}: the headline names bound '{}', the summary {}",
+            h.bound,
+            j.bound.name()
+        ));
+    }
+    let first = e
+        .findings
+        .iter()
+        .find(|f| f.job == j.name && f.direction == j.direction);
+    if let Some(f) = first.filter(|f| f.kind != h.bound) {
+        out.push(format!(
+            "{unit}: the headline names bound '{}', the first finding is '{}'",
+            h.bound, f.kind
+        ));
+    }
+    let mut same = |what: &str, said: &str, head: &str| {
+        if !same_figure(said, head) {
+            out.push(format!(
+                "{unit}: {what} {said} in a finding, {head} in the headline '{}'",
+                h.line
+            ));
+        }
+    };
+    // The measured rate, and the rate Little's law and the queue are worked out with.
+    for (i, m) in lines.match_indices("measured ") {
+        let rest = &lines[i + m.len()..];
+        let said = leading_figure(rest);
+        let then = &rest[said.len()..];
+        if then.starts_with(" IOPS") || then.starts_with(" (") {
+            same("measured", said, h.iops);
+        }
+    }
+    for l in lines.lines() {
+        let little = l.contains(" in flight on average (Little's law)");
+        if little || l.contains(" in service, the other ") {
+            // The queue's sum follows the last `; ` before `in service`.
+            let head = match l.find(" in service, the other ") {
+                Some(i) if !little => &l[l[..i].rfind("; ").map_or(0, |k| k + 2)..i],
+                _ => l,
+            };
+            let mut it = head.split(" IOPS x ");
+            if let (Some(rate), Some(rest)) = (it.next(), it.next()) {
+                let rate = rate.rsplit(' ').next().unwrap_or(rate);
+                same("the rate", rate, h.iops);
+                if let (true, Some(lat)) = (little, h.mean_latency) {
+                    same("the mean latency", rest, lat);
+                }
+            }
+        }
+    }
+    if let Some(lat) = h.mean_latency {
+        for said in figures_after(lines, "so mean latency is ") {
+            same("the mean latency", said, lat);
+        }
+    }
+    if let Some(d) = h.durable_write {
+        for l in lines
+            .lines()
+            .filter(|l| l.contains("a durable write costs "))
+        {
+            let said = l.rsplit(" = ").next().unwrap_or(l);
+            same("a durable write's cost", said, d);
+        }
+        let jobs = figures_after(lines, " job / ");
+        for said in jobs.into_iter().chain(figures_after(lines, " jobs / ")) {
+            same("a durable write's cost", said, d);
+        }
+    }
+    out
+}
+
+/// The context expected.json gives a case (what the user passes as --volume and --instance).
+fn context_of(file: &str, c: &Value) -> ExplainContext {
+    ExplainContext {
+        volume: c["volume"]
+            .as_str()
+            .map(|v| crate::models::parse_volume(v).unwrap_or_else(|e| panic!("{file}: {v}: {e}"))),
+        instance: c["instance"]
+            .as_str()
+            .map(|i| crate::models::instance(i).unwrap_or_else(|e| panic!("{file}: {i}: {e}"))),
+    }
+}
+
+/// What the lines about one unit (its findings and its job's) say against each other and
+/// against the unit's summary; the errors, empty when they agree.
+fn disagreements(e: &Explanation) -> Vec<String> {
+    let mut out = vec![];
+    let rendered = e.to_text();
+    for j in &e.jobs {
+        // The unit's figures as its bound and secondary findings state them; the trend
+        // finding quotes each phase's own rate, not the run's.
+        let lines: String = e
+            .findings
+            .iter()
+            .filter(|f| f.job == j.name && f.direction == j.direction && f.kind != "trend")
+            .map(|f| format!("{}\n{}\n{}\n", f.claim, f.arithmetic, f.fix))
+            .collect();
+        out.extend(headline_disagreements(e, &rendered, j, &lines));
+        let text: String = e
+            .findings
+            .iter()
+            .filter(|f| f.job == j.name && (f.direction == j.direction || f.direction.is_empty()))
+            .map(|f| format!("{}\n{}\n{}\n", f.claim, f.arithmetic, f.fix))
+            .collect();
+        let unit = format!("{} ({})", j.name, j.direction);
+        let says = |set: &[&'static str]| set.iter().find(|p| text.contains(*p)).copied();
+        let (none, queued) = (says(NO_QUEUE), says(QUEUED));
+        if let (Some(a), Some(b)) = (none, queued) {
+            out.push(format!("{unit}: says both '{a}' and '{b}'"));
+        }
+        let q = j.queue.as_ref();
+        let is_queued = q.is_some_and(|q| q.queued);
+        if let (Some(a), true) = (none, is_queued) {
+            out.push(format!(
+                "{unit}: the queue summary says I/Os queued, a line says '{a}'"
+            ));
+        }
+        if let (Some(b), false) = (queued, is_queued) {
+            out.push(format!(
+                "{unit}: the queue summary says no I/O queued, a line says '{b}'"
+            ));
+        }
+        // One count of waiting I/Os, Little's law's, wherever it is stated.
+        let waiting = numbers_between(&text, "the other ", " of the ");
+        if let Some(w) = q.and_then(|q| q.waiting) {
+            if let Some(x) = waiting.iter().find(|x| (*x - w).abs() > 0.05 + 1e-9) {
+                out.push(format!(
+                    "{unit}: {x} waiting stated, Little's law gives {w:.2}"
+                ));
+            }
+        } else if !waiting.is_empty() {
+            out.push(format!(
+                "{unit}: {waiting:?} waiting stated without a queue"
+            ));
+        }
+        // One average in flight.
+        let little = numbers_between(&text, "= ", " I/Os in flight on average")
+            .into_iter()
+            .chain(numbers_between(&text, "= ", " I/O in flight on average"));
+        for x in little {
+            let l = j.littles_in_flight.unwrap_or(f64::NAN);
+            if (x - l).abs() > 0.05 + 1e-9 {
+                out.push(format!(
+                    "{unit}: {x} in flight on average stated, Little's law gives {l:.2}"
+                ));
+            }
+        }
+        // More in flight raises IOPS only where nothing waited.
+        if j.bound == Bound::Concurrency && is_queued {
+            out.push(format!("{unit}: bound concurrency although I/Os queued"));
+        }
+        // A rate that changed during the run: named, and no steady state claimed.
+        if matches!(
+            j.trend.as_str(),
+            "falling" | "rising" | "periodic" | "unsteady"
+        ) {
+            if !e
+                .findings
+                .iter()
+                .any(|f| f.job == j.name && f.kind == "trend")
+            {
+                out.push(format!("{unit}: trend {} without a trend finding", j.trend));
+            }
+            if let Some(a) = none {
+                out.push(format!(
+                    "{unit}: trend {} and a steady claim '{a}'",
+                    j.trend
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_explanations_agree_with_themselves() {
+    let expected: Value = serde_json::from_str(EXPECTED).expect("expected.json parses");
+    let cases = expected["cases"].as_array().expect("cases");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data");
+    // Every result in the corpus directory is a case.
+    let listed: Vec<&str> = cases.iter().filter_map(|c| c["file"].as_str()).collect();
+    for f in std::fs::read_dir(dir.join("corpus")).expect("the corpus directory") {
+        let name = f.expect("a corpus entry").file_name();
+        let name = format!("corpus/{}", name.to_string_lossy());
+        if name.ends_with(".json") && !name.ends_with("/expected.json") {
+            assert!(
+                listed.contains(&name.as_str()),
+                "{name} is in the corpus directory but not a case of expected.json"
+            );
+        }
+    }
+    let mut failures = vec![];
+    for c in cases {
+        let file = c["file"].as_str().unwrap();
+        let text = std::fs::read_to_string(dir.join(file))
+            .unwrap_or_else(|e| panic!("cannot read corpus file {file}: {e}"));
+        let view = parse_result(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let e = explain(&view, &context_of(file, c));
+        let mut found = disagreements(&e);
+        let first = &e.jobs[0];
+        if let Some(q) = c["queued"].as_bool() {
+            let got = first.queue.as_ref().is_some_and(|x| x.queued);
+            if got != q {
+                found.push(format!("expected queued={q}, the summary says {got}"));
+            }
+        }
+        if let Some(t) = c["trend"].as_str() {
+            if first.trend != t {
+                found.push(format!("expected trend {t}, got '{}'", first.trend));
+            }
+        }
+        if !found.is_empty() {
+            failures.push(format!(
+                "{file}:\n  {}\n{}",
+                found.join("\n  "),
+                e.to_text()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus cases contradict themselves:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn the_agreement_check_catches_each_contradiction() {
+    // The QD256 case agrees with itself; each edit below makes one line contradict another.
+    let file = "sim-io1-16000-libaio-qd256.iolens.json";
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/corpus");
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let e = explain(&parse_result(&text).unwrap(), &ExplainContext::default());
+    assert_eq!(
+        disagreements(&e),
+        Vec::<String>::new(),
+        "{file} as explained"
+    );
+    type Edit = fn(&mut Explanation);
+    let edits: [(&str, Edit, &str); 6] = [
+        (
+            "a line that says no queue built up",
+            |e| {
+                e.findings[0]
+                    .arithmetic
+                    .push_str("\nlatency is the service time, no queue built up")
+            },
+            "says both 'no queue built up' and 'waited in a queue'",
+        ),
+        (
+            "another count of waiting I/Os",
+            |e| {
+                e.findings[0].arithmetic = e.findings[0]
+                    .arithmetic
+                    .replace("the other 248.2", "the other 249")
+            },
+            "249 waiting stated",
+        ),
+        (
+            "a headline with another bound",
+            |e| e.jobs[0].bound = Bound::Saturated,
+            "the headline names bound 'saturated', the first finding is 'limit'",
+        ),
+        (
+            "another measured rate",
+            |e| {
+                e.findings[0].arithmetic = e.findings[0]
+                    .arithmetic
+                    .replace("measured 16,001 IOPS", "measured 16,100 IOPS")
+            },
+            "measured 16,100 in a finding, 16,001 in the headline",
+        ),
+        (
+            "another mean latency",
+            |e| {
+                e.findings[0].arithmetic = e.findings[0]
+                    .arithmetic
+                    .replace("so mean latency is 15,978", "so mean latency is 15,000")
+            },
+            "the mean latency 15,000 in a finding, 15,978 in the headline",
+        ),
+        (
+            "another rate in the queue's sum",
+            |e| {
+                e.findings[0].arithmetic = e.findings[0]
+                    .arithmetic
+                    .replace("16,001 IOPS x 465 µs", "16,000 IOPS x 465 µs")
+            },
+            "the rate 16,000 in a finding, 16,001 in the headline",
+        ),
+    ];
+    for (what, edit, want) in edits {
+        let mut bad = e.clone();
+        edit(&mut bad);
+        let found = disagreements(&bad);
+        assert!(
+            found.iter().any(|m| m.contains(want)),
+            "{file} with {what}: expected a disagreement containing '{want}', found {found:?}"
+        );
+    }
+}
+
 #[test]
 fn corpus_cases_get_their_bound_and_fix() {
     let expected: Value = serde_json::from_str(EXPECTED).expect("expected.json parses");

@@ -3,9 +3,11 @@
 
 use std::collections::BTreeMap;
 
+use super::bound::fsync::Durable;
 use super::bound::{judge, ram_device, Bound, Case};
 use super::options::JobOpts;
 use super::result::{JobView, ResultView};
+use super::trend::{Shape, Trend};
 use super::unit::{per_job_depth, units, Target, Unit};
 use super::{ExplainContext, Explanation, Finding, JobSummary, Severity};
 use crate::fmt;
@@ -243,9 +245,9 @@ fn engine_findings(
                 o.engine
             ),
             vec![format!(
-                "{} waits for each I/O before issuing the next: in flight = {} jobs x 1 = {}",
+                "{} waits for each I/O before issuing the next: in flight = {} x 1 = {}",
                 o.engine,
-                fmt::int(jobs),
+                fmt::count(jobs.round(), "job"),
                 fmt::int(jobs)
             )],
             if depth_helps {
@@ -357,6 +359,14 @@ fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Findin
     let runtime_ms = job.dirs.iter().map(|d| d.runtime_ms).fold(0.0, f64::max);
     if runtime_ms > 0.0 && runtime_ms < SHORT_RUN_S * 1e3 {
         let samples: f64 = job.dirs.iter().map(|d| d.bw_samples).sum();
+        // The interval the result shows (its series), else the one the options set.
+        let interval = match job.dirs.iter().find_map(|d| d.bw_interval_ms) {
+            Some(ms) => format!("one per {} ms per job", fmt::int(ms)),
+            None => match o.bw_avg_ms {
+                Some(ms) => format!("one per {} ms per job", fmt::int(ms)),
+                None => "one per I/O: a bandwidth log without log_avg_msec".into(),
+            },
+        };
         out.push(finding(
             name,
             "",
@@ -364,9 +374,9 @@ fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Findin
             "short-run",
             format!("short run: {} measured", fmt::secs(runtime_ms / 1e3)),
             vec![format!(
-                "runtime {} ms with {} bandwidth samples (one per 500 ms per job): caches, queues and burst credits have not settled",
+                "runtime {} ms with {} ({interval}): caches, queues and burst credits have not settled",
                 fmt::int(runtime_ms),
-                fmt::int(samples)
+                fmt::count(samples, "bandwidth sample")
             )],
             "run at least 30-60 s (runtime=60, time_based=1); credit-based volumes need longer than their burst".into(),
         ));
@@ -391,6 +401,103 @@ fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Findin
         }
     }
     out
+}
+
+/// A rate that changed during the run (iolens' series), or samples too far apart to call it
+/// steady (fio's JSON): the averages mix phases, and this finding says which.
+fn trend_finding(u: &Unit, t: &Trend, in_flight: f64) -> Option<Finding> {
+    let (claim, mut arith, fix) = match t.shape {
+        Shape::Falling | Shape::Rising => {
+            let claim = format!(
+                "IOPS {} from {} to {} during the run: its averages mix two rates",
+                if t.shape == Shape::Falling { "fell" } else { "rose" },
+                fmt::int(t.before),
+                fmt::int(t.after)
+            );
+            let mut arith = vec![t.describe()];
+            if let (Some(b), Some(a)) = (t.lat_before_us, t.lat_after_us) {
+                let (lb, la) = (t.before * b / 1e6, t.after * a / 1e6);
+                arith.push(format!(
+                    "clat mean {} before, {} after: {} IOPS x {} = {} in flight, then {} x {} = {} (Little's law; {} configured)",
+                    fmt::us_short(b),
+                    fmt::us_short(a),
+                    fmt::int(t.before),
+                    fmt::us_short(b),
+                    fmt::trim(lb, 1),
+                    fmt::int(t.after),
+                    fmt::us_short(a),
+                    fmt::trim(la, 1),
+                    fmt::trim(in_flight, 1)
+                ));
+                if (lb - la).abs() <= 0.25 * lb.max(la) && a > 1.5 * b {
+                    arith.push(format!(
+                        "the same I/Os in flight took {}x as long each: the service slowed (a limit, burst credits running out, a throttle, a neighbour), not the job",
+                        fmt::trim(a / b, 1)
+                    ));
+                }
+            }
+            arith.push(format!(
+                "the run's mean of {} IOPS and its percentiles describe neither phase; the slower phase fills the latency tail",
+                fmt::int(u.iops)
+            ));
+            (
+                claim,
+                arith,
+                format!(
+                    "find what changed at {}: burst credits running out (gp2, st1/sc1, burstable instances), a throttle or a neighbour on the same volume, a cache filling or writeback starting; measure each state apart (ramp_time skips the first, a longer run shows the second; `iolens report` draws the series)",
+                    super::trend::secs_at(t.at_ms)
+                ),
+            )
+        }
+        Shape::Periodic => (
+            format!(
+                "IOPS swung between {} and {} every {}: the averages mix the highs and lows",
+                fmt::int(t.low),
+                fmt::int(t.high),
+                super::trend::secs_at(t.period_ms)
+            ),
+            vec![
+                t.describe(),
+                format!(
+                    "{} of {} ms, the 10th and 90th percentile of the rate",
+                    fmt::count(t.samples as f64, "sample"),
+                    fmt::int(t.interval_ms)
+                ),
+            ],
+            "look for a periodic cause: writeback of dirty pages, a token bucket refilling, garbage collection, another job on a timer; its period is in the series".into(),
+        ),
+        Shape::Unsteady => (
+            format!(
+                "the rate was not steady: IOPS samples ranged from {} to {}",
+                fmt::int(t.low),
+                fmt::int(t.high)
+            ),
+            vec![format!(
+                "{}, mean {}, standard deviation {}: the result keeps no per-interval series (fio's JSON has none), so whether the rate fell, rose or swung cannot be told, and the averages may mix phases",
+                fmt::count(t.samples as f64, "IOPS sample"),
+                fmt::int(u.main.iops_mean),
+                fmt::int(u.main.iops_stddev)
+            )],
+            "log the rate over time (write_iops_log=NAME, log_avg_msec=1000) and draw it with `iolens report`, or run the job under iolens, whose JSON keeps the series".into(),
+        ),
+        Shape::Steady | Shape::Varied => return None,
+    };
+    arith.dedup();
+    // A shape is a warning; a spread without one says only that the rate was not steady.
+    let severity = if t.shape == Shape::Unsteady {
+        Severity::Info
+    } else {
+        Severity::Warning
+    };
+    Some(finding(
+        &u.job.name,
+        &u.direction,
+        severity,
+        "trend",
+        claim,
+        arith,
+        fix,
+    ))
 }
 
 /// Writes to an EBS volume: initialize and precondition it first.
@@ -450,10 +557,10 @@ fn device_findings(view: &ResultView) -> Vec<Finding> {
             Severity::Warning,
             "device-saturated",
             format!(
-                "{} busy {} of the time with {} I/Os queued on average",
+                "{} busy {} of the time with {} in its queue on average (aqu-sz)",
                 d.name,
                 fmt::pct(d.util / 100.0),
-                fmt::trim(queue, 1)
+                fmt::count(queue, "I/O")
             ),
             vec![
                 format!(
@@ -480,7 +587,8 @@ fn device_findings(view: &ResultView) -> Vec<Finding> {
 fn kind_rank(kind: &str) -> u8 {
     match kind {
         "concurrency" | "saturated" | "limit" | "fsync" | "cache" | "cpu" | "rate" | "unknown" => 0,
-        "burst" | "model" => 1,
+        "trend" => 1,
+        "burst" | "model" => 2,
         _ => 3,
     }
 }
@@ -558,7 +666,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                     None => "caps each Persistent Disk type apart and no volume was given".into(),
                 };
                 let n = format!(
-                    "instance {} {on}: its caps are not checked here (give --volume pd-balanced, pd-ssd or pd-standard with size=; Hyperdisk caps per machine type are not modelled)",
+                    "instance {} {on}: its caps are not checked (give --volume pd-balanced, pd-ssd or pd-standard with size=; Hyperdisk caps per machine type are not modelled)",
                     i.name
                 );
                 if !notes.contains(&n) {
@@ -579,9 +687,22 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             let judged = judge(&Case::new(u, &o, view, in_flight, &t));
             bounds.push((u.direction.clone(), judged.bound));
             let mut unit_f = vec![judged.finding.clone()];
+            if let Some(tr) = &judged.trend {
+                unit_f.extend(trend_finding(u, tr, in_flight));
+            }
             if let Some(c) = &t.ceiling {
                 unit_f.extend(limit_bound(u, &o, &jctx, c, t.bs));
             }
+            // What a durable write costs, for a unit that writes and flushes (or writes
+            // O_SYNC/O_DSYNC, where the write's own latency is that cost).
+            let writes = u.direction == "write" || judged.bound == Bound::Fsync;
+            let durable = match (Durable::of(job), &o.sync_writes, u.lat_ns) {
+                (Some(d), _, _) if writes => Some((d.cost_us(), d.formula())),
+                (None, Some(mode), Some(l)) if writes => {
+                    Some((l / 1e3, format!("each {mode} write includes its flush")))
+                }
+                _ => None,
+            };
             job_f.push(unit_f);
             let lat_s = u.lat_ns.map(|l| l / 1e9);
             jobs.push(JobSummary {
@@ -596,6 +717,13 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 latency_kind: u.latency_kind.to_string(),
                 floor_latency_us: judged.floor_us,
                 queue_factor: judged.queue_factor,
+                queue: judged.queue.clone(),
+                trend: judged
+                    .trend
+                    .as_ref()
+                    .map_or(String::new(), |t| t.name().to_string()),
+                durable_write_us: durable.as_ref().map(|d| d.0),
+                durable_write: durable.map_or(String::new(), |d| d.1),
                 in_flight,
                 in_flight_source: format!("numjobs={} x {}", fmt::int(o.numjobs), depth_source),
                 littles_in_flight: lat_s.map(|l| u.iops * l),
@@ -629,11 +757,15 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
         ordered.extend(rest);
         findings.extend(ordered);
     }
-    findings.extend(device_findings(view));
+    // A device busy for part of a run says nothing of its capacity over the whole of it.
+    if !view.interrupted {
+        findings.extend(device_findings(view));
+    }
     Explanation {
         context,
         jobs,
         findings,
         notes,
+        interrupted: view.interrupted,
     }
 }

@@ -6,7 +6,8 @@
 //! Little's law (a sync engine caps every job at one I/O in flight, so 4 jobs at 463 µs can do
 //! 8,638 IOPS however fast the volume is), results pinned at a provisioned limit, the page cache
 //! measured instead of the device, and option traps (iodepth with psync, clat-only percentiles,
-//! ramp_time, short runs, saturated devices, CPU-bound jobs, rate limits, unconditioned volumes).
+//! ramp_time, short runs, saturated devices, CPU-bound jobs, rate limits, unconditioned volumes),
+//! and a rate that changed during the run (iolens JSON's per-interval series).
 //!
 //! Severity: `Critical` when the number is not what the user thinks (latency-bound far below the
 //! volume's limit, page cache), `Warning` for traps, `Info` for confirmations.
@@ -16,13 +17,14 @@ mod findings;
 mod options;
 mod render;
 mod result;
+mod trend;
 mod unit;
 
 use serde::Serialize;
 
 use crate::models::{Ceiling, Instance, Volume};
 
-pub use bound::Bound;
+pub use bound::{Bound, QueueSummary};
 pub use result::{parse_result, view_of_run, DirStats, DiskUtil, JobView, LatStats, ResultView};
 
 /// What the user told us about the system under test: the volume and the instance, both
@@ -69,7 +71,7 @@ pub struct Finding {
     pub severity: Severity,
     /// A bound (`concurrency`, `saturated`, `limit`, `fsync`, `cache`, `cpu`, `rate`,
     /// `unknown`: one per job and direction, first among its findings), or a secondary finding:
-    /// `burst`, `model`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
+    /// `trend`, `burst`, `model`, `cache`, `engine`, `percentiles`, `ramp`, `short-run`,
     /// `device-saturated`, `precondition`, `job-error`.
     pub kind: String,
     /// One line: what is going on.
@@ -103,8 +105,19 @@ pub struct JobSummary {
     pub latency_kind: String,
     /// The service-time floor: p1 (else p5, else min) of clat, µs.
     pub floor_latency_us: Option<f64>,
-    /// Mean clat / floor: 3 or more means I/Os waited in a queue.
+    /// Typical clat (p50) / floor (p5).
     pub queue_factor: Option<f64>,
+    /// The queue as the findings state it: the service time, and Little's in-flight figure
+    /// split into I/Os in service and waiting. `None` without a latency.
+    pub queue: Option<QueueSummary>,
+    /// What the rate did over the run (`falling`, `rising`, `periodic`, `steady`, `varied`,
+    /// `unsteady`); empty when the result does not show it.
+    pub trend: String,
+    /// µs per durable write (the write and its share of the flushes) of a job that flushes or
+    /// writes O_SYNC/O_DSYNC.
+    pub durable_write_us: Option<f64>,
+    /// How a durable write's cost adds up: `16 µs write + 1,814 µs flush`.
+    pub durable_write: String,
     /// I/Os in flight: numjobs x effective per-job depth.
     pub in_flight: f64,
     /// How the in-flight figure was obtained.
@@ -146,6 +159,9 @@ pub struct Explanation {
     pub findings: Vec<Finding>,
     /// Parser and analysis notes.
     pub notes: Vec<String>,
+    /// The run was stopped before its end: its figures cover only the part that ran, and no
+    /// bound that needs the whole run is drawn from them.
+    pub interrupted: bool,
 }
 
 /// Explains a result against an optional volume and instance.

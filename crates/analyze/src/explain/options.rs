@@ -39,6 +39,9 @@ pub(crate) struct JobOpts {
     /// iolens `sim_volume`, and the mean of `sim_latency` in µs with its text.
     pub sim_volume: Option<String>,
     pub sim_latency: Option<(String, f64)>,
+    /// ms between two bandwidth samples as fio takes them: `bwavgtime`, or with a bandwidth
+    /// log and no `bwavgtime` given, `log_avg_msec` (`None`: one per I/O, a log without it).
+    pub bw_avg_ms: Option<f64>,
 }
 
 impl JobOpts {
@@ -75,6 +78,11 @@ impl JobOpts {
             thinktime_blocks: eff.think.map_or(1.0, |t| t.every as f64),
             polling: spec.hipri || spec.sqthread_poll,
             sim_volume: spec.sim.volume.clone().filter(|v| !v.trim().is_empty()),
+            bw_avg_ms: if spec.logs.bw.is_some() && !job.options.contains_key("bwavgtime") {
+                (spec.logs.avg_msec > 0).then_some(spec.logs.avg_msec as f64)
+            } else {
+                Some(spec.bwavgtime.as_secs_f64() * 1e3)
+            },
             sim_latency: spec.sim.latency.as_ref().and_then(|l| {
                 let text = job.opt("sim_latency")?.trim().to_string();
                 Some((text, l.mean() / 1e3))

@@ -4,11 +4,22 @@
 use super::{Explanation, Finding, JobSummary};
 use crate::fmt;
 
+/// The first line of an interrupted run's explanation.
+const INTERRUPTED: &str = "INTERRUPTED: the run was stopped before its end, so every figure below covers only the part that ran; no limit, device capacity or depth is concluded from it";
+
 fn header(j: &JobSummary) -> String {
-    let lat = j
-        .lat_mean_us
-        .map(|l| format!(", mean latency {}", fmt::us_short(l)))
-        .unwrap_or_default();
+    // A job that makes its writes durable: what one costs, not the write alone.
+    let lat = match j.durable_write_us {
+        Some(d) => format!(
+            ", {} per durable write ({})",
+            fmt::us_short(d),
+            j.durable_write
+        ),
+        None => j
+            .lat_mean_us
+            .map(|l| format!(", mean latency {}", fmt::us_short(l)))
+            .unwrap_or_default(),
+    };
     format!(
         "{} ({}): {} IOPS, {}{lat}; bound: {}",
         j.name,
@@ -38,6 +49,10 @@ impl Explanation {
     /// Readable text, grouped per job and direction, most severe finding first.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
+        if self.interrupted {
+            out.push_str(INTERRUPTED);
+            out.push_str("\n\n");
+        }
         if self.context.is_empty() {
             out.push_str(
                 "context: none given (--volume and --instance add checks against provisioned limits)\n\n",
@@ -109,13 +124,18 @@ impl Explanation {
     }
 
     /// `{"context": [...], "findings": [{job, direction, severity, kind, claim, arithmetic, fix}],
-    /// "jobs": [{name, direction, iops, bw_bytes, lat_mean_us, in_flight, ...}], "notes": [...]}`.
+    /// "jobs": [{name, direction, iops, bw_bytes, lat_mean_us, in_flight, ...}], "notes": [...]}`,
+    /// with `"interrupted": true` for a run stopped before its end.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "context": self.context,
             "findings": self.findings,
             "jobs": self.jobs,
             "notes": self.notes,
-        })
+        });
+        if self.interrupted {
+            v["interrupted"] = true.into();
+        }
+        v
     }
 }

@@ -64,6 +64,19 @@ pub struct DirStats {
     pub iops_mean: f64,
     /// Standard deviation of the IOPS samples.
     pub iops_stddev: f64,
+    /// IOPS samples taken (0 when not recorded).
+    pub iops_samples: f64,
+    /// The smallest IOPS sample (0 when not recorded).
+    pub iops_min: f64,
+    /// The largest IOPS sample (0 when not recorded).
+    pub iops_max: f64,
+    /// The IOPS samples over time, `(ms since the measured start, IOPS)` (iolens JSON's
+    /// `iolens_series`; empty for fio's JSON, which has no series).
+    pub iops_series: Vec<(f64, f64)>,
+    /// Completion latency per IOPS interval, `(ms, I/Os, mean ns)`.
+    pub clat_series: Vec<(f64, f64, f64)>,
+    /// ms between two bandwidth samples, read from the bandwidth series when it has one.
+    pub bw_interval_ms: Option<f64>,
 }
 
 impl DirStats {
@@ -163,6 +176,9 @@ pub struct ResultView {
     pub disk_util: Vec<DiskUtil>,
     /// What the parser had to work around (text before the JSON, merged clones).
     pub notes: Vec<String>,
+    /// The run was stopped before its end (iolens JSON's `interrupted: true`): its numbers
+    /// cover only the part that ran.
+    pub interrupted: bool,
 }
 
 impl ResultView {
@@ -222,6 +238,55 @@ fn lat_stats(v: Option<&Value>) -> LatStats {
     }
 }
 
+/// `[[ms, value, ...], ...]` as rows of numbers.
+fn rows(v: Option<&Value>) -> Vec<Vec<f64>> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_array)
+                .map(|r| r.iter().map(|x| as_f64(Some(x))).collect())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The most common step between the times of a series, ms.
+fn interval_of(times: impl Iterator<Item = f64>) -> Option<f64> {
+    let t: Vec<f64> = times.collect();
+    let mut steps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+    steps.sort_by(f64::total_cmp);
+    steps.get(steps.len() / 2).copied().filter(|s| *s > 0.0)
+}
+
+/// The interval of the direction's bandwidth series, when the result has one.
+fn bw_interval_of(job: &Value, dir: &str) -> Option<f64> {
+    let s = job.get("iolens_series").and_then(|s| s.get(dir));
+    interval_of(
+        rows(s.and_then(|s| s.get("bw_kib")))
+            .into_iter()
+            .filter_map(|r| r.first().copied()),
+    )
+}
+
+/// A direction's IOPS per interval `(ms, IOPS)` and completion latency `(ms, I/Os, mean ns)`.
+type Series = (Vec<(f64, f64)>, Vec<(f64, f64, f64)>);
+
+/// The direction's `iolens_series`: IOPS and completion latency per interval.
+fn series_of(job: &Value, dir: &str) -> Series {
+    let s = job.get("iolens_series").and_then(|s| s.get(dir));
+    let iops = rows(s.and_then(|s| s.get("iops")))
+        .into_iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| (r[0], r[1]))
+        .collect();
+    let clat = rows(s.and_then(|s| s.get("clat_ns")))
+        .into_iter()
+        .filter(|r| r.len() >= 3)
+        .map(|r| (r[0], r[1], r[2]))
+        .collect();
+    (iops, clat)
+}
+
 fn dir_stats(name: &str, v: &Value) -> DirStats {
     let g = |k: &str| as_f64(v.get(k));
     // Old fio (before 3.x) wrote microsecond keys; convert so that everything is ns.
@@ -261,6 +326,12 @@ fn dir_stats(name: &str, v: &Value) -> DirStats {
         bw_samples: g("bw_samples"),
         iops_mean: g("iops_mean"),
         iops_stddev: g("iops_stddev"),
+        iops_samples: g("iops_samples"),
+        iops_min: g("iops_min"),
+        iops_max: g("iops_max"),
+        iops_series: vec![],
+        clat_series: vec![],
+        bw_interval_ms: None,
     }
 }
 
@@ -273,7 +344,14 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
     }
     let dirs = ["read", "write", "trim", "mixed"]
         .iter()
-        .filter_map(|d| v.get(*d).map(|x| dir_stats(d, x)))
+        .filter_map(|d| {
+            v.get(*d).map(|x| {
+                let mut s = dir_stats(d, x);
+                (s.iops_series, s.clat_series) = series_of(v, d);
+                s.bw_interval_ms = bw_interval_of(v, d);
+                s
+            })
+        })
         .collect();
     let iodepth_level = v
         .get("iodepth_level")
@@ -360,8 +438,8 @@ fn extract(text: &str, notes: &mut Vec<String>) -> Result<Value, AnalyzeError> {
     if !before.is_empty() {
         let first = before.lines().next().unwrap_or("").trim();
         notes.push(format!(
-            "ignored {} line(s) of text before the JSON (fio prints notes there), starting with: {first}",
-            before.lines().count()
+            "ignored {} of text before the JSON (fio prints notes there), starting with: {first}",
+            crate::fmt::count(before.lines().count() as f64, "line")
         ));
     }
     if let Some(end) = end {
@@ -476,6 +554,7 @@ pub fn parse_result(text: &str) -> Result<ResultView, AnalyzeError> {
         jobs,
         disk_util,
         notes,
+        interrupted: root.get("interrupted").and_then(Value::as_bool) == Some(true),
     })
 }
 
@@ -539,6 +618,16 @@ pub fn view_of_run(r: &RunResult) -> ResultView {
         bw_samples: d.bw_samples.samples as f64,
         iops_mean: d.iops_samples.mean,
         iops_stddev: d.iops_samples.stddev(),
+        iops_samples: d.iops_samples.samples as f64,
+        iops_min: d.iops_samples.min,
+        iops_max: d.iops_samples.max,
+        iops_series: d.iops_series.iter().map(|(t, v)| (*t as f64, *v)).collect(),
+        clat_series: d
+            .lat_series
+            .iter()
+            .map(|(t, n, mean, _)| (*t as f64, *n as f64, *mean))
+            .collect(),
+        bw_interval_ms: interval_of(d.bw_series.iter().map(|(t, _)| *t as f64)),
     };
     let job = |j: &JobResult| {
         let mut options = globals.clone();
@@ -604,6 +693,7 @@ pub fn view_of_run(r: &RunResult) -> ResultView {
     let jobs = merge_clones(r.jobs.iter().map(job), &mut notes);
     ResultView {
         fio_version: r.version.clone(),
+        interrupted: r.interrupted,
         jobs,
         disk_util: r
             .disks
@@ -656,6 +746,17 @@ fn merge(a: &mut JobView, b: &JobView) {
                 ad.bw_samples += bd.bw_samples;
                 ad.iops_mean += bd.iops_mean;
                 ad.iops_stddev = (ad.iops_stddev.powi(2) + bd.iops_stddev.powi(2)).sqrt();
+                // Clones sample on the same boundaries: their rates add up. The spread of
+                // each clone's samples says nothing of the sum's.
+                ad.iops_samples = ad.iops_samples.max(bd.iops_samples);
+                ad.iops_min = 0.0;
+                ad.iops_max = 0.0;
+                merge_series(
+                    &mut ad.iops_series,
+                    &bd.iops_series,
+                    &mut ad.clat_series,
+                    &bd.clat_series,
+                );
             }
             None => a.dirs.push(bd.clone()),
         }
@@ -671,6 +772,37 @@ fn merge(a: &mut JobView, b: &JobView) {
     a.ctx += b.ctx;
     merge_shares(&mut a.lat_buckets, &b.lat_buckets, total_before);
     a.merged_entries += 1;
+}
+
+/// Adds clone `b`'s series to `a`'s, interval by interval: IOPS add up, latency means are
+/// weighted by their I/Os. Series whose intervals differ are dropped rather than misaligned.
+fn merge_series(
+    a: &mut Vec<(f64, f64)>,
+    b: &[(f64, f64)],
+    a_lat: &mut Vec<(f64, f64, f64)>,
+    b_lat: &[(f64, f64, f64)],
+) {
+    let same = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0);
+    if !same {
+        a.clear();
+        a_lat.clear();
+        return;
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        x.1 += y.1;
+    }
+    let lat_same = a_lat.len() == b_lat.len() && a_lat.iter().zip(b_lat).all(|(x, y)| x.0 == y.0);
+    if !lat_same {
+        a_lat.clear();
+        return;
+    }
+    for (x, y) in a_lat.iter_mut().zip(b_lat) {
+        let n = x.1 + y.1;
+        if n > 0.0 {
+            x.2 = (x.2 * x.1 + y.2 * y.1) / n;
+        }
+        x.1 = n;
+    }
 }
 
 /// Shares by label (`iodepth_level`, latency buckets) averaged over the entries merged: `a`

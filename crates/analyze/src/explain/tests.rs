@@ -21,6 +21,8 @@ struct J {
     depth: Option<&'static str>,
     usr: f64,
     sys: f64,
+    /// fio's `bw_samples` (default: one per 500 ms of runtime).
+    bw_samples: Option<f64>,
 }
 
 impl Default for J {
@@ -39,6 +41,7 @@ impl Default for J {
             depth: None,
             usr: 1.0,
             sys: 5.0,
+            bw_samples: None,
         }
     }
 }
@@ -64,7 +67,7 @@ fn entry(j: &J) -> Value {
         "slat_ns": lat(j.slat_us, if j.slat_us > 0.0 { n } else { 0.0 }, None, None),
         "clat_ns": lat(j.lat_us - j.slat_us, n, j.p50_us, j.p5_us),
         "lat_ns": lat(j.lat_us, n, None, None),
-        "bw_samples": j.runtime_ms / 500.0, "iops_mean": j.iops, "iops_stddev": 1.0
+        "bw_samples": j.bw_samples.unwrap_or(j.runtime_ms / 500.0), "iops_mean": j.iops, "iops_stddev": 1.0
     });
     let idle = json!({"io_bytes": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0, "total_ios": 0,
         "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}});
@@ -216,10 +219,21 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
         "{}",
         lb.arithmetic
     );
+    // Little's law against the io1 latency model's mean of 465 µs: 48,089 x 5,324 µs = 256 in
+    // flight, of which 48,089 x 465 µs = 22.4 in service and the rest waiting.
     assert!(
-        lb.arithmetic.contains("wait in a queue"),
+        lb.arithmetic.contains(
+            "48,089 IOPS x 465 µs = 22.4 in service, the other 233.6 of the 256 in flight waiting"
+        ),
         "{}",
         lb.arithmetic
+    );
+    let q = e.jobs[0].queue.as_ref().expect("a queue summary");
+    assert!(
+        q.queued
+            && q.service_time_from == "model"
+            && q.waiting.is_some_and(|w| (w - 233.6).abs() < 0.5),
+        "expected 233.6 waiting against the io1 latency model's mean of 465 µs, got {q:?}"
     );
     // 48,000 IOPS x the io1 model's mean of 465 µs = 22.3 in flight over 4 jobs.
     assert!(lb.fix.contains("iodepth ~7 per job"), "{}", lb.fix);
@@ -382,6 +396,103 @@ fn clat_percentiles_hide_large_slat() {
         f.arithmetic
     );
     assert!(f.fix.contains("lat_percentiles=1"));
+}
+
+#[test]
+fn the_short_run_warning_counts_samples_at_their_real_interval() {
+    // fio samples bandwidth every bwavgtime; with a bandwidth log and no bwavgtime given,
+    // every log_avg_msec (or at every I/O when that is 0), as fio 3.33's init.c sets it.
+    for (opts, samples, want) in [
+        (
+            vec![("write_bw_log", "j"), ("log_avg_msec", "100")],
+            20.0,
+            "runtime 2,000 ms with 20 bandwidth samples (one per 100 ms per job)",
+        ),
+        (
+            vec![("bwavgtime", "250")],
+            8.0,
+            "with 8 bandwidth samples (one per 250 ms per job)",
+        ),
+        (
+            vec![],
+            1.0,
+            "with 1 bandwidth sample (one per 500 ms per job)",
+        ),
+        (
+            vec![("write_bw_log", "j")],
+            43.0,
+            "with 43 bandwidth samples (one per I/O: a bandwidth log without log_avg_msec)",
+        ),
+        (
+            vec![
+                ("write_bw_log", "j"),
+                ("log_avg_msec", "100"),
+                ("bwavgtime", "1000"),
+            ],
+            2.0,
+            "with 2 bandwidth samples (one per 1,000 ms per job)",
+        ),
+    ] {
+        let j = J {
+            opts: opts.clone(),
+            runtime_ms: 2000.0,
+            bw_samples: Some(samples),
+            ..J::default()
+        };
+        let e = run(&[j], json!({}), &ExplainContext::default());
+        let f = find(&e, "short-run").expect("a 2 s run is short");
+        assert!(
+            f.arithmetic.contains(want),
+            "options {opts:?} with {samples} samples: expected '{want}', got: {}",
+            f.arithmetic
+        );
+    }
+    // iolens JSON: the interval its bandwidth series shows.
+    let j = J {
+        runtime_ms: 300.0,
+        bw_samples: Some(3.0),
+        ..J::default()
+    };
+    let mut v = entry(&j);
+    v["iolens_series"] = json!({"read": {"bw_kib": [[100, 4.0], [200, 4.0], [300, 4.0]], "iops": [[100, 1.0], [200, 1.0], [300, 1.0]]}});
+    let text = json!({"fio version": "iolens-0.1.0", "jobs": [v]}).to_string();
+    let e = explain(&parse_result(&text).unwrap(), &ExplainContext::default());
+    let f = find(&e, "short-run").expect("a 0.3 s run is short");
+    assert!(
+        f.arithmetic
+            .contains("with 3 bandwidth samples (one per 100 ms per job)"),
+        "iolens series at 100 ms steps: {}",
+        f.arithmetic
+    );
+}
+
+#[test]
+fn counts_in_explanations_agree_with_their_nouns() {
+    let j = J {
+        opts: vec![("ioengine", "psync"), ("iodepth", "8")],
+        ..J::default()
+    };
+    let e = run(&[j], json!({}), &ExplainContext::default());
+    let f = find(&e, "engine").expect("iodepth with psync");
+    assert!(
+        f.arithmetic.contains("in flight = 1 job x 1 = 1"),
+        "one psync job: {}",
+        f.arithmetic
+    );
+    let text = e.to_text();
+    for bad in [
+        "1 jobs",
+        "1 I/Os",
+        "1 samples",
+        "1 bandwidth samples",
+        "1 flushes",
+        "1 writes",
+    ] {
+        assert!(
+            !text.contains(&format!(" {bad}")),
+            "expected the singular, found '{bad}' in:\n{text}"
+        );
+    }
 }
 
 #[test]
@@ -639,7 +750,7 @@ fn real_psync_output() {
     assert!(PSYNC.starts_with("note: both iodepth"));
     let v = parse_result(PSYNC).unwrap();
     assert!(
-        v.notes[0].contains("4 line(s) of text before the JSON"),
+        v.notes[0].contains("4 lines of text before the JSON"),
         "{:?}",
         v.notes
     );
@@ -829,4 +940,132 @@ fn a_gcp_machine_cap_is_a_limit_bound() {
         "expected the machine's caps in the context: {:?}",
         e.context
     );
+}
+
+/// A corpus result explained without context.
+fn corpus(file: &str) -> Explanation {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/corpus");
+    let t = std::fs::read_to_string(dir.join(file)).unwrap();
+    explain(&parse_result(&t).unwrap(), &ExplainContext::default())
+}
+
+#[test]
+fn an_fsync_bound_headline_gives_the_cost_of_a_durable_write() {
+    // psync with fdatasync=1: 2,739 writes of 16 µs and 2,738 flushes of 1,814 µs each.
+    let e = corpus("fsync-psync-fdatasync1.iolens.json");
+    let text = e.to_text();
+    assert!(
+        text.contains("fsync-psync-fdatasync1 (write): 546 IOPS, 2.13 MiB/s, 1,830 µs per durable write (16 µs write + 1,814 µs flush); bound: fsync"),
+        "expected the headline to give a durable write's cost, got:\n{text}"
+    );
+    assert!(
+        text.contains("1 job / 1,830 µs = 547 IOPS; measured 546"),
+        "Little's law with the durable write's cost: {text}"
+    );
+    let j = &e.jobs[0];
+    assert!(
+        j.durable_write_us.is_some_and(|d| (d - 1830.0).abs() < 1.0)
+            && j.lat_mean_us.is_some_and(|l| l < 20.0),
+        "JSON: a durable write costs ~1,830 µs while the write alone has a mean of 16 µs: {:?} / {:?}",
+        j.durable_write_us,
+        j.lat_mean_us
+    );
+    // fsync=32: a flush's cost spread over the 32 writes it makes durable.
+    let text = corpus("fsync-psync-fsync32.fio.json").to_text();
+    assert!(
+        text.contains("343 µs per durable write (8.2 µs write + 10,747 µs flush / 32 writes)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_falling_rate_is_named_with_its_numbers_and_no_steady_queue_is_claimed() {
+    // A throttle at 3,000 read IOPS lowered to 300 after 2 s: the series falls.
+    let e = corpus("throttle-drop3000to300-iouring-qd8.iolens.json");
+    let t = find(&e, "trend").expect("a trend finding");
+    assert!(
+        t.claim == "IOPS fell from 2,994 to 300 during the run: its averages mix two rates"
+            && t.arithmetic
+                .contains("median 2,994 before 2.1 s, 300 from then on")
+            && t.arithmetic.contains("took 10.2x as long each"),
+        "expected the fall with its numbers and the latency per phase, got: {}\n{}",
+        t.claim,
+        t.arithmetic
+    );
+    assert_eq!(e.jobs[0].trend, "falling");
+    let text = e.to_text();
+    assert!(
+        !text.contains("no queue built up") && !text.contains("holds the result at"),
+        "a run whose rate fell has no steady state to claim:\n{text}"
+    );
+    // fio's JSON of the same run has no series: only that the rate was not steady.
+    let e = corpus("throttle-drop3000to300-iouring-qd8.fio.json");
+    let t = find(&e, "trend").expect("a trend finding from the sample spread");
+    assert!(
+        t.claim == "the rate was not steady: IOPS samples ranged from 288 to 3,168",
+        "{}",
+        t.claim
+    );
+}
+
+#[test]
+fn an_interrupted_run_says_so_first_and_concludes_no_bound_that_needs_the_whole_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/corpus");
+    // Each file as run, and with iolens's `interrupted: true` added: the bound of the whole
+    // run, and the bound of the part of it.
+    for (file, whole, part) in [
+        ("sim-io1-16000-libaio-qd256.iolens.json", "limit", "unknown"),
+        ("virtio-libaio-q32t4.iolens.json", "saturated", "unknown"),
+        ("virtio-psync-qd1.iolens.json", "concurrency", "unknown"),
+        ("fsync-psync-fdatasync1.iolens.json", "fsync", "fsync"),
+        ("rate-iops500.iolens.json", "rate", "rate"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let complete = explain(&parse_result(&text).unwrap(), &ExplainContext::default());
+        let mut doc: Value = serde_json::from_str(&text).unwrap();
+        doc["interrupted"] = json!(true);
+        let view = parse_result(&doc.to_string()).unwrap();
+        assert!(view.interrupted, "{file}: interrupted: true is read");
+        let e = explain(&view, &ExplainContext::default());
+        assert_eq!(
+            (complete.jobs[0].bound.name(), e.jobs[0].bound.name()),
+            (whole, part),
+            "{file}: expected bound {whole} for the whole run and {part} once interrupted:\n{}",
+            e.to_text()
+        );
+        let t = e.to_text();
+        assert!(
+            t.starts_with("INTERRUPTED: the run was stopped before its end"),
+            "{file} interrupted: the explanation should say so in its first line:\n{t}"
+        );
+        for verdict in [
+            "bound: saturated",
+            "bound: limit",
+            "bound: concurrency",
+            "you got what you provisioned",
+            "the device is at capacity",
+            "raise iodepth",
+        ] {
+            assert!(
+                !t.contains(verdict),
+                "{file} interrupted: expected no verdict that needs the whole run, found '{verdict}':\n{t}"
+            );
+        }
+        let j = e.to_json();
+        assert_eq!(
+            (&j["interrupted"], &j["jobs"][0]["bound"]),
+            (&json!(true), &json!(part)),
+            "{file} interrupted: explain --format json says so: {j}"
+        );
+        assert_ne!(
+            j["jobs"][0]["trend"], "steady",
+            "{file} interrupted: no steady rate is named from part of a run"
+        );
+        // The whole run's explanation says nothing of an interruption.
+        assert!(
+            !complete.to_text().contains("INTERRUPTED")
+                && complete.to_json().get("interrupted").is_none(),
+            "{file} as run: no interruption to mention"
+        );
+    }
 }

@@ -25,6 +25,8 @@ pub(super) struct Unit<'a> {
     pub read_fraction: f64,
     /// Completion latency of the unit's directions (first active one with samples).
     pub clat: &'a LatStats,
+    /// The direction with the most I/Os: its series stand for the unit's over time.
+    pub main: &'a DirStats,
 }
 
 /// The units of a job: one per active direction, or `read+write` for a job with both.
@@ -87,6 +89,11 @@ fn unit<'a>(job: &'a JobView, o: &JobOpts, direction: String, ds: &[&'a DirStats
         .max_by(|a, b| a.total_ios.total_cmp(&b.total_ios))
         .map(|d| &d.clat)
         .unwrap_or(&ds[0].clat);
+    let main = ds
+        .iter()
+        .copied()
+        .max_by(|a, b| a.total_ios.total_cmp(&b.total_ios))
+        .unwrap_or(ds[0]);
     let read_fraction = if direction == "mixed" {
         mixed_read_fraction(o)
     } else if total_ios > 0.0 {
@@ -108,6 +115,7 @@ fn unit<'a>(job: &'a JobView, o: &JobOpts, direction: String, ds: &[&'a DirStats
         latency_kind,
         read_fraction,
         clat,
+        main,
     }
 }
 

@@ -137,7 +137,7 @@ impl Volume {
             _ => {}
         }
         let total = storage + iops_cost + tput_cost;
-        detail.push(format!("prices: {} ({})", price.source, price.date));
+        detail.push(format!("prices: {}", price.cite()));
         Some(Cost {
             storage,
             iops: iops_cost,

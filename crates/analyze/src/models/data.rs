@@ -141,6 +141,12 @@ pub(crate) struct VolumeModel {
     pub price: Option<Price>,
     pub source: String,
     pub date: String,
+    /// What of the entry is not confirmed by its source, and why; `None` when all is.
+    #[serde(default)]
+    pub unverified: Option<String>,
+    /// The full provenance: which page, edition and copy gives which figure.
+    #[serde(default)]
+    pub details: Option<String>,
 }
 
 /// Volume types that share a property, with its source.
@@ -225,6 +231,28 @@ pub(crate) struct Price {
     pub vpu_gb_month: f64,
     pub source: String,
     pub date: String,
+    /// Why the prices are not confirmed, when they are not.
+    #[serde(default)]
+    pub unverified: Option<String>,
+    /// The full provenance of the prices.
+    #[serde(default)]
+    pub details: Option<String>,
+}
+
+impl Price {
+    /// `SOURCE; DATE` with `; unverified` where the prices are: the short form every price
+    /// line carries (`iolens models --sources` gives the rest).
+    pub fn cite(&self) -> String {
+        cite(&self.source, &self.date, self.unverified.is_some())
+    }
+}
+
+/// `SOURCE; DATE`, with `; unverified` when the figures are not confirmed by the source.
+pub(crate) fn cite(source: &str, date: &str, unverified: bool) -> String {
+    format!(
+        "{source}; {date}{}",
+        if unverified { "; unverified" } else { "" }
+    )
 }
 
 /// Price per provisioned IOPS up to `up_to` IOPS (None: no upper bound).
@@ -487,6 +515,9 @@ pub(crate) struct InstanceData {
     pub burst_window: Option<String>,
     pub source: String,
     pub date: String,
+    /// Why the figures are not confirmed (a family pattern, not a published row), when so.
+    #[serde(default)]
+    pub unverified: Option<String>,
 }
 
 fn aws() -> String {

@@ -532,7 +532,13 @@ mod tests {
         }
         // Sizes the 2023 table does not have are marked, not presented as AWS's.
         for n in ["i4i.12xlarge", "i4i.24xlarge"] {
-            assert!(instance(n).unwrap().source.starts_with("unverified"), "{n}");
+            let row = data().instances.iter().find(|i| i.name == n).unwrap();
+            assert!(
+                row.unverified.is_some() && row.source.starts_with("family pattern"),
+                "{n}: expected an unverified family-pattern row, got source '{}', unverified {:?}",
+                row.source,
+                row.unverified
+            );
         }
     }
 

@@ -1,7 +1,7 @@
 //! `iolens models`: every volume type with its formula, limits, price and source, and every
 //! instance with its EBS caps, so that users can check what the explanations assume.
 
-use super::data::{data, Gp2, Gp3, Hdd, Oci, Params, Provisioned, VolumeModel};
+use super::data::{cite, data, Gp2, Gp3, Hdd, Oci, Params, Provisioned, VolumeModel};
 use super::spec::fields_of;
 use crate::fmt;
 
@@ -237,7 +237,7 @@ fn price_line(m: &VolumeModel) -> String {
     if p.vpu_gb_month > 0.0 {
         parts.push(format!("{}/VPU-GB-month", fmt::price(p.vpu_gb_month)));
     }
-    format!("price: {} ({}; {})", parts.join(", "), p.source, p.date)
+    format!("price: {} ({})", parts.join(", "), p.cite())
 }
 
 /// A human-readable listing for `iolens models`: every volume type with its fields, formula,
@@ -273,7 +273,10 @@ pub fn list_models() -> String {
                 l.summary()
             ));
         }
-        out.push_str(&format!("      source: {} ({})\n", m.source, m.date));
+        out.push_str(&format!(
+            "      source: {}\n",
+            cite(&m.source, &m.date, m.unverified.is_some())
+        ));
     }
     out.push_str(&format!(
         "\nInstances (EC2: EBS caps, IOPS at 16 KiB, MB/s at 128 KiB, '*' = {}; Azure VMs: uncached disk caps, '*' = a burst as the entry's source says; OCI shapes: block volume caps per instance)\n",
@@ -301,10 +304,8 @@ pub fn list_models() -> String {
         } else {
             i.name.clone()
         };
-        let src = if i.source.contains("pattern") && !i.source.starts_with("unverified") {
-            "family pattern (see data file)".to_string()
-        } else if i.source.contains("not be read") || i.source.starts_with("unverified") {
-            "not verified here (see data file)".to_string()
+        let mut src = if i.source.starts_with("family pattern") {
+            "family pattern".to_string()
         } else if i.source.contains("case study") || i.source.contains("benchmark article") {
             "AWS docs + case study".to_string()
         } else if i.provider == "AWS EC2" {
@@ -312,6 +313,9 @@ pub fn list_models() -> String {
         } else {
             format!("{} docs, burst {}", i.provider, burst_window(i))
         };
+        if i.unverified.is_some() {
+            src.push_str(", unverified");
+        }
         out.push_str(&format!(
             "  {:<20} {:>24} {:>26}  {src} ({})\n",
             name, iops, mb, i.date
@@ -406,4 +410,106 @@ pub fn list_models_json() -> serde_json::Value {
         }
     }
     raw
+}
+
+/// `iolens models --sources`: where every figure comes from, in full. Each entry gives its
+/// source and date, says what is unverified and why, and the provenance (which page, which
+/// edition or copy, read when) that the short form of `iolens models` leaves out. Instances
+/// that share a source are listed together.
+pub fn list_sources() -> String {
+    let d = data();
+    let mut out = format!(
+        "iolens models: sources (data/models.json version {})\n",
+        d.version
+    );
+    let entry = |out: &mut String,
+                 what: &str,
+                 (source, date): (&str, &str),
+                 unverified: Option<&str>,
+                 details: Option<&str>| {
+        out.push_str(&format!(
+            "    {what}: {}\n",
+            cite(source, date, unverified.is_some())
+        ));
+        if let Some(u) = unverified {
+            out.push_str(&format!("      unverified: {u}\n"));
+        }
+        if let Some(x) = details {
+            out.push_str(&format!("      {x}\n"));
+        }
+    };
+    out.push_str("\nVolume types\n");
+    for m in &d.volumes {
+        out.push_str(&format!("  {} ({} {})\n", m.ty, m.provider, m.title));
+        entry(
+            &mut out,
+            "limits",
+            (&m.source, &m.date),
+            m.unverified.as_deref(),
+            m.details.as_deref(),
+        );
+        if let Params::Gp3(p) = &m.params {
+            let o = &p.older_limits;
+            entry(
+                &mut out,
+                &format!("limits={}", o.name),
+                (&o.source, &o.date),
+                None,
+                Some(&o.note),
+            );
+        }
+        match &m.price {
+            Some(p) => entry(
+                &mut out,
+                "price",
+                (&p.source, &p.date),
+                p.unverified.as_deref(),
+                p.details.as_deref(),
+            ),
+            None => out.push_str("    price: none sourced\n"),
+        }
+        if let Some(l) = super::latency_model(&m.ty) {
+            entry(
+                &mut out,
+                &format!("latency model {} ({})", l.name(), l.basis_text()),
+                (l.source(), l.date()),
+                None,
+                Some(l.uncertainty()),
+            );
+        }
+    }
+    out.push_str("\nInstances\n");
+    let mut groups: Vec<(&super::data::InstanceData, Vec<&str>)> = vec![];
+    for i in &d.instances {
+        match groups
+            .iter_mut()
+            .find(|(g, _)| g.source == i.source && g.date == i.date && g.unverified == i.unverified)
+        {
+            Some((_, names)) => names.push(&i.name),
+            None => groups.push((i, vec![&i.name])),
+        }
+    }
+    for (i, names) in groups {
+        out.push_str(&format!("  {} ({})\n", names.join(", "), i.provider));
+        entry(
+            &mut out,
+            "caps",
+            (&i.source, &i.date),
+            i.unverified.as_deref(),
+            None,
+        );
+    }
+    for f in &d.flex_shapes {
+        out.push_str(&format!("  {}.N ({})\n", f.shape, f.provider));
+        entry(&mut out, "caps", (&f.source, &f.date), None, None);
+    }
+    out.push_str("\nGCP machine types\n");
+    for g in &d.gcp_machine_series {
+        out.push_str(&format!("  {} ({}-*)\n", g.title, g.series));
+        entry(&mut out, "caps", (&g.source, &g.date), None, None);
+    }
+    let b = &d.instance_burst_rule;
+    out.push_str("\nBurst instances\n");
+    entry(&mut out, "rule", (&b.source, &b.date), None, Some(&b.note));
+    out
 }

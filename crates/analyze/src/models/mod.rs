@@ -23,7 +23,7 @@ pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
 pub use instance::{instance, instance_family, Instance};
 pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
-pub use listing::{list_models, list_models_json};
+pub use listing::{list_models, list_models_json, list_sources};
 pub use provision::{size_for, smallest, Need, Sized};
 pub(crate) use spec::known_types;
 pub use spec::parse_volume;
@@ -783,6 +783,97 @@ mod tests {
                 i["name"]
             );
         }
+    }
+
+    /// Words that speak of how the data was gathered rather than of the figure.
+    const MAKING: &[&str] = &[
+        "audit",
+        "could not be read",
+        "not read here",
+        "this project",
+        "machine-translated",
+        "peer survey",
+        "as far as we know",
+        "stored here",
+        "read here",
+        "verified here",
+        "checked here",
+    ];
+
+    /// The first phrase of [`MAKING`] (or an issue number) in `text`, with its line.
+    fn making(text: &str) -> Option<(String, &'static str)> {
+        text.lines().find_map(|l| {
+            let lower = l.to_ascii_lowercase();
+            let numbered = lower
+                .match_indices("issue ")
+                .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+            if numbered {
+                return Some((l.to_string(), "issue N"));
+            }
+            MAKING
+                .iter()
+                .find(|m| lower.contains(*m))
+                .map(|m| (l.to_string(), *m))
+        })
+    }
+
+    #[test]
+    fn model_text_gives_figures_sources_and_dates_not_their_making() {
+        let json = serde_json::to_string_pretty(&list_models_json()).unwrap();
+        let mut outputs = vec![
+            ("models".to_string(), list_models()),
+            ("models --sources".to_string(), list_sources()),
+            ("models --format json".to_string(), json),
+        ];
+        for v in data::data().volumes.iter().filter(|v| v.price.is_some()) {
+            let vol = [
+                String::new(),
+                ":size=1000G".into(),
+                ":size=1000G,iops=3000".into(),
+            ]
+            .iter()
+            .find_map(|f| parse_volume(&format!("{}{f}", v.ty)).ok())
+            .unwrap_or_else(|| panic!("{}: no spec of the three tried parses", v.ty));
+            outputs.push((format!("cost --volume {}", v.ty), cost_text(&vol, None, None)));
+        }
+        for (what, text) in &outputs {
+            if let Some((line, m)) = making(text) {
+                panic!("{what}: expected no words about how the data was gathered, found '{m}' in: {line}");
+            }
+        }
+        // Every price line: the figure, its source, its date and, where so, one word.
+        let l = list_models();
+        for line in l.lines().filter(|x| x.trim_start().starts_with("price: $")) {
+            let cite = line.rsplit_once(" (").map_or("", |(_, c)| c);
+            assert!(
+                cite.ends_with("; 2026-11; unverified)") && cite.len() < 80,
+                "expected a price line ending in a short '(SOURCE; 2026-11; unverified)', got: {line}"
+            );
+        }
+        // The long provenance is in --sources and the JSON, with what is unverified and why.
+        let s = list_sources();
+        for want in [
+            "Traditional Chinese edition",
+            "unverified: the 64 TiB maximum size",
+            "unverified: not checked against the vendor's current price page",
+            "unverified: not a published row",
+            "i4i.12xlarge, i4i.24xlarge",
+        ] {
+            assert!(
+                s.contains(want),
+                "models --sources should say '{want}':\n{s}"
+            );
+        }
+        let j = list_models_json();
+        let gp3 = &j["volumes"][1];
+        assert!(
+            gp3["type"] == "gp3"
+                && gp3["unverified"].is_string()
+                && gp3["details"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("STG320")),
+            "models --format json keeps gp3's provenance: {gp3}"
+        );
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
     match &g.model.params {
         Params::Gp2(p) => sized(&g, p.size_gib, "gp2:size=500G")?,
         Params::Hdd(p) => sized(&g, p.size_gib, &format!("{}:size=2T", g.ty()))?,
-        Params::GcpPd(p) => sized(&g, p.size_gib, "gcp-pd-ssd:size=500G")?,
+        Params::GcpPd(p) => sized(&g, p.size_gib, &format!("{}:size=500G", g.ty()))?,
         Params::Oci(p) => oci(&g, p, &mut vol)?,
         Params::HdThroughput(p) => hyperdisk_throughput(&g, p, &mut vol)?,
         Params::Tiered(p) => tiered(&g, p, &mut vol)?,

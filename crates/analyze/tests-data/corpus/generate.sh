@@ -67,6 +67,9 @@ run iolens null-lat100us-qd1 --ioengine=null --sim_latency=100us --size=1g --rw=
 run iolens null-lat100us-qd16 --ioengine=null --iodepth=16 --sim_latency=100us --size=1g --rw=randread --bs=4k --runtime=$RT --time_based
 run iolens sim-io1-psync-numjobs4 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=48000 --ioengine=psync --iodepth=8 --numjobs=4 --group_reporting --rw=randread --bs=16k --runtime=$RT --time_based
 run iolens sim-io1-16000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=16000 --ioengine=libaio --iodepth=64 --rw=randread --bs=16k --runtime=$RT --time_based
+# The same io1 at depth 256: the queue never drains, so even the fastest I/Os (p5) waited;
+# explain must measure the queue against the model's latency, not against p5.
+run iolens sim-io1-16000-libaio-qd256 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=16000 --ioengine=libaio --iodepth=256 --rw=randread --bs=16k --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
 # Instance (VM) caps on the simulated volume: the volume model stands in for the VM's own cap
 # (the simulator models volumes, not instances), and expected.json gives explain the volume and
@@ -115,6 +118,37 @@ if [[ -z $ONLY || throttle- == $ONLY* ]]; then
         --rw=randread --bs=4k --runtime=6 --time_based --output-format=json >"$HERE/$name.$t.json" 2>"$WORK/$name.$t.err" \
         || echo "   failed: $(tail -2 "$WORK/$name.$t.err")" >&2
     done
+  done
+  echo "$MM 0" >$CG/blkio.throttle.read_iops_device
+  rmdir $CG
+  losetup -d "$LOOP"
+  rm -f "$IMG"
+  flock -u 8
+fi
+# A rate that falls during the run, as when burst credits run out: the same cgroup v1 blkio
+# throttle on a loop device of our own, 3,000 read IOPS for the first 2 s, then 300 (gp2's
+# burst and a small volume's baseline). The kernel holds each limit exactly; only the moment
+# of the change depends on the scheduler (a few ms in 6 s). The simulator has no burst
+# credits, so a throttle whose limit changes is the deterministic stand-in.
+if [[ -z $ONLY || throttle-drop == $ONLY* ]]; then
+  exec 8>/tmp/iolens-blkio-cgroup.lock
+  flock 8
+  IMG=$WORK/loop.img
+  fio --name=lfill --filename="$IMG" --size=256m --rw=write --bs=1m --direct=1 --output=/dev/null
+  LOOP=$(losetup -f --show --direct-io=on "$IMG")
+  MM=$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ')
+  CG=/sys/fs/cgroup/blkio/iolens-explain-corpus
+  mkdir -p $CG
+  for t in fio iolens; do
+    bin=fio; [[ $t == iolens ]] && bin=$IOLENS
+    name=throttle-drop3000to300-iouring-qd8
+    echo "== $name ($t)" >&2
+    echo "$MM 3000" >$CG/blkio.throttle.read_iops_device
+    (sleep 2; echo "$MM 300" >$CG/blkio.throttle.read_iops_device) &
+    sh -c 'echo $$ > '"$CG"'/cgroup.procs; exec "$@"' sh "$bin" --name="$name" --filename="$LOOP" --direct=1 \
+      --ioengine=io_uring --iodepth=8 --rw=randread --bs=4k --runtime=6 --time_based --output-format=json \
+      >"$HERE/$name.$t.json" 2>"$WORK/$name.$t.err" || echo "   failed: $(tail -2 "$WORK/$name.$t.err")" >&2
+    wait
   done
   echo "$MM 0" >$CG/blkio.throttle.read_iops_device
   rmdir $CG

@@ -261,7 +261,7 @@ pub fn compat_markdown() -> String {
     out.push_str(
         "`cargo run -- --compat-doc > docs/compat.md`; a test keeps this file in sync.\n\n",
     );
-    out.push_str("Which of fio's example job files run here, and what the others need (hardware, services,\n");
+    out.push_str("Which of fio's example job files iolens runs, and what the others need (hardware, services,\n");
     out.push_str("engines iolens does not run), is listed in [examples.md](examples.md).\n\n");
     out.push_str("Status: **supported** (fio semantics), **ignored** (accepted with a one-line warning, no effect),\n");
     out.push_str(

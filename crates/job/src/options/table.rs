@@ -1510,7 +1510,7 @@ pub static OPTIONS: &[OptDef] = &[
         "softrandommap",
         K::Bool,
         IoType,
-        "the random map always fits in memory here"
+        "iolens's random map always fits in memory"
     ),
     opt!(
         "random_generator",

@@ -668,6 +668,9 @@ impl Driver for Exec<'_> {
 /// Runs `iolens pts`; returns the exit code (1 when interrupted).
 pub fn run(o: &PtsOptions) -> Result<i32> {
     check_options(o)?;
+    if let Some(p) = &o.report {
+        iolens_session::check_report_path(p)?;
+    }
     let target = device::probe(&o.target, o.simulate.is_some(), &o.size)?;
     let engine = o
         .engine

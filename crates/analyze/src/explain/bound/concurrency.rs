@@ -34,7 +34,7 @@ pub(super) fn concurrency(c: &Case, q: &Queue) -> Option<Verdict> {
             format!(
                 "{}more in flight raises IOPS until the device saturates or a limit binds ({}){}",
                 if c.target.is_some() {
-                    "the modelled limit did not bind here (see the model finding); "
+                    "the modelled limit did not bind in this run (see the model finding); "
                 } else {
                     ""
                 },
@@ -60,10 +60,10 @@ pub(super) fn concurrency(c: &Case, q: &Queue) -> Option<Verdict> {
     arith.insert(
         1,
         format!(
-            "{} IOPS x {} = {} I/Os in flight needed; this job has {}",
+            "{} IOPS x {} = {} in flight needed; this job has {}",
             fmt::int(t.iops),
             fmt::us_precise(q.lat_us),
-            fmt::trim(needed, 1),
+            ios(needed),
             fmt::trim(c.in_flight, 1)
         ),
     );

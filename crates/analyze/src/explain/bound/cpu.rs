@@ -25,9 +25,9 @@ pub(super) fn cpu(c: &Case) -> Option<Verdict> {
     }
     let ctx_line = match ctx_per_io {
         Some(per_io) => format!(
-            "; {} context switches for {} I/Os ({} per I/O): the thread rarely waited",
-            fmt::int(job.ctx),
-            fmt::int(u.total_ios),
+            "; {} for {} ({} per I/O): the thread rarely waited",
+            fmt::count(job.ctx.round(), "context switch"),
+            fmt::count(u.total_ios.round(), "I/O"),
             fmt::trim(per_io, 3)
         ),
         None => String::new(),
@@ -68,7 +68,7 @@ fn claim_and_fix(c: &Case, ram: bool) -> (&'static str, &'static str, Severity) 
     if ram {
         (
             "a RAM-backed device answers as fast as the CPU copies (or decompresses) the data",
-            "the CPU is the device here: more cores (numjobs) raise it, more depth does not; measure persistent storage for storage numbers",
+            "with a RAM-backed device the CPU does the device's work: more cores (numjobs) raise it, more depth does not; measure persistent storage for storage numbers",
             Severity::Info,
         )
     } else if c.o.engine == "null" {

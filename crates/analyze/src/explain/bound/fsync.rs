@@ -2,6 +2,7 @@
 //! (fsync/fdatasync) or part of every write (`sync=` opens the file O_SYNC/O_DSYNC).
 
 use super::{Bound, Case, Verdict};
+use crate::explain::result::JobView;
 use crate::explain::Severity;
 use crate::fmt;
 
@@ -17,37 +18,135 @@ pub(super) fn fsync(c: &Case) -> Option<Verdict> {
     flushes(c).or_else(|| durable_writes(c))
 }
 
+/// What one durable write costs a job: the write and its share of the flushes.
+pub(in crate::explain) struct Durable {
+    /// Writes and flushes done.
+    pub writes: f64,
+    pub flushes: f64,
+    /// Mean latency of a write (lat, else clat) and of a flush, µs.
+    pub write_us: f64,
+    pub flush_us: f64,
+}
+
+impl Durable {
+    /// The job's writes and flushes, when it flushed.
+    pub fn of(job: &JobView) -> Option<Durable> {
+        if job.sync.n <= 0.0 || job.sync.mean_ns <= 0.0 {
+            return None;
+        }
+        let w = job.dir("write")?;
+        let l = if w.lat.mean_ns > 0.0 {
+            w.lat.mean_ns
+        } else {
+            w.clat.mean_ns
+        };
+        (w.total_ios > 0.0).then(|| Durable {
+            writes: w.total_ios,
+            flushes: job.sync.n,
+            write_us: l / 1e3,
+            flush_us: job.sync.mean_ns / 1e3,
+        })
+    }
+
+    /// Flushes per write.
+    fn per_write(&self) -> f64 {
+        self.flushes / self.writes
+    }
+
+    /// µs per durable write: the write plus its share of the flushes.
+    pub fn cost_us(&self) -> f64 {
+        self.write_us + self.per_write() * self.flush_us
+    }
+
+    /// Writes per flush, rounded to a whole number within 1 % (fio counts one more write
+    /// or flush at the run's end than the rhythm of fsync=N).
+    fn writes_per_flush(&self) -> f64 {
+        let k = self.writes / self.flushes;
+        if (k - k.round()).abs() <= 0.01 * k {
+            k.round()
+        } else {
+            k
+        }
+    }
+
+    /// `16 µs write + 1,814 µs flush`, `8.2 µs write + 10,747 µs flush / 32 writes`.
+    pub fn formula(&self) -> String {
+        let (w, f) = (fmt::us_short(self.write_us), fmt::us_short(self.flush_us));
+        let per = self.per_write();
+        if (per - 1.0).abs() < 0.02 {
+            format!("{w} write + {f} flush")
+        } else if per < 1.0 {
+            format!(
+                "{w} write + {f} flush / {}",
+                fmt::count(self.writes_per_flush(), "write")
+            )
+        } else {
+            format!("{w} write + {} x {f} flush", fmt::trim(per, 2))
+        }
+    }
+}
+
+/// A duration in the unit that shows it: `4.9 s`, `44 ms`, `350 µs`.
+fn duration(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{} s", fmt::trim(us / 1e6, 1))
+    } else if us >= 1e3 {
+        format!("{} ms", fmt::trim(us / 1e3, 1))
+    } else {
+        fmt::us_short(us)
+    }
+}
+
 /// Flushes take at least [`FSYNC_SHARE`] of the time spent on writes and flushes.
 fn flushes(c: &Case) -> Option<Verdict> {
     let job = c.u.job;
-    let flushed = job.sync.n > 0.0 && job.sync.mean_ns > 0.0;
-    if !flushed {
+    let d = Durable::of(job)?;
+    let sync_time = d.flushes * d.flush_us;
+    let write_time = d.writes * d.write_us;
+    let share = sync_time / (sync_time + write_time).max(1e-3);
+    if share < FSYNC_SHARE {
         return None;
     }
-    let (wn, wlat) = job
-        .dir("write")
-        .map(|d| {
-            let l = if d.lat.mean_ns > 0.0 {
-                d.lat.mean_ns
-            } else {
-                d.clat.mean_ns
-            };
-            (d.total_ios, l)
-        })
-        .unwrap_or((0.0, 0.0));
-    let sync_time = job.sync.n * job.sync.mean_ns;
-    let write_time = wn * wlat;
-    let share = sync_time / (sync_time + write_time).max(1.0);
-    let bound = share >= FSYNC_SHARE;
-    if !bound {
-        return None;
-    }
-    let per_write = if wn > 0.0 { job.sync.n / wn } else { 0.0 };
     let p99 = job
         .sync
         .percentile(99.0)
         .map(|v| format!(", p99 {}", fmt::us_short(v / 1e3)))
         .unwrap_or_default();
+    let per = d.per_write();
+    let rhythm = if (per - 1.0).abs() < 0.02 {
+        "1 flush per write: each write waits for the device to make it durable".to_string()
+    } else if per < 1.0 {
+        let k = fmt::count(d.writes_per_flush(), "write");
+        format!("1 flush per {k}: every {k} the job waits for the device to make them durable")
+    } else {
+        format!("{} flushes per write", fmt::trim(per, 2))
+    };
+    let mut arith = vec![
+        format!(
+            "{} x {} mean{p99} = {}; {} x {} mean = {}",
+            fmt::count(d.flushes, "flush"),
+            fmt::us_short(d.flush_us),
+            duration(sync_time),
+            fmt::count(d.writes, "write"),
+            fmt::us_short(d.write_us),
+            duration(write_time)
+        ),
+        format!(
+            "{rhythm}: a durable write costs {} = {}",
+            d.formula(),
+            fmt::us_short(d.cost_us())
+        ),
+    ];
+    // One durable write in flight per job: IOPS = jobs / cost (Little's law).
+    if c.in_flight == c.o.numjobs {
+        arith.push(format!(
+            "{} / {} = {} IOPS; measured {}",
+            fmt::count(c.o.numjobs, "job"),
+            fmt::us_short(d.cost_us()),
+            fmt::int(c.o.numjobs * 1e6 / d.cost_us()),
+            fmt::int(c.u.iops)
+        ));
+    }
     Some(c.verdict(
         Bound::Fsync,
         Severity::Info,
@@ -55,21 +154,7 @@ fn flushes(c: &Case) -> Option<Verdict> {
             "flushes take {} of the time spent on writes",
             fmt::pct(share)
         ),
-        vec![
-            format!(
-                "{} flushes x {} mean{p99} = {}; {} writes x {} mean = {}",
-                fmt::int(job.sync.n),
-                fmt::us_short(job.sync.mean_ns / 1e3),
-                fmt::secs(sync_time / 1e9),
-                fmt::int(wn),
-                fmt::us_short(wlat / 1e3),
-                fmt::secs(write_time / 1e9)
-            ),
-            format!(
-                "{} flush per write: each write waits for the device to make it durable, so IOPS ~ 1 / (write + flush) per job",
-                fmt::trim(per_write, 3)
-            ),
-        ],
+        arith,
         "this is the cost of durability, and more depth will not remove it: batch the flushes (fsync=N, group commit), use fdatasync, or a device with a power-loss-protected write cache; fsync=0 with direct=1 measures the device without durability (a different question)".into(),
     ))
 }
@@ -83,9 +168,9 @@ fn durable_writes(c: &Case) -> Option<Verdict> {
         Severity::Info,
         format!("every write is {mode} and returns only once it is durable"),
         vec![format!(
-            "sync={} opens the file {mode}: each of the {} writes includes its flush, mean {}",
+            "sync={} opens the file {mode}: each of the {} includes its flush, mean {}",
             c.u.job.opt("sync").unwrap_or(""),
-            fmt::int(c.u.total_ios),
+            fmt::count(c.u.total_ios, "write"),
             fmt::us_short(l)
         )],
         "this is the cost of durability, and more depth will not remove it for a sync engine: batch writes (fsync=N instead of sync), use a device with a power-loss-protected write cache, or drop sync= to measure the device without durability".into(),

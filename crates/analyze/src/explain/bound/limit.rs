@@ -2,7 +2,7 @@
 //! see one: the model's ceiling is met; I/Os waited above a device that was not busy (a
 //! throttle); the result sits on a round number while I/Os queue.
 
-use super::{enough_in_flight, shallower, Bound, Case, Queue, Verdict};
+use super::{enough_in_flight, shallower, Bound, Case, Queue, ServiceFrom, Verdict};
 use crate::explain::Severity;
 use crate::fmt;
 use crate::models::Ceiling;
@@ -52,24 +52,12 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
     ];
     arith.extend(q.evidence.clone());
     let mut fix = limit_advice(&t.limited_by);
-    if let Some(b) = c.base_latency_us.or(c.floor) {
-        let enough = enough_in_flight(t.iops, b);
-        if c.in_flight > 2.0 * enough && q.lat_us > 2.0 * b {
-            arith.push(format!(
-                "at the typical {} per I/O, {} IOPS x {} = {} in flight reach the limit; the other {} wait in a queue, so mean latency is {} instead of ~{}",
-                fmt::us_short(b),
-                fmt::int(t.iops),
-                fmt::us_short(b),
-                fmt::trim(t.iops * b / 1e6, 1),
-                fmt::trim(c.in_flight - t.iops * b / 1e6, 1),
-                fmt::us_short(q.lat_us),
-                fmt::us_short(b)
-            ));
-            fix = format!(
-                "{fix}; more depth only adds queueing: {}",
-                shallower(o, enough)
-            );
-        }
+    let enough = enough_in_flight(t.iops, q.service_us());
+    if q.queueing && c.in_flight > 2.0 * enough {
+        fix = format!(
+            "{fix}; more depth only adds queueing: {}",
+            shallower(o, enough)
+        );
     }
     Some(c.verdict(
         Bound::Limit,
@@ -84,20 +72,13 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
 /// not busy, so it waited above the device (a throttle).
 fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
     let u = c.u;
-    let (d, m) = (c.dev.as_ref()?, c.typical?);
-    let job_ms = m / 1e3;
-    let waited = d.util < 90.0 && d.service_ms > 0.0 && job_ms > 3.0 * d.service_ms;
-    if !waited {
+    let d = c.dev.as_ref()?;
+    // The queue decided that I/Os waited above the device (see `Queue::of`).
+    if !(q.queueing && q.service.is_some_and(|(_, f)| f == ServiceFrom::Device)) {
         return None;
     }
-    let mut arith = vec![format!(
-        "a typical I/O (p50) took {} ms in the job but {} ms inside {} ({} busy): {} ms were spent waiting above the device",
-        fmt::trim(job_ms, 3),
-        fmt::trim(d.service_ms, 3),
-        d.name,
-        fmt::pct(d.util / 100.0),
-        fmt::trim(job_ms - d.service_ms, 3)
-    )];
+    // The queue line (in the evidence) gives the time inside the device and in the job.
+    let mut arith = vec![];
     if let Some(r) = round_number(u.iops, u.bw) {
         arith.push(format!(
             "measured {} IOPS, {}: flat at {r}, as a token bucket holds it",
@@ -107,14 +88,22 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
     }
     arith.extend(q.evidence.clone());
     let enough = enough_in_flight(u.iops, d.service_ms * 1e3);
-    Some(c.verdict(
-        Bound::Limit,
-        Severity::Info,
+    let claim = if c.unsteady() {
+        format!(
+            "a throttle above {} held I/Os back, at a rate that changed during the run (see the trend finding)",
+            d.name
+        )
+    } else {
         format!(
             "a throttle above {} holds the result at {} IOPS",
             d.name,
             fmt::int(u.iops)
-        ),
+        )
+    };
+    Some(c.verdict(
+        Bound::Limit,
+        Severity::Info,
+        claim,
         arith,
         format!(
             "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster; more depth only adds queueing: {}",
@@ -137,7 +126,7 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
         fmt::bw(u.bw)
     )];
     arith.extend(q.evidence.clone());
-    let enough = enough_in_flight(u.iops, c.floor.unwrap_or(q.lat_us));
+    let enough = enough_in_flight(u.iops, q.service_us());
     Some(c.verdict(
         Bound::Limit,
         Severity::Info,

@@ -15,6 +15,10 @@
 //!    latency (Little's law), and more in flight would raise it.
 //! 8. `unknown`, with the reason.
 //!
+//! A run stopped before its end (`interrupted`) keeps the bounds its job's own make-up shows
+//! (`rate`, `fsync`, `cache`, `cpu`), but `limit`, `saturated` and `concurrency` need the whole
+//! run: there the bound is `unknown` with the measured arithmetic, and no steady rate is named.
+//!
 //! Each bound is a function of its own module, given the unit as a [`Case`] (and, from `limit`
 //! on, the [`Queue`] numbers that need a latency); [`judge`] calls them in this order. The fix
 //! follows from the bound; `saturated` and `limit` never advise more depth.
@@ -22,7 +26,7 @@
 mod cache;
 mod concurrency;
 mod cpu;
-mod fsync;
+pub(super) mod fsync;
 mod limit;
 mod rate;
 mod saturated;
@@ -35,6 +39,7 @@ use serde::Serialize;
 
 use super::options::JobOpts;
 use super::result::{DiskUtil, JobView, LatStats, ResultView};
+use super::trend::{self, Trend};
 use super::unit::{Target, Unit};
 use super::{Finding, Severity};
 use crate::fmt;
@@ -44,8 +49,20 @@ use crate::models::Ceiling;
 const QUEUE_FULL: f64 = 0.90;
 /// Typical (p50) completion latency at least this many times the floor (p5) means I/Os queued:
 /// the fastest twentieth of the I/Os shows the service time, the median what the queue added.
-/// Medians, not means: on a busy machine scheduling delays fill the mean's tail.
+/// Medians, not means: on a busy machine scheduling delays fill the mean's tail. The same
+/// factor over the volume model's latency, at the model's ceiling, means I/Os waited for it.
 const QUEUEING: f64 = 2.5;
+/// Within this share of the model's ceiling, an I/O is served in the model's latency and
+/// anything above it is waiting for the volume.
+const AT_CEILING: f64 = 0.90;
+/// A typical I/O this many times longer in the job than inside a device that is not busy
+/// waited above the device.
+const ABOVE_DEVICE: f64 = 3.0;
+/// Little's law on both sides: this many times more I/Os in flight in the job than in the
+/// device's queue (aqu-sz) means I/Os waited above it, even when a throttle releasing them in
+/// bursts keeps the median short. The job's side uses the mean latency, which a busy CPU
+/// inflates: up to 7.6x on the 2-vCPU machine of the corpus, against 30-42x under a throttle.
+const LITTLE_ABOVE_DEVICE: f64 = 10.0;
 
 /// What held a job's number where it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -92,6 +109,27 @@ pub(super) struct Judged {
     /// Evidence kept in the job summary.
     pub floor_us: Option<f64>,
     pub queue_factor: Option<f64>,
+    /// The queue as every finding states it, when the result has a latency.
+    pub queue: Option<QueueSummary>,
+    /// What the rate did over the run.
+    pub trend: Option<Trend>,
+}
+
+/// The queue as every finding of a unit states it: one service time, one count of waiting
+/// I/Os (Little's law), one verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueSummary {
+    /// I/Os waited in a queue.
+    pub queued: bool,
+    /// The service time the latency is measured against, µs.
+    pub service_time_us: Option<f64>,
+    /// Where the service time comes from: `model` (the volume's typical latency, at its
+    /// ceiling), `device` (time per I/O inside the device), `floor` (p5 of clat).
+    pub service_time_from: String,
+    /// I/Os in service on average: IOPS x the service time.
+    pub in_service: Option<f64>,
+    /// I/Os waiting on average: Little's in-flight figure less those in service.
+    pub waiting: Option<f64>,
 }
 
 /// A bound that holds, with its finding.
@@ -103,22 +141,34 @@ pub(super) struct Verdict {
 /// Names the bound of one unit and writes its finding: the first check that holds, in the
 /// order of the module documentation.
 pub(super) fn judge(c: &Case) -> Judged {
+    let q = Queue::of(c);
     let v = rate::rate(c)
         .or_else(|| fsync::fsync(c))
         .or_else(|| cache::cache(c))
         .or_else(|| cpu::cpu(c))
-        .unwrap_or_else(|| match Queue::of(c) {
+        .unwrap_or_else(|| match &q {
             None => unknown::without_latency(c),
-            Some(q) => limit::limit(c, &q)
-                .or_else(|| saturated::saturated(c, &q))
-                .or_else(|| concurrency::concurrency(c, &q))
-                .unwrap_or_else(|| unknown::unknown(c, &q)),
+            Some(q) => limit::limit(c, q)
+                .or_else(|| saturated::saturated(c, q))
+                .or_else(|| concurrency::concurrency(c, q))
+                .unwrap_or_else(|| unknown::unknown(c, q)),
         });
+    let v = match v.bound {
+        Bound::Limit | Bound::Saturated | Bound::Concurrency if c.interrupted => {
+            unknown::interrupted(c, v)
+        }
+        _ => v,
+    };
     Judged {
         bound: v.bound,
         finding: v.finding,
         floor_us: c.floor,
         queue_factor: c.queue_factor,
+        queue: q.map(|q| q.summary_of(c.u.iops)),
+        trend: c
+            .trend
+            .clone()
+            .filter(|t| !(c.interrupted && t.shape == trend::Shape::Steady)),
     }
 }
 
@@ -145,6 +195,10 @@ pub(super) struct Case<'a> {
     pub dev: Option<DeviceSide>,
     /// `clat p5 .., p50 .., p99 .., mean ..`, when the result has percentiles.
     pub pct_line: Option<String>,
+    /// What the rate did over the run, when the result shows it.
+    pub trend: Option<Trend>,
+    /// The run was stopped before its end.
+    pub interrupted: bool,
 }
 
 impl<'a> Case<'a> {
@@ -176,7 +230,15 @@ impl<'a> Case<'a> {
             lat_us: u.lat_ns.map(|l| l / 1e3),
             dev,
             pct_line: pct_line(u.clat),
+            trend: trend::of(u.main),
+            interrupted: view.interrupted,
         }
+    }
+
+    /// The rate changed during the run: its averages mix phases, so no steady state may be
+    /// read from them.
+    pub fn unsteady(&self) -> bool {
+        self.trend.as_ref().is_some_and(Trend::changed)
     }
 
     /// The finding of bound `bound` for this unit.
@@ -205,10 +267,10 @@ impl<'a> Case<'a> {
     /// Little's law with the configured figure beside it.
     fn cycle_line(&self, little: f64) -> String {
         format!(
-            "{} IOPS x {} = {} I/Os in flight on average (Little's law); {} configured",
+            "{} IOPS x {} = {} in flight on average (Little's law); {} configured",
             fmt::int(self.u.iops),
             fmt::us_precise(self.lat_us.unwrap_or(0.0)),
-            fmt::trim(little, 1),
+            ios(little),
             fmt::trim(self.in_flight, 1)
         )
     }
@@ -232,15 +294,42 @@ fn pct_line(clat: &LatStats) -> Option<String> {
     }
 }
 
+/// Where a unit's service time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ServiceFrom {
+    /// The volume model's typical latency: the unit ran at the model's ceiling, so an I/O is
+    /// served in that time and the rest of its latency is waiting.
+    Model,
+    /// The device's own time per I/O, with the job's typical I/O far longer: it waited above
+    /// the device.
+    Device,
+    /// The floor of the completion latencies (p5).
+    Floor,
+}
+
+impl ServiceFrom {
+    fn name(self) -> &'static str {
+        match self {
+            ServiceFrom::Model => "model",
+            ServiceFrom::Device => "device",
+            ServiceFrom::Floor => "floor",
+        }
+    }
+}
+
 /// What the queue checks (`limit`, `saturated`, `concurrency`, `unknown`) read: the unit's
-/// latency against its in-flight I/Os, and the evidence lines their findings share.
+/// latency against its in-flight I/Os, and the evidence lines their findings share. Whether
+/// I/Os queued is decided once, here, from Little's law and the best service time the result
+/// and the model give (the model's latency at its ceiling, else the device's time per I/O when
+/// I/Os waited above it, else the floor), so that no two findings disagree about the queue.
 pub(super) struct Queue {
     /// Mean latency, µs.
     lat_us: f64,
     lat_s: f64,
-    /// I/Os waited in a queue: typical latency well above the floor, with more than one in
-    /// flight.
+    /// I/Os waited in a queue (see [`Queue::of`]).
     queueing: bool,
+    /// The service time, µs, and where it comes from.
+    service: Option<(f64, ServiceFrom)>,
     /// IOPS x latency: the average actually in flight.
     little: f64,
     /// The queue was kept full: `ratio` at least [`QUEUE_FULL`].
@@ -257,7 +346,6 @@ impl Queue {
     pub fn of(c: &Case) -> Option<Queue> {
         let lat_us = c.lat_us?;
         let u = c.u;
-        let queueing = c.queue_factor.map(|q| q >= QUEUEING).unwrap_or(false) && c.in_flight >= 2.0;
         let lat_s = lat_us / 1e6;
         let ceiling = c.in_flight / lat_s;
         let ratio = u.iops / ceiling;
@@ -270,20 +358,37 @@ impl Queue {
             fmt::int(u.iops),
             fmt::pct(ratio)
         );
-        let queue_line = match (c.queue_factor, c.floor, c.typical) {
-            (Some(q), Some(f), Some(m)) => Some(format!(
-                "typical clat (p50) {} = {} x the floor (p5) of {}: {}",
-                fmt::us_short(m),
-                fmt::trim(q, 1),
-                fmt::us_short(f),
-                if q >= QUEUEING {
-                    "I/Os waited in a queue"
-                } else {
-                    "latency is the service time, no queue built up"
-                }
-            )),
-            _ => None,
+        let many = c.in_flight >= 2.0;
+        // The model: at its ceiling an I/O takes the model's latency; a typical I/O far
+        // longer waited for the volume, even when the floor waited too (a queue that never
+        // drains raises p5 with p50).
+        let at_ceiling = c.target.is_some_and(|t| u.iops >= AT_CEILING * t.iops);
+        let by_model = c
+            .base_latency_us
+            .filter(|b| *b > 0.0 && at_ceiling && many)
+            .filter(|b| c.typical.is_some_and(|m| m >= QUEUEING * b));
+        // The device, when it was not busy: a typical I/O far longer in the job than inside
+        // it, or (Little's law on both sides) far more I/Os in flight in the job than in the
+        // device's own queue, means I/Os waited above it (a throttle that releases them in
+        // bursts keeps the median short and the mean long).
+        let by_device = c
+            .dev
+            .as_ref()
+            .filter(|d| d.util < 90.0 && d.service_ms > 0.0 && many)
+            .filter(|d| {
+                let s = d.service_ms * 1e3;
+                c.typical.is_some_and(|m| m > ABOVE_DEVICE * s)
+                    || (little >= LITTLE_ABOVE_DEVICE * d.queue && little - d.queue >= 1.0)
+            })
+            .map(|d| d.service_ms * 1e3);
+        let by_floor = c.queue_factor.is_some_and(|q| q >= QUEUEING) && many;
+        let (queueing, service) = match (by_model, by_device, c.floor) {
+            (Some(b), _, _) => (true, Some((b, ServiceFrom::Model))),
+            (None, Some(s), _) => (true, Some((s, ServiceFrom::Device))),
+            (None, None, Some(f)) => (by_floor, Some((f, ServiceFrom::Floor))),
+            (None, None, None) => (false, None),
         };
+        let queue_line = queue_line(c, queueing, service, little, lat_us);
         let dev_line = c.dev.as_ref().map(|d| {
             format!(
                 "device {}: util {}, average queue (aqu-sz) {} = in_queue / runtime, {} ms per I/O inside the device",
@@ -301,6 +406,7 @@ impl Queue {
             lat_us,
             lat_s,
             queueing,
+            service,
             little,
             full: ratio >= QUEUE_FULL,
             line_ceiling,
@@ -309,15 +415,114 @@ impl Queue {
             evidence,
         })
     }
+
+    /// The service time, µs: the model's, the device's or the floor, else the mean latency.
+    fn service_us(&self) -> f64 {
+        self.service.map_or(self.lat_us, |(s, _)| s)
+    }
+
+    /// I/Os in service and waiting on average, when I/Os queued.
+    fn split(&self, iops: f64) -> Option<(f64, f64)> {
+        let (s, _) = self.service.filter(|_| self.queueing)?;
+        let in_service = (iops * s / 1e6).min(self.little);
+        Some((in_service, self.little - in_service))
+    }
+
+    fn summary_of(&self, iops: f64) -> QueueSummary {
+        let split = self.split(iops);
+        QueueSummary {
+            queued: self.queueing,
+            service_time_us: self.service.map(|(s, _)| s),
+            service_time_from: self
+                .service
+                .map_or(String::new(), |(_, f)| f.name().to_string()),
+            in_service: split.map(|(s, _)| s),
+            waiting: split.map(|(_, w)| w),
+        }
+    }
+}
+
+/// The one line about the queue: the service time and where it comes from, the typical
+/// latency against it, and (when I/Os queued) Little's law split into I/Os in service and
+/// I/Os waiting. A run whose rate changed claims no steady state.
+fn queue_line(
+    c: &Case,
+    queueing: bool,
+    service: Option<(f64, ServiceFrom)>,
+    little: f64,
+    lat_us: f64,
+) -> Option<String> {
+    let (s, from) = service?;
+    let m = c.typical?;
+    let whole_run = if c.unsteady() {
+        " over the whole run, whose rate was not steady (see the trend finding): these figures mix its phases"
+    } else {
+        ""
+    };
+    let against = match from {
+        ServiceFrom::Model => format!(
+            "typical clat (p50) {} = {} x the volume's typical latency of {}, at its ceiling",
+            fmt::us_short(m),
+            fmt::trim(m / s, 1),
+            fmt::us_short(s)
+        ),
+        ServiceFrom::Device => {
+            let (name, util) = c
+                .dev
+                .as_ref()
+                .map_or(("the device", 0.0), |d| (d.name.as_str(), d.util));
+            format!(
+                "an I/O took {} inside {name} (busy {} of the time), {} typical (p50) and {} on average in the job",
+                fmt::us_short(s),
+                fmt::pct(util / 100.0),
+                fmt::us_short(m),
+                fmt::us_short(lat_us)
+            )
+        }
+        ServiceFrom::Floor => format!(
+            "typical clat (p50) {} = {} x the floor (p5) of {}",
+            fmt::us_short(m),
+            fmt::trim(m / s, 1),
+            fmt::us_short(s)
+        ),
+    };
+    if !queueing {
+        let verdict = if c.unsteady() {
+            whole_run.trim_start_matches(' ').to_string()
+        } else {
+            "latency is the service time, no queue built up".to_string()
+        };
+        return Some(format!("{against}: {verdict}"));
+    }
+    let in_service = (c.u.iops * s / 1e6).min(little);
+    let waiting = little - in_service;
+    let never_drained = match (from, c.floor) {
+        (ServiceFrom::Model, Some(f)) if f >= QUEUEING * s => format!(
+            "; even the floor (p5) of {} waited: the queue never drained",
+            fmt::us_short(f)
+        ),
+        _ => String::new(),
+    };
+    let where_ = if from == ServiceFrom::Device {
+        " above the device"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{against}: I/Os waited in a queue{where_}{never_drained}; {} IOPS x {} = {} in service, the other {} of the {} in flight waiting, so mean latency is {} instead of ~{}{whole_run}",
+        fmt::int(c.u.iops),
+        fmt::us_short(s),
+        fmt::trim(in_service, 1),
+        fmt::trim(waiting, 1),
+        fmt::trim(little, 1),
+        fmt::us_short(lat_us),
+        fmt::us_short(s)
+    ))
 }
 
 /// `1 I/O`, `4 I/Os`, `22.2 I/Os`.
 fn ios(n: f64) -> String {
-    if (n - 1.0).abs() < 1e-9 {
-        "1 I/O".into()
-    } else {
-        format!("{} I/Os", fmt::trim(n, 1))
-    }
+    fmt::count(n, "I/O")
 }
 
 /// The service-time floor of completions: p5 (else p1, p10) of clat, in µs; `None` without
@@ -417,8 +622,8 @@ fn shallower(o: &JobOpts, enough: f64) -> String {
     let per_job = (enough / o.numjobs).ceil().max(1.0);
     if o.sync {
         format!(
-            "about {} jobs in flight give the same IOPS",
-            fmt::int(enough)
+            "about {} in flight give the same IOPS",
+            fmt::count(enough, "job")
         )
     } else {
         format!(

@@ -17,24 +17,16 @@ pub(super) fn saturated(c: &Case, q: &Queue) -> Option<Verdict> {
     if !(q.full && q.queueing && !device_idle) {
         return None;
     }
-    let f = c.floor.unwrap_or(q.lat_us);
-    let enough = enough_in_flight(u.iops, f);
+    let enough = enough_in_flight(u.iops, q.service_us());
     let mut arith = vec![q.line_ceiling.clone()];
     arith.extend(q.evidence.clone());
-    arith.push(format!(
-        "{} IOPS x the {} floor = {} in flight would do the same work; the other {} only wait",
-        fmt::int(u.iops),
-        fmt::us_short(f),
-        fmt::trim(u.iops * f / 1e6, 1),
-        fmt::trim((c.in_flight - u.iops * f / 1e6).max(0.0), 1)
-    ));
     let mut fix = format!(
         "the device is at capacity: more depth adds latency, not IOPS; {}; more IOPS needs a faster device, more devices or larger I/Os",
         shallower(c.o, enough)
     );
     if let Some(t) = c.target {
         fix.push_str(&format!(
-            " (the model expects {} IOPS here, {}: check --volume)",
+            " (the model expects {} IOPS for this workload, {}: check --volume)",
             fmt::int(t.iops),
             t.limited_by
         ));
@@ -45,7 +37,7 @@ pub(super) fn saturated(c: &Case, q: &Queue) -> Option<Verdict> {
         format!(
             "{} in flight, latency grew {}x over the service time",
             ios(c.in_flight),
-            fmt::trim(c.queue_factor.unwrap_or(0.0), 1)
+            fmt::trim(c.typical.unwrap_or(0.0) / q.service_us(), 1)
         ),
         arith,
         fix,

@@ -45,6 +45,23 @@ pub(super) fn unknown(c: &Case, q: &Queue) -> Verdict {
     )
 }
 
+/// A run stopped before its end: what the part that ran measured, and no verdict that needs
+/// the whole run (`verdict`, the bound those numbers alone would give, is not named).
+pub(super) fn interrupted(c: &Case, verdict: Verdict) -> Verdict {
+    let mut arith = vec![format!(
+        "the result says interrupted: true; {} of I/O ran before the stop",
+        fmt::secs(c.u.runtime_ms / 1e3)
+    )];
+    arith.extend(verdict.finding.arithmetic.lines().map(str::to_string));
+    c.verdict(
+        Bound::Unknown,
+        Severity::Warning,
+        "the run was interrupted: a limit, a device at capacity or too little depth shows only over a whole run, so none is concluded".into(),
+        arith,
+        "run the job to its end and explain that result; these figures cover only the part before the stop".into(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::judge;

@@ -1,0 +1,125 @@
+//! The man pages and completion scripts: the subcommands from their clap definitions, fio
+//! mode from the job crate's flags and option table (fio mode is parsed by
+//! `iolens_job::cmdline`, so these arguments document it and never parse it).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, Command};
+use iolens_job::options::{Kind, OPTIONS};
+
+/// The command line as documented: `cli`'s subcommands (none required: without one, the
+/// arguments are a fio command line), fio mode's flags and every job option, with the
+/// values of those that take one of a list.
+pub fn documented(cli: Command) -> Command {
+    let mut c = cli
+        .subcommand_required(false)
+        .args_conflicts_with_subcommands(true)
+        .disable_help_subcommand(true);
+    let mut seen = std::collections::HashSet::from(["help", "version"]);
+    for f in iolens_job::cmdline::flags() {
+        if !seen.insert(f.name) {
+            continue;
+        }
+        let a = Arg::new(f.name)
+            .long(f.name)
+            .help(f.help)
+            .help_heading("fio mode");
+        c = c.arg(match f.value {
+            None => a.action(ArgAction::SetTrue),
+            Some(optional) => with_choices(a.num_args(usize::from(!optional)..=1), f.choices),
+        });
+    }
+    for o in OPTIONS {
+        if !seen.insert(o.name) {
+            continue;
+        }
+        let aliases: Vec<&str> = o
+            .aliases
+            .iter()
+            .copied()
+            .filter(|a| seen.insert(a))
+            .collect();
+        let choices = match o.kind {
+            Kind::Enum(v) => v,
+            _ => &[],
+        };
+        let a = Arg::new(o.name)
+            .long(o.name)
+            .aliases(aliases)
+            .help(o.help)
+            .value_name(o.kind.describe())
+            .help_heading("fio job options (iolens --cmdhelp=NAME)")
+            .num_args(usize::from(!o.kind.bare_allowed())..=1);
+        c = c.arg(with_choices(a, choices));
+    }
+    c
+}
+
+fn with_choices(a: Arg, choices: &'static [&'static str]) -> Arg {
+    if choices.is_empty() {
+        a
+    } else {
+        a.value_parser(PossibleValuesParser::new(choices))
+    }
+}
+
+/// `iolens man` of the binary's `cli`: the top page on stdout, or with `dir` that page and one per subcommand
+/// (`iolens-explain.1`, ...) written there; returns what to print.
+pub fn man(cli: Command, dir: Option<&Path>) -> Result<String> {
+    let top = documented(cli);
+    let Some(dir) = dir else {
+        return top_page(top);
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+    let mut written = Vec::new();
+    let subs: Vec<Command> = top.get_subcommands().cloned().collect();
+    for (name, c) in std::iter::once(("iolens".to_string(), top)).chain(subs.into_iter().map(|s| {
+        let name = format!("iolens-{}", s.get_name());
+        let bin = format!("iolens {}", s.get_name());
+        (name.clone(), s.name(name).bin_name(bin))
+    })) {
+        let path = dir.join(format!("{name}.1"));
+        let text = if name == "iolens" {
+            top_page(c)?
+        } else {
+            page(c)?
+        };
+        std::fs::write(&path, text)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
+        written.push(path.display().to_string());
+    }
+    Ok(format!("{}\n", written.join("\n")))
+}
+
+/// The top page, whose synopsis names the two ways in rather than every fio option.
+fn top_page(c: Command) -> Result<String> {
+    let m = clap_mangen::Man::new(c);
+    let mut buf = Vec::new();
+    m.render_title(&mut buf)?;
+    m.render_name_section(&mut buf)?;
+    buf.extend_from_slice(
+        b".SH SYNOPSIS\n\\fBiolens\\fR [\\fIFIO OPTIONS\\fR] [\\fIJOBFILE\\fR...]\n.br\n\
+          \\fBiolens\\fR \\fISUBCOMMAND\\fR [\\fIOPTIONS\\fR] (see \\fBiolens-SUBCOMMAND\\fR(1))\n",
+    );
+    m.render_description_section(&mut buf)?;
+    m.render_options_section(&mut buf)?;
+    m.render_subcommands_section(&mut buf)?;
+    m.render_extra_section(&mut buf)?;
+    m.render_version_section(&mut buf)?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+fn page(c: Command) -> Result<String> {
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(c).render(&mut buf)?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// `iolens completions SHELL`.
+pub fn completions(cli: Command, shell: clap_complete::Shell) -> String {
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut documented(cli), "iolens", &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
