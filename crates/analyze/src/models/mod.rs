@@ -834,7 +834,10 @@ mod tests {
             .iter()
             .find_map(|f| parse_volume(&format!("{}{f}", v.ty)).ok())
             .unwrap_or_else(|| panic!("{}: no spec of the three tried parses", v.ty));
-            outputs.push((format!("cost --volume {}", v.ty), cost_text(&vol, None, None)));
+            outputs.push((
+                format!("cost --volume {}", v.ty),
+                cost_text(&vol, None, None),
+            ));
         }
         for (what, text) in &outputs {
             if let Some((line, m)) = making(text) {
