@@ -8,6 +8,7 @@ Needs: a release build of iolens (cargo build --release).
 """
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -51,7 +52,9 @@ def main():
             walls.append(time.monotonic() - t)
             if p.returncode not in (0, 1):
                 sys.exit(f"advise {args}: exit {p.returncode}: {p.stderr}")
-        cands = sum(1 for l in p.stdout.splitlines() if l[:4].strip().isdigit()) // 2
+        j = subprocess.run([IOLENS, "advise", "--output-format", "json"] + args, cwd=ROOT,
+                           capture_output=True, text=True)
+        cands = len(json.loads(j.stdout)["entries"])
         rows.append((name, cands, statistics.median(walls), max(walls)))
     head = f"advise over the whole catalogue, {a.rounds} rounds, {os.cpu_count()} CPUs, {platform.platform()}"
     lines = [head, "", "| workload | candidates simulated | median s | max s |", "|---|---:|---:|---:|"]
