@@ -839,3 +839,57 @@ fn options_with_structure_are_checked_when_the_job_is_parsed() {
         );
     }
 }
+
+/// The iolens crates `manifest` depends on (its `[dependencies]` table), by short name.
+fn iolens_dependencies(manifest: &str) -> Vec<String> {
+    let mut deps: Vec<String> = manifest
+        .split("\n[")
+        .find(|t| t.starts_with("dependencies]"))
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("iolens-"))
+        .filter_map(|l| l.split(|c: char| !c.is_ascii_alphanumeric()).next())
+        .map(str::to_string)
+        .collect();
+    deps.sort();
+    deps
+}
+
+#[test]
+fn design_lists_each_crates_dependencies() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let design = std::fs::read_to_string(root.join("docs/design.md")).expect("docs/design.md");
+    let table = &design[design
+        .find("| crate | depends on |")
+        .expect("docs/design.md has the crate dependency table")..];
+    let mut rows = std::collections::BTreeMap::new();
+    for l in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+        let mut deps: Vec<String> = cells[2]
+            .split(", ")
+            .map(|d| d.split_whitespace().next().unwrap_or("").to_string())
+            .filter(|d| !d.is_empty() && d != "no")
+            .collect();
+        deps.sort();
+        for name in cells[1].split(", ") {
+            rows.insert(name.trim_matches('`').to_string(), deps.clone());
+        }
+    }
+    let mut crates = vec![("binary".to_string(), root.join("Cargo.toml"))];
+    for e in std::fs::read_dir(root.join("crates"))
+        .expect("crates/")
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        crates.push((name, e.path().join("Cargo.toml")));
+    }
+    for (name, manifest) in crates {
+        let deps = iolens_dependencies(&std::fs::read_to_string(&manifest).expect("Cargo.toml"));
+        assert_eq!(
+            rows.get(&name),
+            Some(&deps),
+            "docs/design.md's dependency table should list for `{name}` what {} depends on",
+            manifest.display()
+        );
+    }
+}

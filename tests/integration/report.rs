@@ -412,6 +412,7 @@ fn curve_report_shows_the_hockey_stick() {
         "--time_based",
         "--iodepth=16",
         "--eta=never",
+        "--stop-p99=2ms",
         "--report=curve.html",
     ];
     let o = null_iolens(&d.0, &args);
@@ -425,6 +426,10 @@ fn curve_report_shows_the_hockey_stick() {
             "latency against offered IOPS",
             "latency against achieved IOPS",
             "closed-loop maximum",
+            // --stop-p99: the target line on the latency charts and the finding naming the
+            // highest load within it.
+            ">p99 target 2ms<",
+            "p99 target 2.00 ms: ",
         ],
     );
     check_in_chromium(&d.join("curve.html"), "curve", 2300);

@@ -472,6 +472,8 @@ pub struct AxisInput {
     pub littles_law: bool,
     /// Also draw latency against achieved IOPS (the hockey stick of a load curve).
     pub hockey_stick: bool,
+    /// A p99 latency target: a line across the latency charts.
+    pub p99_target_ns: Option<f64>,
 }
 
 impl AxisInput {
@@ -644,12 +646,24 @@ fn latency_lines(
 ) -> String {
     let mut ys: Vec<f64> = p.iter().map(|q| q.lat_mean_ns).collect();
     ys.extend(p.iter().filter_map(|q| q.lat_p99_ns));
+    ys.extend(a.p99_target_ns);
     let y = Scale::auto(&ys, Unit::Nanos, Some(10.0), true);
     let mut svg = Svg::new(H, label);
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, x_title, "latency");
     knee(&mut svg, &f, a, false);
     let mut legend = Vec::new();
+    if let Some(t) = a.p99_target_ns {
+        let py = f.y.px(t);
+        svg.line(f.area.0, py, f.area.1, py, "ln dash s5");
+        svg.text(
+            f.area.0 + 6.0,
+            py - 5.0,
+            "start",
+            "mark t5",
+            &format!("p99 target {}", dur_ns(t)),
+        );
+    }
     let mean: Vec<(f64, f64)> = p
         .iter()
         .zip(xs)
@@ -1249,6 +1263,7 @@ pub(crate) mod snapshots {
             littles_law: true,
             hockey_stick: false,
             x_unit: Unit::Count,
+            p99_target_ns: None,
         }
     }
 
@@ -1285,6 +1300,17 @@ pub(crate) mod snapshots {
         let c = axis_charts(&a);
         assert_eq!(c.len(), 3, "IOPS, latency, and the hockey stick");
         insta::assert_snapshot!("curve_hockey_stick", c[2].1);
+        let target = AxisInput {
+            p99_target_ns: Some(1_000_000.0),
+            ..a
+        };
+        let c = axis_charts(&target);
+        for (cap, svg) in &c[1..] {
+            assert!(
+                svg.contains(">p99 target 1ms<"),
+                "the {cap} chart of a curve with a 1 ms p99 target should draw the target line: {svg}"
+            );
+        }
     }
 
     pub(crate) fn compare() -> CompareInput {

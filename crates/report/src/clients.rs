@@ -55,17 +55,7 @@ pub fn json(c: &Clients, plus: bool) -> String {
     let r = c.merged;
     let mut w = W::new();
     w.open(None, '{');
-    w.string("fio version", &r.version);
-    w.int("timestamp", r.timestamp);
-    w.int("timestamp_ms", r.timestamp_ms);
-    w.string("time", &r.time);
-    if let Some(globals) = &r.global_options {
-        w.open(Some("global options"), '{');
-        for (k, v) in globals {
-            w.string(k, v);
-        }
-        w.close('}');
-    }
+    crate::json::preamble(&mut w, r);
     w.open(Some("client_stats"), '[');
     for cl in &c.clients {
         let ex = extras(cl);

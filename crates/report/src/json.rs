@@ -370,16 +370,14 @@ pub(crate) fn members(w: &mut W, members: &[Member]) {
     }
 }
 
-/// [`render`] with `extra` members after fio's (`iolens_explain` with `--explain`).
-pub fn render_with(r: &RunResult, plus: bool, extra: &[Member]) -> String {
-    let mut w = W::new();
-    w.open(None, '{');
+/// The members a document starts with: fio's version and times, `interrupted` (not in fio: a
+/// run stopped by SIGINT, SIGTERM or SIGHUP says so, so that nobody reads its partial numbers
+/// as a whole run's), the global options.
+pub(crate) fn preamble(w: &mut W, r: &RunResult) {
     w.string("fio version", &r.version);
     w.int("timestamp", r.timestamp);
     w.int("timestamp_ms", r.timestamp_ms);
     w.string("time", &r.time);
-    // Not in fio: a run stopped by SIGINT, SIGTERM or SIGHUP says so, so that nobody reads its
-    // partial numbers as a whole run's.
     if r.interrupted {
         w.raw("interrupted", "true");
     }
@@ -390,6 +388,13 @@ pub fn render_with(r: &RunResult, plus: bool, extra: &[Member]) -> String {
         }
         w.close('}');
     }
+}
+
+/// [`render`] with `extra` members after fio's (`iolens_explain` with `--explain`).
+pub fn render_with(r: &RunResult, plus: bool, extra: &[Member]) -> String {
+    let mut w = W::new();
+    w.open(None, '{');
+    preamble(&mut w, r);
     w.open(Some("jobs"), '[');
     for j in &r.jobs {
         job(&mut w, j, plus);

@@ -212,6 +212,7 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
                     .unwrap_or_default(),
                 littles_law: axis.is_concurrency(),
                 hockey_stick: false,
+                p99_target_ns: None,
             });
         }
     }
@@ -270,6 +271,9 @@ pub fn curve(c: &Curve) -> Report {
     if let Some(s) = &c.stopped {
         findings.push(info("curve", s));
     }
+    if let Some(t) = c.target_line() {
+        findings.push(info("p99 target", &t));
+    }
     let mut results = vec![&c.closed_result];
     results.extend(c.points.iter().map(|p| &p.result));
     Report {
@@ -281,6 +285,7 @@ pub fn curve(c: &Curve) -> Report {
             ceiling_iops: Some(c.closed.iops),
             ceiling_label: format!("closed-loop maximum {} IOPS", fmt_int(c.closed.iops)),
             hockey_stick: true,
+            p99_target_ns: c.p99_target_ns,
             ..AxisInput::default()
         }],
         findings,
