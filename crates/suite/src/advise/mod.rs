@@ -235,7 +235,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
                 .ok_or_else(|| err(format!("{} has no latency model", c.type_name)))?,
         };
         let given = overrides.iter().any(|(t, _)| *t == c.type_name);
-        let r = run(&base, &c, given.then_some(&model), &vopts)?;
+        let r = run(&base, &c, given.then_some(&model), &vopts, s)?;
         let mut m = measure(&r, s.in_flight);
         let (bound, claim) = bound_of(&r, &c);
         m.bound = bound;
@@ -462,13 +462,29 @@ fn run(
     c: &Candidate,
     given: Option<&LatencyModel>,
     o: &VirtualOptions,
+    s: &Summary,
 ) -> Result<RunResult, SuiteError> {
+    // A volume that merges physically sequential I/O up to its unit (EBS: 256 KiB on SSD,
+    // 1 MiB on HDD) takes that many of the workload's sequential I/Os per operation, as the
+    // sizing counted them; the simulated volume charges an operation per I/O, so its IOPS
+    // limit is given in the workload's I/Os.
+    let merged = match c.volume.io_unit() {
+        Some(u) if s.sequential && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
+        _ => 1.0,
+    };
     let mut set = base.clone();
     for j in &mut set.jobs {
         j.set_option("sim_volume", &c.spec)
             .map_err(|e| err(format!("{}: {e}", c.label)))?;
-        if let Some(i) = c.sim_iops {
-            j.set(&SettingValue::SimIops(i).into());
+        match c.sim_iops {
+            Some(i) => j.set(&SettingValue::SimIops(i * merged).into()),
+            None if merged > 1.0 => {
+                let i = c.volume.iops() * f64::from(c.count.max(1)) * merged;
+                if i.is_finite() {
+                    j.set(&SettingValue::SimIops(i).into());
+                }
+            }
+            None => {}
         }
         if let Some(b) = c.sim_bw {
             j.set(&SettingValue::SimBw(b).into());

@@ -769,3 +769,51 @@ fn the_report_draws_cost_against_p99_with_the_pareto_front() {
         "io1 has the lowest p99 ({io1_p99} ns), so it ends the front: {front:?}"
     );
 }
+
+/// Sequential 8 KiB writes (a log) at 5,000 IOPS on 10 GiB: sized for 6,000, and EBS merges
+/// sequential I/O into 256 KiB operations, 32 of these writes each, so 6,000 need 188
+/// operations. gp3's included 3,000 IOPS and 125 MiB/s carry it on 10 GiB: $0.80; io1 at 188
+/// IOPS: $1.25 + 188 x $0.065 = $13.47. The simulation counts the merge as the sizing did
+/// (the simulated volume's IOPS limit in the workload's I/Os), so the pick is confirmed.
+#[test]
+fn c13_sequential_small_writes_merge() {
+    let o = Options {
+        iops: Some(5_000.0),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=log",
+            "--ioengine=libaio",
+            "--rw=write",
+            "--bs=8k",
+            "--iodepth=16",
+            "--size=10g",
+        ]))
+    };
+    let a = check(
+        "sequential 8 KiB writes",
+        &o,
+        &Want {
+            winner: Some(("gp3", "gp3:iops=3000,throughput=125,size=10G", Some(0.80))),
+            unconfirmed: None,
+            rejected: &[],
+            text: &["pick: gp3"],
+        },
+    );
+    let io1 = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "io1")
+        .unwrap();
+    assert_eq!(io1.candidate.spec, "io1:iops=188,size=10G");
+    assert!(
+        (io1.candidate.cost.unwrap() - 13.47).abs() < 0.005,
+        "io1 at 188 IOPS on 10 GiB: $13.47, got {:?}",
+        io1.candidate.cost
+    );
+    assert_eq!(
+        io1.judged.status,
+        Status::Fits,
+        "io1 carries it: {:?}",
+        io1.judged
+    );
+}
