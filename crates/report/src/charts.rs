@@ -291,8 +291,8 @@ pub fn latency_histogram(label: &str, dists: &[Dist]) -> Option<String> {
         .iter()
         .flat_map(|(_, b)| b.iter().map(|x| x.2))
         .fold(0.0, f64::max);
-    // Headroom above the tallest bar for the percentile labels.
-    let y = Scale::lin(0.0, pmax * 1.25, Unit::Percent);
+    // Headroom above the tallest bar for the percentile labels, but no share above 100 %.
+    let y = Scale::lin(0.0, (pmax * 1.25).min(100.0), Unit::Percent);
     let mut svg = Svg::new(H, label);
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, "latency", "share of I/Os");
@@ -405,6 +405,9 @@ pub fn latency_percentiles(label: &str, dists: &[Dist]) -> Option<String> {
                 vec![below_right(0.0), above_left]
             };
             options.extend((1..4).map(|k| below_right(k as f64)));
+            options.extend((1..4).map(|k| (px - 5.0 - w, py - 7.0 - 13.0 * k as f64)));
+            // Then a column at the plot's top left, which a rising curve leaves empty.
+            options.extend((0..8).map(|k| (l + 6.0, t + 12.0 + 13.0 * k as f64)));
             let fits = |(x, y): (f64, f64)| {
                 let bx = (x, y - 10.0, x + w, y + 2.0);
                 bx.0 >= l
@@ -415,11 +418,10 @@ pub fn latency_percentiles(label: &str, dists: &[Dist]) -> Option<String> {
                         .iter()
                         .all(|o| bx.2 < o.0 || bx.0 > o.2 || bx.3 < o.1 || bx.1 > o.3)
             };
-            let (x, y) = options
-                .iter()
-                .copied()
-                .find(|o| fits(*o))
-                .unwrap_or(options[0]);
+            // Nowhere free: the dot stays, the value is in the table.
+            let Some((x, y)) = options.iter().copied().find(|o| fits(*o)) else {
+                continue;
+            };
             placed.push((x, y - 10.0, x + w, y + 2.0));
             svg.text(x, y, "start", &format!("mark t{color}"), &text);
         }
@@ -734,9 +736,14 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
     }
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = xs.iter().copied().fold(0.0, f64::max);
-    let x = if a.x_log && lo > 0.0 && hi > lo {
+    let x = if a.x_log && lo > 0.0 {
+        // One value (a single block size) gets a decade around it, its one tick at the middle.
         let mut s = Scale::log(lo, hi, a.x_unit);
-        s.d = (lo / 1.15, hi * 1.15);
+        s.d = if hi > lo {
+            (lo / 1.15, hi * 1.15)
+        } else {
+            (lo / 3.0, hi * 3.0)
+        };
         let mut t = xs.clone();
         t.sort_by(f64::total_cmp);
         t.dedup();
@@ -811,6 +818,10 @@ pub struct SteadyInput {
     pub range_limit_pct: f64,
     /// Allowed slope excursion, percent of the average (spec: 10).
     pub slope_limit_pct: f64,
+    /// The verdict the window chart's caption ends with, when the caller's differs from the
+    /// window's own check (a flat window on burst credits is not steady state); empty: the
+    /// check's `steady` or `not steady`.
+    pub verdict: String,
 }
 
 /// Ticks at whole rounds: every round up to 25, else every fifth.
@@ -914,7 +925,13 @@ fn window_chart(a: &SteadyInput, w: &WindowCheck) -> (String, String) {
         num(a.range_limit_pct),
         num(w.slope_excursion_pct),
         num(a.slope_limit_pct),
-        if w.steady { "steady" } else { "not steady" }
+        if !a.verdict.is_empty() {
+            a.verdict.as_str()
+        } else if w.steady {
+            "steady"
+        } else {
+            "not steady"
+        }
     );
     let win: Vec<(f64, f64)> = (w.first_round..=w.last_round)
         .filter_map(|r| a.values.get(r.wrapping_sub(1)).map(|v| (r as f64, *v)))
@@ -1470,6 +1487,7 @@ pub(crate) mod snapshots {
             values,
             range_limit_pct: 20.0,
             slope_limit_pct: 10.0,
+            verdict: String::new(),
         }
     }
 
@@ -1491,6 +1509,16 @@ pub(crate) mod snapshots {
             cap.starts_with("tracking variable 0/100 4KiB: measurement window, rounds 4–8")
                 && cap.ends_with(": not steady"),
             "{cap}"
+        );
+        // The caller's verdict wins over the window's own check (a flat window on credits).
+        let said = SteadyInput {
+            verdict: "steady state NOT reached (rounds 4–8 ran on burst credits)".into(),
+            ..steady()
+        };
+        let (cap, _) = window_chart(&said, &w);
+        assert!(
+            cap.ends_with(": steady state NOT reached (rounds 4–8 ran on burst credits)"),
+            "expected the caller's verdict at the end of the window caption, got {cap}"
         );
         let early = SteadyInput {
             window: None,

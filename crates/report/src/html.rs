@@ -40,6 +40,9 @@ pub struct Report {
     pub devices: Vec<String>,
     /// Notes shown under the title (e.g. what an input lacked).
     pub notes: Vec<String>,
+    /// What the numbers must be read with, shown under the title as warnings before anything
+    /// else: a simulated device, burst credits, a skipped purge, an interrupted run.
+    pub conditions: Vec<String>,
 }
 
 /// A section a suite fills in: notes, steady-state plots, line and bar charts, and a table.
@@ -72,6 +75,9 @@ pub struct Finding {
     pub detail: String,
     /// What to change.
     pub fix: String,
+    /// The rule that found it (`short-run`, `concurrency`): findings of one rule and severity
+    /// share one card, which lists their subjects. Empty: a card of its own.
+    pub kind: String,
 }
 
 /// The machine a run was made on.
@@ -104,6 +110,8 @@ pub struct RunReport {
     pub jobs: Vec<JobReport>,
     /// Names of the block devices under the files.
     pub disks: Vec<String>,
+    /// The run was interrupted: its numbers cover only the part before the signal.
+    pub interrupted: bool,
 }
 
 /// One job of a run.
@@ -146,9 +154,15 @@ pub struct DirReport {
 /// A latency-over-time chart and its table (nothing without points). A log's windows may
 /// lack the I/O count (0), the mean or the maximum (NaN): the table shows "–".
 fn latency_figure(out: &mut String, cap: &str, kind: &str, lat_t: &[LatSeries]) {
-    let Some(svg) = latency_over_time(cap, kind, lat_t) else {
-        return;
+    let points = lat_t.iter().map(|s| s.points.len()).max().unwrap_or(0);
+    let svg = if points < MIN_POINTS {
+        None
+    } else {
+        latency_over_time(cap, kind, lat_t)
     };
+    if points == 0 {
+        return;
+    }
     let known = |v: f64| {
         if v.is_nan() {
             "–".to_string()
@@ -172,13 +186,44 @@ fn latency_figure(out: &mut String, cap: &str, kind: &str, lat_t: &[LatSeries]) 
             ]);
         }
     }
-    figure(
+    let head = ["direction", "time (s)", "I/Os", "mean (µs)", "max (µs)"];
+    match svg {
+        Some(svg) => figure(out, cap, &svg, &head, &rows),
+        None => few_points(out, cap, &head, &rows),
+    }
+}
+
+/// Fewer points than this make no chart: a line through one or two dots says nothing a
+/// table row does not, and suggests a trend that is not there.
+pub const MIN_POINTS: usize = 3;
+
+/// The data of a chart too short to draw (fewer than [`MIN_POINTS`] points per line), as a
+/// visible table under the chart's caption.
+fn few_points(out: &mut String, caption: &str, head: &[&str], rows: &[Vec<String>]) {
+    let _ = write!(
         out,
-        cap,
-        &svg,
-        &["direction", "time (s)", "I/Os", "mean (µs)", "max (µs)"],
-        &rows,
+        "<table class=\"few\"><caption class=\"l\">{} <span class=\"note\">({} {}: a table instead of a chart)</span></caption><thead><tr>",
+        esc(caption),
+        rows.len(),
+        if rows.len() == 1 { "row" } else { "rows" }
     );
+    for h in head {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for cell in r {
+            let _ = write!(out, "<td>{}</td>", esc(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// The most points of any line.
+fn most_points(series: &[Series]) -> usize {
+    series.iter().map(|s| s.points.len()).max().unwrap_or(0)
 }
 
 /// Colour index of a direction (read blue, write vermillion, trim green, mixed purple).
@@ -221,7 +266,8 @@ details{margin:2px 0 0}summary{cursor:pointer;color:var(--muted);font-size:.9em}
 .chart .t0{fill:var(--c0)}.chart .t1{fill:var(--c1)}.chart .t2{fill:var(--c2)}.chart .t3{fill:var(--c3)}.chart .t4{fill:var(--c4)}.chart .t5{fill:var(--c5)}
 .finding{border-left:4px solid var(--info);padding:4px 10px;margin:8px 0;background:var(--panel)}
 .finding.CRITICAL{border-color:var(--crit)}.finding.WARNING{border-color:var(--warn)}
-.finding pre{margin:4px 0;white-space:pre-wrap;font-size:.88em}
+.finding pre{margin:4px 0;white-space:pre-wrap;font-size:.88em}.finding ul{margin:4px 0;padding-left:20px}
+#conditions{font-weight:600}table.few caption{text-align:left;font-weight:600;white-space:nowrap}
 .sev{font-weight:700;font-size:.8em;letter-spacing:.04em}
 nav ul{margin:4px 0;padding-left:20px}
 @media print{:root{--bg:#fff;--fg:#000;--muted:#444;--line:#bbb;--grid:#ddd;--panel:#f3f3f3;--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#555;--c5:#b31d28;--c6:#e69f00;--c7:#56b4e9}
@@ -361,20 +407,30 @@ fn rate_figures(out: &mut String, job: &JobReport) -> bool {
     let iops = series(|d| &d.iops_series);
     if !iops.is_empty() {
         let cap = format!("{name}: IOPS over time");
-        let svg = time_series(&cap, "IOPS", Unit::Count, &iops);
         let mut head = vec!["time (s)"];
         head.extend(iops.iter().map(|s| s.label.as_str()));
-        figure(out, &cap, &svg, &head, &series_rows(&iops, &|v| num(v)));
+        let rows = series_rows(&iops, &|v| num(v));
+        if most_points(&iops) < MIN_POINTS {
+            few_points(out, &cap, &head, &rows);
+        } else {
+            let svg = time_series(&cap, "IOPS", Unit::Count, &iops);
+            figure(out, &cap, &svg, &head, &rows);
+        }
     }
     let bw = series(|d| &d.bw_series);
     if !bw.is_empty() {
         let cap = format!("{name}: bandwidth over time");
-        let svg = time_series(&cap, "bandwidth", Unit::BytesPerSec, &bw);
         let head: Vec<String> = std::iter::once("time (s)".to_string())
             .chain(bw.iter().map(|s| format!("{} (MB/s)", s.label)))
             .collect();
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
-        figure(out, &cap, &svg, &head, &series_rows(&bw, &|v| num(v / 1e6)));
+        let rows = series_rows(&bw, &|v| num(v / 1e6));
+        if most_points(&bw) < MIN_POINTS {
+            few_points(out, &cap, &head, &rows);
+        } else {
+            let svg = time_series(&cap, "bandwidth", Unit::BytesPerSec, &bw);
+            figure(out, &cap, &svg, &head, &rows);
+        }
     }
     !iops.is_empty() || !bw.is_empty()
 }
@@ -519,8 +575,17 @@ fn axis_section(out: &mut String, a: &AxisInput) {
         "p99 latency (µs)",
         "in flight (IOPS × mean)",
     ];
-    for (cap, svg) in axis_charts(a) {
-        figure(out, &cap, &svg, &head, &rows);
+    if pts.len() < MIN_POINTS {
+        few_points(
+            out,
+            &format!("{}: IOPS and latency against {}", a.title, a.x_label),
+            &head,
+            &rows,
+        );
+    } else {
+        for (cap, svg) in axis_charts(a) {
+            figure(out, &cap, &svg, &head, &rows);
+        }
     }
     let mut notes = Vec::new();
     if let Some(k) = a.knee_x {
@@ -615,7 +680,14 @@ fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
         out.push_str("</tbody></table>\n");
     }
     for l in &sec.lines {
-        let Some(svg) = xy_chart(l) else { continue };
+        let svg = if most_points(&l.series) < MIN_POINTS {
+            None
+        } else {
+            xy_chart(l)
+        };
+        if most_points(&l.series) == 0 {
+            continue;
+        }
         let mut head = vec![l.x_title.clone()];
         head.extend(
             l.series
@@ -645,7 +717,10 @@ fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
             })
             .collect();
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
-        figure(out, &l.title, &svg, &head, &rows);
+        match svg {
+            Some(svg) => figure(out, &l.title, &svg, &head, &rows),
+            None => few_points(out, &l.title, &head, &rows),
+        }
     }
     for a in &sec.steady {
         for (cap, svg) in steady_charts(a) {
@@ -660,6 +735,100 @@ fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
     }
     for c in &sec.bars {
         compare_section(out, c);
+    }
+    out.push_str("</section>\n");
+}
+
+/// The findings, one card per rule and severity (the most severe first): a rule that found
+/// the same thing in eight jobs is one card naming the eight, not eight cards.
+fn findings_section(out: &mut String, findings: &[Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let mut groups: Vec<Vec<&Finding>> = Vec::new();
+    for f in findings {
+        let same = |g: &&mut Vec<&Finding>| {
+            !f.kind.is_empty() && g[0].kind == f.kind && g[0].severity == f.severity
+        };
+        match groups.iter_mut().find(same) {
+            Some(g) => g.push(f),
+            None => groups.push(vec![f]),
+        }
+    }
+    let rank = |s: &str| match s {
+        "CRITICAL" => 0,
+        "WARNING" => 1,
+        _ => 2,
+    };
+    groups.sort_by_key(|g| rank(&g[0].severity));
+    out.push_str("<section id=\"findings\"><h2>Findings</h2>\n");
+    for g in groups {
+        let f = g[0];
+        if let [one] = g.as_slice() {
+            let _ = writeln!(
+                out,
+                "<div class=\"finding {}\"><span class=\"sev\">{}</span> {} — <strong>{}</strong>",
+                esc(&one.severity),
+                esc(&one.severity),
+                esc(&one.subject),
+                esc(&one.claim)
+            );
+            if !one.detail.is_empty() {
+                let _ = writeln!(out, "<pre>{}</pre>", esc(&one.detail));
+            }
+            if !one.fix.is_empty() {
+                let _ = writeln!(out, "<div>fix: {}</div>", esc(&one.fix));
+            }
+            out.push_str("</div>\n");
+            continue;
+        }
+        let all_same = |k: fn(&Finding) -> &str| g.iter().all(|x| k(x) == k(f));
+        let (claim, detail, fix) = (
+            all_same(|x| &x.claim),
+            all_same(|x| &x.detail),
+            all_same(|x| &x.fix),
+        );
+        let subjects: Vec<&str> = g.iter().map(|x| x.subject.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "<div class=\"finding {}\"><span class=\"sev\">{}</span> {} — {} of them: {}",
+            esc(&f.severity),
+            esc(&f.severity),
+            esc(&f.kind),
+            g.len(),
+            esc(&subjects.join(", "))
+        );
+        if claim {
+            let _ = writeln!(out, "<div><strong>{}</strong></div>", esc(&f.claim));
+        }
+        if claim && detail && !f.detail.is_empty() {
+            let _ = writeln!(out, "<pre>{}</pre>", esc(&f.detail));
+        }
+        if !(claim && detail) {
+            out.push_str("<ul>\n");
+            for x in &g {
+                let _ = write!(out, "<li>{}", esc(&x.subject));
+                if !claim {
+                    let _ = write!(out, ": <strong>{}</strong>", esc(&x.claim));
+                }
+                if !x.detail.is_empty() {
+                    let _ = write!(
+                        out,
+                        "<details><summary>arithmetic</summary><pre>{}</pre></details>",
+                        esc(&x.detail)
+                    );
+                }
+                if !fix && !x.fix.is_empty() {
+                    let _ = write!(out, "<div>fix: {}</div>", esc(&x.fix));
+                }
+                out.push_str("</li>\n");
+            }
+            out.push_str("</ul>\n");
+        }
+        if fix && !f.fix.is_empty() {
+            let _ = writeln!(out, "<div>fix: {}</div>", esc(&f.fix));
+        }
+        out.push_str("</div>\n");
     }
     out.push_str("</section>\n");
 }
@@ -683,12 +852,33 @@ pub fn render(r: &Report) -> String {
     for n in &r.notes {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(n));
     }
+    let mut conditions = r.conditions.clone();
+    for run in r.runs.iter().filter(|run| run.interrupted) {
+        let c = format!(
+            "INTERRUPTED: {} was stopped before its end; its numbers cover only the part before the signal.",
+            run.source
+        );
+        if !conditions.contains(&c) {
+            conditions.push(c);
+        }
+    }
+    if !conditions.is_empty() {
+        out.push_str("<div class=\"finding WARNING\" id=\"conditions\"><span class=\"sev\">READ THE NUMBERS WITH</span><ul>\n");
+        for c in &conditions {
+            let _ = writeln!(out, "<li>{}</li>", esc(c));
+        }
+        out.push_str("</ul></div>\n");
+    }
     out.push_str("</header>\n");
 
-    // Contents.
+    // Contents, in the page's order: results first, then what explain makes of them.
     out.push_str("<nav><ul>\n");
-    if !r.findings.is_empty() {
-        out.push_str("<li><a href=\"#findings\">Findings</a></li>\n");
+    for (i, sec) in r.sections.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#suite-{i}\">{}</a></li>",
+            esc(&sec.title)
+        );
     }
     if !r.axes.is_empty() {
         out.push_str("<li><a href=\"#axes\">Sweeps and curves</a></li>\n");
@@ -696,12 +886,8 @@ pub fn render(r: &Report) -> String {
     if !r.compares.is_empty() {
         out.push_str("<li><a href=\"#compare\">Comparisons</a></li>\n");
     }
-    for (i, sec) in r.sections.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "<li><a href=\"#suite-{i}\">{}</a></li>",
-            esc(&sec.title)
-        );
+    if !r.findings.is_empty() {
+        out.push_str("<li><a href=\"#findings\">Findings</a></li>\n");
     }
     for (i, run) in r.runs.iter().enumerate() {
         let _ = writeln!(
@@ -713,31 +899,6 @@ pub fn render(r: &Report) -> String {
     }
     out.push_str("<li><a href=\"#machine\">Machine and versions</a></li>\n</ul></nav>\n");
 
-    if !r.findings.is_empty() {
-        out.push_str("<section id=\"findings\"><h2>Findings</h2>\n");
-        for f in &r.findings {
-            let _ = writeln!(
-                out,
-                "<div class=\"finding {}\"><span class=\"sev\">{}</span> {} — <strong>{}</strong>",
-                esc(&f.severity),
-                esc(&f.severity),
-                esc(&f.subject),
-                esc(&f.claim)
-            );
-            if !f.detail.is_empty() {
-                let _ = writeln!(out, "<pre>{}</pre>", esc(&f.detail));
-            }
-            if !f.fix.is_empty() {
-                let _ = writeln!(out, "<div>fix: {}</div>", esc(&f.fix));
-            }
-            out.push_str("</div>\n");
-        }
-        out.push_str("</section>\n");
-    }
-
-    for (caption, rows) in &r.facts {
-        kv_table(&mut out, caption, rows);
-    }
     for (i, sec) in r.sections.iter().enumerate() {
         suite_section(&mut out, i, sec);
     }
@@ -757,6 +918,11 @@ pub fn render(r: &Report) -> String {
         out.push_str("</section>\n");
     }
 
+    findings_section(&mut out, &r.findings);
+    for (caption, rows) in &r.facts {
+        kv_table(&mut out, caption, rows);
+    }
+
     // A suite's own charts come first, the runs behind them.
     for (i, run) in r.runs.iter().enumerate() {
         let _ = writeln!(out, "<section id=\"run-{i}\"><h2>{}</h2>", esc(&run.source));
@@ -770,6 +936,9 @@ pub fn render(r: &Report) -> String {
                 format!(" · {}", esc(&run.time))
             }
         );
+        if run.interrupted {
+            out.push_str("<p class=\"finding WARNING\"><span class=\"sev\">INTERRUPTED</span> The run was stopped before its end: every figure below covers only the part before the signal.</p>\n");
+        }
         kv_table(&mut out, "global options", &run.global_options);
         for (j, job) in run.jobs.iter().enumerate() {
             job_section(&mut out, i, j, job);
@@ -830,11 +999,12 @@ mod tests {
             total_ios: 100,
             runtime_ms: 100,
             lat: Some(lat.clone()),
-            bw_series: vec![(50.0, 4e6), (100.0, 4.2e6)],
-            iops_series: vec![(50.0, 980.0), (100.0, 1020.0)],
+            bw_series: vec![(50.0, 4e6), (100.0, 4.2e6), (150.0, 4.1e6)],
+            iops_series: vec![(50.0, 980.0), (100.0, 1020.0), (150.0, 1000.0)],
             lat_series: vec![
                 (50.0, 49, 110_000.0, 400_000.0),
                 (100.0, 51, 130_000.0, 900_000.0),
+                (150.0, 50, 120_000.0, 500_000.0),
             ],
             lat_logs: Vec::new(),
         };
@@ -852,16 +1022,20 @@ mod tests {
                     dirs: vec![dir("read"), dir("write")],
                 }],
                 disks: vec![],
+                interrupted: false,
             }],
             axes: vec![AxisInput {
                 title: "sweep".into(),
                 x_label: "iodepth".into(),
-                points: vec![AxisPoint {
-                    x: 1.0,
-                    iops: 10.0,
-                    lat_mean_ns: 1e8,
-                    lat_p99_ns: None,
-                }],
+                points: [1.0, 2.0, 4.0]
+                    .iter()
+                    .map(|x| AxisPoint {
+                        x: *x,
+                        iops: 10.0 * x,
+                        lat_mean_ns: 1e8,
+                        lat_p99_ns: None,
+                    })
+                    .collect(),
                 ..Default::default()
             }],
             compares: vec![CompareInput {
@@ -881,6 +1055,7 @@ mod tests {
                 claim: "x < y".into(),
                 detail: "1\n2".into(),
                 fix: "do z".into(),
+                kind: String::new(),
             }],
             machine: None,
             notes: vec![],
@@ -901,6 +1076,7 @@ mod tests {
                 vec![("device".into(), "/dev/x".into())],
             )],
             devices: vec![],
+            conditions: vec![],
         }
     }
 
@@ -979,5 +1155,100 @@ mod tests {
         assert_eq!(rows[1], row(&["read", "99.0000", &num(800_000.0)]));
         assert_eq!(rows[2][1], "p50", "then the marks: {rows:?}");
         assert_eq!(rows.len(), 2 + MARKS.len());
+    }
+
+    #[test]
+    fn results_come_first_and_a_rule_is_one_card_listing_its_jobs() {
+        let mut r = report();
+        let short = |job: &str| Finding {
+            severity: "WARNING".into(),
+            subject: format!("job {job}"),
+            claim: "the run is too short for its samples".into(),
+            detail: "2 samples".into(),
+            fix: "run longer".into(),
+            kind: "short-run".into(),
+        };
+        r.findings = (0..8).map(|i| short(&format!("t{i}"))).collect();
+        r.findings.push(Finding {
+            severity: "INFO".into(),
+            subject: "job t0".into(),
+            claim: "bound by concurrency".into(),
+            kind: "concurrency".into(),
+            ..Finding::default()
+        });
+        let a = render(&r);
+        let cards = a.matches("<div class=\"finding ").count();
+        assert_eq!(
+            cards, 2,
+            "8 short-run findings and 1 concurrency finding should give 2 cards, found {cards}"
+        );
+        assert!(
+            a.contains("short-run — 8 of them: job t0, job t1, job t2, job t3, job t4, job t5, job t6, job t7"),
+            "the short-run card lists its 8 jobs: {a}"
+        );
+        assert_eq!(
+            a.matches("the run is too short").count(),
+            1,
+            "the shared claim once"
+        );
+        let (results, findings) = (
+            a.find("id=\"suite-0\"").expect("the suite section"),
+            a.find("id=\"findings\"").expect("the findings"),
+        );
+        assert!(
+            results < findings,
+            "the suite's results (at byte {results}) come before the findings (at byte {findings})"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_run_and_the_conditions_head_the_page() {
+        let mut r = report();
+        r.conditions = vec!["SIMULATED (IOPS): a model".into()];
+        r.runs[0].interrupted = true;
+        let a = render(&r);
+        let banner = a.find("id=\"conditions\"").expect("the conditions banner");
+        let nav = a.find("<nav>").expect("the contents");
+        assert!(banner < nav, "the conditions come before the contents");
+        assert!(
+            a.contains("<li>SIMULATED (IOPS): a model</li>")
+                && a.contains("<li>INTERRUPTED: r.json was stopped before its end"),
+            "both the given condition and the run's interruption are listed: {a}"
+        );
+        assert!(
+            a.contains("<span class=\"sev\">INTERRUPTED</span>"),
+            "the run's own section says it was interrupted"
+        );
+    }
+
+    #[test]
+    fn fewer_than_three_points_are_a_table_not_a_chart() {
+        let mut job = report().runs[0].jobs[0].clone();
+        for d in &mut job.dirs {
+            d.iops_series.truncate(2);
+            d.bw_series.truncate(2);
+            d.lat_series.truncate(2);
+        }
+        let mut out = String::new();
+        rate_figures(&mut out, &job);
+        latency_time_figures(&mut out, &job);
+        assert_eq!(
+            chart_count(&out),
+            0,
+            "2 samples per direction draw no chart, found {}: {out}",
+            chart_count(&out)
+        );
+        assert!(
+            out.contains(
+                "j: IOPS over time <span class=\"note\">(2 rows: a table instead of a chart)"
+            ) && out.contains("j: clat latency over time <span class=\"note\">(4 rows"),
+            "the samples are a visible table: {out}"
+        );
+        for d in &mut job.dirs {
+            d.iops_series.push((150.0, 1000.0));
+        }
+        let mut out = String::new();
+        rate_figures(&mut out, &job);
+        assert_eq!(chart_count(&out), 1, "3 IOPS samples are a chart: {out}");
     }
 }

@@ -312,6 +312,7 @@ pub fn parse(text: &str, source: &str) -> Result<RunReport, InputError> {
         global_options: str_map(v.get("global options")),
         jobs,
         disks,
+        interrupted: v.get("interrupted").and_then(Value::as_bool) == Some(true),
     })
 }
 
@@ -407,6 +408,7 @@ pub fn from_run(r: &RunResult, source: &str) -> RunReport {
             })
             .collect(),
         disks: r.disks.iter().map(|d| d.name.clone()).collect(),
+        interrupted: r.interrupted,
     }
 }
 
@@ -433,6 +435,7 @@ pub fn files_report(
     let mut axes = Vec::new();
     let mut findings = findings;
     let mut pts: Vec<Report> = Vec::new();
+    let mut conditions: Vec<String> = Vec::new();
     // fio's log files, each with the number of results read before it.
     let mut logs: Vec<(usize, &str, &str)> = Vec::new();
     for (name, text) in files {
@@ -450,6 +453,11 @@ pub fn files_report(
             .ok()
             .filter(|v| v.get("jobs").is_none())
             .and_then(|v| {
+                if v.get("interrupted").and_then(Value::as_bool) == Some(true) {
+                    conditions.push(format!(
+                        "INTERRUPTED: {name} was stopped before its end; its last point covers only part of its run."
+                    ));
+                }
                 let lines: Vec<String> = v
                     .get("explain")
                     .and_then(Value::as_array)
@@ -507,6 +515,7 @@ pub fn files_report(
         facts.extend(p.facts);
         findings.extend(p.findings);
         notes.extend(p.notes);
+        conditions.extend(p.conditions);
     }
     Ok(Report {
         title,
@@ -518,6 +527,7 @@ pub fn files_report(
         findings,
         machine: None,
         notes,
+        conditions,
         ..Default::default()
     })
 }

@@ -52,6 +52,98 @@ pub struct PtsPart {
     pub interrupted: bool,
     /// The cells, each with the average of the measurement window.
     pub cells: Vec<PtsCell>,
+    /// The simulated device the part ran on (its model's description), if it was one.
+    pub simulated: Option<String>,
+    /// Cloud mode: a provisioned volume, not purged, with a time budget.
+    pub cloud: bool,
+    /// Cloud mode's time budget was used up before steady state.
+    pub budget_hit: bool,
+    /// The volume's burst bucket, when it has one, and which rounds ran on its credits.
+    pub burst: Option<PtsBurst>,
+}
+
+/// A volume's burst bucket (gp2, st1, sc1) and the rounds that ran on its credits.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PtsBurst {
+    /// The volume (`gp2 100GiB`).
+    pub volume: String,
+    /// What the bucket limits (`IOPS`, `MiB/s`).
+    pub unit: String,
+    /// The baseline rate.
+    pub baseline: f64,
+    /// The burst rate.
+    pub burst: f64,
+    /// Per round, round 1 first: whether it ran above the baseline on credits.
+    pub on_credits: Vec<bool>,
+}
+
+impl PtsPart {
+    /// The rounds (1-based) that ran on burst credits.
+    pub fn credit_rounds(&self) -> Vec<u64> {
+        self.burst.as_ref().map_or(Vec::new(), |b| {
+            (1..)
+                .zip(&b.on_credits)
+                .filter(|(_, on)| **on)
+                .map(|(r, _)| r)
+                .collect()
+        })
+    }
+
+    /// What every figure of this part must be read with, worded as the text report words it:
+    /// a simulated device, the burst credits and the rounds run on them, a skipped purge, an
+    /// interrupted run or a used-up budget.
+    pub fn conditions(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        let test = self.test.to_uppercase();
+        if let Some(sim) = &self.simulated {
+            v.push(format!(
+                "SIMULATED ({test}): no device was measured; the figures are the model's: {sim}."
+            ));
+        }
+        if let Some(b) = &self.burst {
+            let on = self.credit_rounds();
+            v.push(if on.is_empty() {
+                format!(
+                    "BURST CREDITS ({test}): {} bursts to {:.0} {u} over a {:.0} {u} baseline; no round ran above the baseline.",
+                    b.volume, b.burst, b.baseline, u = b.unit
+                )
+            } else {
+                format!(
+                    "BURST CREDITS ({test}): rounds {} ran on the burst credits of {}, above its {:.0} {} baseline; a window holding them is not steady state.",
+                    rounds_text(&on),
+                    b.volume,
+                    b.baseline,
+                    b.unit
+                )
+            });
+        }
+        let purge = &self.conditions.system.purge;
+        if purge.starts_with("none") {
+            v.push(format!(
+                "PURGE SKIPPED ({test}): {purge}; the state the device started from is not known."
+            ));
+        }
+        if self.interrupted {
+            v.push(format!(
+                "INTERRUPTED ({test}): stopped after {} round(s); no steady state is claimed.",
+                self.steady.rounds
+            ));
+        } else if self.budget_hit {
+            v.push(format!(
+                "TIME BUDGET USED UP ({test}) after {} round(s) before steady state.",
+                self.steady.rounds
+            ));
+        }
+        v
+    }
+}
+
+/// `1–5` for a run of rounds, `2, 4` otherwise.
+fn rounds_text(r: &[u64]) -> String {
+    match r {
+        [a, .., b] if b - a + 1 == r.len() as u64 && r.len() > 2 => format!("{a}–{b}"),
+        _ => r.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+    }
 }
 
 /// The test conditions a run does not choose: the target, the machine, the software, how
@@ -281,6 +373,24 @@ fn read_part(p: &Value) -> Result<PtsPart, InputError> {
         },
         interrupted: p.get("interrupted").and_then(Value::as_bool) == Some(true),
         cells: matrix.iter().map(read_cell).collect(),
+        simulated: opt_s(cond, "simulated"),
+        cloud: cond.get("cloud").and_then(Value::as_bool) == Some(true),
+        budget_hit: p.get("budget_hit").and_then(Value::as_bool) == Some(true),
+        burst: p.get("burst").filter(|b| b.is_object()).map(|b| PtsBurst {
+            volume: s(b, "volume"),
+            unit: s(b, "unit"),
+            baseline: f(b, "baseline"),
+            burst: f(b, "burst"),
+            on_credits: b
+                .get("rounds")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .map(|x| x.get("on_credits").and_then(Value::as_bool) == Some(true))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }),
     })
 }
 
@@ -364,6 +474,12 @@ pub fn report(tests: &[PtsTest]) -> Report {
         rep.sections.extend(r.sections);
         rep.axes.extend(r.axes);
         rep.notes.extend(r.notes);
+        rep.findings.extend(r.findings);
+        for c in r.conditions {
+            if !rep.conditions.contains(&c) {
+                rep.conditions.push(c);
+            }
+        }
     }
     if tests.len() > 1 {
         let names: Vec<String> = tests.iter().map(|t| t.name.to_uppercase()).collect();
@@ -389,6 +505,10 @@ fn verdict(p: &PtsPart) -> String {
             "Interrupted after {} round(s): steady state NOT reached; the numbers average rounds {a}–{b}.",
             ss.rounds
         ),
+        None if p.budget_hit => format!(
+            "Time budget used up after {} round(s): steady state NOT reached; the numbers average rounds {a}–{b}.",
+            ss.rounds
+        ),
         None => format!(
             "Steady state NOT reached in {} rounds; the numbers average the last rounds {a}–{b}.",
             ss.rounds
@@ -396,11 +516,42 @@ fn verdict(p: &PtsPart) -> String {
     }
 }
 
+/// The verdict in the words a window chart's caption ends with: the part's, so that a
+/// window within the rule's limits on burst credits (or beside another variable that is
+/// not) does not read "steady" under a verdict of "NOT reached".
+fn window_verdict(p: &PtsPart, t: &PtsTracking) -> String {
+    let flat = t.window.is_some_and(|w| w.steady);
+    if p.steady.steady_round.is_some() {
+        return "steady state reached".into();
+    }
+    let (a, b) = p.steady.window;
+    let credits: Vec<u64> = p
+        .credit_rounds()
+        .into_iter()
+        .filter(|r| (a..=b).contains(r))
+        .collect();
+    let why = if !flat {
+        String::new()
+    } else if p.interrupted {
+        " (within the limits, but the run was interrupted)".into()
+    } else if !credits.is_empty() {
+        format!(
+            " (within the limits, but rounds {} ran on burst credits)",
+            rounds_text(&credits)
+        )
+    } else {
+        " (within the limits, but another tracking variable is not)".into()
+    };
+    format!("steady state NOT reached{why}")
+}
+
 /// The steady-state plots' inputs: one per tracking variable.
-fn steady_inputs(ss: &PtsSteady) -> Vec<SteadyInput> {
+fn steady_inputs(p: &PtsPart) -> Vec<SteadyInput> {
+    let ss = &p.steady;
     ss.tracking
         .iter()
         .map(|t| SteadyInput {
+            verdict: window_verdict(p, t),
             label: format!("tracking variable {}", t.variable),
             metric: t.metric.clone(),
             unit: Unit::Count,
@@ -748,6 +899,25 @@ fn conditions(p: &PtsPart) -> Vec<(String, String)> {
             ),
         ),
     ];
+    if let Some(sim) = &p.simulated {
+        rows.push(("device model".into(), format!("SIMULATED: {sim}")));
+    }
+    if let Some(b) = &p.burst {
+        rows.push((
+            "burst bucket".into(),
+            format!(
+                "{}: baseline {:.0} {u}, burst {:.0} {u}; rounds on credits: {}",
+                b.volume,
+                b.baseline,
+                b.burst,
+                match p.credit_rounds().as_slice() {
+                    [] => "none".to_string(),
+                    r => rounds_text(r),
+                },
+                u = b.unit
+            ),
+        ));
+    }
     if p.test == "ecw" {
         // The TOIO points in the order run, and the composite workload.
         let toio: Vec<String> = p
@@ -783,18 +953,20 @@ fn part(p: &PtsPart) -> Report {
     let file = std::path::Path::new(device)
         .file_name()
         .map(|n| n.to_string_lossy().to_string());
+    let reached = p.steady.steady_round.is_some();
     Report {
         title: format!("iolens pts {test}: {device}"),
+        conditions: p.conditions(),
         sections: vec![SuiteSection {
             title: format!("SNIA PTS {} test", test.to_uppercase()),
             notes: vec![verdict.clone()],
-            steady: steady_inputs(&p.steady),
+            steady: steady_inputs(p),
             lines: plot.lines,
             bars: plot.bars,
             table: Some(plot.table),
         }],
         findings: vec![Finding {
-            severity: "INFO".into(),
+            severity: if reached { "INFO" } else { "WARNING" }.into(),
             subject: format!("pts {test}"),
             claim: verdict,
             ..Finding::default()
@@ -867,8 +1039,56 @@ mod tests {
         assert_eq!(head, &["R/W mix", "4KiB", "64KiB"]);
         assert_eq!(rows[0], vec!["100/0", "9000", "2000"]);
         let html = render(&r);
-        assert_eq!(chart_count(&html), 3, "convergence, window, 2D plot");
+        assert_eq!(
+            chart_count(&html),
+            2,
+            "convergence and window; the 2D plot of 2 block sizes is a table"
+        );
+        assert!(
+            html.contains("IOPS against block size per R/W mix (2D plot, window average) <span class=\"note\">(2 rows: a table instead of a chart)"),
+            "2 points per mix are a table: {html}"
+        );
         assert!(html.contains("2× the active range"), "the conditions");
+        assert!(
+            !html.contains("id=\"conditions\""),
+            "a purged, measured, complete run has nothing to head the page with"
+        );
+    }
+
+    #[test]
+    fn a_simulated_run_on_burst_credits_heads_the_page_and_says_not_reached_everywhere() {
+        let mut v = iops();
+        v["conditions"]["simulated"] = json!("gp2 100GiB: 300 IOPS baseline");
+        v["conditions"]["cloud"] = json!(true);
+        v["conditions"]["purge"] =
+            json!("none (cloud mode: a provisioned volume cannot be purged)");
+        v["burst"] = json!({"volume": "gp2 100GiB", "unit": "IOPS", "baseline": 300.0,
+            "burst": 3000.0, "full_credits": 5.4e6,
+            "rounds": [{"on_credits": true}, {"on_credits": true}, {"on_credits": true},
+                       {"on_credits": true}, {"on_credits": true}]});
+        v["steady_state"]["reached"] = json!(false);
+        v["steady_state"]["steady_round"] = Value::Null;
+        let html = render(&report_of(&v).expect("a PTS result"));
+        let head = &html[..html.find("<nav>").expect("the contents")];
+        for want in [
+            "SIMULATED (IOPS): no device was measured",
+            "BURST CREDITS (IOPS): rounds 1–5 ran on the burst credits of gp2 100GiB, above its 300 IOPS baseline",
+            "PURGE SKIPPED (IOPS): none (cloud mode",
+        ] {
+            assert!(
+                head.contains(want),
+                "expected '{want}' above the contents of a simulated gp2 run on credits; the head:\n{head}"
+            );
+        }
+        assert!(
+            html.contains("<div class=\"finding WARNING\"><span class=\"sev\">WARNING</span> pts iops — <strong>Steady state NOT reached"),
+            "not reached is a warning: {html}"
+        );
+        assert!(
+            html.contains(": steady state NOT reached (within the limits, but rounds 1–5 ran on burst credits)</figcaption>")
+                && !html.contains(": steady</figcaption>"),
+            "the window chart says the verdict the finding says: {html}"
+        );
     }
 
     #[test]

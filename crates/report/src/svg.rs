@@ -517,9 +517,16 @@ impl Frame {
             svg.line(px, t, px, b, "grid");
             let s = self.x.label(v);
             let w = text_w(&s);
-            if px - w / 2.0 > last_right + 4.0 {
-                svg.text(px, b + 16.0, "middle", "tick", &s);
-                last_right = px + w / 2.0;
+            // Centred under its gridline, or ending at the chart's right edge where a centred
+            // label would be cut there.
+            let (x, anchor, left) = if px + w / 2.0 > W - 2.0 {
+                (W - 2.0, "end", W - 2.0 - w)
+            } else {
+                (px, "middle", px - w / 2.0)
+            };
+            if left > last_right + 4.0 {
+                svg.text(x, b + 16.0, anchor, "tick", &s);
+                last_right = left + w;
             }
         }
         let mut last_top = f64::INFINITY;

@@ -203,6 +203,7 @@ pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html
             claim: f.claim.clone(),
             detail: f.arithmetic.clone(),
             fix: f.fix.clone(),
+            kind: f.kind.clone(),
         })
         .collect()
 }
@@ -236,6 +237,7 @@ pub fn write_html_with(
     report.sections = suite.sections;
     report.facts = suite.facts;
     report.notes.extend(suite.notes);
+    report.conditions.extend(suite.conditions);
     std::fs::write(path, iolens_report::html::render(&report))
         .with_context(|| format!("cannot write report '{}'", path.display()))
 }

@@ -520,6 +520,29 @@ mod tests {
     }
 
     #[test]
+    fn the_report_of_an_interrupted_curve_leaves_out_its_cut_point_and_says_so() {
+        let mut c = curve(
+            &[(10.0, 500.0), (50.0, 700.0), (80.0, 950.0), (100.0, 9000.0)],
+            1000.0,
+        );
+        c.points[3].result.interrupted = true;
+        c.interrupted = true;
+        let r = crate::html::curve(&c);
+        let xs: Vec<f64> = r.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            xs,
+            vec![4800.0, 24_000.0, 38_400.0],
+            "the loads of 10, 50 and 80 % are drawn, not the interrupted 100 %: {xs:?}"
+        );
+        assert!(
+            r.conditions.len() == 1
+                && r.conditions[0].starts_with("INTERRUPTED: the curve stopped early"),
+            "the page is headed by the interruption, got {:?}",
+            r.conditions
+        );
+    }
+
+    #[test]
     fn depth_covers_four_times_the_closed_loop_concurrency() {
         let set =
             closed_loop_set(&sections("[a]\nioengine=libaio\niodepth=64\nsize=1m\n")).unwrap();

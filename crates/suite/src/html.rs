@@ -95,11 +95,20 @@ pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
             bars("IOPS", Unit::Count, &|x| x.iops),
         ]
     };
+    let cut: Vec<&str> = best
+        .iter()
+        .filter(|(_, i)| results[*i].interrupted)
+        .map(|(t, _)| t.as_str())
+        .collect();
     let rows = m
         .iter()
         .map(|(t, x)| {
             vec![
-                t.clone(),
+                if cut.contains(&t.as_str()) {
+                    format!("{t} (interrupted)")
+                } else {
+                    t.clone()
+                },
                 format!("{:.1}", x.bw_bytes / 1e6),
                 format!("{:.0}", x.iops),
                 format!("{:.1}", x.lat_mean_ns / 1e3),
@@ -113,8 +122,18 @@ pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
     } else {
         String::new()
     };
+    let conditions = if cut.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "INTERRUPTED: {} stopped before its end; its figures cover only part of its {} s and compare with nothing.",
+            cut.join(", "),
+            q.runtime_s
+        )]
+    };
     Report {
         title: format!("iolens quick --profile {}: {}", q.profile.name(), q.target),
+        conditions,
         sections: vec![SuiteSection {
             title: format!("quick --profile {}", q.profile.name()),
             notes: vec![format!(
@@ -144,6 +163,31 @@ pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
 /// the knee and the model's ceiling where known, Little's law along iodepth and numjobs, the
 /// explanation as findings.
 pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -> Report {
+    // An interrupted point covers only part of its run: it is listed, never drawn or used
+    // for the knee.
+    let cut: Vec<String> = s
+        .points
+        .iter()
+        .filter(|p| p.result.interrupted)
+        .map(|p| {
+            p.values
+                .iter()
+                .map(|(k, v)| format!("{}={}", k.name(), v.text))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let whole = Sweep {
+        axes: s.axes.clone(),
+        points: s
+            .points
+            .iter()
+            .filter(|p| !p.result.interrupted)
+            .cloned()
+            .collect(),
+        interrupted: s.interrupted,
+    };
+    let s = &whole;
     let ks = knees(s);
     // The axis to draw against: the knee's, else the first numeric one.
     let axis = ks.first().map(|k| k.axis).or_else(|| {
@@ -225,8 +269,18 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
     if axes.is_empty() {
         notes.push("No numeric axis to draw against (rw sweeps are in the table only).".into());
     }
+    let mut conditions = Vec::new();
+    if !cut.is_empty() {
+        conditions.push(format!(
+            "INTERRUPTED at {}: that point covers only part of its run and is left out of the charts and the knee.",
+            cut.join(", ")
+        ));
+    } else if s.interrupted {
+        conditions.push("INTERRUPTED: the sweep stopped before its last point.".into());
+    }
     Report {
         title: format!("iolens sweep: {what}"),
+        conditions,
         axes,
         findings: explain.iter().map(|l| info("sweep", l)).collect(),
         facts: s
@@ -252,6 +306,7 @@ pub fn curve(c: &Curve) -> Report {
     let points: Vec<AxisPoint> = c
         .points
         .iter()
+        .filter(|p| !p.result.interrupted)
         .map(|p| AxisPoint {
             x: p.target_iops,
             iops: p.metrics.iops,
@@ -276,8 +331,16 @@ pub fn curve(c: &Curve) -> Report {
     }
     let mut results = vec![&c.closed_result];
     results.extend(c.points.iter().map(|p| &p.result));
+    let conditions = if c.closed_result.interrupted {
+        vec!["INTERRUPTED: the closed-loop run was stopped before its end; its maximum, and every load offered as a share of it, are low.".to_string()]
+    } else if c.interrupted {
+        vec!["INTERRUPTED: the curve stopped early; the interrupted point covers only part of its run and is left out of the charts.".to_string()]
+    } else {
+        Vec::new()
+    };
     Report {
         title: format!("iolens curve: {what}"),
+        conditions,
         axes: vec![AxisInput {
             title: format!("{what}, open loop"),
             x_label: "offered IOPS".into(),
@@ -303,6 +366,16 @@ pub fn curve(c: &Curve) -> Report {
 /// runs themselves where the inputs are plain results (`files`: name and text of each input).
 pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, crate::SuiteError> {
     let base = inputs.first().map_or("A", |i| i.name.as_str());
+    let runs: Vec<RunReport> = files
+        .iter()
+        .filter_map(|(name, text)| iolens_report::input::parse(text, name).ok())
+        .collect();
+    // Results that were interrupted: no verdict is drawn from them.
+    let cut: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.interrupted)
+        .map(|r| r.source.as_str())
+        .collect();
     let mut compares = Vec::new();
     let mut findings = Vec::new();
     for b in inputs.iter().skip(1) {
@@ -341,14 +414,25 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
                     ci: None,
                 });
             }
+            let partial: Vec<&str> = [base, b.name.as_str()]
+                .into_iter()
+                .filter(|n| cut.contains(n))
+                .collect();
             findings.push(Finding {
-                severity: if r.significant() && r.ratio() < 1.0 {
+                severity: if !partial.is_empty() || (r.significant() && r.ratio() < 1.0) {
                     "WARNING".into()
                 } else {
                     "INFO".into()
                 },
                 subject: format!("{} against {base}: {}", b.name, what(r)),
-                claim: r.verdict(),
+                claim: if partial.is_empty() {
+                    r.verdict()
+                } else {
+                    format!(
+                        "no verdict: {} was interrupted, its figures cover only part of its run",
+                        partial.join(" and ")
+                    )
+                },
                 ..Finding::default()
             });
         }
@@ -370,10 +454,6 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
             });
         }
     }
-    let runs: Vec<RunReport> = files
-        .iter()
-        .filter_map(|(name, text)| iolens_report::input::parse(text, name).ok())
-        .collect();
     let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
     Ok(Report {
         title: format!("iolens compare: {}", names.join(" vs ")),

@@ -596,6 +596,21 @@ mod tests {
         );
         assert!(rows[1].contains("read *"), "RND4K's was interrupted: {t}");
         assert!(t.contains("* INTERRUPTED"), "the footnote: {t}");
+        // The HTML report says the same: the row, and a condition heading the page.
+        let r = crate::html::quick(&q, &st, &results);
+        let (_, _, html_rows) = r.sections[0].table.as_ref().expect("the summary table");
+        let labels: Vec<&str> = html_rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(
+            labels,
+            ["SEQ1M Q1T1 read", "RND4K Q1T1 read (interrupted)"],
+            "the HTML rows of a complete SEQ1M pass and an interrupted RND4K"
+        );
+        assert!(
+            r.conditions.len() == 1
+                && r.conditions[0].starts_with("INTERRUPTED: RND4K Q1T1 read stopped"),
+            "the page is headed by the interrupted test, got {:?}",
+            r.conditions
+        );
     }
 
     #[test]

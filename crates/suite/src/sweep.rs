@@ -1021,6 +1021,33 @@ mod tests {
     }
 
     #[test]
+    fn the_report_marks_an_interrupted_point_and_draws_no_conclusion_from_it() {
+        let mut s = seed_sweep();
+        // QD 128 was cut short: a partial figure that would move the knee if it counted.
+        let mut cut = point(128.0, 96_000.0, 1_333.0);
+        cut.result.interrupted = true;
+        s.points.push(cut);
+        s.interrupted = true;
+        let r = crate::html::sweep(&s, &[], &[]);
+        let xs: Vec<f64> = r.axes[0].points.iter().map(|p| p.x).collect();
+        assert_eq!(
+            xs,
+            vec![1., 2., 4., 8., 16., 32., 64.],
+            "the interrupted QD 128 is not drawn; drawn: {xs:?}"
+        );
+        assert_eq!(
+            r.axes[0].knee_x,
+            Some(32.0),
+            "the knee of the complete points (QD 32), not one moved by the interrupted QD 128"
+        );
+        assert!(
+            r.conditions.len() == 1 && r.conditions[0].starts_with("INTERRUPTED at iodepth=128"),
+            "the page is headed by the interrupted point, got {:?}",
+            r.conditions
+        );
+    }
+
+    #[test]
     fn knee_and_littles_law_of_the_seed_volume() {
         let s = seed_sweep();
         let k = &knees(&s)[0];

@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use iolens_report::html::Report;
 pub use iolens_report::pts::Conditions;
-use iolens_report::pts::{PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking};
+use iolens_report::pts::{
+    PtsBurst, PtsCell, PtsConditions, PtsPart, PtsSteady, PtsTest, PtsTracking,
+};
 use serde_json::{json, Value};
 
 use super::sim::SimDevice;
@@ -612,6 +614,16 @@ pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
             tracking,
         },
         interrupted: run.interrupted,
+        simulated: s.sim.as_ref().map(sim_label),
+        cloud: s.cloud,
+        budget_hit: run.budget_hit,
+        burst: s.bucket.as_ref().map(|b| PtsBurst {
+            volume: b.volume.clone(),
+            unit: b.unit().to_string(),
+            baseline: b.base,
+            burst: b.burst,
+            on_credits: run.credits.iter().map(|c| c.on_credits).collect(),
+        }),
         cells: run
             .matrix()
             .into_iter()
@@ -1125,7 +1137,15 @@ mod page_tests {
     fn before_the_window_fills_only_the_convergence_is_drawn() {
         let r = run(Test::Iops, vec![0], vec![4096], 3);
         let html = render(&page(&r, &Conditions::default()));
-        assert_eq!(chart_count(&html), 1 + 1, "convergence and the 2D plot");
+        assert_eq!(
+            chart_count(&html),
+            1,
+            "the convergence; one block size makes the 2D plot a table, not a 0 B–4 KiB axis"
+        );
+        assert!(
+            html.contains("IOPS against block size per R/W mix (2D plot, window average) <span class=\"note\">(1 row: a table instead of a chart)"),
+            "the one block size's IOPS is a table row: {html}"
+        );
         assert!(
             !html.contains("measurement window, rounds"),
             "no window yet"
