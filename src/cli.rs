@@ -51,6 +51,8 @@ pub enum Command {
     Models(ModelsArgs),
     /// Monthly cost of a volume, and right-sizing for a peak
     Cost(CostArgs),
+    /// The cheapest volume that meets a workload's targets, each candidate simulated
+    Advise(Box<iolens_suite::advise::command::AdviseArgs>),
     /// CrystalDiskMark-style test sets on a file or device, one table
     Quick(QuickArgs),
     /// SNIA PTS: purge, precondition, steady state and the tests (iops, throughput, latency, wsat, hir, xsr, ecw, dirth, all)
@@ -160,23 +162,22 @@ pub struct ModelsArgs {
 /// `iolens cost`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000"
+    after_help = "Example: iolens cost --volume io2-be:iops=100000,size=500G --p99-iops 60000 --bs 16k"
 )]
 pub struct CostArgs {
     /// Volume model, e.g. gp3:size=500G,iops=6000
     #[arg(long, value_name = "SPEC")]
     pub volume: String,
     /// Right-size the volume for this p99 peak of IOPS
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = iolens_suite::parse_count)]
     pub p99_iops: Option<f64>,
-}
-
-fn parse_count(s: &str) -> Result<f64, String> {
-    s.replace(',', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| format!("'{s}' is not a positive number"))
+    /// The peak's I/O size, e.g. 16k: throughput is provisioned for it (default 16 KiB, the
+    /// size AWS states IOPS at)
+    #[arg(long, value_name = "SIZE", value_parser = iolens_suite::parse_io_size)]
+    pub bs: Option<u64>,
+    /// A fio or iolens JSON result whose mean I/O size the peak has (instead of --bs)
+    #[arg(long, value_name = "RESULT.json", conflicts_with = "bs")]
+    pub result: Option<PathBuf>,
 }
 
 /// `--eta` of the suites: when to show the progress line on stderr.

@@ -28,7 +28,11 @@ pub fn run(c: Command) -> Result<i32> {
         })?,
         Command::Cost(a) => {
             let v = iolens_analyze::parse_volume(&a.volume).context("--volume")?;
-            out.write(&iolens_analyze::cost_text(&v, a.p99_iops))?;
+            let bs = iolens_session::saved::io_size(a.bs, a.result.as_deref())?;
+            out.write(&iolens_analyze::cost_text(&v, a.p99_iops, bs))?;
+        }
+        Command::Advise(a) => {
+            return iolens_suite::advise::command::run(&a).map_err(usage("advise"))
         }
         Command::Quick(a) => return iolens_suite::commands::quick(&quick(&a)),
         Command::Pts(a) => return iolens_suite::pts::command::run(&pts(*a)),

@@ -381,7 +381,8 @@ fn a_file_the_job_cannot_open_reports_its_errno() {
 }
 
 /// Every subcommand (all defined with clap).
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
+    "advise",
     "explain",
     "report",
     "models",
@@ -473,6 +474,8 @@ fn usage_errors_exit_2_with_usage_on_stderr() {
         &["curve"],
         &["curve", "--name=x", "--points=ten"],
         &["compare", "a.json"],
+        &["advise"],
+        &["advise", "--iops=lots", "--name=x"],
         &["compare", "a.json", "b.json", "--fail-if-slower=200"],
         &["merge"],
         &["merge", "a.json", "--output-format=csv"],

@@ -318,6 +318,87 @@ fn bad_volume_specs_list_the_known_types() {
     assert!(!out.contains("shared/"), "no internal paths: {out}");
 }
 
+/// `cost --p99-iops` sizes throughput for the I/O size (`--bs`, or a result file's): gp3 for
+/// 20,000 IOPS of 16 KiB is 24,000 IOPS and 375 MiB/s (it recommended 24,000 IOPS at the
+/// included 125 MiB/s, which carries 8,000 IOPS of 16 KiB), and a volume below the peak is not
+/// compared as a saving ("costs $108.84/month instead of $0.08").
+#[test]
+fn cost_right_sizes_throughput_for_the_io_size() {
+    let d = TempDir::new("cost-bs");
+    let args = [
+        "cost",
+        "--volume",
+        "gp3",
+        "--p99-iops",
+        "20000",
+        "--bs",
+        "16k",
+    ];
+    let o = run_in(&d.0, &args);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    for want in [
+        "right-sizing for a p99 peak of 20,000 IOPS of 16 KiB:",
+        "24,000 IOPS of 16 KiB = 375 MiB/s",
+        "--volume gp3:iops=24000,throughput=375,size=48G",
+        "costs $118.84/month",
+    ] {
+        assert!(out.contains(want), "{args:?}: expected '{want}' in:\n{out}");
+    }
+    assert!(!out.contains("instead of $0.08"), "{args:?}:\n{out}");
+    // A result file gives the I/O size: 64 KiB reads of a null run.
+    let r = run_in(
+        &d.0,
+        &[
+            "--name=r",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=64k",
+            "--size=16m",
+            "--output-format=json",
+            "--output=r.json",
+        ],
+    );
+    assert!(r.status.success(), "{}", stderr(&r));
+    let o = run_in(
+        &d.0,
+        &[
+            "cost",
+            "--volume",
+            "gp3",
+            "--p99-iops",
+            "5000",
+            "--result",
+            "r.json",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("5,000 IOPS of 64 KiB"),
+        "cost --result r.json takes the result's 64 KiB: {}{out}",
+        stderr(&o)
+    );
+    // 6,000 x 64 KiB = 375 MiB/s again, with 6,000 IOPS.
+    assert!(
+        out.contains("--volume gp3:iops=6000,throughput=375,size=12G"),
+        "{out}"
+    );
+    let o = run_in(
+        &d.0,
+        &[
+            "cost",
+            "--volume",
+            "gp3",
+            "--p99-iops",
+            "5000",
+            "--bs",
+            "lots",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "a bad --bs is a usage error");
+    assert!(stderr(&o).contains("lots"), "{}", stderr(&o));
+}
+
 const SEED_SIM: &str = "[global]
 randrepeat=0
 runtime=3

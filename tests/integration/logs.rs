@@ -1220,7 +1220,7 @@ fn patterns_write_fios_bytes_and_offset_patterns_verify_across_tools() {
 /// writes it: for each of `n` 4 KiB I/Os a queue, an issue and a completion event (every
 /// third a write), then a process note and a flush. fio and iolens replay only the queue
 /// events of reads and writes.
-fn blktrace_bytes(n: u64) -> Vec<u8> {
+pub(crate) fn blktrace_bytes(n: u64) -> Vec<u8> {
     const READ: u32 = 1;
     const WRITE: u32 = 1 << 1;
     const FLUSH: u32 = 1 << 2;

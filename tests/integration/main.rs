@@ -2,6 +2,7 @@
 //! deterministic runs, compatibility with fio's JSON, and runs against real files, devices
 //! and kernel interfaces (each of those detects what it needs and skips with a message).
 
+mod advise;
 mod cli;
 mod cluster;
 mod common;

@@ -33,6 +33,9 @@ pub enum AnalyzeError {
     /// The input is not a fio or iolens JSON result.
     #[error("not a fio/iolens JSON result: {0}")]
     NotAResult(String),
+    /// `advise` cannot work with what it was given; the message says what to give.
+    #[error("{0}")]
+    Advise(String),
     /// The bundled model data failed to parse (a bug in `data/models.json`).
     #[error("data/models.json is invalid: {0}")]
     BadModelData(String),

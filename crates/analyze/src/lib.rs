@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod advise;
 pub mod error;
 pub mod explain;
 pub(crate) mod fmt;

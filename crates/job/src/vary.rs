@@ -201,6 +201,39 @@ impl JobSpec {
     }
 }
 
+impl JobSpec {
+    /// Sets option `name` to `text` through the option table, as a line at the end of the
+    /// job's section would (any option the table applies, `sim_volume=` and `runtime=`
+    /// included), and records it among the job's options. The error names the option and what
+    /// it allows.
+    pub fn set_option(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let def = options::lookup(name.trim())
+            .filter(|d| matches!(d.status, Status::Supported | Status::Partial(_)))
+            .ok_or_else(|| format!("'{name}' is not an option iolens applies"))?;
+        let apply = def
+            .apply
+            .ok_or_else(|| format!("'{name}' is not an option iolens applies"))?;
+        apply(self, text.trim()).map_err(|e| format!("{}={text}: {e}", def.name))?;
+        let recorded = TypedOption {
+            name: def.name.to_string(),
+            value: text.trim().to_string(),
+        };
+        match self.own_options.iter_mut().find(|o| o.name == def.name) {
+            Some(o) => *o = recorded,
+            None => {
+                let rank = json_rank(def.name);
+                let at = self
+                    .own_options
+                    .iter()
+                    .rposition(|o| json_rank(&o.name) >= rank)
+                    .map_or(0, |i| i + 1);
+                self.own_options.insert(at, recorded);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl crate::JobSet {
     /// Sets one option of every job (global options are left as they were written).
     pub fn set_all(&mut self, setting: &Setting) {
@@ -273,6 +306,30 @@ mod tests {
         assert!(Setting::parse("filename", "x").is_err());
         let s = Setting::parse("bs", "1Ki").unwrap();
         assert_eq!(s.value(), Value::Bs([1024; 3]), "1Ki");
+    }
+
+    #[test]
+    fn any_option_is_set_through_the_table() {
+        let base = "[a]\nrw=randread\nsize=1m\n";
+        let mut j = job(base);
+        j.set_option("sim_volume", "io1:iops=48000").unwrap();
+        j.set_option("runtime", "30").unwrap();
+        j.set_option("time_based", "1").unwrap();
+        let rebuilt = job(&format!(
+            "{base}sim_volume=io1:iops=48000\nruntime=30\ntime_based=1\n"
+        ));
+        assert_eq!(j.sim, rebuilt.sim);
+        assert_eq!(
+            (j.runtime, j.time_based),
+            (rebuilt.runtime, rebuilt.time_based)
+        );
+        assert_eq!(
+            j.own_options, rebuilt.own_options,
+            "recorded as the file would"
+        );
+        let e = j.set_option("runtime", "soon").unwrap_err();
+        assert!(e.starts_with("runtime=soon"), "{e}");
+        assert!(j.set_option("frobnicate", "1").is_err());
     }
 
     #[test]

@@ -712,9 +712,12 @@ pub struct XyInput {
     pub y_log_over: Option<f64>,
     /// The lines.
     pub series: Vec<Series>,
+    /// Indices of series drawn as dots alone, without a line (a scatter of candidates).
+    pub dots_only: Vec<usize>,
 }
 
-/// One line per series with a dot at each point; None without points.
+/// One line per series with a dot at each point (dots alone for `dots_only`); None without
+/// points.
 pub fn xy_chart(a: &XyInput) -> Option<String> {
     let xs: Vec<f64> = a
         .series
@@ -753,12 +756,15 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
     let mut svg = Svg::new(H, &a.title);
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, &a.x_title, &a.y_title);
-    for s in &a.series {
+    for (i, s) in a.series.iter().enumerate() {
         let mut p = s.points.clone();
         p.sort_by(|a, b| a.0.total_cmp(&b.0));
         let pts: Vec<(f64, f64)> = p.iter().map(|(x, y)| (f.x.px(*x), f.y.px(*y))).collect();
-        svg.polyline(&pts, &format!("ln s{}", s.color));
-        if pts.len() <= 60 {
+        let dots_only = a.dots_only.contains(&i);
+        if !dots_only {
+            svg.polyline(&pts, &format!("ln s{}", s.color));
+        }
+        if pts.len() <= 60 || dots_only {
             for (x, y) in &pts {
                 svg.dot(*x, *y, 3.0, &format!("f{}", s.color));
             }
@@ -1450,6 +1456,7 @@ pub(crate) mod snapshots {
             y_unit: Unit::Count,
             y_log_over: Some(10.0),
             series,
+            dots_only: vec![],
         })
         .expect("points");
         for tick in ["512B", "4KiB", "64KiB", "1MiB"] {

@@ -694,6 +694,7 @@ fn iops_plot(cells: &[PtsCell]) -> Plot {
                     .collect(),
             })
             .collect(),
+        dots_only: vec![],
     };
     let mut head = vec!["R/W mix".to_string()];
     head.extend(bss.iter().map(|(_, l)| l.clone()));
@@ -799,6 +800,7 @@ fn wsat_lines(ss: &PtsSteady, round_s: u64) -> Vec<XyInput> {
             color: 0,
             points,
         }],
+        dots_only: vec![],
     };
     vec![
         line("WSAT: IOPS against time", "time (minutes)", by_time),

@@ -6,6 +6,12 @@
 //! schedule whatever is in flight and counts each I/O from its arrival. The volumes are the
 //! same models the real-time engine uses ([`crate::sim::SimVolume`]), asked in time order.
 //!
+//! A job that replays an I/O log (`read_iolog`) issues the log's I/Os at the log's times
+//! (scaled by `replay_time_scale`; at once with `replay_no_stall`): as fio's replay, an I/O not
+//! due yet waits until what is in flight is done and its time has come, and with `open_loop=1`
+//! the log's times are arrivals, issued whatever is in flight (up to the depth) and counted
+//! from the arrival, so a volume too slow for the trace shows the backlog.
+//!
 //! A simulated minute takes milliseconds, so `iolens advise` can try every candidate volume.
 //! What it gives up: the tool's own time between I/Os (a few µs on the clock) is zero here,
 //! and time-based jobs run `runtime` (or the cap given) in simulated time.
@@ -73,6 +79,62 @@ struct Pending {
     at: u64,
 }
 
+/// A log being replayed: its I/Os in order and the clock reading its times count from.
+struct Replay {
+    ios: std::vec::IntoIter<crate::iolog::TraceIo>,
+    /// ns of simulated time per µs of log time; None: `replay_no_stall`.
+    ns_per_us: Option<f64>,
+    /// The simulated time of the log's time 0 (set by its first I/O).
+    t0: Option<u64>,
+    skip: [bool; 3],
+    done: bool,
+}
+
+impl Replay {
+    fn open(job: &PlannedJob) -> Result<Option<Replay>, String> {
+        let l = &job.spec.logs;
+        let Some(path) = &l.read_iolog else {
+            return Ok(None);
+        };
+        let t = crate::iolog::read(path, l.replay_scale, l.replay_align)?;
+        Ok(Some(Replay {
+            ios: t.ios.into_iter(),
+            ns_per_us: (!l.replay_no_stall).then(|| 1000.0 * 100.0 / l.replay_time_scale as f64),
+            t0: None,
+            skip: l.replay_skip,
+            done: false,
+        }))
+    }
+
+    /// The log's next I/O (direction, bytes, due time), the first one due at `now`.
+    fn next(&mut self, now: u64) -> Option<Pending> {
+        let io = loop {
+            match self.ios.next() {
+                Some(io) if self.skip[io.ddir.idx()] => continue,
+                Some(io) => break io,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+        };
+        let at = match self.ns_per_us {
+            Some(k) => {
+                let off = (io.t_us as f64 * k) as u64;
+                self.t0
+                    .get_or_insert(now.saturating_sub(off))
+                    .saturating_add(off)
+            }
+            None => now,
+        };
+        Some(Pending {
+            d: io.ddir,
+            bytes: u64::from(io.len),
+            at,
+        })
+    }
+}
+
 /// A job in virtual time.
 struct Job<'a> {
     job: &'a PlannedJob,
@@ -98,10 +160,19 @@ struct Job<'a> {
     done: bool,
     /// The last completion (the end of the measured time).
     t_last: u64,
+    /// The I/O log the job replays, if any.
+    replay: Option<Replay>,
+    /// A replayed I/O not due yet waits for what is in flight, then for this time.
+    resume_at: Option<u64>,
 }
 
 impl<'a> Job<'a> {
-    fn new(job: &'a PlannedJob, vol: Arc<SimVolume>, t0: u64, o: &VirtualOptions) -> Job<'a> {
+    fn new(
+        job: &'a PlannedJob,
+        vol: Arc<SimVolume>,
+        t0: u64,
+        o: &VirtualOptions,
+    ) -> Result<Job<'a>, String> {
         let spec = &job.spec;
         let seed = spec.randseed.unwrap_or(0x89);
         let depth = job.eff.depth.get() as usize;
@@ -112,7 +183,8 @@ impl<'a> Job<'a> {
         for p in &mut pace {
             p.next_at = t0;
         }
-        Job {
+        let replay = Replay::open(job)?;
+        Ok(Job {
             job,
             vol,
             stats: JobStats::new(stats_config(spec)),
@@ -133,7 +205,9 @@ impl<'a> Job<'a> {
             ios_cap: o.max_ios,
             done: false,
             t_last: t0,
-        }
+            replay,
+            resume_at: None,
+        })
     }
 
     /// The direction of the next I/O (`rw`, `rwmixread`).
@@ -157,7 +231,11 @@ impl<'a> Job<'a> {
     /// True once the job may issue no more I/O.
     fn finished_issuing(&self, now: u64) -> bool {
         now >= self.deadline
-            || self.issued_bytes >= self.job.byte_budget
+            || self
+                .replay
+                .as_ref()
+                .is_some_and(|r| r.done && self.pending.is_none())
+            || (self.replay.is_none() && self.issued_bytes >= self.job.byte_budget)
             || self
                 .ios_cap
                 .is_some_and(|cap| self.stats.dirs.iter().map(|d| d.ios).sum::<u64>() >= cap)
@@ -176,6 +254,12 @@ impl<'a> Job<'a> {
             // The next I/O: the one waiting for its time, else a new one, gated by its rate.
             let p = match self.pending.take() {
                 Some(p) => p,
+                None if self.replay.is_some() => {
+                    match self.replay.as_mut().and_then(|r| r.next(now)) {
+                        Some(p) => p,
+                        None => return,
+                    }
+                }
                 None => {
                     let mut d = self.next_ddir();
                     if eff.rated() && self.job.spec.rw.is_mixed() {
@@ -192,10 +276,16 @@ impl<'a> Job<'a> {
                 }
             };
             if p.at > now {
+                self.pending = Some(p);
+                if self.replay.is_some() && eff.pacing != Pacing::Open && self.inflight > 0 {
+                    // fio's replay: what is in flight completes first, then the log's time.
+                    self.held_until = u64::MAX;
+                    self.resume_at = Some(p.at);
+                    return;
+                }
                 // Not due yet: nothing more is issued until then (in a closed loop the worker
                 // drains and waits; in an open loop it waits reaping).
                 self.held_until = p.at;
-                self.pending = Some(p);
                 out.push((p.at, Event::Wake));
                 return;
             }
@@ -270,9 +360,13 @@ impl<'a> Job<'a> {
             }
         }
         if self.held_until == u64::MAX && self.inflight == 0 {
-            // The think time starts now that the job's I/O is done.
-            let t = self.job.eff.think.expect("held for a think time");
-            self.held_until = now + t.total.as_nanos() as u64;
+            // The think time (or a replayed I/O's wait for its time) starts now that the job's
+            // I/O is done.
+            self.held_until = match (self.resume_at.take(), self.job.eff.think) {
+                (Some(at), _) => at.max(now),
+                (None, Some(t)) => now + t.total.as_nanos() as u64,
+                (None, None) => now,
+            };
         }
         self.inflight <= self.job.eff.low || self.job.eff.inline()
     }
@@ -299,7 +393,9 @@ pub fn simulate(
         let mut jobs: Vec<Job> = Vec::new();
         for j in plan.jobs.iter().filter(|j| j.phase == phase) {
             let vol = sims.volume_for(&j.spec).map_err(RunError::Plan)?;
-            jobs.push(Job::new(j, vol, t0, o));
+            let job = Job::new(j, vol, t0, o)
+                .map_err(|e| RunError::Plan(j.spec.error_at("read_iolog", e)))?;
+            jobs.push(job);
         }
         let end = run_phase(&mut jobs, t0);
         for j in jobs {
@@ -499,6 +595,92 @@ mod tests {
             (ios / 3.0 - a).abs() / a < 0.01,
             "the ramp's I/Os are not counted: {ios} I/Os in 3 s at {a:.0} IOPS"
         );
+    }
+
+    /// Writes an iolog v3 of `n` 4 KiB reads, one every `gap_us`; returns its path.
+    fn trace(name: &str, n: u64, gap_us: u64) -> std::path::PathBuf {
+        let p =
+            std::env::temp_dir().join(format!("iolens-vtime-{}-{name}.log", std::process::id()));
+        let mut t = String::from("fio version 3 iolog\n0 /dev/traced add\n0 /dev/traced open\n");
+        for i in 0..n {
+            t.push_str(&format!(
+                "{} /dev/traced read {} 4096\n",
+                i * gap_us,
+                i * 4096
+            ));
+        }
+        std::fs::write(&p, t).expect("trace written");
+        p
+    }
+
+    #[test]
+    fn a_replayed_trace_keeps_its_timing() {
+        // 2,000 reads 500 µs apart: 2,000 IOPS for a second, each served in 100 µs.
+        let path = trace("timing", 2000, 500);
+        let job = |extra: &str| {
+            format!(
+                "[r]\nioengine=libaio\niodepth=8\nfilename=vol\nread_iolog={}\nsim_latency=100us\n{extra}",
+                path.display()
+            )
+        };
+        let (iops, lat, r) = sim(&job(""));
+        let ios = r.jobs[0].dirs[0].total_ios;
+        assert_eq!(ios, 2000, "every I/O of the trace is replayed once");
+        assert!(
+            (iops - 2000.0).abs() < 10.0 && (lat - 100.0).abs() < 0.5,
+            "the trace's 2,000 IOPS at the volume's 100 µs: got {iops:.1} IOPS at {lat:.1} µs"
+        );
+        // On a volume that serves 1,000 IOPS, an open loop shows the backlog the trace builds
+        // (the last I/Os wait about a second); fio's replay, behind its schedule, keeps its
+        // depth in flight and counts from issue, which hides it.
+        let (iops, open_lat, _) = sim(&job("sim_iops=1000\nopen_loop=1\n"));
+        assert!(
+            (iops - 1000.0).abs() < 15.0,
+            "a 1,000-IOPS volume under a 2,000-IOPS trace: got {iops:.1} IOPS"
+        );
+        assert!(
+            open_lat > 300_000.0,
+            "open loop: latency counts from the trace's arrivals, a growing backlog: {open_lat:.0} µs"
+        );
+        let (_, closed_lat, _) = sim(&job("sim_iops=1000\n"));
+        assert!(
+            (closed_lat - 8_000.0).abs() < 500.0 && open_lat > 30.0 * closed_lat,
+            "fio's replay: latency from issue, 8 in flight at 1,000 IOPS = 8 ms, got {closed_lat:.0} µs (open loop {open_lat:.0} µs)"
+        );
+        // replay_no_stall: the log's I/Os go at once, up to the depth.
+        let (iops, _, _) = sim(&job("sim_iops=1000\nreplay_no_stall=1\n"));
+        assert!(
+            (iops - 1000.0).abs() < 15.0,
+            "no stall: the volume's rate, got {iops:.1}"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn an_unreadable_trace_is_an_error_naming_the_option() {
+        let path = trace("bad", 3, 10);
+        std::fs::write(&path, "fio version 3 iolog\nx /f read 0 1\n").unwrap();
+        let text = format!(
+            "[r]\nfilename=vol\nread_iolog={}\nsim_latency=100us\n",
+            path.display()
+        );
+        let set = parse_job_text("t.fio", &text, &SystemEnvironment).expect("job parses");
+        let e = match crate::plan(&set) {
+            Err(e) => e.to_string(),
+            Ok(plan) => simulate(
+                &set,
+                &plan,
+                &SimRegistry::default(),
+                &VirtualOptions::default(),
+            )
+            .expect_err("a bad trace is refused")
+            .to_string(),
+        };
+        assert!(
+            e.contains("read_iolog") && e.contains("bad timestamp"),
+            "the error names the option and the line: {e}"
+        );
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

@@ -380,7 +380,8 @@ pub fn run_checked(
     sink: &mut Sink,
 ) -> Result<Outcome> {
     let plan = checked.0;
-    for n in plan.notes.iter().filter(|_| s.notes) {
+    let sim_notes = sim::latency_notes(set);
+    for n in plan.notes.iter().chain(&sim_notes).filter(|_| s.notes) {
         if s.header {
             sink.write(&format!("{n}\n"))?;
         } else {

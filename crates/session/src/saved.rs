@@ -31,6 +31,20 @@ pub fn explain_file(path: &Path, ctx: &ExplainContext, json: bool) -> Result<Str
     })
 }
 
+/// The I/O size right-sizing provisions throughput for: `bs` as given, or the mean I/O size of
+/// the result saved at `result`.
+pub fn io_size(bs: Option<u64>, result: Option<&Path>) -> Result<Option<u64>> {
+    let Some(path) = result else { return Ok(bs) };
+    let p = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{p}'"))?;
+    let view =
+        parse_result(&text).with_context(|| format!("'{p}' is not a fio or iolens JSON result"))?;
+    let size = view.mean_io_size();
+    Ok(Some(size.with_context(|| {
+        format!("'{p}' has no I/O to take a size from; give --bs")
+    })?))
+}
+
 /// A saved input as text: fio's compressed logs (`log_store_compressed`: NAME.log.fz) are
 /// inflated first.
 fn read_input(path: &str) -> Result<String> {

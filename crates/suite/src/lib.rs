@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod advise;
 pub mod commands;
 pub mod compare;
 pub mod curve;
@@ -44,6 +45,28 @@ pub fn parse_seconds(s: &str) -> Result<u64, SuiteError> {
     iolens_job::parse_time(s, iolens_job::TimeUnit::Sec)
         .map(|d| d.as_secs().max(1))
         .map_err(|e| SuiteError(e.to_string()))
+}
+
+/// An I/O size as the option table reads `bs=` (`16k`, `1m`).
+pub fn parse_io_size(s: &str) -> Result<u64, SuiteError> {
+    match iolens_job::Setting::parse("bs", s)
+        .map_err(SuiteError)?
+        .value()
+    {
+        iolens_job::SettingValue::Bs(b) => Ok(b[0]),
+        _ => Err(SuiteError(format!(
+            "'{s}' is not an I/O size (examples: 4k, 16k, 1m)"
+        ))),
+    }
+}
+
+/// A positive number, with thousands separators allowed (`20,000`).
+pub fn parse_count(s: &str) -> Result<f64, SuiteError> {
+    s.replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| SuiteError(format!("'{s}' is not a positive number")))
 }
 
 /// Progress of a suite, for a progress line: which step of how many, what it is, and the

@@ -377,9 +377,9 @@ fn the_agreement_check_catches_each_contradiction() {
             |e| {
                 e.findings[0].arithmetic = e.findings[0]
                     .arithmetic
-                    .replace("the other 247.7", "the other 248")
+                    .replace("the other 248.2", "the other 249")
             },
-            "248 waiting stated",
+            "249 waiting stated",
         ),
         (
             "a headline with another bound",
@@ -409,7 +409,7 @@ fn the_agreement_check_catches_each_contradiction() {
             |e| {
                 e.findings[0].arithmetic = e.findings[0]
                     .arithmetic
-                    .replace("16,001 IOPS x 500 µs", "16,000 IOPS x 500 µs")
+                    .replace("16,001 IOPS x 465 µs", "16,000 IOPS x 465 µs")
             },
             "the rate 16,000 in a finding, 16,001 in the headline",
         ),

@@ -615,10 +615,10 @@ fn sim_context(o: &JobOpts, notes: &mut Vec<String>, job: &str) -> Option<Volume
 
 fn volume_line(v: &Volume) -> String {
     format!(
-        "volume {} ({}; typical latency {}, typical, not guaranteed)",
+        "volume {} ({}; latency from {})",
         v.name(),
         v.provider(),
-        fmt::us_short(v.typical_latency_us())
+        v.typical_latency_note()
     )
 }
 

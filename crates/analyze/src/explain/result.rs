@@ -181,6 +181,16 @@ pub struct ResultView {
     pub interrupted: bool,
 }
 
+impl ResultView {
+    /// The mean I/O size of the whole result, bytes (its bytes over its I/Os), or `None`
+    /// when it did no I/O.
+    pub fn mean_io_size(&self) -> Option<u64> {
+        let dirs = self.jobs.iter().flat_map(|j| j.dirs.iter());
+        let (bytes, ios) = dirs.fold((0.0, 0.0), |(b, n), d| (b + d.io_bytes, n + d.total_ios));
+        (ios > 0.0 && bytes > 0.0).then(|| (bytes / ios).round().max(1.0) as u64)
+    }
+}
+
 /// An option's canonical name (`blocksize` is `bs`), from the job crate's option table.
 fn canonical(key: &str) -> String {
     let k = key.trim();

@@ -219,11 +219,11 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
         "{}",
         lb.arithmetic
     );
-    // Little's law against the model's 500 µs: 48,089 x 5,324 µs = 256 in flight, of which
-    // 48,089 x 500 µs = 24 in service and the rest waiting.
+    // Little's law against the io1 latency model's mean of 465 µs: 48,089 x 5,324 µs = 256 in
+    // flight, of which 48,089 x 465 µs = 22.4 in service and the rest waiting.
     assert!(
         lb.arithmetic.contains(
-            "48,089 IOPS x 500 µs = 24 in service, the other 232 of the 256 in flight waiting"
+            "48,089 IOPS x 465 µs = 22.4 in service, the other 233.6 of the 256 in flight waiting"
         ),
         "{}",
         lb.arithmetic
@@ -232,10 +232,11 @@ fn seed_fix_is_limit_bound_with_a_deep_queue() {
     assert!(
         q.queued
             && q.service_time_from == "model"
-            && q.waiting.is_some_and(|w| (w - 232.0).abs() < 0.5),
-        "expected 232 waiting against the model's latency, got {q:?}"
+            && q.waiting.is_some_and(|w| (w - 233.6).abs() < 0.5),
+        "expected 233.6 waiting against the io1 latency model's mean of 465 µs, got {q:?}"
     );
-    assert!(lb.fix.contains("iodepth ~8 per job"), "{}", lb.fix);
+    // 48,000 IOPS x the io1 model's mean of 465 µs = 22.3 in flight over 4 jobs.
+    assert!(lb.fix.contains("iodepth ~7 per job"), "{}", lb.fix);
     assert!(find(&e, "concurrency").is_none());
     assert_no_depth_advice(&e, "seed fix");
     assert!(e.findings.iter().all(|f| f.severity != Severity::Critical));

@@ -273,6 +273,12 @@ pub(crate) fn combine(cands: Vec<Candidate>, w: &Workload) -> Option<Ceiling> {
     })
 }
 
+/// The instance's own ceiling for the workload (its caps alone, for the volume's type where a
+/// GCP machine caps each disk type apart); `None` without a cap that applies.
+pub(crate) fn instance_ceiling(inst: &Instance, vol: &Volume, w: &Workload) -> Option<Ceiling> {
+    combine(instance_candidates(inst, Some(vol), w), w)
+}
+
 /// Ceiling for a fully described workload (used by `explain`).
 pub(crate) fn ceiling_for(
     vol: Option<&Volume>,

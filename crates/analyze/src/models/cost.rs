@@ -1,10 +1,12 @@
 //! Monthly cost from list prices, and right-sizing: provision 120 % of the measured p99 peak
-//! (the rule of the io2 Block Express benchmark article), within the type's limits. Prices are data with their source; a type
+//! (the rule of the io2 Block Express benchmark article), IOPS and throughput at the I/O size,
+//! within the type's limits. Prices are data with their source; a type
 //! without a sourced price has no cost rather than a guessed one.
 
 use serde::Serialize;
 
-use super::data::{Gp3, Params, PriceTier, Provisioned, ProvisionedIops};
+use super::data::{Params, PriceTier};
+use super::provision::{size_for, Need};
 use super::volume::Volume;
 use crate::fmt;
 
@@ -41,7 +43,11 @@ pub struct RightSize {
     pub current_cost: Option<Cost>,
     /// Monthly saving (negative: the proposal costs more), where both costs are known.
     pub saving: Option<f64>,
-    /// One or two sentences with the arithmetic.
+    /// The I/O size it was sized for, bytes.
+    pub bs: u64,
+    /// The arithmetic, one sentence per line.
+    pub lines: Vec<String>,
+    /// The lines as one paragraph.
     pub explanation: String,
 }
 
@@ -143,8 +149,8 @@ impl Volume {
 }
 
 /// What `iolens cost` prints: the volume, its notes, the monthly cost line by line with the
-/// total, and the right-sizing for a p99 peak when one is given.
-pub fn cost_text(vol: &Volume, p99_peak_iops: Option<f64>) -> String {
+/// total, and the right-sizing for a p99 peak of I/Os of `bs` bytes when one is given.
+pub fn cost_text(vol: &Volume, p99_peak_iops: Option<f64>, bs: Option<u64>) -> String {
     let mut s = format!("{}\n", vol.name());
     for n in vol.notes() {
         s.push_str(&format!("  note: {n}\n"));
@@ -159,60 +165,107 @@ pub fn cost_text(vol: &Volume, p99_peak_iops: Option<f64>) -> String {
         None => s.push_str("  no published price in the model data for this volume type\n"),
     }
     if let Some(peak) = p99_peak_iops {
+        let r = right_size(vol, peak, bs);
         s.push_str(&format!(
-            "\nright-sizing for a p99 peak of {peak:.0} IOPS:\n  {}\n",
-            right_size(vol, peak).explanation
+            "\nright-sizing for a p99 peak of {} IOPS of {}:\n",
+            fmt::int(peak),
+            fmt::size(r.bs as f64)
         ));
+        for line in &r.lines {
+            s.push_str(&format!("  {line}\n"));
+        }
+        s.push_str(&format!("  --volume {}\n", r.volume.spec()));
     }
     s
 }
 
-/// Right-sizes `vol` for a measured p99 peak: provision 120 % of it (the headroom rule), clamped
-/// to the type's minimum and maximum. Types whose IOPS come from size (gp2, st1/sc1, OCI,
-/// pd-ssd) grow to the size that gives the IOPS but are never shrunk (EBS volumes cannot shrink).
-pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
-    let target = (p99_peak_iops.max(0.0) * RIGHT_SIZE_HEADROOM).ceil();
-    let mut new = vol.clone();
-    new.notes.clear();
-    let mut why = vec![format!(
-        "Provision 120 % of the p99 peak (20 % headroom): {} x 1.2 = {} IOPS.",
+/// The I/O size right-sizing assumes when none is given: 16 KiB, the size AWS states IOPS at.
+pub const DEFAULT_BS: u64 = 16 * 1024;
+
+/// Right-sizes `vol` for a measured p99 peak of I/Os of `bs` bytes (16 KiB when not given):
+/// provision 120 % of it (the headroom rule), IOPS and throughput both, within the type's
+/// limits (see [`super::size_for`]). A volume is never shrunk below its size (EBS volumes
+/// cannot shrink), so types whose performance comes from size (gp2, st1/sc1, OCI, Persistent
+/// Disk) only grow.
+pub fn right_size(vol: &Volume, p99_peak_iops: f64, bs: Option<u64>) -> RightSize {
+    let b = bs.unwrap_or(DEFAULT_BS).max(1);
+    let need = Need {
+        iops: p99_peak_iops.max(0.0),
+        bytes_per_s: 0.0,
+        bs: b,
+        read_fraction: 1.0,
+        sequential: false,
+        capacity_gib: 0.0,
+        headroom: RIGHT_SIZE_HEADROOM,
+    };
+    let target = need.target().ceil();
+    let mut lines = vec![format!(
+        "Provision 120 % of the p99 peak (20 % headroom): {} x 1.2 = {} IOPS of {} = {} (the peak alone: {} x {} = {}).",
         fmt::int(p99_peak_iops),
-        fmt::int(target)
+        fmt::int(target),
+        fmt::size(b as f64),
+        fmt::bw(target * b as f64),
+        fmt::int(p99_peak_iops),
+        fmt::size(b as f64),
+        fmt::bw(p99_peak_iops * b as f64)
     )];
-    match &vol.model.params {
-        Params::Gp3(p) => why.extend(gp3_for(p, vol, target, &mut new)),
-        Params::Provisioned(p) => why.extend(provisioned_for(p, vol, target, &mut new)),
-        Params::Hyperdisk(p) => {
-            provision(&p.provisioned, target, &mut new);
+    if bs.is_none() {
+        lines.push(format!(
+            "No I/O size given: {} assumed, the size AWS states IOPS at (give --bs, or --result with a result file).",
+            fmt::size(b as f64)
+        ));
+    }
+    let now = vol.ceiling(b, 1.0);
+    let sized = match size_for(vol, &need, true) {
+        Ok(s) => s,
+        Err(e) => {
+            lines.push(format!("{} cannot be sized: {e}", vol.model.ty));
+            return RightSize {
+                volume: vol.clone(),
+                cost: vol.monthly_cost(),
+                current_cost: vol.monthly_cost(),
+                saving: None,
+                bs: b,
+                explanation: lines.join(" "),
+                lines,
+            };
         }
-        Params::AzureV2(p) => {
-            let i = provision(&p.provisioned, target, &mut new);
-            let t = vol.throughput.unwrap_or(p.included_mb_s * 1e6);
-            let max_t = (i * p.mb_s_per_iops).min(p.max_mb_s) * 1e6;
-            if t > max_t {
-                new.throughput = Some(max_t.max(p.included_mb_s * 1e6));
-            }
-        }
-        Params::Custom => {
-            new.iops = Some(target.max(1.0));
-        }
-        Params::HdThroughput(_) => {
-            why.push(format!(
-                "{} is provisioned by throughput (its IOPS follow from it), so an IOPS peak is no basis for its size; keep {} or move random I/O to a type with provisioned IOPS.",
-                vol.model.ty,
-                size_label(vol)
-            ));
-        }
-        Params::Hdd(_) => {
-            why.push(format!(
-                "{} is sized by throughput (MiB/s per TiB), not IOPS: every random I/O costs a 1 MiB credit, so an IOPS peak is no basis for its size; keep {} or move random I/O to an SSD type.",
-                vol.model.ty,
-                size_label(vol)
-            ));
-        }
-        Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) | Params::Tiered(_) => {
-            why.extend(grown_for(vol, target, &mut new));
-        }
+    };
+    let new = sized.volume.clone();
+    let grows_by_size = matches!(
+        &vol.model.params,
+        Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) | Params::Tiered(_) | Params::Hdd(_)
+    );
+    if matches!(&vol.model.params, Params::Hdd(_)) && !need.sequential {
+        lines.push(format!(
+            "{} is sized by throughput (MiB/s per TiB): every random I/O of up to 1 MiB uses 1 MiB of throughput credit.",
+            vol.model.ty
+        ));
+    }
+    if grows_by_size && new.size_gib == vol.size_gib && now.iops >= target {
+        lines.push(format!(
+            "{} performance comes from size: {} already gives {} IOPS of {}, and volumes cannot be shrunk in place; keep it (or move to a type with provisioned IOPS such as gp3).",
+            vol.model.ty,
+            size_label(vol),
+            fmt::int(now.iops),
+            fmt::size(b as f64)
+        ));
+    } else {
+        lines.push(format!("{}.", sized.steps.join("; ")));
+    }
+    if let Some(short) = &sized.short {
+        let instead = match vol.model.ty.as_str() {
+            "io1" => "io2 (up to 256,000 IOPS) or several volumes",
+            _ => "a type with higher limits or several volumes",
+        };
+        lines.push(format!("{short}: the peak needs {instead}."));
+    } else if sized.no_headroom {
+        lines.push(format!(
+            "{} carries the peak but not the 20 % headroom ({} IOPS of {} at most).",
+            new.name(),
+            fmt::int(sized.ceiling_iops),
+            fmt::size(b as f64)
+        ));
     }
     let cost = new.monthly_cost();
     let current_cost = vol.monthly_cost();
@@ -220,17 +273,37 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         (Some(n), Some(c)) => Some(c.total - n.total),
         _ => None,
     };
+    let given = if vol.notes().iter().any(|n| n.contains("not given")) {
+        " (the spec's defaults)"
+    } else {
+        ""
+    };
     match (&cost, &current_cost, saving) {
-        (Some(n), Some(c), Some(s)) => why.push(format!(
-            "{} costs {}/month instead of {} for {}: {} {}/month.",
+        (Some(n), _, _) if new.spec() == vol.spec() => lines.push(format!(
+            "No change: {} stays at {}/month.",
+            new.name(),
+            fmt::usd(n.total)
+        )),
+        (Some(n), Some(c), Some(sv)) if now.iops >= p99_peak_iops => lines.push(format!(
+            "{} costs {}/month instead of {} for {}{given}: {} {}/month.",
             new.name(),
             fmt::usd(n.total),
             fmt::usd(c.total),
             vol.name(),
-            if s >= 0.0 { "saves" } else { "costs" },
-            fmt::usd(s.abs())
+            if sv >= 0.0 { "saves" } else { "costs" },
+            fmt::usd(sv.abs())
         )),
-        _ => why.push(format!(
+        (Some(n), Some(c), _) => lines.push(format!(
+            "{} costs {}/month. {}{given}, at {}/month, carries only {} IOPS of {} ({}), below the peak.",
+            new.name(),
+            fmt::usd(n.total),
+            vol.name(),
+            fmt::usd(c.total),
+            fmt::int(now.iops),
+            fmt::size(b as f64),
+            now.limited_by
+        )),
+        _ => lines.push(format!(
             "{}; no sourced price for {}, so no cost comparison.",
             new.name(),
             vol.model.ty
@@ -241,133 +314,10 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64) -> RightSize {
         cost,
         current_cost,
         saving,
-        explanation: why.join(" "),
+        bs: b,
+        explanation: lines.join(" "),
+        lines,
     }
-}
-
-/// gp3 at `target` IOPS: from the included IOPS to the (current or older) maximum, a size the
-/// IOPS allow, and throughput no higher than the IOPS allow. Returns the reasons.
-fn gp3_for(p: &Gp3, vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
-    let mut why = vec![];
-    let size = vol.size_gib.unwrap_or(0.0);
-    let max = if vol.older_limits {
-        p.older_limits.max_iops
-    } else {
-        p.max_iops
-    };
-    let i = target.clamp(p.included_iops, max);
-    if target < p.included_iops {
-        why.push(format!(
-            "gp3 includes {} IOPS at no charge, so that is the floor.",
-            fmt::int(p.included_iops)
-        ));
-    } else if i < target {
-        why.push(format!(
-            "gp3 stops at {} IOPS; the peak needs io2 or several volumes.",
-            fmt::int(i)
-        ));
-    }
-    new.iops = Some(i);
-    if i > p.included_iops && i > p.max_iops_per_gib * size {
-        new.size_gib = Some((i / p.max_iops_per_gib).ceil());
-        why.push(format!(
-            "{} IOPS need at least {} at 500 IOPS/GiB.",
-            fmt::int(i),
-            fmt::gib((i / p.max_iops_per_gib).ceil())
-        ));
-    }
-    let t = vol.throughput.unwrap_or(p.included_mib_s * MIB);
-    let max_t = (i * p.mib_s_per_iops).min(p.max_mib_s) * MIB;
-    if t > max_t {
-        new.throughput = Some(max_t.max(p.included_mib_s * MIB));
-        why.push(format!(
-            "throughput lowered to {} (0.25 MiB/s per IOPS).",
-            fmt::bw(max_t)
-        ));
-    }
-    why
-}
-
-/// io1/io2 at `target` IOPS within the type's range, grown to the size the IOPS need.
-/// Returns the reasons.
-fn provisioned_for(p: &Provisioned, vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
-    let mut why = vec![];
-    let i = target.clamp(p.min_iops, p.max_iops);
-    if i < target {
-        why.push(format!(
-            "{} stops at {} IOPS; the peak needs {}.",
-            vol.model.ty,
-            fmt::int(p.max_iops),
-            if vol.model.ty == "io1" {
-                "io2 (up to 256,000 IOPS)"
-            } else {
-                "several volumes"
-            }
-        ));
-    }
-    new.iops = Some(i);
-    let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-    if need > vol.size_gib.unwrap_or(0.0) {
-        new.size_gib = Some(need);
-        why.push(format!(
-            "{} IOPS need at least {} at {} IOPS/GiB.",
-            fmt::int(i),
-            fmt::gib(need),
-            fmt::int(p.max_iops_per_gib)
-        ));
-    }
-    why
-}
-
-/// A type whose IOPS come from its size: kept when it already gives `target` IOPS (volumes
-/// cannot shrink), else grown to the smallest size that does, up to the type's maximum.
-/// Returns the reasons.
-fn grown_for(vol: &Volume, target: f64, new: &mut Volume) -> Vec<String> {
-    let size = vol.size_gib.unwrap_or(0.0);
-    let have = vol.limits(false).iops;
-    if have >= target {
-        return vec![format!(
-            "{} performance comes from size: {} already gives {} IOPS, and volumes cannot be shrunk in place; keep it (or migrate to a type with provisioned IOPS such as gp3).",
-            vol.model.ty,
-            size_label(vol),
-            fmt::int(have)
-        )];
-    }
-    let mut s = size.max(1.0);
-    // Grow in 1 GiB steps, doubling first, until the IOPS suffice or the size cap.
-    let max = max_size(vol);
-    let mut probe = vol.clone();
-    while s < max {
-        probe.size_gib = Some(s);
-        if probe.limits(false).iops >= target {
-            break;
-        }
-        s = (s * 2.0).min(max);
-    }
-    let mut lo = size.max(1.0);
-    let mut hi = s;
-    while hi - lo > 1.0 {
-        let mid = ((lo + hi) / 2.0).floor();
-        probe.size_gib = Some(mid);
-        if probe.limits(false).iops >= target {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    new.size_gib = Some(hi);
-    probe.size_gib = Some(hi);
-    let got = probe.limits(false).iops;
-    let mut why = vec![format!(
-        "{} performance comes from size: {} gives {} IOPS.",
-        vol.model.ty,
-        size_label(&probe),
-        fmt::int(got)
-    )];
-    if got < target {
-        why.push("the type's maximum is below the target.".into());
-    }
-    why
 }
 
 fn size_label(v: &Volume) -> String {
@@ -375,27 +325,4 @@ fn size_label(v: &Volume) -> String {
         Params::Oci(_) => format!("{} GB", fmt::trim(v.size_gib.unwrap_or(0.0), 2)),
         _ => fmt::gib(v.size_gib.unwrap_or(0.0)),
     }
-}
-
-fn max_size(v: &Volume) -> f64 {
-    match &v.model.params {
-        Params::Gp2(p) => p.size_gib.max,
-        Params::Hdd(p) => p.size_gib.max,
-        Params::Oci(p) => p.size_gb.max,
-        Params::GcpPd(p) => p.size_gib.max,
-        Params::Tiered(p) => p.tiers.last().map(|t| t.size_gib).unwrap_or(1.0),
-        _ => v.size_gib.unwrap_or(1.0),
-    }
-}
-
-/// Sets `new`'s IOPS to `target` within the type's range, and grows its size where the IOPS
-/// need more GiB than it has; returns the IOPS.
-fn provision(p: &ProvisionedIops, target: f64, new: &mut Volume) -> f64 {
-    let i = target.clamp(p.included_iops, p.max_iops);
-    new.iops = Some(i);
-    let need = (i / p.max_iops_per_gib).ceil().max(p.size_gib.min);
-    if i > p.included_iops && need > new.size_gib.unwrap_or(0.0) {
-        new.size_gib = Some(need);
-    }
-    i
 }

@@ -19,6 +19,12 @@ pub(crate) struct ModelData {
     pub description: String,
     pub instance_burst_rule: Sourced,
     pub volumes: Vec<VolumeModel>,
+    /// Latency distributions per volume type, each with its basis and source.
+    pub latency_models: Vec<LatencyModelData>,
+    /// The types a volume of which several instances can attach at once.
+    pub multi_attach: TypeList,
+    /// Published durability, by type.
+    pub durability: Vec<Durability>,
     pub instances: Vec<InstanceData>,
     /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
     #[serde(default)]
@@ -132,7 +138,6 @@ pub(crate) struct VolumeModel {
     pub params: Params,
     #[serde(default)]
     pub notes: Vec<String>,
-    pub typical_latency: TypicalLatency,
     pub price: Option<Price>,
     pub source: String,
     pub date: String,
@@ -144,10 +149,64 @@ pub(crate) struct VolumeModel {
     pub details: Option<String>,
 }
 
-/// A typical base latency, explicitly not a guarantee.
+/// Volume types that share a property, with its source.
 #[derive(Debug, Deserialize)]
-pub(crate) struct TypicalLatency {
-    pub us: f64,
+pub(crate) struct TypeList {
+    pub types: Vec<String>,
+    pub note: String,
+    pub source: String,
+    pub date: String,
+}
+
+/// A published durability (annual, percent) of the types named.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Durability {
+    pub types: Vec<String>,
+    /// The lower end of the published figure, percent per year.
+    pub annual_pct: f64,
+    /// The figure as published (`99.8-99.9 %`).
+    pub text: String,
+    pub source: String,
+    pub date: String,
+}
+
+/// What a latency model rests on.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Basis {
+    /// Percentiles measured on a real volume.
+    #[serde(rename = "measured")]
+    Measured,
+    /// A vendor's phrase ("sub-millisecond"), read into percentiles.
+    #[serde(rename = "vendor phrase")]
+    VendorPhrase,
+    /// Neither: an assumption, said as such.
+    #[serde(rename = "assumption")]
+    Assumption,
+    /// Given on the command line (a measurement of one's own).
+    #[serde(rename = "given")]
+    Given,
+}
+
+/// A latency distribution for the volume types it names: quantiles in `sim_latency`'s syntax
+/// (`0=147us:50=445us:...:100=19921us`), what they rest on and how far to trust them.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct LatencyModelData {
+    pub name: String,
+    pub types: Vec<String>,
+    pub basis: Basis,
+    /// The vendor's words, where the basis is a phrase.
+    #[serde(default)]
+    pub vendor_phrase: Option<String>,
+    pub quantiles: String,
+    /// The source's own mean, where it was measured.
+    #[serde(default)]
+    pub measured_mean_us: Option<f64>,
+    /// What was measured, where it was.
+    #[serde(default)]
+    pub conditions: Option<String>,
+    /// A true percentile may lie this factor above or below the model's.
+    pub uncertainty_factor: f64,
+    pub uncertainty: String,
     pub note: String,
     pub source: String,
     pub date: String,
@@ -520,7 +579,15 @@ mod tests {
         assert!(d.volumes.len() >= 15);
         for v in &d.volumes {
             assert!(!v.source.is_empty() && !v.date.is_empty(), "{}", v.ty);
-            assert!(v.typical_latency.note.contains("typical"), "{}", v.ty);
+            let models = d.latency_models.iter().filter(|m| m.types.contains(&v.ty));
+            let durable = d.durability.iter().filter(|m| m.types.contains(&v.ty));
+            assert!(durable.count() <= 1, "{}: one durability at most", v.ty);
+            assert_eq!(
+                models.count(),
+                1,
+                "{}: one latency model per volume type",
+                v.ty
+            );
             if let Some(p) = &v.price {
                 assert!(!p.source.is_empty() && !p.date.is_empty(), "{}", v.ty);
             }
@@ -579,6 +646,28 @@ mod tests {
                 let (a, b) = (i[mbps].as_f64().unwrap(), i[mb].as_f64().unwrap());
                 assert!((a / 8.0 - b).abs() < 0.01, "{}", i["name"]);
             }
+        }
+    }
+
+    #[test]
+    fn property_lists_name_modelled_types() {
+        let d = try_data().unwrap();
+        let named = d
+            .multi_attach
+            .types
+            .iter()
+            .chain(d.durability.iter().flat_map(|x| x.types.iter()));
+        for t in named {
+            assert!(
+                volume_model(t).is_some_and(|m| &m.ty == t),
+                "{t}: a volume type's canonical name"
+            );
+        }
+        assert!(!d.multi_attach.source.is_empty() && !d.multi_attach.date.is_empty());
+        assert!(!d.multi_attach.note.is_empty());
+        for x in &d.durability {
+            assert!(!x.source.is_empty() && !x.date.is_empty() && !x.text.is_empty());
+            assert!((90.0..100.0).contains(&x.annual_pct), "{}", x.text);
         }
     }
 

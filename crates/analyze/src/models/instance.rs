@@ -268,6 +268,33 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
     })
 }
 
+/// The instances of a family, e.g. `m6i` (EC2) or `standard_d` (Azure, with or without its
+/// `Standard_` prefix): every listed instance whose name starts with the family and a `.` (EC2)
+/// or continues it (Azure), smallest caps first. Empty when none matches.
+pub fn instance_family(family: &str) -> Vec<Instance> {
+    let f = family.trim().to_ascii_lowercase();
+    if f.is_empty() {
+        return vec![];
+    }
+    let azure = format!("standard_{f}");
+    let mut out: Vec<Instance> = data()
+        .instances
+        .iter()
+        .filter(|i| {
+            i.name.starts_with(&format!("{f}."))
+                || (i.provider != "AWS EC2"
+                    && (i.name.starts_with(&f) || i.name.starts_with(&azure)))
+        })
+        .filter_map(|i| instance(&i.name).ok())
+        .collect();
+    out.sort_by(|a, b| {
+        (a.baseline_iops, a.baseline_mb_s)
+            .partial_cmp(&(b.baseline_iops, b.baseline_mb_s))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
 /// An OCI flexible shape named with its OCPU count (`vm.standard.e4.flex.8`): `None` when the
 /// name is no flexible shape, an error (the allowed range) when the count does not fit.
 fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {

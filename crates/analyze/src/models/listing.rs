@@ -241,7 +241,7 @@ fn price_line(m: &VolumeModel) -> String {
 }
 
 /// A human-readable listing for `iolens models`: every volume type with its fields, formula,
-/// limits, price, typical latency and source; every instance with its EBS caps; the data version.
+/// limits, price, latency model and source; every instance with its EBS caps; the data version.
 pub fn list_models() -> String {
     let d = data();
     let mut out = String::new();
@@ -265,13 +265,14 @@ pub fn list_models() -> String {
             out.push_str(&format!("      note: {n}\n"));
         }
         out.push_str(&format!("      {}\n", price_line(m)));
-        out.push_str(&format!(
-            "      typical latency {} ({}; {}, {})\n",
-            fmt::us_short(m.typical_latency.us),
-            m.typical_latency.note,
-            m.typical_latency.source,
-            m.typical_latency.date
-        ));
+        if let Some(l) = super::latency_model(&m.ty) {
+            out.push_str(&format!(
+                "      latency model {} ({}): {}\n",
+                l.name(),
+                l.provenance(),
+                l.summary()
+            ));
+        }
         out.push_str(&format!(
             "      source: {}\n",
             cite(&m.source, &m.date, m.unverified.is_some())
@@ -467,14 +468,15 @@ pub fn list_sources() -> String {
             ),
             None => out.push_str("    price: none sourced\n"),
         }
-        let l = &m.typical_latency;
-        entry(
-            &mut out,
-            "typical latency",
-            (&l.source, &l.date),
-            None,
-            Some(&l.note),
-        );
+        if let Some(l) = super::latency_model(&m.ty) {
+            entry(
+                &mut out,
+                &format!("latency model {} ({})", l.name(), l.basis_text()),
+                (l.source(), l.date()),
+                None,
+                Some(l.uncertainty()),
+            );
+        }
     }
     out.push_str("\nInstances\n");
     let mut groups: Vec<(&super::data::InstanceData, Vec<&str>)> = vec![];

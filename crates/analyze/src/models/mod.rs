@@ -1,6 +1,6 @@
 //! Cloud volume, instance and cost models.
 //!
-//! The numbers (limits, prices, typical latencies) live in `data/models.json`, versioned and
+//! The numbers (limits, prices, latency models) live in `data/models.json`, versioned and
 //! with a source and date on every entry; this module holds the formulas: how IOPS and
 //! throughput follow from size and provisioning, how EBS counts large I/Os (256 KiB units on SSD,
 //! 1 MiB on HDD), how an instance caps a volume, what a volume costs and how to right-size it.
@@ -12,15 +12,20 @@ mod ceiling;
 mod cost;
 pub(crate) mod data;
 mod instance;
+mod latency;
 mod listing;
+mod provision;
 mod spec;
 mod volume;
 
-pub(crate) use ceiling::{ceiling_for, Workload};
+pub(crate) use ceiling::{ceiling_for, instance_ceiling, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
-pub use cost::{cost_text, right_size, Cost, RightSize, RIGHT_SIZE_HEADROOM};
-pub use instance::{instance, Instance};
+pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
+pub use instance::{instance, instance_family, Instance};
+pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json, list_sources};
+pub use provision::{size_for, smallest, Need, Sized};
+pub(crate) use spec::known_types;
 pub use spec::parse_volume;
 pub use volume::{Burst, Volume};
 
@@ -118,6 +123,7 @@ mod tests {
         assert!(close(v.iops(), 3_000.0));
         assert!(close(v.throughput_bytes_per_s(), 125.0 * MIB));
         assert!(v.typical_latency_us() > 0.0);
+        assert_eq!(v.latency_model().name(), "ebs-gp");
         let v = parse_volume("gp3:iops=6000,throughput=250").unwrap();
         assert_eq!(v.size_gib(), Some(12.0));
         assert!(close(v.throughput_bytes_per_s(), 250.0 * MIB));
@@ -281,10 +287,10 @@ mod tests {
             "{:?}",
             io1.detail
         );
-        let text = cost_text(&v, Some(60_000.0));
+        let text = cost_text(&v, Some(60_000.0), None);
         assert!(
             text.contains("  total: $4,745.10 per month\n")
-                && text.contains("right-sizing for a p99 peak of 60000 IOPS:"),
+                && text.contains("right-sizing for a p99 peak of 60,000 IOPS of 16 KiB:"),
             "iolens cost's text for {}: the total with its thousands separator, then the right-sizing:\n{text}",
             v.name()
         );
@@ -588,7 +594,7 @@ mod tests {
     #[test]
     fn right_sizing() {
         let v = parse_volume("io2-be:iops=100000,size=500G").unwrap();
-        let r = right_size(&v, 40_000.0);
+        let r = right_size(&v, 40_000.0, None);
         assert_eq!(r.volume.iops, Some(48_000.0));
         let cost = r.cost.as_ref().unwrap();
         // 62.50 + 32,000 x 0.065 + 16,000 x 0.0455 = 2,870.50
@@ -604,17 +610,21 @@ mod tests {
             "{}",
             r.explanation
         );
-        // A 24,000-IOPS peak stays on gp3 (80,000 IOPS since 2025): about $113/month.
-        let r = right_size(&parse_volume("gp3:size=100G").unwrap(), 20_000.0);
-        assert_eq!(r.volume.type_name(), "gp3");
-        assert_eq!(r.volume.iops, Some(24_000.0));
-        assert!(close(r.cost.as_ref().unwrap().total, 113.0), "{:?}", r.cost);
+        // A 20,000-IOPS peak of 16 KiB stays on gp3 with 375 MiB/s (24,000 x 16 KiB):
+        // $8 + 21,000 x $0.005 + 250 x $0.04 = $123/month.
+        let r = right_size(
+            &parse_volume("gp3:size=100G").unwrap(),
+            20_000.0,
+            Some(16384),
+        );
+        assert_eq!(r.volume.spec(), "gp3:iops=24000,throughput=375,size=100G");
+        assert!(close(r.cost.as_ref().unwrap().total, 123.0), "{:?}", r.cost);
         // gp3 never goes below its included 3,000 IOPS.
         let g = parse_volume("gp3:iops=10000,size=100G").unwrap();
-        let r = right_size(&g, 1000.0);
+        let r = right_size(&g, 1000.0, None);
         assert_eq!(r.volume.iops, Some(3000.0));
         // io1 beyond its maximum is clamped and says what to do.
-        let r = right_size(&parse_volume("io1:iops=1000").unwrap(), 100_000.0);
+        let r = right_size(&parse_volume("io1:iops=1000").unwrap(), 100_000.0, None);
         assert_eq!(r.volume.iops, Some(64_000.0));
         assert!(
             r.explanation.contains("io2 (up to 256,000 IOPS)"),
@@ -623,17 +633,60 @@ mod tests {
         );
         assert_eq!(r.volume.size_gib, Some(1280.0));
         // gp2 grows to the size that gives the IOPS, and never shrinks.
-        let r = right_size(&parse_volume("gp2:size=100G").unwrap(), 1000.0);
+        let r = right_size(&parse_volume("gp2:size=100G").unwrap(), 1000.0, None);
         assert_eq!(r.volume.size_gib, Some(400.0));
-        let r = right_size(&parse_volume("gp2:size=2000G").unwrap(), 100.0);
+        let r = right_size(&parse_volume("gp2:size=2000G").unwrap(), 100.0, None);
         assert_eq!(r.volume.size_gib, Some(2000.0));
         assert!(
             r.explanation.contains("cannot be shrunk"),
             "{}",
             r.explanation
         );
-        let r = right_size(&parse_volume("st1:size=2T").unwrap(), 100.0);
+        let r = right_size(&parse_volume("st1:size=2T").unwrap(), 100.0, None);
         assert!(r.explanation.contains("throughput"), "{}", r.explanation);
+    }
+
+    /// `cost --volume gp3 --p99-iops 20000 --bs 16k`: 24,000 IOPS gave 8,000 IOPS of 16 KiB at
+    /// the included 125 MiB/s; the throughput is provisioned too, and a volume below the peak
+    /// is not "saved" on.
+    #[test]
+    fn right_sizing_provisions_the_throughput_of_the_io_size() {
+        let v = parse_volume("gp3").unwrap();
+        let r = right_size(&v, 20_000.0, Some(16 * KIB));
+        assert_eq!(
+            r.volume.spec(),
+            "gp3:iops=24000,throughput=375,size=48G",
+            "gp3 for 20,000 IOPS of 16 KiB: {:?}",
+            r.lines
+        );
+        let c = r.volume.ceiling(16 * KIB, 1.0);
+        assert!(
+            c.iops >= 24_000.0,
+            "the right-sized gp3 carries 24,000 IOPS of 16 KiB, got {c:?}"
+        );
+        let text = cost_text(&v, Some(20_000.0), Some(16 * KIB));
+        for want in [
+            "20,000 x 1.2 = 24,000 IOPS of 16 KiB = 375 MiB/s",
+            "the peak alone: 20,000 x 16 KiB = 313 MiB/s",
+            "gp3 24,000 IOPS, 375 MiB/s, 48 GiB costs $118.84/month",
+            "carries only 3,000 IOPS of 16 KiB",
+            "--volume gp3:iops=24000,throughput=375,size=48G",
+        ] {
+            assert!(
+                text.contains(want),
+                "cost --volume gp3 --p99-iops 20000 --bs 16k: expected '{want}' in:\n{text}"
+            );
+        }
+        assert!(
+            !text.contains("instead of $0.08"),
+            "no saving is claimed against a volume below the peak:\n{text}"
+        );
+        // Without --bs the text says which size it assumed.
+        let text = cost_text(&v, Some(20_000.0), None);
+        assert!(text.contains("No I/O size given: 16 KiB assumed"), "{text}");
+        // Large I/O: 1,000 x 1 MiB on gp3 counts 4 IOPS each and needs 1,200 MiB/s.
+        let r = right_size(&v, 1_000.0, Some(1 << 20));
+        assert_eq!(r.volume.spec(), "gp3:iops=4800,throughput=1200,size=10G");
     }
 
     #[test]
@@ -781,7 +834,10 @@ mod tests {
             .iter()
             .find_map(|f| parse_volume(&format!("{}{f}", v.ty)).ok())
             .unwrap_or_else(|| panic!("{}: no spec of the three tried parses", v.ty));
-            outputs.push((format!("cost --volume {}", v.ty), cost_text(&vol, None)));
+            outputs.push((
+                format!("cost --volume {}", v.ty),
+                cost_text(&vol, None, None),
+            ));
         }
         for (what, text) in &outputs {
             if let Some((line, m)) = making(text) {

@@ -47,6 +47,9 @@ pub(crate) fn known_types() -> String {
 /// that list what is allowed.
 pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
     let g = Given::parse(spec)?;
+    let latency = super::latency_model(&g.model.ty).ok_or_else(|| {
+        AnalyzeError::BadModelData(format!("volume type {} has no latency model", g.model.ty))
+    })?;
     let mut vol = Volume {
         model: g.model,
         iops: None,
@@ -57,6 +60,7 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
         older_limits: false,
         pv_attach: false,
         notes: vec![],
+        latency,
     };
     match &g.model.params {
         Params::Gp2(p) => sized(&g, p.size_gib, "gp2:size=500G")?,

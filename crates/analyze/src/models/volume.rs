@@ -34,6 +34,8 @@ pub struct Volume {
     /// OCI: a paravirtualized attachment (`attach=pv`), with its lower IOPS cap.
     pub(crate) pv_attach: bool,
     pub(crate) notes: Vec<String>,
+    /// The type's latency model.
+    pub(crate) latency: super::LatencyModel,
 }
 
 /// A volume's limits in its own accounting units.
@@ -209,18 +211,39 @@ impl Volume {
         self.limits(false).bytes_per_s
     }
 
-    /// Typical base latency of one small I/O in µs, for the simulator when the user gives none.
-    /// A typical value from the data file, never a guarantee; `custom:latency=` overrides it.
-    pub fn typical_latency_us(&self) -> f64 {
-        self.latency_us.unwrap_or(self.model.typical_latency.us)
+    /// The type's latency model (every type has one; the data's tests check it).
+    pub fn latency_model(&self) -> &super::LatencyModel {
+        &self.latency
     }
 
-    /// Where the typical latency comes from and why it is only typical.
+    /// The base latency the simulated volume draws from: the type's latency model, or the
+    /// fixed latency a `custom:latency=` spec gives.
+    pub fn latency_dist(&self) -> iolens_job::LatencyDist {
+        match self.latency_us {
+            Some(us) => iolens_job::LatencyDist::Fixed(us * 1000.0),
+            None => self.latency_model().dist(),
+        }
+    }
+
+    /// Mean base latency of one small I/O in µs: the latency model's mean (or the spec's own
+    /// `custom:latency=`), for Little's law. A model, never a guarantee.
+    pub fn typical_latency_us(&self) -> f64 {
+        self.latency_us
+            .unwrap_or_else(|| self.latency_model().mean_us())
+    }
+
+    /// Where the latency comes from: the spec, or the model with its percentiles and basis.
     pub fn typical_latency_note(&self) -> String {
         if self.latency_us.is_some() {
             "given in the spec".into()
         } else {
-            self.model.typical_latency.note.clone()
+            let m = self.latency_model();
+            format!(
+                "the {} latency model ({}): {}",
+                m.name(),
+                m.provenance(),
+                m.summary()
+            )
         }
     }
 
@@ -295,6 +318,29 @@ impl Volume {
                         fmt::bw(base.bytes_per_s),
                     ),
                 })
+            }
+            _ => None,
+        }
+    }
+
+    /// How long a full credit bucket lasts for a workload that draws `ios_per_s` I/Os (in the
+    /// volume's I/O units) and `bytes_per_s` above the sustained limits: gp2 spends I/O credits
+    /// beyond its baseline IOPS, st1/sc1 throughput credits beyond their baseline MiB/s.
+    /// `None` for types without credits, or when the workload stays within the baseline (the
+    /// bucket then never empties).
+    pub fn burst_seconds_at(&self, ios_per_s: f64, bytes_per_s: f64) -> Option<f64> {
+        self.burst()?;
+        let size = self.size_gib?;
+        let base = self.limits(false);
+        match &self.model.params {
+            Params::Gp2(p) => {
+                let over = ios_per_s - base.iops;
+                (over > 0.0).then(|| p.burst.initial_credits / over)
+            }
+            Params::Hdd(p) => {
+                let over = bytes_per_s - base.bytes_per_s;
+                let bucket = p.credit_bucket_mib_per_tib * size / 1024.0 * MIB;
+                (over > 0.0).then(|| bucket / over)
             }
             _ => None,
         }

@@ -1,0 +1,1053 @@
+//! The arithmetic of `iolens advise`: which volume types a workload may use (the provider,
+//! type, multi-attach and durability filters), each sized for the workload's need
+//! ([`crate::models::size_for`]), striped over several volumes where one cannot carry it,
+//! checked against the instance's caps, and for types that burst on credits, how long the
+//! credits last at this workload. Once each candidate has been simulated (the suite runs the
+//! workload on it in virtual time), [`judge`] gives the verdict on each target with the latency
+//! model's uncertainty, and [`rank`] orders them: what fits by cost, then what the model cannot
+//! confirm, then what was rejected, each with its reason.
+
+use serde::Serialize;
+
+use crate::fmt;
+use crate::models::data::{data, volume_model};
+use crate::models::{
+    instance_ceiling, size_for, smallest, Instance, LatencyModel, Need, Verdict, Volume, Workload,
+};
+use crate::AnalyzeError;
+
+const MIB: f64 = 1_048_576.0;
+
+/// The providers `--provider` takes, with the model data's name of each.
+pub const PROVIDERS: [(&str, &str); 4] = [
+    ("aws", "AWS EBS"),
+    ("azure", "Azure Managed Disks"),
+    ("gcp", "GCP"),
+    ("oci", "OCI Block Volume"),
+];
+
+/// How long an instance holds a burst above its baseline (EC2: 30 minutes); a workload that
+/// runs longer gets the baseline.
+const INSTANCE_BURST_S: f64 = 1800.0;
+
+/// Which volume types advise may pick.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    /// `aws`, `azure`, `gcp`, `oci` (empty: all).
+    pub providers: Vec<String>,
+    /// Volume types by name or alias (empty: all).
+    pub types: Vec<String>,
+    /// Only types one volume of which several instances can attach.
+    pub multi_attach: bool,
+    /// Only types with at least this published annual durability, percent.
+    pub durability_pct: Option<f64>,
+}
+
+/// The volume types `f` lets advise pick (canonical names, in the data's order), and one note
+/// per filter that left types out. Unknown providers or types are errors that list the known.
+pub fn catalogue(f: &Filters) -> Result<(Vec<String>, Vec<String>), AnalyzeError> {
+    let d = data();
+    for p in &f.providers {
+        if !PROVIDERS
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(p.trim()))
+        {
+            return Err(AnalyzeError::Advise(format!(
+                "unknown provider '{p}'; known: {}",
+                PROVIDERS.map(|(k, _)| k).join(", ")
+            )));
+        }
+    }
+    let mut wanted = vec![];
+    for t in &f.types {
+        match volume_model(t) {
+            Some(m) => wanted.push(m.ty.clone()),
+            None => {
+                return Err(AnalyzeError::UnknownVolumeType {
+                    given: t.clone(),
+                    known: crate::models::known_types(),
+                })
+            }
+        }
+    }
+    let mut notes = vec![];
+    let mut out = vec![];
+    for m in d.volumes.iter().filter(|m| m.ty != "custom") {
+        let key = provider_key(&m.provider);
+        if !f.providers.is_empty() && !f.providers.iter().any(|p| p.eq_ignore_ascii_case(key)) {
+            continue;
+        }
+        if !wanted.is_empty() && !wanted.contains(&m.ty) {
+            continue;
+        }
+        if f.multi_attach && !d.multi_attach.types.contains(&m.ty) {
+            continue;
+        }
+        if let Some(min) = f.durability_pct {
+            let dur = d.durability.iter().find(|x| x.types.contains(&m.ty));
+            if !dur.is_some_and(|x| x.annual_pct >= min - 1e-9) {
+                continue;
+            }
+        }
+        out.push(m.ty.clone());
+    }
+    if f.multi_attach {
+        notes.push(format!(
+            "--multi-attach: {} ({}, {})",
+            d.multi_attach.note, d.multi_attach.source, d.multi_attach.date
+        ));
+    }
+    if let Some(min) = f.durability_pct {
+        let named: Vec<String> = d
+            .durability
+            .iter()
+            .map(|x| {
+                format!(
+                    "{}: {} ({}, {})",
+                    x.types.join(", "),
+                    x.text,
+                    x.source,
+                    x.date
+                )
+            })
+            .collect();
+        notes.push(format!(
+            "--durability {}: the published annual durability of each type ({}); types without a published figure are left out",
+            fmt::trim(min, 4),
+            named.join("; ")
+        ));
+    }
+    if out.is_empty() {
+        return Err(AnalyzeError::Advise(
+            "no volume type passes the filters (--provider, --type, --multi-attach, --durability); run `iolens models` for the types and their providers".into(),
+        ));
+    }
+    Ok((out, notes))
+}
+
+/// `aws`, `azure`, `gcp`, `oci` for a model's provider name (`custom` for the rest).
+pub fn provider_key(provider: &str) -> &'static str {
+    PROVIDERS
+        .iter()
+        .find(|(_, name)| *name == provider)
+        .map_or("custom", |(k, _)| k)
+}
+
+/// What the candidates are sized for.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The workload's need.
+    pub need: Need,
+    /// The instances to check: one (`--instance TYPE`), a family smallest first (the first
+    /// that carries a candidate is taken), or none.
+    pub instances: Vec<Instance>,
+    /// How long the workload runs at a time, seconds (`None`: for good). Burst credits and
+    /// burst instances count only for a workload shorter than they last.
+    pub duration_s: Option<f64>,
+    /// The most volumes one candidate stripes over.
+    pub max_stripe: u32,
+}
+
+/// A candidate: one volume type, sized, perhaps striped, on the instance.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// `io2`, `4 x gp3`, `gp2 on burst credits`.
+    pub label: String,
+    /// The type.
+    pub type_name: String,
+    /// `aws`, `azure`, `gcp`, `oci`.
+    pub provider: String,
+    /// One volume of it.
+    #[serde(skip)]
+    pub volume: Volume,
+    /// `--volume` spec of one volume.
+    pub spec: String,
+    /// Its name with the provisioned values.
+    pub name: String,
+    /// Volumes striped (1: one volume).
+    pub count: u32,
+    /// The instance it was checked on.
+    pub instance: Option<String>,
+    /// How each provisioned value follows from the need.
+    pub steps: Vec<String>,
+    /// Monthly cost of all its volumes, USD (`None`: no sourced price).
+    pub cost: Option<f64>,
+    /// The cost line by line (one volume).
+    pub cost_lines: Vec<String>,
+    /// What the 20 % headroom adds to the monthly cost (the same type sized for the need alone).
+    pub headroom_cost: Option<f64>,
+    /// The ceiling for the workload's I/O: volumes and instance together, I/Os per second.
+    pub ceiling_iops: f64,
+    /// What binds it.
+    pub limited_by: String,
+    /// The simulated volume's IOPS limit (in the volume's I/O units) when the stripe, the
+    /// instance or burst credits set it, else the volume's own.
+    pub sim_iops: Option<f64>,
+    /// The simulated volume's bytes per second, likewise.
+    pub sim_bw: Option<f64>,
+    /// Burst credits, instance caps, the stripe: what else to know.
+    pub notes: Vec<String>,
+}
+
+/// A type left out before any simulation, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejection {
+    /// The type (`io1`) or candidate (`gp2 on burst credits`).
+    pub label: String,
+    /// `limit`, `instance cap`, `burst`, `capacity`, `concurrency`, `latency model`.
+    pub kind: String,
+    /// One sentence with the numbers.
+    pub reason: String,
+    /// The most I/Os per second it carries for the workload (the widest stripe allowed, or
+    /// the instance's cap), where that is what fell short: how close it came.
+    pub reach: Option<f64>,
+}
+
+/// Sizes every type of `types` for the need: the candidates, and the types that cannot carry
+/// it with their reasons.
+pub fn candidates(s: &Setup, types: &[String]) -> (Vec<Candidate>, Vec<Rejection>) {
+    let mut out = vec![];
+    let mut rejected = vec![];
+    for ty in types {
+        match candidate(s, ty) {
+            Ok((c, extra)) => {
+                match c {
+                    Ok(c) => out.push(c),
+                    Err(r) => rejected.push(r),
+                }
+                out.extend(extra.0);
+                rejected.extend(extra.1);
+            }
+            Err(e) => rejected.push(Rejection {
+                label: ty.clone(),
+                kind: "limit".into(),
+                reach: None,
+                reason: e.to_string(),
+            }),
+        }
+    }
+    (out, rejected)
+}
+
+type Extra = (Vec<Candidate>, Vec<Rejection>);
+
+/// One type: its candidate (or why not), and its burst-credit candidate or rejection.
+fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra), AnalyzeError> {
+    let need = &s.need;
+    let base = smallest(ty)?;
+    let sized = size_for(&base, need, false)?;
+    let mut extra: Extra = (vec![], vec![]);
+    let burst = burst_option(s, &base, &sized.volume);
+    match burst {
+        Some(Ok(c)) => extra.0.push(c),
+        Some(Err(r)) => extra.1.push(r),
+        None => {}
+    }
+    let (vol, count, steps) = match &sized.short {
+        None => (sized.volume.clone(), 1u32, sized.steps.clone()),
+        Some(short) => {
+            // Stripe: each of n volumes carries 1/n of the need.
+            let n = (need.target() / sized.ceiling_iops.max(1e-9))
+                .ceil()
+                .max(2.0);
+            if n > f64::from(s.max_stripe) {
+                return Ok((
+                    Err(Rejection {
+                        label: ty.to_string(),
+                        kind: "limit".into(),
+                        reach: Some(sized.ceiling_iops * f64::from(s.max_stripe)),
+                        reason: format!(
+                            "{short}; a stripe would need {} volumes, more than {}",
+                            fmt::int(n),
+                            s.max_stripe
+                        ),
+                    }),
+                    extra,
+                ));
+            }
+            let part = Need {
+                iops: need.iops / n,
+                bytes_per_s: need.bytes_per_s / n,
+                capacity_gib: need.capacity_gib / n,
+                ..*need
+            };
+            let each = size_for(&base, &part, false)?;
+            if each.short.is_some() {
+                return Ok((
+                    Err(Rejection {
+                        label: ty.to_string(),
+                        kind: "limit".into(),
+                        reach: None,
+                        reason: short.clone(),
+                    }),
+                    extra,
+                ));
+            }
+            let mut steps = vec![format!(
+                "{short}: striped over {} volumes, each sized for 1/{}",
+                fmt::int(n),
+                fmt::int(n)
+            )];
+            steps.extend(each.steps);
+            (each.volume, n as u32, steps)
+        }
+    };
+    let cand = place(s, ty, vol, count, steps, None);
+    Ok((cand, extra))
+}
+
+/// Puts `count` volumes like `vol` on the setup's instance (the first of a family that carries
+/// them), with their cost and ceiling; a rejection when no instance carries them. `burst`:
+/// the volume runs on its credits for the workload's duration (its burst limits apply).
+fn place(
+    s: &Setup,
+    ty: &str,
+    vol: Volume,
+    count: u32,
+    steps: Vec<String>,
+    burst: Option<String>,
+) -> Result<Candidate, Rejection> {
+    let need = &s.need;
+    let w = workload(s, burst.is_some());
+    let n = f64::from(count);
+    let own = crate::models::ceiling_for(Some(&vol), None, &w).map_or(f64::INFINITY, |c| c.iops);
+    let label = match (&burst, count) {
+        (Some(_), _) => format!("{ty} on burst credits"),
+        (None, 1) => ty.to_string(),
+        (None, n) => format!("{n} x {ty}"),
+    };
+    let mut limited_by = crate::models::ceiling_for(Some(&vol), None, &w)
+        .map_or_else(|| "no limit".to_string(), |c| c.limited_by);
+    if count > 1 {
+        limited_by = format!("{count} volumes x {limited_by}");
+    }
+    let mut ceiling = own * n;
+    let mut instance = None;
+    let mut notes = vec![];
+    if let Some(b) = &burst {
+        notes.push(b.clone());
+    }
+    if count > 1 {
+        notes.push(format!(
+            "a stripe (RAID 0) of {count} volumes: each I/O goes to one of them, so they share the load evenly only when the I/O is spread over the whole stripe"
+        ));
+    }
+    let mut caps = None;
+    if !s.instances.is_empty() {
+        let mut best: Option<(f64, String, &Instance)> = None;
+        for inst in &s.instances {
+            let Some(c) = instance_ceiling(inst, &vol, &w) else {
+                continue;
+            };
+            let carries = c.iops >= need.ios() * (1.0 - 1e-9);
+            if carries || best.as_ref().is_none_or(|b| c.iops > b.0) {
+                best = Some((c.iops, c.limited_by.clone(), inst));
+            }
+            if carries {
+                break;
+            }
+        }
+        match best {
+            None => notes.push(format!(
+                "{} has no modelled cap for {ty}; the volume's own limits apply",
+                s.instances[0].name
+            )),
+            Some((cap, by, inst)) => {
+                if cap < need.ios() * (1.0 - 1e-9) {
+                    return Err(Rejection {
+                        label,
+                        kind: "instance cap".into(),
+                        reach: Some(cap),
+                        reason: format!(
+                            "{} carries at most {} IOPS of {} to {ty} ({by}), below the {} needed{}",
+                            inst.name,
+                            fmt::int(cap),
+                            fmt::size(need.bs as f64),
+                            fmt::int(need.ios()),
+                            if s.instances.len() > 1 {
+                                ", and it is the largest of the family"
+                            } else {
+                                ""
+                            }
+                        ),
+                    });
+                }
+                if cap < ceiling {
+                    ceiling = cap;
+                    limited_by = by;
+                }
+                instance = Some(inst.name.clone());
+                caps = instance_caps(inst, &vol, need.read_fraction, w.sustained);
+            }
+        }
+    }
+    // The simulated volume: the stripe's limits, under the instance's caps.
+    let lim = vol.limits_for(burst.is_some(), false, need.read_fraction);
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let mut sim_iops = finite(lim.iops * n);
+    let mut sim_bw = finite(lim.bytes_per_s * n);
+    if let Some((ci, cb)) = caps {
+        sim_iops = Some(sim_iops.map_or(ci, |v| v.min(ci)));
+        sim_bw = Some(sim_bw.map_or(cb, |v| v.min(cb)));
+    }
+    let cost = vol.monthly_cost().map(|c| (c.total * n, c.detail));
+    let headroom_cost = headroom_cost(s, ty, count, cost.as_ref().map(|c| c.0));
+    Ok(Candidate {
+        label,
+        type_name: ty.to_string(),
+        provider: provider_key(vol.provider()).to_string(),
+        spec: vol.spec(),
+        name: vol.name(),
+        count,
+        instance,
+        steps,
+        cost: cost.as_ref().map(|c| c.0),
+        cost_lines: cost.map(|c| c.1).unwrap_or_default(),
+        headroom_cost,
+        ceiling_iops: ceiling,
+        limited_by,
+        sim_iops,
+        sim_bw,
+        notes,
+        volume: vol,
+    })
+}
+
+/// The workload as the limits see it; sustained unless it runs shorter than an instance's
+/// burst, and with the volume's burst limits when `on_credits`.
+fn workload(s: &Setup, on_credits: bool) -> Workload {
+    Workload {
+        bs: s.need.bs.max(1) as f64,
+        read_fraction: s.need.read_fraction,
+        sequential: s.need.sequential,
+        sustained: s.duration_s.is_none_or(|d| d > INSTANCE_BURST_S),
+        volume_burst: on_credits,
+    }
+}
+
+/// An instance's caps on a volume as the simulated volume takes them (IOPS, bytes/s).
+fn instance_caps(inst: &Instance, vol: &Volume, rf: f64, sustained: bool) -> Option<(f64, f64)> {
+    let i = inst.for_volume(Some(vol))?;
+    Some(match i.disk_caps.as_slice() {
+        [c] => {
+            let (iops, mib) = c.mixed(rf);
+            (iops, mib * MIB)
+        }
+        _ if sustained && i.burst => (i.baseline_iops, i.baseline_mb_s * 1e6),
+        _ => (i.max_iops, i.max_mb_s * 1e6),
+    })
+}
+
+/// What the 20 % headroom adds per month: the cost against the same type sized for the need
+/// alone.
+fn headroom_cost(s: &Setup, ty: &str, count: u32, cost: Option<f64>) -> Option<f64> {
+    let bare = Need {
+        headroom: 1.0,
+        iops: s.need.iops / f64::from(count),
+        bytes_per_s: s.need.bytes_per_s / f64::from(count),
+        capacity_gib: s.need.capacity_gib / f64::from(count),
+        ..s.need
+    };
+    let v = size_for(&smallest(ty).ok()?, &bare, false).ok()?;
+    let without = v.volume.monthly_cost()?.total * f64::from(count);
+    Some((cost? - without).max(0.0))
+}
+
+/// For types with burst credits (gp2, st1, sc1): a smaller volume that carries the need on
+/// its credits. A candidate when the workload runs shorter than the credits last, else a
+/// rejection that says how long they last and what follows.
+fn burst_option(
+    s: &Setup,
+    base: &Volume,
+    sustained: &Volume,
+) -> Option<Result<Candidate, Rejection>> {
+    base.burst()?;
+    let need = &s.need;
+    let w = workload(s, true);
+    // The smallest size at or above the capacity whose burst ceiling carries the need.
+    let lo = base.size_gib?.max(need.capacity_gib.ceil());
+    let hi = sustained.size_gib?;
+    let carries = |size: f64| {
+        let mut v = base.clone();
+        v.size_gib = Some(size);
+        v.burst().is_some()
+            && crate::models::ceiling_for(Some(&v), None, &w)
+                .is_some_and(|c| c.iops >= need.target() * (1.0 - 1e-9))
+    };
+    let mut size = None;
+    let mut probe = lo;
+    while probe < hi {
+        if carries(probe) {
+            size = Some(probe);
+            break;
+        }
+        probe = (probe * 2.0).min(hi);
+    }
+    let size = size?;
+    let vol = crate::models::parse_volume(&format!("{}:size={size}G", base.type_name())).ok()?;
+    let units = match vol.io_unit() {
+        Some(u) if need.bs > u => (need.bs as f64 / u as f64).ceil(),
+        _ => 1.0,
+    };
+    let ios = need.ios();
+    let secs = vol.burst_seconds_at(ios * units, ios * need.bs as f64)?;
+    let base_lim = vol.limits(false);
+    let burst = vol.burst()?;
+    let how = format!(
+        "{} bursts to {} for {} at this workload ({} IOPS of {}), then falls to {} IOPS, {}",
+        vol.name(),
+        if burst.bytes_per_s > base_lim.bytes_per_s && burst.iops <= base_lim.iops {
+            fmt::bw(burst.bytes_per_s)
+        } else {
+            format!("{} IOPS", fmt::int(burst.iops))
+        },
+        fmt::secs(secs),
+        fmt::int(ios),
+        fmt::size(need.bs as f64),
+        fmt::int(base_lim.iops),
+        fmt::bw(base_lim.bytes_per_s)
+    );
+    match s.duration_s {
+        Some(d) if d <= secs => Some(place(
+            s,
+            base.type_name(),
+            vol,
+            1,
+            vec![format!("size: {} (its burst carries the need)", fmt::gib(size))],
+            Some(format!(
+                "{how}: the workload's {} fits within the credits (a full bucket; it refills only while the volume runs below its baseline)",
+                fmt::secs(d)
+            )),
+        )),
+        Some(d) => Some(Err(Rejection {
+            label: format!("{} on burst credits", base.type_name()),
+            kind: "burst".into(),
+            reach: None,
+            reason: format!("{how}: the workload runs {}", fmt::secs(d)),
+        })),
+        None => Some(Err(Rejection {
+            label: format!("{} on burst credits", base.type_name()),
+            kind: "burst".into(),
+            reach: None,
+            reason: format!(
+                "{how}: not for a workload that runs for good (give --duration if it runs for less)"
+            ),
+        })),
+    }
+}
+
+/// A latency target: the `pct` percentile of `dir`'s latency (`None`: all I/O), µs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatTarget {
+    /// Percentile: 50, 99, 99.9.
+    pub pct: f64,
+    /// `read`, `write`, or `None` for all I/O.
+    pub dir: Option<String>,
+    /// The most it may be, µs.
+    pub us: f64,
+}
+
+impl LatTarget {
+    /// `p99`, `p99 read`.
+    pub fn name(&self) -> String {
+        let p = format!("p{}", fmt::trim(self.pct, 2));
+        match &self.dir {
+            Some(d) => format!("{p} {d}"),
+            None => p,
+        }
+    }
+}
+
+/// What the workload must get.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Targets {
+    /// I/Os per second.
+    pub iops: Option<f64>,
+    /// Bytes per second.
+    pub bytes_per_s: Option<f64>,
+    /// Latency percentiles.
+    pub latency: Vec<LatTarget>,
+}
+
+/// What a candidate's simulation measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Measured {
+    /// I/Os per second, all directions.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Latency percentiles: (direction or `None` for all, percentile, µs).
+    pub latency: Vec<(Option<String>, f64, f64)>,
+    /// The I/Os in flight the workload can keep (its depth x jobs).
+    pub in_flight: f64,
+    /// Explain's bound for the run (`limit`, `concurrency`, `rate`, ...).
+    pub bound: String,
+    /// Explain's claim for it.
+    pub bound_claim: String,
+}
+
+impl Measured {
+    /// The measured `pct` percentile of `dir` (or all I/O), µs.
+    pub fn percentile(&self, dir: Option<&str>, pct: f64) -> Option<f64> {
+        self.latency
+            .iter()
+            .find(|(d, p, _)| d.as_deref() == dir && (p - pct).abs() < 1e-9)
+            .map(|(_, _, us)| *us)
+    }
+}
+
+/// One target against what a candidate gave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Margin {
+    /// `IOPS`, `throughput`, `p99`, `p99 read`.
+    pub target: String,
+    /// The target as written.
+    pub want: String,
+    /// What the candidate gave.
+    pub got: String,
+    /// How far inside the target, percent of it (negative: outside).
+    pub margin_pct: f64,
+    /// Whether it holds.
+    pub verdict: Verdict,
+}
+
+/// A candidate's standing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Meets every target.
+    Fits,
+    /// Meets the rate; a latency target lies within the model's uncertainty.
+    CannotConfirm,
+    /// Misses a target.
+    Rejected,
+}
+
+/// A candidate's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Judged {
+    /// Fits, cannot confirm, or rejected.
+    pub status: Status,
+    /// Each target.
+    pub margins: Vec<Margin>,
+    /// Why it is rejected or unconfirmed (kind, sentence).
+    pub reason: Option<(String, String)>,
+}
+
+/// IOPS within this share of the target count as met (a simulation of Poisson arrivals wanders
+/// by a fraction of a percent).
+const RATE_TOLERANCE: f64 = 0.02;
+
+/// Judges a simulated candidate against the targets: rates against the need (a candidate that
+/// can carry more than it got was held back by the workload: concurrency), latencies by the
+/// latency model's verdict (within its uncertainty: the model cannot confirm it).
+pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> Judged {
+    let mut margins = vec![];
+    let mut reason: Option<(String, String)> = None;
+    let mut status = Status::Fits;
+    let mut rate = |name: &str, want: f64, got: f64, show: &dyn Fn(f64) -> String| {
+        let ok = got >= want * (1.0 - RATE_TOLERANCE);
+        margins.push(Margin {
+            target: name.into(),
+            want: show(want),
+            got: show(got),
+            margin_pct: 100.0 * (got - want) / want,
+            verdict: if ok { Verdict::Meets } else { Verdict::Misses },
+        });
+        ok
+    };
+    let mut short = None;
+    if let Some(want) = t.iops {
+        if !rate("IOPS", want, m.iops, &|x| format!("{} IOPS", fmt::int(x))) {
+            short = Some(("IOPS", want, m.iops));
+        }
+    }
+    if let Some(want) = t.bytes_per_s {
+        if !rate("throughput", want, m.bytes_per_s, &|x| fmt::bw(x)) && short.is_none() {
+            short = Some(("throughput", want, m.bytes_per_s));
+        }
+    }
+    if let Some((what, want, got)) = short {
+        status = Status::Rejected;
+        let frac = got / want;
+        let carries = c.ceiling_iops * frac >= got * (1.0 + RATE_TOLERANCE)
+            || c.ceiling_iops >= t.iops.unwrap_or(0.0) * (1.0 - 1e-9);
+        // The volumes and the instance carry the target and the run was not at a limit, so
+        // the shortfall is the workload's: its I/Os in flight over the type's latency
+        // (Little's law; a full queue of slow I/Os reads as saturation).
+        reason = Some(if carries && m.bound != "limit" {
+            (
+                "concurrency".into(),
+                format!(
+                    "too little concurrency in the workload: {} I/Os in flight gave {} of the {} needed, though {} carries {} IOPS ({})",
+                    fmt::trim(m.in_flight, 1),
+                    if what == "IOPS" {
+                        format!("{} IOPS", fmt::int(got))
+                    } else {
+                        fmt::bw(got)
+                    },
+                    if what == "IOPS" {
+                        fmt::int(want)
+                    } else {
+                        fmt::bw(want)
+                    },
+                    c.label,
+                    fmt::int(c.ceiling_iops),
+                    m.bound_claim
+                ),
+            )
+        } else {
+            (
+                "limit".into(),
+                format!(
+                    "{} of {} needed, {}: {}",
+                    what,
+                    if what == "IOPS" {
+                        fmt::int(want)
+                    } else {
+                        fmt::bw(want)
+                    },
+                    if what == "IOPS" {
+                        format!("{} IOPS reached", fmt::int(got))
+                    } else {
+                        format!("{} reached", fmt::bw(got))
+                    },
+                    c.limited_by
+                ),
+            )
+        });
+    }
+    for l in &t.latency {
+        let Some(got) = m.percentile(l.dir.as_deref(), l.pct) else {
+            continue;
+        };
+        let v = model.verdict(got, l.us);
+        margins.push(Margin {
+            target: l.name(),
+            want: fmt::us_short(l.us),
+            got: fmt::us_short(got),
+            margin_pct: 100.0 * (l.us - got) / l.us,
+            verdict: v,
+        });
+        let by = format!(
+            "by {} ({}: {})",
+            model.label(),
+            model.provenance(),
+            model.summary()
+        );
+        match v {
+            Verdict::Meets => {}
+            Verdict::Misses if status != Status::Rejected => {
+                status = Status::Rejected;
+                reason = Some((
+                    "latency model".into(),
+                    format!(
+                        "{} {} is above the {} target {by}",
+                        l.name(),
+                        fmt::us_short(got),
+                        fmt::us_short(l.us)
+                    ),
+                ));
+            }
+            Verdict::CannotConfirm if status == Status::Fits => {
+                status = Status::CannotConfirm;
+                reason = Some((
+                    "latency model".into(),
+                    format!(
+                        "{} {} against the {} target lies within the model's uncertainty (x{}: {}): the model cannot confirm this: measure it",
+                        l.name(),
+                        fmt::us_short(got),
+                        fmt::us_short(l.us),
+                        fmt::trim(model.uncertainty_factor(), 2),
+                        model.uncertainty()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Judged {
+        status,
+        margins,
+        reason,
+    }
+}
+
+/// Ranks judged candidates: what fits by monthly cost (unpriced after priced), then what the
+/// model cannot confirm (by cost), then the rejected (closest first: the least shortfall).
+pub fn rank<T>(entries: &mut [T], key: impl Fn(&T) -> (&Judged, Option<f64>)) {
+    entries.sort_by(|a, b| {
+        let (ja, ca) = key(a);
+        let (jb, cb) = key(b);
+        let cost = |c: Option<f64>| c.unwrap_or(f64::INFINITY);
+        ja.status
+            .cmp(&jb.status)
+            .then_with(|| {
+                if ja.status == Status::Rejected {
+                    worst(jb).total_cmp(&worst(ja))
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .then_with(|| cost(ca).total_cmp(&cost(cb)))
+    });
+}
+
+/// The worst margin of a verdict, percent (the most negative).
+fn worst(j: &Judged) -> f64 {
+    j.margins
+        .iter()
+        .map(|m| m.margin_pct)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// What concurrency a workload needs for `target` IOPS at `latency_us` per I/O (Little's law),
+/// with how to get it: `numjobs` for a synchronous engine, `iodepth` for an asynchronous one.
+pub fn concurrency_needed(
+    target: f64,
+    latency_us: f64,
+    sync: bool,
+    numjobs: u32,
+    depth: u32,
+) -> (f64, String) {
+    let need = target * latency_us / 1e6;
+    let n = need.ceil().max(1.0);
+    let how = if sync {
+        format!(
+            "numjobs={} (each psync job keeps one I/O in flight), or an asynchronous engine (ioengine=libaio or io_uring) with iodepth={} per job",
+            fmt::int(n),
+            fmt::int((n / f64::from(numjobs.max(1))).ceil())
+        )
+    } else {
+        format!(
+            "iodepth={} per job ({} jobs), or more jobs",
+            fmt::int((n / f64::from(numjobs.max(1))).ceil().max(f64::from(depth))),
+            numjobs
+        )
+    };
+    (
+        need,
+        format!(
+            "{} IOPS x {} = {} I/Os in flight: {how}",
+            fmt::int(target),
+            fmt::us_short(latency_us),
+            fmt::trim(need, 1)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::instance;
+
+    const KIB: u64 = 1024;
+
+    fn setup(iops: f64, bs: u64) -> Setup {
+        Setup {
+            need: Need {
+                iops,
+                bytes_per_s: 0.0,
+                bs,
+                read_fraction: 1.0,
+                sequential: false,
+                capacity_gib: 100.0,
+                headroom: 1.2,
+            },
+            instances: vec![],
+            duration_s: None,
+            max_stripe: 16,
+        }
+    }
+
+    fn all() -> Vec<String> {
+        catalogue(&Filters::default()).unwrap().0
+    }
+
+    fn find<'a>(cs: &'a [Candidate], label: &str) -> &'a Candidate {
+        cs.iter().find(|c| c.label == label).unwrap_or_else(|| {
+            panic!(
+                "no candidate {label}: {:?}",
+                cs.iter().map(|c| &c.label).collect::<Vec<_>>()
+            )
+        })
+    }
+
+    #[test]
+    fn filters_pick_types_and_refuse_unknown_names() {
+        let (t, _) = catalogue(&Filters {
+            providers: vec!["oci".into()],
+            ..Filters::default()
+        })
+        .unwrap();
+        assert_eq!(
+            t,
+            [
+                "oci-lower-cost",
+                "oci-balanced",
+                "oci-higher-performance",
+                "oci-uhp"
+            ]
+        );
+        let (t, notes) = catalogue(&Filters {
+            providers: vec!["aws".into()],
+            multi_attach: true,
+            ..Filters::default()
+        })
+        .unwrap();
+        assert_eq!(t, ["io1", "io2"], "EBS Multi-Attach: io1 and io2");
+        assert!(notes[0].contains("Multi-Attach"), "{notes:?}");
+        let (t, _) = catalogue(&Filters {
+            durability_pct: Some(99.999),
+            ..Filters::default()
+        })
+        .unwrap();
+        assert_eq!(t, ["io2"]);
+        let e = catalogue(&Filters {
+            providers: vec!["ibm".into()],
+            ..Filters::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("unknown provider 'ibm'") && e.contains("aws, azure, gcp, oci"),
+            "{e}"
+        );
+        let e = catalogue(&Filters {
+            types: vec!["io9".into()],
+            ..Filters::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("io9"), "{e}");
+        assert!(
+            !all().contains(&"custom".to_string()),
+            "custom is no product"
+        );
+    }
+
+    #[test]
+    fn types_that_cannot_carry_the_need_are_striped_or_rejected() {
+        // 100,000 IOPS of 4 KiB: gp3 stops at 80,000 (2 volumes), io1 at 64,000 (2), io2
+        // carries it alone.
+        let (cs, rej) = candidates(&setup(100_000.0, 4 * KIB), &all());
+        let io2 = find(&cs, "io2");
+        assert_eq!(io2.spec, "io2:iops=120000,size=120G");
+        let gp3 = find(&cs, "2 x gp3");
+        assert_eq!(
+            gp3.spec, "gp3:iops=60000,throughput=235,size=120G",
+            "{:?}",
+            gp3.steps
+        );
+        assert_eq!(gp3.sim_iops, Some(120_000.0));
+        // Types whose most is far below: rejected with their limit.
+        let sc1 = rej.iter().find(|r| r.label == "sc1").expect("sc1 rejected");
+        assert_eq!(sc1.kind, "limit");
+        assert!(sc1.reason.contains("volumes"), "{}", sc1.reason);
+    }
+
+    #[test]
+    fn an_instance_caps_its_candidates() {
+        let mut s = setup(100_000.0, 4 * KIB);
+        s.instances = vec![instance("r6i.8xlarge").unwrap()];
+        let (cs, rej) = candidates(&s, &["io2".to_string()]);
+        assert!(cs.is_empty(), "{cs:?}");
+        assert_eq!(rej[0].kind, "instance cap");
+        assert!(
+            rej[0]
+                .reason
+                .contains("r6i.8xlarge carries at most 40,000 IOPS"),
+            "{}",
+            rej[0].reason
+        );
+        // A family: the smallest member that carries it.
+        s.instances = crate::models::instance_family("r6i");
+        let (cs, _) = candidates(&s, &["io2".to_string()]);
+        assert_eq!(
+            cs[0].instance.as_deref(),
+            Some("r6i.24xlarge"),
+            "the smallest r6i that carries 100,000 IOPS: {cs:?}"
+        );
+    }
+
+    #[test]
+    fn burst_credits_last_so_long_at_this_workload() {
+        // 2,000 IOPS of 16 KiB on gp2: sustained needs 800 GiB (2,400 / 3); 100 GiB bursts to
+        // 3,000 IOPS, its 5.4 M credits drain at 2,000 - 300 per second: 3,176 s.
+        let mut s = setup(2_000.0, 16 * KIB);
+        let (cs, rej) = candidates(&s, &["gp2".to_string()]);
+        assert_eq!(find(&cs, "gp2").spec, "gp2:size=800G");
+        let r = rej
+            .iter()
+            .find(|r| r.kind == "burst")
+            .expect("a burst rejection");
+        assert!(
+            r.reason.contains("gp2 100 GiB") && r.reason.contains("3,176 s (53 min)"),
+            "{}",
+            r.reason
+        );
+        s.duration_s = Some(1200.0);
+        let (cs, _) = candidates(&s, &["gp2".to_string()]);
+        let b = find(&cs, "gp2 on burst credits");
+        assert_eq!(b.spec, "gp2:size=100G");
+        assert_eq!(b.sim_iops, Some(3_000.0), "the burst limits are simulated");
+        assert!(b.cost.unwrap() < find(&cs, "gp2").cost.unwrap());
+    }
+
+    #[test]
+    fn headroom_has_a_price() {
+        let (cs, _) = candidates(&setup(20_000.0, 16 * KIB), &["gp3".to_string()]);
+        // 24,000 IOPS and 375 MiB/s against 20,000 and 313: 4,000 x $0.005 + 62 x $0.04.
+        let h = cs[0].headroom_cost.unwrap();
+        assert!((h - (20.0 + 62.0 * 0.04)).abs() < 0.01, "{h}");
+    }
+
+    #[test]
+    fn verdicts_follow_the_targets_and_the_model() {
+        let (cs, _) = candidates(&setup(20_000.0, 16 * KIB), &["io1".to_string()]);
+        let c = &cs[0];
+        let model = crate::models::latency_model("io1").unwrap();
+        let t = Targets {
+            iops: Some(20_000.0),
+            bytes_per_s: None,
+            latency: vec![LatTarget {
+                pct: 99.0,
+                dir: None,
+                us: 1000.0,
+            }],
+        };
+        let m = Measured {
+            iops: 19_950.0,
+            bytes_per_s: 19_950.0 * 16384.0,
+            latency: vec![(None, 99.0, 560.0)],
+            in_flight: 64.0,
+            bound: "rate".into(),
+            bound_claim: String::new(),
+        };
+        let j = judge(c, &m, &t, &model);
+        assert_eq!(j.status, Status::Fits, "{j:?}");
+        let m2 = Measured {
+            latency: vec![(None, 99.0, 900.0)],
+            ..m.clone()
+        };
+        let j = judge(c, &m2, &t, &model);
+        assert_eq!(j.status, Status::CannotConfirm, "{j:?}");
+        assert!(j
+            .reason
+            .unwrap()
+            .1
+            .contains("the model cannot confirm this: measure it"));
+        let m3 = Measured {
+            iops: 8_600.0,
+            in_flight: 4.0,
+            bound: "concurrency".into(),
+            ..m.clone()
+        };
+        let j = judge(c, &m3, &t, &model);
+        assert_eq!(j.status, Status::Rejected);
+        assert_eq!(j.reason.as_ref().unwrap().0, "concurrency", "{j:?}");
+        let (n, text) = concurrency_needed(20_000.0, 465.0, true, 4, 1);
+        assert!((n - 9.3).abs() < 1e-9, "{n}");
+        assert!(text.contains("numjobs=10"), "{text}");
+    }
+}

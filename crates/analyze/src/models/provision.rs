@@ -1,0 +1,664 @@
+//! Sizing a volume for a workload: the smallest configuration of a type (provisioned IOPS and
+//! throughput, size, performance units, tier) whose limits carry the workload's I/O rate at
+//! its I/O size, with headroom, and its capacity. One function for every type, so `iolens cost`
+//! (right-sizing a volume for a peak) and `iolens advise` (every type for a workload) size
+//! volumes the same way.
+//!
+//! The rule: the volume's ceiling for the workload's I/O (its size, read share and pattern, with
+//! the provider's I/O accounting) must reach `headroom x` the need, where the need is the larger
+//! of the I/O rate and the throughput expressed in I/Os of that size. A type that cannot reach
+//! it is sized at its maximum and says what it lacks.
+
+use super::data::{
+    AzureV2, Gp3, HdThroughput, Hyperdisk, Oci, Params, Provisioned, ProvisionedIops, Tiered,
+    VolumeModel,
+};
+use super::volume::Volume;
+use crate::{fmt, AnalyzeError};
+
+const MIB: f64 = 1_048_576.0;
+
+/// What a workload needs of a volume.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Need {
+    /// I/Os of `bs` bytes per second (0: none beyond the throughput).
+    pub iops: f64,
+    /// Bytes per second (0: what the I/O rate makes, `iops x bs`).
+    pub bytes_per_s: f64,
+    /// The I/O size, bytes.
+    pub bs: u64,
+    /// The share of reads, 0 to 1 (types that limit writes apart need it).
+    pub read_fraction: f64,
+    /// Sequential I/O (EBS merges it up to its I/O unit).
+    pub sequential: bool,
+    /// The capacity the data needs, GiB (GB for OCI; 0: none).
+    pub capacity_gib: f64,
+    /// Provision this multiple of the rate (1.2: 20 % headroom).
+    pub headroom: f64,
+}
+
+impl Need {
+    /// The need in I/Os of `bs` per second, without headroom: the larger of the rate and the
+    /// throughput.
+    pub fn ios(&self) -> f64 {
+        let bs = self.bs.max(1) as f64;
+        self.iops.max(self.bytes_per_s / bs)
+    }
+
+    /// What the volume must carry: the need with its headroom.
+    pub fn target(&self) -> f64 {
+        self.ios() * self.headroom.max(1.0)
+    }
+
+    /// `20,000 IOPS of 16 KiB (313 MiB/s)`.
+    pub fn describe(&self) -> String {
+        let n = self.ios();
+        format!(
+            "{} IOPS of {} ({})",
+            fmt::int(n),
+            fmt::size(self.bs as f64),
+            fmt::bw(n * self.bs as f64)
+        )
+    }
+}
+
+/// A volume sized for a need.
+#[derive(Debug, Clone)]
+pub struct Sized {
+    /// The volume.
+    pub volume: Volume,
+    /// Its ceiling for the workload's I/O, in I/Os of its size per second.
+    pub ceiling_iops: f64,
+    /// What binds that ceiling, in explain's words (`volume IOPS (24,000)`).
+    pub limited_by: String,
+    /// How each provisioned value follows from the need, one step each.
+    pub steps: Vec<String>,
+    /// Set when the type cannot carry the need even at its maximum: why.
+    pub short: Option<String>,
+    /// True when the type carries the need but not the headroom.
+    pub no_headroom: bool,
+}
+
+/// Sizes a volume of `base`'s type (keeping its options: gp3's `limits=2023`, OCI's
+/// attachment and performance units where fixed) for `need`. `base`'s size is the least size
+/// when `keep_size` (a volume that exists cannot shrink), else the need's capacity is.
+pub fn size_for(base: &Volume, need: &Need, keep_size: bool) -> Result<Sized, AnalyzeError> {
+    let floor = if keep_size {
+        base.size_gib.unwrap_or(0.0).max(need.capacity_gib)
+    } else {
+        need.capacity_gib
+    };
+    let mut v = base.clone();
+    v.notes.clear();
+    let target = need.target();
+    let bs = need.bs.max(1) as f64;
+    let mut steps = vec![];
+    match &base.model.params {
+        Params::Gp3(p) => gp3(p, &mut v, need, floor, &mut steps),
+        Params::Provisioned(p) => provisioned(p, &mut v, need, floor, &mut steps),
+        Params::Hyperdisk(p) => hyperdisk(p, &mut v, target, bs, floor, &mut steps),
+        Params::AzureV2(p) => azure_v2(p, &mut v, target, bs, floor, &mut steps),
+        Params::HdThroughput(p) => hd_throughput(p, &mut v, target, bs, floor, &mut steps),
+        Params::Oci(p) => oci(p, &mut v, need, floor, &mut steps),
+        Params::Tiered(p) => tiered(p, &mut v, need, floor, &mut steps),
+        Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => {
+            by_size(&mut v, need, floor, max_size(base.model), &mut steps)
+        }
+        Params::Custom => {
+            v.iops = Some(target.ceil().max(1.0));
+            steps.push(format!(
+                "custom: the limits are what you give; {} IOPS",
+                fmt::int(target.ceil())
+            ));
+        }
+    }
+    // The spec must parse back as it is: the sizing stays within the type's rules.
+    let v = super::parse_volume(&v.spec()).map(|mut p| {
+        p.notes.clear();
+        p
+    })?;
+    let c = v.ceiling_with(need.bs, need.read_fraction, need.sequential);
+    let need_ios = need.ios();
+    let short = (c.iops < need_ios * (1.0 - 1e-9)).then(|| {
+        format!(
+            "{} at its most carries {} IOPS of {} ({}), below the {} needed",
+            v.type_name(),
+            fmt::int(c.iops),
+            fmt::size(bs),
+            c.limited_by,
+            fmt::int(need_ios)
+        )
+    });
+    Ok(Sized {
+        no_headroom: short.is_none() && c.iops < target * (1.0 - 1e-9),
+        ceiling_iops: c.iops,
+        limited_by: c.limited_by,
+        volume: v,
+        steps,
+        short,
+    })
+}
+
+/// A volume of type `ty` at its smallest, for [`size_for`]: the type's least size, IOPS and
+/// throughput (the sizing raises what the need asks for).
+pub fn smallest(ty: &str) -> Result<Volume, AnalyzeError> {
+    let m = super::data::volume_model(ty).ok_or_else(|| AnalyzeError::UnknownVolumeType {
+        given: ty.to_string(),
+        known: super::spec::known_types(),
+    })?;
+    let spec = match &m.params {
+        Params::Gp2(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
+        Params::Hdd(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
+        Params::GcpPd(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
+        Params::Oci(p) => format!("{}:size={}G", m.ty, p.size_gb.min),
+        Params::Tiered(p) => format!(
+            "{}:size={}G",
+            m.ty,
+            p.tiers.first().map_or(1.0, |t| t.size_gib)
+        ),
+        Params::Provisioned(p) => format!("{}:iops={}", m.ty, p.min_iops),
+        Params::Custom => format!("{}:iops=1", m.ty),
+        _ => m.ty.clone(),
+    };
+    super::parse_volume(&spec)
+}
+
+/// I/Os the provider counts for one I/O of the need's size: EBS splits an I/O above its unit
+/// (a 1 MiB I/O is four of 256 KiB) and merges sequential ones below it.
+fn units_per_io(v: &Volume, need: &Need) -> f64 {
+    let bs = need.bs.max(1) as f64;
+    match v.io_unit().map(|u| u as f64) {
+        Some(u) if bs > u => (bs / u).ceil(),
+        Some(u) if need.sequential => 1.0 / (u / bs).floor().max(1.0),
+        _ => 1.0,
+    }
+}
+
+fn ok(v: &Volume, need: &Need) -> bool {
+    v.ceiling_with(need.bs, need.read_fraction, need.sequential)
+        .iops
+        >= need.target() * (1.0 - 1e-9)
+}
+
+/// gp3: IOPS and throughput are bought apart; throughput is at most 0.25 MiB/s per IOPS, and
+/// IOPS above the included 3,000 need 1 GiB per 500.
+fn gp3(p: &Gp3, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
+    let (max_iops, max_mib) = if v.older_limits {
+        (
+            p.older_limits.max_iops,
+            p.older_limits.max_mib_s.unwrap_or(p.max_mib_s),
+        )
+    } else {
+        (p.max_iops, p.max_mib_s)
+    };
+    let target = need.target();
+    let bs = need.bs.max(1) as f64;
+    let units = units_per_io(v, need);
+    let want_mib = (target * bs / MIB).ceil();
+    let t = want_mib.clamp(p.included_mib_s, max_mib);
+    let for_tput = (t / p.mib_s_per_iops).ceil();
+    let want_iops = (target * units).ceil();
+    let i = want_iops.max(for_tput).clamp(p.included_iops, max_iops);
+    steps.push(iops_step(
+        target,
+        units,
+        i,
+        p.included_iops,
+        (for_tput > want_iops).then(|| {
+            format!(
+                "{} MiB/s need {} IOPS at {} MiB/s per IOPS",
+                fmt::int(t),
+                fmt::int(for_tput),
+                fmt::trim(p.mib_s_per_iops, 3)
+            )
+        }),
+    ));
+    steps.push(format!(
+        "throughput: {} x {} = {} MiB/s{}",
+        fmt::int(target.ceil()),
+        fmt::size(bs),
+        fmt::trim(target * bs / MIB, 1),
+        if t > want_mib {
+            format!(" -> {} MiB/s included", fmt::int(t))
+        } else if t < want_mib {
+            format!(" -> {} MiB/s, the most gp3 allows", fmt::int(t))
+        } else {
+            String::new()
+        }
+    ));
+    v.iops = Some(i);
+    v.throughput = Some(t * MIB);
+    let by_iops = if i > p.included_iops {
+        (i / p.max_iops_per_gib).ceil()
+    } else {
+        0.0
+    };
+    let why = format!(
+        "{} IOPS at {} per GiB",
+        fmt::int(i),
+        fmt::int(p.max_iops_per_gib)
+    );
+    v.size_gib = Some(size_step(by_iops, floor, p.size_gib.min, steps, &why));
+}
+
+/// `IOPS: 24,000` with what changed it: the provider's I/O accounting (`units` per I/O), the
+/// type's least, a `reason` to raise it.
+fn iops_step(target: f64, units: f64, i: f64, least: f64, raised: Option<String>) -> String {
+    let mut s = format!("IOPS: {}", fmt::int(i));
+    let mut why = vec![];
+    if units != 1.0 {
+        why.push(format!(
+            "{} I/Os count as {} each",
+            fmt::int(target.ceil()),
+            fmt::trim(units, 3)
+        ));
+    }
+    if let Some(r) = raised {
+        why.push(r);
+    }
+    if i <= least && (target * units).ceil() < least {
+        why.push(format!("the type's least is {}", fmt::int(least)));
+    } else if i < (target * units).ceil() {
+        why.push("the type's most".into());
+    }
+    if !why.is_empty() {
+        s.push_str(&format!(" ({})", why.join("; ")));
+    }
+    s
+}
+
+/// The size: what the provisioned values need (`why`), at least the floor and the type's least.
+fn size_step(by_perf: f64, floor: f64, min: f64, steps: &mut Vec<String>, why: &str) -> f64 {
+    let s = by_perf.max(floor.ceil()).max(min);
+    let why = if by_perf >= floor.ceil() && by_perf >= min {
+        why.to_string()
+    } else if floor.ceil() >= min && floor > 0.0 {
+        "the capacity".to_string()
+    } else {
+        "the type's least".to_string()
+    };
+    steps.push(format!("size: {} ({why})", fmt::gib(s)));
+    s
+}
+
+/// io1, io2 and Hyperdisk Extreme: IOPS bought, throughput following from them (per tier); size
+/// at most so many IOPS per GiB.
+fn provisioned(p: &Provisioned, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
+    let target = need.target();
+    let units = units_per_io(v, need);
+    let want = (target * units).ceil();
+    let lo = want.clamp(p.min_iops, p.max_iops);
+    // The least IOPS whose ceiling carries the need (throughput grows with IOPS).
+    let mut probe = v.clone();
+    let carries = |probe: &mut Volume, i: f64| {
+        probe.iops = Some(i);
+        probe.size_gib = Some((i / p.max_iops_per_gib).ceil().max(p.size_gib.min));
+        ok(probe, need)
+    };
+    let i = if carries(&mut probe, lo) {
+        lo
+    } else if !carries(&mut probe, p.max_iops) {
+        p.max_iops
+    } else {
+        let (mut a, mut b) = (lo, p.max_iops);
+        while b - a > 1.0 {
+            let mid = ((a + b) / 2.0).floor();
+            if carries(&mut probe, mid) {
+                b = mid;
+            } else {
+                a = mid;
+            }
+        }
+        b
+    };
+    steps.push(iops_step(
+        target,
+        units,
+        i,
+        p.min_iops,
+        (i > lo).then(|| {
+            format!(
+                "{}'s throughput grows with its IOPS: {} carry {}",
+                v.model.ty,
+                fmt::int(i),
+                fmt::bw(target * need.bs as f64)
+            )
+        }),
+    ));
+    v.iops = Some(i);
+    let by_iops = (i / p.max_iops_per_gib).ceil();
+    let why = format!(
+        "{} IOPS at {} per GiB",
+        fmt::int(i),
+        fmt::int(p.max_iops_per_gib)
+    );
+    v.size_gib = Some(size_step(by_iops, floor, p.size_gib.min, steps, &why));
+}
+
+/// Hyperdisk Balanced: IOPS and throughput bought apart, IOPS at most 500 per GiB.
+fn hyperdisk(
+    p: &Hyperdisk,
+    v: &mut Volume,
+    target: f64,
+    bs: f64,
+    floor: f64,
+    steps: &mut Vec<String>,
+) {
+    let i = provision_iops(&p.provisioned, target, steps);
+    let t = (target * bs / MIB).ceil().clamp(p.min_mib_s, p.max_mib_s);
+    steps.push(format!(
+        "throughput: {} MiB/s (included {})",
+        fmt::int(t),
+        fmt::int(p.included_mib_s)
+    ));
+    v.iops = Some(i);
+    v.throughput = Some(t * MIB);
+    let by = ratio_size(&p.provisioned, i);
+    let why = ratio_why(&p.provisioned, i);
+    v.size_gib = Some(size_step(
+        by,
+        floor,
+        p.provisioned.size_gib.min,
+        steps,
+        &why,
+    ));
+}
+
+fn ratio_why(p: &ProvisionedIops, i: f64) -> String {
+    format!(
+        "{} IOPS at {} per GiB",
+        fmt::int(i),
+        fmt::int(p.max_iops_per_gib)
+    )
+}
+
+/// IOPS within a provisioned-IOPS type's range; one step.
+fn provision_iops(p: &ProvisionedIops, target: f64, steps: &mut Vec<String>) -> f64 {
+    let want = target.ceil();
+    let i = want.clamp(p.included_iops, p.max_iops);
+    steps.push(format!(
+        "IOPS: {}{}",
+        fmt::int(i),
+        if i > want {
+            format!(" (included {})", fmt::int(p.included_iops))
+        } else if i < want {
+            " (the type's most)".into()
+        } else {
+            String::new()
+        }
+    ));
+    i
+}
+
+fn ratio_size(p: &ProvisionedIops, i: f64) -> f64 {
+    if i > p.included_iops {
+        (i / p.max_iops_per_gib).ceil()
+    } else {
+        0.0
+    }
+}
+
+/// Premium SSD v2 and Ultra Disk: IOPS and MB/s bought apart, MB/s at most a share of IOPS.
+fn azure_v2(
+    p: &AzureV2,
+    v: &mut Volume,
+    target: f64,
+    bs: f64,
+    floor: f64,
+    steps: &mut Vec<String>,
+) {
+    let mut i = provision_iops(&p.provisioned, target, steps);
+    let t = (target * bs / 1e6)
+        .ceil()
+        .clamp(p.included_mb_s, p.max_mb_s);
+    if t > i * p.mb_s_per_iops {
+        i = (t / p.mb_s_per_iops).ceil().min(p.provisioned.max_iops);
+        steps.push(format!(
+            "{} MB/s need at least {} IOPS at {} MB/s per IOPS",
+            fmt::int(t),
+            fmt::int(i),
+            fmt::trim(p.mb_s_per_iops, 3)
+        ));
+    }
+    let t = t.min(i * p.mb_s_per_iops).max(p.included_mb_s);
+    steps.push(format!("throughput: {} MB/s", fmt::int(t)));
+    v.iops = Some(i);
+    v.throughput = Some(t * 1e6);
+    let by = ratio_size(&p.provisioned, i);
+    let why = ratio_why(&p.provisioned, i);
+    v.size_gib = Some(size_step(
+        by,
+        floor,
+        p.provisioned.size_gib.min,
+        steps,
+        &why,
+    ));
+}
+
+/// Hyperdisk Throughput: throughput bought per TiB of size; IOPS follow from throughput.
+fn hd_throughput(
+    p: &HdThroughput,
+    v: &mut Volume,
+    target: f64,
+    bs: f64,
+    floor: f64,
+    steps: &mut Vec<String>,
+) {
+    let by_bytes = target * bs / MIB;
+    let by_iops = target / p.iops_per_mib_s;
+    let t = by_bytes.max(by_iops).ceil().clamp(p.min_mib_s, p.max_mib_s);
+    steps.push(format!(
+        "throughput: {} MiB/s (its IOPS are {} per MiB/s)",
+        fmt::int(t),
+        fmt::trim(p.iops_per_mib_s, 2)
+    ));
+    // Each TiB allows up to max_mib_s_per_tib, and needs at least min_mib_s_per_tib.
+    let by_t = (t / p.max_mib_s_per_tib * 1024.0).ceil();
+    let mut s = by_t.max(floor.ceil()).max(p.size_gib.min);
+    s = s.min(p.size_gib.max);
+    let t = t.max(p.min_mib_s_per_tib * s / 1024.0).ceil();
+    steps.push(format!("size: {}", fmt::gib(s)));
+    v.throughput = Some(t * MIB);
+    v.size_gib = Some(s);
+}
+
+/// The OCI level's size (GB), and for Ultra High Performance the performance units: the
+/// cheapest size and VPUs that carry the need.
+fn oci(p: &Oci, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
+    let mut best: Option<(f64, Volume, Vec<String>)> = None;
+    let mut vpus = p.vpus.min;
+    while vpus <= p.vpus.max + 1e-9 {
+        let mut probe = v.clone();
+        probe.vpus = Some(vpus);
+        let mut s = vec![];
+        by_size(&mut probe, need, floor, p.size_gb.max, &mut s);
+        if p.vpus.min < p.vpus.max {
+            s.insert(0, format!("performance: {} VPUs/GB", fmt::trim(vpus, 0)));
+        }
+        let cost = probe.monthly_cost().map_or(f64::INFINITY, |c| c.total);
+        let fits = ok(&probe, need);
+        let better = match &best {
+            None => true,
+            Some((c, b, _)) => {
+                let b_fits = ok(b, need);
+                (fits && !b_fits) || (fits == b_fits && cost < *c)
+            }
+        };
+        if better {
+            best = Some((cost, probe, s));
+        }
+        vpus += p.vpus.step.max(1.0);
+    }
+    if let Some((_, b, s)) = best {
+        *v = b;
+        steps.extend(s);
+    }
+}
+
+/// Tiered disks: the smallest tier that holds the capacity and carries the need.
+fn tiered(p: &Tiered, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
+    let mut chosen = p.tiers.last();
+    for t in &p.tiers {
+        if t.size_gib < floor {
+            continue;
+        }
+        let mut probe = v.clone();
+        probe.size_gib = Some(t.size_gib);
+        if ok(&probe, need) {
+            chosen = Some(t);
+            break;
+        }
+    }
+    if let Some(t) = chosen {
+        v.size_gib = Some(t.size_gib);
+        steps.push(format!(
+            "tier {}: {}, {} IOPS, {}",
+            t.name,
+            fmt::gib(t.size_gib),
+            fmt::int(t.iops),
+            fmt::mb_s(t.mb_s * 1e6)
+        ));
+    }
+}
+
+/// Types whose performance comes from size: the smallest size at or above the floor whose
+/// ceiling carries the need (in whole GiB), up to `max`.
+fn by_size(v: &mut Volume, need: &Need, floor: f64, max: f64, steps: &mut Vec<String>) {
+    let min = min_size(v.model).max(floor.ceil());
+    let mut probe = v.clone();
+    let at = |probe: &mut Volume, s: f64| {
+        probe.size_gib = Some(s);
+        ok(probe, need)
+    };
+    let s = if at(&mut probe, min) {
+        min
+    } else if !at(&mut probe, max) {
+        max
+    } else {
+        let (mut a, mut b) = (min, max);
+        while b - a > 1.0 {
+            let mid = ((a + b) / 2.0).floor();
+            if at(&mut probe, mid) {
+                b = mid;
+            } else {
+                a = mid;
+            }
+        }
+        b
+    };
+    v.size_gib = Some(s);
+    let l = v.limits(false);
+    steps.push(format!(
+        "size: {} gives {} IOPS, {} ({} performance comes from size)",
+        size_text(v, s),
+        fmt::int(l.iops),
+        fmt::bw(l.bytes_per_s),
+        v.model.ty
+    ));
+}
+
+fn size_text(v: &Volume, s: f64) -> String {
+    match v.model.params {
+        Params::Oci(_) => format!("{} GB", fmt::trim(s, 0)),
+        _ => fmt::gib(s),
+    }
+}
+
+fn min_size(m: &VolumeModel) -> f64 {
+    match &m.params {
+        Params::Gp2(p) => p.size_gib.min,
+        Params::Hdd(p) => p.size_gib.min,
+        Params::Oci(p) => p.size_gb.min,
+        Params::GcpPd(p) => p.size_gib.min,
+        _ => 1.0,
+    }
+}
+
+fn max_size(m: &VolumeModel) -> f64 {
+    match &m.params {
+        Params::Gp2(p) => p.size_gib.max,
+        Params::Hdd(p) => p.size_gib.max,
+        Params::Oci(p) => p.size_gb.max,
+        Params::GcpPd(p) => p.size_gib.max,
+        _ => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::parse_volume;
+
+    const KIB: u64 = 1024;
+
+    fn need(iops: f64, bs: u64) -> Need {
+        Need {
+            iops,
+            bytes_per_s: 0.0,
+            bs,
+            read_fraction: 1.0,
+            sequential: false,
+            capacity_gib: 0.0,
+            headroom: 1.2,
+        }
+    }
+
+    #[test]
+    fn gp3_at_20k_iops_of_16k_provisions_throughput_too() {
+        let s = size_for(&smallest("gp3").unwrap(), &need(20_000.0, 16 * KIB), false).unwrap();
+        // 24,000 IOPS x 16 KiB = 375 MiB/s; 48 GiB at 500 IOPS per GiB.
+        assert_eq!(
+            s.volume.spec(),
+            "gp3:iops=24000,throughput=375,size=48G",
+            "gp3 for 20,000 IOPS of 16 KiB with 20 % headroom: {:?}",
+            s.steps
+        );
+        assert!(s.short.is_none() && !s.no_headroom, "{s:?}");
+        let c = s.volume.monthly_cost().unwrap();
+        // $3.84 + 21,000 x $0.005 + 250 x $0.04 = $118.84
+        assert!((c.total - 118.84).abs() < 0.005, "{c:?}");
+    }
+
+    #[test]
+    fn provisioned_types_raise_iops_for_throughput() {
+        // 2,000 I/Os of 256 KiB sequential on io1: 500 MiB/s x 1.2 = 600 MiB/s needs the
+        // upper tier (16 KiB per IOPS): 600 x 64 = 38,400 IOPS.
+        let mut n = need(2_000.0, 256 * KIB);
+        n.sequential = true;
+        let s = size_for(&smallest("io1").unwrap(), &n, false).unwrap();
+        assert_eq!(s.volume.iops, Some(38_400.0), "{:?}", s.steps);
+        assert_eq!(s.volume.size_gib, Some(768.0), "38,400 / 50 IOPS per GiB");
+        // io2 at 100,000 IOPS of 4 KiB: 120,000 IOPS, 120 GiB.
+        let s = size_for(&smallest("io2").unwrap(), &need(100_000.0, 4 * KIB), false).unwrap();
+        assert_eq!(
+            (s.volume.iops, s.volume.size_gib),
+            (Some(120_000.0), Some(120.0))
+        );
+        // io1 cannot: 64,000 at most.
+        let s = size_for(&smallest("io1").unwrap(), &need(100_000.0, 4 * KIB), false).unwrap();
+        assert!(
+            s.short.as_deref().is_some_and(|w| w.contains("64,000")),
+            "{:?}",
+            s.short
+        );
+    }
+
+    #[test]
+    fn size_driven_types_grow_to_the_need_and_keep_a_given_size() {
+        // gp2: 3 IOPS per GiB; 1,000 x 1.2 = 1,200 IOPS -> 400 GiB.
+        let s = size_for(&smallest("gp2").unwrap(), &need(1_000.0, 16 * KIB), false).unwrap();
+        assert_eq!(s.volume.size_gib, Some(400.0), "{:?}", s.steps);
+        let big = parse_volume("gp2:size=2000G").unwrap();
+        let s = size_for(&big, &need(100.0, 16 * KIB), true).unwrap();
+        assert_eq!(s.volume.size_gib, Some(2000.0), "a volume is never shrunk");
+        // OCI Ultra High Performance picks its cheapest VPUs and size.
+        let s = size_for(
+            &smallest("oci-uhp").unwrap(),
+            &need(100_000.0, 4 * KIB),
+            false,
+        )
+        .unwrap();
+        assert!(s.short.is_none(), "{s:?}");
+        assert!(s.ceiling_iops >= 120_000.0, "{s:?}");
+    }
+}

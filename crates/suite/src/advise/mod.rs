@@ -1,0 +1,675 @@
+//! `iolens advise`: the cheapest volume that meets a workload's targets, with the evidence.
+//!
+//! The workload (a job file or command line, a measured result, or a trace; see [`workload`])
+//! is sized for on every volume type the filters allow ([`iolens_analyze::advise`]: right-sized
+//! per type, striped where one volume cannot carry it, on the instance's caps, with burst
+//! credits counted for as long as they last), and each candidate runs the workload in virtual
+//! time on its simulated volume ([`iolens_run::vtime`]), with the workload's own engine
+//! semantics and the type's latency model. Explain names each run's bound; the verdicts and
+//! the ranking come from the analysis crate. A target the latency model cannot confirm is said
+//! so, with the job that measures it.
+
+#[cfg(feature = "clap")]
+pub mod command;
+pub mod workload;
+
+mod render;
+
+pub use render::{report, text, to_json};
+
+use iolens_analyze::advise::{
+    candidates, catalogue, concurrency_needed, judge, rank, Candidate, Filters, Judged, LatTarget,
+    Measured, Rejection, Setup, Status, Targets,
+};
+use iolens_analyze::models::{latency_model, LatencyModel, Need, RIGHT_SIZE_HEADROOM};
+use iolens_analyze::{explain, instance, view_of_run, ExplainContext};
+use iolens_job::{JobSet, RateProcess, SettingValue};
+use iolens_run::vtime::{simulate, VirtualOptions};
+use iolens_stats::RunResult;
+use serde::Serialize;
+
+use crate::SuiteError;
+use workload::{Summary, Workload};
+
+fn err(msg: impl Into<String>) -> SuiteError {
+    SuiteError(msg.into())
+}
+
+/// Where the workload comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A job file or fio command line (job files, `--name=...`).
+    Jobs(Vec<String>),
+    /// A fio or iolens JSON result.
+    Result(std::path::PathBuf),
+    /// A trace (iolog v2/v3, blktrace), with fio options for the replaying job.
+    Trace(std::path::PathBuf, Vec<String>),
+}
+
+/// What `iolens advise` was asked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The workload.
+    pub input: Input,
+    /// I/Os per second to reach.
+    pub iops: Option<f64>,
+    /// Bytes per second to reach.
+    pub bytes_per_s: Option<f64>,
+    /// Latency percentiles not to exceed.
+    pub latency: Vec<LatTarget>,
+    /// The capacity the data needs, GiB (default: what the workload addresses).
+    pub capacity_gib: Option<f64>,
+    /// Which types.
+    pub filters: Filters,
+    /// An instance type, or a family (`m6i`): its caps bind.
+    pub instance: Option<String>,
+    /// How long the workload runs at a time, seconds (`None`: for good).
+    pub duration_s: Option<f64>,
+    /// Latency models given for types, each `(type, distribution)`.
+    pub latency_models: Vec<(String, String)>,
+    /// The most volumes a candidate stripes over.
+    pub max_stripe: u32,
+    /// Simulated seconds per candidate (a trace runs its own span).
+    pub sim_seconds: f64,
+    /// The most I/Os a candidate's simulation completes (over all jobs): enough for its
+    /// percentiles.
+    pub sim_ios: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            input: Input::Jobs(vec![]),
+            iops: None,
+            bytes_per_s: None,
+            latency: vec![],
+            capacity_gib: None,
+            filters: Filters::default(),
+            instance: None,
+            duration_s: None,
+            latency_models: vec![],
+            max_stripe: 16,
+            sim_seconds: 30.0,
+            sim_ios: 200_000,
+        }
+    }
+}
+
+/// One candidate with what its simulation measured and its verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// The candidate as sized.
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    /// What the simulation measured.
+    pub measured: Measured,
+    /// The verdict.
+    pub judged: Judged,
+    /// The latency model its latency was drawn from.
+    pub latency_model: ModelRef,
+}
+
+/// A latency model as a result names it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelRef {
+    /// `ebs-io1`.
+    pub name: String,
+    /// `measured`, `vendor phrase`, `assumption`, `given`.
+    pub basis: String,
+    /// Where it comes from, with its date.
+    pub provenance: String,
+    /// Its p50, p99, p99.9 and maximum.
+    pub summary: String,
+}
+
+impl ModelRef {
+    fn of(m: &LatencyModel) -> ModelRef {
+        ModelRef {
+            name: m.name().to_string(),
+            basis: m.basis_text().to_string(),
+            provenance: m.provenance(),
+            summary: m.summary(),
+        }
+    }
+}
+
+/// The advice.
+#[derive(Debug, Clone, Serialize)]
+pub struct Advice {
+    /// The workload as read.
+    pub workload: Summary,
+    /// The targets.
+    pub targets: Targets,
+    /// Where the targets come from.
+    pub targets_from: String,
+    /// What each candidate was sized for.
+    pub sized_for: String,
+    /// How the workload was offered to each candidate.
+    pub offered: String,
+    /// The candidates, ranked: what fits by cost, then what the model cannot confirm, then
+    /// the rejected, closest first.
+    pub entries: Vec<Entry>,
+    /// Types and candidates left out before simulation, with their reasons.
+    pub rejected: Vec<Rejection>,
+    /// The pick: an index into `entries` (the cheapest that fits, priced).
+    pub winner: Option<usize>,
+    /// A cheaper candidate than the pick whose latency the model cannot confirm.
+    pub cheaper_unconfirmed: Option<usize>,
+    /// When nothing fits: the closest.
+    pub closest: Option<usize>,
+    /// What concurrency the workload would need, when it lacks it everywhere.
+    pub concurrency: Option<String>,
+    /// A job file that checks the pick (or the closest) on the real volume.
+    pub verify_job: Option<String>,
+    /// Filters, instance and model notes.
+    pub notes: Vec<String>,
+}
+
+/// Runs `advise`: reads the workload, sizes and simulates every candidate, judges and ranks
+/// them.
+pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
+    let w = match &o.input {
+        Input::Jobs(a) => workload::from_args(a)?,
+        Input::Result(p) => workload::from_result(p)?,
+        Input::Trace(p, a) => workload::from_trace(p, a, 256)?,
+    };
+    let (targets, targets_from) = targets(o, &w.summary)?;
+    let s = &w.summary;
+    let need_ios = targets
+        .iops
+        .unwrap_or(0.0)
+        .max(targets.bytes_per_s.unwrap_or(0.0) / s.bs.max(1) as f64);
+    let need = Need {
+        iops: need_ios,
+        bytes_per_s: targets.bytes_per_s.unwrap_or(0.0),
+        bs: s.bs,
+        read_fraction: s.read_fraction,
+        sequential: s.sequential,
+        capacity_gib: o.capacity_gib.unwrap_or(s.capacity_gib),
+        headroom: RIGHT_SIZE_HEADROOM,
+    };
+    let mut notes = vec![];
+    let instances = instances(o.instance.as_deref())?;
+    let (types, filter_notes) = catalogue(&o.filters).map_err(|e| err(e.to_string()))?;
+    notes.extend(filter_notes);
+    let overrides = overrides(&o.latency_models)?;
+    let setup = Setup {
+        need,
+        instances,
+        duration_s: o.duration_s.or(s.duration_s.filter(|_| s.trace)),
+        max_stripe: o.max_stripe.max(1),
+    };
+    let (cands, rejected) = if need_ios > 0.0 {
+        candidates(&setup, &types)
+    } else {
+        // Only latency targets: each type at its smallest for the capacity.
+        candidates(
+            &Setup {
+                need: Need {
+                    iops: 1.0,
+                    ..setup.need
+                },
+                ..setup.clone()
+            },
+            &types,
+        )
+    };
+    let (base, offered) = prepare(&w, &targets, o)?;
+    let vopts = if s.trace {
+        VirtualOptions {
+            max_seconds: s.duration_s.unwrap_or(60.0) + 60.0,
+            max_ios: None,
+        }
+    } else {
+        let clones = f64::from(s.numjobs.max(1));
+        VirtualOptions {
+            max_seconds: o.sim_seconds,
+            max_ios: Some((o.sim_ios as f64 / clones).max(1_000.0) as u64),
+        }
+    };
+    let mut entries = vec![];
+    for c in cands {
+        let model = match overrides.iter().find(|(t, _)| *t == c.type_name) {
+            Some((_, m)) => m.clone(),
+            None => latency_model(&c.type_name)
+                .ok_or_else(|| err(format!("{} has no latency model", c.type_name)))?,
+        };
+        let given = overrides.iter().any(|(t, _)| *t == c.type_name);
+        let r = run(&base, &c, given.then_some(&model), &vopts, s)?;
+        let mut m = measure(&r, s.in_flight);
+        let (bound, claim) = bound_of(&r, &c);
+        m.bound = bound;
+        m.bound_claim = claim;
+        let judged = judge(&c, &m, &targets, &model);
+        entries.push(Entry {
+            candidate: c,
+            measured: m,
+            judged,
+            latency_model: ModelRef::of(&model),
+        });
+    }
+    for (t, _) in &overrides {
+        notes.push(format!(
+            "{t}: latency from the distribution given with --latency, not the model data's"
+        ));
+    }
+    rank(&mut entries, |e| (&e.judged, e.candidate.cost));
+    // The cheapest that fits (the ranking puts priced ones first); one without a sourced
+    // price only when no priced one fits, and the notes say so.
+    let winner = entries.iter().position(|e| e.judged.status == Status::Fits);
+    if let Some(w) = winner.filter(|w| entries[*w].candidate.cost.is_none()) {
+        notes.push(format!(
+            "the pick, {}, has no sourced price in the model data: it fits, but no cost ranks it",
+            entries[w].candidate.label
+        ));
+    }
+    let cheaper_unconfirmed = entries.iter().position(|e| {
+        e.judged.status == Status::CannotConfirm
+            && e.candidate.cost.is_some_and(|c| {
+                winner
+                    .and_then(|i| entries[i].candidate.cost)
+                    .is_none_or(|w| c < w)
+            })
+    });
+    let closest = match winner {
+        Some(_) => None,
+        None => (!entries.is_empty()).then_some(0),
+    };
+    let concurrency = concurrency_hint(&entries, &targets, s);
+    let pick = winner.or(cheaper_unconfirmed).or(closest);
+    let verify_job = pick.map(|i| verify_job(&w, &entries[i], &targets));
+    if entries.iter().any(|e| e.candidate.cost.is_none()) {
+        notes.push(
+            "candidates without a sourced price in the model data (no cost) rank after the priced ones".into(),
+        );
+    }
+    Ok(Advice {
+        workload: w.summary,
+        targets,
+        targets_from,
+        sized_for: sized_for(&setup.need),
+        offered,
+        entries,
+        rejected,
+        winner,
+        cheaper_unconfirmed,
+        closest,
+        concurrency,
+        verify_job,
+        notes,
+    })
+}
+
+/// The targets: given, else what a result achieved or a trace offers, else a job's own rate.
+fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
+    let given = o.iops.is_some() || o.bytes_per_s.is_some() || !o.latency.is_empty();
+    let mut t = Targets {
+        iops: o.iops,
+        bytes_per_s: o.bytes_per_s,
+        latency: o.latency.clone(),
+    };
+    if o.iops.is_some() || o.bytes_per_s.is_some() {
+        return Ok((t, "given".into()));
+    }
+    if let Some(i) = s.achieved_iops {
+        t.iops = Some(i);
+        t.bytes_per_s = s.achieved_bytes_per_s;
+        let what = if s.trace {
+            "the trace's own rate (its I/Os over its span)"
+        } else {
+            "what the result achieved"
+        };
+        return Ok((
+            t,
+            if given {
+                format!("the latency given; IOPS and throughput: {what}")
+            } else {
+                format!("{what} (no target given)")
+            },
+        ));
+    }
+    if let Some(r) = s.rate_iops {
+        t.iops = Some(r);
+        return Ok((t, "the jobs' own rate_iops".into()));
+    }
+    if given {
+        return Ok((t, "given (latency only: the job runs as it is)".into()));
+    }
+    Err(err(
+        "a job file has no achieved figures: give a target (--iops, --throughput, --p99), or a result (--result) or trace (--trace) whose own figures are the targets",
+    ))
+}
+
+/// `--instance`: a type, or a family (`m6i`, `standard_d`).
+fn instances(name: Option<&str>) -> Result<Vec<iolens_analyze::Instance>, SuiteError> {
+    let Some(n) = name else {
+        return Ok(vec![]);
+    };
+    match instance(n) {
+        Ok(i) => Ok(vec![i]),
+        Err(e) => {
+            let fam = iolens_analyze::models::instance_family(n);
+            if fam.is_empty() {
+                Err(err(format!("--instance: {e}")))
+            } else {
+                Ok(fam)
+            }
+        }
+    }
+}
+
+/// `--latency TYPE=DIST`, checked: a known type and a distribution.
+fn overrides(given: &[(String, String)]) -> Result<Vec<(String, LatencyModel)>, SuiteError> {
+    let mut out = vec![];
+    for (t, d) in given {
+        let v = iolens_analyze::models::smallest(t).map_err(|e| err(format!("--latency: {e}")))?;
+        let ty = v.type_name().to_string();
+        let m = LatencyModel::given(&ty, d).map_err(|e| err(format!("--latency {t}: {e}")))?;
+        out.push((ty, m));
+    }
+    Ok(out)
+}
+
+/// `24,000 IOPS of 16 KiB (375 MiB/s) with 20 % headroom, capacity 48 GiB`.
+fn sized_for(n: &Need) -> String {
+    let t = n.target();
+    format!(
+        "{} IOPS of {} ({:.0} MiB/s) = the need {} with {} % headroom; capacity {} GiB",
+        fmt_int(t),
+        workload::size_text(n.bs as f64),
+        t * n.bs as f64 / 1_048_576.0,
+        n.describe(),
+        ((n.headroom - 1.0) * 100.0).round(),
+        fmt_int(n.capacity_gib)
+    )
+}
+
+fn fmt_int(x: f64) -> String {
+    let s = format!("{:.0}", x.round());
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 && c != '-' {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The jobs every candidate runs: time based for the simulated span, latency percentiles on,
+/// and paced at the target when one was given and the workload sets no pace of its own (an
+/// open loop of Poisson arrivals, latency counted from each arrival); a result's jobs run as
+/// they ran, a trace at its own times.
+fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), SuiteError> {
+    let mut set = w.set.clone();
+    let s = &w.summary;
+    let paced = !s.trace && s.rate_iops.is_none() && (o.iops.is_some() || o.bytes_per_s.is_some());
+    let clones: f64 = set.jobs.iter().map(|j| f64::from(j.numjobs.max(1))).sum();
+    let ios = t
+        .iops
+        .unwrap_or(0.0)
+        .max(t.bytes_per_s.unwrap_or(0.0) / s.bs.max(1) as f64);
+    for j in &mut set.jobs {
+        let set_opt = |j: &mut iolens_job::JobSpec, k: &str, v: &str| {
+            j.set_option(k, v)
+                .map_err(|e| err(format!("job '{}': {e}", j.name)))
+        };
+        if !s.trace {
+            set_opt(j, "time_based", "1")?;
+            set_opt(j, "runtime", &format!("{}", o.sim_seconds.ceil().max(1.0)))?;
+        }
+        if !matches!(j.size, Some(iolens_job::SizeOrPct::Bytes(_))) && !s.trace {
+            set_opt(j, "size", &format!("{}g", s.capacity_gib.max(1.0)))?;
+        }
+        j.set(&SettingValue::LatPercentiles(true).into());
+        if paced {
+            let per = ios / clones;
+            let rf = if j.rw.is_mixed() {
+                f64::from(j.rwmixread.min(100)) / 100.0
+            } else if j.rw.has(iolens_job::Ddir::Read) {
+                1.0
+            } else {
+                0.0
+            };
+            let r = (per * rf).round() as u64;
+            let wr = (per * (1.0 - rf)).round() as u64;
+            j.set(&SettingValue::RateIops([r, wr, 0]).into());
+            j.set(&SettingValue::OpenLoop(true).into());
+            j.set(&SettingValue::RateProcess(RateProcess::Poisson).into());
+        }
+    }
+    let secs = format!("{} s", o.sim_seconds);
+    let offered = if s.trace {
+        "the trace's I/Os at their own times (arrivals: latency counts from each, an open loop), in virtual time".to_string()
+    } else if paced {
+        format!(
+            "{} IOPS of Poisson arrivals (rate_iops per job, open_loop=1: latency counts from each arrival), {secs} in virtual time per candidate",
+            fmt_int(ios)
+        )
+    } else if s.rate_iops.is_some() {
+        format!("the jobs at their own rate_iops, {secs} in virtual time per candidate")
+    } else {
+        format!(
+            "the jobs as they run (a closed loop at their concurrency), {secs} in virtual time per candidate"
+        )
+    };
+    Ok((set, offered))
+}
+
+/// Runs the jobs on candidate `c`'s simulated volume in virtual time.
+fn run(
+    base: &JobSet,
+    c: &Candidate,
+    given: Option<&LatencyModel>,
+    o: &VirtualOptions,
+    s: &Summary,
+) -> Result<RunResult, SuiteError> {
+    // A volume that merges physically sequential I/O up to its unit (EBS: 256 KiB on SSD,
+    // 1 MiB on HDD) takes that many of the workload's sequential I/Os per operation, as the
+    // sizing counted them; the simulated volume charges an operation per I/O, so its IOPS
+    // limit is given in the workload's I/Os.
+    let merged = match c.volume.io_unit() {
+        Some(u) if s.sequential && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
+        _ => 1.0,
+    };
+    let mut set = base.clone();
+    for j in &mut set.jobs {
+        j.set_option("sim_volume", &c.spec)
+            .map_err(|e| err(format!("{}: {e}", c.label)))?;
+        match c.sim_iops {
+            Some(i) => j.set(&SettingValue::SimIops(i * merged).into()),
+            None if merged > 1.0 => {
+                let i = c.volume.iops() * f64::from(c.count.max(1)) * merged;
+                if i.is_finite() {
+                    j.set(&SettingValue::SimIops(i).into());
+                }
+            }
+            None => {}
+        }
+        if let Some(b) = c.sim_bw {
+            j.set(&SettingValue::SimBw(b).into());
+        }
+        if let Some(m) = given {
+            j.set_option("sim_latency", &m.sim_latency())
+                .map_err(|e| err(format!("{}: {e}", c.label)))?;
+        }
+    }
+    let plan = iolens_run::plan(&set).map_err(|e| err(e.to_string()))?;
+    let reg = iolens_session::sim::registry();
+    simulate(&set, &plan, &reg, o).map_err(|e| err(e.to_string()))
+}
+
+/// The simulated run's rates and latency percentiles (every job merged; per direction and
+/// overall).
+fn measure(r: &RunResult, in_flight: f64) -> Measured {
+    let mut m = Measured {
+        in_flight,
+        ..Measured::default()
+    };
+    let list = [50.0, 99.0, 99.9];
+    let mut notes = vec![];
+    let mut all = vec![];
+    for (k, name) in ["read", "write", "trim"].iter().enumerate() {
+        let dirs: Vec<&iolens_stats::DirResult> = r
+            .jobs
+            .iter()
+            .filter_map(|j| j.dirs.get(k))
+            .filter(|d| d.total_ios > 0)
+            .collect();
+        if dirs.is_empty() {
+            continue;
+        }
+        m.iops += dirs.iter().map(|d| d.iops()).sum::<f64>();
+        m.bytes_per_s += dirs.iter().map(|d| d.bw_bytes() as f64).sum::<f64>();
+        let lats: Vec<&iolens_stats::LatResult> = dirs.iter().map(|d| &d.lat).collect();
+        let merged = iolens_stats::merge::merge_lat(&lats, true, &list, name, &mut notes);
+        for (p, ns) in merged.percentiles.unwrap_or_default() {
+            m.latency
+                .push((Some(name.to_string()), p, ns as f64 / 1000.0));
+        }
+        all.extend(lats);
+    }
+    let merged = iolens_stats::merge::merge_lat(&all, true, &list, "all", &mut notes);
+    for (p, ns) in merged.percentiles.unwrap_or_default() {
+        m.latency.push((None, p, ns as f64 / 1000.0));
+    }
+    m
+}
+
+/// Explain's bound of the run (the busiest job's), in its words.
+fn bound_of(r: &RunResult, c: &Candidate) -> (String, String) {
+    let volume = if c.count > 1 || c.sim_iops.is_some() || c.sim_bw.is_some() {
+        // A stripe, an instance's cap or burst credits: the limits the simulated volume had.
+        let mut spec = "custom:".to_string();
+        let mut parts = vec![];
+        if let Some(i) = c.sim_iops {
+            parts.push(format!("iops={}", i.round()));
+        }
+        if let Some(b) = c.sim_bw {
+            parts.push(format!("throughput={}", (b / 1_048_576.0).round().max(1.0)));
+        }
+        spec.push_str(&parts.join(","));
+        iolens_analyze::parse_volume(&spec)
+            .ok()
+            .or_else(|| Some(c.volume.clone()))
+    } else {
+        Some(c.volume.clone())
+    };
+    let ctx = ExplainContext {
+        volume,
+        instance: None,
+    };
+    let e = explain(&view_of_run(r), &ctx);
+    match e.jobs.iter().max_by(|a, b| a.iops.total_cmp(&b.iops)) {
+        Some(j) => (j.bound.name().to_string(), j.bound_claim.clone()),
+        None => ("unknown".into(), "no I/O".into()),
+    }
+}
+
+/// When the workload is short of concurrency on every candidate that would carry it: the
+/// in-flight I/Os it would need, on the cheapest such candidate's latency.
+fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<String> {
+    let target = t.iops?;
+    if entries.iter().any(|e| e.judged.status != Status::Rejected) {
+        return None;
+    }
+    let e = entries
+        .iter()
+        .filter(|e| {
+            e.judged
+                .reason
+                .as_ref()
+                .is_some_and(|(k, _)| k == "concurrency")
+        })
+        .min_by(|a, b| {
+            a.candidate
+                .cost
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.candidate.cost.unwrap_or(f64::INFINITY))
+        })?;
+    let mean = latency_model(&e.candidate.type_name)?.mean_us();
+    let (_, how) = concurrency_needed(target, mean, s.sync, s.numjobs, s.depth);
+    Some(format!(
+        "no volume gives this workload {} IOPS: it keeps {} I/Os in flight ({}); with {} (mean latency {} µs by its model): {how}",
+        fmt_int(target),
+        s.in_flight,
+        s.engine,
+        e.candidate.label,
+        fmt_int(mean)
+    ))
+}
+
+/// A job file that checks the pick on the real volume: the workload's jobs on `${DEVICE}`,
+/// direct, time based, with latency percentiles (and the pace advise offered).
+fn verify_job(w: &Workload, e: &Entry, t: &Targets) -> String {
+    let c = &e.candidate;
+    let mut out = format!(
+        "# iolens advise: check {} on the real volume before relying on it.\n# Create it with --volume {}{}, then run:\n#   DEVICE=/dev/nvme1n1 iolens verify.fio --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
+        c.label,
+        c.spec,
+        if c.count > 1 {
+            format!(" ({} of them, striped)", c.count)
+        } else {
+            String::new()
+        },
+        c.spec,
+        c.instance
+            .as_ref()
+            .map(|i| format!(" --instance {i}"))
+            .unwrap_or_default(),
+        if w.summary.read_fraction < 1.0 {
+            "WRITES TO (destroying its data on)"
+        } else {
+            "reads"
+        }
+    );
+    let skip = |n: &str| {
+        n.starts_with("sim_")
+            || matches!(
+                n,
+                "name"
+                    | "filename"
+                    | "directory"
+                    | "runtime"
+                    | "time_based"
+                    | "lat_percentiles"
+                    | "direct"
+            )
+    };
+    let globals: Vec<&iolens_job::TypedOption> = w
+        .set
+        .global_options
+        .iter()
+        .filter(|o| !skip(&o.name))
+        .collect();
+    out.push_str(
+        "[global]\nfilename=${DEVICE}\ndirect=1\ntime_based=1\nruntime=300\nlat_percentiles=1\n",
+    );
+    for g in globals {
+        out.push_str(&format!("{}={}\n", g.name, g.value));
+    }
+    for j in &w.set.jobs {
+        out.push_str(&format!("\n[{}]\n", j.name));
+        for o in j.own_options.iter().filter(|o| !skip(&o.name)) {
+            let v = if o.name == "replay_redirect" {
+                "${DEVICE}"
+            } else {
+                o.value.as_str()
+            };
+            out.push_str(&format!("{}={v}\n", o.name));
+        }
+        if let (Some(i), None) = (t.iops, w.summary.rate_iops) {
+            if !w.summary.trace && !j.own_options.iter().any(|o| o.name == "rate_iops") {
+                let clones: f64 = w.set.jobs.iter().map(|j| f64::from(j.numjobs.max(1))).sum();
+                out.push_str(&format!(
+                    "# the target's pace as advise offered it: Poisson arrivals, latency counted from each\n# arrival (open_loop is iolens's; without it, as in fio, an arrival waits for a free slot)\nrate_iops={}\nrate_process=poisson\nopen_loop=1\n",
+                    (i / clones).round()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

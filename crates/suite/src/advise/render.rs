@@ -1,0 +1,518 @@
+//! The advice as text, JSON and an HTML report.
+
+use std::fmt::Write;
+
+use iolens_analyze::advise::Status;
+use iolens_report::charts::{Series, XyInput};
+use iolens_report::html::{Report, SuiteSection};
+use iolens_report::svg::Unit;
+
+use super::{Advice, Entry};
+
+fn usd(x: f64) -> String {
+    let s = format!("{:.2}", x);
+    let (int, frac) = s.split_once('.').unwrap_or((&s, "00"));
+    format!("${}.{frac}", group(int))
+}
+
+fn group(int: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn int(x: f64) -> String {
+    if !x.is_finite() {
+        return "unlimited".into();
+    }
+    group(&format!("{:.0}", x.round().max(0.0)))
+}
+
+fn us(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.1} µs")
+    } else {
+        format!("{} µs", int(x))
+    }
+}
+
+fn mib(bytes: f64) -> String {
+    let m = bytes / 1_048_576.0;
+    if m >= 100.0 {
+        int(m)
+    } else {
+        format!("{m:.1}")
+    }
+}
+
+/// `fits`, `cannot confirm`, `rejected: limit`.
+fn status(e: &Entry) -> String {
+    match (e.judged.status, &e.judged.reason) {
+        (Status::Fits, _) => "fits".into(),
+        (Status::CannotConfirm, _) => "cannot confirm: measure it".into(),
+        (Status::Rejected, Some((k, _))) => format!("rejected: {k}"),
+        (Status::Rejected, None) => "rejected".into(),
+    }
+}
+
+fn cost(e: &Entry) -> String {
+    e.candidate.cost.map_or("no price".into(), usd)
+}
+
+fn p(e: &Entry, pct: f64) -> String {
+    e.measured.percentile(None, pct).map_or("-".into(), us)
+}
+
+/// The margins: `IOPS +0.1 %, p99 -45 % (cannot confirm)`.
+fn margins(e: &Entry) -> String {
+    e.judged
+        .margins
+        .iter()
+        .map(|m| {
+            let v = match m.verdict {
+                iolens_analyze::models::Verdict::Meets => "",
+                iolens_analyze::models::Verdict::CannotConfirm => " (cannot confirm)",
+                iolens_analyze::models::Verdict::Misses => " (misses)",
+            };
+            format!("{} {:+.1} %{v}", m.target, m.margin_pct)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Pads each column to its widest cell; the first `left` columns align left.
+fn table(rows: &[Vec<String>], left: usize) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let w: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::from(" ");
+        for (i, c) in r.iter().enumerate() {
+            let pad = w[i].saturating_sub(c.chars().count());
+            if i < left {
+                let _ = write!(line, " {c}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(line, " {}{c}", " ".repeat(pad));
+            }
+            line.push(' ');
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn targets_text(a: &Advice) -> String {
+    let mut t = vec![];
+    if let Some(i) = a.targets.iops {
+        t.push(format!("{} IOPS", int(i)));
+    }
+    if let Some(b) = a.targets.bytes_per_s {
+        t.push(format!("{} MiB/s", mib(b)));
+    }
+    for l in &a.targets.latency {
+        t.push(format!("{} <= {}", l.name(), us(l.us)));
+    }
+    if t.is_empty() {
+        "none".into()
+    } else {
+        t.join(", ")
+    }
+}
+
+/// The advice for people: the workload, the targets, the ranked table, the rejected types with
+/// their reasons, the pick with its `--volume` spec, the headroom's cost and the job to verify
+/// it.
+pub fn text(a: &Advice) -> String {
+    let mut o = String::new();
+    let s = &a.workload;
+    let _ = writeln!(o, "workload: {}", s.source);
+    for j in &s.jobs {
+        let _ = writeln!(o, "  {j}");
+    }
+    let _ = writeln!(
+        o,
+        "  mean I/O {}, {:.0} % reads, {}, {} I/Os in flight at most, capacity {} GiB",
+        super::workload::size_text(s.bs as f64),
+        s.read_fraction * 100.0,
+        if s.sequential { "sequential" } else { "random" },
+        s.in_flight,
+        int(s.capacity_gib)
+    );
+    let _ = writeln!(o, "targets: {} ({})", targets_text(a), a.targets_from);
+    let _ = writeln!(o, "sized for: {}", a.sized_for);
+    let _ = writeln!(o, "offered: {}", a.offered);
+    o.push('\n');
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "candidate".into(),
+        "$/month".into(),
+        "IOPS".into(),
+        "MiB/s".into(),
+        "p50".into(),
+        "p99".into(),
+        "bound".into(),
+        "verdict".into(),
+    ]];
+    for (i, e) in a.entries.iter().enumerate() {
+        rows.push(vec![
+            format!("{}", i + 1),
+            e.candidate.label.clone(),
+            cost(e),
+            int(e.measured.iops),
+            mib(e.measured.bytes_per_s),
+            p(e, 50.0),
+            p(e, 99.0),
+            e.measured.bound.clone(),
+            status(e),
+        ]);
+    }
+    // The numbers right-aligned, names and words left.
+    o.push_str(&table(&rows, 2));
+    o.push('\n');
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "provisioned (--volume)".into(),
+        "latency model".into(),
+        "margins".into(),
+    ]];
+    for (i, e) in a.entries.iter().enumerate() {
+        let c = &e.candidate;
+        rows.push(vec![
+            format!("{}", i + 1),
+            format!(
+                "{}{}{}",
+                if c.count > 1 {
+                    format!("{} x ", c.count)
+                } else {
+                    String::new()
+                },
+                c.spec,
+                c.instance
+                    .as_ref()
+                    .map(|i| format!(" on {i}"))
+                    .unwrap_or_default()
+            ),
+            format!("{} ({})", e.latency_model.name, e.latency_model.basis),
+            margins(e),
+        ]);
+    }
+    o.push_str(&table(&rows, 4));
+    let reasons: Vec<&Entry> = a
+        .entries
+        .iter()
+        .filter(|e| e.judged.status != Status::Fits)
+        .collect();
+    if !reasons.is_empty() || !a.rejected.is_empty() {
+        o.push_str("\nnot picked:\n");
+        for e in reasons {
+            if let Some((k, r)) = &e.judged.reason {
+                let _ = writeln!(o, "  {} ({k}): {r}", e.candidate.label);
+            }
+        }
+        for r in &a.rejected {
+            let _ = writeln!(o, "  {} ({}): {}", r.label, r.kind, r.reason);
+        }
+    }
+    o.push('\n');
+    match (a.winner, a.closest) {
+        (Some(i), _) => pick(&mut o, a, &a.entries[i], "pick"),
+        (None, Some(i)) => {
+            let e = &a.entries[i];
+            let why = e
+                .judged
+                .reason
+                .as_ref()
+                .map(|(_, r)| r.clone())
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "none fits; the closest is {} ({}): {why}",
+                e.candidate.label,
+                cost(e)
+            );
+            pick(&mut o, a, e, "closest");
+        }
+        (None, None) => match a
+            .rejected
+            .iter()
+            .filter_map(|r| r.reach.map(|x| (r, x)))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+        {
+            Some((r, x)) => {
+                let _ = writeln!(
+                    o,
+                    "none fits; the closest is {}, at most {} IOPS: {}",
+                    r.label,
+                    int(x),
+                    r.reason
+                );
+            }
+            None => o.push_str("none fits, and no volume type could be sized for the workload\n"),
+        },
+    }
+    if let Some(i) = a.cheaper_unconfirmed {
+        let e = &a.entries[i];
+        let _ = writeln!(
+            o,
+            "cheaper, unconfirmed: {} at {} might do it: {}",
+            e.candidate.label,
+            cost(e),
+            e.judged
+                .reason
+                .as_ref()
+                .map(|(_, r)| r.as_str())
+                .unwrap_or("")
+        );
+    }
+    if let Some(c) = &a.concurrency {
+        let _ = writeln!(o, "concurrency: {c}");
+    }
+    for n in &a.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    if let Some(j) = &a.verify_job {
+        let _ = write!(o, "\njob file to verify it (verify.fio):\n{j}");
+    }
+    o
+}
+
+fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
+    let c = &e.candidate;
+    let _ = writeln!(
+        o,
+        "{what}: {}{} at {}{}",
+        if c.count > 1 {
+            format!("{} x ", c.count)
+        } else {
+            String::new()
+        },
+        c.name,
+        c.cost.map_or("no sourced price".to_string(), |x| format!(
+            "{}/month",
+            usd(x)
+        )),
+        c.instance
+            .as_ref()
+            .map(|i| format!(" on {i}"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        o,
+        "  --volume {}{}",
+        c.spec,
+        c.instance
+            .as_ref()
+            .map(|i| format!(" --instance {i}"))
+            .unwrap_or_default()
+    );
+    for s in &c.steps {
+        let _ = writeln!(o, "  {s}");
+    }
+    let _ = writeln!(
+        o,
+        "  simulated: {} IOPS, {} MiB/s; p50 {}, p99 {}, p99.9 {}; bound: {} ({})",
+        int(e.measured.iops),
+        mib(e.measured.bytes_per_s),
+        p(e, 50.0),
+        p(e, 99.0),
+        p(e, 99.9),
+        e.measured.bound,
+        e.measured.bound_claim
+    );
+    let _ = writeln!(
+        o,
+        "  latency from the {} latency model ({}): {}",
+        e.latency_model.name, e.latency_model.provenance, e.latency_model.summary
+    );
+    if let Some(h) = c.headroom_cost {
+        let _ = writeln!(o, "  the 20 % headroom costs {}/month of it", usd(h));
+    }
+    for n in &c.notes {
+        let _ = writeln!(o, "  {n}");
+    }
+    for l in &c.cost_lines {
+        let _ = writeln!(o, "  {l}");
+    }
+}
+
+/// The advice as JSON (`--output-format=json`).
+pub fn to_json(a: &Advice) -> serde_json::Value {
+    serde_json::to_value(a).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+}
+
+/// The advice as an HTML report: the workload and targets, cost against p99 with the Pareto
+/// front, and a row per candidate.
+pub fn report(a: &Advice) -> Report {
+    let s = &a.workload;
+    let mut facts = vec![(
+        "workload".to_string(),
+        vec![
+            ("source".to_string(), s.source.clone()),
+            ("jobs".to_string(), s.jobs.join("; ")),
+            (
+                "targets".to_string(),
+                format!("{} ({})", targets_text(a), a.targets_from),
+            ),
+            ("sized for".to_string(), a.sized_for.clone()),
+            ("offered".to_string(), a.offered.clone()),
+        ],
+    )];
+    if let Some(i) = a.winner.or(a.closest) {
+        let e = &a.entries[i];
+        facts.push((
+            if a.winner.is_some() {
+                "pick"
+            } else {
+                "closest"
+            }
+            .to_string(),
+            vec![
+                (
+                    "volume".to_string(),
+                    format!("--volume {}", e.candidate.spec),
+                ),
+                ("cost".to_string(), cost(e)),
+                ("p99".to_string(), p(e, 99.0)),
+                (
+                    "latency model".to_string(),
+                    format!("{} ({})", e.latency_model.name, e.latency_model.provenance),
+                ),
+            ],
+        ));
+    }
+    let head: Vec<String> = [
+        "#",
+        "candidate",
+        "$/month",
+        "provisioned",
+        "IOPS",
+        "MiB/s",
+        "p50",
+        "p99",
+        "latency model",
+        "bound",
+        "verdict",
+        "margins",
+    ]
+    .iter()
+    .map(|h| h.to_string())
+    .collect();
+    let rows: Vec<Vec<String>> = a
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            vec![
+                format!("{}", i + 1),
+                e.candidate.label.clone(),
+                cost(e),
+                e.candidate.spec.clone(),
+                int(e.measured.iops),
+                mib(e.measured.bytes_per_s),
+                p(e, 50.0),
+                p(e, 99.0),
+                format!("{} ({})", e.latency_model.name, e.latency_model.basis),
+                e.measured.bound.clone(),
+                status(e),
+                margins(e),
+            ]
+        })
+        .collect();
+    let mut notes: Vec<String> = a
+        .rejected
+        .iter()
+        .map(|r| format!("{} ({}): {}", r.label, r.kind, r.reason))
+        .collect();
+    notes.extend(a.concurrency.iter().cloned());
+    let (chart, unpriced) = cost_against_p99(a);
+    if unpriced > 0 {
+        notes.push(format!(
+            "{unpriced} candidate(s) without a sourced price are not on the cost chart"
+        ));
+    }
+    Report {
+        title: "iolens advise".into(),
+        facts,
+        sections: vec![SuiteSection {
+            title: "candidates".into(),
+            notes,
+            table: Some(("a row per candidate, ranked".into(), head, rows)),
+            lines: chart.into_iter().collect(),
+            ..SuiteSection::default()
+        }],
+        notes: a.notes.clone(),
+        ..Report::default()
+    }
+}
+
+/// Cost against p99 per candidate (priced, with a p99), by verdict, and the Pareto front of
+/// those not rejected: each cheaper than every candidate with a lower p99. Also returns how
+/// many candidates have no price.
+fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
+    let mut unpriced = 0;
+    let mut by: [Vec<(f64, f64)>; 3] = [vec![], vec![], vec![]];
+    for e in &a.entries {
+        let (Some(c), Some(p99)) = (e.candidate.cost, e.measured.percentile(None, 99.0)) else {
+            unpriced += usize::from(e.candidate.cost.is_none());
+            continue;
+        };
+        let k = match e.judged.status {
+            Status::Fits => 0,
+            Status::CannotConfirm => 1,
+            Status::Rejected => 2,
+        };
+        by[k].push((c, p99 * 1000.0));
+    }
+    let mut front: Vec<(f64, f64)> = by[0].iter().chain(&by[1]).copied().collect();
+    front.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    let mut best = f64::INFINITY;
+    front.retain(|(_, p)| {
+        let keep = *p < best;
+        best = best.min(*p);
+        keep
+    });
+    if by.iter().all(Vec::is_empty) {
+        return (None, unpriced);
+    }
+    let mut series = vec![Series {
+        label: "Pareto front (cheapest for its p99)".into(),
+        color: 3,
+        points: front,
+    }];
+    for (i, (label, color)) in [("fits", 0), ("cannot confirm", 2), ("rejected", 1)]
+        .into_iter()
+        .enumerate()
+    {
+        series.push(Series {
+            label: label.into(),
+            color,
+            points: std::mem::take(&mut by[i]),
+        });
+    }
+    let chart = XyInput {
+        title: "monthly cost against simulated p99".into(),
+        x_title: "$ per month".into(),
+        x_unit: Unit::Count,
+        x_log: false,
+        y_title: "p99 latency".into(),
+        y_unit: Unit::Nanos,
+        y_log_over: Some(10.0),
+        series,
+        dots_only: vec![1, 2, 3],
+    };
+    (Some(chart), unpriced)
+}

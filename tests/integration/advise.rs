@@ -1,0 +1,189 @@
+//! `iolens advise` from the command line: a job's advice as text, JSON and an HTML report, a
+//! real fio result's workload read back, and bad input refused with a clear message.
+
+use crate::common::*;
+
+const DB: [&str; 6] = [
+    "--name=db",
+    "--ioengine=libaio",
+    "--rw=randread",
+    "--bs=16k",
+    "--iodepth=32",
+    "--size=100g",
+];
+
+fn advise(dir: &std::path::Path, flags: &[&str]) -> std::process::Output {
+    let mut args = vec!["advise"];
+    args.extend_from_slice(flags);
+    run_in(dir, &args)
+}
+
+#[test]
+fn advise_prints_the_pick_as_text_json_and_a_report() {
+    let d = TempDir::new("advise-cli");
+    let mut flags = vec!["--iops", "20k", "--p99", "1ms", "--provider", "aws"];
+    flags.extend(DB);
+    let o = advise(&d.0, &flags);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise --iops 20k --p99 1ms --provider aws on a QD32 16 KiB randread: expected exit 0 (a pick); stderr: {}",
+        stderr(&o)
+    );
+    // io1 is the one whose measured model confirms p99 < 1 ms; gp3 is cheaper, unconfirmed.
+    assert_contains(&out, "pick: io1 24,000 IOPS, 480 GiB at $1,620.00/month");
+    assert_contains(&out, "--volume io1:iops=24000,size=480G");
+    assert_contains(&out, "cheaper, unconfirmed: gp3 at $123.00");
+    assert_contains(&out, "the model cannot confirm this: measure it");
+    assert_contains(&out, "st1 (limit)");
+    assert_contains(&out, "[db]");
+
+    let report = d.0.join("advise.html");
+    let json_out = d.0.join("advise.json");
+    let mut flags = flags.clone();
+    let (r, j) = (report.display().to_string(), json_out.display().to_string());
+    flags.extend(["--output-format", "json", "--output", &j, "--report", &r]);
+    let o = advise(&d.0, &flags);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap())
+        .unwrap_or_else(|e| panic!("advise --output-format json: expected JSON in {j}: {e}"));
+    let w = v["winner"].as_u64().expect("a winner index") as usize;
+    assert_eq!(
+        v["entries"][w]["spec"], "io1:iops=24000,size=480G",
+        "the JSON's pick from the same inputs; entries: {}",
+        v["entries"]
+    );
+    assert!(
+        v["verify_job"]
+            .as_str()
+            .is_some_and(|s| s.contains("filename=${DEVICE}")),
+        "the JSON carries the verify job: {}",
+        v["verify_job"]
+    );
+    // The verify job parses as a job file of iolens's, with the device named.
+    let job = d.0.join("verify.fio");
+    std::fs::write(&job, v["verify_job"].as_str().unwrap()).unwrap();
+    let mut c = iolens();
+    c.current_dir(&d.0)
+        .env("DEVICE", "/dev/nonexistent-advise")
+        .args(["--parse-only", "verify.fio"]);
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "iolens --parse-only verify.fio (advise's verify job): expected it to parse; stderr: {}",
+        stderr(&o)
+    );
+    let html = std::fs::read_to_string(&report).expect("--report writes the page");
+    assert_contains(&html, "iolens advise");
+    assert_contains(&html, "io1:iops=24000,size=480G");
+    assert_contains(&html, "monthly cost against simulated p99");
+    assert_contains(&html, "Pareto front");
+}
+
+#[test]
+fn advise_reads_a_real_60s_fio_result() {
+    let d = TempDir::new("advise-result");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/suite/tests-data/advise/loop-throttle-60s.fio.json");
+    let f = fixture.display().to_string();
+    let o = advise(&d.0, &["--result", &f, "--provider", "aws"]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise --result {f}: {}",
+        stderr(&o)
+    );
+    // fio 3.33, libaio QD16, 8 KiB randrw 70/30, throttled to 2,000 + 1,000 IOPS by blkio.
+    assert_contains(
+        &out,
+        "loop-throttle: randrw 8 KiB (70 % reads), 1 x 16 in flight (libaio)",
+    );
+    assert_contains(
+        &out,
+        "targets: 2,714 IOPS, 21.2 MiB/s (what the result achieved",
+    );
+    assert_contains(&out, "--volume gp3:iops=3257,throughput=125,size=7G");
+}
+
+#[test]
+fn advise_refuses_bad_input_clearly() {
+    let d = TempDir::new("advise-bad");
+    let missing = d.0.join("no-such.iolog").display().to_string();
+    for (flags, code, needle) in [
+        (vec!["--trace", missing.as_str()], 1, "no-such.iolog"),
+        (
+            vec!["--iops", "1000", "--provider", "ibm"],
+            1,
+            "unknown provider 'ibm'",
+        ),
+        (
+            vec!["--iops", "1000", "--instance", "m9z.huge"],
+            1,
+            "m9z.huge",
+        ),
+        (vec!["--iops", "lots"], 2, "'lots' is not a number"),
+        (
+            vec!["--iops", "1000", "--p99", "sideways:1ms"],
+            2,
+            "no direction",
+        ),
+        (vec![], 2, "no workload"),
+    ] {
+        let mut all = flags.clone();
+        if !flags.contains(&"--trace") && !flags.is_empty() {
+            all.extend(DB);
+        }
+        let o = advise(&d.0, &all);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "advise {all:?}: expected exit {code}; stdout: {}; stderr: {}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert_contains(&stderr(&o), needle);
+        assert!(
+            !stderr(&o).contains("panicked"),
+            "advise {all:?} panicked: {}",
+            stderr(&o)
+        );
+    }
+    // A target no volume reaches: exit 1, the closest named.
+    let mut flags = vec![
+        "--iops",
+        "2000000",
+        "--provider",
+        "aws",
+        "--max-stripe",
+        "4",
+    ];
+    flags.extend(DB);
+    let o = advise(&d.0, &flags);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_contains(&stdout(&o), "none fits; the closest is");
+}
+
+#[test]
+fn advise_replays_a_blktrace_at_its_own_times() {
+    let d = TempDir::new("advise-trace");
+    // 3,000 4 KiB I/Os, one every 100 µs (every third a write), scattered: 10,000 IOPS.
+    let path = d.0.join("t.blktrace.0");
+    std::fs::write(&path, crate::logs::blktrace_bytes(3000)).unwrap();
+    let p = path.display().to_string();
+    let o = advise(&d.0, &["--trace", &p, "--provider", "aws"]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise --trace {p} (10,000 IOPS of 4 KiB): expected a pick; stdout: {out}; stderr: {}",
+        stderr(&o)
+    );
+    assert_contains(
+        &out,
+        "3000 I/Os over 0.3 s (10000 IOPS, 66.7 % reads, mean 4 KiB per I/O)",
+    );
+    assert_contains(&out, "the trace's own rate");
+    assert_contains(&out, "pick: ");
+}
