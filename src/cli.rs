@@ -330,12 +330,9 @@ pub struct PtsArgs {
     /// Skip the purge
     #[arg(long)]
     pub no_purge: bool,
-    /// Skip the workload-independent preconditioning
-    #[arg(long)]
+    #[arg(long, help = "Skip the workload-independent preconditioning")]
     pub no_precondition: bool,
-    /// How to precondition: wipc (the specification's 2 sequential passes) or
-    /// sprandom[:op=RATIO] (one SPRandom pass of 4 KiB random writes, fio 3.41's sprandom)
-    #[arg(long, value_name = "HOW", default_value = "wipc", value_parser = iolens_suite::pts::Precondition::parse)]
+    #[arg(long, value_name = "HOW", default_value = "wipc", value_parser = iolens_suite::pts::Precondition::parse, help = "How to precondition: wipc (the specification's 2 sequential passes) or sprandom[:op=RATIO] (one SPRandom pass of 4 KiB random writes, fio 3.41's sprandom)")]
     pub precondition: iolens_suite::pts::Precondition,
     /// I/O engine (default io_uring, libaio where io_uring is unavailable)
     #[arg(long, value_name = "ENGINE")]

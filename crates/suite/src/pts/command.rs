@@ -58,10 +58,8 @@ pub struct PtsOptions {
     pub size: String,
     /// Purge before each test.
     pub purge: bool,
-    /// Run the workload-independent preconditioning.
-    pub precondition: bool,
-    /// How it preconditions (`--precondition`).
-    pub precondition_with: super::Precondition,
+    /// Precondition before each test, and how (`--precondition`); None: skip it.
+    pub precondition: Option<super::Precondition>,
     /// I/O engine (`None`: io_uring, or libaio where io_uring is unavailable).
     pub engine: Option<String>,
     /// Cloud mode: no purge, one preconditioning pass, fewer cells, burst awareness.
@@ -401,13 +399,13 @@ fn spec_for(
     spec.round_s = o.round_s;
     spec.rule.max_rounds = o.max_rounds;
     spec.engine = c.engine.clone();
-    if !o.precondition {
+    if o.precondition.is_none() {
         spec.wipc_passes = 0;
     } else if o.cloud && spec.wipc_passes > 0 {
         // Cloud practice: write the active range once; a cloud volume has no spare area.
         spec.wipc_passes = 1;
     }
-    spec.precondition = o.precondition_with;
+    spec.precondition = o.precondition.unwrap_or_default();
     spec.cloud = o.cloud;
     spec.bucket = c.bucket.clone();
     spec.balance = c.balance;
@@ -759,7 +757,7 @@ mod tests {
             max_rounds: 25,
             size: "1g".into(),
             purge: true,
-            precondition: true,
+            precondition: Some(super::super::Precondition::Wipc),
             engine: Some("psync".into()),
             ..PtsOptions::default()
         }
