@@ -245,6 +245,22 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
     }
     let (vol, count, steps) = match &sized.short {
         None => (sized.volume.clone(), 1u32, sized.steps.clone()),
+        Some(short) if ty.starts_with("gcp-pd-") => {
+            // Persistent Disk's limits hold per VM across all its disks of one type (Google:
+            // performance scales with the disks' combined size up to the VM's limits), so a
+            // stripe carries no more than one disk of the stripe's size.
+            return Ok((
+                Err(Rejection {
+                    label: ty.to_string(),
+                    kind: "limit".into(),
+                    reach: Some(sized.ceiling_iops),
+                    reason: format!(
+                        "{short}; striping does not help: Persistent Disk's limits hold per VM across all its disks of one type"
+                    ),
+                }),
+                extra,
+            ));
+        }
         Some(short) => {
             // Stripe: each of n volumes carries 1/n of the need.
             let n = (need.target() / sized.ceiling_iops.max(1e-9))
