@@ -169,13 +169,7 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
         .points
         .iter()
         .filter(|p| p.result.interrupted)
-        .map(|p| {
-            p.values
-                .iter()
-                .map(|(k, v)| format!("{}={}", k.name(), v.text))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|p| p.settings())
         .collect();
     let whole = Sweep {
         axes: s.axes.clone(),

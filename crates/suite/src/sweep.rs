@@ -361,6 +361,15 @@ impl Point {
         self.values.iter().find(|(a, _)| *a == k).map(|(_, v)| v)
     }
 
+    /// Its axes' values as a sweep writes them (`iodepth=4 bs=16k`).
+    pub fn settings(&self) -> String {
+        self.values
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.name(), v.text))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The values of the axes other than `axis`: the points of one series along `axis` are
     /// those that hold them alike.
     pub fn held(&self, axis: AxisKind) -> Vec<(AxisKind, String)> {
@@ -643,17 +652,7 @@ pub fn explain(s: &Sweep, ceilings: &[Option<ModelCeiling>]) -> Vec<String> {
         }
     }
     if s.interrupted {
-        let last = s
-            .points
-            .last()
-            .map(|p| {
-                p.values
-                    .iter()
-                    .map(|(k, v)| format!("{}={}", k.name(), v.text))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
+        let last = s.points.last().map(Point::settings).unwrap_or_default();
         lines.insert(
             0,
             format!(

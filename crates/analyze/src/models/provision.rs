@@ -351,14 +351,26 @@ fn hyperdisk(
         fmt::int(t),
         fmt::int(p.included_mib_s)
     ));
+    set_provisioned(v, &p.provisioned, i, t * MIB, floor, steps);
+}
+
+/// Sets a provisioned-IOPS volume's IOPS `i`, throughput (bytes/s) and the size they need
+/// (the type's IOPS per GiB), at least `floor`.
+fn set_provisioned(
+    v: &mut Volume,
+    p: &ProvisionedIops,
+    i: f64,
+    throughput: f64,
+    floor: f64,
+    steps: &mut Vec<String>,
+) {
     v.iops = Some(i);
-    v.throughput = Some(t * MIB);
-    let by = ratio_size(&p.provisioned, i);
-    let why = ratio_why(&p.provisioned, i);
+    v.throughput = Some(throughput);
+    let why = ratio_why(p, i);
     v.size_gib = Some(size_step(
-        by,
+        ratio_size(p, i),
         floor,
-        p.provisioned.size_gib.min,
+        p.size_gib.min,
         steps,
         &why,
     ));
@@ -422,17 +434,7 @@ fn azure_v2(
     }
     let t = t.min(i * p.mb_s_per_iops).max(p.included_mb_s);
     steps.push(format!("throughput: {} MB/s", fmt::int(t)));
-    v.iops = Some(i);
-    v.throughput = Some(t * 1e6);
-    let by = ratio_size(&p.provisioned, i);
-    let why = ratio_why(&p.provisioned, i);
-    v.size_gib = Some(size_step(
-        by,
-        floor,
-        p.provisioned.size_gib.min,
-        steps,
-        &why,
-    ));
+    set_provisioned(v, &p.provisioned, i, t * 1e6, floor, steps);
 }
 
 /// Hyperdisk Throughput: throughput bought per TiB of size; IOPS follow from throughput.

@@ -111,10 +111,8 @@ fn parse_iops(s: &str) -> Result<f64, String> {
         .map_err(|_| format!("'{s}' is not a number of I/Os per second (examples: 20000, 20k)"))
 }
 
-/// Bytes per second from `400m`, `400MiB/s`, `1g` (binary units, as fio's sizes).
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let t = t.strip_suffix("/s").unwrap_or(t);
+/// Bytes in a size of binary units as fio's (`400m`, `400MiB`, `1g`), above 0.
+fn bytes(t: &str) -> Option<f64> {
     let t = t
         .strip_suffix("iB")
         .or_else(|| t.strip_suffix("B"))
@@ -123,20 +121,19 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         .ok()
         .filter(|v| *v > 0)
         .map(|v| v as f64)
+}
+
+/// Bytes per second from `400m`, `400MiB/s`, `1g` (binary units, as fio's sizes).
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    bytes(t.strip_suffix("/s").unwrap_or(t))
         .ok_or_else(|| format!("'{s}' is not a throughput (examples: 400m, 400MiB/s, 1g)"))
 }
 
 /// GiB from a size (`500g`, `2t`).
 fn parse_capacity(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix("B"))
-        .unwrap_or(t);
-    iolens_job::value::parse_size(t, iolens_job::KbBase::Binary)
-        .ok()
-        .filter(|v| *v > 0)
-        .map(|v| v as f64 / 1_073_741_824.0)
+    bytes(s.trim())
+        .map(|v| v / 1_073_741_824.0)
         .ok_or_else(|| format!("'{s}' is not a capacity (examples: 500g, 2t)"))
 }
 

@@ -968,6 +968,15 @@ pub struct PtsOutcome {
     pub used_s: f64,
 }
 
+impl PtsOutcome {
+    /// Adds a part that ran; false when it was interrupted (the test stops there).
+    fn push(&mut self, part: PtsRun) -> bool {
+        self.interrupted = part.interrupted;
+        self.parts.push(part);
+        !self.interrupted
+    }
+}
+
 /// What runs a PTS test's stages: the session ([`command`]), or a test's fake.
 pub trait Driver {
     /// Its error.
@@ -1224,10 +1233,7 @@ pub fn run_test<D: Driver>(spec: &PtsSpec, d: &mut D) -> Result<PtsOutcome, D::E
                     bss: vec![bs],
                     ..spec.clone()
                 };
-                let p = run_rounds(&part, d, &mut ctx)?;
-                out.interrupted = p.interrupted;
-                out.parts.push(p);
-                if out.interrupted {
+                if !out.push(run_rounds(&part, d, &mut ctx)?) {
                     break;
                 }
             }
@@ -1251,10 +1257,7 @@ pub fn run_test<D: Driver>(spec: &PtsSpec, d: &mut D) -> Result<PtsOutcome, D::E
                     wipc_passes: 0,
                     ..spec.clone()
                 };
-                let p = run_rounds(&part, d, &mut ctx)?;
-                out.interrupted = p.interrupted;
-                out.parts.push(p);
-                if out.interrupted {
+                if !out.push(run_rounds(&part, d, &mut ctx)?) {
                     break;
                 }
             }
