@@ -207,8 +207,14 @@ fn few_points(out: &mut String, caption: &str, head: &[&str], rows: &[Vec<String
         rows.len(),
         if rows.len() == 1 { "row" } else { "rows" }
     );
+    head_and_rows(out, head, rows);
+    out.push_str("</table>\n");
+}
+
+/// A table's head cells (after an open `<thead><tr>`) and its body, through `</tbody>`.
+fn head_and_rows(out: &mut String, head: &[impl AsRef<str>], rows: &[Vec<String>]) {
     for h in head {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h.as_ref()));
     }
     out.push_str("</tr></thead><tbody>\n");
     for r in rows {
@@ -218,7 +224,7 @@ fn few_points(out: &mut String, caption: &str, head: &[&str], rows: &[Vec<String
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody>");
 }
 
 /// The most points of any line.
@@ -331,18 +337,8 @@ fn figure(out: &mut String, caption: &str, svg: &str, head: &[&str], rows: &[Vec
         esc(caption),
         rows.len()
     );
-    for h in head {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
-    }
-    out.push_str("</tr></thead><tbody>\n");
-    for r in rows {
-        out.push_str("<tr>");
-        for cell in r {
-            let _ = write!(out, "<td>{}</td>", esc(cell));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div></details></figure>\n");
+    head_and_rows(out, head, rows);
+    out.push_str("</table></div></details></figure>\n");
 }
 
 /// The rows of a time series table: time, then one column per series (empty where a series
@@ -666,18 +662,8 @@ fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
             "<table><caption class=\"l\" style=\"text-align:left;font-weight:600;white-space:nowrap\">{}</caption><thead><tr>",
             esc(caption)
         );
-        for h in head {
-            let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h));
-        }
-        out.push_str("</tr></thead><tbody>\n");
-        for r in rows {
-            out.push_str("<tr>");
-            for c in r {
-                let _ = write!(out, "<td>{}</td>", esc(c));
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table>\n");
+        head_and_rows(out, head, rows);
+        out.push_str("</table>\n");
     }
     for l in &sec.lines {
         let svg = if most_points(&l.series) < MIN_POINTS {

@@ -74,16 +74,9 @@ impl SsdModel {
                 .map(|f| (f * mult as f64) as u64)
                 .map_err(|_| format!("--simulate: {k}={v}: expected a size (e.g. 256m) or Nx"))
         };
-        for kv in rest.split(',').filter(|x| !x.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("--simulate: '{kv}' is not key=value"))?;
-            let num = || -> Result<f64, String> {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| *x > 0.0)
-                    .ok_or_else(|| format!("--simulate: {k}={v}: expected a positive number"))
-            };
+        for kv in pairs(rest) {
+            let (k, v) = kv?;
+            let num = || positive(k, v);
             match k {
                 "iops" => m.steady_iops = num()?,
                 "fresh" => m.fresh_iops = num()?,
@@ -143,16 +136,9 @@ impl FlashModel {
             None if s == "flash" => "",
             _ => return Err(format!("--simulate: '{s}' is not a flash model")),
         };
-        for kv in rest.split(',').filter(|x| !x.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("--simulate: '{kv}' is not key=value"))?;
-            let num = || -> Result<f64, String> {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| *x > 0.0)
-                    .ok_or_else(|| format!("--simulate: {k}={v}: expected a positive number"))
-            };
+        for kv in pairs(rest) {
+            let (k, v) = kv?;
+            let num = || positive(k, v);
             match k {
                 "iops" => m.raw_iops = num()?,
                 "op" => {
@@ -507,6 +493,22 @@ impl SimDevice {
 /// Inserts `lines` at the top of a job text's `[global]` section.
 pub fn with_lines(job: &str, lines: &str) -> String {
     job.replacen("[global]\n", &format!("[global]\n{lines}"), 1)
+}
+
+/// The `key=value` pairs of a model's comma list.
+fn pairs(rest: &str) -> impl Iterator<Item = Result<(&str, &str), String>> {
+    rest.split(',').filter(|x| !x.is_empty()).map(|kv| {
+        kv.split_once('=')
+            .ok_or_else(|| format!("--simulate: '{kv}' is not key=value"))
+    })
+}
+
+/// `v` as a number above 0.
+fn positive(k: &str, v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| *x > 0.0)
+        .ok_or_else(|| format!("--simulate: {k}={v}: expected a positive number"))
 }
 
 #[cfg(test)]
