@@ -310,24 +310,7 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
     if let Some(m) = &j.mixed {
         dir_block(o, "mixed", m, j, false);
     }
-    if j.verified_blocks > 0 || !j.verify_failures.is_empty() {
-        let bad = j
-            .total_err
-            .min(j.verified_blocks.max(j.verify_failures.len() as u64));
-        let _ = writeln!(
-            o,
-            "  verify       : {} blocks checked, {} bad",
-            j.verified_blocks,
-            if j.verify_failures.is_empty() { 0 } else { bad }
-        );
-        for f in &j.verify_failures {
-            let _ = writeln!(
-                o,
-                "     bad block : '{}' offset {} ({} bytes): {}",
-                f.file, f.offset, f.len, f.detail
-            );
-        }
-    }
+    verify_lines(o, j);
     lat_buckets(o, j);
     if j.sync.total_ios > 0 {
         let _ = writeln!(o, "  fsync/fdatasync/sync_file_range:");
@@ -410,34 +393,61 @@ pub fn render_job(o: &mut String, j: &JobResult, time: &str) {
         j.latency_target_us, j.latency_window_us, j.latency_percentile, j.latency_depth
     );
     if let Some(ss) = &j.steadystate {
-        // fio's line: the window's means (the second bandwidth is fio's: the KiB/s figure
-        // with decimal prefixes), the latency mean with a latency criterion (fio 3.42, always
-        // in nsec), then the criterion's value to 3 decimals.
-        let kib = ss.bw_mean as u64 / 1024;
-        let metric = ss.ss.split(':').next().unwrap_or("");
-        let (name, kind) = match metric.strip_suffix("_slope") {
-            Some(m) => (m, "slope"),
-            None => (metric, "mean dev"),
-        };
-        let value = ss.criterion.trim_end_matches('%');
-        let value = value
-            .parse::<f64>()
-            .map(|v| format!("{v:.3}"))
-            .unwrap_or_else(|_| value.to_string());
-        let pct = if ss.criterion.ends_with('%') { "%" } else { "" };
-        let lat = ss
-            .lat_mean
-            .map(|m| format!(", lat={}nsec", num2str(m as u64, 4, false, Unit::None)))
-            .unwrap_or_default();
+        steadystate_line(o, ss);
+    }
+}
+
+/// What verification checked, and each bad block (not in fio).
+fn verify_lines(o: &mut String, j: &JobResult) {
+    if j.verified_blocks == 0 && j.verify_failures.is_empty() {
+        return;
+    }
+    let bad = j
+        .total_err
+        .min(j.verified_blocks.max(j.verify_failures.len() as u64));
+    let _ = writeln!(
+        o,
+        "  verify       : {} blocks checked, {} bad",
+        j.verified_blocks,
+        if j.verify_failures.is_empty() { 0 } else { bad }
+    );
+    for f in &j.verify_failures {
         let _ = writeln!(
             o,
-            "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {name} {kind}={value}{pct}",
-            if ss.attained { "yes" } else { "no" },
-            num2str(kib * 1024, 4, true, Unit::BytesPerSec),
-            num2str(kib * 1000, 4, false, Unit::BytesPerSec),
-            num2str(ss.iops_mean as u64, 4, false, Unit::None),
+            "     bad block : '{}' offset {} ({} bytes): {}",
+            f.file, f.offset, f.len, f.detail
         );
     }
+}
+
+/// fio's steadystate line: the window's means (the second bandwidth is fio's: the KiB/s figure
+/// with decimal prefixes), the latency mean with a latency criterion (fio 3.42, always in
+/// nsec), then the criterion's value to 3 decimals.
+fn steadystate_line(o: &mut String, ss: &iolens_stats::SteadyState) {
+    let kib = ss.bw_mean as u64 / 1024;
+    let metric = ss.ss.split(':').next().unwrap_or("");
+    let (name, kind) = match metric.strip_suffix("_slope") {
+        Some(m) => (m, "slope"),
+        None => (metric, "mean dev"),
+    };
+    let value = ss.criterion.trim_end_matches('%');
+    let value = value
+        .parse::<f64>()
+        .map(|v| format!("{v:.3}"))
+        .unwrap_or_else(|_| value.to_string());
+    let pct = if ss.criterion.ends_with('%') { "%" } else { "" };
+    let lat = ss
+        .lat_mean
+        .map(|m| format!(", lat={}nsec", num2str(m as u64, 4, false, Unit::None)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {name} {kind}={value}{pct}",
+        if ss.attained { "yes" } else { "no" },
+        num2str(kib * 1024, 4, true, Unit::BytesPerSec),
+        num2str(kib * 1000, 4, false, Unit::BytesPerSec),
+        num2str(ss.iops_mean as u64, 4, false, Unit::None),
+    );
 }
 
 pub(crate) fn group_block(o: &mut String, g: &GroupResult) {

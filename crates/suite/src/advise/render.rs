@@ -156,61 +156,7 @@ pub fn text(a: &Advice) -> String {
     let _ = writeln!(o, "sized for: {}", a.sized_for);
     let _ = writeln!(o, "offered: {}", a.offered);
     o.push('\n');
-    let mut rows = vec![vec![
-        "#".to_string(),
-        "candidate".into(),
-        "$/month".into(),
-        "IOPS".into(),
-        "MiB/s".into(),
-        "p50".into(),
-        "p99".into(),
-        "bound".into(),
-        "verdict".into(),
-    ]];
-    for (i, e) in a.entries.iter().enumerate() {
-        rows.push(vec![
-            format!("{}", i + 1),
-            e.candidate.label.clone(),
-            cost(e),
-            int(e.measured.iops),
-            mib(e.measured.bytes_per_s),
-            p(e, 50.0),
-            p(e, 99.0),
-            e.measured.bound.clone(),
-            status(e),
-        ]);
-    }
-    // The numbers right-aligned, names and words left.
-    o.push_str(&table(&rows, 2));
-    o.push('\n');
-    let mut rows = vec![vec![
-        "#".to_string(),
-        "provisioned (--volume)".into(),
-        "latency model".into(),
-        "margins".into(),
-    ]];
-    for (i, e) in a.entries.iter().enumerate() {
-        let c = &e.candidate;
-        rows.push(vec![
-            format!("{}", i + 1),
-            format!(
-                "{}{}{}",
-                if c.count > 1 {
-                    format!("{} x ", c.count)
-                } else {
-                    String::new()
-                },
-                c.spec,
-                c.instance
-                    .as_ref()
-                    .map(|i| format!(" on {i}"))
-                    .unwrap_or_default()
-            ),
-            format!("{} ({})", e.latency_model.name, e.latency_model.basis),
-            margins(e),
-        ]);
-    }
-    o.push_str(&table(&rows, 4));
+    candidate_tables(&mut o, a);
     let reasons: Vec<&Entry> = a
         .entries
         .iter()
@@ -288,6 +234,65 @@ pub fn text(a: &Advice) -> String {
         let _ = write!(o, "\njob file to verify it (verify.fio):\n{j}");
     }
     o
+}
+
+/// The ranked candidates: what each carries and costs, then how each is provisioned.
+fn candidate_tables(o: &mut String, a: &Advice) {
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "candidate".into(),
+        "$/month".into(),
+        "IOPS".into(),
+        "MiB/s".into(),
+        "p50".into(),
+        "p99".into(),
+        "bound".into(),
+        "verdict".into(),
+    ]];
+    for (i, e) in a.entries.iter().enumerate() {
+        rows.push(vec![
+            format!("{}", i + 1),
+            e.candidate.label.clone(),
+            cost(e),
+            int(e.measured.iops),
+            mib(e.measured.bytes_per_s),
+            p(e, 50.0),
+            p(e, 99.0),
+            e.measured.bound.clone(),
+            status(e),
+        ]);
+    }
+    // The numbers right-aligned, names and words left.
+    o.push_str(&table(&rows, 2));
+    o.push('\n');
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "provisioned (--volume)".into(),
+        "latency model".into(),
+        "margins".into(),
+    ]];
+    for (i, e) in a.entries.iter().enumerate() {
+        let c = &e.candidate;
+        rows.push(vec![
+            format!("{}", i + 1),
+            format!(
+                "{}{}{}",
+                if c.count > 1 {
+                    format!("{} x ", c.count)
+                } else {
+                    String::new()
+                },
+                c.spec,
+                c.instance
+                    .as_ref()
+                    .map(|i| format!(" on {i}"))
+                    .unwrap_or_default()
+            ),
+            format!("{} ({})", e.latency_model.name, e.latency_model.basis),
+            margins(e),
+        ]);
+    }
+    o.push_str(&table(&rows, 4));
 }
 
 fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
