@@ -423,7 +423,7 @@ pub const UNSUPPORTED_ENGINES: &[ForeignEngine] = &[
     },
     ForeignEngine {
         name: "guasi",
-        why: "not implemented",
+        why: "needs the third-party GUASI library",
         sync: false,
     },
     ForeignEngine {
