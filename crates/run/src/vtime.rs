@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-use iolens_job::{Ddir, JobSet, Pacing, RwKind};
+use iolens_job::{Ddir, JobSet, Pacing};
 use iolens_stats::{build_run, JobStats, RunMeta, RunResult};
 
 use crate::offsets::BlockSizes;
@@ -210,22 +210,11 @@ impl<'a> Job<'a> {
         })
     }
 
-    /// The direction of the next I/O (`rw`, `rwmixread`).
+    /// The direction of the next I/O (`rw`, `rwmixread`); trimwrite counts its writes,
+    /// which carry the size.
     fn next_ddir(&mut self) -> Ddir {
-        match self.job.spec.rw {
-            RwKind::Read | RwKind::RandRead => Ddir::Read,
-            RwKind::Write | RwKind::RandWrite => Ddir::Write,
-            RwKind::Trim | RwKind::RandTrim => Ddir::Trim,
-            RwKind::ReadWrite | RwKind::RandRw => {
-                if self.rng_mix.percent(self.job.spec.rwmixread) {
-                    Ddir::Read
-                } else {
-                    Ddir::Write
-                }
-            }
-            // trimwrite: a trim and a write of each block; the writes carry the size.
-            RwKind::TrimWrite | RwKind::RandTrimWrite => Ddir::Write,
-        }
+        let spec = &self.job.spec;
+        crate::worker::next_ddir(spec.rw, spec.rwmixread, &mut self.rng_mix, true)
     }
 
     /// True once the job may issue no more I/O.

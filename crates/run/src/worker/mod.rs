@@ -34,6 +34,27 @@ mod readback;
 mod replay;
 mod sampling;
 mod setup;
+/// The direction of a job's next I/O from its `rw` and `rwmixread` (`mix` draws the mixed
+/// ones); trimwrite trims a block, then writes it once `trim_done`. The clock's workers and
+/// virtual time both choose through this.
+#[inline(always)]
+pub(crate) fn next_ddir(rw: RwKind, rwmixread: u32, mix: &mut Taus, trim_done: bool) -> Ddir {
+    match rw {
+        RwKind::Read | RwKind::RandRead => Ddir::Read,
+        RwKind::Write | RwKind::RandWrite => Ddir::Write,
+        RwKind::Trim | RwKind::RandTrim => Ddir::Trim,
+        RwKind::ReadWrite | RwKind::RandRw => {
+            if mix.percent(rwmixread) {
+                Ddir::Read
+            } else {
+                Ddir::Write
+            }
+        }
+        RwKind::TrimWrite | RwKind::RandTrimWrite if trim_done => Ddir::Write,
+        RwKind::TrimWrite | RwKind::RandTrimWrite => Ddir::Trim,
+    }
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -204,25 +225,13 @@ impl<'a> Worker<'a> {
     }
 
     fn next_ddir(&mut self) -> Ddir {
-        match self.job.spec.rw {
-            RwKind::Read | RwKind::RandRead => Ddir::Read,
-            RwKind::Write | RwKind::RandWrite => Ddir::Write,
-            RwKind::Trim | RwKind::RandTrim => Ddir::Trim,
-            RwKind::ReadWrite | RwKind::RandRw => {
-                if self.rng_mix.percent(self.job.spec.rwmixread) {
-                    Ddir::Read
-                } else {
-                    Ddir::Write
-                }
-            }
-            RwKind::TrimWrite | RwKind::RandTrimWrite => {
-                if self.trim_then_write.is_some() {
-                    Ddir::Write
-                } else {
-                    Ddir::Trim
-                }
-            }
-        }
+        let trim_done = self.trim_then_write.is_some();
+        next_ddir(
+            self.job.spec.rw,
+            self.job.spec.rwmixread,
+            &mut self.rng_mix,
+            trim_done,
+        )
     }
 
     /// Chooses the next I/O into a free slot. Returns (slot, request) or None when the range
