@@ -57,6 +57,12 @@ run both rate-iops1k-null --ioengine=null --size=1g --rw=randread --bs=4k --rate
 run both rate-iops1k500-null-randrw --ioengine=null --size=1g --rw=randrw --bs=4k --rate_iops=1k,500 --runtime=$RT --time_based
 run both rate-4m-null --ioengine=null --size=1g --rw=randread --bs=4k --rate=4m --runtime=$RT --time_based
 run both rate-thinktime2ms --filename="$DATA" --size=512m --direct=1 --ioengine=psync --rw=randread --bs=4k --thinktime=2ms --runtime=$RT --time_based
+# A trace replayed at its recorded times: an iolog v3 of 10,000 random 4 KiB reads of the data
+# file, one every 500 us (2,000 IOPS for 5 s), which the virtio disk serves with room to spare
+# at QD32: the trace's times, not the storage, set the rate.
+TRACE=$WORK/replay-2000.iolog
+[[ -f $TRACE ]] || awk -v f="$DATA" 'BEGIN { print "fio version 3 iolog"; print 0, f, "add"; print 0, f, "open"; srand(7); for (i = 0; i < 10000; i++) print i * 500, f, "read", int(rand() * 131072) * 4096, 4096; print 5000000, f, "close" }' >"$TRACE"
+run both replay-iolog3-2000-iouring-qd32 --read_iolog="$TRACE" --replay_redirect="$DATA" --direct=1 --ioengine=io_uring --iodepth=32
 
 # CPU: the null engine does no I/O, so the submitting thread is the limit.
 run both cpu-null-qd1 --ioengine=null --size=1g --rw=randread --bs=4k --runtime=$RT --time_based

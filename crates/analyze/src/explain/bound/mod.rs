@@ -199,6 +199,8 @@ pub(super) struct Case<'a> {
     pub trend: Option<Trend>,
     /// The run was stopped before its end.
     pub interrupted: bool,
+    /// fio's major and minor version when fio wrote the result (`fio-3.33`: (3, 33)).
+    pub fio_version: Option<(u32, u32)>,
 }
 
 impl<'a> Case<'a> {
@@ -232,6 +234,7 @@ impl<'a> Case<'a> {
             pct_line: pct_line(u.clat),
             trend: trend::of(u.main),
             interrupted: view.interrupted,
+            fio_version: fio_version(&view.fio_version),
         }
     }
 
@@ -544,6 +547,16 @@ fn typical_us(clat: &LatStats) -> Option<f64> {
     (p > 0.0).then_some(p / 1e3)
 }
 
+/// fio's (major, minor) from a result's `fio version` (`fio-3.33`, `fio-3.36-12-gabc`); `None`
+/// for another tool (`iolens-0.1.0`).
+fn fio_version(v: &str) -> Option<(u32, u32)> {
+    let rest = v.strip_prefix("fio-")?;
+    let mut parts = rest.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
 /// The disk entry a job's I/O went to: the device named by a /dev filename, else the only
 /// entry (or the busiest, when all jobs ran in one group). `None` when the result spans several
 /// groups, whose disk counters cannot be split.
@@ -637,6 +650,19 @@ fn shallower(o: &JobOpts, enough: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fio_versions_are_read_from_the_result() {
+        for (text, want) in [
+            ("fio-3.33", Some((3, 33))),
+            ("fio-3.36-12-gabc", Some((3, 36))),
+            ("fio-3.42", Some((3, 42))),
+            ("iolens-0.1.0", None),
+            ("", None),
+        ] {
+            assert_eq!(fio_version(text), want, "fio version '{text}'");
+        }
+    }
+
     use super::testing::on_case;
     use super::*;
 

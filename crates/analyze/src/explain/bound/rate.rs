@@ -1,5 +1,5 @@
 //! `rate`: the job paced itself, by `rate_iops` or `rate`, or paused between I/Os
-//! (`thinktime`).
+//! (`thinktime`), or replayed a trace at its recorded times (`read_iolog`) with room to spare.
 
 use iolens_job::Ddir;
 
@@ -10,9 +10,18 @@ use crate::fmt;
 /// Think time taking at least this share of a job's cycle binds it.
 const THINK_SHARE: f64 = 0.3;
 
-/// The job's own pace held the result: its rate limits, else its think time.
+/// A replay that kept at most this share of its depth in flight waited for the trace, not
+/// for the storage.
+const REPLAY_SHARE: f64 = 0.5;
+
+/// A replay by a fio that reaps late with at least this share of its depth in flight kept its
+/// slots full of finished I/Os.
+const FULL_SHARE: f64 = 0.8;
+
+/// The job's own pace held the result: its rate limits, else its think time, else the times
+/// of the trace it replayed.
 pub(super) fn rate(c: &Case) -> Option<Verdict> {
-    paced(c).or_else(|| think(c))
+    paced(c).or_else(|| think(c)).or_else(|| replay(c))
 }
 
 /// The directions a unit counts: one, or read and write for a mixed job analysed together.
@@ -123,6 +132,74 @@ fn think(c: &Case) -> Option<Verdict> {
     })
 }
 
+/// The job replayed a trace at its recorded times (`read_iolog` without `replay_no_stall`)
+/// and, by Little's law, kept at most [`REPLAY_SHARE`] of its depth in flight: the storage
+/// kept up, and the trace's own times set the rate.
+fn replay(c: &Case) -> Option<Verdict> {
+    let (u, o) = (c.u, c.o);
+    let spec = &o.rec.spec.logs;
+    let log = spec.read_iolog.as_deref()?;
+    if spec.replay_no_stall || u.iops <= 0.0 {
+        return None;
+    }
+    let lat_us = c.lat_us?;
+    let little = u.iops * lat_us / 1e6;
+    let scale = spec.replay_time_scale;
+    let times = if scale == 100 || scale == 0 {
+        "its recorded times".to_string()
+    } else {
+        format!("its recorded times scaled by replay_time_scale={scale} %")
+    };
+    let late = c.fio_version.is_some_and(|v| v < FIO_REAPS_WHILE_REPLAYING);
+    if late && c.in_flight > 1.0 && little >= FULL_SHARE * c.in_flight {
+        return Some(late_reaping(c, log, &times, lat_us, little));
+    }
+    if little > REPLAY_SHARE * c.in_flight {
+        return None;
+    }
+    Some(c.verdict(
+        Bound::Rate,
+        Severity::Info,
+        format!("the job replayed the trace {log} at {times}, and the storage kept up"),
+        vec![format!(
+            "{} IOPS x {} = {} in flight on average (Little's law) of the {} allowed: the I/Os waited for the trace's times, not for the storage",
+            fmt::int(u.iops),
+            fmt::us_short(lat_us),
+            fmt::trim(little, 2),
+            fmt::int(c.in_flight)
+        )],
+        "these figures are the trace's own pace; replay_no_stall=1 replays it as fast as the depth allows, to measure what the storage can do".into(),
+    ))
+}
+
+/// The first fio that reaps completions while it waits for a trace's next time (commit
+/// b85c01f7, "iolog.c: fix inaccurate clat when replay trace"); before it, a replay at a depth
+/// above 1 slept between I/Os and reaped only when every slot was full.
+const FIO_REAPS_WHILE_REPLAYING: (u32, u32) = (3, 36);
+
+/// fio before 3.36 replayed a trace at its times with more than one I/O allowed in flight: its
+/// queue filled with I/Os the device had finished, and each one's latency counts the time it
+/// waited for fio to reap it.
+fn late_reaping(c: &Case, log: &str, times: &str, lat_us: f64, little: f64) -> Verdict {
+    let (major, minor) = c.fio_version.unwrap_or_default();
+    c.verdict(
+        Bound::Rate,
+        Severity::Critical,
+        format!(
+            "fio {major}.{minor} replayed the trace {log} at {times}, reaping completions only when all {} slots were full: its latencies are mostly time spent waiting for fio, not for the storage",
+            fmt::int(c.in_flight)
+        ),
+        vec![format!(
+            "{} IOPS x {} = {} in flight on average (Little's law) of the {} allowed: the slots stayed full of finished I/Os while fio slept until the trace's next time (fio 3.36 reaps while it waits)",
+            fmt::int(c.u.iops),
+            fmt::us_short(lat_us),
+            fmt::trim(little, 2),
+            fmt::int(c.in_flight)
+        )],
+        "replay with fio 3.36 or later, or with iolens, which reap completions while they wait for the trace; iodepth=1 gives true latencies with fio 3.33".into(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{fires_with, silent};
@@ -175,6 +252,46 @@ mod tests {
             rate,
             "thinktime takes",
             "remove it",
+        );
+    }
+
+    #[test]
+    fn a_replay_the_storage_kept_up_with_is_rate_bound() {
+        let f = fires_with(
+            "corpus/replay-iolog3-2000-iouring-qd32.iolens.json",
+            None,
+            Bound::Rate,
+            rate,
+            "the job replayed the trace",
+            "replay_no_stall=1",
+        );
+        assert!(
+            f.arithmetic.contains("of the 32 allowed"),
+            "iolens replaying 2,000 IOPS at QD32: expected Little's law against the 32 allowed, got '{}'",
+            f.arithmetic
+        );
+    }
+
+    #[test]
+    fn fio_before_3_36_replaying_at_depth_is_flagged_for_late_reaping() {
+        let f = fires_with(
+            "corpus/replay-iolog3-2000-iouring-qd32.fio.json",
+            None,
+            Bound::Rate,
+            rate,
+            "fio 3.33 replayed the trace",
+            "fio 3.36 or later",
+        );
+        assert_eq!(
+            f.severity,
+            Severity::Critical,
+            "fio 3.33's replay at QD32 (clat 17 ms for 200 us reads): expected a critical finding, got {:?}",
+            f.severity
+        );
+        assert!(
+            f.claim.contains("waiting for fio"),
+            "fio 3.33's replay: expected the claim to say the latency is fio's wait, got '{}'",
+            f.claim
         );
     }
 
