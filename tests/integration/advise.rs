@@ -186,4 +186,6 @@ fn advise_replays_a_blktrace_at_its_own_times() {
     );
     assert_contains(&out, "the trace's own rate");
     assert_contains(&out, "pick: ");
+    // The trace's times, not the volume, set the rate of a pick sized with headroom.
+    assert_contains(&out, "bound: rate (the job replayed the trace");
 }

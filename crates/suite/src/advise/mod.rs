@@ -335,6 +335,12 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
     if given {
         return Ok((t, "given (latency only: the job runs as it is)".into()));
     }
+    if s.trace {
+        return Err(err(format!(
+            "{} has no times (an iolog v2 without waits replays as fast as its depth allows), so it offers no rate of its own: give a target (--iops, --throughput, --p99), or a trace with times (iolog v3, blktrace)",
+            s.source
+        )));
+    }
     Err(err(
         "a job file has no achieved figures: give a target (--iops, --throughput, --p99), or a result (--result) or trace (--trace) whose own figures are the targets",
     ))
@@ -439,8 +445,10 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
         }
     }
     let secs = format!("{} s", o.sim_seconds);
-    let offered = if s.trace {
+    let offered = if s.trace && s.trace_timed {
         "the trace's I/Os at their own times (arrivals: latency counts from each, an open loop), in virtual time".to_string()
+    } else if s.trace {
+        "the trace's I/Os as fast as its depth allows (a closed loop: it has no times), in virtual time".to_string()
     } else if paced {
         format!(
             "{} IOPS of Poisson arrivals (rate_iops per job, open_loop=1: latency counts from each arrival), {secs} in virtual time per candidate",

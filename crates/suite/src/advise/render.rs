@@ -79,7 +79,9 @@ fn margins(e: &Entry) -> String {
                 iolens_analyze::models::Verdict::CannotConfirm => " (cannot confirm)",
                 iolens_analyze::models::Verdict::Misses => " (misses)",
             };
-            format!("{} {:+.1} %{v}", m.target, m.margin_pct)
+            // Rounded first, so that -0.04 % prints as +0.0 %, not -0.0 %.
+            let pct = (m.margin_pct * 10.0).round() / 10.0 + 0.0;
+            format!("{} {pct:+.1} %{v}", m.target)
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -624,6 +624,61 @@ fn c11_a_trace_at_its_own_times() {
         "the trace's 5,000 IOPS, got {}",
         e.measured.iops
     );
+    assert!(
+        e.measured.bound == "rate" && e.measured.bound_claim.contains("replayed the trace"),
+        "the trace at 5,000 IOPS on gp3 at 6,000: expected bound rate (the trace's own times), got {} ({})",
+        e.measured.bound,
+        e.measured.bound_claim
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A trace without times (an iolog v2 with no waits) has no rate of its own: without a target
+/// advise says so and what to give; with one the trace replays as fast as its depth allows (a
+/// closed loop), like a job file. 20,000 reads of 4 KiB at QD256 with a 30,000-IOPS target:
+/// gp3 at 36,000 IOPS and 141 MiB/s on 72 GiB, $5.76 + 33,000 x $0.005 + 16 x $0.04 = $171.40.
+#[test]
+fn c11b_a_trace_without_times() {
+    let dir = std::env::temp_dir().join(format!("iolens-advise-v2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.log");
+    let mut t = String::from("fio version 2 iolog\n/dev/sdq add\n/dev/sdq open\n");
+    for i in 0..20_000u64 {
+        let off = (i * 7_919 % 20_000) * 4096;
+        t.push_str(&format!("/dev/sdq read {off} 4096\n"));
+    }
+    std::fs::write(&path, t).unwrap();
+    let o = Options {
+        filters: aws(),
+        ..base(Input::Trace(path.clone(), vec![]))
+    };
+    let e = advise(&o).map(|_| ()).unwrap_err().0;
+    assert!(
+        e.contains("has no times") && e.contains("give a target"),
+        "an iolog v2 without waits and no target: expected 'has no times ... give a target', got: {e}"
+    );
+    let o = Options {
+        iops: Some(30_000.0),
+        filters: aws(),
+        ..base(Input::Trace(path.clone(), vec![]))
+    };
+    check(
+        "untimed trace, 30k IOPS given",
+        &o,
+        &Want {
+            winner: Some((
+                "gp3",
+                "gp3:iops=36000,throughput=141,size=72G",
+                Some(171.40),
+            )),
+            unconfirmed: None,
+            rejected: &[("st1", "limit"), ("sc1", "limit")],
+            text: &[
+                "20000 I/Os without times",
+                "as fast as its depth allows (a closed loop",
+            ],
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

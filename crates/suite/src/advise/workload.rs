@@ -52,6 +52,9 @@ pub struct Summary {
     pub duration_s: Option<f64>,
     /// True for a trace replayed at its own times.
     pub trace: bool,
+    /// False for a trace without times (an iolog v2 with no waits), which has no pace of its
+    /// own: it replays as fast as its depth allows.
+    pub trace_timed: bool,
 }
 
 /// The workload: its jobs and their summary.
@@ -155,6 +158,9 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     }
     let first = t.ios.first().map_or(0, |i| i.t_us);
     let last = t.ios.last().map_or(0, |i| i.t_us);
+    // Without times (every I/O at one instant) the trace sets no pace: it replays as fast as
+    // its depth allows, a closed loop like a job's, and has no rate to offer as a target.
+    let timed = last > first;
     let span_s = ((last - first) as f64 / 1e6).max(1e-3);
     let n = t.ios.len() as f64;
     let bytes: f64 = t.ios.iter().map(|i| i.len as f64).sum();
@@ -168,9 +174,12 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
         format!("--read_iolog={p}"),
         "--replay_redirect=advise-volume".into(),
         "--ioengine=libaio".into(),
+        "--direct=1".into(),
         format!("--iodepth={depth}"),
-        "--open_loop=1".into(),
     ];
+    if timed {
+        fio.push("--open_loop=1".into());
+    }
     fio.extend(args.iter().cloned());
     let a = parse_args(&fio).map_err(|e| err(e.to_string()))?;
     let set = load(&a, &SystemEnvironment).map_err(|e| err(e.to_string()))?;
@@ -178,10 +187,13 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     let mut w = from_set(set, format!("trace {p}"), Some(extent))?;
     let s = &mut w.summary;
     s.trace = true;
+    s.trace_timed = timed;
     // The arrival rate: the intervals between I/Os over the span (n I/Os, n - 1 intervals).
     let per_s = (n - 1.0).max(1.0) / span_s;
-    s.achieved_iops = Some(per_s);
-    s.achieved_bytes_per_s = Some(per_s * bytes / n);
+    if timed {
+        s.achieved_iops = Some(per_s);
+        s.achieved_bytes_per_s = Some(per_s * bytes / n);
+    }
     s.bs = (bytes / n).round().max(1.0) as u64;
     s.read_fraction = reads / n;
     // Sequential when most I/Os start where the previous one on their file ended.
@@ -193,16 +205,25 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
         }
     }
     s.sequential = follows / n > 0.5;
-    s.duration_s = Some(span_s);
-    s.jobs = vec![format!(
-        "{} I/Os over {} s ({} IOPS, {} reads, mean {} per I/O), replayed at their times with up to {} in flight",
-        n as u64,
-        trim(span_s),
-        trim(per_s),
-        pct(reads / n),
-        size(bytes / n),
-        w.set.jobs.first().map_or(depth, |j| j.iodepth)
-    )];
+    let in_flight = w.set.jobs.first().map_or(depth, |j| j.iodepth);
+    s.jobs = vec![if timed {
+        s.duration_s = Some(span_s);
+        format!(
+            "{} I/Os over {} s ({} IOPS, {} reads, mean {} per I/O), replayed at their times with up to {in_flight} in flight",
+            n as u64,
+            trim(span_s),
+            trim(per_s),
+            pct(reads / n),
+            size(bytes / n),
+        )
+    } else {
+        format!(
+            "{} I/Os without times ({} reads, mean {} per I/O), replayed as fast as {in_flight} in flight allow",
+            n as u64,
+            pct(reads / n),
+            size(bytes / n),
+        )
+    }];
     Ok(w)
 }
 
@@ -301,6 +322,7 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         capacity_gib: (extent.unwrap_or(capacity) / GIB).max(1.0).ceil(),
         duration_s: duration,
         trace: false,
+        trace_timed: false,
     };
     Ok(Workload { set, summary })
 }
