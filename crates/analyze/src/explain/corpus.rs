@@ -90,6 +90,8 @@ struct Headline<'a> {
     line: &'a str,
     iops: &'a str,
     mean_latency: Option<&'a str>,
+    /// In an open loop, the mean latency from submission (lat counts from each arrival).
+    flight_latency: Option<&'a str>,
     durable_write: Option<&'a str>,
     bound: &'a str,
 }
@@ -106,6 +108,7 @@ fn headline<'a>(text: &'a str, j: &JobSummary) -> Option<Headline<'a>> {
         line,
         iops,
         mean_latency: figures_after(rest, "mean latency ").into_iter().next(),
+        flight_latency: figures_after(rest, " from arrival, ").into_iter().next(),
         durable_write,
         bound: rest.rsplit("; bound: ").next()?,
     })
@@ -165,13 +168,13 @@ fn headline_disagreements(e: &Explanation, text: &str, j: &JobSummary, lines: &s
             if let (Some(rate), Some(rest)) = (it.next(), it.next()) {
                 let rate = rate.rsplit(' ').next().unwrap_or(rate);
                 same("the rate", rate, h.iops);
-                if let (true, Some(lat)) = (little, h.mean_latency) {
+                if let (true, Some(lat)) = (little, h.flight_latency.or(h.mean_latency)) {
                     same("the mean latency", rest, lat);
                 }
             }
         }
     }
-    if let Some(lat) = h.mean_latency {
+    if let Some(lat) = h.flight_latency.or(h.mean_latency) {
         for said in figures_after(lines, "so mean latency is ") {
             same("the mean latency", said, lat);
         }

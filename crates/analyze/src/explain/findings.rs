@@ -704,7 +704,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 _ => None,
             };
             job_f.push(unit_f);
-            let lat_s = u.lat_ns.map(|l| l / 1e9);
+            let lat_s = u.flight_lat_ns.map(|l| l / 1e9);
             jobs.push(JobSummary {
                 name: job.name.clone(),
                 direction: u.direction.clone(),
@@ -714,6 +714,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
                 iops: u.iops,
                 bw_bytes: u.bw,
                 lat_mean_us: u.lat_ns.map(|l| l / 1e3),
+                arrival_wait_us: u.arrival_wait_ns.map(|w| w / 1e3),
                 latency_kind: u.latency_kind.to_string(),
                 floor_latency_us: judged.floor_us,
                 queue_factor: judged.queue_factor,

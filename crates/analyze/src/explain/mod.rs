@@ -103,6 +103,10 @@ pub struct JobSummary {
     pub lat_mean_us: Option<f64>,
     /// Which latency the mean is: `lat`, `clat` or `none`.
     pub latency_kind: String,
+    /// In an open loop (`open_loop=1`, whose lat counts from each arrival): the mean time an
+    /// I/O waited in the job for a free slot, µs; the rest of lat is from submission.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrival_wait_us: Option<f64>,
     /// The service-time floor: p1 (else p5, else min) of clat, µs.
     pub floor_latency_us: Option<f64>,
     /// Typical clat (p50) / floor (p5).
@@ -122,7 +126,8 @@ pub struct JobSummary {
     pub in_flight: f64,
     /// How the in-flight figure was obtained.
     pub in_flight_source: String,
-    /// IOPS x mean latency: the average actually in flight (Little's law).
+    /// IOPS x mean latency (from submission in an open loop): the average actually in flight
+    /// (Little's law).
     pub littles_in_flight: Option<f64>,
     /// in_flight / mean latency: the most this concurrency allows.
     pub concurrency_ceiling_iops: Option<f64>,

@@ -15,10 +15,17 @@ fn header(j: &JobSummary) -> String {
             fmt::us_short(d),
             j.durable_write
         ),
-        None => j
-            .lat_mean_us
-            .map(|l| format!(", mean latency {}", fmt::us_short(l)))
-            .unwrap_or_default(),
+        None => match (j.lat_mean_us, j.arrival_wait_us) {
+            // An open loop: lat counts from each arrival; the part from submission is what
+            // the findings count in flight.
+            (Some(l), Some(w)) => format!(
+                ", mean latency {} from arrival, {} from submission",
+                fmt::us_short(l),
+                fmt::us_short(l - w)
+            ),
+            (Some(l), None) => format!(", mean latency {}", fmt::us_short(l)),
+            (None, _) => String::new(),
+        },
     };
     format!(
         "{} ({}): {} IOPS, {}{lat}; bound: {}",

@@ -1,7 +1,7 @@
 //! What one bound is judged on: a unit (a job's direction, or both directions of a mixed job
 //! analysed together), the I/Os its job kept in flight, and the ceiling the context expects.
 
-use iolens_job::Ddir;
+use iolens_job::{Ddir, Pacing};
 
 use super::options::JobOpts;
 use super::result::{DirStats, JobView, LatStats};
@@ -22,6 +22,13 @@ pub(super) struct Unit<'a> {
     /// Mean total latency (lat, else clat), ns.
     pub lat_ns: Option<f64>,
     pub latency_kind: &'static str,
+    /// The mean latency Little's law counts the job's in-flight I/Os with, ns: `lat_ns`, but
+    /// in an open loop (`open_loop=1`, whose lat counts from each arrival) the mean clat, from
+    /// submission, so that I/Os still waiting for a slot are not counted in flight.
+    pub flight_lat_ns: Option<f64>,
+    /// In an open loop: the mean time an I/O waited in the job for a free slot (lat less
+    /// clat), ns, when it is more than [`ARRIVAL_WAIT`] of clat.
+    pub arrival_wait_ns: Option<f64>,
     pub read_fraction: f64,
     /// Completion latency of the unit's directions (first active one with samples).
     pub clat: &'a LatStats,
@@ -57,6 +64,10 @@ pub(super) fn units<'a>(job: &'a JobView, o: &JobOpts) -> Vec<Unit<'a>> {
         .collect()
 }
 
+/// In an open loop, a lat this much above clat (as a share of clat) means I/Os waited in the
+/// job for a free slot.
+const ARRIVAL_WAIT: f64 = 0.1;
+
 /// One unit from the directions it counts.
 fn unit<'a>(job: &'a JobView, o: &JobOpts, direction: String, ds: &[&'a DirStats]) -> Unit<'a> {
     let total_ios: f64 = ds.iter().map(|d| d.total_ios).sum();
@@ -72,11 +83,17 @@ fn unit<'a>(job: &'a JobView, o: &JobOpts, direction: String, ds: &[&'a DirStats
         (n > 0.0).then(|| sum / n)
     };
     let lat = weighted(&|d| (d.lat.mean_ns, d.lat.n));
-    let clat = weighted(&|d| (d.clat.mean_ns, d.clat.n));
-    let (lat_ns, latency_kind) = match (lat, clat) {
+    let clat_mean = weighted(&|d| (d.clat.mean_ns, d.clat.n));
+    let (lat_ns, latency_kind) = match (lat, clat_mean) {
         (Some(l), _) if l > 0.0 => (Some(l), "lat"),
         (_, Some(c)) if c > 0.0 => (Some(c), "clat"),
         _ => (None, "none"),
+    };
+    let (flight_lat_ns, arrival_wait_ns) = match (o.eff.pacing, lat_ns, clat_mean) {
+        (Pacing::Open, Some(l), Some(c)) if latency_kind == "lat" && c > 0.0 => {
+            (Some(c), Some(l - c).filter(|w| *w > ARRIVAL_WAIT * c))
+        }
+        _ => (lat_ns, None),
     };
     let reads: f64 = ds
         .iter()
@@ -113,6 +130,8 @@ fn unit<'a>(job: &'a JobView, o: &JobOpts, direction: String, ds: &[&'a DirStats
         runtime_ms: ds.iter().map(|d| d.runtime_ms).fold(0.0, f64::max),
         lat_ns,
         latency_kind,
+        flight_lat_ns,
+        arrival_wait_ns,
         read_fraction,
         clat,
         main,

@@ -211,6 +211,28 @@ impl Volume {
         self.limits(false).bytes_per_s
     }
 
+    /// Other limits with this volume's latency: a `custom` volume of `iops` and `bytes_per_s`
+    /// (a stripe's sum, an instance's cap, a burst's rate) whose I/Os take this type's latency,
+    /// so that explain measures its queue against the type's model and not against the spread
+    /// of its draws.
+    pub fn with_limits(
+        &self,
+        iops: Option<f64>,
+        bytes_per_s: Option<f64>,
+    ) -> Result<Volume, crate::AnalyzeError> {
+        let mut parts = vec![];
+        if let Some(i) = iops {
+            parts.push(format!("iops={}", i.round()));
+        }
+        if let Some(b) = bytes_per_s {
+            parts.push(format!("throughput={}", (b / 1_048_576.0).round().max(1.0)));
+        }
+        let mut v = super::parse_volume(&format!("custom:{}", parts.join(",")))?;
+        v.latency = self.latency.clone();
+        v.latency_us = self.latency_us;
+        Ok(v)
+    }
+
     /// The type's latency model (every type has one; the data's tests check it).
     pub fn latency_model(&self) -> &super::LatencyModel {
         &self.latency

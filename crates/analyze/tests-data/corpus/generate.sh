@@ -77,6 +77,11 @@ run iolens sim-io1-16000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 -
 # explain must measure the queue against the model's latency, not against p5.
 run iolens sim-io1-16000-libaio-qd256 --filename="$DATA" --size=512m --direct=1 --sim_volume=io1:iops=16000 --ioengine=libaio --iodepth=256 --rw=randread --bs=16k --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
+# An open loop that offers more than its depth carries: 400 Poisson arrivals per second of 1 MiB
+# reads on st1 (a 5 ms latency model) with 2 in flight. lat counts from each arrival, so it
+# holds half a second of waiting in the job; Little's law on it would count 170 I/Os in flight.
+# explain must measure the 2 slots on clat and name concurrency, not a saturated device.
+run iolens sim-st1-openloop400-libaio-qd2 --filename="$DATA" --size=512m --direct=1 --sim_volume=st1:size=12288G --ioengine=libaio --iodepth=2 --rw=read --bs=1m --rate_iops=400 --open_loop=1 --rate_process=poisson --lat_percentiles=1 --runtime=$RT --time_based
 # Instance (VM) caps on the simulated volume: the volume model stands in for the VM's own cap
 # (the simulator models volumes, not instances), and expected.json gives explain the volume and
 # instance the user would name (--volume, --instance): the instance binds, not the volume.

@@ -547,17 +547,10 @@ fn measure(r: &RunResult, in_flight: f64) -> Measured {
 /// Explain's bound of the run (the busiest job's), in its words.
 fn bound_of(r: &RunResult, c: &Candidate) -> (String, String) {
     let volume = if c.count > 1 || c.sim_iops.is_some() || c.sim_bw.is_some() {
-        // A stripe, an instance's cap or burst credits: the limits the simulated volume had.
-        let mut spec = "custom:".to_string();
-        let mut parts = vec![];
-        if let Some(i) = c.sim_iops {
-            parts.push(format!("iops={}", i.round()));
-        }
-        if let Some(b) = c.sim_bw {
-            parts.push(format!("throughput={}", (b / 1_048_576.0).round().max(1.0)));
-        }
-        spec.push_str(&parts.join(","));
-        iolens_analyze::parse_volume(&spec)
+        // A stripe, an instance's cap or burst credits: the limits the simulated volume had,
+        // with the type's latency model.
+        c.volume
+            .with_limits(c.sim_iops, c.sim_bw)
             .ok()
             .or_else(|| Some(c.volume.clone()))
     } else {

@@ -342,6 +342,53 @@ fn c04_a_throughput_workload() {
     }
 }
 
+/// The same scan with only 2 I/Os in flight: st1 (5 ms typical latency, 12 TiB for 480
+/// MiB/s) carries 2 / 5.8 ms = 345 MiB/s and 3 x sc1 181 MiB/s, so both are left out for the
+/// workload's concurrency, and explain's bound for their runs says the same (it measures the
+/// open loop's 2 slots on clat and the queue against the type's latency model, not against the
+/// spread of its draws, which once read as a saturated volume). gp3 still wins at $178.04.
+#[test]
+fn c04b_a_throughput_workload_short_of_concurrency() {
+    let o = Options {
+        bytes_per_s: Some(400.0 * MIB),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=scan",
+            "--ioengine=libaio",
+            "--rw=read",
+            "--bs=1m",
+            "--iodepth=2",
+            "--size=2t",
+        ]))
+    };
+    let a = check(
+        "400 MiB/s of 1 MiB at QD2",
+        &o,
+        &Want {
+            winner: Some((
+                "gp3",
+                "gp3:iops=3000,throughput=480,size=2048G",
+                Some(178.04),
+            )),
+            unconfirmed: None,
+            rejected: &[("st1", "concurrency"), ("3 x sc1", "concurrency")],
+            text: &["too little concurrency in the workload: 2 I/Os in flight gave"],
+        },
+    );
+    for l in ["st1", "3 x sc1"] {
+        let e = a
+            .entries
+            .iter()
+            .find(|e| e.candidate.label == l)
+            .unwrap_or_else(|| panic!("{l} simulated"));
+        assert_eq!(
+            e.measured.bound, "concurrency",
+            "{l} at QD2 for 400 MiB/s of 1 MiB reads: explain's bound, with the claim '{}'",
+            e.measured.bound_claim
+        );
+    }
+}
+
 /// A burst workload on gp2: 2,000 IOPS of 16 KiB for 20 minutes. Sustained, gp2 needs 2,400 /
 /// 3 = 800 GiB ($80.00); 100 GiB bursts to 3,000 IOPS and its 5.4 M credits last 5.4 M /
 /// (2,000 - 300) = 3,176 s (53 min) at this workload: longer than the 20 minutes, $10.00.

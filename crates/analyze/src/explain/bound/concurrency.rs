@@ -116,6 +116,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_open_loop_is_measured_on_its_slots_not_its_arrivals() {
+        let file = "corpus/sim-st1-openloop400-libaio-qd2.iolens.json";
+        let f = fires_with(
+            file,
+            Some("st1:size=12288G"),
+            Bound::Concurrency,
+            |c| Queue::of(c).and_then(|q| concurrency(c, &q)),
+            "2 I/Os in flight",
+            "raise iodepth to >= 3",
+        );
+        for want in [
+            "2 in flight / 6,200.14 µs = 323 IOPS ceiling",
+            "+ 516,147 µs waiting in the job for one of its 2 slots",
+            "no queue built up",
+        ] {
+            assert!(
+                f.arithmetic.contains(want),
+                "{file}: expected '{want}' in the arithmetic (Little's law on clat, the arrival wait apart), got:\n{}",
+                f.arithmetic
+            );
+        }
+    }
+
+    #[test]
     fn a_full_queue_at_service_time_is_concurrency_bound() {
         for (file, volume, claim, fix, severity) in [
             (

@@ -189,8 +189,13 @@ pub(super) struct Case<'a> {
     pub typical: Option<f64>,
     /// typical / floor: how much a queue added.
     pub queue_factor: Option<f64>,
-    /// Mean latency (lat, else clat), µs.
+    /// Mean latency (lat, else clat), µs; in an open loop (`open_loop=1`, whose lat counts
+    /// from each arrival) the mean clat, from submission, so that Little's law counts the I/Os
+    /// the job had in flight and not those still waiting for a slot.
     pub lat_us: Option<f64>,
+    /// In an open loop: the mean time an I/O waited in the job for a free slot (lat less
+    /// clat), µs, when it is more than a rounding.
+    pub arrival_wait_us: Option<f64>,
     /// The device the job's I/O went to, where its counters belong to this job.
     pub dev: Option<DeviceSide>,
     /// `clat p5 .., p50 .., p99 .., mean ..`, when the result has percentiles.
@@ -229,7 +234,8 @@ impl<'a> Case<'a> {
             floor,
             typical,
             queue_factor,
-            lat_us: u.lat_ns.map(|l| l / 1e3),
+            lat_us: u.flight_lat_ns.map(|l| l / 1e3),
+            arrival_wait_us: u.arrival_wait_ns.map(|w| w / 1e3),
             dev,
             pct_line: pct_line(u.clat),
             trend: trend::of(u.main),
@@ -385,13 +391,24 @@ impl Queue {
             })
             .map(|d| d.service_ms * 1e3);
         let by_floor = c.queue_factor.is_some_and(|q| q >= QUEUEING) && many;
-        let (queueing, service) = match (by_model, by_device, c.floor) {
-            (Some(b), _, _) => (true, Some((b, ServiceFrom::Model))),
-            (None, Some(s), _) => (true, Some((s, ServiceFrom::Device))),
-            (None, None, Some(f)) => (by_floor, Some((f, ServiceFrom::Floor))),
-            (None, None, None) => (false, None),
+        // Below the ceiling the model is the service time only where it drew the latencies (a
+        // simulated volume); a real device named by --volume shows its own in the floor.
+        let simulated = c.o.sim_volume.is_some() || c.o.sim_latency.is_some();
+        let model = c.base_latency_us.filter(|b| *b > 0.0 && simulated);
+        let (queueing, service) = match (by_model, by_device, model, c.floor) {
+            (Some(b), ..) => (true, Some((b, ServiceFrom::Model))),
+            (None, Some(s), ..) => (true, Some((s, ServiceFrom::Device))),
+            // A simulated volume's latency model has a spread of its own (a lognormal's p5 is
+            // far below its p50), so there the floor shows no queue: the model's latency is
+            // the service time, and a typical I/O far above it waited.
+            (None, None, Some(b), _) => (
+                many && c.typical.is_some_and(|m| m >= QUEUEING * b),
+                Some((b, ServiceFrom::Model)),
+            ),
+            (None, None, None, Some(f)) => (by_floor, Some((f, ServiceFrom::Floor))),
+            (None, None, None, None) => (false, None),
         };
-        let queue_line = queue_line(c, queueing, service, little, lat_us);
+        let queue_line = queue_line(c, queueing, service, little, lat_us, at_ceiling);
         let dev_line = c.dev.as_ref().map(|d| {
             format!(
                 "device {}: util {}, average queue (aqu-sz) {} = in_queue / runtime, {} ms per I/O inside the device",
@@ -402,6 +419,16 @@ impl Queue {
             )
         });
         let mut evidence: Vec<String> = vec![c.cycle_line(little)];
+        evidence.extend(c.arrival_wait_us.map(|w| {
+            format!(
+                "open_loop=1: each I/O's lat counts from its arrival: mean {} = {} from submission (clat) + {} waiting in the job for one of its {} slots ({} I/Os waiting on average, Little's law)",
+                fmt::us_short(lat_us + w),
+                fmt::us_short(lat_us),
+                fmt::us_short(w),
+                fmt::trim(c.in_flight, 1),
+                fmt::trim(u.iops * w / 1e6, 1)
+            )
+        }));
         evidence.extend(queue_line.clone());
         evidence.extend(c.pct_line.clone());
         evidence.extend(dev_line.clone());
@@ -454,6 +481,7 @@ fn queue_line(
     service: Option<(f64, ServiceFrom)>,
     little: f64,
     lat_us: f64,
+    at_ceiling: bool,
 ) -> Option<String> {
     let (s, from) = service?;
     let m = c.typical?;
@@ -464,10 +492,11 @@ fn queue_line(
     };
     let against = match from {
         ServiceFrom::Model => format!(
-            "typical clat (p50) {} = {} x the volume's typical latency of {}, at its ceiling",
+            "typical clat (p50) {} = {} x the volume's typical latency of {}{}",
             fmt::us_short(m),
             fmt::trim(m / s, 1),
-            fmt::us_short(s)
+            fmt::us_short(s),
+            if at_ceiling { ", at its ceiling" } else { "" }
         ),
         ServiceFrom::Device => {
             let (name, util) = c

@@ -103,7 +103,15 @@ mod tests {
     #[test]
     fn without_a_latency_the_bound_is_unknown() {
         let file = "corpus/virtio-psync-qd1.fio.json";
-        let j = on_edited_case(file, None, |u| u.lat_ns = None, judge);
+        let j = on_edited_case(
+            file,
+            None,
+            |u| {
+                u.lat_ns = None;
+                u.flight_lat_ns = None;
+            },
+            judge,
+        );
         assert!(
             j.bound == Bound::Unknown && j.finding.claim.starts_with("no latency recorded"),
             "{file} with its latency taken out: expected unknown for want of a latency, got {:?}: {}",
