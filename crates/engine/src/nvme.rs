@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
+use crate::uring::RingOpts;
 use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
 
 /// `NVME_IOCTL_ID`: `_IO('N', 0x40)`, answers the namespace id of the file.
@@ -291,21 +292,8 @@ pub enum WriteMode {
 /// io_uring_cmd settings from the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UringCmdOpts {
-    /// Register the I/O buffers (`fixedbufs`).
-    pub fixedbufs: bool,
-    /// Register the files (`registerfiles`).
-    pub registerfiles: bool,
-    /// Kernel submission polling thread (`sqthread_poll`).
-    pub sqpoll: bool,
-    /// CPU of that thread (`sqthread_poll_cpu`).
-    pub sqpoll_cpu: Option<u32>,
-    /// Polled completions (`hipri`).
-    pub hipri: bool,
-    /// `NVME_URING_CMD_IO` with the buffer's address rather than `NVME_URING_CMD_IO_VEC` with
-    /// an iovec (`nonvectored`).
-    pub nonvectored: bool,
-    /// Set IOSQE_ASYNC on every Nth request (`force_async`).
-    pub force_async: u32,
+    /// What the ring is set up with.
+    pub ring: RingOpts,
     /// Force Unit Access on reads (`readfua`).
     pub readfua: bool,
     /// Force Unit Access on writes (`writefua`).
@@ -449,16 +437,7 @@ impl UringCmdEngine {
         bufs: &BufPool,
         opts: UringCmdOpts,
     ) -> Result<Self, String> {
-        let mut b = IoUring::<squeue::Entry128, cqueue::Entry32>::builder();
-        if opts.sqpoll {
-            b.setup_sqpoll(1000);
-            if let Some(cpu) = opts.sqpoll_cpu {
-                b.setup_sqpoll_cpu(cpu);
-            }
-        }
-        if opts.hipri {
-            b.setup_iopoll();
-        }
+        let b = opts.ring.builder::<squeue::Entry128, cqueue::Entry32>();
         let entries = depth.max(1).next_power_of_two();
         let ring = b.build(entries).map_err(|e| match e.raw_os_error() {
             Some(libc::EINVAL) => format!(
@@ -467,17 +446,8 @@ impl UringCmdEngine {
             _ => crate::uring::unavailable_reason(&e),
         })?;
         let iovecs = bufs.iovecs();
-        if opts.fixedbufs {
-            // SAFETY: the buffers live in the Engine's BufPool, which outlives this backend.
-            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                format!("io_uring_cmd could not register its buffers (fixedbufs): {e}")
-            })?;
-        }
-        if opts.registerfiles {
-            ring.submitter().register_files(&fds).map_err(|e| {
-                format!("io_uring_cmd could not register files (registerfiles): {e}")
-            })?;
-        }
+        opts.ring
+            .register("io_uring_cmd", &ring, &fds, bufs, &iovecs)?;
         let n = iovecs.len().max(1);
         Ok(UringCmdEngine {
             ring,
@@ -521,7 +491,8 @@ unsafe impl Backend for UringCmdEngine {
         let Some(ns) = self.ns.get(r.file as usize).copied() else {
             return Queued::Done(-(libc::EBADF as i64));
         };
-        let vectored = !o.nonvectored && !o.fixedbufs && matches!(r.op, Op::Read | Op::Write);
+        let vectored =
+            !o.ring.nonvectored && !o.ring.fixedbufs && matches!(r.op, Op::Read | Op::Write);
         let mut cmd = match command_for(&ns, r, buf as u64, &o, &mut self.ranges[slot]) {
             Ok(c) => c,
             Err(errno) => return Queued::Done(-(errno as i64)),
@@ -540,7 +511,7 @@ unsafe impl Backend for UringCmdEngine {
         } else {
             NVME_URING_CMD_IO
         };
-        let fixed = o.fixedbufs && cmd.data_len > 0 && matches!(r.op, Op::Read | Op::Write);
+        let fixed = o.ring.fixedbufs && cmd.data_len > 0 && matches!(r.op, Op::Read | Op::Write);
         let entry = |e: opcode::UringCmd80| {
             let e = e.cmd(cmd.to_bytes());
             if fixed {
@@ -549,7 +520,7 @@ unsafe impl Backend for UringCmdEngine {
                 e.build()
             }
         };
-        let sqe = if o.registerfiles {
+        let sqe = if o.ring.registerfiles {
             entry(opcode::UringCmd80::new(types::Fixed(r.file), op))
         } else {
             entry(opcode::UringCmd80::new(
@@ -559,7 +530,7 @@ unsafe impl Backend for UringCmdEngine {
         };
         self.count += 1;
         let mut sqe = sqe.user_data(index as u64);
-        if o.force_async > 0 && self.count % o.force_async as u64 == 0 {
+        if o.ring.forces_async(self.count) {
             sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         match self.push(sqe) {
@@ -880,9 +851,12 @@ mod tests {
         for opts in [
             UringCmdOpts::default(),
             UringCmdOpts {
-                fixedbufs: true,
-                registerfiles: true,
-                nonvectored: true,
+                ring: RingOpts {
+                    fixedbufs: true,
+                    registerfiles: true,
+                    nonvectored: true,
+                    ..RingOpts::default()
+                },
                 ..UringCmdOpts::default()
             },
         ] {

@@ -5,7 +5,7 @@ use std::io;
 use std::num::NonZeroU32;
 use std::os::fd::AsRawFd;
 
-use io_uring::{opcode, squeue, types, IoUring, Probe};
+use io_uring::{cqueue, opcode, squeue, types, IoUring, Probe};
 
 use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
 
@@ -21,9 +21,9 @@ const UNREGISTER_RING_FDS: libc::c_uint = 21;
 /// The most entries one ring takes (IORING_MAX_ENTRIES).
 const MAX_ENTRIES: u32 = 32768;
 
-/// io_uring settings from the job.
+/// The ring settings io_uring and io_uring_cmd share, from the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UringOpts {
+pub struct RingOpts {
     /// Register the I/O buffers (`fixedbufs`).
     pub fixedbufs: bool,
     /// Register the files (`registerfiles`).
@@ -34,10 +34,73 @@ pub struct UringOpts {
     pub sqpoll_cpu: Option<u32>,
     /// Polled completions (`hipri`).
     pub hipri: bool,
-    /// Use READ/WRITE rather than READV/WRITEV (`nonvectored`).
+    /// io_uring: READ/WRITE rather than READV/WRITEV; io_uring_cmd: `NVME_URING_CMD_IO` with
+    /// the buffer's address rather than `NVME_URING_CMD_IO_VEC` with an iovec (`nonvectored`).
     pub nonvectored: bool,
     /// Set IOSQE_ASYNC on every Nth request (`force_async`).
     pub force_async: u32,
+}
+
+impl RingOpts {
+    /// A ring builder with the submission thread and completion polling asked for.
+    pub(crate) fn builder<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+        &self,
+    ) -> io_uring::Builder<S, C> {
+        let mut b = IoUring::<S, C>::builder();
+        if self.sqpoll {
+            b.setup_sqpoll(1000);
+            if let Some(cpu) = self.sqpoll_cpu {
+                b.setup_sqpoll_cpu(cpu);
+            }
+        }
+        if self.hipri {
+            b.setup_iopoll();
+        }
+        b
+    }
+
+    /// Registers the buffers (`fixedbufs`) and files (`registerfiles`) with `ring`; `engine`
+    /// names it in errors.
+    pub(crate) fn register<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+        &self,
+        engine: &str,
+        ring: &IoUring<S, C>,
+        fds: &[libc::c_int],
+        bufs: &BufPool,
+        iovecs: &[libc::iovec],
+    ) -> Result<(), String> {
+        if self.fixedbufs {
+            // SAFETY: the buffers live in the Engine's BufPool, which outlives the backend
+            // that owns the ring.
+            unsafe { ring.submitter().register_buffers(iovecs) }.map_err(|e| {
+                let bytes = bufs.slots() as u64 * bufs.slot_size() as u64;
+                format!(
+                    "{engine} could not register {} buffers of {} bytes ({bytes} bytes, fixedbufs): {e}; registered buffers are locked in memory and RLIMIT_MEMLOCK is {}: raise `ulimit -l`, lower iodepth or bs, or drop fixedbufs",
+                    iovecs.len(),
+                    bufs.slot_size(),
+                    memlock_limit()
+                )
+            })?;
+        }
+        if self.registerfiles {
+            ring.submitter()
+                .register_files(fds)
+                .map_err(|e| format!("{engine} could not register files (registerfiles): {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// True when the `count`th request goes to the kernel's workers (`force_async`).
+    pub(crate) fn forces_async(&self, count: u64) -> bool {
+        self.force_async > 0 && count % u64::from(self.force_async) == 0
+    }
+}
+
+/// io_uring settings from the job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UringOpts {
+    /// What the ring is set up with.
+    pub ring: RingOpts,
     /// RWF_ flags of every read and of every write (`uncached`, `atomic`).
     pub read_flags: i32,
     /// See `read_flags`.
@@ -127,7 +190,7 @@ fn register_ring_fd(fd: libc::c_int) -> Option<libc::c_int> {
 /// scratch must take that lock itself and spins on it whenever the thread is submitting (on
 /// zram with batched submission that cost a third of the IOPS).
 fn straight_to_workers(opts: &UringOpts, nowait: Option<bool>) -> bool {
-    nowait == Some(false) && !opts.hipri && !opts.fixedbufs && !opts.registerfiles
+    nowait == Some(false) && !opts.ring.hipri && !opts.ring.fixedbufs && !opts.ring.registerfiles
 }
 
 /// An io_uring engine.
@@ -178,16 +241,7 @@ impl UringEngine {
         bufs: &BufPool,
         opts: UringOpts,
     ) -> Result<Self, String> {
-        let mut b = IoUring::builder();
-        if opts.sqpoll {
-            b.setup_sqpoll(1000);
-            if let Some(cpu) = opts.sqpoll_cpu {
-                b.setup_sqpoll_cpu(cpu);
-            }
-        }
-        if opts.hipri {
-            b.setup_iopoll();
-        }
+        let b = opts.ring.builder::<squeue::Entry, cqueue::Entry>();
         let entries = depth.get().next_power_of_two();
         if entries > MAX_ENTRIES {
             return Err(format!(
@@ -206,7 +260,7 @@ impl UringEngine {
         // thread can see it without a system call.
         defer.setup_defer_taskrun().setup_taskrun_flag();
         let mut tries = Vec::with_capacity(4);
-        if !opts.sqpoll {
+        if !opts.ring.sqpoll {
             let mut lean = defer.clone();
             lean.setup_no_sqarray();
             tries.push((lean, true));
@@ -245,23 +299,7 @@ impl UringEngine {
             }
         }
         let iovecs = bufs.iovecs();
-        if opts.fixedbufs {
-            // SAFETY: the buffers live in the Engine's BufPool, which outlives this backend.
-            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                let bytes = bufs.slots() as u64 * bufs.slot_size() as u64;
-                format!(
-                    "io_uring could not register {} buffers of {} bytes ({bytes} bytes, fixedbufs): {e}; registered buffers are locked in memory and RLIMIT_MEMLOCK is {}: raise `ulimit -l`, lower iodepth or bs, or drop fixedbufs",
-                    iovecs.len(),
-                    bufs.slot_size(),
-                    memlock_limit()
-                )
-            })?;
-        }
-        if opts.registerfiles {
-            ring.submitter()
-                .register_files(&fds)
-                .map_err(|e| format!("io_uring could not register files (registerfiles): {e}"))?;
-        }
+        opts.ring.register("io_uring", &ring, &fds, bufs, &iovecs)?;
         // A registered ring fd spares the fd lookup of every io_uring_enter (5.18); without
         // it the ring's own fd is used.
         let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
@@ -326,10 +364,10 @@ impl UringEngine {
         // holds some, they are left to pile up and are moved over in one batch later (a run
         // per I/O cost 10-20 % of the IOPS on zram).
         let flush = self.defer_taskrun && self.ring.completion().is_empty();
-        if min > 0 || flush || self.opts.hipri {
+        if min > 0 || flush || self.opts.ring.hipri {
             flags |= ENTER_GETEVENTS;
         }
-        if self.opts.sqpoll {
+        if self.opts.ring.sqpoll {
             // The kernel's thread takes the entries; it is woken where it went to sleep, and
             // nothing else needs the kernel.
             std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
@@ -410,7 +448,7 @@ impl Drop for UringEngine {
 
 macro_rules! target {
     ($self:ident, $file:expr, $op:expr) => {
-        if $self.opts.registerfiles {
+        if $self.opts.ring.registerfiles {
             $op(types::Fixed($file))
         } else {
             $op(types::Fd($self.fds[$file as usize]))
@@ -434,7 +472,7 @@ unsafe impl Backend for UringEngine {
         let o = self.opts;
         let (rf, wf) = (o.read_flags, o.write_flags);
         let sqe = match r.op {
-            Op::Read if o.fixedbufs => target!(self, r.file, |f| opcode::ReadFixed::new(
+            Op::Read if o.ring.fixedbufs => target!(self, r.file, |f| opcode::ReadFixed::new(
                 f,
                 buf,
                 r.len,
@@ -443,7 +481,7 @@ unsafe impl Backend for UringEngine {
             .offset(r.offset)
             .rw_flags(rf)
             .build()),
-            Op::Write if o.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
+            Op::Write if o.ring.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
                 f,
                 buf,
                 r.len,
@@ -452,13 +490,13 @@ unsafe impl Backend for UringEngine {
             .offset(r.offset)
             .rw_flags(wf)
             .build()),
-            Op::Read if o.nonvectored => {
+            Op::Read if o.ring.nonvectored => {
                 target!(self, r.file, |f| opcode::Read::new(f, buf, r.len)
                     .offset(r.offset)
                     .rw_flags(rf)
                     .build())
             }
-            Op::Write if o.nonvectored => {
+            Op::Write if o.ring.nonvectored => {
                 target!(self, r.file, |f| opcode::Write::new(f, buf, r.len)
                     .offset(r.offset)
                     .rw_flags(wf)
@@ -500,9 +538,7 @@ unsafe impl Backend for UringEngine {
         };
         self.count += 1;
         let mut sqe = sqe.user_data(index as u64);
-        if self.punt[r.file as usize]
-            || (o.force_async > 0 && self.count % o.force_async as u64 == 0)
-        {
+        if self.punt[r.file as usize] || o.ring.forces_async(self.count) {
             sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         match self.push(sqe) {
@@ -539,7 +575,9 @@ unsafe impl Backend for UringEngine {
         let mut n = self.take_completions(out);
         let mut flushed = false;
         loop {
-            if n >= min as usize && (n > 0 || flushed || !self.defer_taskrun && !self.opts.hipri) {
+            if n >= min as usize
+                && (n > 0 || flushed || !self.defer_taskrun && !self.opts.ring.hipri)
+            {
                 return Ok(n as u32);
             }
             if n == out.len() {
@@ -637,27 +675,42 @@ mod tests {
         let settings = [
             UringOpts::default(),
             UringOpts {
-                fixedbufs: true,
-                registerfiles: true,
+                ring: RingOpts {
+                    fixedbufs: true,
+                    registerfiles: true,
+                    ..RingOpts::default()
+                },
                 ..UringOpts::default()
             },
             UringOpts {
-                nonvectored: true,
+                ring: RingOpts {
+                    nonvectored: true,
+                    ..RingOpts::default()
+                },
                 ..UringOpts::default()
             },
             // Every I/O through the kernel's workers: completions arrive as deferred work.
             UringOpts {
-                force_async: 1,
+                ring: RingOpts {
+                    force_async: 1,
+                    ..RingOpts::default()
+                },
                 ..UringOpts::default()
             },
             UringOpts {
-                force_async: 1,
-                fixedbufs: true,
-                nonvectored: true,
+                ring: RingOpts {
+                    force_async: 1,
+                    fixedbufs: true,
+                    nonvectored: true,
+                    ..RingOpts::default()
+                },
                 ..UringOpts::default()
             },
             UringOpts {
-                sqpoll: true,
+                ring: RingOpts {
+                    sqpoll: true,
+                    ..RingOpts::default()
+                },
                 ..UringOpts::default()
             },
         ];
@@ -722,15 +775,24 @@ mod tests {
     fn only_devices_without_nowait_io_and_without_registered_resources_go_straight_to_workers() {
         let plain = UringOpts::default();
         let fixed = UringOpts {
-            fixedbufs: true,
+            ring: RingOpts {
+                fixedbufs: true,
+                ..plain.ring
+            },
             ..plain
         };
         let files = UringOpts {
-            registerfiles: true,
+            ring: RingOpts {
+                registerfiles: true,
+                ..plain.ring
+            },
             ..plain
         };
         let hipri = UringOpts {
-            hipri: true,
+            ring: RingOpts {
+                hipri: true,
+                ..plain.ring
+            },
             ..plain
         };
         for (o, nowait, want) in [
@@ -757,7 +819,10 @@ mod tests {
         }
         let f = DataFile::new("uring-poll", 4);
         let o = UringOpts {
-            force_async: 1,
+            ring: RingOpts {
+                force_async: 1,
+                ..RingOpts::default()
+            },
             ..UringOpts::default()
         };
         let (mut eng, mut slots) = engine(&f, 4, o);

@@ -6,9 +6,9 @@ use iolens_engine::nvme::{UringCmdEngine, UringCmdOpts, WriteMode};
 use iolens_engine::offload::OffloadEngine;
 use iolens_engine::posixaio::PosixAioEngine;
 use iolens_engine::sync::{SyncEngine, SyncKind};
-use iolens_engine::uring::{UringEngine, UringOpts};
+use iolens_engine::uring::{RingOpts, UringEngine, UringOpts};
 use iolens_engine::{BufPool, Engine};
-use iolens_job::{EngineKind, Pacing, SubmitMode};
+use iolens_job::{EngineKind, JobSpec, Pacing, SubmitMode};
 
 use super::{start, Worker, WorkerOptions, WorkerOutcome};
 use crate::plan::PlannedJob;
@@ -111,13 +111,7 @@ pub(super) fn drive(
         }
         EngineKind::IoUring => {
             let o = UringOpts {
-                fixedbufs: spec.fixedbufs,
-                registerfiles: spec.registerfiles,
-                sqpoll: spec.sqthread_poll,
-                sqpoll_cpu: spec.sqthread_poll_cpu,
-                hipri: spec.hipri,
-                nonvectored: spec.nonvectored,
-                force_async: spec.force_async,
+                ring: ring_opts(spec),
                 read_flags: dontcache,
                 write_flags: dontcache | atomic,
             };
@@ -128,13 +122,7 @@ pub(super) fn drive(
         }
         EngineKind::UringCmd => {
             let o = UringCmdOpts {
-                fixedbufs: spec.fixedbufs,
-                registerfiles: spec.registerfiles,
-                sqpoll: spec.sqthread_poll,
-                sqpoll_cpu: spec.sqthread_poll_cpu,
-                hipri: spec.hipri,
-                nonvectored: spec.nonvectored,
-                force_async: spec.force_async,
+                ring: ring_opts(spec),
                 readfua: spec.readfua,
                 writefua: spec.writefua,
                 write_mode: match spec.cmd_write_mode {
@@ -149,5 +137,18 @@ pub(super) fn drive(
                 Err(msg) => setup_failed(w, msg),
             }
         }
+    }
+}
+
+/// The ring settings io_uring and io_uring_cmd share, from the job.
+fn ring_opts(spec: &JobSpec) -> RingOpts {
+    RingOpts {
+        fixedbufs: spec.fixedbufs,
+        registerfiles: spec.registerfiles,
+        sqpoll: spec.sqthread_poll,
+        sqpoll_cpu: spec.sqthread_poll_cpu,
+        hipri: spec.hipri,
+        nonvectored: spec.nonvectored,
+        force_async: spec.force_async,
     }
 }
