@@ -60,6 +60,9 @@ enum Event {
     Wake,
 }
 
+/// `Io::ddir` of a flush (`fsync`/`fdatasync`), which moves no bytes.
+const FLUSH: u8 = 3;
+
 /// One I/O in flight.
 #[derive(Debug, Clone, Copy, Default)]
 struct Io {
@@ -164,6 +167,11 @@ struct Job<'a> {
     replay: Option<Replay>,
     /// A replayed I/O not due yet waits for what is in flight, then for this time.
     resume_at: Option<u64>,
+    /// `fsync=N` (else `fdatasync=N`): a flush of each file after every N writes.
+    sync_every: u64,
+    writes_since_sync: u64,
+    /// Flushes of the current sync still to issue, one per file, each after the last is done.
+    flushes_left: usize,
 }
 
 impl<'a> Job<'a> {
@@ -207,6 +215,13 @@ impl<'a> Job<'a> {
             t_last: t0,
             replay,
             resume_at: None,
+            sync_every: if spec.fsync > 0 {
+                spec.fsync
+            } else {
+                spec.fdatasync
+            },
+            writes_since_sync: 0,
+            flushes_left: 0,
         })
     }
 
@@ -235,6 +250,29 @@ impl<'a> Job<'a> {
         let eff = self.job.eff;
         loop {
             if self.finished_issuing(now) || now < self.held_until {
+                return;
+            }
+            if self.sync_every > 0 && self.writes_since_sync >= self.sync_every {
+                // As the worker: the Nth write is followed by a flush of each file, each
+                // issued once what is in flight is done.
+                self.writes_since_sync = 0;
+                self.flushes_left = self.job.files.len().max(1);
+            }
+            if self.flushes_left > 0 {
+                if self.inflight == 0 {
+                    if let Some(slot) = self.free_slot() {
+                        self.flushes_left -= 1;
+                        let done = self.vol.schedule(now, 0);
+                        self.slots[slot] = Some(Io {
+                            ddir: FLUSH,
+                            bytes: 0,
+                            start: now,
+                            issue: now,
+                        });
+                        self.inflight += 1;
+                        out.push((done, Event::Done(slot)));
+                    }
+                }
                 return;
             }
             let Some(slot) = self.free_slot() else {
@@ -294,6 +332,10 @@ impl<'a> Job<'a> {
             });
             self.inflight += 1;
             self.issued_bytes += p.bytes;
+            if p.d == Ddir::Write {
+                // fsync=N counts writes issued, as fio and the worker.
+                self.writes_since_sync += 1;
+            }
             self.stats.issued(p.d.idx(), self.inflight);
             out.push((done, Event::Done(slot)));
             if let Some(t) = eff.think {
@@ -333,7 +375,9 @@ impl<'a> Job<'a> {
             self.ramp_end = None;
             self.stats.reset();
         }
-        if self.ramp_end.is_none() {
+        if self.ramp_end.is_none() && io.ddir == FLUSH {
+            self.stats.sync_done(now - io.issue);
+        } else if self.ramp_end.is_none() {
             let d = io.ddir as usize;
             if self.job.eff.inline() {
                 self.stats
@@ -491,6 +535,30 @@ mod tests {
             (iops - want).abs() / want < 0.001 && (lat - 463.0).abs() < 0.5,
             "psync x 4 at 463 µs: expected {want:.0} IOPS at 463 µs, got {iops:.0} at {lat:.1} µs"
         );
+    }
+
+    #[test]
+    fn fsync_flushes_after_every_nth_write_as_the_worker_does() {
+        // psync randwrite with fsync=1 at a fixed 463 µs: each write then its flush, 926 µs a
+        // durable write; fsync=4: four writes and a flush, 5 x 463 µs per four writes.
+        for (every, want_iops, want_syncs_per_write) in
+            [(1u64, 1.0 / 926e-6, 1.0), (4, 4.0 / (5.0 * 463e-6), 0.25)]
+        {
+            let (iops, lat, r) = sim(&format!(
+                "[global]\nsize=1g\nbs=4k\nruntime=10\ntime_based\nsim_latency=463us\n[w]\nrw=randwrite\nioengine=psync\nfsync={every}\n"
+            ));
+            let j = &r.jobs[0];
+            let writes = j.dirs[1].total_ios as f64;
+            let syncs = j.sync.total_ios as f64;
+            assert!(
+                (iops - want_iops).abs() / want_iops < 0.01
+                    && (syncs / writes - want_syncs_per_write).abs() < 0.01
+                    && (lat - 463.0).abs() < 0.5
+                    && (j.sync.lat.moments.mean / 1e3 - 463.0).abs() < 0.5,
+                "psync fsync={every} at 463 µs: expected {want_iops:.0} IOPS of 463 µs writes and {want_syncs_per_write} flushes of 463 µs per write, got {iops:.0} IOPS at {lat:.1} µs, {syncs} flushes for {writes} writes at {:.1} µs",
+                j.sync.lat.moments.mean / 1e3
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use iolens_job::{load, parse_args, JobSet, JobSpec, RecordedJob, SizeOrPct, SystemEnvironment};
+use iolens_job::{
+    load, parse_args, Ddir, JobSet, JobSpec, RecordedJob, SizeOrPct, SystemEnvironment,
+};
 use serde::Serialize;
 
 use crate::SuiteError;
@@ -273,7 +275,13 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         in_flight += n * depth;
         numjobs += j.numjobs.max(1);
         sync |= e.inline();
-        let r: u64 = j.rate_iops.iter().sum();
+        // The limits of the directions the job issues (rate_iops=5000 limits reads, writes and
+        // trims alike; a randwrite job is held at 5,000, not 15,000).
+        let r: u64 = [Ddir::Read, Ddir::Write, Ddir::Trim]
+            .into_iter()
+            .filter(|d| j.rw.has(*d))
+            .map(|d| e.rate_of(d).iops)
+            .sum();
         rate += n * r as f64;
         let size = match j.size {
             Some(SizeOrPct::Bytes(b)) => b as f64,
