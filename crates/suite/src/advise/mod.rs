@@ -175,6 +175,20 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     };
     let (targets, targets_from) = targets(o, &w.summary)?;
     let s = &w.summary;
+    for l in &targets.latency {
+        let absent = match l.dir.as_deref() {
+            Some("read") => s.read_fraction <= 0.0,
+            Some("write") => s.read_fraction >= 1.0,
+            _ => false,
+        };
+        if let (true, Some(d)) = (absent, l.dir.as_deref()) {
+            return Err(err(format!(
+                "a {} target, but the workload issues no {d}s ({} reads): give the target without a direction, or a workload with {d}s",
+                l.name(),
+                workload::pct(s.read_fraction)
+            )));
+        }
+    }
     let need_ios = targets
         .iops
         .unwrap_or(0.0)
@@ -196,7 +210,9 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     let setup = Setup {
         need,
         instances,
-        duration_s: o.duration_s.or(s.duration_s.filter(|_| s.trace)),
+        // A trace is a sample of the workload: like a job, it runs for good unless --duration
+        // says how long it runs at a time (its own span would let burst credits carry it).
+        duration_s: o.duration_s,
         max_stripe: o.max_stripe.max(1),
     };
     let (cands, rejected) = if need_ios > 0.0 {
@@ -236,7 +252,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         };
         let given = overrides.iter().any(|(t, _)| *t == c.type_name);
         let r = run(&base, &c, given.then_some(&model), &vopts, s)?;
-        let mut m = measure(&r, s.in_flight);
+        let mut m = measure(&r, s.in_flight, s.trace && s.trace_timed);
         let (bound, claim) = bound_of(&r, &c);
         m.bound = bound;
         m.bound_claim = claim;
@@ -310,6 +326,13 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
     };
     if o.iops.is_some() || o.bytes_per_s.is_some() {
         return Ok((t, "given".into()));
+    }
+    if let (Some(i), "null") = (s.achieved_iops, s.engine.as_str()) {
+        return Err(err(format!(
+            "{} ran ioengine=null, which does no I/O: its {} IOPS measure the benchmark, not storage; give --iops or --throughput, or a result from a real device",
+            s.source,
+            fmt_int(i)
+        )));
     }
     if let Some(i) = s.achieved_iops {
         t.iops = Some(i);
@@ -509,7 +532,12 @@ fn run(
 
 /// The simulated run's rates and latency percentiles (every job merged; per direction and
 /// overall).
-fn measure(r: &RunResult, in_flight: f64) -> Measured {
+/// `timed_trace`: the run replayed a trace at its times, whose rate is its I/Os over the span
+/// of their arrivals; the run's time adds the last I/Os' latency to that span (the replay
+/// ends when they complete), so the rate is taken over the run less one mean latency, as the
+/// count of completions starts with the first one: a volume that keeps up gives the trace's
+/// rate however short the trace, one that falls behind still shows its backlog.
+fn measure(r: &RunResult, in_flight: f64, timed_trace: bool) -> Measured {
     let mut m = Measured {
         in_flight,
         ..Measured::default()
@@ -538,6 +566,18 @@ fn measure(r: &RunResult, in_flight: f64) -> Measured {
         all.extend(lats);
     }
     let merged = iolens_stats::merge::merge_lat(&all, true, &list, "all", &mut notes);
+    let runtime_s = r
+        .jobs
+        .iter()
+        .flat_map(|j| j.dirs.iter())
+        .map(|d| d.runtime_ms as f64 / 1e3)
+        .fold(0.0, f64::max);
+    let lat_s = merged.moments.mean / 1e9;
+    if timed_trace && runtime_s > 2.0 * lat_s && lat_s > 0.0 {
+        let k = runtime_s / (runtime_s - lat_s);
+        m.iops *= k;
+        m.bytes_per_s *= k;
+    }
     for (p, ns) in merged.percentiles.unwrap_or_default() {
         m.latency.push((None, p, ns as f64 / 1000.0));
     }

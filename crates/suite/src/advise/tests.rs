@@ -680,6 +680,50 @@ fn c11_a_trace_at_its_own_times() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
+/// 2 s). Its last I/Os complete a tail latency after its span (tens of ms on HDD-class
+/// volumes, a few percent of 2 s): that is the trace's pace, which the storage kept up with,
+/// not a shortfall of concurrency (it was so called, beside "the storage kept up"). A short
+/// trace is also no duration: the burst-credit volumes are priced for good, so 100 GiB gp2
+/// on credits is not the pick.
+#[test]
+fn c11c_a_short_trace_on_slow_volumes() {
+    let dir = std::env::temp_dir().join(format!("iolens-advise-short-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.log");
+    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
+    for i in 0..4_000u64 {
+        let off = (i * 7_919 % 4_000) * 4096 * 601;
+        t.push_str(&format!("{} /dev/sdq read {off} 4096\n", i * 500));
+    }
+    std::fs::write(&path, t).unwrap();
+    let o = Options {
+        filters: Filters {
+            types: vec!["st1".into(), "sc1".into(), "gp2".into()],
+            ..aws()
+        },
+        ..base(Input::Trace(path.clone(), vec![]))
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("short trace: {e}"));
+    let t = text(&a);
+    for e in &a.entries {
+        assert!(
+            e.judged.status != Status::Rejected || e.measured.bound != "rate",
+            "{}: rejected ({:?}) although explain says the trace's pace held it ({}):\n{t}",
+            e.candidate.label,
+            e.judged.reason,
+            e.measured.bound_claim
+        );
+    }
+    let w = a.winner.map(|i| &a.entries[i].candidate);
+    assert!(
+        w.is_some_and(|c| c.label == "gp2" && c.spec == "gp2:size=800G"),
+        "2,000 IOPS for good on gp2: expected 800 GiB (2,400 IOPS at 3 per GiB), got {:?}:\n{t}",
+        w.map(|c| &c.spec)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A trace without times (an iolog v2 with no waits) has no rate of its own: without a target
 /// advise says so and what to give; with one the trace replays as fast as its depth allows (a
 /// closed loop), like a job file. 20,000 reads of 4 KiB at QD256 with a 30,000-IOPS target:
@@ -816,6 +860,36 @@ fn bad_input_gets_a_clear_error_or_the_closest() {
     .unwrap_err()
     .0;
     assert!(e.contains("io9"), "{e}");
+    // A null-engine result measures the benchmark: it gives no storage target.
+    let null = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../analyze/tests-data/corpus/cpu-null-qd1.iolens.json");
+    let e = advise(&Options {
+        filters: aws(),
+        ..base(Input::Result(null))
+    })
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("ran ioengine=null, which does no I/O") && e.contains("give --iops"),
+        "advise on a null-engine result without a target: {e}"
+    );
+    // A latency target for a direction the workload never issues cannot be judged.
+    let e = advise(&Options {
+        iops: Some(1000.0),
+        latency: vec![LatTarget {
+            pct: 99.0,
+            dir: Some("write".into()),
+            us: 1000.0,
+        }],
+        filters: aws(),
+        ..base(jobs(&DB))
+    })
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("a p99 write target, but the workload issues no writes"),
+        "--p99 write: on a read-only job: {e}"
+    );
     // A target no volume reaches: none fits, the closest is named.
     let a = advise(&Options {
         iops: Some(2_000_000.0),

@@ -369,7 +369,7 @@ fn trim(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn pct(r: f64) -> String {
+pub(crate) fn pct(r: f64) -> String {
     format!("{} %", trim(r * 100.0))
 }
 
