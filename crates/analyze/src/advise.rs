@@ -243,8 +243,25 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
         Some(Err(r)) => extra.1.push(r),
         None => {}
     }
-    let (vol, count, steps) = match &sized.short {
-        None => (sized.volume.clone(), 1u32, sized.steps.clone()),
+    // Every candidate carries the need with the headroom: a volume at its most that carries
+    // the need but not the headroom (Premium SSD's largest tier) is striped like one short
+    // of the need, and stays alone where no stripe can be had.
+    let headroom = sized.short.is_none() && sized.no_headroom && !ty.starts_with("gcp-pd-");
+    let short = sized.short.clone().or_else(|| {
+        headroom.then(|| {
+            format!(
+                "{} at its most carries {} IOPS of {} ({}): the need, but not its {} % headroom",
+                sized.volume.type_name(),
+                fmt::int(sized.ceiling_iops),
+                fmt::size(need.bs as f64),
+                sized.limited_by,
+                fmt::int((need.headroom - 1.0) * 100.0)
+            )
+        })
+    });
+    let single = || (sized.volume.clone(), 1u32, sized.steps.clone());
+    let (vol, count, steps) = match &short {
+        None => single(),
         Some(short) if ty.starts_with("gcp-pd-") => {
             // Persistent Disk's limits hold per VM across all its disks of one type (Google:
             // performance scales with the disks' combined size up to the VM's limits), so a
@@ -266,6 +283,10 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
             let n = (need.target() / sized.ceiling_iops.max(1e-9))
                 .ceil()
                 .max(2.0);
+            if n > f64::from(s.max_stripe) && headroom {
+                let cand = place(s, ty, sized.volume.clone(), 1, sized.steps.clone(), None);
+                return Ok((cand, extra));
+            }
             if n > f64::from(s.max_stripe) {
                 return Ok((
                     Err(Rejection {
@@ -288,6 +309,10 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                 ..*need
             };
             let each = size_for(&base, &part, false)?;
+            if each.short.is_some() && headroom {
+                let cand = place(s, ty, sized.volume.clone(), 1, sized.steps.clone(), None);
+                return Ok((cand, extra));
+            }
             if each.short.is_some() {
                 return Ok((
                     Err(Rejection {
@@ -650,6 +675,9 @@ pub struct Judged {
     pub reason: Option<(String, String)>,
 }
 
+/// A simulated percentile this many times the latency model's own one waited in a queue.
+const QUEUED_OVER_MODEL: f64 = 1.5;
+
 /// IOPS within this share of the target count as met (a simulation of Poisson arrivals wanders
 /// by a fraction of a percent).
 const RATE_TOLERANCE: f64 = 0.02;
@@ -758,15 +786,38 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             Verdict::Meets => {}
             Verdict::Misses if status != Status::Rejected => {
                 status = Status::Rejected;
-                reason = Some((
-                    "latency model".into(),
-                    format!(
-                        "{} {} is above the {} target {by}",
-                        l.name(),
-                        fmt::us_short(got),
-                        fmt::us_short(l.us)
-                    ),
-                ));
+                // The model's own percentile meets the target, but the run's does not: the
+                // I/Os queued at this size (a limit, or a volume kept busy), which more IOPS
+                // or throughput would relieve; only a model above the target is the model's.
+                let own = model.percentile_us(l.pct);
+                let queued =
+                    model.verdict(own, l.us) != Verdict::Misses && got > QUEUED_OVER_MODEL * own;
+                reason = Some(if queued {
+                    (
+                        "queueing".into(),
+                        format!(
+                            "{} {} is above the {} target because I/Os queued at this size ({}: {}); {} alone gives {} {}: provision more IOPS or throughput than the rate needs",
+                            l.name(),
+                            fmt::us_short(got),
+                            fmt::us_short(l.us),
+                            m.bound,
+                            m.bound_claim,
+                            model.label(),
+                            l.name(),
+                            fmt::us_short(own)
+                        ),
+                    )
+                } else {
+                    (
+                        "latency model".into(),
+                        format!(
+                            "{} {} is above the {} target {by}",
+                            l.name(),
+                            fmt::us_short(got),
+                            fmt::us_short(l.us)
+                        ),
+                    )
+                });
             }
             Verdict::CannotConfirm if status == Status::Fits => {
                 status = Status::CannotConfirm;

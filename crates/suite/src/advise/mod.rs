@@ -218,17 +218,30 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     let (cands, rejected) = if need_ios > 0.0 {
         candidates(&setup, &types)
     } else {
-        // Only latency targets: each type at its smallest for the capacity.
-        candidates(
-            &Setup {
-                need: Need {
-                    iops: 1.0,
-                    ..setup.need
+        // Only latency targets: the workload runs as it is, a closed loop at its concurrency,
+        // so each type is sized for the rate its I/Os in flight reach at the type's own mean
+        // latency (Little's law), with the headroom. A volume held to less queues them and
+        // misses the target by its size, not by its latency.
+        let mut cands = vec![];
+        let mut rejected = vec![];
+        for t in &types {
+            let model = overrides
+                .iter()
+                .find(|(n, _)| n == t)
+                .map(|(_, m)| m.clone())
+                .or_else(|| latency_model(t));
+            let iops = model.map_or(1.0, |m| (s.in_flight / (m.mean_us() / 1e6)).max(1.0));
+            let (c, r) = candidates(
+                &Setup {
+                    need: Need { iops, ..setup.need },
+                    ..setup.clone()
                 },
-                ..setup.clone()
-            },
-            &types,
-        )
+                std::slice::from_ref(t),
+            );
+            cands.extend(c);
+            rejected.extend(r);
+        }
+        (cands, rejected)
     };
     let (base, offered) = prepare(&w, &targets, o)?;
     let vopts = if s.trace {
@@ -299,11 +312,21 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             "candidates without a sourced price in the model data (no cost) rank after the priced ones".into(),
         );
     }
+    let sized_for = if need_ios > 0.0 {
+        sized_for(&setup.need)
+    } else {
+        format!(
+            "each type for the rate {} I/Os in flight reach at its latency model's mean (Little's law), with {} % headroom; capacity {} GiB",
+            fmt_int(s.in_flight),
+            ((setup.need.headroom - 1.0) * 100.0).round(),
+            fmt_int(setup.need.capacity_gib)
+        )
+    };
     Ok(Advice {
         workload: w.summary,
         targets,
         targets_from,
-        sized_for: sized_for(&setup.need),
+        sized_for,
         offered,
         entries,
         rejected,

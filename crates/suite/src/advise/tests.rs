@@ -680,6 +680,72 @@ fn c11_a_trace_at_its_own_times() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Only a latency target: the job runs as it is, 4 reads of 4 KiB in flight, so each type is
+/// sized for the rate those reach at its own mean latency (Little's law) with the 20 %
+/// headroom, not at its least IOPS (io2 at 100 IOPS queued the 4 I/Os for 40 ms, and that
+/// was blamed on io2's latency model). io2: 4 / 279.3 µs x 1.2 = 17,188 IOPS on 100 GiB,
+/// $12.50 + 17,188 x $0.065 = $1,129.72, p99 602 µs; gp3: 4 / 483.8 µs x 1.2 = 9,922 IOPS,
+/// $8.00 + 6,922 x $0.005 = $42.61, p99 1.5 ms within its model's x2 of the 2 ms target.
+#[test]
+fn c14_a_latency_target_alone_sizes_for_the_jobs_own_rate() {
+    let o = Options {
+        latency: p99(2000.0),
+        filters: Filters {
+            types: vec!["gp3".into(), "io2".into()],
+            ..aws()
+        },
+        ..base(jobs(&[
+            "--name=x",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=4",
+            "--size=100g",
+        ]))
+    };
+    check(
+        "p99 2 ms alone, QD4",
+        &o,
+        &Want {
+            winner: Some(("io2", "io2:iops=17188,size=100G", Some(1129.72))),
+            unconfirmed: Some("gp3"),
+            rejected: &[],
+            text: &["sized for: each type for the rate 4 I/Os in flight reach at its latency model's mean"],
+        },
+    );
+}
+
+/// The largest Premium SSD tier (P80, 20,000 IOPS) carries a 20,000-IOPS need but not its
+/// 20 % headroom: like a volume short of the need it is striped (2 x P70 of 8 TiB, 15,000
+/// IOPS each), where alone it ran at its limit and queued (p50 21 ms).
+#[test]
+fn c15_a_tier_without_the_headroom_is_striped() {
+    let o = Options {
+        iops: Some(20_000.0),
+        filters: Filters {
+            providers: vec!["azure".into()],
+            types: vec!["azure-premium-ssd".into()],
+            ..Filters::default()
+        },
+        ..base(jobs(&DB))
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("premium ssd: {e}"));
+    let t = text(&a);
+    let e = a
+        .entries
+        .first()
+        .unwrap_or_else(|| panic!("a premium ssd candidate:\n{t}"));
+    assert!(
+        e.candidate.count == 2
+            && e.candidate.spec == "azure-premium-ssd:size=8192G"
+            && e.judged.status != Status::Rejected,
+        "20,000 IOPS with headroom on Premium SSD: expected 2 x P70 (8,192 GiB) carrying it, got {} x {} ({:?}):\n{t}",
+        e.candidate.count,
+        e.candidate.spec,
+        e.judged.status
+    );
+}
+
 /// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
 /// 2 s). Its last I/Os complete a tail latency after its span (tens of ms on HDD-class
 /// volumes, a few percent of 2 s): that is the trace's pace, which the storage kept up with,
