@@ -200,8 +200,15 @@ pub(super) struct Target {
     /// Mean I/O size in bytes (the job's bs when it did no I/O).
     pub bs: f64,
     pub ceiling: Option<Ceiling>,
+    /// The ceiling the bound is judged against: `ceiling`, but the volume's alone when the
+    /// result ran more than [`BEYOND`] past the instance's cap that the volume's holds (the
+    /// run did not go through that instance; the model finding says so).
+    pub binding: Option<Ceiling>,
     pub base_latency_us: Option<f64>,
 }
+
+/// A result this far past a ceiling did not meet it.
+const BEYOND: f64 = 1.10;
 
 impl Target {
     pub fn of(u: &Unit, o: &JobOpts, ctx: &ExplainContext) -> Target {
@@ -217,9 +224,20 @@ impl Target {
             sustained: u.runtime_ms / 1e3 > 1800.0,
             volume_burst: false,
         };
+        let ceiling = ceiling_for(ctx.volume.as_ref(), ctx.instance.as_ref(), &w);
+        let alone = ctx
+            .instance
+            .as_ref()
+            .and(ctx.volume.as_ref())
+            .and_then(|v| ceiling_for(Some(v), None, &w));
+        let binding = match (&ceiling, alone) {
+            (Some(c), Some(v)) if u.iops > BEYOND * c.iops && u.iops <= BEYOND * v.iops => Some(v),
+            _ => ceiling.clone(),
+        };
         Target {
             bs,
-            ceiling: ceiling_for(ctx.volume.as_ref(), ctx.instance.as_ref(), &w),
+            ceiling,
+            binding,
             base_latency_us: ctx.volume.as_ref().map(|v| v.typical_latency_us()),
         }
     }

@@ -229,7 +229,7 @@ impl<'a> Case<'a> {
             u,
             o,
             in_flight,
-            target: t.ceiling.as_ref(),
+            target: t.binding.as_ref(),
             base_latency_us: t.base_latency_us,
             floor,
             typical,
