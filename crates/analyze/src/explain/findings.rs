@@ -312,13 +312,20 @@ fn percentile_findings(job: &JobView, o: &JobOpts) -> Vec<Finding> {
                 && !d.clat.percentiles.is_empty()
         })
         .map(|d| {
+            // In an open loop slat runs from each arrival: the wait for a free slot, then the
+            // submission.
+            let what = if o.eff.pacing == iolens_job::Pacing::Open {
+                "the wait from each arrival (for a free slot, then the submission)"
+            } else {
+                "submission time"
+            };
             finding(
                 &job.name,
                 &d.direction,
                 Severity::Warning,
                 "percentiles",
                 format!(
-                    "the clat percentiles leave out submission time ({} of total latency)",
+                    "the clat percentiles leave out {what} ({} of total latency)",
                     fmt::pct(d.slat.mean_ns / d.lat.mean_ns)
                 ),
                 vec![format!(

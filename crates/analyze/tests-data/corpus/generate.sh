@@ -84,6 +84,10 @@ run iolens sim-io1-16000-libaio-qd256 --filename="$DATA" --size=512m --direct=1 
 # m5.large (18,750 IOPS at most): the run did not go through that instance, so the model
 # finding says so and the bound stays the volume's limit (it was called saturated).
 run iolens sim-io2-30000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 --sim_volume=io2:iops=30000 --ioengine=libaio --iodepth=64 --rw=randread --bs=16k --runtime=$RT --time_based
+# An open loop offering more than the volume's ceiling: 5,000 Poisson arrivals per second on a
+# 3,000-IOPS gp3. The volume's limit holds the rate; the backlog (and latency from arrival)
+# grows with the run, so less depth is no fix: the offered rate is.
+run iolens sim-gp3-openloop5000-libaio-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=32 --rw=randread --bs=16k --rate_iops=5000 --rate_process=poisson --open_loop=1 --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
 # An open loop that offers more than its depth carries: 400 Poisson arrivals per second of 1 MiB
 # reads on st1 (a 5 ms latency model) with 2 in flight. lat counts from each arrival, so it

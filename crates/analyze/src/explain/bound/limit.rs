@@ -52,8 +52,23 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
     ];
     arith.extend(q.evidence.clone());
     let mut fix = limit_advice(&t.limited_by);
-    let enough = enough_in_flight(t.iops, q.service_us());
-    if q.queueing && c.in_flight > 2.0 * enough {
+    let offered = offered_iops(c);
+    if let (Some(w), Some(rate)) = (c.arrival_wait_us, offered.filter(|r| *r > t.iops)) {
+        // An open loop offered more than the ceiling: its backlog grows for as long as it
+        // runs, and latency from arrival with it.
+        arith.push(format!(
+            "the open loop offers {} IOPS against the {} ceiling: the backlog grows by {} I/Os a second, so latency from arrival ({} waiting on average here) grows with the run's length",
+            fmt::int(rate),
+            fmt::int(t.iops),
+            fmt::int(rate - t.iops),
+            fmt::us_short(w)
+        ));
+        fix = format!(
+            "{fix}, or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
+            fmt::int(t.iops)
+        );
+    } else if q.queueing && c.in_flight > 2.0 * enough_in_flight(t.iops, q.service_us()) {
+        let enough = enough_in_flight(t.iops, q.service_us());
         fix = format!(
             "{fix}; more depth only adds queueing: {}",
             shallower(o, enough)
@@ -66,6 +81,23 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
         arith,
         fix,
     ))
+}
+
+/// What an open loop offers, I/Os per second over its clones: its rate limits summed over the
+/// directions it issues.
+fn offered_iops(c: &Case) -> Option<f64> {
+    let o = c.o;
+    let spec = &o.rec.spec;
+    let per_job: u64 = [
+        iolens_job::Ddir::Read,
+        iolens_job::Ddir::Write,
+        iolens_job::Ddir::Trim,
+    ]
+    .into_iter()
+    .filter(|d| spec.rw.has(*d))
+    .map(|d| o.eff.rate_of(d).iops)
+    .sum();
+    (per_job > 0).then(|| per_job as f64 * o.numjobs)
 }
 
 /// Without a model: a typical I/O took far longer in the job than inside a device that was
