@@ -97,7 +97,7 @@ fn offered_iops(c: &Case) -> Option<f64> {
     .filter(|d| spec.rw.has(*d))
     .map(|d| o.eff.rate_of(d).iops)
     .sum();
-    (per_job > 0).then(|| per_job as f64 * o.numjobs)
+    (per_job > 0).then_some(per_job as f64 * o.numjobs)
 }
 
 /// Without a model: a typical I/O took far longer in the job than inside a device that was
