@@ -268,6 +268,24 @@ pub fn instance(name: &str) -> Result<Instance, AnalyzeError> {
     })
 }
 
+/// The listed instance of a cloud (`aws`, `azure`, `oci`) that allows its volumes the most
+/// IOPS at its maximum; `None` for a cloud without a list (GCP's caps come from its machine
+/// series).
+pub fn largest_instance(cloud: &str) -> Option<Instance> {
+    let provider = match cloud {
+        "aws" => "AWS EC2",
+        "azure" => "Azure",
+        "oci" => "OCI",
+        _ => return None,
+    };
+    data()
+        .instances
+        .iter()
+        .filter(|i| i.provider == provider)
+        .max_by(|a, b| a.max_iops.total_cmp(&b.max_iops))
+        .and_then(|i| instance(&i.name).ok())
+}
+
 /// The instances of a family, e.g. `m6i` (EC2) or `standard_d` (Azure, with or without its
 /// `Standard_` prefix): every listed instance whose name starts with the family and a `.` (EC2)
 /// or continues it (Azure), smallest caps first. Empty when none matches.

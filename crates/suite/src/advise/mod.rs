@@ -307,6 +307,19 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     let concurrency = concurrency_hint(&entries, &targets, s);
     let pick = winner.or(cheaper_unconfirmed).or(closest);
     let verify_job = pick.map(|i| verify_job(&w, &entries[i], &targets));
+    if let (None, Some(e)) = (&o.instance, winner.map(|i| &entries[i])) {
+        // No instance named: say when no listed instance of the pick's cloud carries it.
+        let big = iolens_analyze::models::largest_instance(&e.candidate.provider);
+        if let Some(i) = big.filter(|i| need_ios > i.max_iops) {
+            notes.push(format!(
+                "no {} instance in the model data carries {} IOPS: the largest, {}, allows its volumes {} IOPS at most; spread the workload over several instances, or give --instance to check one",
+                e.candidate.provider,
+                fmt_int(need_ios),
+                i.name,
+                fmt_int(i.max_iops)
+            ));
+        }
+    }
     if entries.iter().any(|e| e.candidate.cost.is_none()) {
         notes.push(
             "candidates without a sourced price in the model data (no cost) rank after the priced ones".into(),

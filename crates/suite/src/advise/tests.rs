@@ -746,6 +746,36 @@ fn c15_a_tier_without_the_headroom_is_striped() {
     );
 }
 
+/// 600,000 IOPS without an instance: a stripe carries it, but no listed EC2 instance lets its
+/// volumes do more than 480,000 IOPS, which the advice says.
+#[test]
+fn c16_a_need_beyond_every_instance_is_flagged() {
+    let o = Options {
+        iops: Some(600_000.0),
+        filters: Filters {
+            types: vec!["io2".into(), "gp3".into()],
+            ..aws()
+        },
+        ..base(jobs(&[
+            "--name=db",
+            "--ioengine=io_uring",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=128",
+            "--numjobs=4",
+            "--size=500g",
+        ]))
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("600k IOPS: {e}"));
+    let t = text(&a);
+    assert!(
+        a.winner.is_some()
+            && t.contains("no aws instance in the model data carries 600,000 IOPS")
+            && t.contains("480,000 IOPS at most"),
+        "600,000 IOPS on AWS without --instance: expected a pick and the note that no instance carries it:\n{t}"
+    );
+}
+
 /// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
 /// 2 s). Its last I/Os complete a tail latency after its span (tens of ms on HDD-class
 /// volumes, a few percent of 2 s): that is the trace's pace, which the storage kept up with,
