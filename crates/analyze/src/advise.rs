@@ -534,8 +534,11 @@ fn burst_option(
     let secs = vol.burst_seconds_at(ios * units, ios * need.bs as f64)?;
     let base_lim = vol.limits(false);
     let burst = vol.burst()?;
+    // The baseline in the workload's own I/Os (80 MiB/s is 80 IOPS of 1 MiB, not the
+    // volume's 500).
+    let after = crate::models::ceiling_for(Some(&vol), None, &workload(s, false))?;
     let how = format!(
-        "{} bursts to {} for {} at this workload ({} IOPS of {}), then falls to {} IOPS, {}",
+        "{} bursts to {} for {} at this workload ({} IOPS of {}), then falls to {} IOPS of {} ({})",
         vol.name(),
         if burst.bytes_per_s > base_lim.bytes_per_s && burst.iops <= base_lim.iops {
             fmt::bw(burst.bytes_per_s)
@@ -545,8 +548,9 @@ fn burst_option(
         fmt::secs(secs),
         fmt::int(ios),
         fmt::size(need.bs as f64),
-        fmt::int(base_lim.iops),
-        fmt::bw(base_lim.bytes_per_s)
+        fmt::int(after.iops),
+        fmt::size(need.bs as f64),
+        after.limited_by
     );
     match s.duration_s {
         Some(d) if d <= secs => Some(place(
@@ -675,9 +679,6 @@ pub struct Judged {
     pub reason: Option<(String, String)>,
 }
 
-/// A simulated percentile this many times the latency model's own one waited in a queue.
-const QUEUED_OVER_MODEL: f64 = 1.5;
-
 /// IOPS within this share of the target count as met (a simulation of Poisson arrivals wanders
 /// by a fraction of a percent).
 const RATE_TOLERANCE: f64 = 0.02;
@@ -789,19 +790,20 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
                 // The model's own percentile meets the target, but the run's does not: the
                 // I/Os queued at this size (a limit, or a volume kept busy), which more IOPS
                 // or throughput would relieve; only a model above the target is the model's.
+                // (The simulation adds only the volume's queue to the model's draws.)
                 let own = model.percentile_us(l.pct);
-                let queued =
-                    model.verdict(own, l.us) != Verdict::Misses && got > QUEUED_OVER_MODEL * own;
+                let queued = model.verdict(own, l.us) != Verdict::Misses;
                 reason = Some(if queued {
                     (
                         "queueing".into(),
                         format!(
-                            "{} {} is above the {} target because I/Os queued at this size ({}: {}); {} alone gives {} {}: provision more IOPS or throughput than the rate needs",
+                            "{} {} is above the {} target because I/Os queued at this size ({} IOPS on a ceiling of {}: {} busy); {} alone gives {} {}: provision more IOPS or throughput than the rate needs",
                             l.name(),
                             fmt::us_short(got),
                             fmt::us_short(l.us),
-                            m.bound,
-                            m.bound_claim,
+                            fmt::int(m.iops),
+                            fmt::int(c.ceiling_iops),
+                            fmt::pct(m.iops / c.ceiling_iops.max(1e-9)),
                             model.label(),
                             l.name(),
                             fmt::us_short(own)

@@ -21,8 +21,7 @@ pub fn explain_file(path: &Path, ctx: &ExplainContext, json: bool) -> Result<Str
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read '{name}'"))?
     };
-    let view = parse_result(&text)
-        .with_context(|| format!("'{name}' is not a fio or iolens JSON result"))?;
+    let view = parse_result(&text).with_context(|| format!("'{name}'"))?;
     let e = explain(&view, ctx);
     Ok(if json {
         format!("{}\n", serde_json::to_string_pretty(&e.to_json())?)
@@ -37,8 +36,7 @@ pub fn io_size(bs: Option<u64>, result: Option<&Path>) -> Result<Option<u64>> {
     let Some(path) = result else { return Ok(bs) };
     let p = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{p}'"))?;
-    let view =
-        parse_result(&text).with_context(|| format!("'{p}' is not a fio or iolens JSON result"))?;
+    let view = parse_result(&text).with_context(|| format!("'{p}'"))?;
     let size = view.mean_io_size();
     Ok(Some(size.with_context(|| {
         format!("'{p}' has no I/O to take a size from; give --bs")

@@ -58,7 +58,7 @@ impl LatencyModel {
         };
         Ok(LatencyModel {
             data: Cow::Owned(LatencyModelData {
-                name: format!("{ty} (given)"),
+                name: ty.to_string(),
                 types: vec![ty.to_string()],
                 basis: Basis::Given,
                 vendor_phrase: None,

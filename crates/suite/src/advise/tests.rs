@@ -776,6 +776,44 @@ fn c16_a_need_beyond_every_instance_is_flagged() {
     );
 }
 
+/// A latency miss that the model alone would meet is the queue at the chosen size: gp3 sized
+/// at 6,000 IOPS for 5,000 Poisson arrivals runs 83 % busy, and its p99 (about 1.25 ms) is
+/// above the 1 ms target although the given distribution's own p99 is 900 µs. The reason is
+/// queueing, with the fix (more IOPS), not "by the latency model".
+#[test]
+fn c17_a_latency_miss_from_the_queue_is_queueing() {
+    let o = Options {
+        iops: Some(5000.0),
+        latency: p99(1000.0),
+        latency_models: vec![(
+            "gp3".into(),
+            "quantiles:0=100:50=300:99=900:100=5000".into(),
+        )],
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..aws()
+        },
+        ..base(jobs(&[
+            "--name=x",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=32",
+            "--size=10g",
+        ]))
+    };
+    check(
+        "5k IOPS, p99 1 ms, gp3 given",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[("gp3", "queueing")],
+            text: &["alone gives p99 900 µs: provision more IOPS"],
+        },
+    );
+}
+
 /// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
 /// 2 s). Its last I/Os complete a tail latency after its span (tens of ms on HDD-class
 /// volumes, a few percent of 2 s): that is the trace's pace, which the storage kept up with,

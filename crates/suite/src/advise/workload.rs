@@ -96,8 +96,7 @@ pub fn from_args(args: &[String]) -> Result<Workload, SuiteError> {
 pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
     let p = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read '{p}': {e}")))?;
-    let view = iolens_analyze::parse_result(&text)
-        .map_err(|e| err(format!("'{p}' is not a fio or iolens JSON result: {e}")))?;
+    let view = iolens_analyze::parse_result(&text).map_err(|e| err(format!("'{p}': {e}")))?;
     let mut set = JobSet {
         global_options: vec![],
         globals_given: false,
@@ -232,6 +231,12 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
 /// The summary of a job set (one phase: a workload with stonewall phases is refused, naming
 /// them and `--section`). `extent`: the bytes a trace addresses.
 fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload, SuiteError> {
+    if set.jobs.is_empty() && !set.global_options.is_empty() {
+        // As fio: options before the first --name are global, and only --name starts a job.
+        return Err(err(
+            "the fio options given set no job: start one with --name=NAME, as fio does (--name=db --rw=randread --bs=16k ...)",
+        ));
+    }
     if set.jobs.is_empty() {
         return Err(err(
             "give a workload: a job file or fio options (--name=... --rw=... --bs=...), --result FILE.json, or --trace FILE",
