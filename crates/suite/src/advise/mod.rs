@@ -439,10 +439,10 @@ fn overrides(given: &[(String, String)]) -> Result<Vec<(String, LatencyModel)>, 
 fn sized_for(n: &Need) -> String {
     let t = n.target();
     format!(
-        "{} IOPS of {} ({:.0} MiB/s) = the need {} with {} % headroom; capacity {} GiB",
+        "{} IOPS of {} ({} MiB/s) = the need {} with {} % headroom; capacity {} GiB",
         fmt_int(t),
         workload::size_text(n.bs as f64),
-        t * n.bs as f64 / 1_048_576.0,
+        fmt_int(t * n.bs as f64 / 1_048_576.0),
         n.describe(),
         ((n.headroom - 1.0) * 100.0).round(),
         fmt_int(n.capacity_gib)
