@@ -629,6 +629,9 @@ pub struct Measured {
     pub bound: String,
     /// Explain's claim for it.
     pub bound_claim: String,
+    /// A share of the rate the run cannot tell apart beyond [`RATE_TOLERANCE`]: a replayed
+    /// trace's last I/Os land a tail latency after its span.
+    pub rate_slack: f64,
 }
 
 impl Measured {
@@ -691,10 +694,7 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
     let mut reason: Option<(String, String)> = None;
     let mut status = Status::Fits;
     let mut rate = |name: &str, want: f64, got: f64, show: &dyn Fn(f64) -> String| {
-        // A shortfall while explain names the workload's own pace (its rate limits, think
-        // time or a trace's times with the storage keeping up) is that pace's, not the
-        // volume's: a short trace's last I/Os finish a tail latency after its span.
-        let ok = got >= want * (1.0 - RATE_TOLERANCE) || m.bound == "rate";
+        let ok = got >= want * (1.0 - RATE_TOLERANCE - m.rate_slack);
         margins.push(Margin {
             target: name.into(),
             want: show(want),
@@ -1095,6 +1095,7 @@ mod tests {
             in_flight: 64.0,
             bound: "rate".into(),
             bound_claim: String::new(),
+            rate_slack: 0.0,
         };
         let j = judge(c, &m, &t, &model);
         assert_eq!(j.status, Status::Fits, "{j:?}");

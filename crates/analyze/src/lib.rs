@@ -24,7 +24,8 @@ pub mod models;
 
 pub use error::AnalyzeError;
 pub use explain::{
-    explain, parse_result, view_of_run, ExplainContext, Explanation, Finding, ResultView, Severity,
+    explain, parse_result, view_of_run, Bound, ExplainContext, Explanation, Finding, ResultView,
+    Severity,
 };
 pub use models::{
     cost_text, expected_ceiling, instance, list_models, list_models_json, list_sources,

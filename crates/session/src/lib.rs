@@ -190,6 +190,13 @@ pub fn explain_context(volume: Option<&str>, instance: Option<&str>) -> Result<E
     })
 }
 
+/// True when `job`'s name holds direction `dir` as a word of its own.
+fn names_direction(job: &str, dir: &str) -> bool {
+    job.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w == dir)
+}
+
 /// explain's findings as the HTML report shows them.
 pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html::Finding> {
     e.findings
@@ -198,6 +205,8 @@ pub fn html_findings(e: &iolens_analyze::Explanation) -> Vec<iolens_report::html
             severity: f.severity.label().to_string(),
             subject: match f.direction.as_str() {
                 "" => f.job.clone(),
+                // A name that says its direction (quick's `SEQ1M-Q1T1-read`) needs no repeat.
+                d if names_direction(&f.job, d) => f.job.clone(),
                 d => format!("{}, {d}", f.job),
             },
             claim: f.claim.clone(),
@@ -535,6 +544,22 @@ pub fn worker_options_from_env() -> WorkerOptions {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_job_name_that_says_its_direction_is_not_repeated() {
+        for (job, dir, want) in [
+            ("SEQ1M-Q1T1-read", "read", true),
+            ("RND4K-Q32T1-write", "write", true),
+            ("reader", "read", false),
+            ("db", "read", false),
+        ] {
+            assert_eq!(
+                names_direction(job, dir),
+                want,
+                "job '{job}', direction {dir}"
+            );
+        }
+    }
+
     use super::*;
     use iolens_job::{parse_job_text, SystemEnvironment};
 

@@ -265,7 +265,12 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         };
         let given = overrides.iter().any(|(t, _)| *t == c.type_name);
         let r = run(&base, &c, given.then_some(&model), &vopts, s)?;
-        let mut m = measure(&r, s.in_flight, s.trace && s.trace_timed);
+        let mut m = measure(
+            &r,
+            s.in_flight,
+            s.trace && s.trace_timed,
+            s.achieved_iops.filter(|_| s.trace),
+        );
         let (bound, claim) = bound_of(&r, &c);
         m.bound = bound;
         m.bound_claim = claim;
@@ -369,6 +374,27 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
             s.source,
             fmt_int(i)
         )));
+    }
+    if let (Some(i), Some(r)) = (s.achieved_iops, s.rate_iops) {
+        if !s.trace && r > i * 1.02 {
+            // The jobs asked for more than their volume gave them: what they asked is the
+            // need, not what the old volume let through.
+            t.iops = Some(r);
+            t.bytes_per_s = s.achieved_bytes_per_s.map(|b| b * r / i);
+            let what = format!(
+                "the jobs' own rate_iops ({} IOPS; the result achieved only {})",
+                fmt_int(r),
+                fmt_int(i)
+            );
+            return Ok((
+                t,
+                if given {
+                    format!("the latency given; IOPS and throughput: {what}")
+                } else {
+                    format!("{what} (no target given)")
+                },
+            ));
+        }
     }
     if let Some(i) = s.achieved_iops {
         t.iops = Some(i);
@@ -573,7 +599,7 @@ fn run(
 /// ends when they complete), so the rate is taken over the run less one mean latency, as the
 /// count of completions starts with the first one: a volume that keeps up gives the trace's
 /// rate however short the trace, one that falls behind still shows its backlog.
-fn measure(r: &RunResult, in_flight: f64, timed_trace: bool) -> Measured {
+fn measure(r: &RunResult, in_flight: f64, timed_trace: bool, trace_rate: Option<f64>) -> Measured {
     let mut m = Measured {
         in_flight,
         ..Measured::default()
@@ -609,10 +635,23 @@ fn measure(r: &RunResult, in_flight: f64, timed_trace: bool) -> Measured {
         .map(|d| d.runtime_ms as f64 / 1e3)
         .fold(0.0, f64::max);
     let lat_s = merged.moments.mean / 1e9;
-    if timed_trace && runtime_s > 2.0 * lat_s && lat_s > 0.0 {
+    if let (true, Some(rate)) = (
+        timed_trace && runtime_s > 2.0 * lat_s && lat_s > 0.0,
+        trace_rate,
+    ) {
+        // Never above the trace's own rate: a replay cannot complete faster than it arrives.
         let k = runtime_s / (runtime_s - lat_s);
-        m.iops *= k;
-        m.bytes_per_s *= k;
+        let scaled = (m.iops * k).min(rate.max(m.iops));
+        m.bytes_per_s *= scaled / m.iops.max(1e-9);
+        m.iops = scaled;
+        // What is left of the drain, one tail latency over the run, cannot be told from a
+        // shortfall: up to 5 %.
+        let p99_s = merged
+            .percentiles
+            .as_ref()
+            .and_then(|p| p.iter().find(|(q, _)| *q == 99.0))
+            .map_or(lat_s, |(_, ns)| *ns as f64 / 1e9);
+        m.rate_slack = (p99_s / runtime_s).min(0.05);
     }
     for (p, ns) in merged.percentiles.unwrap_or_default() {
         m.latency.push((None, p, ns as f64 / 1000.0));

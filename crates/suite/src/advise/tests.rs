@@ -814,6 +814,111 @@ fn c17_a_latency_miss_from_the_queue_is_queueing() {
     );
 }
 
+fn corpus(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../analyze/tests-data/corpus")
+        .join(name)
+}
+
+/// Results whose achieved figures are not the need: a page-cache run is refused (explain
+/// names the cache); an open loop held at its old volume's 3,000 IOPS asked for its own
+/// rate_iops, 5,000, which is the target; a trace replay's `rw` is fio's default, so its mix
+/// comes from the result and its offsets are taken as random, not merged as sequential.
+#[test]
+fn c18_results_whose_figures_are_not_the_need() {
+    let e = advise(&Options {
+        filters: aws(),
+        ..base(Input::Result(corpus("cache-buffered-read.fio.json")))
+    })
+    .map(|_| ())
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("the page cache answered") && e.contains("direct=1"),
+        "advise on a page-cache result: {e}"
+    );
+    let a = advise(&Options {
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..aws()
+        },
+        ..base(Input::Result(corpus(
+            "sim-gp3-openloop5000-libaio-qd32.iolens.json",
+        )))
+    })
+    .unwrap_or_else(|e| panic!("open-loop result: {e}"));
+    assert_eq!(
+        a.targets.iops,
+        Some(5000.0),
+        "an open loop offering 5,000 IOPS that its gp3 held at 3,000: the target is what it asked ({})",
+        a.targets_from
+    );
+    let a = advise(&Options {
+        filters: aws(),
+        ..base(Input::Result(corpus(
+            "replay-iolog3-2000-iouring-qd32.fio.json",
+        )))
+    })
+    .unwrap_or_else(|e| panic!("replay result: {e}"));
+    let s = &a.workload;
+    assert!(
+        !s.sequential
+            && s.read_fraction == 1.0
+            && s.jobs.iter().any(|l| l.contains("a trace replay")),
+        "fio's replay of random 4 KiB reads: expected random reads with the replay note, got {s:?}"
+    );
+}
+
+/// A bursty trace says its peak, and a trace too short to size from is refused.
+#[test]
+fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
+    let dir = std::env::temp_dir().join(format!("iolens-advise-burst-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.log");
+    // 1 s at 10,000 IOPS, then 9 s at 1,000.
+    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
+    let mut at = 0u64;
+    for i in 0..19_000u64 {
+        at += if i < 10_000 { 100 } else { 1_000 };
+        let off = (i * 7_919 % 19_000) * 4096;
+        t.push_str(&format!("{at} /dev/sdq read {off} 4096\n"));
+    }
+    std::fs::write(&path, t).unwrap();
+    let a = advise(&Options {
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..aws()
+        },
+        ..base(Input::Trace(path.clone(), vec![]))
+    })
+    .unwrap_or_else(|e| panic!("bursty trace: {e}"));
+    assert!(
+        a.workload
+            .jobs
+            .iter()
+            .any(|l| l.contains("its busiest 1 s carries 10000 IOPS")),
+        "a trace of 1 s at 10,000 IOPS then 9 s at 1,000: expected its peak named, got {:?}",
+        a.workload.jobs
+    );
+    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
+    for i in 0..50u64 {
+        t.push_str(&format!("{} /dev/sdq read {} 4096\n", i * 180, i * 4096));
+    }
+    std::fs::write(&path, t).unwrap();
+    let e = advise(&Options {
+        filters: aws(),
+        ..base(Input::Trace(path.clone(), vec![]))
+    })
+    .map(|_| ())
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("too short to size a volume from"),
+        "a 9 ms trace: {e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
 /// 2 s). Its last I/Os complete a tail latency after its span (tens of ms on HDD-class
 /// volumes, a few percent of 2 s): that is the trace's pace, which the storage kept up with,

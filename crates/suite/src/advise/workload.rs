@@ -135,8 +135,37 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
             "'{p}' did no I/O: nothing to size a volume for"
         )));
     }
+    // A result explain puts on the page cache measured memory, not storage.
+    let e = iolens_analyze::explain(&view, &iolens_analyze::ExplainContext::default());
+    if let Some(j) = e
+        .jobs
+        .iter()
+        .find(|j| j.bound == iolens_analyze::Bound::Cache)
+    {
+        return Err(err(format!(
+            "'{p}': explain finds that the page cache answered job '{}' ({}): its figures are not the storage's; give --iops or --throughput, or a result run with direct=1",
+            j.name, j.bound_claim
+        )));
+    }
+    let replays = set.jobs.iter().any(|j| j.logs.read_iolog.is_some());
     let mut w = from_set(set, format!("{} result {p}", view.fio_version), None)?;
     let s = &mut w.summary;
+    if replays {
+        // A replay's rw is fio's default, not the trace's: take the mix from what the result
+        // did, and random offsets (a trace's pattern is unknown here; --trace reads it).
+        let reads: f64 = view
+            .jobs
+            .iter()
+            .flat_map(|j| j.dirs.iter())
+            .filter(|d| d.direction == "read")
+            .map(|d| d.total_ios)
+            .sum();
+        s.read_fraction = reads / ios;
+        s.sequential = false;
+        s.jobs.push(
+            "a trace replay: its mix is taken from the result and its offsets as random; give the trace with --trace to size from its own pattern".into(),
+        );
+    }
     s.achieved_iops = Some(ios * 1000.0 / ms);
     s.achieved_bytes_per_s = Some(bytes * 1000.0 / ms);
     s.achieved_p99_us = p99.map(|ns| ns / 1000.0);
@@ -163,6 +192,13 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     // its depth allows, a closed loop like a job's, and has no rate to offer as a target.
     let timed = last > first;
     let span_s = ((last - first) as f64 / 1e6).max(1e-3);
+    if timed && (t.ios.len() < 100 || span_s < 0.1) {
+        return Err(err(format!(
+            "'{p}' holds {} I/Os over {} ms: too short to size a volume from (give at least 100 I/Os over 100 ms)",
+            t.ios.len(),
+            trim(span_s * 1e3)
+        )));
+    }
     let n = t.ios.len() as f64;
     let bytes: f64 = t.ios.iter().map(|i| i.len as f64).sum();
     let reads = t
@@ -207,6 +243,7 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     }
     s.sequential = follows / n > 0.5;
     let in_flight = w.set.jobs.first().map_or(depth, |j| j.iodepth);
+    let burst = timed.then(|| peak(&t.ios, span_s)).flatten();
     s.jobs = vec![if timed {
         s.duration_s = Some(span_s);
         format!(
@@ -225,7 +262,40 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
             size(bytes / n),
         )
     }];
+    if let Some((window_s, peak_iops)) = burst.filter(|(_, p)| *p > 2.0 * per_s) {
+        s.jobs.push(format!(
+            "its busiest {} carries {} IOPS, {}x its average: sized for the average, a volume queues the bursts; give --iops {} (or a latency target) to size for them",
+            if window_s >= 0.9995 {
+                format!("{} s", trim(window_s))
+            } else {
+                format!("{} ms", trim(window_s * 1e3))
+            },
+            trim(peak_iops.round()),
+            trim((peak_iops / per_s * 10.0).round() / 10.0),
+            trim(peak_iops.round())
+        ));
+    }
     Ok(w)
+}
+
+/// The busiest window of a trace: its length (1 s, or a tenth of a shorter span) and the I/O
+/// rate in it.
+fn peak(ios: &[iolens_run::iolog::TraceIo], span_s: f64) -> Option<(f64, f64)> {
+    let window_us = if span_s >= 10.0 {
+        1_000_000
+    } else {
+        ((span_s * 1e6 / 10.0) as u64).max(1)
+    };
+    let first = ios.first()?.t_us;
+    let mut counts = std::collections::HashMap::new();
+    for i in ios {
+        *counts
+            .entry(i.t_us.saturating_sub(first) / window_us)
+            .or_insert(0u64) += 1;
+    }
+    let most = counts.values().copied().max()?;
+    let w = window_us as f64 / 1e6;
+    Some((w, most as f64 / w))
 }
 
 /// The summary of a job set (one phase: a workload with stonewall phases is refused, naming
