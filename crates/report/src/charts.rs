@@ -957,6 +957,10 @@ fn window_chart(a: &SteadyInput, w: &WindowCheck) -> (String, String) {
     );
     svg.rect(l, top, r - l, bot - top, "band f2");
     f.axes(&mut svg, "round", &a.metric);
+    // A band with no room for two labels inside (18 px of offsets and a 10.5 px line; the
+    // rounds swing far beyond it) gets its labels outside its lines, where they cannot
+    // overlap each other.
+    let inside = f.y.px(w.average - half_range) - f.y.px(w.average + half_range) >= 30.0;
     for (k, v) in [
         (1.0, w.average + half_range),
         (-1.0, w.average - half_range),
@@ -969,13 +973,11 @@ fn window_chart(a: &SteadyInput, w: &WindowCheck) -> (String, String) {
             num(a.range_limit_pct / 2.0)
         );
         // Inside the band, clear of the legend above and the axis below.
-        svg.text(
-            r - 4.0,
-            py + if k > 0.0 { 13.0 } else { -5.0 },
-            "end",
-            "mark",
-            &text,
-        );
+        let dy = match (inside, k > 0.0) {
+            (true, true) | (false, false) => 13.0,
+            (true, false) | (false, true) => -5.0,
+        };
+        svg.text(r - 4.0, py + dy, "end", "mark", &text);
     }
     let py = f.y.px(w.average);
     svg.line(l, py, r, py, "ln s1");
@@ -1526,6 +1528,43 @@ pub(crate) mod snapshots {
         };
         let (_, svg) = convergence_chart(&early);
         assert!(!svg.contains("window average"), "no window yet: {svg}");
+    }
+
+    #[test]
+    fn a_window_that_swings_far_past_its_band_keeps_the_band_labels_apart() {
+        // Rounds swinging 175 % around their average (a loaded disk): the ±10 % band is a few
+        // pixels tall, and its labels went inside it onto each other.
+        let a = SteadyInput {
+            values: vec![500.0, 3_000.0, 600.0, 2_800.0, 700.0],
+            window: Some(WindowCheck {
+                first_round: 1,
+                last_round: 5,
+                average: 1_520.0,
+                slope: -10.0,
+                intercept: 1_540.0,
+                range_pct: 164.0,
+                slope_excursion_pct: 2.6,
+                steady: false,
+            }),
+            ..steady()
+        };
+        let w = a.window.expect("a window");
+        let (_, svg) = window_chart(&a, &w);
+        let y_of = |label: &str| -> f64 {
+            let at = svg
+                .find(&format!(">{label}</text>"))
+                .unwrap_or_else(|| panic!("label {label} in {svg}"));
+            let tag = &svg[svg[..at].rfind("<text").expect("its text tag")..at];
+            let y = tag.split(" y=\"").nth(1).expect("a y attribute");
+            y[..y.find('"').expect("closing quote")]
+                .parse()
+                .expect("a number")
+        };
+        let (plus, minus) = (y_of("+10 %"), y_of("−10 %"));
+        assert!(
+            minus - plus >= 11.0,
+            "labels of a band a few px tall: expected +10 % at least a line above −10 %, got y {plus} and {minus}"
+        );
     }
 
     #[test]
