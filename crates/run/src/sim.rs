@@ -119,7 +119,10 @@ impl SimVolume {
             *next = at + cost;
             at.max(now)
         };
-        if let Some(iops) = l.iops {
+        // A flush (len 0) moves no data: it takes the model's latency and no IOPS token, as
+        // advise sizes provisioned IOPS for reads and writes only (no provider documents
+        // flushes as counted I/O).
+        if let (Some(iops), true) = (l.iops, len > 0) {
             let units = match l.io_unit {
                 Some(u) if u > 0 => len.div_ceil(u).max(1) as f64,
                 _ => 1.0,
@@ -262,6 +265,25 @@ mod tests {
             assert_eq!(w[1] - w[0], 1_000_000);
         }
         assert_eq!(t[999] - t[0], 997_000_000);
+    }
+
+    #[test]
+    fn a_flush_takes_no_iops_token() {
+        let v = volume(1000.0, None);
+        // 100 flushes at once on a 1,000-IOPS volume with no latency: all done at once, and
+        // the next write still finds its token.
+        for _ in 0..100 {
+            assert_eq!(
+                v.schedule(1_000_000_000, 0),
+                1_000_000_000,
+                "a flush on a 1,000-IOPS volume: expected no wait for a token"
+            );
+        }
+        assert_eq!(
+            v.schedule(1_000_000_000, 4096),
+            1_000_000_000,
+            "a write after 100 flushes: expected the volume's first token, not the 101st"
+        );
     }
 
     /// A closed loop whose worker is preempted now and then: at QD1 (2 ms every 10th I/O) on a volume
