@@ -22,6 +22,18 @@ pub(super) fn concurrency(c: &Case, q: &Queue) -> Option<Verdict> {
     };
     let mut arith = vec![format!("{}{lat_label}", q.line_ceiling)];
     arith.extend(q.evidence.clone());
+    if let (Some(_), Some(rate)) = (c.arrival_wait_us, c.offered_iops()) {
+        if rate > u.iops * 1.02 {
+            // An open loop offering more than its slots carry: the wait for a slot grows.
+            arith.push(format!(
+                "the open loop offers {} IOPS, more than its {} carry at this latency ({} IOPS): the backlog grows by {} I/Os a second, and latency from arrival with the run's length",
+                fmt::int(rate),
+                ios(c.in_flight),
+                fmt::int(u.iops),
+                fmt::int(rate - u.iops)
+            ));
+        }
+    }
     // The model's ceiling only asks for more depth when it needs more in flight than the job
     // had; a job above the model (the model finding says so) got its IOPS from in-flight /
     // latency like any other, and more depth is not the fix for that.
@@ -130,6 +142,7 @@ mod tests {
             "2 in flight / 6,200.14 µs = 323 IOPS ceiling",
             "+ 516,147 µs waiting in the job for one of its 2 slots",
             "no queue built up",
+            "the open loop offers 400 IOPS, more than its 2 I/Os carry",
         ] {
             assert!(
                 f.arithmetic.contains(want),

@@ -52,7 +52,7 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
     ];
     arith.extend(q.evidence.clone());
     let mut fix = limit_advice(&t.limited_by);
-    let offered = offered_iops(c);
+    let offered = c.offered_iops();
     if let (Some(w), Some(rate)) = (c.arrival_wait_us, offered.filter(|r| *r > t.iops)) {
         // An open loop offered more than the ceiling: its backlog grows for as long as it
         // runs, and latency from arrival with it.
@@ -81,23 +81,6 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
         arith,
         fix,
     ))
-}
-
-/// What an open loop offers, I/Os per second over its clones: its rate limits summed over the
-/// directions it issues.
-fn offered_iops(c: &Case) -> Option<f64> {
-    let o = c.o;
-    let spec = &o.rec.spec;
-    let per_job: u64 = [
-        iolens_job::Ddir::Read,
-        iolens_job::Ddir::Write,
-        iolens_job::Ddir::Trim,
-    ]
-    .into_iter()
-    .filter(|d| spec.rw.has(*d))
-    .map(|d| o.eff.rate_of(d).iops)
-    .sum();
-    (per_job > 0).then_some(per_job as f64 * o.numjobs)
 }
 
 /// Without a model: a typical I/O took far longer in the job than inside a device that was
