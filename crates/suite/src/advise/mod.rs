@@ -219,9 +219,8 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         candidates(&setup, &types)
     } else {
         // Only latency targets: the workload runs as it is, a closed loop at its concurrency,
-        // so each type is sized for the rate its I/Os in flight reach at the type's own mean
-        // latency (Little's law), with the headroom. A volume held to less queues them and
-        // misses the target by its size, not by its latency.
+        // so each type is sized for the IOPS that keep its queue within the target (see
+        // `latency_only_iops`), with the headroom.
         let mut cands = vec![];
         let mut rejected = vec![];
         for t in &types {
@@ -230,7 +229,9 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
                 .find(|(n, _)| n == t)
                 .map(|(_, m)| m.clone())
                 .or_else(|| latency_model(t));
-            let iops = model.map_or(1.0, |m| (s.in_flight / (m.mean_us() / 1e6)).max(1.0));
+            let iops = model.map_or(1.0, |m| {
+                latency_only_iops(s.in_flight, &m, &targets.latency)
+            });
             let (c, r) = candidates(
                 &Setup {
                     need: Need { iops, ..setup.need },
@@ -314,12 +315,14 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     let verify_job = pick.map(|i| verify_job(&w, &entries[i], &targets));
     if let (None, Some(e)) = (&o.instance, winner.map(|i| &entries[i])) {
         // No instance named: say when no listed instance of the pick's cloud carries it.
+        // The need, or with latency targets alone what the pick ran at.
+        let wanted = need_ios.max(e.measured.iops);
         let big = iolens_analyze::models::largest_instance(&e.candidate.provider);
-        if let Some(i) = big.filter(|i| need_ios > i.max_iops) {
+        if let Some(i) = big.filter(|i| wanted > i.max_iops) {
             notes.push(format!(
                 "no {} instance in the model data carries {} IOPS: the largest, {}, allows its volumes {} IOPS at most; spread the workload over several instances, or give --instance to check one",
                 e.candidate.provider,
-                fmt_int(need_ios),
+                fmt_int(wanted),
                 i.name,
                 fmt_int(i.max_iops)
             ));
@@ -334,7 +337,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         sized_for(&setup.need)
     } else {
         format!(
-            "each type for the rate {} I/Os in flight reach at its latency model's mean (Little's law), with {} % headroom; capacity {} GiB",
+            "each type for the IOPS that keep {} I/Os in flight within the latency target beside its model's own percentile (in flight / (target / the model's uncertainty - its percentile), Little's law), at most the rate they reach at the model's mean, with {} % headroom; capacity {} GiB",
             fmt_int(s.in_flight),
             ((setup.need.headroom - 1.0) * 100.0).round(),
             fmt_int(setup.need.capacity_gib)
@@ -355,6 +358,27 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         verify_job,
         notes,
     })
+}
+
+/// The IOPS a type needs for a closed loop of `in_flight` I/Os to meet latency targets alone:
+/// at a volume's limit the loop queues, each I/O waiting about in-flight / IOPS on top of the
+/// model's own latency, so a target T at a percentile the model puts at M, judged within the
+/// model's uncertainty factor f, needs in-flight / (T / f - M); never more than the loop
+/// reaches unqueued (in-flight / the model's mean), which a volume beyond it would not use. A
+/// target the model cannot confirm at any size gets that rate too.
+fn latency_only_iops(in_flight: f64, m: &LatencyModel, targets: &[LatTarget]) -> f64 {
+    let free = in_flight / (m.mean_us() / 1e6);
+    targets
+        .iter()
+        .map(|t| {
+            let room_us = t.us / m.uncertainty_factor() - m.percentile_us(t.pct);
+            if room_us > 0.0 {
+                (in_flight / (room_us / 1e6)).min(free)
+            } else {
+                free
+            }
+        })
+        .fold(1.0, f64::max)
 }
 
 /// The targets: given, else what a result achieved or a trace offers, else a job's own rate.
