@@ -101,6 +101,51 @@ fn limit_bound(
     ))
 }
 
+/// A short run above the instance's sustained caps but within its burst: the instance (not
+/// the volume) lets it through for a while (EC2: 30 minutes per 24 hours).
+fn instance_burst(
+    u: &Unit,
+    o: &JobOpts,
+    ctx: &ExplainContext,
+    t: &Ceiling,
+    bs: f64,
+) -> Option<Finding> {
+    let inst = ctx.instance.as_ref().filter(|i| i.burst)?;
+    let w = crate::models::Workload {
+        bs: bs.max(1.0),
+        read_fraction: u.read_fraction,
+        sequential: o.sequential,
+        sustained: true,
+        volume_burst: false,
+    };
+    let sustained = crate::models::ceiling_for(ctx.volume.as_ref(), Some(inst), &w)?;
+    if u.iops <= 1.02 * sustained.iops || u.iops > 1.10 * t.iops {
+        return None;
+    }
+    Some(finding(
+        &u.job.name,
+        &u.direction,
+        Severity::Warning,
+        "burst",
+        format!(
+            "above instance {}'s sustained caps: its burst carried {} of this result, which it holds {}",
+            inst.name,
+            fmt::pct(1.0 - sustained.iops / u.iops),
+            inst.burst_window
+        ),
+        vec![
+            format!("sustained ceiling {}", sustained.formula),
+            format!("burst ceiling {}", t.formula),
+            format!("measured {} IOPS, {}", fmt::int(u.iops), fmt::bw(u.bw)),
+        ],
+        format!(
+            "size for the sustained {} IOPS, or an instance whose baseline carries {}",
+            fmt::int(sustained.iops),
+            fmt::int(u.iops)
+        ),
+    ))
+}
+
 /// Secondary cache findings: buffered I/O that may be partly cached, and direct reads faster
 /// than the storage can answer. When the page cache is a unit's bound, its bound finding says
 /// so instead.
@@ -699,6 +744,7 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             }
             if let Some(c) = &t.ceiling {
                 unit_f.extend(limit_bound(u, &o, &jctx, c, t.bs));
+                unit_f.extend(instance_burst(u, &o, &jctx, c, t.bs));
             }
             // What a durable write costs, for a unit that writes and flushes (or writes
             // O_SYNC/O_DSYNC, where the write's own latency is that cost).

@@ -1088,3 +1088,38 @@ fn an_interrupted_run_says_so_first_and_concludes_no_bound_that_needs_the_whole_
         );
     }
 }
+
+#[test]
+fn a_run_on_an_instances_burst_says_so() {
+    let file = "corpus/sim-gp3-openloop2900-libaio-qd16.iolens.json";
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests-data")
+            .join(file),
+    )
+    .expect("the corpus file");
+    let view = parse_result(&text).expect("parses");
+    let e = explain(&view, &ctx(None, Some("m7g.medium")));
+    let f = find(&e, "burst").unwrap_or_else(|| {
+        panic!(
+            "{file} behind m7g.medium (sustained 2,403 IOPS of 16 KiB): expected a burst finding, got:\n{}",
+            e.to_text()
+        )
+    });
+    assert!(
+        f.claim
+            .starts_with("above instance m7g.medium's sustained caps")
+            && f.claim.contains("for 30 min per 24 h")
+            && f.fix.contains("2,403"),
+        "{file}: {} / {}",
+        f.claim,
+        f.fix
+    );
+    // Without the instance, no burst is claimed.
+    let e = explain(&view, &ctx(None, None));
+    assert!(
+        find(&e, "burst").is_none(),
+        "{file} without --instance: no burst finding expected:\n{}",
+        e.to_text()
+    );
+}

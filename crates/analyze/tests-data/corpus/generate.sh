@@ -88,6 +88,11 @@ run iolens sim-io2-30000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 -
 # 3,000-IOPS gp3. The volume's limit holds the rate; the backlog (and latency from arrival)
 # grows with the run, so less depth is no fix: the offered rate is.
 run iolens sim-gp3-openloop5000-libaio-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=32 --rw=randread --bs=16k --rate_iops=5000 --rate_process=poisson --open_loop=1 --runtime=$RT --time_based
+# Poisson arrivals at 2,900 IOPS on a 3,000-IOPS gp3: the job's rate holds the result, but at
+# 97 % of the ceiling its I/Os queue at the volume (clat far above the model), which the rate
+# finding must say; explained with --instance m7g.medium, the run is above that instance's
+# sustained caps (2,403 IOPS of 16 KiB) and within its 30-minute burst.
+run iolens sim-gp3-openloop2900-libaio-qd16 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=16 --rw=randread --bs=16k --rate_iops=2900 --rate_process=poisson --open_loop=1 --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
 # An open loop that offers more than its depth carries: 400 Poisson arrivals per second of 1 MiB
 # reads on st1 (a 5 ms latency model) with 2 in flight. lat counts from each arrival, so it

@@ -7,6 +7,9 @@ use super::{Bound, Case, Verdict};
 use crate::explain::Severity;
 use crate::fmt;
 
+/// A paced rate at least this share of the volume's ceiling queues at the volume.
+const NEAR_CEILING: f64 = 0.90;
+
 /// Think time taking at least this share of a job's cycle binds it.
 const THINK_SHARE: f64 = 0.3;
 
@@ -82,18 +85,38 @@ fn paced(c: &Case) -> Option<Verdict> {
                 .collect::<Vec<_>>()
                 .join(" + ")
         };
+        let mut arith = vec![format!(
+            "{opt}={written}: {parts} per job x {} {} = {}; measured {} ({})",
+            fmt::int(o.numjobs),
+            if o.numjobs == 1.0 { "job" } else { "jobs" },
+            show(total),
+            show(measured),
+            fmt::pct(r)
+        )];
+        // As the queue's own check (`Queue::of`): a typical I/O far above the model's latency.
+        let queued = matches!(
+            (c.typical, c.base_latency_us),
+            (Some(m), Some(b)) if b > 0.0 && m >= super::QUEUEING * b
+        );
+        let near = c
+            .target
+            .filter(|t| queued && u.iops >= NEAR_CEILING * t.iops);
+        if let (Some(t), Some(lat)) = (near, c.lat_us) {
+            // A rate at the volume's ceiling: the pace is the job's, but its I/Os queue there.
+            arith.push(format!(
+                "that is {} of the {} IOPS ceiling ({}): I/Os queue at the volume, {} each against the model's {}",
+                fmt::pct(u.iops / t.iops),
+                fmt::int(t.iops),
+                t.limited_by,
+                fmt::us_short(lat),
+                fmt::us_short(c.base_latency_us.unwrap_or(0.0))
+            ));
+        }
         return Some(c.verdict(
             Bound::Rate,
             Severity::Warning,
             format!("the job held itself to {opt}={written}"),
-            vec![format!(
-                "{opt}={written}: {parts} per job x {} {} = {}; measured {} ({})",
-                fmt::int(o.numjobs),
-                if o.numjobs == 1.0 { "job" } else { "jobs" },
-                show(total),
-                show(measured),
-                fmt::pct(r)
-            )],
+            arith,
             format!("remove {opt} to measure what the storage can do"),
         ));
     }
@@ -202,7 +225,7 @@ fn late_reaping(c: &Case, log: &str, times: &str, lat_us: f64, little: f64) -> V
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fires_with, silent};
+    use super::super::testing::{fires, fires_with, silent};
     use super::*;
 
     #[test]
@@ -240,6 +263,32 @@ mod tests {
                 f.arithmetic
             );
         }
+    }
+
+    #[test]
+    fn a_rate_at_the_volumes_ceiling_says_its_ios_queue_there() {
+        let file = "corpus/sim-gp3-openloop2900-libaio-qd16.iolens.json";
+        let f = fires_with(
+            file,
+            Some("gp3"),
+            Bound::Rate,
+            rate,
+            "the job held itself to rate_iops=2900",
+            "remove rate_iops",
+        );
+        assert!(
+            f.arithmetic.contains("of the 3,000 IOPS ceiling")
+                && f.arithmetic.contains("I/Os queue at the volume"),
+            "{file}: 2,900 Poisson IOPS on a 3,000-IOPS gp3: expected the rate's share of the ceiling and the queue there, got:\n{}",
+            f.arithmetic
+        );
+        // The same rate far from any ceiling says nothing of one.
+        let f = fires("corpus/rate-iops500.iolens.json", None, Bound::Rate, rate);
+        assert!(
+            !f.arithmetic.contains("ceiling"),
+            "rate_iops=500 on the virtio disk without a volume: no ceiling line expected, got:\n{}",
+            f.arithmetic
+        );
     }
 
     #[test]
