@@ -93,6 +93,10 @@ run iolens sim-gp3-openloop5000-libaio-qd32 --filename="$DATA" --size=512m --dir
 # finding must say; explained with --instance m7g.medium, the run is above that instance's
 # sustained caps (2,403 IOPS of 16 KiB) and within its 30-minute burst.
 run iolens sim-gp3-openloop2900-libaio-qd16 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=16 --rw=randread --bs=16k --rate_iops=2900 --rate_process=poisson --open_loop=1 --runtime=$RT --time_based
+# fdatasync=4 at QD8 on gp3: the job drains its queue before each flush, so at most 4 writes
+# are in flight between flushes and none during one; the queue is never full, and that is the
+# durability asked for, not something unknown holding I/Os back.
+run iolens sim-gp3-fdatasync4-libaio-qd8 --filename="$WORK/fs.dat" --size=64m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=8 --rw=randwrite --bs=8k --fdatasync=4 --runtime=$RT --time_based
 run iolens sim-gp3-iouring-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --runtime=$RT --time_based
 # An open loop that offers more than its depth carries: 400 Poisson arrivals per second of 1 MiB
 # reads on st1 (a 5 ms latency model) with 2 in flight. lat counts from each arrival, so it

@@ -25,12 +25,31 @@ pub(super) fn unknown(c: &Case, q: &Queue) -> Verdict {
     let mut arith = vec![c.cycle_line(q.little), q.line_ceiling.clone()];
     arith.extend(q.queue_line.clone());
     arith.extend(q.dev_line.clone());
+    let spec = &c.o.rec.spec;
+    let (every, name) = if spec.fsync > 0 {
+        (spec.fsync, "fsync")
+    } else {
+        (spec.fdatasync, "fdatasync")
+    };
+    let barrier = format!(
+        "{name}={every} drains the queue before each flush: at most {every} writes in flight between flushes, none during one"
+    );
+    let flushes = every > 0 && c.u.direction != "read" && q.lat_us >= 20.0;
     let reason = if q.lat_us < 20.0 {
         "at memory-speed latency the benchmark's own time between I/Os shows"
     } else if c.o.engine == "libaio" && !c.o.direct {
         "libaio with buffered I/O submits synchronously"
+    } else if flushes {
+        barrier.as_str()
     } else {
         "something between the job and the device held I/Os back"
+    };
+    let fix = if flushes {
+        format!(
+            "that is the durability the job asks for; fewer flushes ({name}=N with a larger N) or more jobs (each drains only its own queue) keep more writes in flight"
+        )
+    } else {
+        "look at usr/sys CPU, iodepth_batch/iodepth_low, rate and thinktime options, and buffered I/O with an async engine (direct=0 makes libaio synchronous); a longer run settles start-up effects".into()
     };
     c.verdict(
         Bound::Unknown,
@@ -41,7 +60,7 @@ pub(super) fn unknown(c: &Case, q: &Queue) -> Verdict {
             ios(c.in_flight)
         ),
         arith,
-        "look at usr/sys CPU, iodepth_batch/iodepth_low, rate and thinktime options, and buffered I/O with an async engine (direct=0 makes libaio synchronous); a longer run settles start-up effects".into(),
+        fix,
     )
 }
 
