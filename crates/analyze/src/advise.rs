@@ -727,8 +727,8 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             (
                 "concurrency".into(),
                 format!(
-                    "too little concurrency in the workload: {} gave {} of the {} needed, though {} carries {} IOPS; explain: {}",
-                    format!("{} in flight", fmt::count(m.in_flight, "I/O")),
+                    "too little concurrency in the workload: {} in flight gave {} of the {} needed, though {} carries {} IOPS; explain: {}",
+                    fmt::count(m.in_flight, "I/O"),
                     if what == "IOPS" {
                         format!("{} IOPS", fmt::int(got))
                     } else {
