@@ -553,7 +553,11 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
             j.set(&SettingValue::RateProcess(RateProcess::Poisson).into());
         }
     }
-    let secs = format!("{} s", o.sim_seconds);
+    let secs = format!(
+        "{} s (or {} I/Os, whichever comes first)",
+        o.sim_seconds,
+        fmt_int(o.sim_ios as f64)
+    );
     let offered = if s.trace && s.trace_timed {
         "the trace's I/Os at their own times (arrivals: latency counts from each, an open loop), in virtual time".to_string()
     } else if s.trace {

@@ -61,10 +61,14 @@ pub(super) fn cpu(c: &Case) -> Option<Verdict> {
         ));
     }
     if let Some(l) = c.lat_us {
+        // The latency of one I/O, and the time between two of one job (its cycle, which
+        // adds the tool's own work between them).
         arith.push(format!(
-            "{} per I/O at {} IOPS",
+            "mean latency {} per I/O; at {} IOPS over {} a job completes one every {}",
             fmt::us_short(l),
-            fmt::int(u.iops)
+            fmt::int(u.iops),
+            fmt::count(o.numjobs, "job"),
+            fmt::us_short(1e6 * o.numjobs / u.iops.max(1e-9))
         ));
     }
     let (claim, fix, sev) = claim_and_fix(c, ram);
