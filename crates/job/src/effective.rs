@@ -9,7 +9,7 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use crate::spec::{Ddir, EngineKind, JobSpec, RateProcess, SubmitMode};
+use crate::spec::{Ddir, EngineKind, JobSpec, RateProcess, RwKind, SubmitMode};
 
 /// How the job's own thread gets its I/O done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +203,17 @@ impl Effective {
         self.rate[d.idx()]
     }
 
+    /// The I/Os per second one clone's `rate_iops` allows over the directions a job of pattern
+    /// `rw` issues (fio switches to a direction that is due, so a randrw job at
+    /// `rate_iops=4000` may do 8,000); 0 when none is limited.
+    pub fn rate_iops_over(&self, rw: RwKind) -> u64 {
+        [Ddir::Read, Ddir::Write, Ddir::Trim]
+            .into_iter()
+            .filter(|d| rw.has(*d))
+            .map(|d| self.rate_of(d).iops)
+            .sum()
+    }
+
     /// True when the job's thread runs one I/O at a time.
     pub fn inline(&self) -> bool {
         self.submission == Submission::Inline
@@ -320,6 +331,16 @@ mod tests {
             "write rate_iops of 1k,500"
         );
         assert!(e.rated() && e.pacing == Pacing::Closed, "{e:?}");
+        assert_eq!(
+            e.rate_iops_over(RwKind::RandRw),
+            1024 + 500,
+            "rate_iops=1k,500 over a randrw job's reads and writes"
+        );
+        assert_eq!(
+            eff("rw=randwrite rate_iops=5000").rate_iops_over(RwKind::RandWrite),
+            5000,
+            "rate_iops=5000 on a randwrite job: its writes only, not reads and trims too"
+        );
         let e = eff("rw=randread");
         assert!(!e.rated() && e.pacing == Pacing::Free, "{e:?}");
         assert!(eff("rate_iops=10 rate_process=poisson").poisson);

@@ -247,18 +247,8 @@ impl<'a> Case<'a> {
     /// What the job offers by its rate limits, I/Os per second over its clones: the limits of
     /// the directions it issues, summed.
     pub fn offered_iops(&self) -> Option<f64> {
-        let o = self.o;
-        let spec = &o.rec.spec;
-        let per_job: u64 = [
-            iolens_job::Ddir::Read,
-            iolens_job::Ddir::Write,
-            iolens_job::Ddir::Trim,
-        ]
-        .into_iter()
-        .filter(|d| spec.rw.has(*d))
-        .map(|d| o.eff.rate_of(d).iops)
-        .sum();
-        (per_job > 0).then_some(per_job as f64 * o.numjobs)
+        let per_job = self.o.eff.rate_iops_over(self.o.rec.spec.rw);
+        (per_job > 0).then_some(per_job as f64 * self.o.numjobs)
     }
 
     /// The rate changed during the run: its averages mix phases, so no steady state may be
