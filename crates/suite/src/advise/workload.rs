@@ -5,9 +5,7 @@
 
 use std::path::Path;
 
-use iolens_job::{
-    load, parse_args, Ddir, JobSet, JobSpec, RecordedJob, SizeOrPct, SystemEnvironment,
-};
+use iolens_job::{load, parse_args, JobSet, JobSpec, RecordedJob, SizeOrPct, SystemEnvironment};
 use serde::Serialize;
 
 use crate::SuiteError;
@@ -104,6 +102,7 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
         warnings: vec![],
     };
     let mut unread = vec![];
+    let mut replays = false;
     for j in &view.jobs {
         let opts = j.options.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let r = RecordedJob::from_options(&j.name, opts);
@@ -113,6 +112,10 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
             // An engine iolens does not run: its submission as recorded (sync or not).
             let engine = if e.sync { "psync" } else { "libaio" };
             spec.set_option("ioengine", engine).map_err(err)?;
+        }
+        if spec.logs.read_iolog.is_some() {
+            as_random_job(&mut spec, j).map_err(err)?;
+            replays = true;
         }
         set.jobs.push(spec);
     }
@@ -147,21 +150,9 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
             j.name, j.bound_claim
         )));
     }
-    let replays = set.jobs.iter().any(|j| j.logs.read_iolog.is_some());
     let mut w = from_set(set, format!("{} result {p}", view.fio_version), None)?;
     let s = &mut w.summary;
     if replays {
-        // A replay's rw is fio's default, not the trace's: take the mix from what the result
-        // did, and random offsets (a trace's pattern is unknown here; --trace reads it).
-        let reads: f64 = view
-            .jobs
-            .iter()
-            .flat_map(|j| j.dirs.iter())
-            .filter(|d| d.direction == "read")
-            .map(|d| d.total_ios)
-            .sum();
-        s.read_fraction = reads / ios;
-        s.sequential = false;
         s.jobs.push(
             "a trace replay: its mix is taken from the result and its offsets as random; give the trace with --trace to size from its own pattern".into(),
         );
@@ -175,6 +166,36 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
         s.jobs.push(format!("not read from the result: {u}"));
     }
     Ok(w)
+}
+
+/// A replay job of a result as a job of its own: its `rw` is fio's default, not the trace's,
+/// and its trace may be on another machine, so the job becomes random I/O with the mix and
+/// mean size the result measured (a trace's pattern is unknown here; --trace reads it).
+fn as_random_job(spec: &mut JobSpec, j: &iolens_analyze::explain::JobView) -> Result<(), String> {
+    let ios = |dir: &str| j.dir(dir).map_or(0.0, |d| d.total_ios);
+    let (reads, writes) = (ios("read"), ios("write"));
+    let bytes: f64 = j.dirs.iter().map(|d| d.io_bytes).sum();
+    let n: f64 = j.dirs.iter().map(|d| d.total_ios).sum();
+    let rw = match (reads > 0.0, writes > 0.0) {
+        (true, true) => "randrw",
+        (false, true) => "randwrite",
+        _ => "randread",
+    };
+    spec.set_option("rw", rw)?;
+    if rw == "randrw" {
+        let mix = (100.0 * reads / (reads + writes)).round() as u32;
+        spec.set_option("rwmixread", &mix.to_string())?;
+    }
+    if n > 0.0 {
+        // The mean size, in whole 512-byte sectors.
+        let bs = ((bytes / n / 512.0).round().max(1.0) * 512.0) as u64;
+        spec.set_option("bs", &bs.to_string())?;
+    }
+    spec.logs.read_iolog = None;
+    spec.logs.replay_redirect = None;
+    spec.own_options
+        .retain(|o| o.name != "read_iolog" && !o.name.starts_with("replay_"));
+    Ok(())
 }
 
 /// A trace (fio iolog v2/v3, blktrace): replayed at its own times as arrivals (an open loop,
@@ -352,11 +373,7 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         sync |= e.inline();
         // The limits of the directions the job issues (rate_iops=5000 limits reads, writes and
         // trims alike; a randwrite job is held at 5,000, not 15,000).
-        let r: u64 = [Ddir::Read, Ddir::Write, Ddir::Trim]
-            .into_iter()
-            .filter(|d| j.rw.has(*d))
-            .map(|d| e.rate_of(d).iops)
-            .sum();
+        let r = e.rate_iops_over(j.rw);
         rate += n * r as f64;
         let size = match j.size {
             Some(SizeOrPct::Bytes(b)) => b as f64,
