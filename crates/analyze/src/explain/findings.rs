@@ -8,7 +8,7 @@ use super::bound::{judge, ram_device, Bound, Case};
 use super::options::JobOpts;
 use super::result::{JobView, ResultView};
 use super::trend::{Shape, Trend};
-use super::unit::{per_job_depth, units, Target, Unit};
+use super::unit::{per_job_depth, units, workload_of, Target, Unit};
 use super::{ExplainContext, Explanation, Finding, JobSummary, Severity};
 use crate::fmt;
 use crate::models::{parse_volume, Ceiling, Volume};
@@ -111,13 +111,7 @@ fn instance_burst(
     bs: f64,
 ) -> Option<Finding> {
     let inst = ctx.instance.as_ref().filter(|i| i.burst)?;
-    let w = crate::models::Workload {
-        bs: bs.max(1.0),
-        read_fraction: u.read_fraction,
-        sequential: o.sequential,
-        sustained: true,
-        volume_burst: false,
-    };
+    let w = workload_of(u, o, bs, true);
     let sustained = crate::models::ceiling_for(ctx.volume.as_ref(), Some(inst), &w)?;
     if u.iops <= 1.02 * sustained.iops || u.iops > 1.10 * t.iops {
         return None;

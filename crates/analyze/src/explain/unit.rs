@@ -194,6 +194,17 @@ pub(super) fn per_job_depth(job: &JobView, o: &JobOpts) -> (f64, String) {
     )
 }
 
+/// A unit's I/O as the limits see it: `sustained` for a run longer than an instance's burst.
+pub(super) fn workload_of(u: &Unit, o: &JobOpts, bs: f64, sustained: bool) -> Workload {
+    Workload {
+        bs: bs.max(1.0),
+        read_fraction: u.read_fraction,
+        sequential: o.sequential,
+        sustained,
+        volume_burst: false,
+    }
+}
+
 /// What a unit is measured against: its mean I/O size, the ceiling the volume and instance
 /// allow for its workload, and the volume's typical latency.
 pub(super) struct Target {
@@ -217,13 +228,7 @@ impl Target {
         } else {
             o.rec.spec.bs[0] as f64
         };
-        let w = Workload {
-            bs: bs.max(1.0),
-            read_fraction: u.read_fraction,
-            sequential: o.sequential,
-            sustained: u.runtime_ms / 1e3 > 1800.0,
-            volume_burst: false,
-        };
+        let w = workload_of(u, o, bs, u.runtime_ms / 1e3 > 1800.0);
         let ceiling = ceiling_for(ctx.volume.as_ref(), ctx.instance.as_ref(), &w);
         let alone = ctx
             .instance
