@@ -259,9 +259,8 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
             )
         })
     });
-    let single = || (sized.volume.clone(), 1u32, sized.steps.clone());
     let (vol, count, steps) = match &short {
-        None => single(),
+        None => (sized.volume.clone(), 1u32, sized.steps.clone()),
         Some(short) if ty.starts_with("gcp-pd-") => {
             // Persistent Disk's limits hold per VM across all its disks of one type (Google:
             // performance scales with the disks' combined size up to the VM's limits), so a
