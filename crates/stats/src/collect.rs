@@ -22,6 +22,10 @@ pub struct StatsConfig {
     pub slat_hist: bool,
     /// Keep a lat histogram.
     pub lat_hist: bool,
+    /// Every I/O's lat equals its clat (sync I/O, timed from one clock read before the
+    /// call): the clat accumulator and histogram serve as lat's too, so each I/O is booked
+    /// once. Set by the worker, which knows the engine.
+    pub lat_is_clat: bool,
 }
 
 impl Default for StatsConfig {
@@ -32,6 +36,7 @@ impl Default for StatsConfig {
             lat: true,
             slat_hist: false,
             lat_hist: false,
+            lat_is_clat: false,
         }
     }
 }
@@ -196,7 +201,7 @@ impl JobStats {
             let idx = ds.clat_hist.add(clat);
             self.lat_buckets[table.bucket(idx, clat)] += 1;
         }
-        if cfg.lat {
+        if cfg.lat && !cfg.lat_is_clat {
             ds.lat.add(lat);
             if cfg.lat_hist {
                 ds.lat_hist.add(lat);
@@ -409,7 +414,17 @@ struct MergedDir {
 }
 
 impl MergedDir {
-    fn from(d: &DirStats) -> Self {
+    fn from(d: &DirStats, cfg: &StatsConfig) -> Self {
+        let (lat, lat_hist) = if cfg.lat && cfg.lat_is_clat {
+            let hist = if cfg.lat_hist {
+                &d.clat_hist
+            } else {
+                &d.lat_hist
+            };
+            (&d.clat, hist)
+        } else {
+            (&d.lat, &d.lat_hist)
+        };
         MergedDir {
             bytes: d.bytes,
             ios: d.ios,
@@ -418,10 +433,10 @@ impl MergedDir {
             dropped: d.dropped,
             slat: d.slat.moments(),
             clat: d.clat.moments(),
-            lat: d.lat.moments(),
+            lat: lat.moments(),
             slat_hist: d.slat_hist.clone(),
             clat_hist: d.clat_hist.clone(),
-            lat_hist: d.lat_hist.clone(),
+            lat_hist: lat_hist.clone(),
             bw: d.bw,
             iops: d.iops,
             bw_series: d.bw_series.clone(),
@@ -485,9 +500,9 @@ impl Merged {
             info: info.clone(),
             jobs: 1,
             dirs: [
-                MergedDir::from(&s.dirs[0]),
-                MergedDir::from(&s.dirs[1]),
-                MergedDir::from(&s.dirs[2]),
+                MergedDir::from(&s.dirs[0], &s.cfg),
+                MergedDir::from(&s.dirs[1], &s.cfg),
+                MergedDir::from(&s.dirs[2], &s.cfg),
             ],
             sync: s.sync.moments(),
             sync_hist: s.sync_hist.clone(),
@@ -838,6 +853,51 @@ mod tests {
         assert_eq!(r.jobs[1].groupid, 1);
         let pct = r.jobs[0].dirs[0].clat.percentiles.as_ref().unwrap();
         assert_eq!(pct.len(), 17);
+    }
+
+    #[test]
+    fn lat_is_clat_books_each_io_once_and_reports_both() {
+        // Sync I/O timed from one clock read: the clat accumulator and histogram serve as
+        // lat's, and the report shows the same lat as booking both would.
+        for lat_hist in [false, true] {
+            let cfg = StatsConfig {
+                lat_hist,
+                ..StatsConfig::default()
+            };
+            let (mut both, mut once) = (
+                JobStats::new(cfg),
+                JobStats::new(StatsConfig {
+                    lat_is_clat: true,
+                    ..cfg
+                }),
+            );
+            for v in [900, 1_000, 5_000, 70_000] {
+                both.complete_sync(0, 4096, v, v);
+                once.complete_sync(0, 4096, v, v);
+            }
+            assert_eq!(
+                once.dirs[0].lat.count(),
+                0,
+                "lat_hist={lat_hist}: lat not booked"
+            );
+            let info = JobInfo {
+                name: "j".into(),
+                unified: "none".into(),
+                ..Default::default()
+            };
+            let r = |s: JobStats| build_run(&[(info.clone(), s)], RunMeta::default());
+            let (a, b) = (r(both), r(once));
+            let (a, b) = (&a.jobs[0].dirs[0].lat, &b.jobs[0].dirs[0].lat);
+            assert_eq!(
+                (b.moments.n, b.moments.min, b.moments.max, b.moments.mean),
+                (a.moments.n, a.moments.min, a.moments.max, a.moments.mean),
+                "lat_hist={lat_hist}: lat from clat's accumulator against lat booked itself"
+            );
+            assert_eq!(
+                b.percentiles, a.percentiles,
+                "lat_hist={lat_hist}: lat percentiles"
+            );
+        }
     }
 
     #[test]

@@ -176,6 +176,8 @@ struct Worker<'a> {
     state_replay: bool,
     /// A loaded fio state in a job that does not write: its reads are the replayed sequence.
     replays_all: bool,
+    /// An open-loop rate: each I/O's start is its arrival time, not when it was issued.
+    open_arrivals: bool,
     /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
     /// check).
     free_scratch: Vec<bool>,
@@ -809,8 +811,16 @@ impl<'a> Worker<'a> {
             return true;
         }
         if eng.is_sync() {
+            // One clock read starts a sync I/O: its lat and clat both count from here, as
+            // fio's (fio reads its start after choosing the I/O, and its issue time a few ns
+            // later). The time of the previous completion would put that I/O's bookkeeping in
+            // this one's lat. An open loop keeps its arrival time as the start.
             let t_issue = self.now();
-            self.units[si].issue = t_issue;
+            let u = &mut self.units[si];
+            u.issue = t_issue;
+            if !self.open_arrivals {
+                u.start = t_issue;
+            }
             self.stats.issued(d.idx(), 1);
             let Submitted::Done(mut c) = eng.queue(slot, &req) else {
                 unreachable!("sync engines complete in queue()")
@@ -1112,11 +1122,6 @@ impl<'a> Worker<'a> {
                             break;
                         }
                     }
-                    if eng.is_sync() {
-                        // A sync I/O's start is read fresh, so its lat is prep + syscall, not
-                        // the bookkeeping of the I/O before it (fio's lat).
-                        self.now();
-                    }
                     if self.flow.as_ref().is_some_and(|f| f.ahead()) {
                         // Ahead of its share of the flow: reap what is in flight, or wait.
                         if self.inflight == 0 {
@@ -1309,6 +1314,9 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
             .clone()
             .map(|f| crate::control::FlowShare::join(f, spec.flow as u64))
     });
+    // A sync I/O's lat and clat count from the same clock read (see `queue`), except in an
+    // open loop (lat from the arrival) and for the file operation engines (clat alone).
+    w.stats.cfg.lat_is_clat = e.is_sync() && !w.open_arrivals && spec.file_op.is_none();
     let t0 = w.now();
     if let Some(l) = &mut w.iolog {
         l.start(t0);

@@ -366,6 +366,7 @@ impl<'a> Worker<'a> {
             },
             state_replay: p.state_replay,
             replays_all: p.state_replay && !spec.rw.writes(),
+            open_arrivals: job.eff.rated() && job.eff.pacing == Pacing::Open,
             free_scratch: Vec::new(),
             main_end: 0,
             verify_ns: 0,

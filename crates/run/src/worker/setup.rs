@@ -123,6 +123,7 @@ pub(crate) fn stats_config(spec: &iolens_job::JobSpec) -> StatsConfig {
         lat: !spec.disable_lat,
         slat_hist: spec.slat_percentiles,
         lat_hist: spec.lat_percentiles,
+        lat_is_clat: false,
     }
 }
 

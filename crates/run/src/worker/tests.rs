@@ -304,3 +304,52 @@ fn serialize_overlap_never_issues_over_an_io_in_flight() {
         "serialize_overlap=1: no I/O over one in flight, and all 2,000 issued and completed"
     );
 }
+
+#[test]
+fn a_sync_ios_lat_and_clat_count_from_one_clock_read_except_in_an_open_loop() {
+    // The fake clock advances 1 µs per reading: a closed-loop sync I/O reads it once before
+    // the call and once after, so lat = clat = 1 µs and lat is booked from clat's
+    // accumulator. In an open loop lat counts from the arrival, so it is booked on its own.
+    let run = |extra: &str| {
+        let p = planned(&format!(
+            "[j]\nioengine=null\nrw=randread\nsize=1m\nbs=4k\niodepth=1\n{extra}\n"
+        ));
+        let ctl = Control::new(1);
+        let stop = AtomicBool::new(false);
+        run_job(
+            &p.jobs[0],
+            &ctl.jobs[0],
+            &stop,
+            &fake(),
+            &SimRegistry::default(),
+        )
+    };
+    let closed = run("");
+    let r = &closed.stats.dirs[0];
+    assert!(
+        closed.stats.cfg.lat_is_clat,
+        "a closed-loop null job at iodepth=1 (sync) books lat from clat"
+    );
+    assert_eq!(
+        (r.ios, r.clat.count(), r.lat.count()),
+        (256, 256, 0),
+        "256 I/Os, each booked once in clat and not again in lat"
+    );
+    let m = r.clat.moments();
+    assert_eq!(
+        (m.min, m.max),
+        (1_000, 1_000),
+        "clat of each I/O with a 1 µs fake clock step"
+    );
+    let open = run("rate_iops=1000\nopen_loop=1");
+    let o = &open.stats.dirs[0];
+    assert!(
+        !open.stats.cfg.lat_is_clat,
+        "an open loop's lat counts from each arrival, not from the call"
+    );
+    assert_eq!(
+        (o.ios, o.lat.count()),
+        (256, 256),
+        "open loop: every I/O's lat booked on its own"
+    );
+}
