@@ -106,7 +106,8 @@ unsafe impl Backend for NullEngine {
                 .take_while(|x| x.2.is_none_or(|d| d <= now))
                 .count();
         }
-        for (o, (index, res, _)) in out.iter_mut().zip(self.inflight.drain(..n)) {
+        for o in &mut out[..n] {
+            let (index, res, _) = self.inflight.pop_front().expect("n <= committed <= queued");
             *o = RawCompletion { index, res };
         }
         self.committed -= n;

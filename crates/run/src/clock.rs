@@ -84,9 +84,11 @@ fn calibrate() -> Option<TscCal> {
         return None;
     }
     let mult = (((t1 - t0) as u128) << 32) / ticks as u128;
+    // The base is the first pair: every reading taken after calibration is at least 10 ms
+    // of ticks past it, so the conversion needs no sign.
     Some(TscCal {
-        base_tsc: c1,
-        base_ns: t1,
+        base_tsc: c0,
+        base_ns: t0,
         mult: mult as u64,
     })
 }
@@ -134,14 +136,10 @@ impl Clock for TscClock {
     fn now(&mut self) -> u64 {
         #[cfg(target_arch = "x86_64")]
         {
-            let t = rdtsc();
-            let d = t.wrapping_sub(self.cal.base_tsc) as i64;
-            let ns = ((d.unsigned_abs() as u128 * self.cal.mult as u128) >> 32) as u64;
-            if d >= 0 {
-                self.cal.base_ns + ns
-            } else {
-                self.cal.base_ns.saturating_sub(ns)
-            }
+            // Saturating: a CPU whose counter lagged the calibrating one by more than the
+            // 10 ms of calibration would read the base, never a time before it.
+            let d = rdtsc().saturating_sub(self.cal.base_tsc);
+            self.cal.base_ns + ((d as u128 * self.cal.mult as u128) >> 32) as u64
         }
         #[cfg(not(target_arch = "x86_64"))]
         {

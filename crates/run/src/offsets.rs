@@ -327,6 +327,10 @@ pub struct FileOffsets {
     placed_dir: usize,
     placed_new_run: bool,
     window_end: u64,
+    /// The last random draw's span (window less the I/O size) and its count of start blocks:
+    /// the division is done again only when the span changes (a 64-bit division per I/O
+    /// was a few % of the null engine's time).
+    blocks_of_span: (u64, u64),
     /// `sprandom`: the writes' offsets, in blocks of `align`.
     spr: Option<Box<crate::sprandom::Sprandom>>,
 }
@@ -470,6 +474,7 @@ impl FileOffsets {
             placed_dir: 0,
             placed_new_run: false,
             window_end: len,
+            blocks_of_span: (u64::MAX, 0),
             spr: None,
         }
     }
@@ -599,7 +604,11 @@ impl FileOffsets {
                 self.run_left -= 1;
                 self.run_next
             } else {
-                let max_block = (zlen - bs) / self.align + 1;
+                let span = zlen - bs;
+                if self.blocks_of_span.0 != span {
+                    self.blocks_of_span = (span, span / self.align + 1);
+                }
+                let max_block = self.blocks_of_span.1;
                 let block = match (&mut self.spr, d) {
                     // SPRandom places every write; its pass ends the job's (as fio's).
                     (Some(s), Ddir::Write) => s.next_block()?,

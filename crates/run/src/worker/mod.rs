@@ -178,6 +178,9 @@ struct Worker<'a> {
     replays_all: bool,
     /// An open-loop rate: each I/O's start is its arrival time, not when it was issued.
     open_arrivals: bool,
+    /// The one direction of a job that issues only reads, only writes or only trims (read
+    /// per I/O from the worker itself, not through the job's spec).
+    one_ddir: Option<Ddir>,
     /// `serialize_overlap`'s scratch: which slots are free (kept to spare an allocation per
     /// check).
     free_scratch: Vec<bool>,
@@ -226,7 +229,15 @@ impl<'a> Worker<'a> {
         true
     }
 
+    #[inline(always)]
     fn next_ddir(&mut self) -> Ddir {
+        match self.one_ddir {
+            Some(d) => d,
+            None => self.next_ddir_of_mix(),
+        }
+    }
+
+    fn next_ddir_of_mix(&mut self) -> Ddir {
         let trim_done = self.trim_then_write.is_some();
         next_ddir(
             self.job.spec.rw,
@@ -1110,8 +1121,7 @@ impl<'a> Worker<'a> {
             if self.stopped() {
                 break;
             }
-            let may = self.may_issue();
-            if may && filling {
+            if filling {
                 while self.inflight < self.depth && !self.free.is_empty() {
                     if !self.may_issue() {
                         break;

@@ -367,6 +367,12 @@ impl<'a> Worker<'a> {
             state_replay: p.state_replay,
             replays_all: p.state_replay && !spec.rw.writes(),
             open_arrivals: job.eff.rated() && job.eff.pacing == Pacing::Open,
+            one_ddir: match spec.rw {
+                RwKind::Read | RwKind::RandRead => Some(Ddir::Read),
+                RwKind::Write | RwKind::RandWrite => Some(Ddir::Write),
+                RwKind::Trim | RwKind::RandTrim => Some(Ddir::Trim),
+                _ => None,
+            },
             free_scratch: Vec::new(),
             main_end: 0,
             verify_ns: 0,
