@@ -2,10 +2,11 @@
 //! size), hands it to the engine, takes every timestamp, paces the job (rate limits, think
 //! time), counts every I/O exactly once and samples bandwidth and IOPS.
 //!
-//! Timestamps: an I/O's start is the moment the worker begins preparing it (the previous clock
-//! reading, so a sync engine's `lat - clat` is the tool's own time between I/Os); its issue time
-//! is read right after the submitting call returns (async engines) or right before the
-//! syscall (sync engines); its completion time is read once after each reap.
+//! Timestamps: an async I/O's start is the moment the worker begins preparing it (the previous
+//! clock reading) and its issue time is read right after the submitting call returns; a sync
+//! I/O starts and is issued at one reading right before its system call, so its lat equals
+//! its clat (an open loop's I/O starts at its arrival). A completion time is read once after
+//! each reap, or after the sync call.
 
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
