@@ -25,21 +25,26 @@ fn fake() -> WorkerOptions {
     }
 }
 
+/// Runs the one job of `text` to completion on the fake clock.
+fn run_fake(text: &str) -> WorkerOutcome {
+    let p = planned(text);
+    let ctl = Control::new(1);
+    let stop = AtomicBool::new(false);
+    run_job(
+        &p.jobs[0],
+        &ctl.jobs[0],
+        &stop,
+        &fake(),
+        &SimRegistry::default(),
+    )
+}
+
 #[test]
 fn the_null_engine_and_the_fake_clock_count_every_io_once() {
     for depth in [1, 8] {
-        let p = planned(&format!(
+        let out = run_fake(&format!(
             "[j]\nioengine=null\nrw=randrw\nsize=1m\nbs=4k\niodepth={depth}\nrandseed=7\n"
         ));
-        let ctl = Control::new(1);
-        let stop = AtomicBool::new(false);
-        let out = run_job(
-            &p.jobs[0],
-            &ctl.jobs[0],
-            &stop,
-            &fake(),
-            &SimRegistry::default(),
-        );
         let s = &out.stats;
         let (r, w) = (&s.dirs[0], &s.dirs[1]);
         assert_eq!(out.error, None, "iodepth={depth}: no error");
@@ -189,18 +194,9 @@ fn continue_on_error_counts_every_error_and_finishes_the_job() {
 #[test]
 fn samples_and_rate_minimums_run_on_the_jobs_clock() {
     let run = |extra: &str| {
-        let p = planned(&format!(
+        run_fake(&format!(
             "[j]\nioengine=null\nrw=randread\nsize=1m\nbs=4k\ntime_based=1\nruntime=1\niopsavgtime=100\nbwavgtime=100\n{extra}\n"
-        ));
-        let ctl = Control::new(1);
-        let stop = AtomicBool::new(false);
-        run_job(
-            &p.jobs[0],
-            &ctl.jobs[0],
-            &stop,
-            &fake(),
-            &SimRegistry::default(),
-        )
+        ))
     };
     let out = run("");
     assert_eq!(out.error, None, "no rate minimum: no error");
@@ -311,18 +307,9 @@ fn a_sync_ios_lat_and_clat_count_from_one_clock_read_except_in_an_open_loop() {
     // the call and once after, so lat = clat = 1 µs and lat is booked from clat's
     // accumulator. In an open loop lat counts from the arrival, so it is booked on its own.
     let run = |extra: &str| {
-        let p = planned(&format!(
+        run_fake(&format!(
             "[j]\nioengine=null\nrw=randread\nsize=1m\nbs=4k\niodepth=1\n{extra}\n"
-        ));
-        let ctl = Control::new(1);
-        let stop = AtomicBool::new(false);
-        run_job(
-            &p.jobs[0],
-            &ctl.jobs[0],
-            &stop,
-            &fake(),
-            &SimRegistry::default(),
-        )
+        ))
     };
     let closed = run("");
     let r = &closed.stats.dirs[0];
