@@ -16,6 +16,41 @@ fn jobs(a: &[&str]) -> Input {
     Input::Jobs(a.iter().map(|s| s.to_string()).collect())
 }
 
+/// A trace file in a directory of its own, removed with it (also when an assertion fails).
+struct TraceFile {
+    dir: std::path::PathBuf,
+    path: std::path::PathBuf,
+}
+
+impl TraceFile {
+    fn new(name: &str, text: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("iolens-advise-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.log");
+        std::fs::write(&path, text).unwrap();
+        TraceFile { dir, path }
+    }
+
+    fn input(&self) -> Input {
+        Input::Trace(self.path.clone(), vec![])
+    }
+}
+
+impl Drop for TraceFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// An fio iolog v3 of reads on /dev/sdq, one line per `(time, offset, length)`.
+fn iolog_v3_reads(ios: impl IntoIterator<Item = (u64, u64, u64)>) -> String {
+    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
+    for (at, off, len) in ios {
+        t.push_str(&format!("{at} /dev/sdq read {off} {len}\n"));
+    }
+    t
+}
+
 fn aws() -> Filters {
     Filters {
         providers: vec!["aws".into()],
@@ -640,20 +675,15 @@ fn c10_a_stripe() {
 /// $15.96, and its p99 of 1.5 ms x 2 stays under 4 ms.
 #[test]
 fn c11_a_trace_at_its_own_times() {
-    let dir = std::env::temp_dir().join(format!("iolens-advise-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.log");
-    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
-    for i in 0..50_000u64 {
-        // Offsets scattered over 400 MB (7,919 is prime to 50,000): random I/O.
-        let off = (i * 7_919 % 50_000) * 8192;
-        t.push_str(&format!("{} /dev/sdq read {off} 8192\n", i * 200));
-    }
-    std::fs::write(&path, t).unwrap();
+    // Offsets scattered over 400 MB (7,919 is prime to 50,000): random I/O.
+    let trace = TraceFile::new(
+        "trace",
+        &iolog_v3_reads((0..50_000u64).map(|i| (i * 200, (i * 7_919 % 50_000) * 8192, 8192))),
+    );
     let o = Options {
         latency: p99(4000.0),
         filters: aws(),
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(trace.input())
     };
     let a = check(
         "trace 5k@8k",
@@ -677,7 +707,6 @@ fn c11_a_trace_at_its_own_times() {
         e.measured.bound,
         e.measured.bound_claim
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Only a latency target: the job runs as it is, 4 reads of 4 KiB in flight, so each type is
@@ -874,24 +903,24 @@ fn c18_results_whose_figures_are_not_the_need() {
 /// A bursty trace says its peak, and a trace too short to size from is refused.
 #[test]
 fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
-    let dir = std::env::temp_dir().join(format!("iolens-advise-burst-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.log");
     // 1 s at 10,000 IOPS, then 9 s at 1,000.
-    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
-    let mut at = 0u64;
-    for i in 0..19_000u64 {
-        at += if i < 10_000 { 100 } else { 1_000 };
-        let off = (i * 7_919 % 19_000) * 4096;
-        t.push_str(&format!("{at} /dev/sdq read {off} 4096\n"));
-    }
-    std::fs::write(&path, t).unwrap();
+    let at = (0..19_000u64).scan(0u64, |at, i| {
+        *at += if i < 10_000 { 100 } else { 1_000 };
+        Some(*at)
+    });
+    let bursty = TraceFile::new(
+        "burst",
+        &iolog_v3_reads(
+            at.zip(0u64..)
+                .map(|(at, i)| (at, (i * 7_919 % 19_000) * 4096, 4096)),
+        ),
+    );
     let a = advise(&Options {
         filters: Filters {
             types: vec!["gp3".into()],
             ..aws()
         },
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(bursty.input())
     })
     .unwrap_or_else(|e| panic!("bursty trace: {e}"));
     assert!(
@@ -902,14 +931,13 @@ fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
         "a trace of 1 s at 10,000 IOPS then 9 s at 1,000: expected its peak named, got {:?}",
         a.workload.jobs
     );
-    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
-    for i in 0..50u64 {
-        t.push_str(&format!("{} /dev/sdq read {} 4096\n", i * 180, i * 4096));
-    }
-    std::fs::write(&path, t).unwrap();
+    let tiny = TraceFile::new(
+        "tiny",
+        &iolog_v3_reads((0..50u64).map(|i| (i * 180, i * 4096, 4096))),
+    );
     let e = advise(&Options {
         filters: aws(),
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(tiny.input())
     })
     .map(|_| ())
     .unwrap_err()
@@ -918,7 +946,6 @@ fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
         e.contains("too short to size a volume from"),
         "a 9 ms trace: {e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A short trace on slow volumes: 4,000 random 4 KiB reads, one every 500 µs (2,000 IOPS for
@@ -929,21 +956,16 @@ fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
 /// on credits is not the pick.
 #[test]
 fn c11c_a_short_trace_on_slow_volumes() {
-    let dir = std::env::temp_dir().join(format!("iolens-advise-short-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.log");
-    let mut t = String::from("fio version 3 iolog\n0 /dev/sdq add\n0 /dev/sdq open\n");
-    for i in 0..4_000u64 {
-        let off = (i * 7_919 % 4_000) * 4096 * 601;
-        t.push_str(&format!("{} /dev/sdq read {off} 4096\n", i * 500));
-    }
-    std::fs::write(&path, t).unwrap();
+    let trace = TraceFile::new(
+        "short",
+        &iolog_v3_reads((0..4_000u64).map(|i| (i * 500, (i * 7_919 % 4_000) * 4096 * 601, 4096))),
+    );
     let o = Options {
         filters: Filters {
             types: vec!["st1".into(), "sc1".into(), "gp2".into()],
             ..aws()
         },
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(trace.input())
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("short trace: {e}"));
     let t = text(&a);
@@ -962,7 +984,6 @@ fn c11c_a_short_trace_on_slow_volumes() {
         "2,000 IOPS for good on gp2: expected 800 GiB (2,400 IOPS at 3 per GiB), got {:?}:\n{t}",
         w.map(|c| &c.spec)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A trace without times (an iolog v2 with no waits) has no rate of its own: without a target
@@ -971,18 +992,15 @@ fn c11c_a_short_trace_on_slow_volumes() {
 /// gp3 at 36,000 IOPS and 141 MiB/s on 72 GiB, $5.76 + 33,000 x $0.005 + 16 x $0.04 = $171.40.
 #[test]
 fn c11b_a_trace_without_times() {
-    let dir = std::env::temp_dir().join(format!("iolens-advise-v2-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.log");
     let mut t = String::from("fio version 2 iolog\n/dev/sdq add\n/dev/sdq open\n");
     for i in 0..20_000u64 {
         let off = (i * 7_919 % 20_000) * 4096;
         t.push_str(&format!("/dev/sdq read {off} 4096\n"));
     }
-    std::fs::write(&path, t).unwrap();
+    let trace = TraceFile::new("v2", &t);
     let o = Options {
         filters: aws(),
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(trace.input())
     };
     let e = advise(&o).map(|_| ()).unwrap_err().0;
     assert!(
@@ -992,7 +1010,7 @@ fn c11b_a_trace_without_times() {
     let o = Options {
         iops: Some(30_000.0),
         filters: aws(),
-        ..base(Input::Trace(path.clone(), vec![]))
+        ..base(trace.input())
     };
     check(
         "untimed trace, 30k IOPS given",
@@ -1011,7 +1029,6 @@ fn c11b_a_trace_without_times() {
             ],
         },
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A real result: 60 s of 8 KiB random I/O (70 % reads, libaio QD16) on a loop device of this
