@@ -92,29 +92,6 @@ pub fn logical_block_size(path: &Path, f: &File) -> u64 {
         .unwrap_or(512)
 }
 
-/// Whether reads on `fd` can be attempted without blocking (the kernel's FMODE_NOWAIT), probed
-/// with one 4 KiB `preadv2(RWF_NOWAIT)` at offset 0; `None` when the probe cannot tell (the
-/// file is not open for reading). io_uring hands every I/O on a file without it to a kernel
-/// worker after a failed inline attempt; knowing it up front lets the engine skip that attempt.
-pub fn supports_nowait(fd: libc::c_int) -> Option<bool> {
-    // Aligned for O_DIRECT descriptors.
-    #[repr(C, align(4096))]
-    struct Block([u8; 4096]);
-    let mut buf = Box::new(Block([0; 4096]));
-    let iov = libc::iovec {
-        iov_base: buf.0.as_mut_ptr().cast(),
-        iov_len: buf.0.len(),
-    };
-    // SAFETY: one iovec over the buffer above, which outlives the call.
-    let r = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
-    let err = io::Error::last_os_error().raw_os_error();
-    match (r, err) {
-        (-1, Some(libc::EOPNOTSUPP)) => Some(false),
-        (-1, Some(libc::EBADF)) => None,
-        _ => Some(true),
-    }
-}
-
 /// Discards a range: BLKDISCARD on block devices, a punched hole on files.
 pub fn trim(fd: libc::c_int, block_device: bool, offset: u64, len: u64) -> io::Result<()> {
     if block_device {

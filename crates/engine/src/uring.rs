@@ -179,29 +179,12 @@ fn register_ring_fd(fd: libc::c_int) -> Option<libc::c_int> {
     (rc == 1).then_some(up.offset as libc::c_int)
 }
 
-/// Whether the I/O of a block device goes straight to the kernel's workers (IOSQE_ASYNC),
-/// given whether the device takes nowait I/O (`preadv2(RWF_NOWAIT)`, None: unknown).
-///
-/// A device whose driver cannot take I/O without blocking (zram, other bio-based drivers):
-/// io_uring tries each I/O inline, fails, and hands it to a worker; skipping the doomed attempt
-/// changes nothing the device sees and saves CPU per I/O. Polled I/O (hipri) needs nowait
-/// support anyway. Not with registered buffers or files: the inline attempt looks them up under
-/// the ring's lock, which the submitting thread holds anyway, while a worker that starts from
-/// scratch must take that lock itself and spins on it whenever the thread is submitting (on
-/// zram with batched submission that cost a third of the IOPS).
-fn straight_to_workers(opts: &UringOpts, nowait: Option<bool>) -> bool {
-    nowait == Some(false) && !opts.ring.hipri && !opts.ring.fixedbufs && !opts.ring.registerfiles
-}
-
 /// An io_uring engine.
 pub struct UringEngine {
     ring: IoUring,
     fds: Vec<libc::c_int>,
     block_device: Vec<bool>,
     opts: UringOpts,
-    /// Per file: reads and writes go straight to the kernel's workers (IOSQE_ASYNC), because
-    /// the file cannot be tried without blocking and the kernel would hand them over anyway.
-    punt: Vec<bool>,
     iovecs: Vec<libc::iovec>,
     /// SQEs pushed since the last submission.
     queued: u32,
@@ -306,14 +289,8 @@ impl UringEngine {
             Some(index) => (index, ENTER_REGISTERED_RING),
             None => (ring.as_raw_fd(), 0),
         };
-        let punt = fds
-            .iter()
-            .zip(&block_device)
-            .map(|(&fd, &blk)| blk && straight_to_workers(&opts, crate::file::supports_nowait(fd)))
-            .collect();
         Ok(UringEngine {
             ring,
-            punt,
             fds,
             block_device,
             opts,
@@ -538,7 +515,7 @@ unsafe impl Backend for UringEngine {
         };
         self.count += 1;
         let mut sqe = sqe.user_data(index as u64);
-        if self.punt[r.file as usize] || o.ring.forces_async(self.count) {
+        if o.ring.forces_async(self.count) {
             sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         match self.push(sqe) {
@@ -767,46 +744,6 @@ mod tests {
                 eng.backend().registered_ring(),
                 registered,
                 "ring {k} of 40 made one after another in one thread: expected the same registered-fd state as the first"
-            );
-        }
-    }
-
-    #[test]
-    fn only_devices_without_nowait_io_and_without_registered_resources_go_straight_to_workers() {
-        let plain = UringOpts::default();
-        let fixed = UringOpts {
-            ring: RingOpts {
-                fixedbufs: true,
-                ..plain.ring
-            },
-            ..plain
-        };
-        let files = UringOpts {
-            ring: RingOpts {
-                registerfiles: true,
-                ..plain.ring
-            },
-            ..plain
-        };
-        let hipri = UringOpts {
-            ring: RingOpts {
-                hipri: true,
-                ..plain.ring
-            },
-            ..plain
-        };
-        for (o, nowait, want) in [
-            (plain, Some(false), true),
-            (plain, Some(true), false),
-            (plain, None, false),
-            (fixed, Some(false), false),
-            (files, Some(false), false),
-            (hipri, Some(false), false),
-        ] {
-            assert_eq!(
-                straight_to_workers(&o, nowait),
-                want,
-                "options {o:?}, device takes nowait I/O: {nowait:?}"
             );
         }
     }
