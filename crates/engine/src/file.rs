@@ -26,9 +26,26 @@ pub struct OpenOpts {
     pub create: bool,
 }
 
-/// Opens a target with the job's flags.
+/// Opens a target with the job's flags. A device (block, character) or a pipe is opened
+/// `O_NOATIME`, as fio does, so reading it never updates its inode and each read skips the
+/// access-time check; where the kernel refuses (EPERM: the caller neither owns the node nor
+/// has CAP_FOWNER) it is opened without. A regular file keeps its atime semantics.
 pub fn open(path: &Path, o: OpenOpts) -> io::Result<File> {
-    let mut flags = 0;
+    let not_a_file = std::fs::metadata(path).is_ok_and(|m| {
+        let t = m.file_type();
+        t.is_block_device() || t.is_char_device() || t.is_fifo()
+    });
+    if not_a_file {
+        match open_with(path, o, libc::O_NOATIME) {
+            Err(e) if e.raw_os_error() == Some(libc::EPERM) => {}
+            r => return r,
+        }
+    }
+    open_with(path, o, 0)
+}
+
+fn open_with(path: &Path, o: OpenOpts, extra: libc::c_int) -> io::Result<File> {
+    let mut flags = extra;
     if o.direct {
         flags |= libc::O_DIRECT;
     }
@@ -283,6 +300,42 @@ fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn status_flags(f: &File) -> libc::c_int {
+        // SAFETY: F_GETFL on an open descriptor reads its flags and touches no memory.
+        unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) }
+    }
+
+    #[test]
+    fn devices_are_opened_noatime_and_regular_files_are_not() {
+        let dev = open(Path::new("/dev/null"), OpenOpts::default()).expect("open /dev/null");
+        assert_ne!(
+            status_flags(&dev) & libc::O_NOATIME,
+            0,
+            "expected /dev/null (a character device) opened O_NOATIME, as fio opens devices; flags {:#o}",
+            status_flags(&dev)
+        );
+        let dir = std::env::temp_dir().join(format!("iolens-noatime-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f");
+        let reg = open(
+            &p,
+            OpenOpts {
+                write: true,
+                create: true,
+                ..OpenOpts::default()
+            },
+        )
+        .expect("create a regular file");
+        let flags = status_flags(&reg);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(
+            flags & libc::O_NOATIME,
+            0,
+            "expected a regular file ({}) opened without O_NOATIME; flags {flags:#o}",
+            p.display()
+        );
+    }
 
     #[test]
     fn layout_and_sizes() {
