@@ -306,34 +306,82 @@ mod tests {
         unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) }
     }
 
+    /// A scratch directory removed when dropped, so a failed assertion leaves nothing behind.
+    struct Scratch(std::path::PathBuf);
+    impl Scratch {
+        fn new(tag: &str) -> Self {
+            let p = std::env::temp_dir().join(format!("iolens-{tag}-{}", std::process::id()));
+            std::fs::create_dir_all(&p).unwrap();
+            Scratch(p)
+        }
+    }
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            std::fs::remove_dir_all(&self.0).ok();
+        }
+    }
+
     #[test]
-    fn devices_are_opened_noatime_and_regular_files_are_not() {
-        let dev = open(Path::new("/dev/null"), OpenOpts::default()).expect("open /dev/null");
-        assert_ne!(
-            status_flags(&dev) & libc::O_NOATIME,
+    fn devices_and_pipes_are_opened_noatime_and_regular_files_are_not() {
+        let d = Scratch::new("noatime");
+        // A FIFO of our own: its owner may always ask for O_NOATIME. Opened for writing too,
+        // so the open does not wait for a reader.
+        let fifo = d.0.join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path.
+        assert_eq!(
+            unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
             0,
-            "expected /dev/null (a character device) opened O_NOATIME, as fio opens devices; flags {:#o}",
-            status_flags(&dev)
+            "mkfifo {}",
+            fifo.display()
         );
-        let dir = std::env::temp_dir().join(format!("iolens-noatime-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("f");
-        let reg = open(
-            &p,
-            OpenOpts {
-                write: true,
-                create: true,
-                ..OpenOpts::default()
-            },
-        )
-        .expect("create a regular file");
-        let flags = status_flags(&reg);
-        std::fs::remove_dir_all(&dir).ok();
+        let rw = OpenOpts {
+            write: true,
+            ..OpenOpts::default()
+        };
+        let p = open(&fifo, rw).expect("open the FIFO");
+        assert_ne!(
+            status_flags(&p) & libc::O_NOATIME,
+            0,
+            "expected a FIFO ({}) opened O_NOATIME, as fio opens what is not a regular file; flags {:#o}",
+            fifo.display(),
+            status_flags(&p)
+        );
+        let file = d.0.join("f");
+        let reg = open(&file, OpenOpts { create: true, ..rw }).expect("create a regular file");
+        assert_eq!(
+            status_flags(&reg) & libc::O_NOATIME,
+            0,
+            "expected a regular file ({}) opened without O_NOATIME; flags {:#o}",
+            file.display(),
+            status_flags(&reg)
+        );
+    }
+
+    /// A device its opener neither owns nor may override (no CAP_FOWNER): the kernel refuses
+    /// O_NOATIME with EPERM, and the device is opened without it.
+    #[test]
+    fn a_device_the_caller_may_not_open_noatime_is_opened_without_it() {
+        // Root: drop to nobody in a thread of its own (credentials are per thread in the
+        // kernel; the raw system call, unlike glibc's setresuid, changes this thread only).
+        let flags = std::thread::spawn(|| {
+            // SAFETY: geteuid and the raw setresuid touch no memory.
+            if unsafe { libc::geteuid() } == 0
+                && unsafe { libc::syscall(libc::SYS_setresuid, 65534, 65534, 65534) } != 0
+            {
+                return Err(format!("setresuid: {}", io::Error::last_os_error()));
+            }
+            let f = open(Path::new("/dev/null"), OpenOpts::default())
+                .map_err(|e| format!("open /dev/null as uid 65534: {e}"))?;
+            Ok(status_flags(&f))
+        })
+        .join()
+        .expect("the thread");
+        let flags = flags.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             flags & libc::O_NOATIME,
             0,
-            "expected a regular file ({}) opened without O_NOATIME; flags {flags:#o}",
-            p.display()
+            "expected /dev/null, owned by root, opened without O_NOATIME by uid 65534; flags {flags:#o}"
         );
     }
 

@@ -947,7 +947,10 @@ impl Verifier {
             return Vec::new();
         }
         if self.handles[i].is_none() {
-            self.handles[i] = std::fs::File::open(&self.files[i]).ok();
+            // As the job's own files: a device opened O_NOATIME.
+            self.handles[i] =
+                iolens_engine::file::open(&self.files[i], iolens_engine::file::OpenOpts::default())
+                    .ok();
         }
         let Some(f) = &self.handles[i] else {
             return Vec::new();

@@ -10,7 +10,7 @@ use crate::plan::PlannedJob;
 /// Reads a file range through the page cache (`pre_read`).
 pub(super) fn pre_read(path: &std::path::Path, offset: u64, len: u64) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path)?;
+    let mut f = file::open(path, file::OpenOpts::default())?;
     f.seek(SeekFrom::Start(offset))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = len;
