@@ -168,6 +168,10 @@ pub struct Candidate {
     pub count: u32,
     /// The instance it was checked on.
     pub instance: Option<String>,
+    /// The instance named whose caps for this type the model data lacks (a GCP machine and
+    /// Hyperdisk): the volume's own limits were simulated, so a fit cannot be confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncapped_by: Option<String>,
     /// How each provisioned value follows from the need.
     pub steps: Vec<String>,
     /// Monthly cost of all its volumes, USD (`None`: no sourced price).
@@ -373,6 +377,7 @@ fn place(
         ));
     }
     let mut caps = None;
+    let mut uncapped_by = None;
     if !s.instances.is_empty() {
         let mut best: Option<(f64, String, &Instance)> = None;
         for inst in &s.instances {
@@ -388,10 +393,13 @@ fn place(
             }
         }
         match best {
-            None => notes.push(format!(
-                "{} has no modelled cap for {ty}; the volume's own limits apply",
-                s.instances[0].name
-            )),
+            None => {
+                notes.push(format!(
+                    "{} has no modelled cap for {ty}; the volume's own limits apply",
+                    s.instances[0].name
+                ));
+                uncapped_by = Some(s.instances[0].name.clone());
+            }
             Some((cap, by, inst)) => {
                 if cap < need.ios() * (1.0 - 1e-9) {
                     return Err(Rejection {
@@ -440,6 +448,7 @@ fn place(
         name: vol.name(),
         count,
         instance,
+        uncapped_by,
         steps,
         cost: cost.as_ref().map(|c| c.0),
         cost_lines: cost.map(|c| c.1).unwrap_or_default(),
@@ -836,6 +845,18 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             }
             _ => {}
         }
+    }
+    if let (Status::Fits, Some(inst)) = (status, &c.uncapped_by) {
+        // The simulation had only the volume's limits: the machine may cap the type lower,
+        // or not take it at all.
+        status = Status::CannotConfirm;
+        reason = Some((
+            "instance cap".into(),
+            format!(
+                "the model data has no cap of {inst} for {}, so only the volume's own limits were simulated: check {inst}'s limits for {} (or whether it takes the type at all) before relying on it",
+                c.type_name, c.type_name
+            ),
+        ));
     }
     Judged {
         status,

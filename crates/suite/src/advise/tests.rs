@@ -1252,3 +1252,52 @@ fn c13_sequential_small_writes_merge() {
         io1.judged
     );
 }
+
+/// A GCP machine named, and a type whose caps on it the model data lacks: 10,000 IOPS of 16
+/// KiB on 500 GiB on an n2-standard-8, which carries 15,000 IOPS to pd-ssd. pd-ssd fits at
+/// 500 GiB (15,000 IOPS by its 30 per GiB; 500 x $0.17 = $85.00). Hyperdisk Balanced meets
+/// the need in the simulation, but only with the volume's own limits, since the machine's
+/// Hyperdisk caps are not modelled: it cannot be confirmed, and it says why.
+#[test]
+fn c20_a_type_the_named_machine_has_no_modelled_cap_for_cannot_be_confirmed() {
+    let o = Options {
+        iops: Some(10_000.0),
+        filters: Filters {
+            providers: vec!["gcp".into()],
+            types: vec!["pd-ssd".into(), "hyperdisk-balanced".into()],
+            ..Filters::default()
+        },
+        instance: Some("n2-standard-8".into()),
+        ..base(jobs(&[
+            "--name=db",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=16k",
+            "--iodepth=32",
+            "--size=500g",
+        ]))
+    };
+    let a = check(
+        "gcp on n2-standard-8",
+        &o,
+        &Want {
+            winner: Some(("gcp-pd-ssd", "gcp-pd-ssd:size=500G", Some(85.0))),
+            unconfirmed: None,
+            rejected: &[],
+            text: &[
+                "gcp-hyperdisk-balanced (instance cap): the model data has no cap of n2-standard-8 for gcp-hyperdisk-balanced",
+            ],
+        },
+    );
+    let hd = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "gcp-hyperdisk-balanced")
+        .unwrap_or_else(|| panic!("expected a gcp-hyperdisk-balanced candidate:\n{}", text(&a)));
+    assert_eq!(
+        (hd.judged.status, hd.candidate.uncapped_by.as_deref()),
+        (Status::CannotConfirm, Some("n2-standard-8")),
+        "Hyperdisk Balanced on an n2-standard-8 (no modelled cap): expected 'cannot confirm', naming the machine; got {:?}",
+        hd.judged
+    );
+}
