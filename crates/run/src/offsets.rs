@@ -4,13 +4,7 @@
 
 use iolens_job::{Ddir, JobSpec, RandomDistribution, RandomGenerator, RwSequencer};
 
-use crate::rand::{Permutation, Taus};
-
-/// Random maps of at least this many words (256 KiB) prefetch the words of coming draws.
-const PREFETCH_WORDS: usize = 32 * 1024;
-/// How many uniform draws ahead the map word is prefetched: a memory access takes longer
-/// than one I/O of the loop.
-const AHEAD: usize = 8;
+use crate::rand::{scale, Draw, Permutation, Taus};
 
 /// A two-level bitmap of blocks already done in this pass.
 #[derive(Debug, Clone)]
@@ -19,20 +13,6 @@ pub struct RandomMap {
     full: Vec<u64>,
     n: u64,
     used: u64,
-    lookahead: Option<Lookahead>,
-}
-
-/// A copy of the offset generator running `AHEAD` draws in front of it, to prefetch the map
-/// words those draws will touch. It never feeds an offset: a copy out of step (another file
-/// drew from the generator, the range of draws changed) only prefetches the wrong word until
-/// it is put back in step.
-#[derive(Debug, Clone)]
-struct Lookahead {
-    ahead: Taus,
-    /// The generator's state after the last draw that was followed.
-    last: Taus,
-    /// The range of those draws.
-    n: u64,
 }
 
 impl RandomMap {
@@ -44,44 +24,7 @@ impl RandomMap {
             full: vec![0; nw.div_ceil(64)],
             n,
             used: 0,
-            lookahead: None,
         }
-    }
-
-    /// After a uniform draw below `n` that left the generator at `rng` (`in_step`: the
-    /// generator was where the previous draw left it), prefetches the map word of the draw
-    /// `AHEAD` further on and returns that draw. Only for large maps (None otherwise).
-    #[inline(always)]
-    fn follow(&mut self, rng: &Taus, n: u64, in_step: bool) -> Option<u64> {
-        if self.words.len() < PREFETCH_WORDS {
-            return None;
-        }
-        let la = match &mut self.lookahead {
-            Some(la) if in_step && la.n == n => la,
-            _ => {
-                let mut ahead = rng.clone();
-                for _ in 1..AHEAD {
-                    ahead.next_u64();
-                }
-                self.lookahead.insert(Lookahead {
-                    ahead,
-                    last: rng.clone(),
-                    n,
-                })
-            }
-        };
-        let next = la.ahead.below(n);
-        la.last.clone_from(rng);
-        self.prefetch(next);
-        Some(next)
-    }
-
-    /// True when `rng` is where the last followed draw left it.
-    #[inline(always)]
-    fn in_step(&self, rng: &Taus) -> bool {
-        self.lookahead
-            .as_ref()
-            .is_some_and(|la| la.last.same_state(rng))
     }
 
     /// Asks the CPU to bring the map word of block `idx` into its cache: in a map of many
@@ -104,17 +47,13 @@ impl RandomMap {
     }
 
     fn word_full(&self, w: usize) -> bool {
-        let bits_in_word = if (w as u64 + 1) * 64 <= self.n {
-            64
-        } else {
-            self.n - w as u64 * 64
-        };
-        let mask = if bits_in_word == 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits_in_word) - 1
-        };
-        self.words[w] & mask == mask
+        let word = self.words[w];
+        if word == u64::MAX {
+            return true;
+        }
+        // Only the last word can have fewer than 64 blocks.
+        let bits_in_word = self.n - w as u64 * 64;
+        bits_in_word < 64 && word == (1u64 << bits_in_word) - 1
     }
 
     /// Marks `idx` (or the next free block after it, wrapping) and returns the block used.
@@ -240,7 +179,7 @@ impl Zipf {
         }
     }
     /// A rank in [0, n): 0 is the most popular.
-    fn sample(&self, r: &mut Taus) -> u64 {
+    fn sample<R: Draw>(&self, r: &mut R) -> u64 {
         loop {
             let u = self.h_n + r.unit() * (self.h_x1 - self.h_n);
             let x = self.h_inv(u);
@@ -479,11 +418,10 @@ impl FileOffsets {
         }
     }
 
-    fn random_block(&mut self, rng: &mut Taus, max_block: u64, d: Ddir) -> u64 {
+    fn random_block<R: Draw>(&mut self, rng: &mut R, max_block: u64, d: Ddir) -> u64 {
         let n = max_block.max(1);
         let picker = &mut self.pickers[self.picker_of[d.idx()]];
         let uniform = matches!(picker, Picker::Uniform);
-        let in_step = uniform && self.map.as_ref().is_some_and(|m| m.in_step(rng));
         let idx = match picker {
             Picker::Uniform => rng.below(n),
             Picker::Permutation(p) => p.next_value() % n,
@@ -534,7 +472,11 @@ impl FileOffsets {
             Some(m) if max_block == self.blocks => {
                 let got = m.take(idx);
                 if uniform {
-                    let _ = m.follow(rng, n, in_step);
+                    // The block of the draw READ_AHEAD further on, if the range stays and
+                    // no other file draws in between: a hint only.
+                    if let Some(v) = rng.ahead() {
+                        m.prefetch(scale(v, n));
+                    }
                 }
                 got
             }
@@ -545,12 +487,12 @@ impl FileOffsets {
     /// Next offset for an I/O of `bs` bytes in direction `d`, committed at once (for callers
     /// whose I/Os all have one size); None when the range cannot hold one.
     #[inline]
-    pub fn next(
+    pub fn next<R: Draw>(
         &mut self,
         spec: &OffsetSpec,
         d: Ddir,
         bs: u64,
-        rng: &mut Taus,
+        rng: &mut R,
         pct_rng: &mut Taus,
     ) -> Option<u64> {
         let o = self.place(spec, d, bs, rng, pct_rng)?;
@@ -564,12 +506,12 @@ impl FileOffsets {
     /// wrap-around inside a pass; with holes, `rw=read:8k`, that is before `size` bytes).
     /// Every `place` is followed by one [`FileOffsets::advance`] with the size chosen.
     #[inline(always)]
-    pub fn place(
+    pub fn place<R: Draw>(
         &mut self,
         spec: &OffsetSpec,
         d: Ddir,
         min_bs: u64,
-        rng: &mut Taus,
+        rng: &mut R,
         pct_rng: &mut Taus,
     ) -> Option<u64> {
         let bs = min_bs;
@@ -844,6 +786,7 @@ impl BlockSizes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rand::ReadAhead;
     use iolens_job::Span;
 
     fn spec(f: impl FnOnce(&mut JobSpec)) -> (JobSpec, OffsetSpec) {
@@ -1113,41 +1056,31 @@ mod tests {
     }
 
     #[test]
-    fn a_large_random_map_prefetches_the_draw_ahead_in_and_out_of_step() {
-        // The smallest map that prefetches; a generator other draws cut into now and then
-        // (another file's offsets, a changed range).
-        let n = PREFETCH_WORDS as u64 * 64;
-        let mut m = RandomMap::new(n);
-        let mut r = Taus::new(11);
-        for i in 0..2000u64 {
-            if i % 300 == 299 {
-                r.next_u64();
-            }
-            let range = if i % 700 == 699 { n / 2 } else { n };
-            let in_step = m.in_step(&r);
-            let b = r.below(range);
-            let mut ahead = r.clone();
-            for _ in 1..AHEAD {
-                ahead.next_u64();
-            }
-            let want = ahead.below(range);
-            let got = m.follow(&r, range, in_step);
+    fn offsets_drawn_read_ahead_are_the_offsets_drawn_plain() {
+        // Two files sharing one generator (so the draw read ahead is now and then the other
+        // file's), a map of 2^20 blocks, a range that changes now and then (sizes of 4k and
+        // 64k); the prefetch is a hint only and changes no offset.
+        let (_, o) = spec(|j| j.rw = iolens_job::RwKind::RandRead);
+        let len = 4096u64 << 20;
+        let mk = || {
+            [
+                FileOffsets::new(&o, 0, len, 4096, 7),
+                FileOffsets::new(&o, 0, len, 4096, 8),
+            ]
+        };
+        let (mut plain, mut ahead) = (mk(), mk());
+        let (mut r, mut p) = (Taus::new(1), Taus::new(2));
+        let (mut ra, mut pa) = (ReadAhead::new(Taus::new(1)), Taus::new(2));
+        for i in 0..5000usize {
+            let f = usize::from(i % 7 == 3);
+            let bs = if i % 11 == 5 { 65536 } else { 4096 };
+            let want = plain[f].next(&o, Ddir::Read, bs, &mut r, &mut p);
+            let got = ahead[f].next(&o, Ddir::Read, bs, &mut ra, &mut pa);
             assert_eq!(
-                got,
-                Some(want),
-                "draw {i} (block {b}, range {range}, in step {in_step}): expected the block \
-                 of the draw {AHEAD} further on to be prefetched"
+                got, want,
+                "I/O {i} (file {f}, bs {bs}): offsets with the generator read ahead against the plain one"
             );
-            m.take(b);
         }
-        let mut small = RandomMap::new(n - 64);
-        let r = Taus::new(11);
-        assert_eq!(
-            small.follow(&r, n - 64, false),
-            None,
-            "expected no prefetch for a map of {} words (under {PREFETCH_WORDS})",
-            (n - 64) / 64
-        );
     }
 
     proptest::proptest! {

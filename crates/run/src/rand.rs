@@ -80,29 +80,105 @@ impl Taus {
         z[0] ^ z[1] ^ z[2] ^ z[3] ^ z[4]
     }
 
-    /// True when both generators are at the same point of the same sequence.
-    #[inline(always)]
-    pub fn same_state(&self, o: &Taus) -> bool {
-        let (a, b) = (&self.z, &o.z);
-        ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4])) == 0
-    }
-
     /// Uniform integer in `[0, n)` (n > 0), by multiply-high.
     #[inline(always)]
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        Draw::below(self, n)
     }
 
     /// Uniform float in `[0, 1)`.
     #[inline(always)]
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        Draw::unit(self)
     }
 
     /// True with probability `pct` percent.
     #[inline(always)]
     pub fn percent(&mut self, pct: u32) -> bool {
+        Draw::percent(self, pct)
+    }
+}
+
+/// `[0, n)` from 64 random bits `v`, by multiply-high (n > 0).
+#[inline(always)]
+pub fn scale(v: u64, n: u64) -> u64 {
+    ((v as u128 * n as u128) >> 64) as u64
+}
+
+/// A source of random draws: a [`Taus`], or one read ahead ([`ReadAhead`]).
+pub trait Draw {
+    /// Next 64 random bits.
+    fn next_u64(&mut self) -> u64;
+
+    /// The 64 bits the draw [`READ_AHEAD`] further on will give, where the source knows them
+    /// already (to prefetch what that draw will touch).
+    #[inline(always)]
+    fn ahead(&self) -> Option<u64> {
+        None
+    }
+
+    /// Uniform integer in `[0, n)` (n > 0), by multiply-high.
+    #[inline(always)]
+    fn below(&mut self, n: u64) -> u64 {
+        scale(self.next_u64(), n)
+    }
+
+    /// Uniform float in `[0, 1)`.
+    #[inline(always)]
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// True with probability `pct` percent.
+    #[inline(always)]
+    fn percent(&mut self, pct: u32) -> bool {
         pct >= 100 || (pct > 0 && self.below(100) < pct as u64)
+    }
+}
+
+impl Draw for Taus {
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        Taus::next_u64(self)
+    }
+}
+
+/// How many draws ahead a [`ReadAhead`] runs: a memory access takes longer than one I/O of
+/// the loop.
+pub const READ_AHEAD: usize = 8;
+
+/// A [`Taus`] run [`READ_AHEAD`] draws ahead of its reader: the same sequence, with the draw
+/// that far on known now. The offset generator is one, so that the random map's word for a
+/// coming offset can be brought into the cache while the I/Os before it run.
+#[derive(Debug, Clone)]
+pub struct ReadAhead {
+    gen: Taus,
+    /// The next `READ_AHEAD` values; `pos` is the next one given.
+    ring: [u64; READ_AHEAD],
+    pos: usize,
+}
+
+impl ReadAhead {
+    /// `gen`'s sequence, read ahead.
+    pub fn new(mut gen: Taus) -> Self {
+        let ring = std::array::from_fn(|_| gen.next_u64());
+        ReadAhead { gen, ring, pos: 0 }
+    }
+}
+
+impl Draw for ReadAhead {
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        let v = self.ring[self.pos];
+        self.ring[self.pos] = self.gen.next_u64();
+        self.pos = (self.pos + 1) % READ_AHEAD;
+        v
+    }
+
+    #[inline(always)]
+    fn ahead(&self) -> Option<u64> {
+        // The value just read in, where `pos` was before the last draw.
+        Some(self.ring[(self.pos + READ_AHEAD - 1) % READ_AHEAD])
     }
 }
 
@@ -195,6 +271,29 @@ mod tests {
         }
         let mean: f64 = (0..100_000).map(|_| r.unit()).sum::<f64>() / 100_000.0;
         assert!((mean - 0.5).abs() < 0.01);
+    }
+
+    #[test]
+    fn read_ahead_gives_the_same_sequence_and_knows_the_draw_ahead() {
+        let mut plain = Taus::new(7);
+        let mut ra = ReadAhead::new(Taus::new(7));
+        let seq: Vec<u64> = (0..1000).map(|_| plain.next_u64()).collect();
+        for (i, want) in seq.iter().enumerate() {
+            if i >= 1 && i + READ_AHEAD - 1 < seq.len() {
+                assert_eq!(
+                    ra.ahead(),
+                    Some(seq[i + READ_AHEAD - 1]),
+                    "after draw {} expected ahead() to give draw {} of the plain sequence",
+                    i - 1,
+                    i + READ_AHEAD - 1
+                );
+            }
+            let got = Draw::next_u64(&mut ra);
+            assert_eq!(
+                got, *want,
+                "draw {i}: read ahead from seed 7 against the plain generator"
+            );
+        }
     }
 
     #[test]

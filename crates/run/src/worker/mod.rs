@@ -21,7 +21,7 @@ use crate::content::Content;
 use crate::control::{JobControl, JobState};
 use crate::offsets::{BlockSizes, FileOffsets, OffsetSpec};
 use crate::plan::PlannedJob;
-use crate::rand::{Stream, Taus};
+use crate::rand::{ReadAhead, Stream, Taus};
 use crate::verify::Verifier;
 
 mod engines;
@@ -123,7 +123,8 @@ struct Worker<'a> {
     offsets: Vec<FileOffsets>,
     ospec: OffsetSpec,
     bsz: BlockSizes,
-    rng_off: Taus,
+    /// Offsets: read ahead, so the random map can prefetch the word of a coming draw.
+    rng_off: ReadAhead,
     rng_bs: Taus,
     rng_mix: Taus,
     rng_pct: Taus,

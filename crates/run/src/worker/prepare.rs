@@ -293,7 +293,7 @@ impl<'a> Worker<'a> {
             offsets,
             ospec,
             bsz: BlockSizes::from_job(spec),
-            rng_off: Taus::for_stream(seed, job.index as u64, Stream::Offset),
+            rng_off: ReadAhead::new(Taus::for_stream(seed, job.index as u64, Stream::Offset)),
             rng_bs: Taus::for_stream(seed, job.index as u64, Stream::BlockSize),
             rng_mix: Taus::for_stream(seed, job.index as u64, Stream::Mix),
             rng_pct: Taus::for_stream(seed, job.index as u64, Stream::PctRandom),
