@@ -148,7 +148,34 @@ pub fn available() -> bool {
 }
 
 /// How long the thread spins for a completion before it sleeps in the kernel, at most (ns).
-const SPIN_NS: u64 = 5_000;
+const SPIN_NS: u64 = 20_000;
+
+/// Whether a thread about to wait for a completion spins first: while at least half of its
+/// recent spins found one (a moving average of the misses, 1/8 weight); otherwise only every
+/// 16th wait spins, as a probe, so a device that got faster is noticed again.
+///
+/// The share of spins that pay off is what decides, not the length of the waits: where each
+/// completion must wake a sleeping thread (an inter-processor interrupt in a VM), waiting makes
+/// the waits long, and a rule on their length stops spinning exactly where it helps.
+#[derive(Debug, Default)]
+struct SpinPolicy {
+    waits: u64,
+    /// Moving average of the spins that ran out, in 1/1024ths.
+    miss: u32,
+}
+
+impl SpinPolicy {
+    /// Called at each wait: true when this one spins first.
+    fn spins(&mut self) -> bool {
+        self.waits += 1;
+        self.miss < 512 || self.waits % 16 == 0
+    }
+
+    /// Books a spin: `found` when the completion came before the spin ran out.
+    fn spun(&mut self, found: bool) {
+        self.miss = self.miss - self.miss / 8 + if found { 0 } else { 128 };
+    }
+}
 
 /// `struct io_uring_rsrc_update`.
 #[repr(C)]
@@ -198,9 +225,8 @@ pub struct UringEngine {
     /// reach the completion queue only while that thread is inside `io_uring_enter` with
     /// IORING_ENTER_GETEVENTS, so every submission asks for them too.
     defer_taskrun: bool,
-    /// Waits for completions so far, and their moving average length (ns, 1/8 weight).
-    waits: u64,
-    wait_ewma: u64,
+    /// Whether a wait for completions spins first.
+    spin: SpinPolicy,
 }
 
 impl std::fmt::Debug for UringEngine {
@@ -300,8 +326,7 @@ impl UringEngine {
             enter_fd,
             enter_flags,
             defer_taskrun,
-            waits: 0,
-            wait_ewma: 0,
+            spin: SpinPolicy::default(),
         })
     }
 
@@ -564,26 +589,25 @@ unsafe impl Backend for UringEngine {
             // Before sleeping, spin a moment on the flag the kernel raises when completion
             // work arrives: a thread that sleeps for every completion makes the kernel worker
             // that completes the I/O wake it every time, and on a fast device (zram, tmpfs) that
-            // wakeup is most of the worker's cost per I/O. Only while waits are short: the
-            // spin is skipped once they average more than the spin (a slower device), save a
-            // probe every 16th wait.
-            let t0 = (want > 0 && self.defer_taskrun).then(std::time::Instant::now);
-            if let Some(t0) = t0 {
-                self.waits += 1;
-                if self.wait_ewma <= SPIN_NS || self.waits % 16 == 0 {
-                    let sq = self.ring.submission();
-                    let mut k = 0u32;
-                    loop {
-                        if sq.taskrun() {
-                            want = 0;
-                            break;
-                        }
-                        k += 1;
-                        if k % 16 == 0 && t0.elapsed().as_nanos() as u64 > SPIN_NS {
-                            break;
-                        }
-                        std::hint::spin_loop();
+            // wakeup is most of the worker's cost per I/O. Only while spins pay off (see
+            // `SpinPolicy`): on a slower device they run out and the thread sleeps at once.
+            if want > 0 && self.defer_taskrun && self.spin.spins() {
+                let t0 = std::time::Instant::now();
+                let sq = self.ring.submission();
+                let mut k = 0u32;
+                let found = loop {
+                    if sq.taskrun() {
+                        break true;
                     }
+                    k += 1;
+                    if k % 16 == 0 && t0.elapsed().as_nanos() as u64 > SPIN_NS {
+                        break false;
+                    }
+                    std::hint::spin_loop();
+                };
+                self.spin.spun(found);
+                if found {
+                    want = 0;
                 }
             }
             // Nothing (or too little) in the completion queue: enter the kernel, which runs
@@ -594,10 +618,6 @@ unsafe impl Backend for UringEngine {
                     if e.raw_os_error() == Some(libc::EINTR)
                         || e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => return Err(e),
-            }
-            if let Some(t0) = t0 {
-                let took = t0.elapsed().as_nanos() as u64;
-                self.wait_ewma = (self.wait_ewma * 7 + took) / 8;
             }
             flushed = true;
             n += self.take_completions(&mut out[n..]);
@@ -624,6 +644,51 @@ unsafe impl Backend for UringEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spinning_stops_when_spins_run_out_and_comes_back_when_they_pay() {
+        let mut p = SpinPolicy::default();
+        let spun = |p: &mut SpinPolicy, n: u32, found: bool| {
+            let mut k = 0;
+            for _ in 0..n {
+                if p.spins() {
+                    k += 1;
+                    p.spun(found);
+                }
+            }
+            k
+        };
+        assert_eq!(
+            spun(&mut p, 100, true),
+            100,
+            "expected every wait to spin while spins find their completion"
+        );
+        spun(&mut p, 64, false);
+        let k = spun(&mut p, 160, false);
+        assert_eq!(
+            k, 10,
+            "expected 1 wait in 16 to spin (10 of 160) once spins keep running out, got {k}"
+        );
+        spun(&mut p, 160, true);
+        assert_eq!(
+            spun(&mut p, 50, true),
+            50,
+            "expected the probes' hits to bring spinning back for every wait"
+        );
+        // Half missed, half found: at the threshold it keeps spinning on most waits.
+        let mut q = SpinPolicy::default();
+        let mut k = 0;
+        for i in 0..1000 {
+            if q.spins() {
+                k += 1;
+                q.spun(i % 3 != 0);
+            }
+        }
+        assert!(
+            k > 900,
+            "expected a third of spins missing to keep spinning on most waits, spun {k} of 1000"
+        );
+    }
     use crate::workout::{read_all, DataFile, BS};
     use crate::Engine;
 
