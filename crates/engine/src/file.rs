@@ -148,6 +148,7 @@ pub fn trim_result(fd: libc::c_int, block_device: bool, offset: u64, len: u32) -
 /// (bytes or -errno); `None` for a read or a write. The asynchronous engines do this as fio
 /// does: many filesystems reject an asynchronous fsync (EINVAL), and the worker drains the
 /// queue before it issues a sync, so inline is also what the job asked for.
+#[inline(always)]
 pub(crate) fn run_inline(
     op: crate::Op,
     fd: libc::c_int,
@@ -155,15 +156,31 @@ pub(crate) fn run_inline(
     offset: u64,
     len: u32,
 ) -> Option<i64> {
+    // Reads and writes, the common case, cost one compare here (this runs for every I/O).
+    match op {
+        crate::Op::Read | crate::Op::Write => None,
+        _ => Some(run_trim_or_sync(op, fd, block_device, offset, len)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn run_trim_or_sync(
+    op: crate::Op,
+    fd: libc::c_int,
+    block_device: bool,
+    offset: u64,
+    len: u32,
+) -> i64 {
     use crate::Op;
     // SAFETY: plain syscalls on a descriptor the engine keeps open.
     let rc = match op {
-        Op::Read | Op::Write => return None,
-        Op::Trim => return Some(trim_result(fd, block_device, offset, len)),
+        Op::Read | Op::Write => unreachable!("run_inline hands on only trims and syncs"),
+        Op::Trim => return trim_result(fd, block_device, offset, len),
         Op::Fsync => unsafe { libc::fsync(fd) },
         Op::Fdatasync => unsafe { libc::fdatasync(fd) },
     };
-    Some(crate::sys_result(rc as isize))
+    crate::sys_result(rc as isize)
 }
 
 /// Drops the file's pages from the page cache (`invalidate=1`).
