@@ -11,6 +11,9 @@ use crate::models::Ceiling;
 const AT_LIMIT: f64 = 0.95;
 /// The same while I/Os queue behind the limit.
 const AT_LIMIT_QUEUED: f64 = 0.90;
+/// An open loop offers more than a limit seen in the result (not modelled) when it offers
+/// this many times the limit: below it, the measured rate may simply be the offered one.
+const OFFERED_OVER: f64 = 1.05;
 
 /// Limits that providers and throttles commonly use.
 const ROUND_IOPS: &[f64] = &[
@@ -52,21 +55,9 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
     ];
     arith.extend(q.evidence.clone());
     let mut fix = limit_advice(&t.limited_by);
-    let offered = c.offered_iops();
-    if let (Some(w), Some(rate)) = (c.arrival_wait_us, offered.filter(|r| *r > t.iops)) {
-        // An open loop offered more than the ceiling: its backlog grows for as long as it
-        // runs, and latency from arrival with it.
-        arith.push(format!(
-            "the open loop offers {} IOPS against the {} ceiling: the backlog grows by {} I/Os a second, so latency from arrival ({} waiting on average here) grows with the run's length",
-            fmt::int(rate),
-            fmt::int(t.iops),
-            fmt::int(rate - t.iops),
-            fmt::us_short(w)
-        ));
-        fix = format!(
-            "{fix}, or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
-            fmt::int(t.iops)
-        );
+    if let Some((line, tail)) = open_loop_backlog(c, t.iops, t.iops) {
+        arith.push(line);
+        fix = format!("{fix}, {tail}");
     } else if q.queueing && c.in_flight > 2.0 * enough_in_flight(t.iops, q.service_us()) {
         let enough = enough_in_flight(t.iops, q.service_us());
         fix = format!(
@@ -94,7 +85,8 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
     }
     // The queue line (in the evidence) gives the time inside the device and in the job.
     let mut arith = vec![];
-    if let Some(r) = round_number(u.iops, u.bw) {
+    let round = round_number(u.iops, u.bw);
+    if let Some((r, _)) = &round {
         arith.push(format!(
             "measured {} IOPS, {}: flat at {r}, as a token bucket holds it",
             fmt::int(u.iops),
@@ -115,16 +107,18 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
             fmt::int(u.iops)
         )
     };
-    Some(c.verdict(
-        Bound::Limit,
-        Severity::Info,
-        claim,
-        arith,
-        format!(
-            "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster; more depth only adds queueing: {}",
+    let mut fix = "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster".to_string();
+    let ceiling = round.map_or(u.iops, |(_, iops)| iops);
+    if let Some((line, tail)) = open_loop_backlog(c, ceiling, ceiling * OFFERED_OVER) {
+        arith.push(line);
+        fix = format!("{fix}, {tail}");
+    } else {
+        fix = format!(
+            "{fix}; more depth only adds queueing: {}",
             shallower(c.o, enough)
-        ),
-    ))
+        );
+    }
+    Some(c.verdict(Bound::Limit, Severity::Info, claim, arith, fix))
 }
 
 /// A full queue whose result sits on a common provisioned or throttled limit, over a run long
@@ -134,22 +128,73 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
     if !(q.full && q.queueing) {
         return None;
     }
-    let r = round_number(u.iops, u.bw).filter(|_| u.runtime_ms >= 4_000.0)?;
+    let (r, ceiling) = round_number(u.iops, u.bw).filter(|_| u.runtime_ms >= 4_000.0)?;
     let mut arith = vec![format!(
         "measured {} IOPS, {}: flat at {r}, a common provisioned or throttled limit, while I/Os queue",
         fmt::int(u.iops),
         fmt::bw(u.bw)
     )];
     arith.extend(q.evidence.clone());
-    let enough = enough_in_flight(u.iops, q.service_us());
+    // A model was given and its ceiling is elsewhere (`at_model` did not hold): the limit that
+    // holds the result is not the modelled one, and the fix is to find it, not to give a model.
+    let mut fix = match c.target {
+        Some(t) => {
+            let share = u.iops / t.iops;
+            arith.push(format!(
+                "the model given: expected ceiling {}; measured {} of it, so the limit holding the result flat is not the modelled one",
+                t.formula,
+                fmt::pct(share)
+            ));
+            if share < 1.0 {
+                format!(
+                    "a limit below the modelled {} binds: check what the volume is provisioned at and what caps it (the instance, a throttle), and raise or remove that limit",
+                    t.limited_by
+                )
+            } else {
+                format!(
+                    "the result runs above the modelled {}: the storage is not the one modelled; give --volume (and --instance) as provisioned to compare",
+                    t.limited_by
+                )
+            }
+        }
+        None => "a provisioned or throttled limit binds: raise or remove it (give --volume to compare with a model)".to_string(),
+    };
+    if let Some((line, tail)) = open_loop_backlog(c, ceiling, ceiling * OFFERED_OVER) {
+        arith.push(line);
+        fix = format!("{fix}, {tail}");
+    } else {
+        let enough = enough_in_flight(u.iops, q.service_us());
+        fix = format!(
+            "{fix}; more depth only adds queueing: {}",
+            shallower(c.o, enough)
+        );
+    }
     Some(c.verdict(
         Bound::Limit,
         Severity::Info,
         format!("the result sits at {r} with I/Os queued"),
         arith,
+        fix,
+    ))
+}
+
+/// An open loop that offers more than `ceiling` (above `over`): its backlog grows for as long
+/// as it runs, and latency from arrival with it, so the fix is the offered rate, not the depth.
+/// Gives the line for the arithmetic and the end of the fix.
+fn open_loop_backlog(c: &Case, ceiling: f64, over: f64) -> Option<(String, String)> {
+    let w = c.arrival_wait_us?;
+    let rate = c.offered_iops().filter(|r| *r > over)?;
+    Some((
         format!(
-            "a provisioned or throttled limit binds: raise or remove it (give --volume to compare with a model); more depth only adds queueing: {}",
-            shallower(c.o, enough)
+            "the open loop offers {} IOPS against the {} ceiling: the backlog grows by {} I/Os a second, so latency from arrival ({} waiting on average here) grows with the run's length",
+            fmt::int(rate),
+            fmt::int(ceiling),
+            fmt::int(rate - ceiling),
+            fmt::us_short(w)
+        ),
+        format!(
+            "or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
+            fmt::int(ceiling)
         ),
     ))
 }
@@ -165,18 +210,19 @@ fn limit_advice(limited_by: &str) -> String {
     }
 }
 
-/// `2,000 IOPS` or `250 MiB/s` when the result sits within 0.5 % of a common limit.
-fn round_number(iops: f64, bw: f64) -> Option<String> {
+/// `2,000 IOPS` or `250 MiB/s` when the result sits within 0.5 % of a common limit, with that
+/// limit in IOPS (the measured IOPS for a limit in MiB/s).
+fn round_number(iops: f64, bw: f64) -> Option<(String, f64)> {
     let near = |x: f64, set: &[f64]| set.iter().copied().find(|r| (x - r).abs() / r < 0.005);
     if let Some(r) = near(iops, ROUND_IOPS) {
-        return Some(format!("{} IOPS", fmt::int(r)));
+        return Some((format!("{} IOPS", fmt::int(r)), r));
     }
-    near(bw / 1_048_576.0, ROUND_MIB_S).map(|r| format!("{} MiB/s", fmt::int(r)))
+    near(bw / 1_048_576.0, ROUND_MIB_S).map(|r| (format!("{} MiB/s", fmt::int(r)), iops))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fires_with, queued, silent};
+    use super::super::testing::{fires, fires_with, queued, silent};
     use super::*;
 
     #[test]
@@ -203,6 +249,49 @@ mod tests {
         ] {
             fires_with(file, None, Bound::Limit, queued(limit), claim, fix);
         }
+    }
+
+    #[test]
+    fn a_round_limit_the_model_does_not_explain_is_named_and_an_open_loop_gets_its_rate_fix() {
+        // 5,000 Poisson IOPS offered to the simulated gp3 (3,000 IOPS), judged against a model
+        // of twice that: the result is flat at 3,000, half the modelled ceiling.
+        let (file, volume) = (
+            "corpus/sim-gp3-openloop5000-libaio-qd32.iolens.json",
+            "gp3:iops=6000",
+        );
+        let f = fires_with(
+            file,
+            Some(volume),
+            Bound::Limit,
+            queued(limit),
+            "the result sits at 3,000 IOPS with I/Os queued",
+            "a limit below the modelled volume IOPS (6,000) binds",
+        );
+        let got = (
+            f.arithmetic.contains("measured 50.0 % of it"),
+            f.arithmetic
+                .contains("the open loop offers 5,000 IOPS against the 3,000 ceiling"),
+            f.fix
+                .contains("offer less than the ceiling (rate_iops below 3,000)"),
+            f.fix.contains("more depth only adds queueing"),
+            f.fix.contains("give --volume"),
+        );
+        assert_eq!(
+            got,
+            (true, true, true, false, false),
+            "{file} (volume {volume}): expected (the model's share, the open loop's backlog, the rate fix, no depth fix, no request for the --volume that was given); arithmetic:\n{}\nfix: {}",
+            f.arithmetic,
+            f.fix
+        );
+        // Without a model, a closed loop on a round number: asked for one, and the depth fix.
+        let plain = "corpus/throttle2000-iouring-qd8.fio.json";
+        let f = fires(plain, None, Bound::Limit, queued(limit));
+        assert!(
+            f.fix.contains("give --volume to compare with a model")
+                && f.fix.contains("more depth only adds queueing"),
+            "{plain}: expected the fix to ask for --volume and to advise on depth, got: {}",
+            f.fix
+        );
     }
 
     #[test]
