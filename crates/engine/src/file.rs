@@ -438,19 +438,20 @@ mod tests {
             assert_eq!(
                 run_inline(op, fd, false, 0, 4096),
                 None,
-                "{op:?} runs inline"
+                "expected a {op:?} of 4096 bytes at 0 to be left to the engine (None), not run inline"
             );
         }
         for op in [crate::Op::Fsync, crate::Op::Fdatasync] {
             assert_eq!(
                 run_inline(op, fd, false, 0, 0),
                 Some(0),
-                "{op:?} on a healthy file"
+                "expected {op:?} on a healthy file to run inline and answer 0"
             );
         }
         assert_eq!(
             run_inline(crate::Op::Trim, fd, false, 8192, 4096),
-            Some(4096)
+            Some(4096),
+            "expected a trim of 4096 bytes at 8192 of a regular file to answer its length"
         );
         assert_eq!(&std::fs::read(&p).unwrap()[8192..12288], &[0u8; 4096][..]);
         assert_eq!(
