@@ -55,15 +55,22 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
     ];
     arith.extend(q.evidence.clone());
     let mut fix = limit_advice(&t.limited_by);
-    if let Some((line, tail)) = open_loop_backlog(c, t.iops, t.iops) {
-        arith.push(line);
-        fix = format!("{fix}, {tail}");
-    } else if q.queueing && c.in_flight > 2.0 * enough_in_flight(t.iops, q.service_us()) {
-        let enough = enough_in_flight(t.iops, q.service_us());
-        fix = format!(
-            "{fix}; more depth only adds queueing: {}",
-            shallower(o, enough)
-        );
+    let ceiling = format!("the {} ceiling", fmt::int(t.iops));
+    match open_loop(c, t.iops, t.iops, &ceiling) {
+        OpenLoop::Over(line, tail) => {
+            arith.push(line);
+            fix = format!("{fix}, {tail}");
+        }
+        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
+        OpenLoop::Closed => {
+            let enough = enough_in_flight(t.iops, q.service_us());
+            if q.queueing && c.in_flight > 2.0 * enough {
+                fix = format!(
+                    "{fix}; more depth only adds queueing: {}",
+                    shallower(o, enough)
+                );
+            }
+        }
     }
     Some(c.verdict(
         Bound::Limit,
@@ -108,15 +115,25 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
         )
     };
     let mut fix = "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster".to_string();
-    let ceiling = round.map_or(u.iops, |(_, iops)| iops);
-    if let Some((line, tail)) = open_loop_backlog(c, ceiling, ceiling * OFFERED_OVER) {
-        arith.push(line);
-        fix = format!("{fix}, {tail}");
-    } else {
-        fix = format!(
-            "{fix}; more depth only adds queueing: {}",
-            shallower(c.o, enough)
-        );
+    let (held, ceiling) = match round {
+        Some((r, iops)) => (format!("the {r} it is held at"), iops),
+        None => (
+            format!("the {} IOPS it is held at", fmt::int(u.iops)),
+            u.iops,
+        ),
+    };
+    match open_loop(c, ceiling, ceiling * OFFERED_OVER, &held) {
+        OpenLoop::Over(line, tail) => {
+            arith.push(line);
+            fix = format!("{fix}, {tail}");
+        }
+        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
+        OpenLoop::Closed => {
+            fix = format!(
+                "{fix}; more depth only adds queueing: {}",
+                shallower(c.o, enough)
+            )
+        }
     }
     Some(c.verdict(Bound::Limit, Severity::Info, claim, arith, fix))
 }
@@ -141,7 +158,7 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
         Some(t) => {
             let share = u.iops / t.iops;
             arith.push(format!(
-                "the model given: expected ceiling {}; measured {} of it, so the limit holding the result flat is not the modelled one",
+                "the model's ceiling {}; measured {} of it, so the limit holding the result flat is not the modelled one",
                 t.formula,
                 fmt::pct(share)
             ));
@@ -152,22 +169,31 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
                 )
             } else {
                 format!(
-                    "the result runs above the modelled {}: the storage is not the one modelled; give --volume (and --instance) as provisioned to compare",
+                    "the result runs above the modelled {}: the model is not what the run had (another type, size or provisioned rate); model the volume and instance as provisioned to compare",
                     t.limited_by
                 )
             }
         }
         None => "a provisioned or throttled limit binds: raise or remove it (give --volume to compare with a model)".to_string(),
     };
-    if let Some((line, tail)) = open_loop_backlog(c, ceiling, ceiling * OFFERED_OVER) {
-        arith.push(line);
-        fix = format!("{fix}, {tail}");
-    } else {
-        let enough = enough_in_flight(u.iops, q.service_us());
-        fix = format!(
-            "{fix}; more depth only adds queueing: {}",
-            shallower(c.o, enough)
-        );
+    match open_loop(
+        c,
+        ceiling,
+        ceiling * OFFERED_OVER,
+        &format!("the {r} it is held at"),
+    ) {
+        OpenLoop::Over(line, tail) => {
+            arith.push(line);
+            fix = format!("{fix}, {tail}");
+        }
+        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
+        OpenLoop::Closed => {
+            let enough = enough_in_flight(u.iops, q.service_us());
+            fix = format!(
+                "{fix}; more depth only adds queueing: {}",
+                shallower(c.o, enough)
+            );
+        }
     }
     Some(c.verdict(
         Bound::Limit,
@@ -178,25 +204,44 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
     ))
 }
 
-/// An open loop that offers more than `ceiling` (above `over`): its backlog grows for as long
-/// as it runs, and latency from arrival with it, so the fix is the offered rate, not the depth.
-/// Gives the line for the arithmetic and the end of the fix.
-fn open_loop_backlog(c: &Case, ceiling: f64, over: f64) -> Option<(String, String)> {
-    let w = c.arrival_wait_us?;
-    let rate = c.offered_iops().filter(|r| *r > over)?;
-    Some((
-        format!(
-            "the open loop offers {} IOPS against the {} ceiling: the backlog grows by {} I/Os a second, so latency from arrival ({} waiting on average here) grows with the run's length",
-            fmt::int(rate),
-            fmt::int(ceiling),
-            fmt::int(rate - ceiling),
-            fmt::us_short(w)
+/// What a limit means for the job's arrivals.
+enum OpenLoop {
+    /// An open loop offering more than the limit carries (above `over`): the line for the
+    /// arithmetic (its backlog grows for as long as it runs, and latency from arrival with it)
+    /// and the end of the fix (the offered rate, not the depth).
+    Over(String, String),
+    /// An open loop at about the limit, or at a rate not given in IOPS: less depth does not
+    /// help it either.
+    Within,
+    /// A closed loop: each I/O is issued when one completes.
+    Closed,
+}
+
+/// In an open loop each I/O arrives on its own schedule, so a shallower queue moves the wait
+/// from the device to the job.
+const LESS_DEPTH_OPEN: &str =
+    "less depth lowers clat only in an open loop: the I/Os then wait for a slot instead";
+
+/// The open loop against a limit of `ceiling` IOPS (`held`: how the arithmetic names it).
+fn open_loop(c: &Case, ceiling: f64, over: f64, held: &str) -> OpenLoop {
+    let Some(w) = c.arrival_wait_us else {
+        return OpenLoop::Closed;
+    };
+    match c.offered_iops().filter(|r| *r > over) {
+        Some(rate) => OpenLoop::Over(
+            format!(
+                "the open loop offers {} IOPS against {held}: the backlog grows by {} I/Os a second (offered less completed), so latency from arrival ({} waiting on average here) grows with the run's length",
+                fmt::int(rate),
+                fmt::int((rate - c.u.iops).max(0.0)),
+                fmt::us_short(w)
+            ),
+            format!(
+                "or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
+                fmt::int(ceiling)
+            ),
         ),
-        format!(
-            "or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
-            fmt::int(ceiling)
-        ),
-    ))
+        None => OpenLoop::Within,
+    }
 }
 
 /// What to change when the model's ceiling binds, by what limits it.
@@ -269,8 +314,9 @@ mod tests {
         );
         let got = (
             f.arithmetic.contains("measured 50.0 % of it"),
-            f.arithmetic
-                .contains("the open loop offers 5,000 IOPS against the 3,000 ceiling"),
+            f.arithmetic.contains(
+                "the open loop offers 5,000 IOPS against the 3,000 IOPS it is held at: the backlog grows by 1,999 I/Os a second"
+            ),
             f.fix
                 .contains("offer less than the ceiling (rate_iops below 3,000)"),
             f.fix.contains("more depth only adds queueing"),
@@ -283,6 +329,32 @@ mod tests {
             f.arithmetic,
             f.fix
         );
+        // A closed loop flat at 2,000 IOPS (a cgroup throttle), judged against models above and
+        // below it: the limit is not the modelled one either way, and the fix says which.
+        let throttled = "corpus/throttle2000-iouring-qd8.fio.json";
+        for (model, share, fix) in [
+            ("gp3", "measured 66.5 % of it", "a limit below the modelled volume IOPS (3,000) binds"),
+            (
+                "io1:iops=1000",
+                "measured 199.6 % of it",
+                "the result runs above the modelled volume IOPS (1,000): the model is not what the run had",
+            ),
+        ] {
+            let f = fires_with(
+                throttled,
+                Some(model),
+                Bound::Limit,
+                queued(limit),
+                "the result sits at 2,000 IOPS with I/Os queued",
+                fix,
+            );
+            assert!(
+                f.arithmetic.contains(share) && f.fix.contains("more depth only adds queueing"),
+                "{throttled} (volume {model}): expected the arithmetic to give '{share}' and the closed loop's fix to advise on depth; arithmetic:\n{}\nfix: {}",
+                f.arithmetic,
+                f.fix
+            );
+        }
         // Without a model, a closed loop on a round number: asked for one, and the depth fix.
         let plain = "corpus/throttle2000-iouring-qd8.fio.json";
         let f = fires(plain, None, Bound::Limit, queued(limit));
