@@ -101,6 +101,7 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
         ));
     }
     arith.extend(q.evidence.clone());
+    arith.extend(c.target.map(|t| off_model_line(u.iops, t)));
     let enough = enough_in_flight(u.iops, d.service_ms * 1e3);
     let claim = if c.unsteady() {
         format!(
@@ -156,13 +157,8 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
     // holds the result is not the modelled one, and the fix is to find it, not to give a model.
     let mut fix = match c.target {
         Some(t) => {
-            let share = u.iops / t.iops;
-            arith.push(format!(
-                "the model's ceiling {}; measured {} of it, so the limit holding the result flat is not the modelled one",
-                t.formula,
-                fmt::pct(share)
-            ));
-            if share < 1.0 {
+            arith.push(off_model_line(u.iops, t));
+            if u.iops < t.iops {
                 format!(
                     "a limit below the modelled {} binds: check what the volume is provisioned at and what caps it (the instance, a throttle), and raise or remove that limit",
                     t.limited_by
@@ -202,6 +198,16 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
         arith,
         fix,
     ))
+}
+
+/// A model was given and its ceiling is elsewhere (`at_model` did not hold): the limit that
+/// holds the result is not the modelled one.
+fn off_model_line(iops: f64, t: &Ceiling) -> String {
+    format!(
+        "the model's ceiling {}; measured {} of it, so the limit holding the result flat is not the modelled one",
+        t.formula,
+        fmt::pct(iops / t.iops)
+    )
 }
 
 /// What a limit means for the job's arrivals.
@@ -355,6 +361,23 @@ mod tests {
                 f.fix
             );
         }
+        // The throttle seen with the device's counters, against a model above it: the throttle
+        // is the claim, and the arithmetic says the model's ceiling is not what holds it.
+        let with_counters = "corpus/throttle2000-libaio-q32t4.fio.json";
+        let f = fires_with(
+            with_counters,
+            Some("gp3"),
+            Bound::Limit,
+            queued(limit),
+            "a throttle above loop0",
+            "raise or remove it",
+        );
+        assert!(
+            f.arithmetic.contains("the model's ceiling for 4 KiB random reads")
+                && f.arithmetic.contains("so the limit holding the result flat is not the modelled one"),
+            "{with_counters} (volume gp3): expected the arithmetic to set the 2,000 IOPS against gp3's 3,000; arithmetic:\n{}",
+            f.arithmetic
+        );
         // Without a model, a closed loop on a round number: asked for one, and the depth fix.
         let plain = "corpus/throttle2000-iouring-qd8.fio.json";
         let f = fires(plain, None, Bound::Limit, queued(limit));
