@@ -54,24 +54,16 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
         ),
     ];
     arith.extend(q.evidence.clone());
-    let mut fix = limit_advice(&t.limited_by);
-    let ceiling = format!("the {} ceiling", fmt::int(t.iops));
-    match open_loop(c, t.iops, t.iops, &ceiling) {
-        OpenLoop::Over(line, tail) => {
-            arith.push(line);
-            fix = format!("{fix}, {tail}");
-        }
-        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
-        OpenLoop::Closed => {
-            let enough = enough_in_flight(t.iops, q.service_us());
-            if q.queueing && c.in_flight > 2.0 * enough {
-                fix = format!(
-                    "{fix}; more depth only adds queueing: {}",
-                    shallower(o, enough)
-                );
-            }
-        }
-    }
+    let enough = enough_in_flight(t.iops, q.service_us());
+    let depth = (q.queueing && c.in_flight > 2.0 * enough).then(|| shallower(o, enough));
+    let held = format!("the {} ceiling", fmt::int(t.iops));
+    let fix = end_fix(
+        c,
+        (t.iops, t.iops, &held),
+        &mut arith,
+        limit_advice(&t.limited_by),
+        depth,
+    );
     Some(c.verdict(
         Bound::Limit,
         Severity::Info,
@@ -115,7 +107,6 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
             fmt::int(u.iops)
         )
     };
-    let mut fix = "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster".to_string();
     let (held, ceiling) = match round {
         Some((r, iops)) => (format!("the {r} it is held at"), iops),
         None => (
@@ -123,19 +114,13 @@ fn throttled(c: &Case, q: &Queue) -> Option<Verdict> {
             u.iops,
         ),
     };
-    match open_loop(c, ceiling, ceiling * OFFERED_OVER, &held) {
-        OpenLoop::Over(line, tail) => {
-            arith.push(line);
-            fix = format!("{fix}, {tail}");
-        }
-        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
-        OpenLoop::Closed => {
-            fix = format!(
-                "{fix}; more depth only adds queueing: {}",
-                shallower(c.o, enough)
-            )
-        }
-    }
+    let fix = end_fix(
+        c,
+        (ceiling, ceiling * OFFERED_OVER, &held),
+        &mut arith,
+        "a cap above the device (cgroup io/blkio throttle, hypervisor or provisioned limit) binds: raise or remove it to go faster".to_string(),
+        Some(shallower(c.o, enough)),
+    );
     Some(c.verdict(Bound::Limit, Severity::Info, claim, arith, fix))
 }
 
@@ -155,7 +140,7 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
     arith.extend(q.evidence.clone());
     // A model was given and its ceiling is elsewhere (`at_model` did not hold): the limit that
     // holds the result is not the modelled one, and the fix is to find it, not to give a model.
-    let mut fix = match c.target {
+    let fix = match c.target {
         Some(t) => {
             arith.push(off_model_line(u.iops, t));
             if u.iops < t.iops {
@@ -172,25 +157,18 @@ fn round(c: &Case, q: &Queue) -> Option<Verdict> {
         }
         None => "a provisioned or throttled limit binds: raise or remove it (give --volume to compare with a model)".to_string(),
     };
-    match open_loop(
+    let enough = enough_in_flight(u.iops, q.service_us());
+    let fix = end_fix(
         c,
-        ceiling,
-        ceiling * OFFERED_OVER,
-        &format!("the {r} it is held at"),
-    ) {
-        OpenLoop::Over(line, tail) => {
-            arith.push(line);
-            fix = format!("{fix}, {tail}");
-        }
-        OpenLoop::Within => fix = format!("{fix}; {LESS_DEPTH_OPEN}"),
-        OpenLoop::Closed => {
-            let enough = enough_in_flight(u.iops, q.service_us());
-            fix = format!(
-                "{fix}; more depth only adds queueing: {}",
-                shallower(c.o, enough)
-            );
-        }
-    }
+        (
+            ceiling,
+            ceiling * OFFERED_OVER,
+            &format!("the {r} it is held at"),
+        ),
+        &mut arith,
+        fix,
+        Some(shallower(c.o, enough)),
+    );
     Some(c.verdict(
         Bound::Limit,
         Severity::Info,
@@ -210,44 +188,42 @@ fn off_model_line(iops: f64, t: &Ceiling) -> String {
     )
 }
 
-/// What a limit means for the job's arrivals.
-enum OpenLoop {
-    /// An open loop offering more than the limit carries (above `over`): the line for the
-    /// arithmetic (its backlog grows for as long as it runs, and latency from arrival with it)
-    /// and the end of the fix (the offered rate, not the depth).
-    Over(String, String),
-    /// An open loop at about the limit, or at a rate not given in IOPS: less depth does not
-    /// help it either.
-    Within,
-    /// A closed loop: each I/O is issued when one completes.
-    Closed,
-}
-
 /// In an open loop each I/O arrives on its own schedule, so a shallower queue moves the wait
 /// from the device to the job.
 const LESS_DEPTH_OPEN: &str =
     "less depth lowers clat only in an open loop: the I/Os then wait for a slot instead";
 
-/// The open loop against a limit of `ceiling` IOPS (`held`: how the arithmetic names it).
-fn open_loop(c: &Case, ceiling: f64, over: f64, held: &str) -> OpenLoop {
+/// Ends a limit's `fix` by how the job's I/Os arrive, against a limit of `ceiling` IOPS (`held`:
+/// how the arithmetic names it). An open loop offering more than `over` gets the line on its
+/// backlog (it grows for as long as it runs, and latency from arrival with it) and the rate
+/// fix; one at about the limit, or at a rate not given in IOPS, that less depth does not help
+/// either; a closed loop, the `depth` advice where there is one.
+fn end_fix(
+    c: &Case,
+    (ceiling, over, held): (f64, f64, &str),
+    arith: &mut Vec<String>,
+    fix: String,
+    depth: Option<String>,
+) -> String {
     let Some(w) = c.arrival_wait_us else {
-        return OpenLoop::Closed;
+        return match depth {
+            Some(d) => format!("{fix}; more depth only adds queueing: {d}"),
+            None => fix,
+        };
     };
-    match c.offered_iops().filter(|r| *r > over) {
-        Some(rate) => OpenLoop::Over(
-            format!(
-                "the open loop offers {} IOPS against {held}: the backlog grows by {} I/Os a second (offered less completed), so latency from arrival ({} waiting on average here) grows with the run's length",
-                fmt::int(rate),
-                fmt::int((rate - c.u.iops).max(0.0)),
-                fmt::us_short(w)
-            ),
-            format!(
-                "or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
-                fmt::int(ceiling)
-            ),
-        ),
-        None => OpenLoop::Within,
-    }
+    let Some(rate) = c.offered_iops().filter(|r| *r > over) else {
+        return format!("{fix}; {LESS_DEPTH_OPEN}");
+    };
+    arith.push(format!(
+        "the open loop offers {} IOPS against {held}: the backlog grows by {} I/Os a second (offered less completed), so latency from arrival ({} waiting on average here) grows with the run's length",
+        fmt::int(rate),
+        fmt::int((rate - c.u.iops).max(0.0)),
+        fmt::us_short(w)
+    ));
+    format!(
+        "{fix}, or offer less than the ceiling (rate_iops below {}); less depth lowers clat only: the I/Os then wait for a slot instead",
+        fmt::int(ceiling)
+    )
 }
 
 /// What to change when the model's ceiling binds, by what limits it.
