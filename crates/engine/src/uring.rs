@@ -654,57 +654,45 @@ mod tests {
 
     #[test]
     fn spinning_stops_when_spins_run_out_and_comes_back_when_they_pay() {
-        let mut p = SpinPolicy::default();
-        let spun = |p: &mut SpinPolicy, n: u32, found: bool| {
+        // Runs `n` waits; the k-th spin (from 1) finds its completion when `hit(k)`. Returns
+        // how many waits spun.
+        fn spun(p: &mut SpinPolicy, n: u32, hit: impl Fn(u32) -> bool) -> u32 {
             let mut k = 0;
             for _ in 0..n {
                 if p.spins() {
                     k += 1;
-                    p.spun(found);
+                    p.spun(hit(k));
                 }
             }
             k
-        };
+        }
+        let mut p = SpinPolicy::default();
         assert_eq!(
-            spun(&mut p, 100, true),
+            spun(&mut p, 100, |_| true),
             100,
             "expected every wait to spin while spins find their completion"
         );
-        spun(&mut p, 64, false);
-        let k = spun(&mut p, 160, false);
+        spun(&mut p, 64, |_| false);
+        let k = spun(&mut p, 160, |_| false);
         assert_eq!(
             k, 10,
             "expected 1 wait in 16 to spin (10 of 160) once spins keep running out, got {k}"
         );
-        spun(&mut p, 160, true);
+        spun(&mut p, 160, |_| true);
         assert_eq!(
-            spun(&mut p, 50, true),
+            spun(&mut p, 50, |_| true),
             50,
             "expected the probes' hits to bring spinning back for every wait"
         );
         // A third missed (every third spin): under the threshold throughout, every wait spins.
-        let mut q = SpinPolicy::default();
-        let mut k = 0u32;
-        for _ in 0..1000 {
-            if q.spins() {
-                k += 1;
-                q.spun(k % 3 != 0);
-            }
-        }
+        let k = spun(&mut SpinPolicy::default(), 1000, |k| k % 3 != 0);
         assert_eq!(
             k, 1000,
             "expected every wait to spin with a third of the spins missing, spun {k} of 1000"
         );
         // Every other spin missed: the average passes half after a miss and the next spin waits
         // for a probe, so few waits spin.
-        let mut h = SpinPolicy::default();
-        let mut k = 0u32;
-        for _ in 0..1600 {
-            if h.spins() {
-                k += 1;
-                h.spun(k % 2 == 0);
-            }
-        }
+        let k = spun(&mut SpinPolicy::default(), 1600, |k| k % 2 == 0);
         assert!(
             k < 400,
             "expected under a quarter of 1600 waits to spin with every other spin missing (the hysteresis), spun {k}"
