@@ -162,8 +162,36 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         }
         // Options of an engine iolens does not run in full, given to a job of that engine.
         let mut engine_only = Vec::new();
-        for (entry, def) in all {
+        // The job's engine: the last `ioengine` applied (options apply in the order of `all`).
+        let engine = all
+            .iter()
+            .rev()
+            .find(|(_, d)| d.name == "ioengine")
+            .and_then(|(e, _)| e.value.as_deref())
+            .map_or(spec.ioengine_name.clone(), |v| v.trim().to_string());
+        let n_global = all.len() - own.len();
+        for (i, (entry, def)) in all.iter().copied().enumerate() {
             let value = value_of(entry, def)?;
+            if !def.engines.is_empty() && !def.engines.contains(&engine.as_str()) {
+                // Another engine's option: refused when the job gives it (fio: "unrecognized
+                // option"); left out with a warning when it comes from a global section
+                // written for another engine (fio keeps it there without effect).
+                let whose = format!(
+                    "{} is an option of ioengine={}, not {engine}",
+                    def.name,
+                    options::join_and(def.engines)
+                );
+                if i >= n_global {
+                    return Err(JobError::at(entry.span.clone(), Some(&entry.key), whose));
+                }
+                if warned.insert((entry.span.clone(), entry.key.clone())) {
+                    warnings.push(format!(
+                        "{}: option '{}' ignored in job '{}': {whose}",
+                        entry.span, entry.key, spec.name
+                    ));
+                }
+                continue;
+            }
             match def.status {
                 Status::Supported | Status::Partial(_) => {
                     if let Status::Partial(why) = def.status {
@@ -278,6 +306,69 @@ mod tests {
             crate::spec::CmdWriteMode::Zeroes
         );
         assert!(set.jobs[0].writefua && !set.jobs[0].readfua);
+    }
+
+    #[test]
+    fn an_engines_own_option_is_refused_for_a_job_of_another_engine() {
+        // fio: "unrecognized option" for the job's own options.
+        for (text, says) in [
+            (
+                "[a]\nioengine=psync\nsqthread_poll=1\n",
+                "t.fio:3: option 'sqthread_poll': sqthread_poll is an option of ioengine=io_uring, io_uring_cmd and xnvme, not psync",
+            ),
+            (
+                "[a]\nioengine=libaio\nreadfua=1\n",
+                "readfua is an option of ioengine=sg and io_uring_cmd, not libaio",
+            ),
+            (
+                "[a]\nioengine=null\nuncached=0\n",
+                "uncached is an option of ioengine=pvsync2 and io_uring, not null",
+            ),
+            // The engine's default (psync) counts as the job's engine.
+            ("[a]\nfixedbufs\n", "fixedbufs is an option of ioengine=io_uring and io_uring_cmd, not psync"),
+            (
+                "[a]\nioengine=io_uring\nlibaio_vectored=1\n",
+                "libaio_vectored is an option of ioengine=libaio, not io_uring",
+            ),
+        ] {
+            match jobs(text) {
+                Err(e) => assert!(
+                    e.to_string().contains(says),
+                    "job file {text:?}: expected an error saying {says:?}, got: {e}"
+                ),
+                Ok(set) => panic!(
+                    "job file {text:?}: expected an error saying {says:?}, got a job set with warnings {:?}",
+                    set.warnings
+                ),
+            }
+        }
+        // Each engine takes its own, whichever order the section writes them in.
+        for text in [
+            "[a]\nsqthread_poll=1\nioengine=io_uring\nfixedbufs\nhipri=0\n",
+            "[a]\nioengine=pvsync2\nhipri=1\nuncached=1\n",
+            "[a]\nioengine=libaio\nlibaio_vectored=1\nuserspace_reap\n",
+            "[a]\nioengine=dirstat\nstat_type=lstat\n",
+        ] {
+            if let Err(e) = jobs(text) {
+                panic!("job file {text:?}: expected the engine's own options to be taken: {e}");
+            }
+        }
+        // From a global section for another engine: fio keeps it without effect.
+        let set = jobs("[global]\nioengine=io_uring\nsqthread_poll=1\n[a]\nioengine=psync\n[b]\n")
+            .expect("a global engine option a job's own engine does not take is a warning");
+        assert!(
+            !set.jobs[0].sqthread_poll,
+            "expected job a (psync) not to poll"
+        );
+        assert!(
+            set.jobs[1].sqthread_poll,
+            "expected job b (io_uring) to poll"
+        );
+        assert_eq!(
+            set.warnings,
+            ["t.fio:3: option 'sqthread_poll' ignored in job 'a': sqthread_poll is an option of ioengine=io_uring, io_uring_cmd and xnvme, not psync"],
+            "expected one warning, for job a only"
+        );
     }
 
     #[test]

@@ -1630,12 +1630,6 @@ impl JobSpec {
                 "log_store_compressed stores fio 3.33's binary samples, which have no room for log_window_value=both or log_issue_time".into(),
             );
         }
-        if self.uncached && !matches!(self.ioengine, EngineKind::Pvsync2 | EngineKind::IoUring) {
-            return Err(format!(
-                "uncached is an option of ioengine=pvsync2 and io_uring, not {}",
-                self.ioengine_name
-            ));
-        }
         if self.atomic
             && !matches!(
                 self.ioengine,

@@ -179,12 +179,25 @@ pub struct OptDef {
     /// The fio version that added the option ("3.41"), for options fio 3.33 does not have;
     /// empty for the others.
     pub since: &'static str,
+    /// The engines that take this option, as fio's HOWTO tags it (`[io_uring] [libaio]`);
+    /// empty for options of every engine. fio refuses an engine's option given to a job of
+    /// another engine ("unrecognized option"), and so does iolens.
+    pub engines: &'static [&'static str],
 }
 
 impl OptDef {
     /// True when `name` is this option's name or an alias.
     pub fn matches(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// Names joined as a sentence lists them: `a`, `a and b`, `a, b and c`.
+pub fn join_and(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -280,6 +293,8 @@ pub fn compat_markdown() -> String {
         "**engine only** (belongs to an ioengine iolens does not run, or to a part of io_uring_cmd it\ndoes not run; that engine, or the option with io_uring_cmd, is rejected),\n",
     );
     out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n");
+    out.push_str("An option that names its engines (`ioengine=io_uring and io_uring_cmd`) is refused in a job of\n");
+    out.push_str("another engine, as fio refuses it; from a global section it is left out of such a job with a warning.\n");
     out.push_str("An option fio 3.33 does not have names the fio version that added it.\n\n");
     let total = OPTIONS.len();
     let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();
@@ -306,6 +321,11 @@ pub fn compat_markdown() -> String {
                 Status::Unsupported(r) => format!("not supported: {r}"),
                 Status::EngineOnly(e) => format!("engine only ({e})"),
                 Status::Partial(r) => format!("partial: {r}"),
+            };
+            let status = if o.engines.is_empty() {
+                status
+            } else {
+                format!("{status} (ioengine={})", join_and(o.engines))
             };
             let since = if o.since.is_empty() {
                 String::new()
@@ -339,6 +359,43 @@ pub fn compat_markdown() -> String {
 mod tests {
     use super::*;
     use crate::error::Span;
+
+    #[test]
+    fn every_engine_an_option_names_is_an_engine_fio_has() {
+        use crate::spec::{EngineKind, FileOp, ForeignEngine};
+        let mut general = vec![];
+        for d in OPTIONS {
+            if d.category == Category::Engine
+                && !matches!(d.status, Status::EngineOnly(_))
+                && d.engines.is_empty()
+            {
+                general.push(d.name);
+            }
+            assert!(
+                d.engines.is_empty() || d.category == Category::Engine,
+                "option {}: an engine list on an option of category {:?}",
+                d.name,
+                d.category
+            );
+            for e in d.engines {
+                let known = EngineKind::CHOICES.iter().any(|(n, _)| n == e)
+                    || FileOp::NAMES.iter().any(|(n, _)| n == e)
+                    || ForeignEngine::lookup(e).is_some();
+                assert!(
+                    known,
+                    "option {}: engine {e} is not a fio engine iolens knows",
+                    d.name
+                );
+            }
+        }
+        // Engine options fio gives every engine (it refuses atomic=1 by value where the engine
+        // cannot do it): all others name their engines.
+        assert_eq!(
+            general,
+            ["ioengine", "atomic"],
+            "expected only these engine options without an engine list"
+        );
+    }
 
     #[test]
     fn patterns_concatenate_hex_strings_numbers_and_files() {

@@ -637,6 +637,26 @@ fn apply_verify(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
+// The engines that take an engine's option, as the 3.42 HOWTO tags them.
+const URING: &[&str] = &["io_uring", "io_uring_cmd"];
+const SQPOLL: &[&str] = &["io_uring", "io_uring_cmd", "xnvme"];
+const URING_CMD: &[&str] = &["io_uring_cmd"];
+const HIPRI: &[&str] = &[
+    "io_uring",
+    "io_uring_cmd",
+    "xnvme",
+    "libblkio",
+    "pvsync2",
+    "sg",
+];
+const CMDPRIO: &[&str] = &["io_uring", "libaio"];
+const LIBAIO: &[&str] = &["libaio"];
+const PVSYNC2: &[&str] = &["pvsync2"];
+const NOWAIT: &[&str] = &["pvsync2", "libaio", "io_uring", "io_uring_cmd"];
+const UNCACHED: &[&str] = &["pvsync2", "io_uring"];
+const FILESTAT: &[&str] = &["filestat", "dirstat"];
+const FUA: &[&str] = &["sg", "io_uring_cmd"];
+
 macro_rules! opt {
     ($name:literal $(| $alias:literal)*, $kind:expr, $default:literal, $cat:ident, $help:literal, $example:literal, $apply:expr) => {
         OptDef {
@@ -651,6 +671,7 @@ macro_rules! opt {
             apply: Some($apply as Apply),
             example: $example,
             since: "",
+            engines: &[],
         }
     };
 }
@@ -669,6 +690,7 @@ macro_rules! ign {
             apply: None,
             example: "",
             since: "",
+            engines: &[],
         }
     };
 }
@@ -687,6 +709,7 @@ macro_rules! uns {
             apply: None,
             example: "",
             since: "",
+            engines: &[],
         }
     };
 }
@@ -706,6 +729,7 @@ macro_rules! eng {
             apply: None,
             example: "",
             since: "",
+            engines: &[],
         }
     };
 }
@@ -2002,20 +2026,27 @@ pub static OPTIONS: &[OptDef] = &[
             apply_ioengine
         )
     },
-    ign!(
+    OptDef {
+        engines: CMDPRIO,
+        ..ign!(
         "cmdprio_percentage",
         K::PerDirInt,
         Engine,
         "per-command priorities are not implemented"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        engines: CMDPRIO,
+        ..ign!(
         "cmdprio_class",
         K::PerDirInt,
         Engine,
         "per-command priorities are not implemented"
-    ),
+    )
+    },
     OptDef {
         since: "3.36",
+        engines: CMDPRIO,
         ..ign!(
         "cmdprio_hint",
         K::PerDirInt,
@@ -2023,19 +2054,27 @@ pub static OPTIONS: &[OptDef] = &[
         "per-command priorities are not implemented"
     )
     },
-    ign!(
+    OptDef {
+        engines: CMDPRIO,
+        ..ign!(
         "cmdprio",
         K::PerDirInt,
         Engine,
         "per-command priorities are not implemented"
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        engines: CMDPRIO,
+        ..ign!(
         "cmdprio_bssplit",
         K::Str,
         Engine,
         "per-command priorities are not implemented"
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING,
+        ..opt!(
         "fixedbufs",
         K::Flag,
         "0",
@@ -2046,8 +2085,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.fixedbufs = boolean(v)?;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING,
+        ..opt!(
         "nonvectored",
         K::Int,
         "1",
@@ -2058,8 +2100,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.nonvectored = v.trim() != "0";
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING,
+        ..opt!(
         "force_async",
         K::Int,
         "0",
@@ -2070,8 +2115,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.force_async = uint(s, v, 0, u32::MAX as u64)? as u32;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING,
+        ..opt!(
         "registerfiles",
         K::Flag,
         "0",
@@ -2082,8 +2130,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.registerfiles = boolean(v)?;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: SQPOLL,
+        ..opt!(
         "sqthread_poll",
         K::Flag,
         "0",
@@ -2094,8 +2145,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.sqthread_poll = boolean(v)?;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING,
+        ..opt!(
         "sqthread_poll_cpu",
         K::Int,
         "",
@@ -2106,8 +2160,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.sqthread_poll_cpu = Some(uint(s, v, 0, 65535)? as u32);
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: URING_CMD,
+        ..opt!(
         "cmd_type",
         K::Enum(&["nvme"]),
         "nvme",
@@ -2121,12 +2178,15 @@ pub static OPTIONS: &[OptDef] = &[
             ),
             other => Err(format!("bad value '{other}': allowed values are nvme")),
         }
-    ),
+    )
+    },
     OptDef {
         since: "after 3.42",
         ..eng!("io_uring_cmd", "cdb_len")
     },
-    opt!(
+    OptDef {
+        engines: HIPRI,
+        ..opt!(
         "hipri",
         K::Flag,
         "0",
@@ -2137,21 +2197,33 @@ pub static OPTIONS: &[OptDef] = &[
             s.hipri = boolean(v)?;
             Ok(())
         }
-    ),
-    ign!(
+    )
+    },
+    OptDef {
+        engines: LIBAIO,
+        ..ign!(
         "userspace_reap",
-        K::Bool,
+        K::Flag,
         Engine,
-        "libaio completions are always reaped with io_getevents"
-    ),
-    ign!(
+        "libaio completions are always read from the ring in user space first, as it asks"
+    )
+    },
+    OptDef {
+        engines: PVSYNC2,
+        ..ign!(
         "hipri_percentage",
         K::Int,
         Engine,
         "pvsync2: hipri applies to every I/O or none"
-    ),
-    ign!("nowait", K::Bool, Engine, "RWF_NOWAIT is not implemented"),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: NOWAIT,
+        ..ign!("nowait", K::Bool, Engine, "RWF_NOWAIT is not implemented")
+    },
+    OptDef {
+        engines: UNCACHED,
+        ..opt!(
         "uncached",
         K::Int,
         "0",
@@ -2162,7 +2234,8 @@ pub static OPTIONS: &[OptDef] = &[
             s.uncached = uint(s, v, 0, u32::MAX as u64)? != 0;
             Ok(())
         }
-    ),
+    )
+    },
     opt!(
         "atomic",
         K::Bool,
@@ -2177,6 +2250,7 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef {
         since: "3.39",
+        engines: LIBAIO,
         ..opt!(
             "libaio_vectored",
             K::Bool,
@@ -2273,7 +2347,9 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("mtd", "skip_bad"),
     eng!("rdma", "verb"),
     eng!("rdma", "bindname"),
-    opt!(
+    OptDef {
+        engines: FILESTAT,
+        ..opt!(
         "stat_type",
         K::Enum(STAT_TYPE_NAMES),
         "stat",
@@ -2284,8 +2360,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.stat_type = pick(v.trim(), STAT_TYPE)?;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: FUA,
+        ..opt!(
         "readfua",
         K::Bool,
         "0",
@@ -2296,8 +2375,11 @@ pub static OPTIONS: &[OptDef] = &[
             s.readfua = boolean(v)?;
             Ok(())
         }
-    ),
-    opt!(
+    )
+    },
+    OptDef {
+        engines: FUA,
+        ..opt!(
         "writefua",
         K::Bool,
         "0",
@@ -2308,11 +2390,13 @@ pub static OPTIONS: &[OptDef] = &[
             s.writefua = boolean(v)?;
             Ok(())
         }
-    ),
+    )
+    },
     eng!("sg", "sg_write_mode"),
     eng!("sg", "stream_id"),
     OptDef {
         since: "3.38",
+        engines: URING_CMD,
         ..opt!(
             "write_mode",
             K::Enum(CMD_WRITE_MODE_NAMES),
@@ -2336,6 +2420,7 @@ pub static OPTIONS: &[OptDef] = &[
     },
     OptDef {
         since: "3.38",
+        engines: URING_CMD,
         ..opt!(
             "verify_mode",
             K::Enum(&["read"]),
