@@ -534,10 +534,9 @@ fn burst_option(
     }
     let size = size?;
     let vol = crate::models::parse_volume(&format!("{}:size={size}G", base.type_name())).ok()?;
-    let units = match vol.io_unit() {
-        Some(u) if need.bs > u => (need.bs as f64 / u as f64).ceil(),
-        _ => 1.0,
-    };
+    // Credits are spent per I/O as the volume counts them: split above its unit, sequential
+    // ones merged below it (as the sizing and the baseline count them).
+    let units = crate::models::units_per_io(&vol, need);
     let ios = need.ios();
     let secs = vol.burst_seconds_at(ios * units, ios * need.bs as f64)?;
     let base_lim = vol.limits(false);

@@ -89,7 +89,7 @@ impl Volume {
         let storage = size * price.storage_gb_month;
         let mut detail = vec![format!(
             "storage {} x {}/GB-month = {}",
-            fmt::gib(size),
+            self.size_text(size),
             fmt::price(price.storage_gb_month),
             fmt::usd(storage)
         )];

@@ -24,6 +24,7 @@ pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HE
 pub use instance::{instance, instance_family, largest_instance, Instance};
 pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json, list_sources};
+pub(crate) use provision::units_per_io;
 pub use provision::{size_for, smallest, Need, Sized};
 pub(crate) use spec::known_types;
 pub use spec::parse_volume;

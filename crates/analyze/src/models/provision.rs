@@ -31,7 +31,7 @@ pub struct Need {
     pub read_fraction: f64,
     /// Sequential I/O (EBS merges it up to its I/O unit).
     pub sequential: bool,
-    /// The capacity the data needs, GiB (GB for OCI; 0: none).
+    /// The capacity the data needs, GiB (0: none).
     pub capacity_gib: f64,
     /// Provision this multiple of the rate (1.2: 20 % headroom).
     pub headroom: f64,
@@ -83,10 +83,11 @@ pub struct Sized {
 /// attachment and performance units where fixed) for `need`. `base`'s size is the least size
 /// when `keep_size` (a volume that exists cannot shrink), else the need's capacity is.
 pub fn size_for(base: &Volume, need: &Need, keep_size: bool) -> Result<Sized, AnalyzeError> {
+    let capacity = base.size_for_gib(need.capacity_gib);
     let floor = if keep_size {
-        base.size_gib.unwrap_or(0.0).max(need.capacity_gib)
+        base.size_gib.unwrap_or(0.0).max(capacity)
     } else {
-        need.capacity_gib
+        capacity
     };
     let mut v = base.clone();
     v.notes.clear();
@@ -165,7 +166,7 @@ pub fn smallest(ty: &str) -> Result<Volume, AnalyzeError> {
 
 /// I/Os the provider counts for one I/O of the need's size: EBS splits an I/O above its unit
 /// (a 1 MiB I/O is four of 256 KiB) and merges sequential ones below it.
-fn units_per_io(v: &Volume, need: &Need) -> f64 {
+pub(crate) fn units_per_io(v: &Volume, need: &Need) -> f64 {
     let bs = need.bs.max(1) as f64;
     match v.io_unit().map(|u| u as f64) {
         Some(u) if bs > u => (bs / u).ceil(),
@@ -552,18 +553,11 @@ fn by_size(v: &mut Volume, need: &Need, floor: f64, max: f64, steps: &mut Vec<St
     let l = v.limits(false);
     steps.push(format!(
         "size: {} gives {} IOPS, {} ({} performance comes from size)",
-        size_text(v, s),
+        v.size_text(s),
         fmt::int(l.iops),
         fmt::bw(l.bytes_per_s),
         v.model.ty
     ));
-}
-
-fn size_text(v: &Volume, s: f64) -> String {
-    match v.model.params {
-        Params::Oci(_) => format!("{} GB", fmt::trim(s, 0)),
-        _ => fmt::gib(s),
-    }
 }
 
 fn min_size(m: &VolumeModel) -> f64 {
@@ -662,5 +656,33 @@ mod tests {
         .unwrap();
         assert!(s.short.is_none(), "{s:?}");
         assert!(s.ceiling_iops >= 120_000.0, "{s:?}");
+    }
+
+    #[test]
+    fn oci_sizes_in_gb_hold_a_capacity_given_in_gib() {
+        // 1,000 GiB is 1,073.7 GB: OCI's GB-sized volume must be 1,074 GB, not 1,000 GB.
+        let mut n = need(1_000.0, 4 * KIB);
+        n.capacity_gib = 1_000.0;
+        let s = size_for(&smallest("oci-balanced").unwrap(), &n, false).unwrap();
+        assert_eq!(
+            s.volume.size_gib,
+            Some(1_074.0),
+            "oci-balanced for 1,000 GiB of data (1,000 IOPS of 4 KiB): {:?}",
+            s.steps
+        );
+        let c = s.volume.monthly_cost().unwrap();
+        assert!(
+            c.detail[0].starts_with("storage 1,074 GB x "),
+            "expected the storage line in OCI's GB, got {:?}",
+            c.detail
+        );
+        assert!(
+            s.volume.name().contains(", 1,074 GB ("),
+            "expected the name in GB, got {}",
+            s.volume.name()
+        );
+        // A volume that exists keeps its size where it holds the data: 1,100 GB does.
+        let s = size_for(&parse_volume("oci-balanced:size=1100G").unwrap(), &n, true).unwrap();
+        assert_eq!(s.volume.size_gib, Some(1_100.0), "{:?}", s.steps);
     }
 }

@@ -65,6 +65,23 @@ pub struct Burst {
 }
 
 impl Volume {
+    /// A size in the volume's own unit, as its provider writes it: GiB, GB for OCI.
+    pub fn size_text(&self, size: f64) -> String {
+        match self.model.params {
+            Params::Oci(_) => format!("{} GB", fmt::trim(size, 2)),
+            _ => fmt::gib(size),
+        }
+    }
+
+    /// The size, in the volume's own unit, that holds `gib` GiB: OCI sizes volumes in GB
+    /// (10^9 bytes), so 1,000 GiB needs 1,074 GB.
+    pub(crate) fn size_for_gib(&self, gib: f64) -> f64 {
+        match self.model.params {
+            Params::Oci(_) if gib > 0.0 => (gib * (1u64 << 30) as f64 / 1e9 - 1e-9).ceil(),
+            _ => gib,
+        }
+    }
+
     /// A short human name: `io1 48,000 IOPS, 960 GiB`.
     pub fn name(&self) -> String {
         let ty = &self.model.ty;
@@ -94,9 +111,9 @@ impl Volume {
             Params::Oci(_) => {
                 let l = self.limits(false);
                 format!(
-                    "{ty} {} VPUs/GB, {} GB ({} IOPS, {})",
+                    "{ty} {} VPUs/GB, {} ({} IOPS, {})",
                     fmt::int(self.vpus.unwrap_or(0.0)),
-                    fmt::trim(self.size_gib.unwrap_or(0.0), 2),
+                    self.size_text(self.size_gib.unwrap_or(0.0)),
                     fmt::int(l.iops),
                     fmt::mb_s(l.bytes_per_s)
                 )

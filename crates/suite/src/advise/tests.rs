@@ -462,6 +462,41 @@ fn c05_a_burst_workload_on_gp2() {
     );
 }
 
+/// Sequential I/O spends burst credits as gp2 counts it: 500 sequential 64 KiB reads a second
+/// merge into 125 I/Os of 256 KiB, 25 above a 10 GiB gp2's 100 baseline, so its 5.4 M credits
+/// last 5.4 M / 25 = 216,000 s (60 h), and for a day 10 GiB does it ($1.00). Counted as 500
+/// I/Os they would last 5.4 M / 400 = 13,500 s, and the pick would be 42 GiB at baseline
+/// (125 / 3 IOPS per GiB, $4.20).
+#[test]
+fn c05b_sequential_io_spends_gp2_credits_merged() {
+    let o = Options {
+        iops: Some(500.0),
+        filters: Filters {
+            types: vec!["gp2".into()],
+            ..Filters::default()
+        },
+        duration_s: Some(86_400.0),
+        ..base(jobs(&[
+            "--name=log",
+            "--ioengine=libaio",
+            "--rw=read",
+            "--bs=64k",
+            "--iodepth=8",
+            "--size=10g",
+        ]))
+    };
+    check(
+        "gp2 burst, sequential 64 KiB for a day",
+        &o,
+        &Want {
+            winner: Some(("gp2 on burst credits", "gp2:size=10G", Some(1.0))),
+            unconfirmed: None,
+            rejected: &[],
+            text: &["bursts to 3,000 IOPS for 216,000 s (60 h) at this workload"],
+        },
+    );
+}
+
 /// An instance-capped case: an m5.large carries 3,600 IOPS sustained (18,750 for 30 minutes
 /// a day), so no volume gives a 10,000-IOPS workload on it for good; for 10 minutes it does,
 /// and gp3 at 12,000 IOPS, 188 MiB/s, 100 GiB costs $8 + $45 + $2.52 = $55.52.
@@ -588,7 +623,7 @@ fn c08_gcp_persistent_disk_against_hyperdisk() {
     assert!((bal.candidate.cost.unwrap() - 300.0).abs() < 0.005);
 }
 
-/// OCI, performance units: 20,000 IOPS of 4 KiB with p99 under 10 ms on 200 GB. Balanced (10
+/// OCI, performance units: 20,000 IOPS of 4 KiB with p99 under 10 ms on 200 GiB (215 GB). Balanced (10
 /// VPUs/GB, 60 IOPS/GB) needs 400 GB: 400 x ($0.0255 + 10 x $0.0017) = $17.00; Higher
 /// Performance (75/GB) 320 GB, $19.04; Ultra High Performance at its cheapest, 30 VPUs (90/GB),
 /// 267 GB, $20.43; Lower Cost stops at 3,000 IOPS: 8 x 1,500 GB, $306.00.
