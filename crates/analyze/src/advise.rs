@@ -724,9 +724,14 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
     }
     if let Some((what, want, got)) = short {
         status = Status::Rejected;
-        let frac = got / want;
-        let carries = c.ceiling_iops * frac >= got * (1.0 + RATE_TOLERANCE)
-            || c.ceiling_iops >= t.iops.unwrap_or(0.0) * (1.0 - 1e-9);
+        // The run's mean I/O size, to count a throughput target in I/Os as the ceiling is.
+        let bs = (m.iops > 0.0).then(|| m.bytes_per_s / m.iops);
+        let want_ios = match (what, bs) {
+            ("IOPS", _) => want,
+            (_, Some(bs)) if bs > 0.0 => want / bs,
+            _ => f64::INFINITY,
+        };
+        let carries = c.ceiling_iops >= want_ios * (1.0 - 1e-9);
         // The volumes and the instance carry the target and the run was not at a limit, so
         // the shortfall is the workload's: its I/Os in flight over the type's latency
         // (Little's law; a full queue of slow I/Os reads as saturation).
@@ -734,7 +739,7 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             (
                 "concurrency".into(),
                 format!(
-                    "too little concurrency in the workload: {} in flight gave {} of the {} needed, though {} carries {} IOPS; explain: {}",
+                    "too little concurrency in the workload: {} in flight gave {} of the {} needed, though {} carries {} IOPS{} ({}); explain: {}",
                     fmt::count(m.in_flight, "I/O"),
                     if what == "IOPS" {
                         format!("{} IOPS", fmt::int(got))
@@ -748,6 +753,9 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
                     },
                     c.label,
                     fmt::int(c.ceiling_iops),
+                    bs.map(|b| format!(" of {}", fmt::size(b)))
+                        .unwrap_or_default(),
+                    c.limited_by,
                     m.bound_claim
                 ),
             )

@@ -272,7 +272,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             s.trace && s.trace_timed,
             s.achieved_iops.filter(|_| s.trace),
         );
-        let (bound, claim) = bound_of(&r, &c);
+        let (bound, claim) = bound_of(&r, &c, s);
         m.bound = bound;
         m.bound_claim = claim;
         let judged = judge(&c, &m, &targets, &model);
@@ -577,6 +577,25 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
     Ok((set, offered))
 }
 
+/// The simulated volume's IOPS limit for candidate `c`, in the workload's I/Os: a volume that
+/// merges physically sequential I/O up to its unit (EBS: 256 KiB on SSD, 1 MiB on HDD) takes
+/// that many of the workload's sequential I/Os per operation, as the sizing counted them,
+/// while the simulated volume charges an operation per I/O. `None`: the volume's own limit.
+/// The run and explain's view of it both take it from here.
+fn sim_iops(c: &Candidate, s: &Summary) -> Option<f64> {
+    let merged = match c.volume.io_unit() {
+        Some(u) if s.sequential && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
+        _ => 1.0,
+    };
+    match c.sim_iops {
+        Some(i) => Some(i * merged),
+        None if merged > 1.0 => {
+            Some(c.volume.iops() * f64::from(c.count.max(1)) * merged).filter(|i| i.is_finite())
+        }
+        None => None,
+    }
+}
+
 /// Runs the jobs on candidate `c`'s simulated volume in virtual time.
 fn run(
     base: &JobSet,
@@ -585,27 +604,13 @@ fn run(
     o: &VirtualOptions,
     s: &Summary,
 ) -> Result<RunResult, SuiteError> {
-    // A volume that merges physically sequential I/O up to its unit (EBS: 256 KiB on SSD,
-    // 1 MiB on HDD) takes that many of the workload's sequential I/Os per operation, as the
-    // sizing counted them; the simulated volume charges an operation per I/O, so its IOPS
-    // limit is given in the workload's I/Os.
-    let merged = match c.volume.io_unit() {
-        Some(u) if s.sequential && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
-        _ => 1.0,
-    };
+    let sim_iops = sim_iops(c, s);
     let mut set = base.clone();
     for j in &mut set.jobs {
         j.set_option("sim_volume", &c.spec)
             .map_err(|e| err(format!("{}: {e}", c.label)))?;
-        match c.sim_iops {
-            Some(i) => j.set(&SettingValue::SimIops(i * merged).into()),
-            None if merged > 1.0 => {
-                let i = c.volume.iops() * f64::from(c.count.max(1)) * merged;
-                if i.is_finite() {
-                    j.set(&SettingValue::SimIops(i).into());
-                }
-            }
-            None => {}
+        if let Some(i) = sim_iops {
+            j.set(&SettingValue::SimIops(i).into());
         }
         if let Some(b) = c.sim_bw {
             j.set(&SettingValue::SimBw(b).into());
@@ -688,12 +693,13 @@ fn measure(r: &RunResult, in_flight: f64, timed_trace: bool, trace_rate: Option<
 }
 
 /// Explain's bound of the run (the busiest job's), in its words.
-fn bound_of(r: &RunResult, c: &Candidate) -> (String, String) {
-    let volume = if c.count > 1 || c.sim_iops.is_some() || c.sim_bw.is_some() {
-        // A stripe, an instance's cap or burst credits: the limits the simulated volume had,
-        // with the type's latency model.
+fn bound_of(r: &RunResult, c: &Candidate, s: &Summary) -> (String, String) {
+    let iops = sim_iops(c, s);
+    let volume = if c.count > 1 || iops.is_some() || c.sim_bw.is_some() {
+        // A stripe, an instance's cap, burst credits or merged sequential I/O: the limits the
+        // simulated volume had, with the type's latency model.
         c.volume
-            .with_limits(c.sim_iops, c.sim_bw)
+            .with_limits(iops, c.sim_bw)
             .ok()
             .or_else(|| Some(c.volume.clone()))
     } else {

@@ -424,6 +424,36 @@ fn c04b_a_throughput_workload_short_of_concurrency() {
     }
 }
 
+/// 200 MiB/s of sequential 4 KiB reads, one at a time: gp3 sized for 240 MiB/s carries
+/// 61,440 of those reads a second (its 3,000 IOPS count 64 merged 4 KiB reads each, and the
+/// throughput binds first), and the simulated volume ran with that limit. The rejection counts
+/// in the workload's 4 KiB I/Os and names what binds, and explain's view of the run judges it
+/// against the same 61,440, not the 3,000 merged operations.
+#[test]
+fn c04c_merged_sequential_io_is_counted_in_the_workloads_ios() {
+    let o = Options {
+        bytes_per_s: Some(200.0 * MIB),
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..Filters::default()
+        },
+        ..base(jobs(&["--name=x", "--rw=read", "--bs=4k", "--size=100g"]))
+    };
+    check(
+        "200 MiB/s of sequential 4 KiB at QD1",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[("gp3", "concurrency")],
+            text: &[
+                "though gp3 carries 61,440 IOPS of 4 KiB (volume throughput (240 MiB/s provisioned))",
+                "of the expected 61,440 IOPS)",
+            ],
+        },
+    );
+}
+
 /// A burst workload on gp2: 2,000 IOPS of 16 KiB for 20 minutes. Sustained, gp2 needs 2,400 /
 /// 3 = 800 GiB ($80.00); 100 GiB bursts to 3,000 IOPS and its 5.4 M credits last 5.4 M /
 /// (2,000 - 300) = 3,176 s (53 min) at this workload: longer than the 20 minutes, $10.00.
