@@ -838,10 +838,18 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             }
             Verdict::CannotConfirm if status == Status::Fits => {
                 status = Status::CannotConfirm;
+                // Which side of the target the estimate falls on: a reader must not take one
+                // that misses for one that meets.
+                let side = if got <= l.us { "meets" } else { "is above" };
+                let then = if got <= l.us {
+                    "measure it to confirm"
+                } else {
+                    "the real volume may still meet it: measure it"
+                };
                 reason = Some((
                     "latency model".into(),
                     format!(
-                        "{} {} against the {} target lies within the model's uncertainty (x{}: {}): the model cannot confirm this: measure it",
+                        "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way: {then}",
                         l.name(),
                         fmt::us_short(got),
                         fmt::us_short(l.us),
@@ -873,7 +881,8 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
 }
 
 /// Ranks judged candidates: what fits by monthly cost (unpriced after priced), then what the
-/// model cannot confirm (by cost), then the rejected (closest first: the least shortfall).
+/// model cannot confirm (those whose estimates meet the targets first, each by cost), then the
+/// rejected (closest first: the least shortfall).
 pub fn rank<T>(entries: &mut [T], key: impl Fn(&T) -> (&Judged, Option<f64>)) {
     entries.sort_by(|a, b| {
         let (ja, ca) = key(a);
@@ -881,15 +890,23 @@ pub fn rank<T>(entries: &mut [T], key: impl Fn(&T) -> (&Judged, Option<f64>)) {
         let cost = |c: Option<f64>| c.unwrap_or(f64::INFINITY);
         ja.status
             .cmp(&jb.status)
-            .then_with(|| {
-                if ja.status == Status::Rejected {
-                    worst(jb).total_cmp(&worst(ja))
-                } else {
-                    std::cmp::Ordering::Equal
-                }
+            .then_with(|| match ja.status {
+                Status::Rejected => worst(jb).total_cmp(&worst(ja)),
+                Status::CannotConfirm => ja.estimate_misses().cmp(&jb.estimate_misses()),
+                Status::Fits => std::cmp::Ordering::Equal,
             })
             .then_with(|| cost(ca).total_cmp(&cost(cb)))
     });
+}
+
+impl Judged {
+    /// True when a latency the model cannot confirm is estimated above its target (the model
+    /// leans to a miss, though a measurement may still show it meets).
+    pub fn estimate_misses(&self) -> bool {
+        self.margins
+            .iter()
+            .any(|m| m.verdict == Verdict::CannotConfirm && m.margin_pct < 0.0)
+    }
 }
 
 /// The worst margin of a verdict, percent (the most negative).
@@ -1132,11 +1149,33 @@ mod tests {
         };
         let j = judge(c, &m2, &t, &model);
         assert_eq!(j.status, Status::CannotConfirm, "{j:?}");
-        assert!(j
-            .reason
-            .unwrap()
-            .1
-            .contains("the model cannot confirm this: measure it"));
+        assert!(
+            !j.estimate_misses(),
+            "900 µs is under the 1 ms target: {j:?}"
+        );
+        let why = j.reason.unwrap().1;
+        assert!(
+            why.contains("p99 900 µs meets the 1,000 µs target, within the model's uncertainty")
+                && why.ends_with("cannot confirm it either way: measure it to confirm"),
+            "expected the estimate's side (meets) in the reason for p99 900 µs against 1 ms: {why}"
+        );
+        // Above the target, still within the model's x1.25: the other side, said as such.
+        let m2b = Measured {
+            latency: vec![(None, 99.0, 1100.0)],
+            ..m.clone()
+        };
+        let j = judge(c, &m2b, &t, &model);
+        assert_eq!(j.status, Status::CannotConfirm, "{j:?}");
+        assert!(
+            j.estimate_misses(),
+            "1,100 µs is over the 1 ms target: {j:?}"
+        );
+        let why = j.reason.unwrap().1;
+        assert!(
+            why.contains("p99 1,100 µs is above the 1,000 µs target")
+                && why.ends_with("the real volume may still meet it: measure it"),
+            "expected the estimate's side (above) in the reason for p99 1,100 µs against 1 ms: {why}"
+        );
         let m3 = Measured {
             iops: 8_600.0,
             in_flight: 4.0,

@@ -153,7 +153,8 @@ pub struct Advice {
     pub rejected: Vec<Rejection>,
     /// The pick: an index into `entries` (the cheapest that fits, priced).
     pub winner: Option<usize>,
-    /// A cheaper candidate than the pick whose latency the model cannot confirm.
+    /// A cheaper candidate than the pick whose latency the model cannot confirm (one whose
+    /// estimate meets the targets where there is one: the ranking puts those first).
     pub cheaper_unconfirmed: Option<usize>,
     /// When nothing fits: the closest.
     pub closest: Option<usize>,

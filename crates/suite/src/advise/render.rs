@@ -82,7 +82,12 @@ fn margins(e: &Entry) -> String {
         .map(|m| {
             let v = match m.verdict {
                 iolens_analyze::models::Verdict::Meets => "",
-                iolens_analyze::models::Verdict::CannotConfirm => " (cannot confirm)",
+                iolens_analyze::models::Verdict::CannotConfirm if m.margin_pct < 0.0 => {
+                    " (cannot confirm; the estimate misses)"
+                }
+                iolens_analyze::models::Verdict::CannotConfirm => {
+                    " (cannot confirm; the estimate meets)"
+                }
                 iolens_analyze::models::Verdict::Misses => " (misses)",
             };
             // Rounded first, so that -0.04 % prints as +0.0 %, not -0.0 %.
@@ -222,9 +227,14 @@ pub fn text(a: &Advice) -> String {
         let e = &a.entries[i];
         let _ = writeln!(
             o,
-            "cheaper, unconfirmed: {} at {} might do it: {}",
+            "cheaper, unconfirmed: {} at {} {}: {}",
             e.candidate.label,
             cost(e),
+            if e.judged.estimate_misses() {
+                "is estimated to miss, but within the model's uncertainty"
+            } else {
+                "might do it"
+            },
             e.judged
                 .reason
                 .as_ref()
