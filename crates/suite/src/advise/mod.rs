@@ -216,35 +216,6 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         duration_s: o.duration_s,
         max_stripe: o.max_stripe.max(1),
     };
-    let (cands, rejected) = if need_ios > 0.0 {
-        candidates(&setup, &types)
-    } else {
-        // Only latency targets: the workload runs as it is, a closed loop at its concurrency,
-        // so each type is sized for the IOPS that keep its queue within the target (see
-        // `latency_only_iops`), with the headroom.
-        let mut cands = vec![];
-        let mut rejected = vec![];
-        for t in &types {
-            let model = overrides
-                .iter()
-                .find(|(n, _)| n == t)
-                .map(|(_, m)| m.clone())
-                .or_else(|| latency_model(t));
-            let iops = model.map_or(1.0, |m| {
-                latency_only_iops(s.in_flight, &m, &targets.latency)
-            });
-            let (c, r) = candidates(
-                &Setup {
-                    need: Need { iops, ..setup.need },
-                    ..setup.clone()
-                },
-                std::slice::from_ref(t),
-            );
-            cands.extend(c);
-            rejected.extend(r);
-        }
-        (cands, rejected)
-    };
     let (base, offered) = prepare(&w, &targets, o)?;
     let vopts = if s.trace {
         VirtualOptions {
@@ -257,6 +228,45 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             max_seconds: o.sim_seconds,
             max_ios: Some((o.sim_ios as f64 / clones).max(1_000.0) as u64),
         }
+    };
+    let (cands, rejected) = if need_ios > 0.0 {
+        candidates(&setup, &types)
+    } else {
+        // Only latency targets: the workload runs as it is, a closed loop at its concurrency,
+        // so each type is sized for the least IOPS that keep its queue within the target (see
+        // `latency_only_iops`), with the headroom.
+        let mut cands = vec![];
+        let mut rejected = vec![];
+        for t in &types {
+            let given = overrides.iter().find(|(n, _)| n == t).map(|(_, m)| m);
+            let model = given.cloned().or_else(|| latency_model(t));
+            let iops = match &model {
+                Some(m) => {
+                    let probe = Probe {
+                        setup: &setup,
+                        ty: t,
+                        model: m,
+                        given: given.is_some(),
+                        targets: &targets.latency,
+                        base: &base,
+                        vopts: &vopts,
+                        summary: s,
+                    };
+                    latency_only_iops(&probe)?
+                }
+                None => 1.0,
+            };
+            let (c, r) = candidates(
+                &Setup {
+                    need: Need { iops, ..setup.need },
+                    ..setup.clone()
+                },
+                std::slice::from_ref(t),
+            );
+            cands.extend(c);
+            rejected.extend(r);
+        }
+        (cands, rejected)
     };
     let mut entries = vec![];
     for c in cands {
@@ -338,7 +348,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         sized_for(&setup.need)
     } else {
         format!(
-            "each type for the IOPS that keep {} I/Os in flight within the latency target beside its model's own percentile (in flight / (target / the model's uncertainty - its percentile), Little's law), at most the rate they reach at the model's mean, with {} % headroom; capacity {} GiB",
+            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, searched between in flight / (target / the model's uncertainty - its percentile + its mean) and in flight / (target / the model's uncertainty - its percentile) (Little's law), at most the rate they reach at the model's mean, with {} % headroom; capacity {} GiB",
             fmt_int(s.in_flight),
             ((setup.need.headroom - 1.0) * 100.0).round(),
             fmt_int(setup.need.capacity_gib)
@@ -361,25 +371,101 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     })
 }
 
-/// The IOPS a type needs for a closed loop of `in_flight` I/Os to meet latency targets alone:
-/// at a volume's limit the loop queues, each I/O waiting about in-flight / IOPS on top of the
-/// model's own latency, so a target T at a percentile the model puts at M, judged within the
-/// model's uncertainty factor f, needs in-flight / (T / f - M); never more than the loop
-/// reaches unqueued (in-flight / the model's mean), which a volume beyond it would not use. A
-/// target the model cannot confirm at any size gets that rate too.
-fn latency_only_iops(in_flight: f64, m: &LatencyModel, targets: &[LatTarget]) -> f64 {
-    let free = in_flight / (m.mean_us() / 1e6);
-    targets
-        .iter()
-        .map(|t| {
-            let room_us = t.us / m.uncertainty_factor() - m.percentile_us(t.pct);
-            if room_us > 0.0 {
-                (in_flight / (room_us / 1e6)).min(free)
-            } else {
-                free
-            }
-        })
-        .fold(1.0, f64::max)
+/// One type's latency-only sizing: what a probe needs to size and simulate it.
+struct Probe<'a> {
+    setup: &'a Setup,
+    ty: &'a String,
+    model: &'a LatencyModel,
+    /// The model came from --latency (the simulated volume draws from it).
+    given: bool,
+    targets: &'a [LatTarget],
+    base: &'a JobSet,
+    vopts: &'a VirtualOptions,
+    summary: &'a Summary,
+}
+
+impl Probe<'_> {
+    /// Whether the type sized for `iops` (without headroom) meets every latency target in a
+    /// simulated run, as the judge would say it; `None` where it cannot be sized.
+    fn meets(&self, iops: f64) -> Result<Option<bool>, SuiteError> {
+        let setup = Setup {
+            need: Need {
+                iops,
+                headroom: 1.0,
+                ..self.setup.need
+            },
+            ..self.setup.clone()
+        };
+        let (cands, _) = candidates(&setup, std::slice::from_ref(self.ty));
+        // The type itself, not its burst-credit option.
+        let Some(c) = cands.iter().find(|c| !c.label.contains("burst")) else {
+            return Ok(None);
+        };
+        let s = self.summary;
+        let r = run(
+            self.base,
+            c,
+            self.given.then_some(self.model),
+            self.vopts,
+            s,
+        )?;
+        let m = measure(
+            &r,
+            s.in_flight,
+            s.trace && s.trace_timed,
+            s.achieved_iops.filter(|_| s.trace),
+        );
+        Ok(Some(self.targets.iter().all(|l| {
+            m.percentile(l.dir.as_deref(), l.pct).is_some_and(|got| {
+                self.model.verdict(got, l.us) == iolens_analyze::models::Verdict::Meets
+            })
+        })))
+    }
+}
+
+/// The IOPS a type needs for a closed loop of `in_flight` I/Os to meet latency targets alone.
+/// At a volume's limit X the loop queues: each I/O takes in-flight / X in all, of which the
+/// model's mean is service, so a target T at a percentile the model puts at M, judged within
+/// the model's uncertainty factor f, needs about X = in-flight / (T / f - M + mean); the wait
+/// varies too, so that is where the search starts, and in-flight / (T / f - M) (the wait
+/// counted on top of the whole service time) where it ends: the least IOPS between them whose
+/// simulated run meets every target, found by bisection to 2 %. Never more than the loop
+/// reaches unqueued (in-flight / the model's mean), which a volume beyond it would not use; a
+/// target the model cannot confirm at any size gets that rate.
+fn latency_only_iops(p: &Probe) -> Result<f64, SuiteError> {
+    let m = p.model;
+    let in_flight = p.summary.in_flight;
+    let mean_us = m.mean_us();
+    let free = in_flight / (mean_us / 1e6);
+    let bound = |extra_us: f64| {
+        p.targets
+            .iter()
+            .map(|t| {
+                let room_us = t.us / m.uncertainty_factor() - m.percentile_us(t.pct) + extra_us;
+                if room_us > 0.0 {
+                    (in_flight / (room_us / 1e6)).min(free)
+                } else {
+                    free
+                }
+            })
+            .fold(1.0, f64::max)
+    };
+    let (mut lo, mut hi) = (bound(mean_us), bound(0.0));
+    if lo >= hi || p.meets(hi)? != Some(true) {
+        return Ok(hi);
+    }
+    if p.meets(lo)? == Some(true) {
+        return Ok(lo);
+    }
+    while hi > lo * 1.02 {
+        let mid = (lo * hi).sqrt();
+        if p.meets(mid)? == Some(true) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi)
 }
 
 /// The targets: given, else what a result achieved or a trace offers, else a job's own rate.
