@@ -688,11 +688,11 @@ fn uncached_and_atomic_are_refused_by_other_engines() {
     for (args, why) in [
         (
             &["--ioengine=psync", "--uncached=1"][..],
-            "uncached is an option of ioengine=pvsync2 and io_uring",
+            "uncached is an option of ioengine=pvsync2, io_uring and io_uring_cmd",
         ),
         (
             &["--ioengine=libaio", "--uncached=1"][..],
-            "uncached is an option of ioengine=pvsync2 and io_uring",
+            "uncached is an option of ioengine=pvsync2, io_uring and io_uring_cmd",
         ),
         (
             &["--ioengine=psync", "--atomic=1"][..],

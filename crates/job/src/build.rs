@@ -93,6 +93,37 @@ fn json_rank(d: &OptDef) -> i8 {
     }
 }
 
+/// The engine the last `ioengine` of `entries` names, if any.
+fn last_engine(entries: &[(RawEntry, &'static OptDef)]) -> Option<String> {
+    entries
+        .iter()
+        .rev()
+        .find(|(_, d)| d.name == "ioengine")
+        .and_then(|(e, _)| e.value.as_deref())
+        .map(|v| v.trim().to_string())
+}
+
+/// fio's default engine (the option table's default of `ioengine`).
+fn default_engine() -> &'static str {
+    options::lookup("ioengine").map_or("psync", |d| d.default)
+}
+
+/// False when `def` is an option of engines other than `engine`. An engine iolens does not
+/// know takes everything here: applying `ioengine` says what is wrong with it.
+fn takes(def: &OptDef, engine: &str) -> bool {
+    def.engines.is_empty()
+        || def.engines.contains(&engine)
+        || !options::values_of("ioengine").contains(&engine)
+}
+
+fn not_its_engine(def: &OptDef, engine: &str) -> String {
+    format!(
+        "{} is an option of ioengine={}, not {engine}",
+        def.name,
+        options::join_and(def.engines)
+    )
+}
+
 /// Builds every job of the given sections. `only` restricts to named sections (`--section`).
 pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, JobError> {
     // One chunk per global section seen so far, each applied on its own (as fio parses each
@@ -141,6 +172,19 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             own.push((entry.clone(), def));
         }
         if section.is_global() {
+            // fio checks a global section's engine options against the engine in force there
+            // (the section's own ioengine, else an earlier global section's, else psync) and
+            // refuses the section for another engine's ("Bad option").
+            let engine = last_engine(&own)
+                .or_else(|| globals.iter().rev().find_map(|c| last_engine(c)))
+                .unwrap_or_else(|| default_engine().to_string());
+            if let Some((entry, def)) = own.iter().find(|(_, d)| !takes(d, &engine)) {
+                return Err(JobError::at(
+                    entry.span.clone(),
+                    Some(&entry.key),
+                    not_its_engine(def, &engine),
+                ));
+            }
             globals.push(own);
             continue;
         }
@@ -172,15 +216,11 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         let n_global = all.len() - own.len();
         for (i, (entry, def)) in all.iter().copied().enumerate() {
             let value = value_of(entry, def)?;
-            if !def.engines.is_empty() && !def.engines.contains(&engine.as_str()) {
+            if !takes(def, &engine) {
                 // Another engine's option: refused when the job gives it (fio: "unrecognized
                 // option"); left out with a warning when it comes from a global section
-                // written for another engine (fio keeps it there without effect).
-                let whose = format!(
-                    "{} is an option of ioengine={}, not {engine}",
-                    def.name,
-                    options::join_and(def.engines)
-                );
+                // written for an engine that takes it (fio keeps it there without effect).
+                let whose = not_its_engine(def, &engine);
                 if i >= n_global {
                     return Err(JobError::at(entry.span.clone(), Some(&entry.key), whose));
                 }
@@ -318,11 +358,11 @@ mod tests {
             ),
             (
                 "[a]\nioengine=libaio\nreadfua=1\n",
-                "readfua is an option of ioengine=sg and io_uring_cmd, not libaio",
+                "readfua is an option of ioengine=sg, io_uring and io_uring_cmd, not libaio",
             ),
             (
                 "[a]\nioengine=null\nuncached=0\n",
-                "uncached is an option of ioengine=pvsync2 and io_uring, not null",
+                "uncached is an option of ioengine=pvsync2, io_uring and io_uring_cmd, not null",
             ),
             // The engine's default (psync) counts as the job's engine.
             ("[a]\nfixedbufs\n", "fixedbufs is an option of ioengine=io_uring and io_uring_cmd, not psync"),
@@ -342,9 +382,12 @@ mod tests {
                 ),
             }
         }
-        // Each engine takes its own, whichever order the section writes them in.
+        // Each engine takes its own, whichever order the section writes them in; io_uring
+        // and io_uring_cmd share one list in fio.
         for text in [
             "[a]\nsqthread_poll=1\nioengine=io_uring\nfixedbufs\nhipri=0\n",
+            "[a]\nioengine=io_uring\ncmd_type=nvme\nreadfua=0\n",
+            "[a]\nioengine=io_uring_cmd\ncmdprio_percentage=10\nuncached=0\nnowait=0\n",
             "[a]\nioengine=pvsync2\nhipri=1\nuncached=1\n",
             "[a]\nioengine=libaio\nlibaio_vectored=1\nuserspace_reap\n",
             "[a]\nioengine=dirstat\nstat_type=lstat\n",
@@ -368,6 +411,44 @@ mod tests {
             set.warnings,
             ["t.fio:3: option 'sqthread_poll' ignored in job 'a': sqthread_poll is an option of ioengine=io_uring, io_uring_cmd and xnvme, not psync"],
             "expected one warning, for job a only"
+        );
+    }
+
+    #[test]
+    fn a_global_sections_engine_options_are_judged_by_the_engine_in_force_there() {
+        // fio: "Bad option <sqthread_poll=1>", the global section dropped: psync is in force
+        // there, whatever engine a job names later.
+        for (text, line) in [
+            ("[global]\nsqthread_poll=1\n[a]\nioengine=io_uring\n", 2),
+            (
+                "[global]\nioengine=libaio\n[global]\nfixedbufs\n[a]\nioengine=io_uring\n",
+                4,
+            ),
+        ] {
+            match jobs(text) {
+                Err(e) => assert!(
+                    e.to_string().contains(&format!("t.fio:{line}:"))
+                        && e.to_string().contains("is an option of ioengine=io_uring"),
+                    "job file {text:?}: expected the global option at line {line} refused, got: {e}"
+                ),
+                Ok(set) => panic!(
+                    "job file {text:?}: expected an error, got jobs with warnings {:?}",
+                    set.warnings
+                ),
+            }
+        }
+        // An engine set in an earlier global section is in force in a later one.
+        let set = jobs("[global]\nioengine=io_uring\n[global]\nfixedbufs\n[a]\n")
+            .expect("fixedbufs under a global io_uring");
+        assert!(
+            set.jobs[0].fixedbufs,
+            "expected job a to register its buffers"
+        );
+        // An engine iolens does not run is what the error names, wherever the option stands.
+        let e = jobs("[a]\nsqthread_poll\nioengine=rdma\n").unwrap_err();
+        assert!(
+            e.to_string().contains("engine rdma is not supported"),
+            "expected the engine named as the problem, got: {e}"
         );
     }
 

@@ -294,7 +294,11 @@ pub fn compat_markdown() -> String {
     );
     out.push_str("**partial** (applied, with a one-line warning naming the part of fio's behaviour that is missing).\n");
     out.push_str("An option that names its engines (`ioengine=io_uring and io_uring_cmd`) is refused in a job of\n");
-    out.push_str("another engine, as fio refuses it; from a global section it is left out of such a job with a warning.\n");
+    out.push_str("another engine, as fio refuses it, and in a global section where another engine is in force (that\n");
+    out.push_str("section's `ioengine`, an earlier global one's, or psync); from a global section written for an\n");
+    out.push_str("engine that takes it, a job of another engine leaves it out with a warning (fio keeps it there\n");
+    out.push_str("without effect). fio takes an engine's options only after `ioengine` on its command line;\n");
+    out.push_str("iolens takes them anywhere in a section.\n");
     out.push_str("An option fio 3.33 does not have names the fio version that added it.\n\n");
     let total = OPTIONS.len();
     let count = |f: fn(&Status) -> bool| OPTIONS.iter().filter(|o| f(&o.status)).count();

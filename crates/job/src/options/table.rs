@@ -637,10 +637,11 @@ fn apply_verify(s: &mut JobSpec, v: &str) -> R {
     Ok(())
 }
 
-// The engines that take an engine's option, as the 3.42 HOWTO tags them.
+// The engines that take an engine's option: the engines whose option lists hold it in fio
+// (io_uring and io_uring_cmd share one list, so each takes the other's options; the HOWTO's
+// tags leave some of those out).
 const URING: &[&str] = &["io_uring", "io_uring_cmd"];
 const SQPOLL: &[&str] = &["io_uring", "io_uring_cmd", "xnvme"];
-const URING_CMD: &[&str] = &["io_uring_cmd"];
 const HIPRI: &[&str] = &[
     "io_uring",
     "io_uring_cmd",
@@ -649,13 +650,13 @@ const HIPRI: &[&str] = &[
     "pvsync2",
     "sg",
 ];
-const CMDPRIO: &[&str] = &["io_uring", "libaio"];
+const CMDPRIO: &[&str] = &["io_uring", "io_uring_cmd", "libaio"];
 const LIBAIO: &[&str] = &["libaio"];
 const PVSYNC2: &[&str] = &["pvsync2"];
 const NOWAIT: &[&str] = &["pvsync2", "libaio", "io_uring", "io_uring_cmd"];
-const UNCACHED: &[&str] = &["pvsync2", "io_uring"];
+const UNCACHED: &[&str] = &["pvsync2", "io_uring", "io_uring_cmd"];
 const FILESTAT: &[&str] = &["filestat", "dirstat"];
-const FUA: &[&str] = &["sg", "io_uring_cmd"];
+const FUA: &[&str] = &["sg", "io_uring", "io_uring_cmd"];
 
 macro_rules! opt {
     ($name:literal $(| $alias:literal)*, $kind:expr, $default:literal, $cat:ident, $help:literal, $example:literal, $apply:expr) => {
@@ -2163,7 +2164,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     },
     OptDef {
-        engines: URING_CMD,
+        engines: URING,
         ..opt!(
         "cmd_type",
         K::Enum(&["nvme"]),
@@ -2396,7 +2397,7 @@ pub static OPTIONS: &[OptDef] = &[
     eng!("sg", "stream_id"),
     OptDef {
         since: "3.38",
-        engines: URING_CMD,
+        engines: URING,
         ..opt!(
             "write_mode",
             K::Enum(CMD_WRITE_MODE_NAMES),
@@ -2420,7 +2421,7 @@ pub static OPTIONS: &[OptDef] = &[
     },
     OptDef {
         since: "3.38",
-        engines: URING_CMD,
+        engines: URING,
         ..opt!(
             "verify_mode",
             K::Enum(&["read"]),
