@@ -464,6 +464,9 @@ mod tests {
             "oci-uhp:vpus=60,size=1000G",
             "custom:iops=2000,latency=500us",
             "azure-premium-v2:iops=3000,throughput=125,size=1G",
+            // Four-digit figures are written without a thousands separator.
+            "azure-premium-v2:iops=80000,throughput=2000,size=2000G",
+            "azure-ultra:iops=100000,throughput=4000,size=1024G",
         ] {
             let v = parse_volume(s).unwrap();
             assert_eq!(v.spec(), s);

@@ -162,7 +162,10 @@ impl Volume {
         }
         if let Some(t) = self.throughput {
             match &self.model.params {
-                Params::AzureV2(_) => f.push(format!("throughput={}", fmt::trim(t / 1e6, 2))),
+                Params::AzureV2(_) => f.push(format!(
+                    "throughput={}",
+                    fmt::trim(t / 1e6, 2).replace(',', "")
+                )),
                 _ => f.push(format!(
                     "throughput={}",
                     fmt::trim(t / MIB, 2).replace(',', "")
