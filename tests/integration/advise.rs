@@ -38,7 +38,7 @@ fn advise_prints_the_pick_as_text_json_and_a_report() {
     assert_contains(&out, "cheaper, unconfirmed: io2 at $1,572.50 might do it");
     assert_contains(
         &out,
-        "so the model cannot confirm it either way: measure it to confirm",
+        "so the model cannot confirm it either way; measure it to confirm",
     );
     assert_contains(&out, "st1 (limit)");
     assert_contains(&out, "[db]");

@@ -780,6 +780,7 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             )
         });
     }
+    let mut reason_misses = false;
     for l in &t.latency {
         let Some(got) = m.percentile(l.dir.as_deref(), l.pct) else {
             continue;
@@ -836,8 +837,14 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
                     )
                 });
             }
-            Verdict::CannotConfirm if status == Status::Fits => {
+            // The reason names an estimate above its target before one under it: that is
+            // the target a measurement is most needed for.
+            Verdict::CannotConfirm
+                if status == Status::Fits
+                    || (status == Status::CannotConfirm && !reason_misses && got > l.us) =>
+            {
                 status = Status::CannotConfirm;
+                reason_misses = got > l.us;
                 // Which side of the target the estimate falls on: a reader must not take one
                 // that misses for one that meets.
                 let side = if got <= l.us { "meets" } else { "is above" };
@@ -849,7 +856,7 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
                 reason = Some((
                     "latency model".into(),
                     format!(
-                        "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way: {then}",
+                        "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way; {then}",
                         l.name(),
                         fmt::us_short(got),
                         fmt::us_short(l.us),
@@ -881,8 +888,9 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
 }
 
 /// Ranks judged candidates: what fits by monthly cost (unpriced after priced), then what the
-/// model cannot confirm (those whose estimates meet the targets first, each by cost), then the
-/// rejected (closest first: the least shortfall).
+/// model cannot confirm (those whose estimates meet the targets first, by cost, then those
+/// whose estimates miss, closest first), then the rejected (closest first: the least
+/// shortfall).
 pub fn rank<T>(entries: &mut [T], key: impl Fn(&T) -> (&Judged, Option<f64>)) {
     entries.sort_by(|a, b| {
         let (ja, ca) = key(a);
@@ -892,7 +900,15 @@ pub fn rank<T>(entries: &mut [T], key: impl Fn(&T) -> (&Judged, Option<f64>)) {
             .cmp(&jb.status)
             .then_with(|| match ja.status {
                 Status::Rejected => worst(jb).total_cmp(&worst(ja)),
-                Status::CannotConfirm => ja.estimate_misses().cmp(&jb.estimate_misses()),
+                // Those whose estimates meet first; of those that miss, the closest first.
+                Status::CannotConfirm => {
+                    ja.estimate_misses()
+                        .cmp(&jb.estimate_misses())
+                        .then_with(|| match ja.estimate_misses() {
+                            true => worst(jb).total_cmp(&worst(ja)),
+                            false => std::cmp::Ordering::Equal,
+                        })
+                }
                 Status::Fits => std::cmp::Ordering::Equal,
             })
             .then_with(|| cost(ca).total_cmp(&cost(cb)))
@@ -1156,7 +1172,7 @@ mod tests {
         let why = j.reason.unwrap().1;
         assert!(
             why.contains("p99 900 µs meets the 1,000 µs target, within the model's uncertainty")
-                && why.ends_with("cannot confirm it either way: measure it to confirm"),
+                && why.ends_with("cannot confirm it either way; measure it to confirm"),
             "expected the estimate's side (meets) in the reason for p99 900 µs against 1 ms: {why}"
         );
         // Above the target, still within the model's x1.25: the other side, said as such.
@@ -1175,6 +1191,30 @@ mod tests {
             why.contains("p99 1,100 µs is above the 1,000 µs target")
                 && why.ends_with("the real volume may still meet it: measure it"),
             "expected the estimate's side (above) in the reason for p99 1,100 µs against 1 ms: {why}"
+        );
+        // Two unconfirmed targets, the first (p50) met and the second (p99) missed by the
+        // estimate: the reason names the miss, whichever comes first.
+        let t2 = Targets {
+            latency: vec![
+                LatTarget {
+                    pct: 50.0,
+                    dir: None,
+                    us: 700.0,
+                },
+                t.latency[0].clone(),
+            ],
+            ..t.clone()
+        };
+        let m2c = Measured {
+            latency: vec![(None, 50.0, 600.0), (None, 99.0, 1100.0)],
+            ..m.clone()
+        };
+        let j = judge(c, &m2c, &t2, &model);
+        let why = j.reason.clone().unwrap().1;
+        assert!(
+            j.status == Status::CannotConfirm && why.starts_with("p99 1,100 µs is above"),
+            "p50 600 µs against 700 µs and p99 1,100 µs against 1 ms (x1.25): expected the reason to name the p99 estimate above its target, got {:?}: {why}",
+            j.status
         );
         let m3 = Measured {
             iops: 8_600.0,

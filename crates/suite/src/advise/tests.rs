@@ -459,6 +459,60 @@ fn c04c_merged_sequential_io_is_counted_in_the_workloads_ios() {
     );
 }
 
+/// Unconfirmed candidates whose estimates miss rank by how close they come, not by cost:
+/// with p50 under 300 µs at QD4, io2's estimate (301 µs) misses by 0.4 % and gp3's (481 µs) by
+/// 60 %, both within their models' x2, so io2 is the closest though gp3 is cheaper; io1's
+/// measured model puts p50 at 444 µs, a miss.
+#[test]
+fn c14b_unconfirmed_misses_rank_by_how_close_they_come() {
+    let o = Options {
+        latency: vec![
+            LatTarget {
+                pct: 50.0,
+                dir: None,
+                us: 300.0,
+            },
+            LatTarget {
+                pct: 99.0,
+                dir: None,
+                us: 2000.0,
+            },
+        ],
+        filters: Filters {
+            types: vec!["io2".into(), "io1".into(), "gp3".into()],
+            ..aws()
+        },
+        ..base(jobs(&[
+            "--name=x",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=4",
+            "--size=100g",
+        ]))
+    };
+    let a = check(
+        "p50 300 µs and p99 2 ms, QD4",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: Some("io2"),
+            rejected: &[("io1", "latency model")],
+            text: &["p50 301 µs is above the 300 µs target, within the model's uncertainty"],
+        },
+    );
+    let order: Vec<&str> = a
+        .entries
+        .iter()
+        .map(|e| e.candidate.label.as_str())
+        .collect();
+    assert_eq!(
+        order,
+        ["io2", "gp3", "io1"],
+        "expected io2 (p50 -0.4 %) before gp3 (-60.4 %), both unconfirmed, then io1 (rejected)"
+    );
+}
+
 /// A burst workload on gp2: 2,000 IOPS of 16 KiB for 20 minutes. Sustained, gp2 needs 2,400 /
 /// 3 = 800 GiB ($80.00); 100 GiB bursts to 3,000 IOPS and its 5.4 M credits last 5.4 M /
 /// (2,000 - 300) = 3,176 s (53 min) at this workload: longer than the 20 minutes, $10.00.
