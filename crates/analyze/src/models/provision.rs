@@ -113,11 +113,26 @@ pub fn size_for(base: &Volume, need: &Need, keep_size: bool) -> Result<Sized, An
             ));
         }
     }
-    // The spec must parse back as it is: the sizing stays within the type's rules.
-    let v = super::parse_volume(&v.spec()).map(|mut p| {
-        p.notes.clear();
-        p
-    })?;
+    // The spec must parse back as it is: the sizing stays within the type's rules, but for a
+    // capacity above the largest volume of the type, which is said as such.
+    let v = super::parse_volume(&v.spec())
+        .map(|mut p| {
+            p.notes.clear();
+            p
+        })
+        .map_err(|e| match e {
+            AnalyzeError::InvalidVolume { reason, .. }
+                if capacity > 0.0 && v.size_gib.is_some_and(|s| s >= capacity.ceil()) =>
+            {
+                AnalyzeError::Advise(format!(
+                    "one {} volume cannot hold the {} GiB of data ({})",
+                    v.type_name(),
+                    fmt::int(need.capacity_gib),
+                    reason
+                ))
+            }
+            e => e,
+        })?;
     let c = v.ceiling_with(need.bs, need.read_fraction, need.sequential);
     let need_ios = need.ios();
     let short = (c.iops < need_ios * (1.0 - 1e-9)).then(|| {
@@ -681,6 +696,15 @@ mod tests {
             "expected the name in GB, got {}",
             s.volume.name()
         );
+        // More data than the largest OCI volume (32,768 GB) holds: said as such.
+        n.capacity_gib = 31_000.0;
+        let e = size_for(&smallest("oci-balanced").unwrap(), &n, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "one oci-balanced volume cannot hold the 31,000 GiB of data (oci-balanced size must be 50..32,768 GB (given 33,286))",
+            "31,000 GiB on oci-balanced"
+        );
+        n.capacity_gib = 1_000.0;
         // A volume that exists keeps its size where it holds the data: 1,100 GB does.
         let s = size_for(&parse_volume("oci-balanced:size=1100G").unwrap(), &n, true).unwrap();
         assert_eq!(s.volume.size_gib, Some(1_100.0), "{:?}", s.steps);
