@@ -211,12 +211,7 @@ fn a_sweep_makes_the_checks_of_a_fio_mode_run() {
         "the numjobs=8 point exceeds --max-jobs=4: {}",
         stderr(&o)
     );
-    let mut args = vec![
-        "sweep",
-        "iodepth=1,2",
-        "--warnings-fatal",
-        "--userspace_reap=1",
-    ];
+    let mut args = vec!["sweep", "iodepth=1,2", "--warnings-fatal", "--gtod_cpu=1"];
     args.extend(job);
     let o = run_in(&d.0, &args);
     let err = stderr(&o);
