@@ -847,11 +847,10 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
                 reason_misses = got > l.us;
                 // Which side of the target the estimate falls on: a reader must not take one
                 // that misses for one that meets.
-                let side = if got <= l.us { "meets" } else { "is above" };
-                let then = if got <= l.us {
-                    "measure it to confirm"
+                let (side, then) = if reason_misses {
+                    ("is above", "the real volume may still meet it: measure it")
                 } else {
-                    "the real volume may still meet it: measure it"
+                    ("meets", "measure it to confirm")
                 };
                 reason = Some((
                     "latency model".into(),

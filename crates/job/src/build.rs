@@ -94,9 +94,10 @@ fn json_rank(d: &OptDef) -> i8 {
 }
 
 /// The engine the last `ioengine` of `entries` names, if any.
-fn last_engine(entries: &[(RawEntry, &'static OptDef)]) -> Option<String> {
+fn last_engine<'a>(
+    entries: impl DoubleEndedIterator<Item = &'a (RawEntry, &'static OptDef)>,
+) -> Option<String> {
     entries
-        .iter()
         .rev()
         .find(|(_, d)| d.name == "ioengine")
         .and_then(|(e, _)| e.value.as_deref())
@@ -175,8 +176,8 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             // fio checks a global section's engine options against the engine in force there
             // (the section's own ioengine, else an earlier global section's, else psync) and
             // refuses the section for another engine's ("Bad option").
-            let engine = last_engine(&own)
-                .or_else(|| globals.iter().rev().find_map(|c| last_engine(c)))
+            let engine = last_engine(own.iter())
+                .or_else(|| globals.iter().rev().find_map(|c| last_engine(c.iter())))
                 .unwrap_or_else(|| default_engine().to_string());
             if let Some((entry, def)) = own.iter().find(|(_, d)| !takes(d, &engine)) {
                 return Err(JobError::at(
@@ -207,12 +208,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         // Options of an engine iolens does not run in full, given to a job of that engine.
         let mut engine_only = Vec::new();
         // The job's engine: the last `ioengine` applied (options apply in the order of `all`).
-        let engine = all
-            .iter()
-            .rev()
-            .find(|(_, d)| d.name == "ioengine")
-            .and_then(|(e, _)| e.value.as_deref())
-            .map_or(spec.ioengine_name.clone(), |v| v.trim().to_string());
+        let engine = last_engine(all.iter().copied()).unwrap_or_else(|| spec.ioengine_name.clone());
         let n_global = all.len() - own.len();
         for (i, (entry, def)) in all.iter().copied().enumerate() {
             let value = value_of(entry, def)?;

@@ -76,6 +76,16 @@ const DB: [&str; 6] = [
     "--size=100g",
 ];
 
+/// 4 KiB random reads, 4 in flight: the latency-only cases.
+const QD4: [&str; 6] = [
+    "--name=x",
+    "--ioengine=libaio",
+    "--rw=randread",
+    "--bs=4k",
+    "--iodepth=4",
+    "--size=100g",
+];
+
 fn base(input: Input) -> Options {
     Options {
         input,
@@ -482,14 +492,7 @@ fn c14b_unconfirmed_misses_rank_by_how_close_they_come() {
             types: vec!["io2".into(), "io1".into(), "gp3".into()],
             ..aws()
         },
-        ..base(jobs(&[
-            "--name=x",
-            "--ioengine=libaio",
-            "--rw=randread",
-            "--bs=4k",
-            "--iodepth=4",
-            "--size=100g",
-        ]))
+        ..base(jobs(&QD4))
     };
     let a = check(
         "p50 300 µs and p99 2 ms, QD4",
@@ -851,14 +854,7 @@ fn c14_a_latency_target_alone_sizes_for_the_jobs_own_rate() {
             types: vec!["gp3".into(), "io2".into()],
             ..aws()
         },
-        ..base(jobs(&[
-            "--name=x",
-            "--ioengine=libaio",
-            "--rw=randread",
-            "--bs=4k",
-            "--iodepth=4",
-            "--size=100g",
-        ]))
+        ..base(jobs(&QD4))
     };
     check(
         "p99 2 ms alone, QD4",
