@@ -72,6 +72,11 @@ def measured_t(cmd, cwd, seconds):
     per_s = [float(v) * scale[u] for v, u in re.findall(r"IOPS=([0-9.]+)([KM]?),", out)]
     if not per_s:
         raise SystemExit(f"no IOPS lines from: {' '.join(cmd)}\n{out}{err}")
+    if not any(per_s):
+        # A t/io_uring built where ./configure found no libaio (libaio-dev) runs -a1 as a no-op
+        # and prints IOPS=0 every second: a column of zeros is no measurement.
+        raise SystemExit(f"t/io_uring did no I/O: {' '.join(cmd)}\n(with -a1 it must be built with "
+                         f"libaio-dev installed before ./configure)\n{out}{err}")
     return {"iops": statistics.median(per_s), "ios": statistics.mean(per_s) * seconds, "cpu": cpu,
             "wall": wall}
 
