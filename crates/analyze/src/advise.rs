@@ -794,8 +794,8 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             verdict: v,
         });
         let by = format!(
-            "by {} ({}: {})",
-            model.label(),
+            "by the {} latency model ({}): {}",
+            model.name(),
             model.provenance(),
             model.summary()
         );

@@ -166,9 +166,25 @@ pub struct Advice {
     pub notes: Vec<String>,
 }
 
-/// Runs `advise`: reads the workload, sizes and simulates every candidate, judges and ranks
-/// them.
-pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
+/// What every candidate of a run is sized, simulated and judged with: the workload, its
+/// targets, the types to size and the simulation's settings.
+struct Plan {
+    w: Workload,
+    targets: Targets,
+    targets_from: String,
+    /// I/Os per second the targets ask for (0 with latency targets alone).
+    need_ios: f64,
+    setup: Setup,
+    types: Vec<String>,
+    overrides: Vec<(String, LatencyModel)>,
+    notes: Vec<String>,
+    base: JobSet,
+    offered: String,
+    vopts: VirtualOptions,
+}
+
+/// Reads the workload and the options into a [`Plan`].
+fn plan(o: &Options) -> Result<Plan, SuiteError> {
     let w = match &o.input {
         Input::Jobs(a) => workload::from_args(a)?,
         Input::Result(p) => workload::from_result(p)?,
@@ -229,31 +245,58 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             max_ios: Some((o.sim_ios as f64 / clones).max(1_000.0) as u64),
         }
     };
+    Ok(Plan {
+        w,
+        targets,
+        targets_from,
+        need_ios,
+        setup,
+        types,
+        overrides,
+        notes,
+        base,
+        offered,
+        vopts,
+    })
+}
+
+impl Plan {
+    /// The latency-only search's probe of type `ty` with latency model `model`.
+    fn probe<'a>(&'a self, ty: &'a String, model: &'a LatencyModel, given: bool) -> Probe<'a> {
+        Probe {
+            setup: &self.setup,
+            ty,
+            model,
+            given,
+            targets: &self.targets.latency,
+            base: &self.base,
+            vopts: &self.vopts,
+            summary: &self.w.summary,
+        }
+    }
+}
+
+/// Runs `advise`: reads the workload, sizes and simulates every candidate, judges and ranks
+/// them.
+pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
+    let plan = plan(o)?;
+    let (w, s, targets) = (&plan.w, &plan.w.summary, &plan.targets);
+    let (setup, base, vopts) = (&plan.setup, &plan.base, &plan.vopts);
+    let (need_ios, types, overrides) = (plan.need_ios, &plan.types, &plan.overrides);
+    let mut notes = plan.notes.clone();
     let (cands, rejected) = if need_ios > 0.0 {
-        candidates(&setup, &types)
+        candidates(setup, types)
     } else {
         // Only latency targets: the workload runs as it is, a closed loop at its concurrency,
         // so each type is sized for the least IOPS that keep its queue within the target (see
         // `latency_only_iops`), with the headroom.
         let mut cands = vec![];
         let mut rejected = vec![];
-        for t in &types {
+        for t in types {
             let given = overrides.iter().find(|(n, _)| n == t).map(|(_, m)| m);
             let model = given.cloned().or_else(|| latency_model(t));
             let iops = match &model {
-                Some(m) => {
-                    let probe = Probe {
-                        setup: &setup,
-                        ty: t,
-                        model: m,
-                        given: given.is_some(),
-                        targets: &targets.latency,
-                        base: &base,
-                        vopts: &vopts,
-                        summary: s,
-                    };
-                    latency_only_iops(&probe)?
-                }
+                Some(m) => latency_only_iops(&plan.probe(t, m, given.is_some()))?,
                 None => 1.0,
             };
             let (c, r) = candidates(
@@ -276,7 +319,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
                 .ok_or_else(|| err(format!("{} has no latency model", c.type_name)))?,
         };
         let given = overrides.iter().any(|(t, _)| *t == c.type_name);
-        let r = run(&base, &c, given.then_some(&model), &vopts, s)?;
+        let r = run(base, &c, given.then_some(&model), vopts, s)?;
         let mut m = measure(
             &r,
             s.in_flight,
@@ -286,7 +329,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         let (bound, claim) = bound_of(&r, &c, s);
         m.bound = bound;
         m.bound_claim = claim;
-        let judged = judge(&c, &m, &targets, &model);
+        let judged = judge(&c, &m, targets, &model);
         entries.push(Entry {
             candidate: c,
             measured: m,
@@ -294,7 +337,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             latency_model: ModelRef::of(&model),
         });
     }
-    for (t, _) in &overrides {
+    for (t, _) in overrides {
         notes.push(format!(
             "{t}: latency from the distribution given with --latency, not the model data's"
         ));
@@ -321,9 +364,9 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         Some(_) => None,
         None => (!entries.is_empty()).then_some(0),
     };
-    let concurrency = concurrency_hint(&entries, &targets, s);
+    let concurrency = concurrency_hint(&entries, targets, s);
     let pick = winner.or(cheaper_unconfirmed).or(closest);
-    let verify_job = pick.map(|i| verify_job(&w, &entries[i], &targets));
+    let verify_job = pick.map(|i| verify_job(w, &entries[i], targets));
     if let (None, Some(e)) = (&o.instance, winner.map(|i| &entries[i])) {
         // No instance named: say when no listed instance of the pick's cloud carries it.
         // The need, or with latency targets alone what the pick ran at.
@@ -348,18 +391,19 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         sized_for(&setup.need)
     } else {
         format!(
-            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, searched between in flight / (target / the model's uncertainty - its percentile + its mean) and in flight / (target / the model's uncertainty - its percentile) (Little's law), at most the rate they reach at the model's mean, with {} % headroom; capacity {} GiB",
+            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law: from {n} / (target / uncertainty - percentile + mean) to {n} / (target / uncertainty - percentile), of the type's latency model, and never above {n} / mean",
             fmt_int(s.in_flight),
             ((setup.need.headroom - 1.0) * 100.0).round(),
-            fmt_int(setup.need.capacity_gib)
+            fmt_int(setup.need.capacity_gib),
+            n = fmt_int(s.in_flight)
         )
     };
     Ok(Advice {
-        workload: w.summary,
-        targets,
-        targets_from,
+        workload: plan.w.summary,
+        targets: plan.targets,
+        targets_from: plan.targets_from,
         sized_for,
-        offered,
+        offered: plan.offered,
         entries,
         rejected,
         winner,
@@ -428,8 +472,9 @@ impl Probe<'_> {
 /// model's mean is service, so a target T at a percentile the model puts at M, judged within
 /// the model's uncertainty factor f, needs about X = in-flight / (T / f - M + mean); the wait
 /// varies too, so that is where the search starts, and in-flight / (T / f - M) (the wait
-/// counted on top of the whole service time) where it ends: the least IOPS between them whose
-/// simulated run meets every target, found by bisection to 2 %. Never more than the loop
+/// counted on top of the whole service time) where it ends: the least IOPS whose simulated
+/// run meets every target, found by bisection to 2 % (below the start where it already meets).
+/// Never more than the loop
 /// reaches unqueued (in-flight / the model's mean), which a volume beyond it would not use; a
 /// target the model cannot confirm at any size gets that rate.
 fn latency_only_iops(p: &Probe) -> Result<f64, SuiteError> {
@@ -454,8 +499,17 @@ fn latency_only_iops(p: &Probe) -> Result<f64, SuiteError> {
     if lo >= hi || p.meets(hi)? != Some(true) {
         return Ok(hi);
     }
-    if p.meets(lo)? == Some(true) {
-        return Ok(lo);
+    // The bisection needs a size that misses. The lower end normally does: it counts the
+    // whole mean wait on top of the model's percentile. Where the simulated queue adds less
+    // at the percentile than that, a smaller size may meet too: halve until one misses.
+    let mut halvings = 0;
+    while p.meets(lo)? == Some(true) {
+        hi = lo;
+        lo /= 2.0;
+        halvings += 1;
+        if lo < 1.0 || halvings > 20 {
+            return Ok(hi);
+        }
     }
     while hi > lo * 1.02 {
         let mid = (lo * hi).sqrt();
@@ -529,7 +583,7 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
         return Ok((t, "the jobs' own rate_iops".into()));
     }
     if given {
-        return Ok((t, "given (latency only: the job runs as it is)".into()));
+        return Ok((t, "given; latency only: the job runs as it is".into()));
     }
     if s.trace {
         return Err(err(format!(

@@ -1426,3 +1426,51 @@ fn c20_a_type_the_named_machine_has_no_modelled_cap_for_cannot_be_confirmed() {
         hd.judged
     );
 }
+
+/// The latency-only search finds the least size within 2 %: the size it returns meets every
+/// target in its simulated run, and 2 % less misses. For c14's io1 and io2 (the formula's
+/// lower end misses and the search bisects) and for a constant 500 µs latency given for io2,
+/// where Little's law is exact (4 in flight within 2 ms / 1.1, a given model's factor:
+/// 4 / 1,818 µs = 2,200 IOPS) and the lower end meets already, so the search halves it (1,100
+/// misses) and bisects up to it.
+#[test]
+fn latency_only_sizing_is_the_least_that_meets() {
+    // (type, a constant latency given for it, the case)
+    let cases = [
+        ("io1", None, "c14 io1"),
+        ("io2", None, "c14 io2"),
+        ("io2", Some("500us"), "io2 at a constant 500 µs"),
+    ];
+    for (ty, given, name) in cases {
+        let o = Options {
+            latency: p99(2000.0),
+            filters: Filters {
+                types: vec![ty.into()],
+                ..aws()
+            },
+            latency_models: given
+                .map(|d| (ty.to_string(), d.to_string()))
+                .into_iter()
+                .collect(),
+            ..base(jobs(&QD4))
+        };
+        let plan = plan(&o).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ty = ty.to_string();
+        let model = match plan.overrides.first() {
+            Some((_, m)) => m.clone(),
+            None => latency_model(&ty).unwrap_or_else(|| panic!("{name}: no model for {ty}")),
+        };
+        let p = plan.probe(&ty, &model, given.is_some());
+        let iops = latency_only_iops(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let at = |x: f64| {
+            p.meets(x)
+                .unwrap_or_else(|e| panic!("{name} at {x:.0} IOPS: {e}"))
+        };
+        assert_eq!(
+            (at(iops), at(iops / 1.02)),
+            (Some(true), Some(false)),
+            "{name}, p99 2 ms at QD4: expected the size found ({iops:.0} IOPS) to meet and 2 % less ({:.0}) to miss",
+            iops / 1.02
+        );
+    }
+}
