@@ -393,13 +393,8 @@ fn place(
             }
         }
         match best {
-            None => {
-                notes.push(format!(
-                    "{} has no modelled cap for {ty}; the volume's own limits apply",
-                    s.instances[0].name
-                ));
-                uncapped_by = Some(s.instances[0].name.clone());
-            }
+            // No note: the judgement says it (see `judge`), once.
+            None => uncapped_by = Some(s.instances[0].name.clone()),
             Some((cap, by, inst)) => {
                 if cap < need.ios() * (1.0 - 1e-9) {
                     return Err(Rejection {
@@ -867,17 +862,27 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             _ => {}
         }
     }
-    if let (Status::Fits, Some(inst)) = (status, &c.uncapped_by) {
-        // The simulation had only the volume's limits: the machine may cap the type lower,
-        // or not take it at all.
-        status = Status::CannotConfirm;
-        reason = Some((
-            "instance cap".into(),
-            format!(
-                "the model data has no cap of {inst} for {}, so only the volume's own limits were simulated: check {inst}'s limits for {} (or whether it takes the type at all) before relying on it",
-                c.type_name, c.type_name
-            ),
-        ));
+    // The simulation had only the volume's limits: the machine may cap the type lower, or not
+    // take it at all. What fits otherwise cannot be confirmed; what the latency model cannot
+    // confirm needs the machine checked too; what is rejected is rejected anyway.
+    match (status, &c.uncapped_by, &mut reason) {
+        (Status::Fits, Some(inst), _) => {
+            status = Status::CannotConfirm;
+            reason = Some((
+                "instance cap".into(),
+                format!(
+                    "the model data has no cap of {inst} for {}, so only the volume's own limits were simulated: check {inst}'s limits for {} (or whether it takes the type at all) before relying on it",
+                    c.type_name, c.type_name
+                ),
+            ));
+        }
+        (Status::CannotConfirm, Some(inst), Some((_, text))) => {
+            text.push_str(&format!(
+                "; and the model data has no cap of {inst} for {}: check {inst}'s limits for it too",
+                c.type_name
+            ));
+        }
+        _ => {}
     }
     Judged {
         status,

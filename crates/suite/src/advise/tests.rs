@@ -1427,6 +1427,54 @@ fn c20_a_type_the_named_machine_has_no_modelled_cap_for_cannot_be_confirmed() {
     );
 }
 
+/// c20 with a p99 target of 1 ms, which Hyperdisk's sub-millisecond model (p99 900 µs, x2)
+/// cannot confirm either: its reason says so, and still names the machine whose caps are not
+/// modelled (the note that used to say it apart from the reason is gone).
+#[test]
+fn c20b_an_unconfirmed_latency_on_an_uncapped_machine_names_both() {
+    let o = Options {
+        iops: Some(10_000.0),
+        latency: p99(1000.0),
+        filters: Filters {
+            providers: vec!["gcp".into()],
+            types: vec!["hyperdisk-balanced".into()],
+            ..Filters::default()
+        },
+        instance: Some("n2-standard-8".into()),
+        ..base(jobs(&[
+            "--name=db",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=16k",
+            "--iodepth=32",
+            "--size=500g",
+        ]))
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("hyperdisk, p99 1 ms, n2-standard-8: {e}"));
+    let t = text(&a);
+    let hd = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "gcp-hyperdisk-balanced")
+        .unwrap_or_else(|| panic!("expected a gcp-hyperdisk-balanced candidate:\n{t}"));
+    let reason = hd
+        .judged
+        .reason
+        .as_ref()
+        .map(|(_, r)| r.as_str())
+        .unwrap_or("");
+    assert!(
+        hd.judged.status == Status::CannotConfirm
+            && reason.contains("within the model's uncertainty")
+            && reason.ends_with(
+                "; and the model data has no cap of n2-standard-8 for gcp-hyperdisk-balanced: check n2-standard-8's limits for it too"
+            )
+            && !t.contains("own limits apply"),
+        "Hyperdisk Balanced, p99 1 ms on an n2-standard-8: expected 'cannot confirm' for the latency and the machine in one reason, no separate note; got {:?}:\n{t}",
+        hd.judged
+    );
+}
+
 /// The latency-only search finds the least size within 2 %: the size it returns meets every
 /// target in its simulated run, and 2 % less misses. For c14's io1 and io2 (the formula's
 /// lower end misses and the search bisects) and for a constant 500 µs latency given for io2,
