@@ -117,7 +117,7 @@ fn pts_iops_on_a_file_reports_matrix_convergence_json_and_csv() {
         "convergence table: {out}"
     );
     assert!(
-        out.contains("purge           file deleted and recreated"),
+        out.contains("purge             file deleted and recreated"),
         "{out}"
     );
     // JSON: between the text report and the CSV header.
@@ -779,7 +779,7 @@ fn pts_cloud_marks_burst_rounds_and_finds_steady_state_at_the_baseline() {
         out.contains("flat, but on burst credits"),
         "the convergence table says why: {out}"
     );
-    assert!(out.contains("purge           none (cloud mode"), "{out}");
+    assert!(out.contains("purge             none (cloud mode"), "{out}");
     assert_eq!(
         j["conditions"]["wipc_bytes"],
         64 << 20,
@@ -1019,7 +1019,7 @@ fn pts_ecw_on_a_simulated_ssd_orders_the_toio_points_by_the_model() {
     );
     for want in [
         "SNIA PTS ECW test",
-        "TOIO (TC x QD)  32, 4, 2, 1",
+        "TOIO (TC x QD)    32 (4x8), 4 (2x2), 2 (",
         "bssplit=512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3",
         "response time against IOPS curve",
         "tracking variable 40/60 ECW T4Q8",

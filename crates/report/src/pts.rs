@@ -73,6 +73,8 @@ pub struct PtsBurst {
     pub baseline: f64,
     /// The burst rate.
     pub burst: f64,
+    /// The credits a full bucket holds (0 where a result does not say).
+    pub full: f64,
     /// Per round, round 1 first: whether it ran above the baseline on credits.
     pub on_credits: Vec<bool>,
 }
@@ -196,6 +198,16 @@ pub struct PtsConditions {
     pub bssplit: Option<String>,
     /// A composite workload's access distribution (fio `random_distribution`).
     pub random_distribution: Option<String>,
+    /// A composite workload's block alignment in bytes (fio `blockalign`).
+    pub blockalign: Option<u64>,
+    /// Where a composite workload comes from.
+    pub workload_source: Option<String>,
+    /// Sequential access (else random).
+    pub sequential: bool,
+    /// Bytes the preconditioning wrote (0 in results that predate it).
+    pub wipc_bytes: u64,
+    /// Cloud mode's time budget, seconds of I/O (None: no budget).
+    pub budget_s: Option<u64>,
 }
 
 /// The steady-state rule and where a part's rounds stand against it.
@@ -386,6 +398,7 @@ fn read_part(p: &Value) -> Result<PtsPart, InputError> {
             unit: s(b, "unit"),
             baseline: f(b, "baseline"),
             burst: f(b, "burst"),
+            full: f(b, "full_credits"),
             on_credits: b
                 .get("rounds")
                 .and_then(Value::as_array)
@@ -422,6 +435,11 @@ fn read_conditions(c: &Value) -> PtsConditions {
         direct: c.get("direct").and_then(Value::as_bool) == Some(true),
         bssplit: opt_s(c, "bssplit"),
         random_distribution: opt_s(c, "random_distribution"),
+        blockalign: c.get("blockalign").and_then(Value::as_u64),
+        workload_source: opt_s(c, "workload_source"),
+        sequential: c.get("sequential").and_then(Value::as_bool) == Some(true),
+        wipc_bytes: u(c, "wipc_bytes"),
+        budget_s: c.get("budget_s").and_then(Value::as_u64),
     }
 }
 
@@ -859,61 +877,118 @@ fn throughput_plot(p: &PtsPart) -> Plot {
     }
 }
 
-/// The test conditions as the page's fact table.
-fn conditions(p: &PtsPart) -> Vec<(String, String)> {
-    let (c, sys) = (&p.conditions, &p.conditions.system);
-    let ss = &p.steady;
-    let gib = |b: u64| format!("{:.2} GiB ({b} bytes)", b as f64 / (1u64 << 30) as f64);
-    let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "–".into());
-    let mut rows = vec![
-        ("device".to_string(), sys.device.clone()),
-        ("capacity".into(), gib(sys.capacity)),
-        ("model".into(), dash(&sys.model)),
-        ("firmware".into(), dash(&sys.firmware)),
-        ("kernel".into(), sys.kernel.clone()),
-        ("software".into(), sys.version.clone()),
-        ("QD / TC".into(), format!("{} / {}", c.qd, c.threads)),
+/// The test conditions the specification's report header lists, as (name, value) rows: the
+/// text report prints them and the HTML page's fact table shows them, so both say the same.
+pub fn conditions_rows(p: &PtsPart) -> Vec<(String, String)> {
+    let (c, sys, ss) = (&p.conditions, &p.conditions.system, &p.steady);
+    let gib = |b: u64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+    let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    let mut rows: Vec<(&str, String)> = vec![
+        ("device", sys.device.clone()),
         (
-            "active range".into(),
-            format!("{} ({} bytes)", dash(&c.active_range), c.active_bytes),
+            "capacity",
+            format!("{} ({} bytes)", gib(sys.capacity), sys.capacity),
         ),
-        ("purge".into(), sys.purge.clone()),
-        (
-            "preconditioning".into(),
-            match (c.wipc_passes, c.precondition.as_deref()) {
-                (0, _) => "none".into(),
-                (_, Some("sprandom")) => format!(
-                    "one SPRandom pass of 4 KiB random writes over the active range and its {:.0} % over-provisioning",
-                    c.spr_op.unwrap_or(0.15) * 100.0
-                ),
-                (n, _) => format!("{n}× the active range in 128 KiB sequential writes"),
-            },
-        ),
-        (
-            "engine".into(),
-            format!(
-                "{} direct={}, {} s per cell per round",
-                c.engine,
-                u8::from(c.direct),
-                c.round_s
-            ),
-        ),
-        (
-            "steady-state rule".into(),
-            format!(
-                "window {} rounds; range ≤ {} % and slope excursion ≤ {} % of the window average; at most {} rounds",
-                ss.window_rounds, ss.range_limit_pct, ss.slope_limit_pct, ss.max_rounds
-            ),
-        ),
+        ("model", dash(&sys.model)),
+        ("firmware", dash(&sys.firmware)),
+        ("kernel", sys.kernel.clone()),
+        ("software", sys.version.clone()),
     ];
+    // The thread counts and queue depths the cells ran, in the order run.
+    let mut tcqd: Vec<(u64, u64)> = Vec::new();
+    for cell in &p.cells {
+        if !tcqd.contains(&(cell.threads, cell.qd)) {
+            tcqd.push((cell.threads, cell.qd));
+        }
+    }
+    if p.test == "ecw" {
+        let toio: Vec<String> = tcqd
+            .iter()
+            .map(|(t, q)| format!("{} ({t}x{q})", t * q))
+            .collect();
+        rows.push(("TOIO (TC x QD)", toio.join(", ")));
+    } else if tcqd.len() > 1 {
+        rows.push(("TC x QD", format!("{} cells", tcqd.len())));
+    } else {
+        rows.push(("QD / TC", format!("{} / {}", c.qd, c.threads)));
+    }
+    rows.push((
+        "access",
+        (if c.sequential { "sequential" } else { "random" }).into(),
+    ));
+    if let Some(bssplit) = &c.bssplit {
+        let align = c
+            .blockalign
+            .map(|a| format!(", blockalign={a}"))
+            .unwrap_or_default();
+        rows.push((
+            "workload",
+            format!(
+                "{} R/W, bssplit={bssplit}{align}, random_distribution={}",
+                mix_list(&p.cells),
+                c.random_distribution.as_deref().unwrap_or("random")
+            ),
+        ));
+        if let Some(src) = &c.workload_source {
+            rows.push(("source", src.clone()));
+        }
+    }
+    rows.push((
+        "active range",
+        format!("{} ({} bytes)", dash(&c.active_range), c.active_bytes),
+    ));
+    rows.push(("purge", sys.purge.clone()));
+    let written = if c.wipc_bytes > 0 {
+        format!(" ({} written)", gib(c.wipc_bytes))
+    } else {
+        String::new()
+    };
+    rows.push((
+        "preconditioning",
+        match (c.wipc_passes, c.precondition.as_deref()) {
+            (0, _) => "none".into(),
+            (_, Some("sprandom")) => format!(
+                "one SPRandom pass of 4 KiB random writes over the active range and its {:.0} % over-provisioning{written}",
+                c.spr_op.unwrap_or(0.15) * 100.0
+            ),
+            (n, _) => format!("{n}x the active range in 128 KiB sequential writes{written}"),
+        },
+    ));
+    rows.push((
+        "engine",
+        format!(
+            "{} direct={}, {} s per cell per round",
+            c.engine,
+            u8::from(c.direct),
+            c.round_s
+        ),
+    ));
+    rows.push((
+        "steady-state rule",
+        format!(
+            "window {} rounds; range <= {} % and slope excursion <= {} % of the window average; at most {} rounds",
+            ss.window_rounds, ss.range_limit_pct, ss.slope_limit_pct, ss.max_rounds
+        ),
+    ));
     if let Some(sim) = &p.simulated {
-        rows.push(("device model".into(), format!("SIMULATED: {sim}")));
+        rows.push(("device model", format!("SIMULATED: {sim}")));
+    }
+    if p.cloud {
+        let budget = c
+            .budget_s
+            .map_or("none".to_string(), |b| format!("{b} s of I/O"));
+        rows.push(("cloud mode", format!("no purge; budget {budget}")));
     }
     if let Some(b) = &p.burst {
+        let full = if b.full > 0.0 {
+            format!(", {:.0} credits full", b.full)
+        } else {
+            String::new()
+        };
         rows.push((
-            "burst bucket".into(),
+            "burst bucket",
             format!(
-                "{}: baseline {:.0} {u}, burst {:.0} {u}; rounds on credits: {}",
+                "{}: baseline {:.0} {u}, burst {:.0} {u}{full}; rounds on credits: {}",
                 b.volume,
                 b.baseline,
                 b.burst,
@@ -925,25 +1000,7 @@ fn conditions(p: &PtsPart) -> Vec<(String, String)> {
             ),
         ));
     }
-    if p.test == "ecw" {
-        // The TOIO points in the order run, and the composite workload.
-        let toio: Vec<String> = p
-            .cells
-            .iter()
-            .map(|c| format!("{}×{}", c.threads, c.qd))
-            .collect();
-        rows.push(("TC × QD".into(), toio.join(", ")));
-        rows.push((
-            "workload".into(),
-            format!(
-                "{} R/W, bssplit={}, random_distribution={}",
-                mix_list(&p.cells),
-                c.bssplit.as_deref().unwrap_or(""),
-                c.random_distribution.as_deref().unwrap_or("")
-            ),
-        ));
-    }
-    rows
+    rows.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The report of one part of a test.
@@ -978,7 +1035,7 @@ fn part(p: &PtsPart) -> Report {
             claim: verdict,
             ..Finding::default()
         }],
-        facts: vec![("test conditions".into(), conditions(p))],
+        facts: vec![("test conditions".into(), conditions_rows(p))],
         axes: plot.axes,
         devices: file
             .filter(|_| p.conditions.system.model.is_some())
@@ -1055,7 +1112,7 @@ mod tests {
             html.contains("IOPS against block size per R/W mix (2D plot, window average) <span class=\"note\">(2 rows: a table instead of a chart)"),
             "2 points per mix are a table: {html}"
         );
-        assert!(html.contains("2× the active range"), "the conditions");
+        assert!(html.contains("2x the active range"), "the conditions");
         assert!(
             !html.contains("id=\"conditions\""),
             "a purged, measured, complete run has nothing to head the page with"
@@ -1248,19 +1305,19 @@ mod tests {
             cells,
             ..PtsPart::default()
         };
-        let rows = conditions(&p);
+        let rows = conditions_rows(&p);
         let row = |k: &str| {
             rows.iter()
                 .find(|(n, _)| n == k)
                 .map(|(_, v)| v.clone())
                 .unwrap_or_else(|| panic!("no row {k} in {rows:?}"))
         };
-        assert_eq!(row("TC × QD"), "4×8, 1×1");
+        assert_eq!(row("TOIO (TC x QD)"), "32 (4x8), 1 (1x1)");
         assert_eq!(
             row("workload"),
             "40/60 R/W, bssplit=4k/50:8k/50, random_distribution=random"
         );
-        assert_eq!(row("model"), "–", "no model: a dash");
+        assert_eq!(row("model"), "-", "no model: a dash");
         assert_eq!(row("preconditioning"), "none");
     }
 

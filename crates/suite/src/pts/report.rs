@@ -54,91 +54,18 @@ pub fn text(run: &PtsRun, cond: &Conditions) -> String {
     t
 }
 
-/// The test conditions the specification's report header lists.
+/// The test conditions the specification's report header lists: the rows the HTML page's
+/// fact table shows ([`iolens_report::pts::conditions_rows`]), aligned.
 fn conditions_text(t: &mut String, run: &PtsRun, cond: &Conditions) {
-    let s = &run.spec;
+    let rows = iolens_report::pts::conditions_rows(&part(run, cond));
+    let width = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
     let _ = writeln!(t, "Test conditions");
-    let mut row = |name: &str, value: String| {
-        let _ = writeln!(t, "  {name:<15} {value}");
-    };
-    row("device", cond.device.clone());
-    row(
-        "capacity",
-        format!("{} ({} bytes)", gib(cond.capacity), cond.capacity),
-    );
-    row("model", cond.model.clone().unwrap_or_else(|| "-".into()));
-    row(
-        "firmware",
-        cond.firmware.clone().unwrap_or_else(|| "-".into()),
-    );
-    row("kernel", cond.kernel.clone());
-    row("software", cond.version.clone());
-    if s.test == Test::Ecw {
-        let toio: Vec<String> = s.tcqd.iter().map(|(t, q)| format!("{}", t * q)).collect();
-        row("TOIO (TC x QD)", toio.join(", "));
-    } else if s.grid() {
-        row("TC x QD", format!("{} cells", s.tcqd.len()));
-    } else {
-        row("QD / TC", format!("{} / {}", s.qd, s.threads));
-    }
-    row(
-        "access",
-        (if s.sequential { "sequential" } else { "random" }).into(),
-    );
-    if let Some(w) = composite(s) {
-        row("workload", w);
-        row("source", ECW_SOURCE.into());
-    }
-    row(
-        "active range",
-        format!("{} ({} bytes)", s.active_range, s.active_bytes),
-    );
-    row("purge", cond.purge.clone());
-    row(
-        "preconditioning",
-        match (s.wipc_passes, s.precondition) {
-            (0, _) => "none".into(),
-            (_, crate::pts::Precondition::Sprandom { op }) => format!(
-                "one SPRandom pass of 4KiB random writes, {:.0}% over-provisioning ({} written)",
-                op * 100.0,
-                gib(run.wipc_bytes)
-            ),
-            (n, crate::pts::Precondition::Wipc) => format!(
-                "{n}x active range in 128KiB sequential writes ({} written)",
-                gib(run.wipc_bytes)
-            ),
-        },
-    );
-    row(
-        "engine",
-        format!(
-            "{} direct={}, {} s per cell per round",
-            s.engine,
-            u8::from(s.direct),
-            s.round_s
-        ),
-    );
-    if let Some(d) = &s.sim {
-        row("device model", format!("SIMULATED: {}", sim_label(d)));
-    }
-    if s.cloud {
-        let budget = s
-            .budget_s
-            .map_or("none".to_string(), |b| format!("{b} s of I/O"));
-        row("cloud mode", format!("no purge; budget {budget}"));
-    }
-    if let Some(b) = &s.bucket {
-        row(
-            "burst bucket",
-            format!(
-                "{}: baseline {:.0} {u}, burst {:.0} {u}, {:.0} credits full",
-                b.volume,
-                b.base,
-                b.burst,
-                b.full,
-                u = b.unit()
-            ),
-        );
+    for (name, value) in rows {
+        let _ = writeln!(t, "  {name:<width$} {value}");
     }
 }
 
@@ -617,6 +544,11 @@ pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
             direct: s.direct,
             bssplit: mixed_sizes.then(|| s.bssplit.clone()),
             random_distribution: mixed_sizes.then(|| distribution(s)),
+            blockalign: mixed_sizes.then_some(ECW_ALIGN),
+            workload_source: mixed_sizes.then(|| ECW_SOURCE.to_string()),
+            sequential: s.sequential,
+            wipc_bytes: run.wipc_bytes,
+            budget_s: s.budget_s.filter(|_| s.cloud),
         },
         steady: PtsSteady {
             steady_round: run.steady_round.map(|x| x as u64),
@@ -642,6 +574,7 @@ pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
             unit: b.unit().to_string(),
             baseline: b.base,
             burst: b.burst,
+            full: b.full,
             on_credits: run.credits.iter().map(|c| c.on_credits).collect(),
         }),
         cells: run
@@ -738,20 +671,21 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "active_range": c.active_range,
             "active_bytes": c.active_bytes,
             "purge": sys.purge,
-            "wipc_bytes": run.wipc_bytes,
+            "wipc_bytes": c.wipc_bytes,
             "wipc_passes": c.wipc_passes,
             "precondition": c.precondition,
             "spr_op": c.spr_op,
             "round_s": c.round_s,
             "engine": c.engine,
             "direct": c.direct,
-            "sequential": s.sequential,
+            "sequential": c.sequential,
             "cloud": s.cloud,
             "budget_s": s.budget_s,
             "simulated": s.sim.as_ref().map(sim_label),
             "bssplit": c.bssplit,
             "random_distribution": c.random_distribution,
-            "workload_source": c.bssplit.as_ref().map(|_| ECW_SOURCE),
+            "blockalign": c.blockalign,
+            "workload_source": c.workload_source,
         },
         "burst": s.bucket.as_ref().map(|b| json!({
             "volume": b.volume,
@@ -936,12 +870,12 @@ mod tests {
         let t = text(&run, &cond);
         for want in [
             "SNIA PTS ECW test",
-            "TOIO (TC x QD)  32, 4, 1",
-            "workload        40/60 R/W, bssplit=512/4:1k/1:1536/1",
+            "TOIO (TC x QD)    32 (4x8), 4 (2x2), 1 (1x1)",
+            "workload          40/60 R/W, bssplit=512/4:1k/1:1536/1",
             "blockalign=4096, random_distribution=zoned:50/5:30/15:20/80",
             "response time against IOPS curve",
             "tracking variable 40/60 ECW T4Q8",
-            "source          JEDEC JESD219's enterprise workload",
+            "source            JEDEC JESD219's enterprise workload",
         ] {
             assert!(t.contains(want), "want {want:?} in:\n{t}");
         }
@@ -1036,13 +970,13 @@ mod tests {
         conditions_text(&mut t, &run, &cond);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "Test conditions");
-        assert_eq!(lines[1], "  device          /dev/x");
-        assert_eq!(lines[2], "  capacity        1.00 GiB (1073741824 bytes)");
-        assert_eq!(lines[3], "  model           M");
-        assert_eq!(lines[4], "  firmware        -", "no firmware in sysfs");
+        assert_eq!(lines[1], "  device            /dev/x");
+        assert_eq!(lines[2], "  capacity          1.00 GiB (1073741824 bytes)");
+        assert_eq!(lines[3], "  model             M");
+        assert_eq!(lines[4], "  firmware          -", "no firmware in sysfs");
         assert!(
             t.contains(
-                "  preconditioning 2x active range in 128KiB sequential writes (2.00 GiB written)"
+                "  preconditioning   2x the active range in 128 KiB sequential writes (2.00 GiB written)"
             ),
             "{t}"
         );
@@ -1128,6 +1062,48 @@ mod page_tests {
                 html.contains("Steady state NOT reached") && html.contains("test conditions"),
                 "verdict and conditions of the {} test",
                 r.spec.test.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_text_and_the_page_list_the_same_conditions() {
+        let cond = Conditions {
+            device: "/dev/x".into(),
+            capacity: 1 << 30,
+            purge: "none (cloud mode)".into(),
+            ..Conditions::default()
+        };
+        for (test, mixes, bss) in [
+            (Test::Iops, vec![100, 0], vec![4096, 65536]),
+            (Test::Ecw, vec![40], vec![super::super::COMPOSITE_BS]),
+            (Test::Wsat, vec![0], vec![4096]),
+        ] {
+            let mut r = run(test, mixes, bss, 6);
+            r.spec.cloud = true;
+            r.spec.budget_s = Some(600);
+            r.wipc_bytes = 2 << 30;
+            let rows = iolens_report::pts::conditions_rows(&part(&r, &cond));
+            let (t, html) = (text(&r, &cond), render(&page(&r, &cond)));
+            for (name, value) in &rows {
+                assert!(
+                    t.lines().any(|l| l.trim_start().starts_with(name.as_str())
+                        && l.ends_with(value.as_str())),
+                    "{} test: expected the text to list {name}: {value}:\n{t}",
+                    test.name()
+                );
+                assert!(
+                    html.contains(&iolens_report::svg::esc(value)),
+                    "{} test: expected the page to list {name}: {value}",
+                    test.name()
+                );
+            }
+            assert!(
+                rows.iter().any(|(n, v)| n == "cloud mode" && v == "no purge; budget 600 s of I/O")
+                    && rows.iter().any(|(n, v)| n == "preconditioning"
+                        && (v.ends_with("(2.00 GiB written)") || r.spec.wipc_passes == 0 && v == "none")),
+                "{} test: expected the cloud budget and the bytes preconditioning wrote (none for WSAT) among {rows:?}",
+                test.name()
             );
         }
     }
