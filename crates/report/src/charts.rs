@@ -88,7 +88,7 @@ pub fn time_series(label: &str, y_title: &str, unit: Unit, series: &[Series]) ->
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .collect();
-    let x = Scale::lin(0.0, xs.iter().copied().fold(0.0, f64::max), Unit::Seconds);
+    let x = Scale::lin_to(0.0, xs.iter().copied().fold(0.0, f64::max), Unit::Seconds);
     let y = Scale::auto(&ys, unit, Some(100.0), true);
     let mut svg = Svg::new(H, label);
     let f = Frame::new(x, y, H);
@@ -150,7 +150,7 @@ pub fn latency_over_time(label: &str, kind: &str, series: &[LatSeries]) -> Optio
     if let Some(lo) = ys.iter().copied().reduce(f64::min) {
         ys.push(lo * 0.8);
     }
-    let x = Scale::lin(0.0, t_max, Unit::Seconds);
+    let x = Scale::lin_to(0.0, t_max, Unit::Seconds);
     let y = Scale::auto(&ys, Unit::Nanos, Some(10.0), true);
     let mut svg = Svg::new(H, label);
     let f = Frame::new(x, y, H);

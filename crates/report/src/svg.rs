@@ -114,6 +114,17 @@ impl Scale {
         }
     }
 
+    /// A linear scale from `lo` (a nice value below it) to exactly `hi`: for time, where
+    /// widening the end to a nice value would draw seconds nobody ran (a 12 s run on a 15 s
+    /// axis). Ticks stay at nice values inside it.
+    pub fn lin_to(lo: f64, hi: f64, unit: Unit) -> Scale {
+        let mut s = Scale::lin(lo, hi, unit);
+        if hi > s.d.0 {
+            s.d.1 = hi;
+        }
+        s
+    }
+
     /// A log scale covering `lo..=hi` (both positive), widened to the nearest 1, 2 or 5 times
     /// a power of ten (whole decades would leave most of a 1k..12k plot empty).
     pub fn log(lo: f64, hi: f64, unit: Unit) -> Scale {
@@ -178,15 +189,12 @@ impl Scale {
         }
         match self.kind {
             Kind::Lin => {
+                // The nice values within the domain (its ends, where it was widened to them).
                 let step = nice_step(self.d.1 - self.d.0, 5.0);
-                let n = ((self.d.1 - self.d.0) / step).round() as i64;
-                (0..=n)
-                    .map(|i| {
-                        let v = self.d.0 + i as f64 * step;
-                        // Tame -0 and 0.30000000000000004 before formatting.
-                        (v / step).round() * step + 0.0
-                    })
-                    .collect()
+                let first = (self.d.0 / step - 1e-9).ceil() as i64;
+                let last = (self.d.1 / step + 1e-9).floor() as i64;
+                // Tame -0 and 0.30000000000000004 before formatting.
+                (first..=last).map(|i| i as f64 * step + 0.0).collect()
             }
             Kind::Log => {
                 let a = self.d.0.log10().floor() as i32;
@@ -619,6 +627,22 @@ mod tests {
         assert_eq!(
             s.ticks().iter().map(|v| num(*v)).collect::<Vec<_>>(),
             ["0", "0.1", "0.2", "0.3"]
+        );
+    }
+
+    #[test]
+    fn a_time_axis_ends_with_the_data_and_ticks_inside_it() {
+        let s = Scale::lin_to(0.0, 61.0, Unit::Seconds);
+        assert_eq!(
+            (s.d, s.ticks()),
+            ((0.0, 61.0), vec![0.0, 20.0, 40.0, 60.0]),
+            "a 61 s run: expected the axis to end at 61 s (not 80) with ticks every 20 s"
+        );
+        let s = Scale::lin_to(0.0, 12.003, Unit::Seconds);
+        assert_eq!(
+            (s.d, s.ticks()),
+            ((0.0, 12.003), vec![0.0, 5.0, 10.0]),
+            "12 s of samples: expected the axis to end at 12.003 s (not 15)"
         );
     }
 
