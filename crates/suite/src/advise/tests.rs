@@ -76,6 +76,16 @@ const DB: [&str; 6] = [
     "--size=100g",
 ];
 
+/// [`DB`] on 500 GiB: the GCP cases.
+const DB500: [&str; 6] = [
+    "--name=db",
+    "--ioengine=libaio",
+    "--rw=randread",
+    "--bs=16k",
+    "--iodepth=32",
+    "--size=500g",
+];
+
 /// 4 KiB random reads, 4 in flight: the latency-only cases.
 const QD4: [&str; 6] = [
     "--name=x",
@@ -678,14 +688,7 @@ fn c08_gcp_persistent_disk_against_hyperdisk() {
             providers: vec!["gcp".into()],
             ..Filters::default()
         },
-        ..base(jobs(&[
-            "--name=db",
-            "--ioengine=libaio",
-            "--rw=randread",
-            "--bs=16k",
-            "--iodepth=32",
-            "--size=500g",
-        ]))
+        ..base(jobs(&DB500))
     };
     let a = check(
         "gcp 15k@16k",
@@ -1393,14 +1396,7 @@ fn c20_a_type_the_named_machine_has_no_modelled_cap_for_cannot_be_confirmed() {
             ..Filters::default()
         },
         instance: Some("n2-standard-8".into()),
-        ..base(jobs(&[
-            "--name=db",
-            "--ioengine=libaio",
-            "--rw=randread",
-            "--bs=16k",
-            "--iodepth=32",
-            "--size=500g",
-        ]))
+        ..base(jobs(&DB500))
     };
     let a = check(
         "gcp on n2-standard-8",
@@ -1441,14 +1437,7 @@ fn c20b_an_unconfirmed_latency_on_an_uncapped_machine_names_both() {
             ..Filters::default()
         },
         instance: Some("n2-standard-8".into()),
-        ..base(jobs(&[
-            "--name=db",
-            "--ioengine=libaio",
-            "--rw=randread",
-            "--bs=16k",
-            "--iodepth=32",
-            "--size=500g",
-        ]))
+        ..base(jobs(&DB500))
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("hyperdisk, p99 1 ms, n2-standard-8: {e}"));
     let t = text(&a);
