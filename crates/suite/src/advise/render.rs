@@ -197,13 +197,23 @@ pub fn text(a: &Advice) -> String {
                 .as_ref()
                 .map(|(_, r)| r.clone())
                 .unwrap_or_default();
-            let _ = writeln!(
-                o,
-                "none fits; the closest is {} ({}): {why}",
-                e.candidate.label,
-                cost(e)
-            );
-            pick(&mut o, a, e, "closest");
+            if e.judged.status == Status::CannotConfirm {
+                // Ranked first, so no candidate is rejected by less: it may well fit.
+                let _ = writeln!(
+                    o,
+                    "nothing is confirmed to fit; {} ({}) may: {why}",
+                    e.candidate.label,
+                    cost(e)
+                );
+            } else {
+                let _ = writeln!(
+                    o,
+                    "none fits; the closest is {} ({}): {why}",
+                    e.candidate.label,
+                    cost(e)
+                );
+            }
+            pick(&mut o, a, e, closest_word(e));
         }
         (None, None) => match a
             .rejected
@@ -223,7 +233,11 @@ pub fn text(a: &Advice) -> String {
             None => o.push_str("none fits, and no volume type could be sized for the workload\n"),
         },
     }
-    if let Some(i) = a.cheaper_unconfirmed {
+    // Not again when it is the one just shown.
+    if let Some(i) = a
+        .cheaper_unconfirmed
+        .filter(|i| a.winner.is_some() || a.closest != Some(*i))
+    {
         let e = &a.entries[i];
         let _ = writeln!(
             o,
@@ -313,6 +327,15 @@ fn candidate_tables(o: &mut String, a: &Advice) {
     o.push_str(&table(&rows, 4));
 }
 
+/// What the best candidate is called when none fits: one the model cannot confirm may fit.
+fn closest_word(e: &Entry) -> &'static str {
+    if e.judged.status == Status::CannotConfirm {
+        "unconfirmed"
+    } else {
+        "closest"
+    }
+}
+
 fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
     let c = &e.candidate;
     let _ = writeln!(
@@ -400,7 +423,7 @@ pub fn report(a: &Advice) -> Report {
             if a.winner.is_some() {
                 "pick"
             } else {
-                "closest"
+                closest_word(e)
             }
             .to_string(),
             vec![

@@ -874,6 +874,31 @@ fn c14_a_latency_target_alone_sizes_for_the_jobs_own_rate() {
     );
 }
 
+/// c14 with gp3 alone: nothing fits for sure, and gp3, which the model cannot confirm, is
+/// not called the closest of what does not fit (it may fit), nor offered a second time as a
+/// cheaper unconfirmed choice.
+#[test]
+fn c14c_an_unconfirmed_best_is_not_called_the_closest() {
+    let o = Options {
+        latency: p99(2000.0),
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..aws()
+        },
+        ..base(jobs(&QD4))
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("gp3 alone, p99 2 ms: {e}"));
+    let t = text(&a);
+    assert!(
+        a.winner.is_none()
+            && t.contains("nothing is confirmed to fit; gp3 ($42.61) may: p99 1,499 µs meets the 2,000 µs target")
+            && t.contains("\nunconfirmed: gp3 9,922 IOPS")
+            && !t.contains("none fits")
+            && !t.contains("cheaper, unconfirmed"),
+        "gp3 alone, p99 2 ms at QD4: expected 'nothing is confirmed to fit; gp3 ... may' and its block headed 'unconfirmed', once:\n{t}"
+    );
+}
+
 /// The largest Premium SSD tier (P80, 20,000 IOPS) carries a 20,000-IOPS need but not its
 /// 20 % headroom: like a volume short of the need it is striped (2 x P70 of 8 TiB, 15,000
 /// IOPS each), where alone it ran at its limit and queued (p50 21 ms).
