@@ -239,7 +239,15 @@ type Extra = (Vec<Candidate>, Vec<Rejection>);
 fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra), AnalyzeError> {
     let need = &s.need;
     let base = smallest(ty)?;
-    let sized = size_for(&base, need, false)?;
+    let sized = match size_for(&base, need, false) {
+        Ok(sized) => sized,
+        // More data than one volume of the type holds: a stripe of volumes that each hold
+        // their share. Not Persistent Disk, whose stripe is not modelled (see below).
+        Err(AnalyzeError::Advise(too_big)) if !ty.starts_with("gcp-pd-") => {
+            return Ok((capacity_stripe(s, ty, &base, &too_big), (vec![], vec![])));
+        }
+        Err(e) => return Err(e),
+    };
     let mut extra: Extra = (vec![], vec![]);
     let burst = burst_option(s, &base, &sized.volume);
     match burst {
@@ -311,7 +319,14 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                 capacity_gib: need.capacity_gib / n,
                 ..*need
             };
-            let each = size_for(&base, &part, false)?;
+            let each = match size_for(&base, &part, false) {
+                Ok(each) => each,
+                // Each share of the data still too much for one volume: more of them.
+                Err(AnalyzeError::Advise(too_big)) => {
+                    return Ok((capacity_stripe(s, ty, &base, &too_big), extra));
+                }
+                Err(e) => return Err(e),
+            };
             if each.short.is_some() && headroom {
                 let cand = place(s, ty, sized.volume.clone(), 1, sized.steps.clone(), None);
                 return Ok((cand, extra));
@@ -338,6 +353,48 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
     };
     let cand = place(s, ty, vol, count, steps, None);
     Ok((cand, extra))
+}
+
+/// A stripe for more data than one volume of type `ty` holds (`too_big` says why one cannot):
+/// the fewest volumes, up to the setup's widest stripe, each holding 1/n of the data and
+/// carrying 1/n of the need with its headroom.
+fn capacity_stripe(
+    s: &Setup,
+    ty: &str,
+    base: &Volume,
+    too_big: &str,
+) -> Result<Candidate, Rejection> {
+    let need = &s.need;
+    for n in 2..=s.max_stripe.max(1) {
+        let k = f64::from(n);
+        let part = Need {
+            iops: need.iops / k,
+            bytes_per_s: need.bytes_per_s / k,
+            capacity_gib: need.capacity_gib / k,
+            ..*need
+        };
+        let Ok(each) = size_for(base, &part, false) else {
+            continue;
+        };
+        if each.short.is_some() || each.no_headroom {
+            continue;
+        }
+        let mut steps = vec![format!(
+            "{too_big}: striped over {n} volumes, each holding 1/{n} ({} GiB) and sized for 1/{n} of the need",
+            fmt::int(part.capacity_gib)
+        )];
+        steps.extend(each.steps);
+        return place(s, ty, each.volume, n, steps, None);
+    }
+    Err(Rejection {
+        label: ty.to_string(),
+        kind: "limit".into(),
+        reach: None,
+        reason: format!(
+            "{too_big}, and no stripe of at most {} volumes holds it and carries the need",
+            s.max_stripe
+        ),
+    })
 }
 
 /// Puts `count` volumes like `vol` on the setup's instance (the first of a family that carries

@@ -930,6 +930,50 @@ fn c15_a_tier_without_the_headroom_is_striped() {
     );
 }
 
+/// 100 TiB of data at 20,000 IOPS of 16 KiB: no single AWS volume holds 102,400 GiB (gp3 and
+/// io2 64 TiB at most, gp2 and io1 16 TiB), so each type is striped over the fewest volumes
+/// that hold it, each sized for its share of the need with the headroom. gp3: 2 x 51,200 GiB
+/// with 24,000 / 2 = 12,000 IOPS and 12,000 x 16 KiB = 188 MiB/s each; per volume 51,200 x
+/// $0.08 = $4,096.00 + 9,000 x $0.005 = $45.00 + 63 MiB/s x $0.04 = $2.52, so $8,287.04 for
+/// two. gp2 and io1 need 7 volumes of 14,629 GiB; st1 and sc1 carry too few IOPS at any width.
+#[test]
+fn c21_more_data_than_one_volume_holds_is_striped() {
+    let o = Options {
+        iops: Some(20_000.0),
+        capacity_gib: Some(102_400.0),
+        filters: aws(),
+        ..base(jobs(&DB))
+    };
+    let a = check(
+        "100 TiB at 20k@16k",
+        &o,
+        &Want {
+            winner: Some((
+                "2 x gp3",
+                "gp3:iops=12000,throughput=188,size=51200G",
+                Some(8287.04),
+            )),
+            unconfirmed: None,
+            rejected: &[("st1", "limit"), ("sc1", "limit")],
+            text: &[
+                "one gp3 volume cannot hold the 102,400 GiB of data (gp3 size must be 1..65,536 GiB (given 102,400)): striped over 2 volumes, each holding 1/2 (51,200 GiB)",
+                "7 x gp2:size=14629G",
+                "7 x io1:iops=3429,size=14629G",
+            ],
+        },
+    );
+    assert!(
+        a.entries.iter().all(|e| e.candidate.count as f64
+            * e.candidate.volume.size_gib().unwrap_or(0.0)
+            >= 102_400.0),
+        "every candidate must hold the 102,400 GiB: {:?}",
+        a.entries
+            .iter()
+            .map(|e| (e.candidate.count, e.candidate.volume.size_gib()))
+            .collect::<Vec<_>>()
+    );
+}
+
 /// 600,000 IOPS without an instance: a stripe carries it, but no listed EC2 instance lets its
 /// volumes do more than 480,000 IOPS, which the advice says.
 #[test]
