@@ -22,6 +22,14 @@ pub enum AnalyzeError {
         /// What is wrong and what range is allowed.
         reason: String,
     },
+    /// A `--volume` spec's size is outside its type's range; the message says the range.
+    #[error("bad volume spec '{spec}': {reason}")]
+    VolumeSize {
+        /// The whole spec as given.
+        spec: String,
+        /// The size given and the range allowed.
+        reason: String,
+    },
     /// An `--instance` name we do not know.
     #[error("unknown instance type '{given}'{suggestion}; run `iolens models` to list all known instances")]
     UnknownInstance {
@@ -36,6 +44,9 @@ pub enum AnalyzeError {
     /// `advise` cannot work with what it was given; the message says what to give.
     #[error("{0}")]
     Advise(String),
+    /// More data than one volume of a type holds (sizing; a stripe may hold it).
+    #[error("{0}")]
+    TooBig(String),
     /// The bundled model data failed to parse (a bug in `data/models.json`).
     #[error("data/models.json is invalid: {0}")]
     BadModelData(String),

@@ -113,23 +113,30 @@ pub fn size_for(base: &Volume, need: &Need, keep_size: bool) -> Result<Sized, An
             ));
         }
     }
-    // The spec must parse back as it is: the sizing stays within the type's rules, but for a
-    // capacity above the largest volume of the type, which is said as such.
+    // More data than the type's largest volume: the sizing either stops at that size (a
+    // tiered type's largest tier) or asks for a size the type's rules refuse. Either way, one
+    // volume cannot hold it, which is said as such (a stripe may: see advise).
+    let too_big = |why: String| {
+        AnalyzeError::TooBig(format!(
+            "one {} volume cannot hold the {} GiB of data ({why})",
+            v.type_name(),
+            fmt::int(need.capacity_gib)
+        ))
+    };
+    if let Some(s) = v.size_gib.filter(|s| *s < capacity - 1e-6) {
+        return Err(too_big(format!("its largest is {}", v.size_text(s))));
+    }
+    // The spec must parse back as it is: the sizing stays within the type's rules.
     let v = super::parse_volume(&v.spec())
         .map(|mut p| {
             p.notes.clear();
             p
         })
         .map_err(|e| match e {
-            AnalyzeError::InvalidVolume { reason, .. }
+            AnalyzeError::VolumeSize { reason, .. }
                 if capacity > 0.0 && v.size_gib.is_some_and(|s| s >= capacity.ceil()) =>
             {
-                AnalyzeError::Advise(format!(
-                    "one {} volume cannot hold the {} GiB of data ({})",
-                    v.type_name(),
-                    fmt::int(need.capacity_gib),
-                    reason
-                ))
+                too_big(reason)
             }
             e => e,
         })?;

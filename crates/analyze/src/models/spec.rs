@@ -186,10 +186,18 @@ impl<'a> Given<'a> {
         }
     }
 
+    /// An error about this spec's size.
+    fn bad_size(&self, reason: String) -> AnalyzeError {
+        AnalyzeError::VolumeSize {
+            spec: self.spec.to_string(),
+            reason,
+        }
+    }
+
     /// `s` within `min..max` (in `unit`).
     fn check_size(&self, s: f64, min: f64, max: f64, unit: &str) -> Result<(), AnalyzeError> {
         if s < min || s > max {
-            Err(self.bad(format!(
+            Err(self.bad_size(format!(
                 "{} size must be {}..{} {unit} (given {})",
                 self.ty(),
                 fmt::trim(min, 3),
@@ -246,7 +254,7 @@ impl<'a> Given<'a> {
         match self.size {
             Some(s) => {
                 if s < min || s > max {
-                    return Err(self.bad(format!(
+                    return Err(self.bad_size(format!(
                         "{ty} size must be {}..{} GiB (given {})",
                         fmt::trim(min, 3),
                         fmt::int(max),

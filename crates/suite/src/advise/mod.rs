@@ -391,7 +391,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         sized_for(&setup.need)
     } else {
         format!(
-            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law: from {n} / (target / uncertainty - percentile + mean) to {n} / (target / uncertainty - percentile), of the type's latency model, and never above {n} / mean",
+            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law between {n} / (target / uncertainty - percentile + mean) and {n} / (target / uncertainty - percentile), of the type's latency model (below the first where it already meets), never above {n} / mean",
             fmt_int(s.in_flight),
             ((setup.need.headroom - 1.0) * 100.0).round(),
             fmt_int(setup.need.capacity_gib),

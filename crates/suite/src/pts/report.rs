@@ -680,7 +680,7 @@ pub fn json(run: &PtsRun, cond: &Conditions) -> Value {
             "direct": c.direct,
             "sequential": c.sequential,
             "cloud": s.cloud,
-            "budget_s": s.budget_s,
+            "budget_s": c.budget_s,
             "simulated": s.sim.as_ref().map(sim_label),
             "bssplit": c.bssplit,
             "random_distribution": c.random_distribution,
@@ -1084,6 +1084,16 @@ mod page_tests {
             r.spec.budget_s = Some(600);
             r.wipc_bytes = 2 << 30;
             let rows = iolens_report::pts::conditions_rows(&part(&r, &cond));
+            // The HTML report of a saved result reads the JSON: the same rows from it.
+            let saved = iolens_report::pts::read(&json(&r, &cond)).unwrap_or_else(|e| {
+                panic!("{} test: its JSON does not read back: {e}", test.name())
+            });
+            assert_eq!(
+                iolens_report::pts::conditions_rows(&saved[0].parts[0]),
+                rows,
+                "{} test: expected the conditions read back from the JSON to be the run's",
+                test.name()
+            );
             let (t, html) = (text(&r, &cond), render(&page(&r, &cond)));
             for (name, value) in &rows {
                 assert!(
