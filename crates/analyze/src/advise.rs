@@ -313,12 +313,7 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                     extra,
                 ));
             }
-            let part = Need {
-                iops: need.iops / n,
-                bytes_per_s: need.bytes_per_s / n,
-                capacity_gib: need.capacity_gib / n,
-                ..*need
-            };
+            let part = need.share(n);
             let each = match size_for(&base, &part, false) {
                 Ok(each) => each,
                 // Each share of the data still too much for one volume: more of them.
@@ -370,13 +365,7 @@ fn capacity_stripe(
 ) -> Result<Candidate, Rejection> {
     let need = &s.need;
     for n in 2..=s.max_stripe.max(1) {
-        let k = f64::from(n);
-        let part = Need {
-            iops: need.iops / k,
-            bytes_per_s: need.bytes_per_s / k,
-            capacity_gib: need.capacity_gib / k,
-            ..*need
-        };
+        let part = need.share(f64::from(n));
         let Ok(each) = size_for(base, &part, false) else {
             continue;
         };
@@ -555,10 +544,7 @@ fn instance_caps(inst: &Instance, vol: &Volume, rf: f64, sustained: bool) -> Opt
 fn headroom_cost(s: &Setup, ty: &str, count: u32, cost: Option<f64>) -> Option<f64> {
     let bare = Need {
         headroom: 1.0,
-        iops: s.need.iops / f64::from(count),
-        bytes_per_s: s.need.bytes_per_s / f64::from(count),
-        capacity_gib: s.need.capacity_gib / f64::from(count),
-        ..s.need
+        ..s.need.share(f64::from(count))
     };
     let v = size_for(&smallest(ty).ok()?, &bare, false).ok()?;
     let without = v.volume.monthly_cost()?.total * f64::from(count);

@@ -45,6 +45,17 @@ impl Need {
         self.iops.max(self.bytes_per_s / bs)
     }
 
+    /// One volume's part of the need in a stripe of `n`: 1/n of the rate, the throughput and
+    /// the data.
+    pub fn share(&self, n: f64) -> Need {
+        Need {
+            iops: self.iops / n,
+            bytes_per_s: self.bytes_per_s / n,
+            capacity_gib: self.capacity_gib / n,
+            ..*self
+        }
+    }
+
     /// What the volume must carry: the need with its headroom.
     pub fn target(&self) -> f64 {
         self.ios() * self.headroom.max(1.0)
