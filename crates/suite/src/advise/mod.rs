@@ -279,11 +279,11 @@ impl Plan {
 /// Runs `advise`: reads the workload, sizes and simulates every candidate, judges and ranks
 /// them.
 pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
-    let plan = plan(o)?;
+    let mut plan = plan(o)?;
+    let mut notes = std::mem::take(&mut plan.notes);
     let (w, s, targets) = (&plan.w, &plan.w.summary, &plan.targets);
     let (setup, base, vopts) = (&plan.setup, &plan.base, &plan.vopts);
     let (need_ios, types, overrides) = (plan.need_ios, &plan.types, &plan.overrides);
-    let mut notes = plan.notes.clone();
     let (cands, rejected) = if need_ios > 0.0 {
         candidates(setup, types)
     } else {
@@ -391,8 +391,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         sized_for(&setup.need)
     } else {
         format!(
-            "each type for the least IOPS whose simulated run keeps {} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law between {n} / (target / uncertainty - percentile + mean) and {n} / (target / uncertainty - percentile), of the type's latency model (below the first where it already meets), never above {n} / mean",
-            fmt_int(s.in_flight),
+            "each type for the least IOPS whose simulated run keeps {n} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law between {n} / (target / uncertainty - percentile + mean) and {n} / (target / uncertainty - percentile), of the type's latency model (below the first where it already meets), never above {n} / mean",
             ((setup.need.headroom - 1.0) * 100.0).round(),
             fmt_int(setup.need.capacity_gib),
             n = fmt_int(s.in_flight)
@@ -474,9 +473,8 @@ impl Probe<'_> {
 /// varies too, so that is where the search starts, and in-flight / (T / f - M) (the wait
 /// counted on top of the whole service time) where it ends: the least IOPS whose simulated
 /// run meets every target, found by bisection to 2 % (below the start where it already meets).
-/// Never more than the loop
-/// reaches unqueued (in-flight / the model's mean), which a volume beyond it would not use; a
-/// target the model cannot confirm at any size gets that rate.
+/// Never more than the loop reaches unqueued (in-flight / the model's mean), which a volume
+/// beyond it would not use; a target the model cannot confirm at any size gets that rate.
 fn latency_only_iops(p: &Probe) -> Result<f64, SuiteError> {
     let m = p.model;
     let in_flight = p.summary.in_flight;
