@@ -193,7 +193,7 @@ impl Scale {
                 let step = nice_step(self.d.1 - self.d.0, 5.0);
                 let first = (self.d.0 / step - 1e-9).ceil() as i64;
                 let last = (self.d.1 / step + 1e-9).floor() as i64;
-                // Tame -0 and 0.30000000000000004 before formatting.
+                // `+ 0.0` turns -0 into 0; `num` prints 0.30000000000000004 as 0.3.
                 (first..=last).map(|i| i as f64 * step + 0.0).collect()
             }
             Kind::Log => {

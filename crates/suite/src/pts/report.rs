@@ -270,22 +270,6 @@ pub const ECW_SOURCE: &str = "JEDEC JESD219's enterprise workload (as pynvme imp
 which PTS ECW adopts: the default R/W mix, transfer sizes and hot bands; unverified against \
 the SNIA PTS text; the TOIO ladder and 4 KiB alignment are iolens's choice";
 
-/// The composite workload of a spec with composite cells (ECW): its R/W mix, transfer sizes,
-/// alignment and access distribution, as one line.
-pub fn composite(s: &PtsSpec) -> Option<String> {
-    if !s.bss.contains(&COMPOSITE_BS) {
-        return None;
-    }
-    let mix: Vec<String> = s.mixes.iter().map(|m| format!("{m}/{}", 100 - m)).collect();
-    Some(format!(
-        "{} R/W, bssplit={}, blockalign={}, random_distribution={}",
-        mix.join(", "),
-        s.bssplit,
-        ECW_ALIGN,
-        distribution(s)
-    ))
-}
-
 /// One line naming a simulated device.
 pub fn sim_label(d: &SimDevice) -> String {
     match d {
@@ -518,7 +502,8 @@ pub fn part(run: &PtsRun, cond: &Conditions) -> PtsPart {
                 .and_then(|i| checks.get(i).copied().flatten()),
         })
         .collect();
-    let mixed_sizes = composite(s).is_some();
+    // A composite of sizes (ECW): the conditions name its workload.
+    let mixed_sizes = s.bss.contains(&COMPOSITE_BS);
     PtsPart {
         test: s.test.name().to_string(),
         conditions: PtsConditions {
