@@ -13,6 +13,9 @@ pub struct RandomMap {
     full: Vec<u64>,
     n: u64,
     used: u64,
+    /// The blocks whose words were prefetched, in order (tests check the aim).
+    #[cfg(test)]
+    aimed: std::cell::RefCell<Vec<u64>>,
 }
 
 impl RandomMap {
@@ -24,6 +27,8 @@ impl RandomMap {
             full: vec![0; nw.div_ceil(64)],
             n,
             used: 0,
+            #[cfg(test)]
+            aimed: Default::default(),
         }
     }
 
@@ -32,6 +37,8 @@ impl RandomMap {
     /// memory. A hint only: nothing changes if `idx` is not the block used next.
     #[inline(always)]
     fn prefetch(&self, idx: u64) {
+        #[cfg(test)]
+        self.aimed.borrow_mut().push(idx);
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = self.words.get((idx / 64) as usize) {
             // SAFETY: a prefetch reads nothing architecturally and cannot fault; the pointer is
@@ -786,7 +793,7 @@ impl BlockSizes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rand::ReadAhead;
+    use crate::rand::{ReadAhead, READ_AHEAD};
     use iolens_job::Span;
 
     fn spec(f: impl FnOnce(&mut JobSpec)) -> (JobSpec, OffsetSpec) {
@@ -1079,6 +1086,39 @@ mod tests {
             assert_eq!(
                 got, want,
                 "I/O {i} (file {f}, bs {bs}): offsets with the generator read ahead against the plain one"
+            );
+        }
+    }
+
+    #[test]
+    fn the_prefetch_aims_at_the_block_drawn_read_ahead_later() {
+        // Each I/O's prefetch is for the block that the draw READ_AHEAD I/Os on starts from
+        // (before the map moves it on from a block already done): the plain generator's
+        // sequence, scaled to the map, is what the later draws read.
+        let (_, o) = spec(|j| j.rw = iolens_job::RwKind::RandRead);
+        let (len, bs) = (4096u64 << 20, 4096u64);
+        let blocks = len / bs;
+        let mut f = FileOffsets::new(&o, 0, len, bs, 7);
+        let (mut ra, mut pa) = (ReadAhead::new(Taus::new(1)), Taus::new(2));
+        let n = 2000usize;
+        for _ in 0..n {
+            f.next(&o, Ddir::Read, bs, &mut ra, &mut pa)
+                .expect("room for an I/O");
+        }
+        let mut plain = Taus::new(1);
+        let drawn: Vec<u64> = (0..n).map(|_| plain.below(blocks)).collect();
+        let aimed = f.map.as_ref().expect("a random map").aimed.borrow().clone();
+        assert_eq!(
+            aimed.len(),
+            n,
+            "one prefetch per I/O: {n} random reads over {blocks} blocks"
+        );
+        for i in 0..n - READ_AHEAD {
+            assert_eq!(
+                aimed[i],
+                drawn[i + READ_AHEAD],
+                "I/O {i}: the prefetch against the block of draw {} (seed 1, {blocks} blocks)",
+                i + READ_AHEAD
             );
         }
     }
