@@ -176,7 +176,7 @@ pub struct Candidate {
     pub steps: Vec<String>,
     /// Monthly cost of all its volumes, USD (`None`: no sourced price).
     pub cost: Option<f64>,
-    /// The cost line by line (one volume).
+    /// The cost line by line: one volume's, then (a stripe) its volumes times that.
     pub cost_lines: Vec<String>,
     /// What the 20 % headroom adds to the monthly cost (the same type sized for the need alone).
     pub headroom_cost: Option<f64>,
@@ -338,25 +338,118 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
                     extra,
                 ));
             }
-            let mut steps = vec![format!(
-                "{short}: striped over {} volumes, each sized for 1/{}",
-                fmt::int(n),
-                fmt::int(n)
-            )];
-            steps.extend(each.steps);
-            (each.volume, n as u32, steps)
+            let n = n as u32;
+            let first = stripe_of(
+                s,
+                ty,
+                n,
+                each,
+                &format!("{short}: striped over {n} volumes, each sized for 1/{n}"),
+            );
+            // Wider stripes too: a type whose throughput grows with its IOPS past a knee
+            // (io1, io2) can carry a share of the need for far less per volume.
+            let wider = (n + 1..=s.max_stripe).filter_map(|k| {
+                let each = size_for(&base, &need.share(f64::from(k)), false).ok()?;
+                (each.short.is_none() && !each.no_headroom).then(|| {
+                    stripe_of(
+                        s,
+                        ty,
+                        k,
+                        each,
+                        &format!("{short}: striped over {k} volumes, each sized for 1/{k}"),
+                    )
+                })
+            });
+            return Ok((choose_stripe(std::iter::once(first).chain(wider)), extra));
         }
     };
     let cand = place(s, ty, vol, count, steps, None);
     Ok((cand, extra))
 }
 
+/// `n` volumes like `each` striped, with `why` first among the steps.
+fn stripe_of(
+    s: &Setup,
+    ty: &str,
+    n: u32,
+    each: crate::models::Sized,
+    why: &str,
+) -> Result<Candidate, Rejection> {
+    let mut steps = vec![why.to_string()];
+    steps.extend(each.steps);
+    place(s, ty, each.volume, n, steps, None)
+}
+
+/// A wider stripe is recommended over a narrower one only when it costs less than this share
+/// of the narrower's price: each volume more is another attachment and another failure domain.
+const WIDER_BELOW: f64 = 0.5;
+
+/// The stripe to recommend among those that carry the need (in order of width, narrowest
+/// first): the narrowest that no wider one undercuts by more than half ([`WIDER_BELOW`]). So
+/// 300,000 IOPS stays on 5 x gp3 ($1,814.00) though 16 x gp3 cost 11 % less (each gp3 includes
+/// 3,000 IOPS), and 1,500 MiB/s of 1 MiB reads goes to 4 x io1 at $486.00, not 2 x io1 at
+/// $7,776.00, whose volumes need 57,600 IOPS each to pass 500 MiB/s. The steps say what the
+/// other widths cost. Where no width is placed, the narrowest's rejection.
+fn choose_stripe(
+    stripes: impl Iterator<Item = Result<Candidate, Rejection>>,
+) -> Result<Candidate, Rejection> {
+    let mut first_err = None;
+    let mut placed: Vec<Candidate> = vec![];
+    for r in stripes {
+        match r {
+            Ok(c) => placed.push(c),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    let cost = |c: &Candidate| c.cost.unwrap_or(f64::INFINITY);
+    // The cheapest, the narrowest of equals.
+    let Some(cheapest) = (0..placed.len()).reduce(|a, b| {
+        if cost(&placed[b]) < cost(&placed[a]) {
+            b
+        } else {
+            a
+        }
+    }) else {
+        return Err(first_err.expect("a stripe placed or rejected"));
+    };
+    let pick = placed
+        .iter()
+        .position(|c| c.cost.is_none() || cost(&placed[cheapest]) >= cost(c) * WIDER_BELOW)
+        .unwrap_or(cheapest);
+    let mut notes = vec![];
+    let ours = cost(&placed[pick]);
+    if pick > 0 && ours.is_finite() && cost(&placed[0]).is_finite() {
+        notes.push(format!(
+            "{} volumes rather than {}: {}/month against {}/month",
+            placed[pick].count,
+            placed[0].count,
+            fmt::usd(ours),
+            fmt::usd(cost(&placed[0]))
+        ));
+    }
+    if cheapest != pick && ours.is_finite() {
+        let theirs = cost(&placed[cheapest]);
+        notes.push(format!(
+            "{} volumes would cost {}/month, {} % less, with {} volumes more (more volumes are picked only below {} % of the price)",
+            placed[cheapest].count,
+            fmt::usd(theirs),
+            fmt::int((1.0 - theirs / ours) * 100.0),
+            placed[cheapest].count - placed[pick].count,
+            fmt::int(WIDER_BELOW * 100.0)
+        ));
+    }
+    let mut c = placed.swap_remove(pick);
+    for (i, n) in notes.into_iter().enumerate() {
+        c.steps.insert(1 + i, n);
+    }
+    Ok(c)
+}
+
 /// A stripe for more data than one volume of type `ty` holds (`too_big` says why one cannot):
-/// the fewest volumes, up to the setup's widest stripe, each holding 1/n of the data and
-/// carrying 1/n of the need with its headroom. The fewest, as for a stripe for IOPS, not the
-/// cheapest: each volume more is another attachment and another failure domain, and a wider
-/// stripe of a type with free IOPS per volume can cost a little less (100 TiB at 20,000 IOPS:
-/// 2 x gp3 $8,287.04, 8 x gp3 $8,192.00).
+/// up to the setup's widest stripe, each volume holding 1/n of the data and carrying 1/n of
+/// the need with its headroom; which width, [`choose_stripe`] says.
 fn capacity_stripe(
     s: &Setup,
     ty: &str,
@@ -364,20 +457,21 @@ fn capacity_stripe(
     too_big: &str,
 ) -> Result<Candidate, Rejection> {
     let need = &s.need;
-    for n in 2..=s.max_stripe.max(1) {
-        let part = need.share(f64::from(n));
-        let Ok(each) = size_for(base, &part, false) else {
-            continue;
-        };
-        if each.short.is_some() || each.no_headroom {
-            continue;
-        }
-        let mut steps = vec![format!(
-            "{too_big}: striped over {n} volumes, each holding 1/{n} ({} GiB) and sized for 1/{n} of the need",
-            fmt::int(part.capacity_gib)
-        )];
-        steps.extend(each.steps);
-        return place(s, ty, each.volume, n, steps, None);
+    let mut stripes = (2..=s.max_stripe.max(1))
+        .filter_map(|n| {
+            let part = need.share(f64::from(n));
+            let each = size_for(base, &part, false).ok()?;
+            (each.short.is_none() && !each.no_headroom).then(|| {
+                let why = format!(
+                    "{too_big}: striped over {n} volumes, each holding 1/{n} ({} GiB) and sized for 1/{n} of the need",
+                    fmt::int(part.capacity_gib)
+                );
+                stripe_of(s, ty, n, each, &why)
+            })
+        })
+        .peekable();
+    if stripes.peek().is_some() {
+        return choose_stripe(stripes);
     }
     Err(Rejection {
         label: ty.to_string(),
@@ -490,7 +584,23 @@ fn place(
         sim_iops = Some(sim_iops.map_or(ci, |v| v.min(ci)));
         sim_bw = Some(sim_bw.map_or(cb, |v| v.min(cb)));
     }
-    let cost = vol.monthly_cost().map(|c| (c.total * n, c.detail));
+    let cost = vol.monthly_cost().map(|c| {
+        let mut lines = c.detail;
+        if count > 1 {
+            // Before the price source, which ends the lines.
+            let at =
+                lines.len() - usize::from(lines.last().is_some_and(|l| l.starts_with("prices:")));
+            lines.insert(
+                at,
+                format!(
+                    "{count} volumes x {} = {}",
+                    fmt::usd(c.total),
+                    fmt::usd(c.total * n)
+                ),
+            );
+        }
+        (c.total * n, lines)
+    });
     let headroom_cost = headroom_cost(s, ty, count, cost.as_ref().map(|c| c.0));
     Ok(Candidate {
         label,

@@ -795,7 +795,14 @@ fn c10_a_stripe() {
             )),
             unconfirmed: None,
             rejected: &[("gp2", "limit")],
-            text: &["a stripe would need 23 volumes, more than 16", "5 x gp3"],
+            text: &[
+                "a stripe would need 23 volumes, more than 16",
+                "5 x gp3",
+                // Wider gp3 stripes get more included IOPS: 16 x 22,500 IOPS, 45 GiB, each
+                // $3.60 + $97.50 + $0 = $101.10, cost less but not 25 % less.
+                "16 volumes would cost $1,617.60/month, 11 % less, with 11 volumes more",
+                "5 volumes x $362.80 = $1,814.00",
+            ],
         },
     );
 }
@@ -976,6 +983,48 @@ fn c21_more_data_than_one_volume_holds_is_striped() {
         let a = advise(&o).unwrap_or_else(|e| panic!("100 TiB on {provider}: {e}"));
         holds_it(&a, 102_400.0, provider);
     }
+}
+
+/// 1,500 MiB/s of sequential 1 MiB reads on io1 alone, sized for 1,800 MiB/s. One io1 carries
+/// 256 KiB per IOPS up to 32,000 IOPS (500 MiB/s at 2,000) and 16 KiB per IOPS above (1,000
+/// MiB/s at 64,000), so the fewest volumes, 2 x 900 MiB/s, need 57,600 IOPS each: 1,152 GiB x
+/// $0.125 + 57,600 x $0.065 = $3,888.00 per volume, $7,776.00. Four volumes of 450 MiB/s need
+/// 1,800 IOPS and 36 GiB each (50 IOPS per GiB): $4.50 + $117.00 = $121.50, $486.00 for four,
+/// and the wider stripe is picked; five or more cost the same $486.00 (sizes and IOPS scale
+/// down together), so four, the narrowest of them.
+#[test]
+fn c22_a_wider_stripe_that_costs_far_less_is_picked() {
+    let o = Options {
+        bytes_per_s: Some(1500.0 * MIB),
+        filters: Filters {
+            types: vec!["io1".into()],
+            ..Filters::default()
+        },
+        ..base(jobs(&[
+            "--name=s",
+            "--ioengine=libaio",
+            "--rw=read",
+            "--bs=1m",
+            "--iodepth=32",
+            "--size=100g",
+        ]))
+    };
+    check(
+        "1,500 MiB/s of 1 MiB on io1",
+        &o,
+        &Want {
+            winner: Some(("4 x io1", "io1:iops=1800,size=36G", Some(486.0))),
+            unconfirmed: None,
+            rejected: &[],
+            text: &[
+                "striped over 4 volumes, each sized for 1/4",
+                "4 volumes rather than 2: $486.00/month against $7,776.00/month",
+                "storage 36 GiB x $0.125/GB-month = $4.50",
+                "IOPS: 1,800 x $0.065 = $117.00",
+                "4 volumes x $121.50 = $486.00",
+            ],
+        },
+    );
 }
 
 /// Asserts that every candidate of `a` (count x size, OCI's GB as GiB) holds `gib`.
