@@ -45,6 +45,25 @@ fn terse_v2_and_v4() {
 }
 
 #[test]
+fn terse_description_follows_a_semicolon_in_every_version() {
+    // fio: `;description` at the end of the line; version 2 first breaks the line.
+    let r = deterministic(&format!("{MIXED}description=hello world\n"));
+    for (v, tail) in [
+        (2, "\n;hello world\n"),
+        (3, "%;hello world\n"),
+        (4, ";hello world\n"),
+        (5, ";hello world\n"),
+    ] {
+        let t = iolens_report::terse::render(&r, v);
+        assert!(
+            t.ends_with(tail),
+            "terse v{v} of a job with description=hello world: expected it to end {tail:?}, got ...{:?}",
+            &t[t.len().saturating_sub(40)..]
+        );
+    }
+}
+
+#[test]
 fn disk_stats_sections() {
     let r = with_disk(deterministic(MIXED));
     let normal = iolens_report::normal::render(&r);

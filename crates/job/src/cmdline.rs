@@ -228,8 +228,17 @@ const REJECTED: &[(&str, &str)] = &[
 
 fn parse_formats(v: &str, span: &Span) -> Result<Vec<OutputFormat>, JobError> {
     let mut out = Vec::new();
-    for f in v.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+    for f in v.split(',').map(str::trim) {
         out.push(match f {
+            // fio refuses an empty item (`json,`) as an invalid format.
+            "" if !v.trim().is_empty() => {
+                return Err(JobError::at(
+                    span.clone(),
+                    Some("output-format"),
+                    format!("empty item in '{v}': allowed normal, json, json+, terse (comma list)"),
+                ))
+            }
+            "" => continue,
             "normal" => OutputFormat::Normal,
             "json" => OutputFormat::Json,
             "json+" => OutputFormat::JsonPlus,
@@ -402,7 +411,8 @@ impl CliSections {
 /// A run switch (a flag without a value).
 fn switch(a: &mut FioArgs, formats: &mut Vec<OutputFormat>, key: &str) {
     match key {
-        "minimal" => formats.push(OutputFormat::Terse),
+        // As fio: each of --minimal and --output-format sets the formats; the last one wins.
+        "minimal" => *formats = vec![OutputFormat::Terse],
         "append-terse" => a.append_terse = true,
         "parse-only" => a.parse_only = true,
         "merge-blktrace-only" => a.merge_blktrace_only = true,
@@ -432,7 +442,7 @@ fn run_flag(
     let time = |unit| parse_time(&v, unit).map_err(|e| bad(e.to_string()));
     match key {
         "output" => a.output = Some(PathBuf::from(v)),
-        "output-format" => formats.extend(parse_formats(&v, span)?),
+        "output-format" => *formats = parse_formats(&v, span)?,
         "terse-version" => {
             a.terse_version = match v.as_str() {
                 "2" | "3" | "4" | "5" => v.parse().expect("digit"),
@@ -657,6 +667,36 @@ mod tests {
         assert!(e.contains("did you mean '--iodepth'"), "{e}");
         assert!(e.starts_with("command line (argument 2)"), "{e}");
         assert!(parse_args(&args(&["--output-format=xml"])).is_err());
+        assert!(
+            parse_args(&args(&["--output-format=json,"])).is_err(),
+            "a trailing comma is an invalid format to fio (exit 1)"
+        );
+        // The last of --output-format and --minimal wins, as in fio.
+        for (argv, want) in [
+            (
+                &["--output-format=json", "--minimal"][..],
+                vec![OutputFormat::Terse],
+            ),
+            (
+                &["--minimal", "--output-format=json"][..],
+                vec![OutputFormat::Json],
+            ),
+            (
+                &["--output-format=json", "--output-format=terse"][..],
+                vec![OutputFormat::Terse],
+            ),
+            (
+                &["--output-format=normal", "--output-format=json,terse"][..],
+                vec![OutputFormat::Json, OutputFormat::Terse],
+            ),
+        ] {
+            let a = parse_args(&args(argv)).expect("valid");
+            let mut got = a.formats.clone();
+            got.sort();
+            let mut want = want;
+            want.sort();
+            assert_eq!(got, want, "formats of {argv:?}");
+        }
         assert!(parse_args(&args(&["--server"]))
             .unwrap_err()
             .to_string()

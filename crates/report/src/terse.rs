@@ -135,15 +135,12 @@ fn job(o: &mut String, j: &JobResult, r: &RunResult, version: u32) {
     if j.display.continue_on_error {
         let _ = write!(o, ";{};{}", j.total_err, j.first_error);
     }
-    match (&j.description, version) {
-        (Some(d), 2) => {
+    if let Some(d) = &j.description {
+        // Version 2 puts the description on a line of its own, still after a ';' (as fio).
+        if version == 2 {
             o.push('\n');
-            o.push_str(d);
         }
-        (Some(d), _) => {
-            let _ = write!(o, ";{d}");
-        }
-        _ => {}
+        let _ = write!(o, ";{d}");
     }
     o.push('\n');
 }
