@@ -134,8 +134,16 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
     let mut warnings = Vec::new();
     let mut warned: HashSet<(Span, String)> = HashSet::new();
     let mut files_seen: HashSet<usize> = HashSet::new();
+    let mut file = 0;
 
     for section in sections {
+        if section.file_index != file {
+            // fio starts each job file after the first from its defaults: the globals of the
+            // files before and of the command line no longer apply (fio 3.33 runs a later
+            // file's job without the size given by --size or an earlier [global]).
+            file = section.file_index;
+            globals.clear();
+        }
         let mut own = Vec::with_capacity(section.entries.len());
         for entry in &section.entries {
             let def = match resolve(entry) {
@@ -189,10 +197,11 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             globals.push(own);
             continue;
         }
-        let first_of_file = files_seen.insert(section.file_index);
         if !only.is_empty() && !only.iter().any(|n| n == &section.name) {
             continue;
         }
+        // The first job that runs of each file (after --section) starts its group.
+        let first_of_file = files_seen.insert(section.file_index);
         let mut spec = JobSpec::new(&section.name, section.span.clone(), section.file_index);
         // Application order, section by section: within a job-file section by priority
         // (kb_base before sizes), ties as written; command-line options exactly as written,
@@ -316,6 +325,65 @@ mod tests {
         let env = FakeEnv::default();
         let s = parse_job_file(Path::new("t.fio"), text, 0, &env)?;
         build_jobs(&s, &[])
+    }
+
+    /// Sections of job files given in order, as `collect_sections` joins them.
+    fn files(texts: &[&str], only: &[&str]) -> Result<JobSet, JobError> {
+        let env = FakeEnv::default();
+        let mut all = vec![];
+        for (i, t) in texts.iter().enumerate() {
+            all.extend(parse_job_file(Path::new(&format!("f{i}.fio")), t, i, &env)?);
+        }
+        let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+        build_jobs(&all, &only)
+    }
+
+    #[test]
+    fn each_job_file_after_the_first_starts_from_the_defaults() {
+        // fio 3.33: `a.fio b.fio` runs b's job without a.fio's [global] (k then has no size).
+        let set = files(
+            &[
+                "[global]\nioengine=null\nsize=256k\nbs=16k\n[x]\nrw=read\n",
+                "[k]\nrw=write\nsize=64k\n",
+            ],
+            &[],
+        )
+        .expect("both files parse");
+        let (x, k) = (&set.jobs[0], &set.jobs[1]);
+        assert_eq!(
+            (x.bs[0], x.ioengine),
+            (16384, EngineKind::Null),
+            "job x of the first file takes its [global]: {x:?}"
+        );
+        assert_eq!(
+            (k.bs[1], k.ioengine),
+            (4096, EngineKind::Psync),
+            "job k of the second file: fio's defaults (bs 4k, psync), not the first file's [global]"
+        );
+        assert!(
+            set.global_options.is_empty(),
+            "the globals in force at the end are the second file's (none): {:?}",
+            set.global_options
+        );
+        // --section: the first selected job of a later file still starts a new group.
+        let set = files(
+            &[
+                "[global]\nioengine=null\nsize=64k\n[x]\n",
+                "[global]\nioengine=null\nsize=64k\n[p]\n[q]\n",
+            ],
+            &["x", "q"],
+        )
+        .expect("both files parse");
+        let names: Vec<_> = set
+            .jobs
+            .iter()
+            .map(|j| (j.name.as_str(), j.stonewall))
+            .collect();
+        assert_eq!(
+            names,
+            [("x", false), ("q", true)],
+            "--section=x --section=q over two files: q, the first job run of the second file, starts its group"
+        );
     }
 
     #[test]
