@@ -349,13 +349,16 @@ pub fn parse_args(args: &[String]) -> Result<FioArgs, JobError> {
     Ok(a)
 }
 
-/// The sections a command line builds: options before the first `--name` (or after
-/// `--name=global`) are its globals, each `--name` starts a job.
+/// The sections a command line builds, in order: options before the first `--name` (or after
+/// `--name=global`) are a global section, each `--name` starts a job. A global section applies
+/// to the jobs after it only, as fio copies its defaults into each job when the job starts
+/// (`--name=a --name=global --bs=16k --name=b`: a keeps 4k).
 #[derive(Default)]
 struct CliSections {
-    globals: Vec<RawEntry>,
+    /// The global section being written (between its `--name=global` and the next `--name`).
+    globals: Option<Vec<RawEntry>>,
     current: Option<RawSection>,
-    jobs: Vec<RawSection>,
+    done: Vec<RawSection>,
 }
 
 impl CliSections {
@@ -363,9 +366,10 @@ impl CliSections {
     fn option(&mut self, name: &str, key: &str, value: Option<String>, span: Span) {
         if name == "name" {
             let name = value.unwrap_or_default();
-            self.jobs.extend(self.current.take());
+            self.close();
             if name.starts_with("global") {
-                // `--name=global` edits the command line's globals.
+                // `--name=global` starts global options again.
+                self.globals = Some(vec![]);
                 return;
             }
             self.current = Some(RawSection {
@@ -385,26 +389,30 @@ impl CliSections {
             value: value.map(|v| v.trim().to_string()),
             span,
         };
-        match self.current.as_mut() {
-            Some(s) => s.entries.push(entry),
-            None => self.globals.push(entry),
+        match (self.current.as_mut(), self.globals.as_mut()) {
+            (Some(s), _) => s.entries.push(entry),
+            (None, Some(g)) => g.push(entry),
+            (None, None) => self.globals = Some(vec![entry]),
         }
     }
 
-    /// The globals section (if any option was global), then the jobs.
-    fn finish(mut self) -> Vec<RawSection> {
-        self.jobs.extend(self.current.take());
-        let mut out = Vec::new();
-        if !self.globals.is_empty() {
-            out.push(RawSection {
+    /// Ends the section being written: a job, or a global section with any option.
+    fn close(&mut self) {
+        self.done.extend(self.current.take());
+        if let Some(entries) = self.globals.take().filter(|g| !g.is_empty()) {
+            self.done.push(RawSection {
                 name: "global".into(),
                 span: Span::new(Arc::from("<command line>"), 0),
-                entries: self.globals,
+                entries,
                 file_index: 0,
             });
         }
-        out.extend(self.jobs);
-        out
+    }
+
+    /// The sections in the order given.
+    fn finish(mut self) -> Vec<RawSection> {
+        self.close();
+        self.done
     }
 }
 
@@ -657,6 +665,32 @@ mod tests {
         let a = parse_args(&args(&["--name=global", "--bs=8k", "--name=j"])).unwrap();
         assert_eq!(a.cli_sections.len(), 2);
         assert!(a.cli_sections[0].is_global());
+        // After a job: a global section of its own between the jobs, so only the later job
+        // takes it (fio 3.33: a does 4k I/Os, b 16k).
+        let a = parse_args(&args(&[
+            "--size=64k",
+            "--name=a",
+            "--name=global",
+            "--bs=16k",
+            "--name=b",
+        ]))
+        .unwrap();
+        let shape: Vec<_> = a
+            .cli_sections
+            .iter()
+            .map(|s| (s.name.as_str(), s.entries.len()))
+            .collect();
+        assert_eq!(
+            shape,
+            [("global", 1), ("a", 1), ("global", 1), ("b", 1)],
+            "sections of --size=64k --name=a --name=global --bs=16k --name=b"
+        );
+        let set = crate::build::build_jobs(&a.cli_sections, &[]).expect("jobs");
+        assert_eq!(
+            (set.jobs[0].bs[0], set.jobs[1].bs[0]),
+            (4096, 16384),
+            "bs of a (before --name=global --bs=16k) and b (after)"
+        );
     }
 
     #[test]
