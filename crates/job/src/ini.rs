@@ -215,8 +215,9 @@ fn lex_into(
             continue;
         }
         if let Some(inc) = line.strip_prefix("include") {
-            if inc.starts_with([' ', '\t']) {
-                let name = inc.trim();
+            // fio skips the one character after `include`: a blank or `=`.
+            if inc.starts_with([' ', '\t', '=']) {
+                let name = inc[1..].trim();
                 if sections.is_empty() {
                     return Err(JobError::at(
                         span,
@@ -369,6 +370,14 @@ pub(crate) mod tests {
         let s = lex("[j]\ninclude inc.fio\nsize=1m\n", &env).unwrap();
         assert_eq!(s[0].entries.len(), 2);
         assert_eq!(&*s[0].entries[0].span.file, "inc.fio");
+        // fio skips any one character after `include`, so `include=FILE` works too.
+        let s = lex("[j]\ninclude=inc.fio\nsize=1m\n", &env).expect("include=inc.fio");
+        assert_eq!(
+            s[0].entries.len(),
+            2,
+            "include=inc.fio splices bs=8k before size=1m: {:?}",
+            s[0].entries
+        );
         let e = lex("[j]\ninclude missing.fio\n", &env).unwrap_err();
         assert!(e.to_string().contains("t.fio:2"), "{e}");
         env.files.insert(PathBuf::from("bad.fio"), "[x]\n".into());

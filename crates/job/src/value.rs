@@ -72,6 +72,12 @@ impl SizeOrPct {
     }
 }
 
+/// True for `0x..` (with an optional sign).
+fn is_hex(num: &str) -> bool {
+    let n = num.trim_start_matches(['+', '-']);
+    n.starts_with("0x") || n.starts_with("0X")
+}
+
 /// Splits a number from its unit suffix: `"4k"` -> `("4", "k")`, `"0x10"` -> `("0x10", "")`.
 fn split_number(s: &str) -> (&str, &str) {
     let b = s.as_bytes();
@@ -171,6 +177,13 @@ fn size_multiplier(suffix: &str, kb: KbBase) -> Option<u64> {
 pub fn parse_size(s: &str, kb: KbBase) -> Result<u64> {
     let s = s.trim();
     let (num, suffix) = split_number(s);
+    if !suffix.is_empty() && is_hex(num) {
+        // fio drops a unit after a hexadecimal number (0x100k is 256 bytes there): a job file
+        // that means something else in fio is an error here, as 1.5k is.
+        return err(format!(
+            "bad size '{s}': fio ignores a unit after a hexadecimal number (it reads {num}); write {num} or a decimal size with its unit"
+        ));
+    }
     let mult = size_multiplier(suffix, kb).ok_or_else(|| {
         ValueError(format!(
             "bad size '{s}': expected a number with an optional suffix k, m, g, t, p (kb_base applies) or KiB, MiB, ..."
@@ -643,6 +656,12 @@ mod tests {
         assert_eq!(parse_size("1m", b).unwrap(), 1 << 20);
         assert_eq!(parse_size("1g", b).unwrap(), 1 << 30);
         assert_eq!(parse_size("0x1000", b).unwrap(), 4096);
+        // fio reads 0x100k as 0x100 (256 bytes): refused, not read as 256 KiB.
+        let e = parse_size("0x100k", b).unwrap_err().to_string();
+        assert!(
+            e.contains("fio ignores a unit after a hexadecimal number (it reads 0x100)"),
+            "size=0x100k: expected the hex-with-unit refusal, got: {e}"
+        );
         assert!(parse_size("1.5k", b).is_err(), "fio reads 1.5k as 1");
         assert_eq!(parse_size("512b", b).unwrap(), 512);
         let d = KbBase::Decimal;
