@@ -1191,6 +1191,51 @@ fn allow_fill_tries_the_layout_and_enospc_fails_the_job_without_a_panic() {
 }
 
 #[test]
+fn a_refused_fallocate_lets_a_writer_run_to_the_full_disk_and_report_it() {
+    let _x = exclusive_loop();
+    let dir = TempDir::new("fallocate-enospc");
+    let Some(fs) = small_tmpfs(&dir, "8m") else {
+        return;
+    };
+    // fio 3.33 logs the failed fallocate and writes until the file system is full: error 28,
+    // with the 8 MiB it wrote measured. A writer needs no data laid out, so the same here.
+    let f = fs.dir.join("w.dat");
+    let (o, args) = fill_job(
+        "w",
+        &f,
+        &[
+            "--size=32m",
+            "--rw=write",
+            "--bs=64k",
+            "--allow-fill",
+            "--output-format=json",
+        ],
+    );
+    let (out, err) = (stdout(&o), stderr(&o));
+    let ctx = format!("iolens {args:?} on an 8 MiB tmpfs");
+    assert!(
+        !err.contains("panicked"),
+        "expected no panic from {ctx}; stderr: {err}"
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected exit code 1 (the job's ENOSPC) from {ctx}; stderr: {err}"
+    );
+    assert!(
+        err.contains("warning: fallocate of") && err.contains("laid out without it"),
+        "expected a warning for the refused fallocate from {ctx}; stderr: {err}"
+    );
+    let v = json_of(&out);
+    let (error, bytes) = (&v["jobs"][0]["error"], &v["jobs"][0]["write"]["io_bytes"]);
+    let bytes = bytes.as_u64().unwrap_or(0);
+    assert!(
+        error == 28 && (4 << 20..=8 << 20).contains(&bytes),
+        "expected error 28 and 4-8 MiB written (the tmpfs's room) from {ctx}; got error {error}, {bytes} bytes"
+    );
+}
+
+#[test]
 fn a_failed_layout_removes_only_files_that_iolens_created() {
     let _x = exclusive_loop();
     let dir = TempDir::new("fill-partial");

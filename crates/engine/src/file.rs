@@ -239,8 +239,11 @@ pub struct Layout {
 }
 
 /// Lays a file out (see [`Layout`]). When the layout fails (ENOSPC, EIO) and this call
-/// created the file, the partial file is removed; an existing file is left as it is.
-pub fn layout(path: &Path, how: &Layout) -> io::Result<()> {
+/// created the file, the partial file is removed; an existing file is left as it is. A
+/// preallocation the file system refuses (no room for the whole size) is no failure, as in
+/// fio, which logs it and goes on: the error comes back in `Ok(Some(..))`, and the job's
+/// writes then meet the full disk and report what they did.
+pub fn layout(path: &Path, how: &Layout) -> io::Result<Option<io::Error>> {
     let open = |create_new: bool| {
         OpenOptions::new()
             .read(true)
@@ -262,7 +265,7 @@ pub fn layout(path: &Path, how: &Layout) -> io::Result<()> {
     r
 }
 
-fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
+fn layout_open(f: &File, how: &Layout) -> io::Result<Option<io::Error>> {
     let Layout {
         size,
         prealloc,
@@ -272,8 +275,9 @@ fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
     } = *how;
     let cur = f.metadata()?.len();
     if cur >= size && !fill {
-        return Ok(());
+        return Ok(None);
     }
+    let mut refused = None;
     match prealloc {
         Prealloc::Allocate if size > cur => {
             // SAFETY: plain syscall on our fd.
@@ -281,7 +285,7 @@ fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
             if rc != 0 {
                 let e = io::Error::last_os_error();
                 if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
-                    return Err(e);
+                    refused = Some(e);
                 }
             }
         }
@@ -311,7 +315,7 @@ fn layout_open(f: &File, how: &Layout) -> io::Result<()> {
     if fsync {
         f.sync_all()?;
     }
-    Ok(())
+    Ok(refused)
 }
 
 #[cfg(test)]

@@ -84,6 +84,8 @@ pub struct LiveStatus {
 pub enum Event {
     /// A file is being laid out: job name, number of files, total bytes.
     LayingOut(String, usize, u64),
+    /// Something the run went on after, to tell the user (fio logs these too).
+    Warning(String),
     /// Periodic status.
     Status(LiveStatus),
     /// `--status-interval`: the results so far (cumulative from each job's start), to print
@@ -277,13 +279,18 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> BTreeMap<usize, S
             fsync: spec.create_fsync,
             seed: 0x1a70_u64 ^ size,
         };
-        if let Err(e) = efile::layout(&path, &how) {
-            fail_path(
+        match efile::layout(&path, &how) {
+            Ok(None) => {}
+            Ok(Some(e)) => events(Event::Warning(format!(
+                "fallocate of '{}' ({size} bytes) failed: {e}; laid out without it",
+                path.display()
+            ))),
+            Err(e) => fail_path(
                 &mut failed,
                 &path,
                 e.raw_os_error().unwrap_or(libc::EIO),
                 format!("cannot lay out '{}' ({size} bytes): {e}", path.display()),
-            );
+            ),
         }
     }
     failed

@@ -437,6 +437,10 @@ pub fn run_checked(
                     }
                 }
             }
+            Event::Warning(w) => {
+                // As a job set's warnings; a closed stderr loses only the warning.
+                let _ = diag(&format!("iolens: warning: {w}"));
+            }
             Event::Status(st) => {
                 let line = status::render_live(&st);
                 if s.status {
