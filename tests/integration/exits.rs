@@ -300,3 +300,73 @@ fn a_full_or_closed_stdout_or_stderr_is_an_exit_code_not_a_panic() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn jobs_a_stop_kept_from_starting_keep_their_place_in_every_format() {
+    // exitall: job a ends the run, so b and c (later groups) never start. fio 3.33 still
+    // reports them with nothing done: a JSON entry and a terse line each, and in the normal
+    // output no block but their group lines.
+    let base = [
+        "--bs=4k",
+        "--size=1m",
+        "--rw=read",
+        "--ioengine=null",
+        "--exitall",
+        "--exit_what=all",
+        "--name=a",
+        "--name=b",
+        "--stonewall",
+        "--name=c",
+        "--stonewall",
+    ];
+    let run = |fmt: &str| {
+        let o = iolens()
+            .args(base)
+            .arg(format!("--output-format={fmt}"))
+            .output_timed()
+            .expect("running iolens");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "iolens {base:?} --output-format={fmt}: stderr {}",
+            stderr(&o)
+        );
+        stdout(&o)
+    };
+    let v = json_of(&run("json"));
+    let jobs: Vec<_> = v["jobs"]
+        .as_array()
+        .expect("a jobs array")
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap_or("").to_string(),
+                j["groupid"].as_u64().unwrap_or(99),
+                j["read"]["io_bytes"].as_u64().unwrap_or(1),
+            )
+        })
+        .collect();
+    assert_eq!(
+        jobs,
+        [
+            ("a".to_string(), 0, 1 << 20),
+            ("b".to_string(), 1, 0),
+            ("c".to_string(), 2, 0)
+        ],
+        "JSON jobs (name, group, bytes read) of iolens {base:?}"
+    );
+    let terse = run("terse");
+    let names: Vec<_> = terse.lines().filter_map(|l| l.split(';').nth(2)).collect();
+    assert_eq!(
+        names,
+        ["a", "b", "c"],
+        "terse lines of iolens {base:?}: {terse}"
+    );
+    let normal = run("normal");
+    assert!(
+        normal.contains("a: (groupid=0")
+            && !normal.contains("b: (groupid=1")
+            && normal.contains("Run status group 2 (all jobs):"),
+        "normal output of iolens {base:?}: expected a's block, none for b, and group 2's line; got:\n{normal}"
+    );
+}

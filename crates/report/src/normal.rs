@@ -479,7 +479,12 @@ pub(crate) fn group_block(o: &mut String, g: &GroupResult) {
 /// The whole normal report (everything after the run).
 pub fn render(r: &RunResult) -> String {
     let mut o = String::from("\n");
-    for j in &r.jobs {
+    // fio prints no block for a job that issued nothing (one a stop kept from starting); its
+    // group line stays. A job with an error keeps its block here, with the error.
+    let did_nothing = |j: &JobResult| {
+        j.error == 0 && j.issued.iter().all(|&n| n == 0) && j.dirs.iter().all(|d| d.io_bytes == 0)
+    };
+    for j in r.jobs.iter().filter(|j| !did_nothing(j)) {
         render_job(&mut o, j, &r.time);
     }
     for g in &r.groups {

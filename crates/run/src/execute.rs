@@ -419,6 +419,12 @@ fn job_results(
     let mut jobs = Vec::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         let Some(out) = outcomes[i].take() else {
+            // A job that never started (the run was stopped before its phase): reported with
+            // nothing done, as fio reports it, so each job keeps its place in the output.
+            jobs.push((
+                job_info(j),
+                JobStats::new(crate::worker::stats_config(&j.spec)),
+            ));
             continue;
         };
         let mut stats = out.stats;
