@@ -908,3 +908,32 @@ fn design_lists_each_crates_dependencies() {
         );
     }
 }
+
+#[test]
+fn a_job_that_ends_inside_its_ramp_time_reports_its_io_without_latencies() {
+    // fio 3.33: 64 MiB done before ramp_time=1 ends: io_bytes 67108864, clat_ns N 0, no
+    // percentiles (it takes no latency sample before the ramp is over).
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--bs=4k",
+        "--size=64m",
+        "--rw=read",
+        "--ramp_time=1",
+        "--output-format=json",
+    ];
+    let o = iolens().args(args).output_timed().expect("running iolens");
+    assert_eq!(o.status.code(), Some(0), "iolens {args:?}: {}", stderr(&o));
+    let v = json_of(&stdout(&o));
+    let r = &v["jobs"][0]["read"];
+    assert_eq!(
+        (
+            r["io_bytes"].as_u64(),
+            r["clat_ns"]["N"].as_u64(),
+            r["lat_ns"]["N"].as_u64(),
+            r["clat_ns"].get("percentile").is_some()
+        ),
+        (Some(64 << 20), Some(0), Some(0), false),
+        "iolens {args:?}: (io_bytes, clat N, lat N, clat percentiles present); got read = {r}"
+    );
+}

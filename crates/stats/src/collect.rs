@@ -169,6 +169,26 @@ impl JobStats {
         *self = JobStats::new(cfg);
     }
 
+    /// Forgets the latencies measured so far and keeps the I/O counted: a job that ends inside
+    /// its `ramp_time` reports what it did without latencies, as fio (which takes no latency
+    /// sample before the ramp is over, and resets its counts only when it is).
+    pub fn forget_latencies(&mut self) {
+        for d in &mut self.dirs {
+            d.slat = Accumulator::default();
+            d.clat = Accumulator::default();
+            d.lat = Accumulator::default();
+            d.slat_hist = Histogram::new();
+            d.clat_hist = Histogram::new();
+            d.lat_hist = Histogram::new();
+            d.window_max = 0;
+            d.window_mark = Default::default();
+            d.lat_series.clear();
+        }
+        self.sync = Accumulator::default();
+        self.sync_hist = Histogram::new();
+        self.lat_buckets = [0; LAT_BUCKETS];
+    }
+
     /// Records an I/O being issued at the given in-flight depth (after adding it).
     #[inline(always)]
     pub fn issued(&mut self, d: usize, depth: u32) {

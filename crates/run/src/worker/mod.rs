@@ -1366,6 +1366,10 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
         };
     }
     w.run(e);
+    if w.ramp_end.is_some() {
+        // It ended inside its ramp_time (its size done, or a stop): no latency was measured.
+        w.stats.forget_latencies();
+    }
     // Whole milliseconds, rounded up: a job that did any I/O ran at least 1 ms (as fio reports).
     let ms = |ns: u64| ns.div_ceil(1_000_000);
     w.stats.runtime_ms = ms(w.t_last.saturating_sub(w.measure_start));
