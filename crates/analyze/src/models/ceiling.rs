@@ -21,6 +21,9 @@ pub struct Ceiling {
     pub limited_by: String,
     /// The whole computation, e.g. `min(volume IOPS 48,000, 750 MiB/s / 16 KiB = 48,000) = 48,000 IOPS`.
     pub formula: String,
+    /// What raises the volume's throughput limit (see [`Volume::raise_throughput`]), when a
+    /// volume is known.
+    pub raise_throughput: Option<String>,
 }
 
 /// One limit converted to I/Os of the workload's size per second.
@@ -270,6 +273,7 @@ pub(crate) fn combine(cands: Vec<Candidate>, w: &Workload) -> Option<Ceiling> {
         bytes_per_s: min * w.bs,
         limited_by,
         formula,
+        raise_throughput: None,
     })
 }
 
@@ -295,7 +299,10 @@ pub(crate) fn ceiling_for(
     if let Some(i) = inst {
         cands.extend(instance_candidates(i, vol, w));
     }
-    combine(cands, w)
+    combine(cands, w).map(|c| Ceiling {
+        raise_throughput: vol.map(Volume::raise_throughput),
+        ..c
+    })
 }
 
 /// The expected ceiling for random I/O of `bs` bytes with `read_fraction` reads:
@@ -345,6 +352,7 @@ impl Volume {
             bytes_per_s: f64::INFINITY,
             limited_by: "no limit given".into(),
             formula: "custom volume without limits".into(),
+            raise_throughput: None,
         })
     }
 

@@ -47,6 +47,45 @@ mod tests {
     }
 
     #[test]
+    fn each_type_says_what_raises_its_throughput() {
+        // A 1 MiB ceiling binds on throughput; its advice follows what sets the type's limit.
+        for (spec, want) in [
+            (
+                "gp3:iops=3000",
+                "provision more throughput (gp3 throughput is provisioned)",
+            ),
+            (
+                "io1:iops=2000,size=100G",
+                "provision more IOPS (io1 throughput grows with its IOPS)",
+            ),
+            (
+                "gp2:size=100G",
+                "a larger volume (gp2 throughput grows with its size)",
+            ),
+            (
+                "st1:size=2T",
+                "a larger volume (st1 throughput grows with its size)",
+            ),
+            (
+                "oci-balanced:size=500G",
+                "a larger volume or more VPUs per GB (oci-balanced throughput grows with both)",
+            ),
+            (
+                "azure-premium-ssd:size=512G",
+                "a larger disk (azure-premium-ssd throughput is set by the size's tier)",
+            ),
+        ] {
+            let c = parse_volume(spec).unwrap().ceiling(1024 * KIB, 1.0);
+            assert_eq!(
+                c.raise_throughput.as_deref(),
+                Some(want),
+                "{spec} at 1 MiB reads (limited by {})",
+                c.limited_by
+            );
+        }
+    }
+
+    #[test]
     fn io1_seed_figures() {
         // 48,000 IOPS -> 750 MiB/s (16 KiB per provisioned IOPS above 32,000).
         let v = parse_volume("io1:iops=48000").unwrap();

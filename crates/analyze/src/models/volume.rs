@@ -206,6 +206,36 @@ impl Volume {
         &self.model.provider
     }
 
+    /// What raises this type's throughput limit, as advice: it is provisioned, or it grows
+    /// with the IOPS, the size or the performance level.
+    pub fn raise_throughput(&self) -> String {
+        let ty = self.type_name();
+        match &self.model.params {
+            Params::Gp3(_)
+            | Params::Hyperdisk(_)
+            | Params::HdThroughput(_)
+            | Params::AzureV2(_) => {
+                format!("provision more throughput ({ty} throughput is provisioned)")
+            }
+            Params::Provisioned(_) => {
+                format!("provision more IOPS ({ty} throughput grows with its IOPS)")
+            }
+            Params::Gp2(_) | Params::Hdd(_) => {
+                format!("a larger volume ({ty} throughput grows with its size)")
+            }
+            Params::Oci(_) => {
+                format!("a larger volume or more VPUs per GB ({ty} throughput grows with both)")
+            }
+            Params::GcpPd(_) => format!(
+                "a larger disk ({ty} throughput grows with its size, up to the machine's cap)"
+            ),
+            Params::Tiered(_) => {
+                format!("a larger disk ({ty} throughput is set by the size's tier)")
+            }
+            Params::Custom => "a volume with a higher throughput limit".into(),
+        }
+    }
+
     /// True for AWS EBS volume types.
     pub fn is_ebs(&self) -> bool {
         self.model.provider == "AWS EBS"

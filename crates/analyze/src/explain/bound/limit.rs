@@ -61,7 +61,7 @@ fn at_model(c: &Case, q: &Queue, t: &Ceiling) -> Option<Verdict> {
         c,
         (t.iops, t.iops, &held),
         &mut arith,
-        limit_advice(&t.limited_by),
+        limit_advice(t),
         depth,
     );
     Some(c.verdict(
@@ -227,11 +227,16 @@ fn end_fix(
 }
 
 /// What to change when the model's ceiling binds, by what limits it.
-fn limit_advice(limited_by: &str) -> String {
+fn limit_advice(t: &Ceiling) -> String {
+    let limited_by = t.limited_by.as_str();
     if limited_by.starts_with("instance") {
         "the instance's own disk cap binds (EBS on EC2, the VM's uncached disk limit on Azure, the shape's block volume cap on OCI, the machine type's Persistent Disk cap on GCP): a larger instance or VM size raises it; more volume performance will not help".into()
     } else if limited_by.starts_with("volume throughput") {
-        "throughput binds at this block size: provision more throughput (gp3) or IOPS (io1/io2 throughput grows with IOPS), or use smaller I/Os for more IOPS".into()
+        let raise = t
+            .raise_throughput
+            .as_deref()
+            .unwrap_or("raise the volume's throughput limit");
+        format!("throughput binds at this block size: {raise}, or use smaller I/Os for more IOPS")
     } else {
         "you got what you provisioned: to go faster provision more IOPS (or a type with a higher limit); `iolens cost` shows the price".into()
     }
