@@ -624,3 +624,34 @@ fn cgroup_throttled_disk_is_explained_as_limit_bound() {
         );
     }
 }
+
+#[test]
+fn a_simulated_burst_volume_is_not_said_to_burst() {
+    // sim_volume=gp2:size=100G serves its 300 IOPS baseline (the simulation keeps no burst
+    // credits); explain must not say the run "fits in the burst window", which would mean it
+    // measured 3,000 IOPS of burst.
+    let d = TempDir::new("simburst");
+    let job = [
+        "--name=t",
+        "--ioengine=psync",
+        "--rw=randread",
+        "--bs=4k",
+        "--numjobs=4",
+        "--size=16m",
+        "--runtime=1",
+        "--time_based",
+        "--group_reporting",
+        "--sim_volume=gp2:size=100G",
+        "--output-format=json",
+        "--output=gp2.json",
+    ];
+    let o = run_in(&d.0, &job);
+    assert!(o.status.success(), "iolens {job:?}: {}", stderr(&o));
+    let o = run_in(&d.0, &["explain", "gp2.json"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("simulated at the baseline: the simulated volume keeps no burst credits")
+            && !out.contains("fits in the volume's burst window"),
+        "explain of a 1 s run on sim_volume=gp2:size=100G: expected the baseline note and no burst-window claim; got:\n{out}"
+    );
+}

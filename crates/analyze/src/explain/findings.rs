@@ -428,7 +428,25 @@ fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Findin
         ));
     }
     if let Some(b) = ctx.volume.as_ref().and_then(|v| v.burst()) {
-        if runtime_ms > 0.0 && runtime_ms / 1e3 < b.seconds_from_full {
+        if o.sim_volume.is_some() {
+            // The simulated volume keeps no burst credits: it ran at its baseline, which a
+            // real one reaches only once its credits are spent.
+            out.push(finding(
+                name,
+                "",
+                Severity::Info,
+                "short-run",
+                "simulated at the baseline: the simulated volume keeps no burst credits".into(),
+                vec![
+                    b.description.clone(),
+                    format!("this run measured {}", fmt::secs(runtime_ms / 1e3)),
+                ],
+                format!(
+                    "on the real volume a run shorter than {} from full credits measures the burst, not this rate: run longer, or drain the credits first",
+                    fmt::secs(b.seconds_from_full)
+                ),
+            ));
+        } else if runtime_ms > 0.0 && runtime_ms / 1e3 < b.seconds_from_full {
             out.push(finding(
                 name,
                 "",
