@@ -655,3 +655,32 @@ fn a_simulated_burst_volume_is_not_said_to_burst() {
         "explain of a 1 s run on sim_volume=gp2:size=100G: expected the baseline note and no burst-window claim; got:\n{out}"
     );
 }
+
+#[test]
+fn a_simulated_buffered_libaio_run_says_its_concurrency_is_not_the_real_one() {
+    // libaio without direct=1 blocks in io_submit on Linux (one I/O in flight), but the
+    // simulated volume queues iodepth: explain's engine warning must say so, not leave
+    // Little's law's 32 in flight standing beside "submits synchronously".
+    let d = TempDir::new("simlibaio");
+    let job = [
+        "--name=t",
+        "--ioengine=libaio",
+        "--rw=randread",
+        "--bs=16k",
+        "--iodepth=32",
+        "--size=16m",
+        "--runtime=1",
+        "--time_based",
+        "--sim_volume=gp3:iops=6000,size=100G",
+        "--output-format=json",
+        "--output=gp3.json",
+    ];
+    let o = run_in(&d.0, &job);
+    assert!(o.status.success(), "iolens {job:?}: {}", stderr(&o));
+    let out = stdout(&run_in(&d.0, &["explain", "gp3.json"]));
+    assert!(
+        out.contains("libaio with buffered I/O (direct=0) submits synchronously")
+            && out.contains("the simulated volume queued up to iodepth as with direct=1"),
+        "explain of libaio iodepth=32 direct=0 on sim_volume=gp3: expected the engine warning with the simulation's note; got:\n{out}"
+    );
+}

@@ -313,10 +313,18 @@ fn engine_findings(
             Severity::Warning,
             "engine",
             "libaio with buffered I/O (direct=0) submits synchronously on Linux".into(),
-            vec![format!(
-                "iodepth={} is requested, but the kernel only queues O_DIRECT I/O asynchronously; buffered submissions block",
-                fmt::trim(o.iodepth, 0)
-            )],
+            {
+                let mut a = vec![format!(
+                    "iodepth={} is requested, but the kernel only queues O_DIRECT I/O asynchronously; buffered submissions block",
+                    fmt::trim(o.iodepth, 0)
+                )];
+                if o.sim_volume.is_some() {
+                    // The simulated volume queues the job's iodepth whatever direct says, so
+                    // the measured concurrency is not what the real volume would see.
+                    a.push("the simulated volume queued up to iodepth as with direct=1: on a real volume this job has one I/O in flight at a time, and its IOPS follow from that".into());
+                }
+                a
+            },
             "set direct=1, or use io_uring, which handles buffered I/O asynchronously".into(),
         ));
     }
