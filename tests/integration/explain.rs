@@ -654,6 +654,27 @@ fn a_simulated_burst_volume_is_not_said_to_burst() {
             && !out.contains("fits in the volume's burst window"),
         "explain of a 1 s run on sim_volume=gp2:size=100G: expected the baseline note and no burst-window claim; got:\n{out}"
     );
+    // The note belongs to the simulated volume: a 2,000 GiB gp2 (no credits) explained
+    // against --volume gp2:size=100G gets neither.
+    let job2: Vec<String> = job
+        .iter()
+        .map(|a| match *a {
+            "--sim_volume=gp2:size=100G" => "--sim_volume=gp2:size=2000G".to_string(),
+            "--output=gp2.json" => "--output=big.json".to_string(),
+            a => a.to_string(),
+        })
+        .collect();
+    let job2: Vec<&str> = job2.iter().map(String::as_str).collect();
+    let o = run_in(&d.0, &job2);
+    assert!(o.status.success(), "iolens {job2:?}: {}", stderr(&o));
+    let out = stdout(&run_in(
+        &d.0,
+        &["explain", "big.json", "--volume", "gp2:size=100G"],
+    ));
+    assert!(
+        !out.contains("simulated at the baseline") && !out.contains("burst window"),
+        "explain --volume gp2:size=100G of a run on sim_volume=gp2:size=2000G (no burst credits): expected no burst finding; got:\n{out}"
+    );
 }
 
 #[test]

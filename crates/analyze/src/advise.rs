@@ -380,6 +380,17 @@ fn stripe_of(
     place(s, ty, each.volume, n, steps, None)
 }
 
+/// Dollars to the cent, or to the tenth of a cent where a cent would not multiply back to
+/// the total (one volume at $121.625).
+fn usd_exact(x: f64) -> String {
+    let cents = x * 100.0;
+    if (cents - cents.round()).abs() < 1e-6 {
+        fmt::usd(x)
+    } else {
+        format!("${:.3}", x)
+    }
+}
+
 /// A wider stripe is recommended over a narrower one only when it costs less than this share
 /// of the narrower's price: each volume more is another attachment and another failure domain.
 const WIDER_BELOW: f64 = 0.5;
@@ -414,10 +425,15 @@ fn choose_stripe(
     }) else {
         return Err(first_err.expect("a stripe placed or rejected"));
     };
-    let pick = placed
-        .iter()
-        .position(|c| c.cost.is_none() || cost(&placed[cheapest]) >= cost(c) * WIDER_BELOW)
-        .unwrap_or(cheapest);
+    // Unpriced stripes compare with nothing: the narrowest, where none has a price.
+    let pick = if cost(&placed[cheapest]).is_infinite() {
+        0
+    } else {
+        placed
+            .iter()
+            .position(|c| c.cost.is_some() && cost(&placed[cheapest]) >= cost(c) * WIDER_BELOW)
+            .unwrap_or(cheapest)
+    };
     let mut notes = vec![];
     let ours = cost(&placed[pick]);
     if pick > 0 && ours.is_finite() && cost(&placed[0]).is_finite() {
@@ -594,7 +610,7 @@ fn place(
                 at,
                 format!(
                     "{count} volumes x {} = {}",
-                    fmt::usd(c.total),
+                    usd_exact(c.total),
                     fmt::usd(c.total * n)
                 ),
             );
@@ -1224,6 +1240,14 @@ mod tests {
             !all().contains(&"custom".to_string()),
             "custom is no product"
         );
+    }
+
+    #[test]
+    fn a_stripes_cost_line_multiplies_back_to_its_total() {
+        // 37 GiB x $0.125 + 1,800 x $0.065 = $121.625 a volume: four are $486.50, which
+        // $121.62 x 4 is not.
+        assert_eq!(usd_exact(121.625), "$121.625");
+        assert_eq!(usd_exact(121.5), "$121.50");
     }
 
     #[test]

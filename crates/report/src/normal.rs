@@ -480,7 +480,8 @@ pub(crate) fn group_block(o: &mut String, g: &GroupResult) {
 pub fn render(r: &RunResult) -> String {
     let mut o = String::from("\n");
     // fio prints no block for a job that issued nothing (one a stop kept from starting); its
-    // group line stays. A job with an error keeps its block here, with the error.
+    // group line stays. Unlike fio, which prints none for it either, a job that failed before
+    // any I/O keeps its block here, with its error.
     let did_nothing = |j: &JobResult| {
         j.error == 0 && j.issued.iter().all(|&n| n == 0) && j.dirs.iter().all(|d| d.io_bytes == 0)
     };

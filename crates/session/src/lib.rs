@@ -370,7 +370,13 @@ pub fn check(set: &JobSet, s: &Settings) -> Result<Checked> {
 /// the synchronized start (and plans once: a blktrace merge is not done twice).
 pub fn lay_out(set: &JobSet, s: &Settings) -> Result<Checked> {
     let checked = check(set, s)?;
-    iolens_run::lay_out(&checked.0, &mut |_| {});
+    // Warnings (a refused fallocate) are said here: the run's own layout later finds the
+    // files in place and has nothing to say.
+    iolens_run::lay_out(&checked.0, &mut |e| {
+        if let Event::Warning(w) = e {
+            let _ = diag(&format!("iolens: warning: {w}"));
+        }
+    });
     Ok(checked)
 }
 

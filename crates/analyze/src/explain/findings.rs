@@ -435,26 +435,33 @@ fn time_findings(job: &JobView, o: &JobOpts, ctx: &ExplainContext) -> Vec<Findin
             "run at least 30-60 s (runtime=60, time_based=1); credit-based volumes need longer than their burst".into(),
         ));
     }
-    if let Some(b) = ctx.volume.as_ref().and_then(|v| v.burst()) {
-        if o.sim_volume.is_some() {
-            // The simulated volume keeps no burst credits: it ran at its baseline, which a
-            // real one reaches only once its credits are spent.
-            out.push(finding(
-                name,
-                "",
-                Severity::Info,
-                "short-run",
-                "simulated at the baseline: the simulated volume keeps no burst credits".into(),
-                vec![
-                    b.description.clone(),
-                    format!("this run measured {}", fmt::secs(runtime_ms / 1e3)),
-                ],
-                format!(
-                    "on the real volume a run shorter than {} from full credits measures the burst, not this rate: run longer, or drain the credits first",
-                    fmt::secs(b.seconds_from_full)
-                ),
-            ));
-        } else if runtime_ms > 0.0 && runtime_ms / 1e3 < b.seconds_from_full {
+    // A simulated run ran on its sim_volume, whatever --volume names.
+    let simulated = o.sim_volume.as_deref().map(parse_volume);
+    if let Some(b) = simulated.as_ref().and_then(|v| v.as_ref().ok()?.burst()) {
+        // The simulated volume keeps no burst credits: it ran at its baseline, which a
+        // real one reaches only once its credits are spent.
+        out.push(finding(
+            name,
+            "",
+            Severity::Info,
+            "short-run",
+            "simulated at the baseline: the simulated volume keeps no burst credits".into(),
+            vec![
+                b.description.clone(),
+                format!("this run measured {}", fmt::secs(runtime_ms / 1e3)),
+            ],
+            format!(
+                "on the real volume a run shorter than {} from full credits measures the burst, not this rate: run longer, or drain the credits first",
+                fmt::secs(b.seconds_from_full)
+            ),
+        ));
+    } else if let Some(b) = ctx
+        .volume
+        .as_ref()
+        .and_then(|v| v.burst())
+        .filter(|_| simulated.is_none())
+    {
+        if runtime_ms > 0.0 && runtime_ms / 1e3 < b.seconds_from_full {
             out.push(finding(
                 name,
                 "",

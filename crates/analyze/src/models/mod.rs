@@ -52,7 +52,20 @@ mod tests {
         for (spec, want) in [
             (
                 "gp3:iops=3000",
-                "provision more throughput (gp3 throughput is provisioned)",
+                "provision more throughput (gp3 throughput is provisioned, up to the type's most)",
+            ),
+            // At the type's most: a bigger one of the same type does not help.
+            (
+                "gp2:size=2000G",
+                "gp2 is at its most throughput here: a type with a higher limit, or a stripe of volumes",
+            ),
+            (
+                "io1:iops=64000",
+                "io1 is at its most throughput here: a type with a higher limit, or a stripe of volumes",
+            ),
+            (
+                "st1:size=16T",
+                "st1 is at its most throughput here: a type with a higher limit, or a stripe of volumes",
             ),
             (
                 "io1:iops=2000,size=100G",

@@ -206,33 +206,50 @@ impl Volume {
         &self.model.provider
     }
 
-    /// What raises this type's throughput limit, as advice: it is provisioned, or it grows
-    /// with the IOPS, the size or the performance level.
+    /// What raises this volume's throughput limit, as advice: it is provisioned, or it grows
+    /// with the IOPS, the size or the performance level; or nothing, where this volume is
+    /// already at its type's most (a gp2 from 334 GiB, a gp3 at its largest throughput).
     pub fn raise_throughput(&self) -> String {
         let ty = self.type_name();
+        let now = self.limits_for(false, false, 1.0).bytes_per_s;
+        // Whether the same type with `grow` applied has more throughput (its caps included).
+        let grows = |grow: &dyn Fn(&mut Volume)| {
+            let mut v = self.clone();
+            grow(&mut v);
+            v.limits_for(false, false, 1.0).bytes_per_s > now * 1.001
+        };
+        // Large enough to pass every size-driven cap in the data (64 TiB; a tier ladder
+        // doubles instead, as its sizes do).
+        let largest = |v: &mut Volume| v.size_gib = v.size_gib.map(|s| s.max(65_536.0));
+        let bigger = |v: &mut Volume| v.size_gib = v.size_gib.map(|s| s * 2.0);
+        let at_most = || {
+            format!("{ty} is at its most throughput here: a type with a higher limit, or a stripe of volumes")
+        };
         match &self.model.params {
+            Params::Gp3(p) if now >= p.max_mib_s * MIB * 0.999 => at_most(),
             Params::Gp3(_)
             | Params::Hyperdisk(_)
             | Params::HdThroughput(_)
             | Params::AzureV2(_) => {
-                format!("provision more throughput ({ty} throughput is provisioned)")
+                format!("provision more throughput ({ty} throughput is provisioned, up to the type's most)")
             }
-            Params::Provisioned(_) => {
+            Params::Provisioned(p) if grows(&|v| v.iops = Some(p.max_iops)) => {
                 format!("provision more IOPS ({ty} throughput grows with its IOPS)")
             }
-            Params::Gp2(_) | Params::Hdd(_) => {
+            Params::Gp2(_) | Params::Hdd(_) if grows(&largest) => {
                 format!("a larger volume ({ty} throughput grows with its size)")
             }
-            Params::Oci(_) => {
+            Params::Oci(_) if grows(&bigger) => {
                 format!("a larger volume or more VPUs per GB ({ty} throughput grows with both)")
             }
-            Params::GcpPd(_) => format!(
+            Params::GcpPd(_) if grows(&largest) => format!(
                 "a larger disk ({ty} throughput grows with its size, up to the machine's cap)"
             ),
-            Params::Tiered(_) => {
+            Params::Tiered(_) if grows(&bigger) => {
                 format!("a larger disk ({ty} throughput is set by the size's tier)")
             }
             Params::Custom => "a volume with a higher throughput limit".into(),
+            _ => at_most(),
         }
     }
 
