@@ -22,7 +22,8 @@ pub struct Ceiling {
     /// The whole computation, e.g. `min(volume IOPS 48,000, 750 MiB/s / 16 KiB = 48,000) = 48,000 IOPS`.
     pub formula: String,
     /// What raises the volume's throughput limit (see [`Volume::raise_throughput`]), when a
-    /// volume is known.
+    /// volume is known: for the advice, which the JSON already carries as a fix.
+    #[serde(skip)]
     pub raise_throughput: Option<String>,
 }
 
