@@ -349,15 +349,8 @@ fn candidate(s: &Setup, ty: &str) -> Result<(Result<Candidate, Rejection>, Extra
             // Wider stripes too: a type whose throughput grows with its IOPS past a knee
             // (io1, io2) can carry a share of the need for far less per volume.
             let wider = (n + 1..=s.max_stripe).filter_map(|k| {
-                let each = size_for(&base, &need.share(f64::from(k)), false).ok()?;
-                (each.short.is_none() && !each.no_headroom).then(|| {
-                    stripe_of(
-                        s,
-                        ty,
-                        k,
-                        each,
-                        &format!("{short}: striped over {k} volumes, each sized for 1/{k}"),
-                    )
+                even_stripe(s, ty, &base, k, |_| {
+                    format!("{short}: striped over {k} volumes, each sized for 1/{k}")
                 })
             });
             return Ok((choose_stripe(std::iter::once(first).chain(wider)), extra));
@@ -378,6 +371,20 @@ fn stripe_of(
     let mut steps = vec![why.to_string()];
     steps.extend(each.steps);
     place(s, ty, each.volume, n, steps, None)
+}
+
+/// `k` volumes of `base`'s type, each sized for 1/k of the need, where each carries its share
+/// with the headroom (else `None`); `why(share)` is the first step.
+fn even_stripe(
+    s: &Setup,
+    ty: &str,
+    base: &Volume,
+    k: u32,
+    why: impl Fn(&Need) -> String,
+) -> Option<Result<Candidate, Rejection>> {
+    let part = s.need.share(f64::from(k));
+    let each = size_for(base, &part, false).ok()?;
+    (each.short.is_none() && !each.no_headroom).then(|| stripe_of(s, ty, k, each, &why(&part)))
 }
 
 /// Dollars to the cent, or to the tenth of a cent where a cent would not multiply back to
@@ -472,17 +479,13 @@ fn capacity_stripe(
     base: &Volume,
     too_big: &str,
 ) -> Result<Candidate, Rejection> {
-    let need = &s.need;
     let mut stripes = (2..=s.max_stripe.max(1))
         .filter_map(|n| {
-            let part = need.share(f64::from(n));
-            let each = size_for(base, &part, false).ok()?;
-            (each.short.is_none() && !each.no_headroom).then(|| {
-                let why = format!(
+            even_stripe(s, ty, base, n, |part| {
+                format!(
                     "{too_big}: striped over {n} volumes, each holding 1/{n} ({} GiB) and sized for 1/{n} of the need",
                     fmt::int(part.capacity_gib)
-                );
-                stripe_of(s, ty, n, each, &why)
+                )
             })
         })
         .peekable();

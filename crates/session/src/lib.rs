@@ -317,13 +317,19 @@ impl Checks {
     /// Prints a job set's warnings (when `say`) and refuses them when they are fatal.
     pub fn warnings(&self, set: &JobSet, say: bool) -> Result<()> {
         for w in set.warnings.iter().filter(|_| say) {
-            diag(&format!("iolens: warning: {w}"))?;
+            warning(w)?;
         }
         if self.warnings_fatal && !set.warnings.is_empty() {
             bail!("warnings are fatal (--warnings-fatal)");
         }
         Ok(())
     }
+}
+
+/// Prints one warning as every warning of a run is printed (a job set's, a refused
+/// fallocate's).
+fn warning(w: &str) -> std::io::Result<()> {
+    diag(&format!("iolens: warning: {w}"))
 }
 
 /// Refuses more jobs than `max` before anything is planned.
@@ -374,7 +380,7 @@ pub fn lay_out(set: &JobSet, s: &Settings) -> Result<Checked> {
     // files in place and has nothing to say.
     iolens_run::lay_out(&checked.0, &mut |e| {
         if let Event::Warning(w) = e {
-            let _ = diag(&format!("iolens: warning: {w}"));
+            let _ = warning(&w);
         }
     });
     Ok(checked)
@@ -445,7 +451,7 @@ pub fn run_checked(
             }
             Event::Warning(w) => {
                 // As a job set's warnings; a closed stderr loses only the warning.
-                let _ = diag(&format!("iolens: warning: {w}"));
+                let _ = warning(&w);
             }
             Event::Status(st) => {
                 let line = status::render_live(&st);
