@@ -172,6 +172,10 @@ pub struct Candidate {
     /// Hyperdisk): the volume's own limits were simulated, so a fit cannot be confirmed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uncapped_by: Option<String>,
+    /// The instance carries the need only on its burst, which the workload's duration fits
+    /// in: how long the burst lasts and what the instance carries after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_burst: Option<InstanceBurst>,
     /// How each provisioned value follows from the need.
     pub steps: Vec<String>,
     /// Monthly cost of all its volumes, USD (`None`: no sourced price).
@@ -213,6 +217,7 @@ pub fn candidates(s: &Setup, types: &[String]) -> (Vec<Candidate>, Vec<Rejection
     let mut out = vec![];
     let mut rejected = vec![];
     for ty in types {
+        let from = rejected.len();
         match candidate(s, ty) {
             Ok((c, extra)) => {
                 match c {
@@ -229,8 +234,58 @@ pub fn candidates(s: &Setup, types: &[String]) -> (Vec<Candidate>, Vec<Rejection
                 reason: e.to_string(),
             }),
         }
+        for r in &mut rejected[from..] {
+            closest_reach(s, ty, r);
+        }
     }
     (out, rejected)
+}
+
+/// How close a type left out for its own limit came, as the closest is chosen: never more
+/// than the instance lets through to it, and none for a type the I/O pattern rules out (an
+/// HDD for small random I/O), which is never the closest.
+fn closest_reach(s: &Setup, ty: &str, r: &mut Rejection) {
+    if r.kind == "instance cap" {
+        return;
+    }
+    if let Some(why) = ruled_out_by_pattern(ty, &s.need) {
+        if r.reach.take().is_some() {
+            r.reason.push_str(&format!("; {why}"));
+        }
+        return;
+    }
+    let (Some(reach), Ok(vol)) = (r.reach, smallest(ty)) else {
+        return;
+    };
+    let w = workload(s, false);
+    let most = s
+        .instances
+        .iter()
+        .filter_map(|i| instance_ceiling(i, &vol, &w).map(|c| (c.iops, i)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((cap, inst)) = most.filter(|(cap, _)| *cap < reach) {
+        r.reach = Some(cap);
+        r.reason.push_str(&format!(
+            "; on {} it would carry at most {} IOPS of {} anyway",
+            inst.name,
+            fmt::int(cap),
+            fmt::size(s.need.bs as f64)
+        ));
+    }
+}
+
+/// Why the workload's I/O pattern rules type `ty` out, where it does: an HDD-backed type for
+/// random I/O under 1 MiB, where each I/O pays a seek (and on st1 and sc1 a whole 1 MiB of the
+/// volume's throughput; AWS sizes them for large sequential I/O). Such a type can still be
+/// picked where it carries the need and meets the targets; it is never named the closest.
+pub fn ruled_out_by_pattern(ty: &str, need: &Need) -> Option<String> {
+    let vol = smallest(ty).ok()?;
+    (vol.medium() == "hdd" && !need.sequential && need.bs < 1 << 20).then(|| {
+        format!(
+            "{ty} is HDD-backed, not a choice for random {} I/O",
+            fmt::size(need.bs as f64)
+        )
+    })
 }
 
 type Extra = (Vec<Candidate>, Vec<Rejection>);
@@ -548,13 +603,17 @@ fn place(
     }
     let mut caps = None;
     let mut uncapped_by = None;
+    let mut instance_burst = None;
     if !s.instances.is_empty() {
         let mut best: Option<(f64, String, &Instance)> = None;
         for inst in &s.instances {
             let Some(c) = instance_ceiling(inst, &vol, &w) else {
                 continue;
             };
-            let carries = c.iops >= need.ios() * (1.0 - 1e-9);
+            // The instance carries the need with the same headroom as the volume: a cap at
+            // the need itself runs the instance at its limit, where the queue grows without
+            // bound.
+            let carries = c.iops >= need.target() * (1.0 - 1e-9);
             if carries || best.as_ref().is_none_or(|b| c.iops > b.0) {
                 best = Some((c.iops, c.limited_by.clone(), inst));
             }
@@ -566,22 +625,26 @@ fn place(
             // No note: the judgement says it (see `judge`), once.
             None => uncapped_by = Some(s.instances[0].name.clone()),
             Some((cap, by, inst)) => {
-                if cap < need.ios() * (1.0 - 1e-9) {
+                if cap < need.target() * (1.0 - 1e-9) {
+                    let larger = if s.instances.len() > 1 {
+                        ", and it is the largest of the family".to_string()
+                    } else {
+                        larger_instance(inst, &vol, &w, need.target())
+                            .map(|t| format!("; {t}"))
+                            .unwrap_or_default()
+                    };
                     return Err(Rejection {
                         label,
                         kind: "instance cap".into(),
                         reach: Some(cap),
                         reason: format!(
-                            "{} carries at most {} IOPS of {} to {ty} ({by}), below the {} needed{}",
+                            "{} carries at most {} IOPS of {} to {ty} ({by}), below the {} needed with the {} % headroom ({}){larger}",
                             inst.name,
                             fmt::int(cap),
                             fmt::size(need.bs as f64),
-                            fmt::int(need.ios()),
-                            if s.instances.len() > 1 {
-                                ", and it is the largest of the family"
-                            } else {
-                                ""
-                            }
+                            fmt::int(need.target()),
+                            fmt::int((need.headroom - 1.0) * 100.0),
+                            need.describe(),
                         ),
                     });
                 }
@@ -591,6 +654,10 @@ fn place(
                 }
                 instance = Some(inst.name.clone());
                 caps = instance_caps(inst, &vol, need.read_fraction, w.sustained);
+                instance_burst = on_instance_burst(s, inst, &vol, &w);
+                if let Some(b) = &instance_burst {
+                    notes.push(b.text.clone());
+                }
             }
         }
     }
@@ -630,6 +697,7 @@ fn place(
         count,
         instance,
         uncapped_by,
+        instance_burst,
         steps,
         cost: cost.as_ref().map(|c| c.0),
         cost_lines: cost.map(|c| c.1).unwrap_or_default(),
@@ -653,6 +721,93 @@ fn workload(s: &Setup, on_credits: bool) -> Workload {
         sustained: s.duration_s.is_none_or(|d| d > INSTANCE_BURST_S),
         volume_burst: on_credits,
     }
+}
+
+/// A candidate that fits only while its instance bursts above its baseline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstanceBurst {
+    /// The instance.
+    pub instance: String,
+    /// How long the burst holds, in the provider's words (`for 30 min per 24 h`).
+    pub window: String,
+    /// How long the burst holds, seconds (what the workload's duration is checked against).
+    pub seconds: f64,
+    /// I/Os of the workload's size per second the instance carries on its burst.
+    pub burst_iops: f64,
+    /// I/Os of the workload's size per second it carries after the burst, for good.
+    pub sustained_iops: f64,
+    /// The sentence that says it, with the smallest instance of the family that carries the
+    /// need for good where the data lists one.
+    pub text: String,
+}
+
+/// When `inst` carries the need with its headroom only above its baseline (the workload runs
+/// no longer than the burst lasts, so the burst was counted): what that rests on.
+fn on_instance_burst(
+    s: &Setup,
+    inst: &Instance,
+    vol: &Volume,
+    w: &Workload,
+) -> Option<InstanceBurst> {
+    if !inst.burst || w.sustained {
+        return None;
+    }
+    let need = &s.need;
+    let sustained_w = Workload {
+        sustained: true,
+        ..*w
+    };
+    let after = instance_ceiling(inst, vol, &sustained_w)?;
+    if after.iops >= need.target() * (1.0 - 1e-9) {
+        return None;
+    }
+    let on = instance_ceiling(inst, vol, w)?;
+    let for_good = larger_instance(inst, vol, &sustained_w, need.target())
+        .map(|t| format!("; {t}"))
+        .unwrap_or_default();
+    Some(InstanceBurst {
+        instance: inst.name.clone(),
+        window: inst.burst_window.clone(),
+        seconds: INSTANCE_BURST_S,
+        burst_iops: on.iops,
+        sustained_iops: after.iops,
+        text: format!(
+            "on {}'s instance burst: it carries {} IOPS of {} {}, then {} for good, below the {} needed with the headroom; the workload's {} fits in the burst{for_good}",
+            inst.name,
+            fmt::int(on.iops),
+            fmt::size(need.bs as f64),
+            inst.burst_window,
+            fmt::int(after.iops),
+            fmt::int(need.target()),
+            fmt::secs(s.duration_s.unwrap_or(INSTANCE_BURST_S)),
+        ),
+    })
+}
+
+/// The smallest listed instance of `inst`'s family, larger than it, whose caps carry `target`
+/// I/Os per second of `w` to `vol`, as a sentence: `the smallest of m6i.4xlarge's family that
+/// carries it is m6i.8xlarge (instance m6i.8xlarge (40,000 IOPS)): --instance m6i.8xlarge`;
+/// `None` where the family lists none.
+fn larger_instance(inst: &Instance, vol: &Volume, w: &Workload, target: f64) -> Option<String> {
+    let own = instance_ceiling(inst, vol, w)?.iops;
+    let family = crate::models::family_of(inst);
+    let (bigger, c) = family.iter().find_map(|m| {
+        let c = instance_ceiling(m, vol, w)?;
+        (m.name != inst.name && c.iops > own && c.iops >= target * (1.0 - 1e-9)).then_some((m, c))
+    })?;
+    Some(format!(
+        "the smallest of {}'s family that carries it{} is {} ({} IOPS of {}): --instance {}",
+        inst.name,
+        if w.sustained && inst.burst {
+            " for good"
+        } else {
+            ""
+        },
+        bigger.name,
+        fmt::int(c.iops),
+        fmt::size(w.bs),
+        bigger.name
+    ))
 }
 
 /// An instance's caps on a volume as the simulated volume takes them (IOPS, bytes/s).

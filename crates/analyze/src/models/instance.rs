@@ -313,6 +313,54 @@ pub fn instance_family(family: &str) -> Vec<Instance> {
     out
 }
 
+/// The listed instances of `inst`'s own family, smallest caps first (itself among them): the
+/// same EC2 family (`m6i` of `m6i.large`), the same Azure series (`standard_d4s_v5`'s
+/// `standard_d*s_v5`), the same OCI shape series (`vm.standard2` of `vm.standard2.4`). Empty for
+/// GCP machine types and OCI flexible shapes, whose caps follow from the vCPU or OCPU count
+/// rather than from a list.
+pub fn family_of(inst: &Instance) -> Vec<Instance> {
+    if !inst.disk_caps.is_empty() {
+        return vec![];
+    }
+    let key = |name: &str| -> Option<(String, String)> {
+        match inst.provider.as_str() {
+            "AWS EC2" => name
+                .split_once('.')
+                .map(|(f, _)| (f.to_string(), String::new())),
+            "OCI" => name
+                .rsplit_once('.')
+                .map(|(f, _)| (f.to_string(), String::new())),
+            "Azure" => {
+                // standard_ LETTERS DIGITS REST: the series is the letters and the rest.
+                let rest = name.strip_prefix("standard_")?;
+                let letters: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                let after = &rest[letters.len()..];
+                let digits = after.chars().take_while(|c| c.is_ascii_digit()).count();
+                (digits > 0).then(|| (letters, after[digits..].to_string()))
+            }
+            _ => None,
+        }
+    };
+    let Some(own) = key(&inst.name) else {
+        return vec![];
+    };
+    let mut out: Vec<Instance> = data()
+        .instances
+        .iter()
+        .filter(|i| i.provider == inst.provider && key(&i.name).as_ref() == Some(&own))
+        .filter_map(|i| instance(&i.name).ok())
+        .collect();
+    out.sort_by(|a, b| {
+        (a.baseline_iops, a.baseline_mb_s, a.max_iops)
+            .partial_cmp(&(b.baseline_iops, b.baseline_mb_s, b.max_iops))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
 /// An OCI flexible shape named with its OCPU count (`vm.standard.e4.flex.8`): `None` when the
 /// name is no flexible shape, an error (the allowed range) when the count does not fit.
 fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
@@ -718,6 +766,37 @@ mod tests {
         assert!(n2.for_volume(None).is_none(), "no disk type, no GCP cap");
         let aws = instance("c7g.16xlarge").unwrap();
         assert_eq!(aws.for_volume(None), Some(aws.clone()));
+    }
+
+    #[test]
+    fn an_instances_family_is_its_own_series() {
+        let names = |i: &str| -> Vec<String> {
+            family_of(&instance(i).unwrap())
+                .into_iter()
+                .map(|i| i.name)
+                .collect()
+        };
+        let m6i = names("m6i.large");
+        assert_eq!(
+            m6i.first().map(String::as_str),
+            Some("m6i.large"),
+            "m6i.large's family, smallest first: {m6i:?}"
+        );
+        assert!(
+            m6i.iter().all(|n| n.starts_with("m6i.")) && m6i.iter().any(|n| n == "m6i.8xlarge"),
+            "m6i.large's family is the m6i sizes: {m6i:?}"
+        );
+        let d = names("Standard_D4s_v5");
+        assert!(
+            d.iter().any(|n| n == "standard_d8s_v5")
+                && d.iter()
+                    .all(|n| n.starts_with("standard_d") && n.ends_with("s_v5")),
+            "Standard_D4s_v5's series is the Dsv5 sizes: {d:?}"
+        );
+        assert!(
+            names("n2-standard-8").is_empty(),
+            "a GCP machine's caps follow its vCPUs, not a list"
+        );
     }
 
     #[test]

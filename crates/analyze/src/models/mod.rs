@@ -21,7 +21,7 @@ mod volume;
 pub(crate) use ceiling::{ceiling_for, instance_ceiling, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
-pub use instance::{instance, instance_family, largest_instance, Instance};
+pub use instance::{family_of, instance, instance_family, largest_instance, Instance};
 pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json, list_sources};
 pub(crate) use provision::units_per_io;

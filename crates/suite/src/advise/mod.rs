@@ -18,8 +18,8 @@ mod render;
 pub use render::{report, text, to_json};
 
 use iolens_analyze::advise::{
-    candidates, catalogue, concurrency_needed, judge, rank, Candidate, Filters, Judged, LatTarget,
-    Measured, Rejection, Setup, Status, Targets,
+    candidates, catalogue, concurrency_needed, judge, rank, ruled_out_by_pattern, Candidate,
+    Filters, Judged, LatTarget, Measured, Rejection, Setup, Status, Targets,
 };
 use iolens_analyze::models::{latency_model, LatencyModel, Need, RIGHT_SIZE_HEADROOM};
 use iolens_analyze::{explain, instance, view_of_run, ExplainContext};
@@ -360,9 +360,12 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
                     .is_none_or(|w| c < w)
             })
     });
+    // Never a type the I/O pattern rules out (an HDD for small random I/O).
     let closest = match winner {
         Some(_) => None,
-        None => (!entries.is_empty()).then_some(0),
+        None => entries
+            .iter()
+            .position(|e| ruled_out_by_pattern(&e.candidate.type_name, &setup.need).is_none()),
     };
     let concurrency = concurrency_hint(&entries, targets, s);
     let pick = winner.or(cheaper_unconfirmed).or(closest);

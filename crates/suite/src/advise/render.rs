@@ -215,12 +215,21 @@ pub fn text(a: &Advice) -> String {
             }
             pick(&mut o, a, e, closest_word(e));
         }
+        // The first of equals: the data's order.
         (None, None) => match a
             .rejected
             .iter()
             .filter_map(|r| r.reach.map(|x| (r, x)))
-            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .min_by(|x, y| y.1.total_cmp(&x.1))
         {
+            // The instance lets no volume carry it: the instance is what to change.
+            Some((r, _)) if r.kind == "instance cap" => {
+                let _ = writeln!(
+                    o,
+                    "none fits: the instance binds every volume; {}",
+                    r.reason
+                );
+            }
             Some((r, x)) => {
                 let _ = writeln!(
                     o,
@@ -340,7 +349,7 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
     let c = &e.candidate;
     let _ = writeln!(
         o,
-        "{what}: {}{} at {}{}",
+        "{what}: {}{} at {}{}{}",
         if c.count > 1 {
             format!("{} x ", c.count)
         } else {
@@ -354,6 +363,10 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
         c.instance
             .as_ref()
             .map(|i| format!(" on {i}"))
+            .unwrap_or_default(),
+        c.instance_burst
+            .as_ref()
+            .map(|b| format!(", on its burst ({})", b.window))
             .unwrap_or_default()
     );
     let _ = writeln!(

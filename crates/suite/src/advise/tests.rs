@@ -1667,3 +1667,169 @@ fn latency_only_sizing_is_the_least_that_meets() {
         );
     }
 }
+
+/// An instance cap gets the volumes' headroom. 20,000 IOPS of 16 KiB on an m6i.4xlarge, whose
+/// EBS cap is 20,000 IOPS (baseline; 40,000 for 30 minutes a day): every volume is sized for
+/// 20,000 x 1.2 = 24,000, and the instance carries 20,000 < 24,000 for good, so nothing fits
+/// there (a volume at the cap itself queues without bound: p50 20 ms simulated). The smallest
+/// m6i whose cap carries 24,000 for good is m6i.8xlarge (40,000 IOPS, not a burst instance),
+/// which the reason names. st1 and sc1 are HDD-backed and the I/O is random 16 KiB: left out,
+/// never the closest. Given the family, m6i.8xlarge is taken, and gp3 at 24,000 IOPS, 375 MiB/s
+/// (24,000 x 16 KiB), 100 GiB fits: $8 + 21,000 x $0.005 + 250 x $0.04 = $123.00.
+#[test]
+fn c23_an_instance_at_the_need_is_capped_and_a_larger_one_named() {
+    let mut o = Options {
+        iops: Some(20_000.0),
+        filters: aws(),
+        instance: Some("m6i.4xlarge".into()),
+        ..base(jobs(&DB))
+    };
+    let a = check(
+        "20k@16k on m6i.4xlarge",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[
+                ("gp3", "instance cap"),
+                ("io1", "instance cap"),
+                ("io2", "instance cap"),
+                ("st1", "limit"),
+                ("sc1", "limit"),
+            ],
+            text: &[
+                "none fits: the instance binds every volume; m6i.4xlarge carries at most 20,000 IOPS of 16 KiB",
+                "below the 24,000 needed with the 20 % headroom",
+                "the smallest of m6i.4xlarge's family that carries it for good is m6i.8xlarge (40,000 IOPS of 16 KiB): --instance m6i.8xlarge",
+                "st1 is HDD-backed, not a choice for random 16 KiB I/O",
+            ],
+        },
+    );
+    assert!(
+        a.entries.is_empty() && a.verify_job.is_none(),
+        "20,000 IOPS on m6i.4xlarge (cap 20,000 < 24,000): expected no candidate simulated and no job to verify, got {:?}",
+        a.entries.iter().map(|e| &e.candidate.label).collect::<Vec<_>>()
+    );
+    o.instance = Some("m6i".into());
+    let a = check(
+        "20k@16k on the m6i family",
+        &o,
+        &Want {
+            winner: Some((
+                "gp3",
+                "gp3:iops=24000,throughput=375,size=100G",
+                Some(123.0),
+            )),
+            unconfirmed: None,
+            rejected: &[],
+            text: &["on m6i.8xlarge"],
+        },
+    );
+    let w = &a.entries[a.winner.unwrap()].candidate;
+    assert_eq!(
+        (w.instance.as_deref(), w.instance_burst.is_none()),
+        (Some("m6i.8xlarge"), true),
+        "the m6i family for 24,000 IOPS for good: expected m6i.8xlarge, not on a burst"
+    );
+}
+
+/// The closest is never a type the instance cap or the pattern rules out. 10,000 IOPS of
+/// 16 KiB random reads, for good, on an m6i.large (3,600 IOPS baseline): every SSD type is
+/// capped at 3,600 < 12,000; st1 alone would reach 16 x 500 = 8,000 IOPS striped, but it is
+/// an HDD for small random I/O (each 16 KiB read costs 1 MiB of its throughput) and the
+/// m6i.large lets no more than 3,600 through anyway. So the instance is named as what binds,
+/// with the smallest m6i that carries 12,000 for good: m6i.2xlarge (baseline 12,000).
+#[test]
+fn c24_the_closest_is_never_an_hdd_or_past_the_instance() {
+    let o = Options {
+        iops: Some(10_000.0),
+        filters: aws(),
+        instance: Some("m6i.large".into()),
+        ..base(jobs(&DB))
+    };
+    let a = check(
+        "10k@16k on m6i.large, for good",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[("gp3", "instance cap"), ("st1", "limit")],
+            text: &[
+                "none fits: the instance binds every volume; m6i.large carries at most 3,600 IOPS of 16 KiB",
+                "the smallest of m6i.large's family that carries it for good is m6i.2xlarge (12,000 IOPS of 16 KiB)",
+            ],
+        },
+    );
+    let t = text(&a);
+    assert!(
+        !t.contains("the closest is st1") && !t.contains("the closest is sc1"),
+        "10,000 random 16 KiB IOPS on m6i.large: no HDD named the closest:\n{t}"
+    );
+    for r in a
+        .rejected
+        .iter()
+        .filter(|r| r.label == "st1" || r.label == "sc1")
+    {
+        assert_eq!(
+            r.reach, None,
+            "{} for random 16 KiB I/O is never the closest, so it has no reach: {r:?}",
+            r.label
+        );
+    }
+}
+
+/// A fit that rests on the instance's burst says so. 10,000 IOPS of 16 KiB for 20 minutes on
+/// an m6i.large: 12,000 with the headroom is above its 3,600-IOPS baseline but within its
+/// 40,000-IOPS maximum, which EC2 holds for 30 minutes at least once a day; 20 min < 30 min, so
+/// the burst counts. gp3 at 12,000 IOPS, 188 MiB/s (12,000 x 16 KiB = 187.5, rounded up),
+/// 100 GiB: $8 + 9,000 x $0.005 + 63 x $0.04 = $55.52. For good it would need m6i.2xlarge
+/// (baseline 12,000).
+#[test]
+fn c25_a_fit_on_the_instances_burst_says_so() {
+    let o = Options {
+        iops: Some(10_000.0),
+        filters: aws(),
+        instance: Some("m6i.large".into()),
+        duration_s: Some(1200.0),
+        ..base(jobs(&DB))
+    };
+    let a = check(
+        "10k@16k on m6i.large for 20 min",
+        &o,
+        &Want {
+            winner: Some((
+                "gp3",
+                "gp3:iops=12000,throughput=188,size=100G",
+                Some(55.52),
+            )),
+            unconfirmed: None,
+            rejected: &[],
+            text: &[
+                "on m6i.large, on its burst (for 30 min per 24 h)",
+                "on m6i.large's instance burst: it carries 40,000 IOPS of 16 KiB for 30 min per 24 h, then 3,600 for good, below the 12,000 needed with the headroom; the workload's 1,200 s (20 min) fits in the burst",
+                "the smallest of m6i.large's family that carries it for good is m6i.2xlarge (12,000 IOPS of 16 KiB)",
+            ],
+        },
+    );
+    let b = a.entries[a.winner.unwrap()]
+        .candidate
+        .instance_burst
+        .clone()
+        .expect("the pick rests on m6i.large's burst");
+    assert_eq!(
+        (
+            b.instance.as_str(),
+            b.seconds,
+            b.burst_iops,
+            b.sustained_iops
+        ),
+        ("m6i.large", 1800.0, 40_000.0, 3_600.0),
+        "m6i.large's burst for 10,000 IOPS of 16 KiB: 40,000 IOPS for 1,800 s, 3,600 after"
+    );
+    let j = to_json(&a);
+    let w = &j["entries"][a.winner.unwrap()];
+    assert_eq!(
+        w["instance_burst"]["sustained_iops"], 3600.0,
+        "the JSON carries the burst's condition: {w}"
+    );
+}
