@@ -178,6 +178,9 @@ pub struct CostArgs {
     /// A fio or iolens JSON result whose mean I/O size the peak has (instead of --bs)
     #[arg(long, value_name = "RESULT.json", conflicts_with = "bs")]
     pub result: Option<PathBuf>,
+    /// Which prices: --region, --prices, --discount
+    #[command(flatten, next_help_heading = "Prices")]
+    pub prices: iolens_suite::prices::PriceArgs,
 }
 
 /// `--eta` of the suites: when to show the progress line on stderr.

@@ -27,9 +27,14 @@ pub fn run(c: Command) -> Result<i32> {
             TextOrJson::Json => format!("{:#}\n", iolens_analyze::list_models_json()),
         })?,
         Command::Cost(a) => {
+            let priced = a.prices.choose()?;
             let v = iolens_analyze::parse_volume(&a.volume).context("--volume")?;
             let bs = iolens_session::saved::io_size(a.bs, a.result.as_deref())?;
-            out.write(&iolens_analyze::cost_text(&v, a.p99_iops, bs))?;
+            let mut text = iolens_analyze::cost_text(&v, a.p99_iops, bs);
+            for p in priced {
+                text.push_str(&format!("prices used: {p}\n"));
+            }
+            out.write(&text)?;
         }
         Command::Advise(a) => {
             return iolens_suite::advise::command::run(&a).map_err(usage("advise"))

@@ -7,7 +7,22 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The iolens binary under test.
 pub fn iolens() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_iolens"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iolens"));
+    // Never the user's data directory (a local price file or calibrated latency models would
+    // change costs and advice): an empty one of the tests' own.
+    c.env("IOLENS_DATA_DIR", no_data_dir());
+    c
+}
+
+/// An empty data directory for the runs that do not give their own.
+pub fn no_data_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let p = std::env::temp_dir().join(format!("iolens-it-nodata-{}", std::process::id()));
+        std::fs::create_dir_all(&p).expect("creating the empty data dir");
+        p
+    })
+    .clone()
 }
 
 /// Runs iolens with arguments in a directory (killed after two minutes: a hang fails the

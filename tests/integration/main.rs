@@ -15,6 +15,7 @@ mod fio_compat;
 mod formats;
 mod logs;
 mod powercut;
+mod prices;
 mod pts;
 mod report;
 mod runtime;

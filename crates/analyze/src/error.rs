@@ -47,6 +47,9 @@ pub enum AnalyzeError {
     /// More data than one volume of a type holds (sizing; a stripe may hold it).
     #[error("{0}")]
     TooBig(String),
+    /// A price file, region or discount that cannot be used; the message says what to give.
+    #[error("{0}")]
+    Prices(String),
     /// The bundled model data failed to parse (a bug in `data/models.json`).
     #[error("data/models.json is invalid: {0}")]
     BadModelData(String),

@@ -16,6 +16,7 @@ pub mod curve;
 pub mod docs;
 pub mod html;
 pub mod metrics;
+pub mod prices;
 pub mod pts;
 pub mod quick;
 pub mod runner;

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::data::{Params, PriceTier};
+use super::prices::{Origin, PriceBook};
 use super::provision::{size_for, Need};
 use super::volume::Volume;
 use crate::fmt;
@@ -23,6 +24,12 @@ pub struct Cost {
     pub throughput: f64,
     /// Sum of the three.
     pub total: f64,
+    /// The region the prices are for (`all regions` where the provider has one price).
+    pub region: String,
+    /// Which prices: `shipped`, `local: PATH` (the local price file), `custom: PATH` (--prices).
+    pub prices: String,
+    /// The factor of `--discount` applied, where one was.
+    pub discount: Option<f64>,
     /// One line per component with its arithmetic, then the price source (the total is in
     /// `total`, printed once by the caller).
     pub detail: Vec<String>,
@@ -81,68 +88,142 @@ fn tiered(iops: f64, tiers: &[PriceTier]) -> (f64, Vec<String>) {
 }
 
 impl Volume {
-    /// Monthly cost from the list prices in the data file (storage + IOPS + throughput), or
-    /// `None` where no price is sourced (GCP Hyperdisk, Azure, custom).
+    /// Monthly cost from the prices in use ([`super::prices`]: `--prices`, the local price
+    /// file, the shipped data; in the provider's region, with its discount), or `None` where
+    /// the type has no price there ([`Volume::price_gap`] says why).
     pub fn monthly_cost(&self) -> Option<Cost> {
-        let price = self.model.price.as_ref()?;
+        self.monthly_cost_in(super::prices())
+    }
+
+    /// Why [`Volume::monthly_cost`] is `None`: no price for the type in the region, and where
+    /// one comes from.
+    pub fn price_gap(&self) -> Option<String> {
+        super::prices().resolve(&self.model.ty).err()
+    }
+
+    /// Monthly cost with the prices of `book`. Each charge the price names is made: capacity,
+    /// provisioned IOPS above the included (or in tiers), provisioned throughput above the
+    /// included (MiB/s or MB/s, as the provider sells it), OCI's performance units, a size
+    /// tier's fixed price.
+    pub fn monthly_cost_in(&self, book: &PriceBook) -> Option<Cost> {
+        let r = book.resolve(&self.model.ty).ok()?;
+        let price = &r.price;
         let size = self.size_gib?;
-        let storage = size * price.storage_gb_month;
-        let mut detail = vec![format!(
-            "storage {} x {}/GB-month = {}",
-            self.size_text(size),
-            fmt::price(price.storage_gb_month),
-            fmt::usd(storage)
-        )];
+        let lim = self.limits(false);
+        let mut detail = vec![];
+        let mut storage = 0.0;
         let mut iops_cost = 0.0;
         let mut tput_cost = 0.0;
-        match &self.model.params {
-            Params::Gp3(_) => {
-                let iops = self.iops.unwrap_or(price.iops_free);
-                let extra = (iops - price.iops_free).max(0.0);
-                iops_cost = extra * price.iops_month;
+        if !price.tier_month.is_empty() {
+            let Params::Tiered(p) = &self.model.params else {
+                return None;
+            };
+            let tier = self.tier(p)?;
+            let c = *price.tier_month.get(&tier.name)?;
+            storage = c;
+            detail.push(format!(
+                "tier {} ({}): {}/month",
+                tier.name,
+                fmt::gib(tier.size_gib),
+                fmt::usd(c)
+            ));
+        }
+        if price.storage_gb_month > 0.0 {
+            storage += size * price.storage_gb_month;
+            detail.push(format!(
+                "storage {} x {}/GB-month = {}",
+                self.size_text(size),
+                fmt::price(price.storage_gb_month),
+                fmt::usd(size * price.storage_gb_month)
+            ));
+        }
+        let iops = self
+            .iops
+            .unwrap_or(if lim.iops.is_finite() { lim.iops } else { 0.0 });
+        if price.iops_month > 0.0 {
+            let extra = (iops - price.iops_free).max(0.0);
+            iops_cost = extra * price.iops_month;
+            let above = if price.iops_free > 0.0 {
+                format!(" above {} included", fmt::int(price.iops_free))
+            } else {
+                String::new()
+            };
+            detail.push(format!(
+                "IOPS{above}: {} x {} = {}",
+                fmt::int(extra),
+                fmt::price(price.iops_month),
+                fmt::usd(iops_cost)
+            ));
+        }
+        if !price.iops_tiers.is_empty() {
+            let (c, lines) = tiered(iops, &price.iops_tiers);
+            iops_cost += c;
+            detail.extend(lines);
+        }
+        let bytes = self.throughput.unwrap_or(if lim.bytes_per_s.is_finite() {
+            lim.bytes_per_s
+        } else {
+            0.0
+        });
+        for (per, free, unit, scale) in [
+            (price.mib_s_month, price.mib_s_free, "MiB/s", MIB),
+            (price.mb_s_month, price.mb_s_free, "MB/s", 1e6),
+        ] {
+            if per > 0.0 {
+                let extra = (bytes / scale - free).max(0.0);
+                tput_cost += extra * per;
+                let above = if free > 0.0 {
+                    format!(" above {} {unit} included", fmt::int(free))
+                } else {
+                    String::new()
+                };
                 detail.push(format!(
-                    "IOPS above {} included: {} x {} = {}",
-                    fmt::int(price.iops_free),
-                    fmt::int(extra),
-                    fmt::price(price.iops_month),
-                    fmt::usd(iops_cost)
-                ));
-                let mib = self.throughput.unwrap_or(price.mib_s_free * MIB) / MIB;
-                let extra = (mib - price.mib_s_free).max(0.0);
-                tput_cost = extra * price.mib_s_month;
-                detail.push(format!(
-                    "throughput above {} MiB/s included: {} MiB/s x {} = {}",
-                    fmt::int(price.mib_s_free),
+                    "throughput{above}: {} {unit} x {} = {}",
                     fmt::trim(extra, 2),
-                    fmt::price(price.mib_s_month),
-                    fmt::usd(tput_cost)
+                    fmt::price(per),
+                    fmt::usd(extra * per)
                 ));
             }
-            Params::Provisioned(_) => {
-                let (c, lines) = tiered(self.iops.unwrap_or(0.0), &price.iops_tiers);
-                iops_cost = c;
-                detail.extend(lines);
-            }
-            Params::Oci(_) => {
-                let v = self.vpus.unwrap_or(0.0);
-                iops_cost = size * v * price.vpu_gb_month;
-                detail.push(format!(
-                    "performance {} GB x {} VPUs x {} = {}",
-                    fmt::trim(size, 2),
-                    fmt::trim(v, 0),
-                    fmt::price(price.vpu_gb_month),
-                    fmt::usd(iops_cost)
-                ));
-            }
-            _ => {}
+        }
+        if price.vpu_gb_month > 0.0 {
+            let v = self.vpus.unwrap_or(0.0);
+            iops_cost += size * v * price.vpu_gb_month;
+            detail.push(format!(
+                "performance {} GB x {} VPUs x {} = {}",
+                fmt::trim(size, 2),
+                fmt::trim(v, 0),
+                fmt::price(price.vpu_gb_month),
+                fmt::usd(size * v * price.vpu_gb_month)
+            ));
+        }
+        let list = storage + iops_cost + tput_cost;
+        if let Some(f) = r.discount {
+            detail.push(format!(
+                "discount: list {} x {} = {} (--discount {}={})",
+                fmt::usd(list),
+                fmt::trim(f, 4),
+                fmt::usd(list * f),
+                crate::advise::provider_key(&self.model.provider),
+                fmt::trim(f, 4)
+            ));
+            storage *= f;
+            iops_cost *= f;
+            tput_cost *= f;
         }
         let total = storage + iops_cost + tput_cost;
-        detail.push(format!("prices: {}", price.cite()));
+        detail.push(r.cite());
         Some(Cost {
             storage,
             iops: iops_cost,
             throughput: tput_cost,
             total,
+            region: r.region.clone(),
+            prices: match &r.origin {
+                Origin::Shipped => "shipped".into(),
+                Origin::Local(p, _) => format!("local: {}", p.display()),
+                Origin::Given(p, _) => format!("custom: {}", p.display()),
+            },
+            discount: r.discount,
             detail,
         })
     }
@@ -162,7 +243,11 @@ pub fn cost_text(vol: &Volume, p99_peak_iops: Option<f64>, bs: Option<u64>) -> S
             }
             s.push_str(&format!("  total: {} per month\n", fmt::usd(c.total)));
         }
-        None => s.push_str("  no published price in the model data for this volume type\n"),
+        None => s.push_str(&format!(
+            "  no cost: {}\n",
+            vol.price_gap()
+                .unwrap_or_else(|| "the volume has no size".into())
+        )),
     }
     if let Some(peak) = p99_peak_iops {
         let r = right_size(vol, peak, bs);
@@ -304,9 +389,10 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64, bs: Option<u64>) -> RightSiz
             now.limited_by
         )),
         _ => lines.push(format!(
-            "{}; no sourced price for {}, so no cost comparison.",
+            "{}; {}, so no cost comparison.",
             new.name(),
-            vol.model.ty
+            vol.price_gap()
+                .unwrap_or_else(|| format!("no price for {}", vol.model.ty))
         )),
     }
     RightSize {

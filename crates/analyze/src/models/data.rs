@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::AnalyzeError;
 
@@ -19,6 +19,8 @@ pub(crate) struct ModelData {
     pub description: String,
     pub instance_burst_rule: Sourced,
     pub volumes: Vec<VolumeModel>,
+    /// Monthly list prices by volume type and region.
+    pub prices: PriceData,
     /// Latency distributions per volume type, each with its basis and source.
     pub latency_models: Vec<LatencyModelData>,
     /// The types a volume of which several instances can attach at once.
@@ -138,7 +140,6 @@ pub(crate) struct VolumeModel {
     pub params: Params,
     #[serde(default)]
     pub notes: Vec<String>,
-    pub price: Option<Price>,
     pub source: String,
     pub date: String,
     /// What of the entry is not confirmed by its source, and why; `None` when all is.
@@ -212,31 +213,81 @@ pub(crate) struct LatencyModelData {
     pub date: String,
 }
 
-/// Monthly list prices (USD). Fields apply per model family; absent means not charged.
-#[derive(Debug, Deserialize, Default)]
-pub(crate) struct Price {
+/// The prices section of the data: the region each provider's prices are for unless
+/// `--region` says otherwise, every price by type and region, and the types no source prices.
+#[derive(Debug, Deserialize)]
+pub(crate) struct PriceData {
+    /// `aws`, `azure`, `gcp`, `oci` to the region the shipped prices are read for.
+    pub default_regions: std::collections::BTreeMap<String, String>,
+    pub entries: Vec<Price>,
+    /// Types without a sourced price, and why.
     #[serde(default)]
+    pub unpriced: Vec<Unpriced>,
+}
+
+/// Volume types no source prices, and why.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Unpriced {
+    pub types: Vec<String>,
+    pub why: String,
+}
+
+/// Monthly list prices (USD) of one volume type in one region. Each charge applies where it
+/// is given (absent: not charged): capacity per GB-month; provisioned IOPS above the included
+/// (or in tiers); provisioned throughput above the included, per MiB/s (AWS, GCP) or MB/s
+/// (Azure); OCI's performance units per GB; a fixed price per size tier (Azure Premium SSD).
+/// The same entries make up a local price file and a `--prices` file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+pub struct Price {
+    /// The volume type (canonical name or alias).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The provider's region name (`us-east-1`, `westeurope`); OCI: `all`.
+    pub region: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Per GB (GiB) of capacity per month.
     pub storage_gb_month: f64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Per provisioned IOPS per month, above `iops_free`.
     pub iops_month: f64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// IOPS included in the capacity price.
     pub iops_free: f64,
-    #[serde(default)]
-    pub mib_s_month: f64,
-    #[serde(default)]
-    pub mib_s_free: f64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Per provisioned IOPS per month, by tier (io2: cheaper above 32,000 and 64,000).
     pub iops_tiers: Vec<PriceTier>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Per provisioned MiB/s per month, above `mib_s_free`.
+    pub mib_s_month: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// MiB/s included.
+    pub mib_s_free: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Per provisioned MB/s (10^6 bytes/s) per month, above `mb_s_free` (Azure).
+    pub mb_s_month: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// MB/s included.
+    pub mb_s_free: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Per OCI volume performance unit per GB per month.
     pub vpu_gb_month: f64,
+    /// Price per month of each size tier, by tier name (`P30`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tier_month: std::collections::BTreeMap<String, f64>,
+    /// Where the prices come from.
     pub source: String,
+    /// When they were read or published.
     pub date: String,
     /// Why the prices are not confirmed, when they are not.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unverified: Option<String>,
     /// The full provenance of the prices.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Price {
@@ -256,9 +307,11 @@ pub(crate) fn cite(source: &str, date: &str, unverified: bool) -> String {
 }
 
 /// Price per provisioned IOPS up to `up_to` IOPS (None: no upper bound).
-#[derive(Debug, Deserialize)]
-pub(crate) struct PriceTier {
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct PriceTier {
+    /// The tier's upper bound (None: no bound).
     pub up_to: Option<f64>,
+    /// Per IOPS per month within the tier.
     pub per_iops_month: f64,
 }
 
@@ -588,9 +641,6 @@ mod tests {
                 "{}: one latency model per volume type",
                 v.ty
             );
-            if let Some(p) = &v.price {
-                assert!(!p.source.is_empty() && !p.date.is_empty(), "{}", v.ty);
-            }
         }
         for i in &d.instances {
             assert!(!i.source.is_empty() && !i.date.is_empty(), "{}", i.name);

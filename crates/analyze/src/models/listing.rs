@@ -1,7 +1,9 @@
 //! `iolens models`: every volume type with its formula, limits, price and source, and every
 //! instance with its EBS caps, so that users can check what the explanations assume.
 
-use super::data::{cite, data, Gp2, Gp3, Hdd, Oci, Params, Provisioned, VolumeModel};
+use super::data::{
+    cite, data, volume_model, Gp2, Gp3, Hdd, Oci, Params, Price, Provisioned, VolumeModel,
+};
 use super::spec::fields_of;
 use crate::fmt;
 
@@ -202,11 +204,37 @@ fn oci_formula(p: &Oci) -> Vec<String> {
     v
 }
 
-fn price_line(m: &VolumeModel) -> String {
-    let Some(p) = &m.price else {
-        return "price: none sourced".into();
-    };
-    let mut parts = vec![format!("{}/GB-month", fmt::price(p.storage_gb_month))];
+/// The prices of `m` in every region some layer prices it, one line each (`price: none
+/// sourced` and why, where none does).
+fn price_lines(m: &VolumeModel) -> Vec<String> {
+    let entries: Vec<&Price> = data()
+        .prices
+        .entries
+        .iter()
+        .filter(|p| volume_model(&p.ty).is_some_and(|x| x.ty == m.ty))
+        .collect();
+    if entries.is_empty() {
+        let why = data()
+            .prices
+            .unpriced
+            .iter()
+            .find(|u| u.types.contains(&m.ty))
+            .map(|u| format!(": {}", u.why))
+            .unwrap_or_default();
+        return vec![format!("price: none sourced{why}")];
+    }
+    entries.into_iter().map(price_line).collect()
+}
+
+/// One region's prices: `price us-east-1: $0.08/GB-month, ... (SOURCE; DATE)`.
+pub(crate) fn price_line(p: &Price) -> String {
+    let mut parts = vec![];
+    for (tier, c) in &p.tier_month {
+        parts.push(format!("{tier} {}/month", fmt::usd(*c)));
+    }
+    if p.storage_gb_month > 0.0 {
+        parts.push(format!("{}/GB-month", fmt::price(p.storage_gb_month)));
+    }
     if p.iops_month > 0.0 {
         parts.push(format!(
             "{}/IOPS-month above {}",
@@ -219,6 +247,13 @@ fn price_line(m: &VolumeModel) -> String {
             "{}/MiB/s-month above {}",
             fmt::price(p.mib_s_month),
             fmt::int(p.mib_s_free)
+        ));
+    }
+    if p.mb_s_month > 0.0 {
+        parts.push(format!(
+            "{}/MB/s-month above {}",
+            fmt::price(p.mb_s_month),
+            fmt::int(p.mb_s_free)
         ));
     }
     let mut lower = 0.0;
@@ -237,7 +272,7 @@ fn price_line(m: &VolumeModel) -> String {
     if p.vpu_gb_month > 0.0 {
         parts.push(format!("{}/VPU-GB-month", fmt::price(p.vpu_gb_month)));
     }
-    format!("price: {} ({})", parts.join(", "), p.cite())
+    format!("price {}: {} ({})", p.region, parts.join(", "), p.cite())
 }
 
 /// A human-readable listing for `iolens models`: every volume type with its fields, formula,
@@ -264,7 +299,9 @@ pub fn list_models() -> String {
         for n in &m.notes {
             out.push_str(&format!("      note: {n}\n"));
         }
-        out.push_str(&format!("      {}\n", price_line(m)));
+        for l in price_lines(m) {
+            out.push_str(&format!("      {l}\n"));
+        }
         if let Some(l) = super::latency_model(&m.ty) {
             out.push_str(&format!(
                 "      latency model {} ({}): {}\n",
@@ -458,15 +495,23 @@ pub fn list_sources() -> String {
                 Some(&o.note),
             );
         }
-        match &m.price {
-            Some(p) => entry(
+        let priced: Vec<&Price> = d
+            .prices
+            .entries
+            .iter()
+            .filter(|p| volume_model(&p.ty).is_some_and(|x| x.ty == m.ty))
+            .collect();
+        if priced.is_empty() {
+            out.push_str(&format!("    {}\n", price_lines(m).join(" ")));
+        }
+        for p in priced {
+            entry(
                 &mut out,
-                "price",
+                &format!("price {}", p.region),
                 (&p.source, &p.date),
                 p.unverified.as_deref(),
                 p.details.as_deref(),
-            ),
-            None => out.push_str("    price: none sourced\n"),
+            );
         }
         if let Some(l) = super::latency_model(&m.ty) {
             entry(

@@ -95,6 +95,9 @@ pub struct AdviseArgs {
     /// Also write an HTML report (cost against p99, the Pareto front, a row per candidate)
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+    /// Which prices: --region, --prices, --discount
+    #[command(flatten, next_help_heading = "Prices")]
+    pub prices: crate::prices::PriceArgs,
 }
 
 fn parse_iops(s: &str) -> Result<f64, String> {
@@ -228,7 +231,9 @@ pub fn options(a: &AdviseArgs) -> Result<Options> {
 /// a candidate fits, 1 when none does.
 pub fn run(a: &AdviseArgs) -> Result<i32> {
     let o = options(a)?;
-    let advice = advise(&o)?;
+    let priced = a.prices.choose().map_err(|e| UsageError(e.to_string()))?;
+    let mut advice = advise(&o)?;
+    advice.notes.extend(priced);
     let text = match a.output_format {
         AdviseFormat::Text => super::text(&advice),
         AdviseFormat::Json => format!(

@@ -1,0 +1,187 @@
+//! Prices from the command line: `--region`, `--prices FILE`, `--discount`, the local price
+//! file in the data directory, and advise ranking every type of a provider by cost once each
+//! has a price. The price files here are illustrative test prices, not any provider's.
+
+use crate::common::*;
+
+/// A 1 MiB sequential read job at 32 in flight over 100 GiB.
+const SEQ: [&str; 6] = [
+    "--name=seq",
+    "--rw=read",
+    "--bs=1m",
+    "--ioengine=libaio",
+    "--iodepth=32",
+    "--size=100g",
+];
+
+/// Illustrative Azure prices for westeurope (test input, not Azure's).
+const AZURE: &str = r#"{"format": "iolens-prices 1", "read": "2026-12-04", "sources": ["test"], "prices": [
+  {"type": "azure-premium-v2", "region": "westeurope", "storage_gb_month": 0.09, "iops_month": 0.006, "iops_free": 3000, "mb_s_month": 0.05, "mb_s_free": 125, "source": "test prices", "date": "2026-12"},
+  {"type": "azure-ultra", "region": "westeurope", "storage_gb_month": 0.15, "iops_month": 0.06, "mb_s_month": 0.4, "source": "test prices", "date": "2026-12"},
+  {"type": "azure-premium-ssd", "region": "westeurope", "tier_month": {"P1": 3, "P2": 6, "P3": 12, "P4": 6, "P6": 11, "P10": 22, "P15": 41, "P20": 75, "P30": 139, "P40": 266, "P50": 512, "P60": 1024, "P70": 1843, "P80": 3502}, "source": "test prices", "date": "2026-12"}]}"#;
+
+/// Illustrative GCP Hyperdisk prices for europe-west4 (test input, not Google's).
+const GCP: &str = r#"{"format": "iolens-prices 1", "read": "2026-12-04", "prices": [
+  {"type": "gcp-hyperdisk-balanced", "region": "europe-west4", "storage_gb_month": 0.09, "iops_month": 0.006, "iops_free": 3000, "mib_s_month": 0.05, "mib_s_free": 140, "source": "test prices", "date": "2026-12"},
+  {"type": "gcp-hyperdisk-extreme", "region": "europe-west4", "storage_gb_month": 0.14, "iops_month": 0.035, "source": "test prices", "date": "2026-12"},
+  {"type": "gcp-hyperdisk-throughput", "region": "europe-west4", "storage_gb_month": 0.01, "mib_s_month": 0.3, "source": "test prices", "date": "2026-12"}]}"#;
+
+/// The candidates' rows of advise's text table: (rank, candidate, $/month).
+fn ranked(out: &str) -> Vec<(String, f64)> {
+    out.lines()
+        .skip_while(|l| !l.trim_start().starts_with("#  candidate"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            let at = cols.iter().position(|c| c.starts_with('$'))?;
+            let usd = cols[at]
+                .trim_start_matches('$')
+                .replace(',', "")
+                .parse()
+                .ok()?;
+            Some((cols[1..at].join(" "), usd))
+        })
+        .collect()
+}
+
+fn advise_with(
+    dir: &std::path::Path,
+    file: &str,
+    text: &str,
+    flags: &[&str],
+) -> (String, Vec<(String, f64)>) {
+    let p = dir.join(file);
+    std::fs::write(&p, text).unwrap();
+    let mut args = vec![
+        "advise",
+        "--throughput",
+        "1000m",
+        "--prices",
+        p.to_str().unwrap(),
+    ];
+    args.extend_from_slice(flags);
+    args.extend(SEQ);
+    let o = run_in(dir, &args);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise {args:?}: expected a pick; stderr: {}",
+        stderr(&o)
+    );
+    let rows = ranked(&out);
+    (out, rows)
+}
+
+#[test]
+fn advise_ranks_every_azure_type_by_cost_with_a_price_file() {
+    let d = TempDir::new("prices-azure");
+    let (out, rows) = advise_with(
+        &d.0,
+        "azure.json",
+        AZURE,
+        &["--provider", "azure", "--region", "westeurope"],
+    );
+    for ty in ["azure-premium-v2", "azure-premium-ssd", "azure-ultra"] {
+        assert!(
+            rows.iter().any(|(c, _)| c.ends_with(ty)),
+            "1,000 MiB/s of 1 MiB reads on Azure with a price file: expected {ty} ranked with a cost, got {rows:?}\n{out}"
+        );
+    }
+    let costs: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    assert!(
+        costs.windows(2).all(|w| w[0] <= w[1]),
+        "expected the candidates in order of cost, got {rows:?}"
+    );
+    assert_contains(&out, "prices: westeurope, custom prices from");
+    assert_contains(&out, "note: custom prices from");
+}
+
+#[test]
+fn advise_ranks_gcp_hyperdisk_by_cost_with_a_price_file() {
+    let d = TempDir::new("prices-gcp");
+    let flags = [
+        "--provider",
+        "gcp",
+        "--type",
+        "hyperdisk-balanced,hyperdisk-extreme,hyperdisk-throughput",
+        "--region",
+        "europe-west4",
+    ];
+    let (out, rows) = advise_with(&d.0, "gcp.json", GCP, &flags);
+    let priced: Vec<&(String, f64)> = rows.iter().filter(|r| r.0.contains("hyperdisk")).collect();
+    assert!(
+        priced.len() >= 2,
+        "1,000 MiB/s of 1 MiB reads on GCP Hyperdisk with a price file: expected at least two Hyperdisk types ranked with a cost, got {rows:?}\n{out}"
+    );
+    assert!(
+        rows.windows(2).all(|w| w[0].1 <= w[1].1),
+        "expected the candidates in order of cost, got {rows:?}"
+    );
+    assert_contains(&out, "prices: europe-west4, custom prices from");
+}
+
+#[test]
+fn cost_takes_a_region_a_discount_and_the_local_price_file() {
+    let d = TempDir::new("prices-cost");
+    let spec = "gp3:iops=6000,throughput=250,size=500G";
+    // The shipped prices, us-east-1: 500 x 0.08 + 3,000 x 0.005 + 125 x 0.04 = 40 + 15 + 5.
+    let o = run_in(&d.0, &["cost", "--volume", spec]);
+    assert_contains(&stdout(&o), "total: $60.00 per month");
+    assert_contains(&stdout(&o), "prices: us-east-1, ");
+    // eu-west-1 (AWS's price list of 2022-02-10): 44 + 16.50 + 5.50 = 66, x 0.8 = 52.80.
+    let o = run_in(
+        &d.0,
+        &[
+            "cost",
+            "--volume",
+            spec,
+            "--region",
+            "eu-west-1",
+            "--discount",
+            "aws=0.8",
+        ],
+    );
+    let out = stdout(&o);
+    assert_contains(
+        &out,
+        "discount: list $66.00 x 0.8 = $52.80 (--discount aws=0.8)",
+    );
+    assert_contains(&out, "total: $52.80 per month");
+    assert_contains(
+        &out,
+        "prices: eu-west-1, AWS price list, EU (Ireland); 2022-02-10; unverified",
+    );
+    // An unknown region: an error that lists the known ones.
+    let o = run_in(
+        &d.0,
+        &["cost", "--volume", spec, "--region", "mars-north-1"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unknown region is an error: {}",
+        stderr(&o)
+    );
+    assert_contains(&stderr(&o), "unknown region 'mars-north-1'; known regions (where a price is known): aws: eu-west-1, us-east-1");
+    // A local price file in the data directory comes before the shipped data, and says so.
+    let data = d.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(
+        data.join("prices.json"),
+        r#"{"format": "iolens-prices 1", "read": "2026-11-30T10:00:00Z", "prices": [{"type": "gp3", "region": "us-east-1", "storage_gb_month": 0.07, "iops_month": 0.005, "iops_free": 3000, "mib_s_month": 0.04, "mib_s_free": 125, "source": "AWS price list", "date": "2026-11-30"}]}"#,
+    )
+    .unwrap();
+    let mut c = iolens();
+    c.current_dir(&d.0)
+        .env("IOLENS_DATA_DIR", &data)
+        .args(["cost", "--volume", spec]);
+    let o = output_within(c, std::time::Duration::from_secs(120));
+    let out = stdout(&o);
+    // 500 x 0.07 = 35, + 15 + 5 = 55.
+    assert_contains(&out, "total: $55.00 per month");
+    assert_contains(&out, "prices: us-east-1, local price file");
+    assert_contains(&out, "prices used: local price file");
+    assert_contains(&out, "days old");
+}
