@@ -14,6 +14,7 @@ pub(crate) mod data;
 mod instance;
 mod latency;
 mod listing;
+mod pricelist;
 mod prices;
 mod provision;
 mod spec;
@@ -26,6 +27,10 @@ pub use data::{Price, PriceTier};
 pub use instance::{family_of, instance, instance_family, largest_instance, Instance};
 pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json, list_sources};
+pub use pricelist::{
+    aws as parse_aws_prices, azure as parse_azure_prices, compare_with_shipped,
+    gcp as parse_gcp_prices, oci as parse_oci_prices, UPDATE_PROVIDERS,
+};
 pub use prices::{
     prices, use_prices, Origin, PriceBook, PriceFile, PriceOptions, Resolved, PRICE_FILE_FORMAT,
 };
