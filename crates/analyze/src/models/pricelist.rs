@@ -164,10 +164,11 @@ pub fn aws(file: &Value, region: &str, date: &str) -> Vec<Price> {
                 .and_then(|x| x.parse().ok())
                 .unwrap_or(0.0);
             match family {
-                "Storage" if ["gp2", "gp3", "io1", "io2", "st1", "sc1"].contains(&api) => {
-                    if unit.starts_with("GB-") {
-                        get(&mut out, api, region, &source, date).storage_gb_month = usd;
-                    }
+                "Storage"
+                    if ["gp2", "gp3", "io1", "io2", "st1", "sc1"].contains(&api)
+                        && unit.starts_with("GB-") =>
+                {
+                    get(&mut out, api, region, &source, date).storage_gb_month = usd;
                 }
                 "System Operation" if usage.ends_with("EBS:VolumeP-IOPS.gp3") => {
                     let p = get(&mut out, "gp3", region, &source, date);

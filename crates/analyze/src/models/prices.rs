@@ -275,7 +275,7 @@ impl PriceBook {
             .prices
             .unpriced
             .iter()
-            .find(|u| u.types.iter().any(|t| *t == m.ty))
+            .find(|u| u.types.contains(&m.ty))
             .map(|u| u.why.clone());
         Err(match why {
             Some(w) => format!("no price for {} in {region}: {w}", m.ty),
