@@ -776,7 +776,11 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             // What a durable write costs, for a unit that writes and flushes (or writes
             // O_SYNC/O_DSYNC, where the write's own latency is that cost).
             let writes = u.direction == "write" || judged.bound == Bound::Fsync;
-            let durable = match (Durable::of(job), &o.sync_writes, u.lat_ns) {
+            let durable = match (
+                Durable::of(job, o.eff.pacing == iolens_job::Pacing::Open),
+                &o.sync_writes,
+                u.lat_ns,
+            ) {
                 (Some(d), _, _) if writes => Some((d.cost_us(), d.formula())),
                 (None, Some(mode), Some(l)) if writes => {
                     Some((l / 1e3, format!("each {mode} write includes its flush")))

@@ -9,6 +9,59 @@ use crate::fmt;
 /// Below this share of the expected ceiling, a concurrency-bound result is far from the limit.
 const FAR_BELOW: f64 = 0.80;
 
+/// An open loop whose arrivals waited for a free slot at least this many times as long as an
+/// I/O took once issued: the pace set the rate, but the job's slots held the latency.
+const SLOT_WAIT: f64 = 1.0;
+
+/// An open loop that kept its pace while its arrivals waited for a free slot longer than the
+/// I/Os took (an M/G/n queue of the job's own slots): the rate is the job's, but what holds
+/// each I/O is the job's concurrency, and more in flight (not more IOPS) shortens the wait.
+pub(super) fn slots(c: &Case) -> Option<Verdict> {
+    let (wait, service) = (c.arrival_wait_us?, c.lat_us?);
+    let offered = c.offered_iops()?;
+    let (u, o) = (c.u, c.o);
+    // The pace kept (else what held the rate is found by the checks after it), and the I/Os
+    // not queued at the volume once issued (else the volume is what keeps the slots busy).
+    let kept = u.iops >= 0.97 * offered;
+    let at_volume = matches!(
+        (c.typical, c.base_latency_us),
+        (Some(m), Some(b)) if b > 0.0 && m >= super::QUEUEING * b
+    );
+    if service <= 0.0 || wait < SLOT_WAIT * service || !kept || at_volume {
+        return None;
+    }
+    let busy = u.iops * service / 1e6 / c.in_flight.max(1.0);
+    let arith = vec![
+        format!(
+            "the open loop offers {} IOPS; each I/O waited {} for one of the job's {} slots, then took {} once issued",
+            fmt::int(offered),
+            fmt::us_short(wait),
+            fmt::trim(c.in_flight, 1),
+            fmt::us_short(service)
+        ),
+        format!(
+            "{} IOPS x {} = {} in service on average (Little's law): the slots were {} busy, so arrivals queued for them",
+            fmt::int(u.iops),
+            fmt::us_precise(service),
+            fmt::trim(u.iops * service / 1e6, 1),
+            fmt::pct(busy.min(1.0))
+        ),
+    ];
+    let needed = u.iops * service / 1e6;
+    Some(c.verdict(
+        Bound::Concurrency,
+        Severity::Warning,
+        format!(
+            "arrivals waited {} for a free slot: {} in flight are too few for {} IOPS at this latency",
+            fmt::us_short(wait),
+            ios(c.in_flight),
+            fmt::int(offered)
+        ),
+        arith,
+        depth_fix(o, needed * 1.2),
+    ))
+}
+
 /// A full queue: the job had too few I/Os in flight for more.
 pub(super) fn concurrency(c: &Case, q: &Queue) -> Option<Verdict> {
     if !q.full {

@@ -29,13 +29,14 @@ pub(in crate::explain) struct Durable {
 }
 
 impl Durable {
-    /// The job's writes and flushes, when it flushed.
-    pub fn of(job: &JobView) -> Option<Durable> {
+    /// The job's writes and flushes, when it flushed. `open`: an open loop, whose lat counts
+    /// from each arrival (a wait for a free slot included), so a write's cost is its clat.
+    pub fn of(job: &JobView, open: bool) -> Option<Durable> {
         if job.sync.n <= 0.0 || job.sync.mean_ns <= 0.0 {
             return None;
         }
         let w = job.dir("write")?;
-        let l = if w.lat.mean_ns > 0.0 {
+        let l = if w.lat.mean_ns > 0.0 && !(open && w.clat.mean_ns > 0.0) {
             w.lat.mean_ns
         } else {
             w.clat.mean_ns
@@ -100,7 +101,7 @@ fn duration(us: f64) -> String {
 /// Flushes take at least [`FSYNC_SHARE`] of the time spent on writes and flushes.
 fn flushes(c: &Case) -> Option<Verdict> {
     let job = c.u.job;
-    let d = Durable::of(job)?;
+    let d = Durable::of(job, c.o.eff.pacing == iolens_job::Pacing::Open)?;
     let sync_time = d.flushes * d.flush_us;
     let write_time = d.writes * d.write_us;
     let share = sync_time / (sync_time + write_time).max(1e-3);

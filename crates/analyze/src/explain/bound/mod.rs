@@ -1,7 +1,9 @@
 //! One bound per job and direction: what held this number where it is. The checks run in a
 //! fixed order, each on the result's own numbers, and the first that holds names the bound:
 //!
-//! 1. `rate`: the job paced itself (rate, rate_iops, thinktime).
+//! 1. `rate`: the job paced itself (rate, rate_iops, thinktime), unless it is an open loop whose
+//!    arrivals waited for a free slot longer than the I/Os took: then the flushes (`fsync`)
+//!    or, failing the checks below down to `cpu`, the job's slots (`concurrency`) hold it.
 //! 2. `fsync`: flushes (fsync/fdatasync, sync=dsync/O_SYNC) take most of each write's cycle.
 //! 3. `cache`: the page cache answered (buffered I/O at memory latency).
 //! 4. `cpu`: the submitting thread (or the kernel for it) kept a core busy.
@@ -65,7 +67,7 @@ const ABOVE_DEVICE: f64 = 3.0;
 const LITTLE_ABOVE_DEVICE: f64 = 10.0;
 
 /// What held a job's number where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
     /// Too few I/Os in flight: IOPS = in-flight / latency.
@@ -83,6 +85,7 @@ pub enum Bound {
     /// The job's own rate, rate_iops or thinktime.
     Rate,
     /// None of the above could be shown; the finding says why.
+    #[default]
     Unknown,
 }
 
@@ -142,10 +145,14 @@ pub(super) struct Verdict {
 /// order of the module documentation.
 pub(super) fn judge(c: &Case) -> Judged {
     let q = Queue::of(c);
-    let v = rate::rate(c)
+    // An open loop whose arrivals waited for its slots: not its pace but what keeps the slots
+    // busy holds it (its flushes, else its concurrency).
+    let slots = concurrency::slots(c);
+    let v = if slots.is_some() { None } else { rate::rate(c) }
         .or_else(|| fsync::fsync(c))
         .or_else(|| cache::cache(c))
         .or_else(|| cpu::cpu(c))
+        .or(slots)
         .unwrap_or_else(|| match &q {
             None => unknown::without_latency(c),
             Some(q) => limit::limit(c, q)
