@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use crate::explain::Bound;
 use crate::fmt;
 use crate::models::data::{data, volume_model};
 use crate::models::{
@@ -965,8 +966,9 @@ pub struct Measured {
     pub latency: Vec<(Option<String>, f64, f64)>,
     /// The I/Os in flight the workload can keep (its depth x jobs).
     pub in_flight: f64,
-    /// Explain's bound for the run (`limit`, `concurrency`, `rate`, ...).
-    pub bound: String,
+    /// Explain's bound for the run: what held it (the volume's limit, or the workload's own
+    /// concurrency, flushes or pace).
+    pub bound: Bound,
     /// Explain's claim for it.
     pub bound_claim: String,
     /// A share of the rate the run cannot tell apart beyond [`RATE_TOLERANCE`]: a replayed
@@ -1018,20 +1020,370 @@ pub struct Judged {
     pub status: Status,
     /// Each target.
     pub margins: Vec<Margin>,
-    /// Why it is rejected or unconfirmed (kind, sentence).
-    pub reason: Option<(String, String)>,
+    /// Why it is rejected or unconfirmed.
+    pub reason: Option<Reason>,
+}
+
+/// A rate target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateTarget {
+    /// I/Os per second.
+    Iops,
+    /// Bytes per second.
+    Throughput,
+}
+
+/// Where a latency above its target comes from: the latency model, or explain's bound on the
+/// run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyCause {
+    /// The type's latency model alone misses the target: no size of the type meets it.
+    Model,
+    /// I/Os queued at the volume (explain: the pace, a limit, a saturated volume): more IOPS
+    /// may shorten the queue; [`Reason::Latency`]'s `more_iops` says whether it did.
+    Queue,
+    /// The workload's own shape held each I/O (explain: `concurrency`, its slots full;
+    /// `fsync`, its flushes): a volume with more IOPS does not shorten that.
+    Workload,
+}
+
+/// The latency model as a reason names it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelNote {
+    /// `ebs-io1`.
+    pub name: String,
+    /// `the ebs-io1 latency model (measured)`.
+    pub label: String,
+    /// Its source and date.
+    pub provenance: String,
+    /// Its percentiles.
+    pub summary: String,
+    /// The uncertainty factor of its verdicts.
+    pub factor: f64,
+    /// What that uncertainty is.
+    pub uncertainty: String,
+}
+
+impl ModelNote {
+    /// The note of `m`.
+    pub fn of(m: &LatencyModel) -> ModelNote {
+        ModelNote {
+            name: m.name().to_string(),
+            label: m.label(),
+            provenance: m.provenance(),
+            summary: m.summary(),
+            factor: m.uncertainty_factor(),
+            uncertainty: m.uncertainty().to_string(),
+        }
+    }
+}
+
+/// The same type provisioned for more IOPS and simulated again: what the percentile was then.
+/// A fix is named only where `meets`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MoreIops {
+    /// The `--volume` spec tried (one volume of the stripe).
+    pub spec: String,
+    /// Its IOPS (all its volumes).
+    pub iops: f64,
+    /// Its monthly cost.
+    pub cost: Option<f64>,
+    /// The simulated percentile, µs.
+    pub got_us: f64,
+    /// It meets every target.
+    pub meets: bool,
+}
+
+/// Why a candidate is rejected or cannot be confirmed: the typed values the judgement rests
+/// on. [`Reason::kind`] is the one word of the verdict; [`Reason::text`] words it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Reason {
+    /// A rate target missed; explain's bound on the run says what held it.
+    Short {
+        /// IOPS or throughput.
+        target: RateTarget,
+        /// What was needed (I/Os or bytes per second).
+        want: f64,
+        /// What the run reached.
+        got: f64,
+        /// Explain's bound of the run.
+        bound: Bound,
+        /// Explain's claim for it.
+        claim: String,
+        /// The I/Os the workload keeps in flight.
+        in_flight: f64,
+        /// The candidate.
+        label: String,
+        /// Its ceiling for the workload's I/O, I/Os per second.
+        ceiling_iops: f64,
+        /// What binds the ceiling.
+        limited_by: String,
+        /// The run's mean I/O size, bytes.
+        io_bytes: Option<f64>,
+    },
+    /// A latency target missed.
+    Latency {
+        /// The target.
+        target: LatTarget,
+        /// The simulated percentile, µs.
+        got_us: f64,
+        /// The latency model's own percentile, µs.
+        model_us: f64,
+        /// Where it comes from.
+        cause: LatencyCause,
+        /// Explain's bound of the run.
+        bound: Bound,
+        /// Explain's claim for it.
+        claim: String,
+        /// The run's I/Os per second.
+        iops: f64,
+        /// The candidate's ceiling, I/Os per second.
+        ceiling_iops: f64,
+        /// The latency model.
+        model: ModelNote,
+        /// With [`LatencyCause::Queue`]: the type with more IOPS, simulated.
+        more_iops: Option<MoreIops>,
+    },
+    /// A latency within the model's uncertainty of its target, either side.
+    Unconfirmed {
+        /// The target.
+        target: LatTarget,
+        /// The simulated percentile, µs.
+        got_us: f64,
+        /// The estimate is above the target.
+        misses: bool,
+        /// The latency model.
+        model: ModelNote,
+        /// The instance named whose caps for the type the model data lacks.
+        uncapped_by: Option<String>,
+        /// The type.
+        type_name: String,
+    },
+    /// It meets every target, but only the volume's own limits were simulated: the model data
+    /// has no cap of the instance named for the type.
+    Uncapped {
+        /// The instance.
+        instance: String,
+        /// The type.
+        type_name: String,
+    },
+}
+
+impl Reason {
+    /// The verdict's one word: `limit`, `concurrency`, `fsync`, `rate`, `queueing`,
+    /// `latency model`, `instance cap`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Reason::Short { bound, .. } => bound.name(),
+            Reason::Latency {
+                cause: LatencyCause::Model,
+                ..
+            }
+            | Reason::Unconfirmed { .. } => "latency model",
+            Reason::Latency {
+                cause: LatencyCause::Queue,
+                ..
+            } => "queueing",
+            Reason::Latency {
+                cause: LatencyCause::Workload,
+                bound,
+                ..
+            } => bound.name(),
+            Reason::Uncapped { .. } => "instance cap",
+        }
+    }
+
+    /// True when the workload's own shape (its concurrency, flushes or pace) is what held the
+    /// candidate: a change of the workload, not of the volume, is the fix.
+    pub fn workload_bound(&self) -> bool {
+        match self {
+            Reason::Short { bound, .. } => {
+                matches!(bound, Bound::Concurrency | Bound::Fsync | Bound::Rate)
+            }
+            Reason::Latency { cause, .. } => *cause == LatencyCause::Workload,
+            _ => false,
+        }
+    }
+
+    /// The reason in words.
+    pub fn text(&self) -> String {
+        match self {
+            Reason::Short {
+                target,
+                want,
+                got,
+                bound,
+                claim,
+                in_flight,
+                label,
+                ceiling_iops,
+                limited_by,
+                io_bytes,
+            } => {
+                let show = |x: f64| match target {
+                    RateTarget::Iops => format!("{} IOPS", fmt::int(x)),
+                    RateTarget::Throughput => fmt::bw(x),
+                };
+                let carries = format!(
+                    "though {label} carries {} IOPS{} ({limited_by})",
+                    fmt::int(*ceiling_iops),
+                    io_bytes
+                        .map(|b| format!(" of {}", fmt::size(b)))
+                        .unwrap_or_default()
+                );
+                let gave = format!(
+                    "{} in flight gave {} of the {} needed",
+                    fmt::count(*in_flight, "I/O"),
+                    show(*got),
+                    match target {
+                        RateTarget::Iops => fmt::int(*want),
+                        RateTarget::Throughput => fmt::bw(*want),
+                    }
+                );
+                match bound {
+                    Bound::Concurrency => format!(
+                        "too little concurrency in the workload: {gave}, {carries}; explain: {claim}"
+                    ),
+                    Bound::Fsync => format!(
+                        "the workload's flushes hold it: {gave}, {carries}; explain: {claim}"
+                    ),
+                    Bound::Rate => format!(
+                        "the workload's own pace holds it: {gave}, {carries}; explain: {claim}"
+                    ),
+                    Bound::Limit | Bound::Saturated => format!(
+                        "{} of {} needed, {} reached: {limited_by}",
+                        match target {
+                            RateTarget::Iops => "IOPS",
+                            RateTarget::Throughput => "throughput",
+                        },
+                        match target {
+                            RateTarget::Iops => fmt::int(*want),
+                            RateTarget::Throughput => fmt::bw(*want),
+                        },
+                        show(*got)
+                    ),
+                    _ => format!("{gave}, {carries}; explain: {}: {claim}", bound.name()),
+                }
+            }
+            Reason::Latency {
+                target,
+                got_us,
+                model_us,
+                cause,
+                bound,
+                claim,
+                iops,
+                ceiling_iops,
+                model,
+                more_iops,
+            } => {
+                let head = format!(
+                    "{} {} is above the {} target",
+                    target.name(),
+                    fmt::us_short(*got_us),
+                    fmt::us_short(target.us)
+                );
+                match cause {
+                    LatencyCause::Model => format!(
+                        "{head} by the {} latency model ({}): {}",
+                        model.name, model.provenance, model.summary
+                    ),
+                    LatencyCause::Workload => format!(
+                        "{head}, held by the workload, not the volume ({} IOPS on a ceiling of {}; {} alone gives {} {}): explain: {claim}",
+                        fmt::int(*iops),
+                        fmt::int(*ceiling_iops),
+                        model.label,
+                        target.name(),
+                        fmt::us_short(*model_us)
+                    ),
+                    LatencyCause::Queue => {
+                        let fix = match more_iops {
+                            Some(m) if m.meets => format!(
+                                ": provisioned for {} IOPS ({}{}) the simulated {} is {}, which meets it",
+                                fmt::int(m.iops),
+                                m.spec,
+                                m.cost
+                                    .map(|c| format!(", {}/month", fmt::usd(c)))
+                                    .unwrap_or_default(),
+                                target.name(),
+                                fmt::us_short(m.got_us)
+                            ),
+                            Some(m) => format!(
+                                "; more IOPS does not help: provisioned for {} IOPS the simulated {} is still {}",
+                                fmt::int(m.iops),
+                                target.name(),
+                                fmt::us_short(m.got_us)
+                            ),
+                            None => String::new(),
+                        };
+                        format!(
+                            "{head} because I/Os queued at this size ({} IOPS on a ceiling of {}: {} busy; explain: {}); {} alone gives {} {}{fix}",
+                            fmt::int(*iops),
+                            fmt::int(*ceiling_iops),
+                            fmt::pct(*iops / ceiling_iops.max(1e-9)),
+                            bound.name(),
+                            model.label,
+                            target.name(),
+                            fmt::us_short(*model_us)
+                        )
+                    }
+                }
+            }
+            Reason::Unconfirmed {
+                target,
+                got_us,
+                misses,
+                model,
+                uncapped_by,
+                type_name,
+            } => {
+                // Which side of the target the estimate falls on: a reader must not take one
+                // that misses for one that meets.
+                let (side, then) = if *misses {
+                    ("is above", "the real volume may still meet it: measure it")
+                } else {
+                    ("meets", "measure it to confirm")
+                };
+                let mut t = format!(
+                    "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way; {then}",
+                    target.name(),
+                    fmt::us_short(*got_us),
+                    fmt::us_short(target.us),
+                    fmt::trim(model.factor, 2),
+                    model.uncertainty
+                );
+                if let Some(inst) = uncapped_by {
+                    t.push_str(&format!(
+                        "; and the model data has no cap of {inst} for {type_name}: check {inst}'s limits for it too"
+                    ));
+                }
+                t
+            }
+            Reason::Uncapped {
+                instance,
+                type_name,
+            } => format!(
+                "the model data has no cap of {instance} for {type_name}, so only the volume's own limits were simulated: check {instance}'s limits for {type_name} (or whether it takes the type at all) before relying on it"
+            ),
+        }
+    }
 }
 
 /// IOPS within this share of the target count as met (a simulation of Poisson arrivals wanders
 /// by a fraction of a percent).
 const RATE_TOLERANCE: f64 = 0.02;
 
-/// Judges a simulated candidate against the targets: rates against the need (a candidate that
-/// can carry more than it got was held back by the workload: concurrency), latencies by the
-/// latency model's verdict (within its uncertainty: the model cannot confirm it).
+/// Judges a simulated candidate against the targets, by explain's bound on its run: a rate
+/// missed is held by what that bound names (the volume's limit, or the workload's concurrency,
+/// flushes or pace); a latency missed by the latency model when the model's own percentile
+/// misses, else by the workload where explain names its concurrency or flushes, else by the
+/// queue at the volume; a latency within the model's uncertainty cannot be confirmed.
 pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> Judged {
     let mut margins = vec![];
-    let mut reason: Option<(String, String)> = None;
+    let mut reason: Option<Reason> = None;
     let mut status = Status::Fits;
     let mut rate = |name: &str, want: f64, got: f64, show: &dyn Fn(f64) -> String| {
         let ok = got >= want * (1.0 - RATE_TOLERANCE - m.rate_slack);
@@ -1047,73 +1399,30 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
     let mut short = None;
     if let Some(want) = t.iops {
         if !rate("IOPS", want, m.iops, &|x| format!("{} IOPS", fmt::int(x))) {
-            short = Some(("IOPS", want, m.iops));
+            short = Some((RateTarget::Iops, want, m.iops));
         }
     }
     if let Some(want) = t.bytes_per_s {
         if !rate("throughput", want, m.bytes_per_s, &|x| fmt::bw(x)) && short.is_none() {
-            short = Some(("throughput", want, m.bytes_per_s));
+            short = Some((RateTarget::Throughput, want, m.bytes_per_s));
         }
     }
-    if let Some((what, want, got)) = short {
+    if let Some((target, want, got)) = short {
         status = Status::Rejected;
-        // The run's mean I/O size, to count a throughput target in I/Os as the ceiling is.
-        let bs = (m.iops > 0.0).then(|| m.bytes_per_s / m.iops);
-        let want_ios = match (what, bs) {
-            ("IOPS", _) => want,
-            (_, Some(bs)) if bs > 0.0 => want / bs,
-            _ => f64::INFINITY,
-        };
-        let carries = c.ceiling_iops >= want_ios * (1.0 - 1e-9);
-        // The volumes and the instance carry the target and the run was not at a limit, so
-        // the shortfall is the workload's: its I/Os in flight over the type's latency
-        // (Little's law; a full queue of slow I/Os reads as saturation).
-        reason = Some(if carries && m.bound != "limit" {
-            (
-                "concurrency".into(),
-                format!(
-                    "too little concurrency in the workload: {} in flight gave {} of the {} needed, though {} carries {} IOPS{} ({}); explain: {}",
-                    fmt::count(m.in_flight, "I/O"),
-                    if what == "IOPS" {
-                        format!("{} IOPS", fmt::int(got))
-                    } else {
-                        fmt::bw(got)
-                    },
-                    if what == "IOPS" {
-                        fmt::int(want)
-                    } else {
-                        fmt::bw(want)
-                    },
-                    c.label,
-                    fmt::int(c.ceiling_iops),
-                    bs.map(|b| format!(" of {}", fmt::size(b)))
-                        .unwrap_or_default(),
-                    c.limited_by,
-                    m.bound_claim
-                ),
-            )
-        } else {
-            (
-                "limit".into(),
-                format!(
-                    "{} of {} needed, {}: {}",
-                    what,
-                    if what == "IOPS" {
-                        fmt::int(want)
-                    } else {
-                        fmt::bw(want)
-                    },
-                    if what == "IOPS" {
-                        format!("{} IOPS reached", fmt::int(got))
-                    } else {
-                        format!("{} reached", fmt::bw(got))
-                    },
-                    c.limited_by
-                ),
-            )
+        reason = Some(Reason::Short {
+            target,
+            want,
+            got,
+            bound: m.bound,
+            claim: m.bound_claim.clone(),
+            in_flight: m.in_flight,
+            label: c.label.clone(),
+            ceiling_iops: c.ceiling_iops,
+            limited_by: c.limited_by.clone(),
+            io_bytes: (m.iops > 0.0).then(|| m.bytes_per_s / m.iops),
         });
     }
-    let mut reason_misses = false;
+    let note = ModelNote::of(model);
     for l in &t.latency {
         let Some(got) = m.percentile(l.dir.as_deref(), l.pct) else {
             continue;
@@ -1126,76 +1435,52 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             margin_pct: 100.0 * (l.us - got) / l.us,
             verdict: v,
         });
-        let by = format!(
-            "by the {} latency model ({}): {}",
-            model.name(),
-            model.provenance(),
-            model.summary()
-        );
         match v {
             Verdict::Meets => {}
             Verdict::Misses if status != Status::Rejected => {
                 status = Status::Rejected;
-                // The model's own percentile meets the target, but the run's does not: the
-                // I/Os queued at this size (a limit, or a volume kept busy), which more IOPS
-                // or throughput would relieve; only a model above the target is the model's.
-                // (The simulation adds only the volume's queue to the model's draws.)
+                // The model's own percentile misses: no size of the type meets it. Else the
+                // run's bound says what held the I/Os: the workload's slots or flushes, or
+                // the queue at the volume (the simulation adds only the volume's queue and
+                // the job's own waits to the model's draws).
                 let own = model.percentile_us(l.pct);
-                let queued = model.verdict(own, l.us) != Verdict::Misses;
-                reason = Some(if queued {
-                    (
-                        "queueing".into(),
-                        format!(
-                            "{} {} is above the {} target because I/Os queued at this size ({} IOPS on a ceiling of {}: {} busy); {} alone gives {} {}: provision more IOPS or throughput than the rate needs",
-                            l.name(),
-                            fmt::us_short(got),
-                            fmt::us_short(l.us),
-                            fmt::int(m.iops),
-                            fmt::int(c.ceiling_iops),
-                            fmt::pct(m.iops / c.ceiling_iops.max(1e-9)),
-                            model.label(),
-                            l.name(),
-                            fmt::us_short(own)
-                        ),
-                    )
+                let cause = if model.verdict(own, l.us) == Verdict::Misses {
+                    LatencyCause::Model
+                } else if matches!(m.bound, Bound::Concurrency | Bound::Fsync) {
+                    LatencyCause::Workload
                 } else {
-                    (
-                        "latency model".into(),
-                        format!(
-                            "{} {} is above the {} target {by}",
-                            l.name(),
-                            fmt::us_short(got),
-                            fmt::us_short(l.us)
-                        ),
-                    )
+                    LatencyCause::Queue
+                };
+                reason = Some(Reason::Latency {
+                    target: l.clone(),
+                    got_us: got,
+                    model_us: own,
+                    cause,
+                    bound: m.bound,
+                    claim: m.bound_claim.clone(),
+                    iops: m.iops,
+                    ceiling_iops: c.ceiling_iops,
+                    model: note.clone(),
+                    more_iops: None,
                 });
             }
             // The reason names an estimate above its target before one under it: that is
             // the target a measurement is most needed for.
             Verdict::CannotConfirm
                 if status == Status::Fits
-                    || (status == Status::CannotConfirm && !reason_misses && got > l.us) =>
+                    || (status == Status::CannotConfirm
+                        && matches!(&reason, Some(Reason::Unconfirmed { misses: false, .. }))
+                        && got > l.us) =>
             {
                 status = Status::CannotConfirm;
-                reason_misses = got > l.us;
-                // Which side of the target the estimate falls on: a reader must not take one
-                // that misses for one that meets.
-                let (side, then) = if reason_misses {
-                    ("is above", "the real volume may still meet it: measure it")
-                } else {
-                    ("meets", "measure it to confirm")
-                };
-                reason = Some((
-                    "latency model".into(),
-                    format!(
-                        "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way; {then}",
-                        l.name(),
-                        fmt::us_short(got),
-                        fmt::us_short(l.us),
-                        fmt::trim(model.uncertainty_factor(), 2),
-                        model.uncertainty()
-                    ),
-                ));
+                reason = Some(Reason::Unconfirmed {
+                    target: l.clone(),
+                    got_us: got,
+                    misses: got > l.us,
+                    model: note.clone(),
+                    uncapped_by: None,
+                    type_name: c.type_name.clone(),
+                });
             }
             _ => {}
         }
@@ -1206,19 +1491,13 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
     match (status, &c.uncapped_by, &mut reason) {
         (Status::Fits, Some(inst), _) => {
             status = Status::CannotConfirm;
-            reason = Some((
-                "instance cap".into(),
-                format!(
-                    "the model data has no cap of {inst} for {}, so only the volume's own limits were simulated: check {inst}'s limits for {} (or whether it takes the type at all) before relying on it",
-                    c.type_name, c.type_name
-                ),
-            ));
+            reason = Some(Reason::Uncapped {
+                instance: inst.clone(),
+                type_name: c.type_name.clone(),
+            });
         }
-        (Status::CannotConfirm, Some(inst), Some((_, text))) => {
-            text.push_str(&format!(
-                "; and the model data has no cap of {inst} for {}: check {inst}'s limits for it too",
-                c.type_name
-            ));
+        (Status::CannotConfirm, Some(inst), Some(Reason::Unconfirmed { uncapped_by, .. })) => {
+            *uncapped_by = Some(inst.clone());
         }
         _ => {}
     }
@@ -1503,7 +1782,7 @@ mod tests {
             bytes_per_s: 19_950.0 * 16384.0,
             latency: vec![(None, 99.0, 560.0)],
             in_flight: 64.0,
-            bound: "rate".into(),
+            bound: Bound::Rate,
             bound_claim: String::new(),
             rate_slack: 0.0,
         };
@@ -1519,7 +1798,7 @@ mod tests {
             !j.estimate_misses(),
             "900 µs is under the 1 ms target: {j:?}"
         );
-        let why = j.reason.unwrap().1;
+        let why = j.reason.unwrap().text();
         assert!(
             why.contains("p99 900 µs meets the 1,000 µs target, within the model's uncertainty")
                 && why.ends_with("cannot confirm it either way; measure it to confirm"),
@@ -1536,7 +1815,7 @@ mod tests {
             j.estimate_misses(),
             "1,100 µs is over the 1 ms target: {j:?}"
         );
-        let why = j.reason.unwrap().1;
+        let why = j.reason.unwrap().text();
         assert!(
             why.contains("p99 1,100 µs is above the 1,000 µs target")
                 && why.ends_with("the real volume may still meet it: measure it"),
@@ -1560,7 +1839,7 @@ mod tests {
             ..m.clone()
         };
         let j = judge(c, &m2c, &t2, &model);
-        let why = j.reason.clone().unwrap().1;
+        let why = j.reason.clone().unwrap().text();
         assert!(
             j.status == Status::CannotConfirm && why.starts_with("p99 1,100 µs is above"),
             "p50 600 µs against 700 µs and p99 1,100 µs against 1 ms (x1.25): expected the reason to name the p99 estimate above its target, got {:?}: {why}",
@@ -1569,12 +1848,12 @@ mod tests {
         let m3 = Measured {
             iops: 8_600.0,
             in_flight: 4.0,
-            bound: "concurrency".into(),
+            bound: Bound::Concurrency,
             ..m.clone()
         };
         let j = judge(c, &m3, &t, &model);
         assert_eq!(j.status, Status::Rejected);
-        assert_eq!(j.reason.as_ref().unwrap().0, "concurrency", "{j:?}");
+        assert_eq!(j.reason.as_ref().unwrap().kind(), "concurrency", "{j:?}");
         let (n, text) = concurrency_needed(20_000.0, 465.0, true, 4, 1);
         assert!((n - 9.3).abs() < 1e-9, "{n}");
         assert!(text.contains("numjobs=10"), "{text}");

@@ -19,10 +19,11 @@ pub use render::{report, text, to_json};
 
 use iolens_analyze::advise::{
     candidates, catalogue, concurrency_needed, judge, rank, ruled_out_by_pattern, Candidate,
-    Filters, Judged, LatTarget, Measured, Rejection, Setup, Status, Targets,
+    Filters, Judged, LatTarget, LatencyCause, Measured, MoreIops, Reason, Rejection, Setup, Status,
+    Targets,
 };
-use iolens_analyze::models::{latency_model, LatencyModel, Need, RIGHT_SIZE_HEADROOM};
-use iolens_analyze::{explain, instance, view_of_run, ExplainContext};
+use iolens_analyze::models::{latency_model, LatencyModel, Need, Verdict, RIGHT_SIZE_HEADROOM};
+use iolens_analyze::{explain, instance, view_of_run, Bound, ExplainContext};
 use iolens_job::{JobSet, RateProcess, SettingValue};
 use iolens_run::vtime::{simulate, VirtualOptions};
 use iolens_stats::RunResult;
@@ -34,6 +35,11 @@ use workload::{Summary, Workload};
 fn err(msg: impl Into<String>) -> SuiteError {
     SuiteError(msg.into())
 }
+
+/// How many times the IOPS a candidate carries its type is tried with, in turn, where its
+/// latency queued at the volume: the fix "more IOPS" is named only at a size that met the
+/// target in its own simulation.
+const MORE_IOPS: [f64; 3] = [1.5, 2.0, 4.0];
 
 /// Where the workload comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,6 +186,8 @@ struct Plan {
     notes: Vec<String>,
     base: JobSet,
     offered: String,
+    /// Per job, the pace advise gave it (see [`Prepared`]).
+    rates: Vec<Option<[u64; 2]>>,
     vopts: VirtualOptions,
 }
 
@@ -232,7 +240,11 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         duration_s: o.duration_s,
         max_stripe: o.max_stripe.max(1),
     };
-    let (base, offered) = prepare(&w, &targets, o)?;
+    let Prepared {
+        set: base,
+        offered,
+        rates,
+    } = prepare(&w, &targets, o)?;
     let vopts = if s.trace {
         VirtualOptions {
             max_seconds: s.duration_s.unwrap_or(60.0) + 60.0,
@@ -256,11 +268,123 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         notes,
         base,
         offered,
+        rates,
         vopts,
     })
 }
 
 impl Plan {
+    /// The latency model candidate `c`'s type is simulated with, and whether it was given.
+    fn model_of(&self, c: &Candidate) -> Result<(LatencyModel, bool), SuiteError> {
+        match self.overrides.iter().find(|(t, _)| *t == c.type_name) {
+            Some((_, m)) => Ok((m.clone(), true)),
+            None => latency_model(&c.type_name)
+                .map(|m| (m, false))
+                .ok_or_else(|| err(format!("{} has no latency model", c.type_name))),
+        }
+    }
+
+    /// Candidate `c` simulated with the jobs `base` (whose summary is `s`), with explain's
+    /// bound of the run and the verdict that follows from it.
+    fn entry(&self, c: Candidate, base: &JobSet, s: &Summary) -> Result<Entry, SuiteError> {
+        let (model, given) = self.model_of(&c)?;
+        let r = run(base, &c, given.then_some(&model), &self.vopts, s)?;
+        let mut m = measure(
+            &r,
+            s.in_flight,
+            s.trace && s.trace_timed,
+            s.achieved_iops.filter(|_| s.trace),
+        );
+        let (bound, claim) = bound_of(&r, &c, s);
+        m.bound = bound;
+        m.bound_claim = claim;
+        let judged = judge(&c, &m, &self.targets, &model);
+        Ok(Entry {
+            candidate: c,
+            measured: m,
+            judged,
+            latency_model: ModelRef::of(&model),
+        })
+    }
+
+    /// A latency above its target because I/Os queued at the volume: the fix would be more
+    /// IOPS, so the same type is sized for more ([`MORE_IOPS`] times what it carries) and
+    /// simulated again, and the reason names the first size that meets every target, or says
+    /// that the most tried still does not (then no fix is offered). The size that meets is a
+    /// candidate of its own, returned.
+    fn try_more_iops(
+        &self,
+        e: &mut Entry,
+        base: &JobSet,
+        s: &Summary,
+    ) -> Result<Option<Entry>, SuiteError> {
+        let Some(Reason::Latency {
+            cause: LatencyCause::Queue,
+            target,
+            more_iops,
+            got_us: queued_us,
+            ..
+        }) = &mut e.judged.reason
+        else {
+            return Ok(None);
+        };
+        let c = &e.candidate;
+        let carried = (c.ceiling_iops / self.setup.need.headroom).max(self.setup.need.iops);
+        let mut last = None;
+        for k in MORE_IOPS {
+            let setup = Setup {
+                need: Need {
+                    iops: carried * k,
+                    ..self.setup.need
+                },
+                ..self.setup.clone()
+            };
+            let (cands, _) = candidates(&setup, std::slice::from_ref(&c.type_name));
+            let Some(mut bigger) = cands.into_iter().find(|b| !b.label.contains("burst")) else {
+                break;
+            };
+            bigger.label = format!("{} sized for {}", bigger.label, target.name());
+            bigger.steps.insert(
+                0,
+                format!(
+                    "sized for {} x the need: sized for the need, I/Os queued at the volume to {} {} µs",
+                    fmt_trim(k),
+                    target.name(),
+                    fmt_int(*queued_us)
+                ),
+            );
+            let tried = self.entry(bigger, base, s)?;
+            let got = tried
+                .measured
+                .percentile(target.dir.as_deref(), target.pct)
+                .unwrap_or(f64::INFINITY);
+            let meets = tried
+                .judged
+                .margins
+                .iter()
+                .all(|m| m.verdict == Verdict::Meets);
+            let t = &tried.candidate;
+            let m = MoreIops {
+                spec: if t.count > 1 {
+                    format!("{} x {}", t.count, t.spec)
+                } else {
+                    t.spec.clone()
+                },
+                iops: t.ceiling_iops,
+                cost: t.cost,
+                got_us: got,
+                meets,
+            };
+            last = Some(m);
+            if meets {
+                *more_iops = last;
+                return Ok(Some(tried));
+            }
+        }
+        *more_iops = last;
+        Ok(None)
+    }
+
     /// The latency-only search's probe of type `ty` with latency model `model`.
     fn probe<'a>(&'a self, ty: &'a String, model: &'a LatencyModel, given: bool) -> Probe<'a> {
         Probe {
@@ -282,7 +406,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     let mut plan = plan(o)?;
     let mut notes = std::mem::take(&mut plan.notes);
     let (w, s, targets) = (&plan.w, &plan.w.summary, &plan.targets);
-    let (setup, base, vopts) = (&plan.setup, &plan.base, &plan.vopts);
+    let (setup, base) = (&plan.setup, &plan.base);
     let (need_ios, types, overrides) = (plan.need_ios, &plan.types, &plan.overrides);
     let (cands, rejected) = if need_ios > 0.0 {
         candidates(setup, types)
@@ -313,29 +437,10 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     };
     let mut entries = vec![];
     for c in cands {
-        let model = match overrides.iter().find(|(t, _)| *t == c.type_name) {
-            Some((_, m)) => m.clone(),
-            None => latency_model(&c.type_name)
-                .ok_or_else(|| err(format!("{} has no latency model", c.type_name)))?,
-        };
-        let given = overrides.iter().any(|(t, _)| *t == c.type_name);
-        let r = run(base, &c, given.then_some(&model), vopts, s)?;
-        let mut m = measure(
-            &r,
-            s.in_flight,
-            s.trace && s.trace_timed,
-            s.achieved_iops.filter(|_| s.trace),
-        );
-        let (bound, claim) = bound_of(&r, &c, s);
-        m.bound = bound;
-        m.bound_claim = claim;
-        let judged = judge(&c, &m, targets, &model);
-        entries.push(Entry {
-            candidate: c,
-            measured: m,
-            judged,
-            latency_model: ModelRef::of(&model),
-        });
+        let mut e = plan.entry(c, base, s)?;
+        let bigger = plan.try_more_iops(&mut e, base, s)?;
+        entries.push(e);
+        entries.extend(bigger);
     }
     for (t, _) in overrides {
         notes.push(format!(
@@ -369,7 +474,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
     };
     let concurrency = concurrency_hint(&entries, targets, s);
     let pick = winner.or(cheaper_unconfirmed).or(closest);
-    let verify_job = pick.map(|i| verify_job(w, &entries[i], targets));
+    let verify_job = pick.map(|i| verify_job(w, &entries[i], &plan.rates));
     if let (None, Some(e)) = (&o.instance, winner.map(|i| &entries[i])) {
         // No instance named: say when no listed instance of the pick's cloud carries it.
         // The need, or with latency targets alone what the pick ran at.
@@ -641,6 +746,12 @@ fn sized_for(n: &Need) -> String {
     )
 }
 
+/// `1.5`, `2`.
+fn fmt_trim(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn fmt_int(x: f64) -> String {
     let s = format!("{:.0}", x.round());
     let mut out = String::new();
@@ -657,7 +768,7 @@ fn fmt_int(x: f64) -> String {
 /// and paced at the target when one was given and the workload sets no pace of its own (an
 /// open loop of Poisson arrivals, latency counted from each arrival); a result's jobs run as
 /// they ran, a trace at its own times.
-fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), SuiteError> {
+fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<Prepared, SuiteError> {
     let mut set = w.set.clone();
     let s = &w.summary;
     let paced = !s.trace && s.rate_iops.is_none() && (o.iops.is_some() || o.bytes_per_s.is_some());
@@ -666,6 +777,7 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
         .iops
         .unwrap_or(0.0)
         .max(t.bytes_per_s.unwrap_or(0.0) / s.bs.max(1) as f64);
+    let mut rates = vec![];
     for j in &mut set.jobs {
         let set_opt = |j: &mut iolens_job::JobSpec, k: &str, v: &str| {
             j.set_option(k, v)
@@ -690,6 +802,7 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
             };
             let r = (per * rf).round() as u64;
             let wr = (per * (1.0 - rf)).round() as u64;
+            rates.push(Some([r, wr]));
             j.set(&SettingValue::RateIops([r, wr, 0]).into());
             j.set(&SettingValue::OpenLoop(true).into());
             j.set(&SettingValue::RateProcess(RateProcess::Poisson).into());
@@ -716,7 +829,23 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<(JobSet, String), S
             "the jobs as they run (a closed loop at their concurrency), {secs} in virtual time per candidate"
         )
     };
-    Ok((set, offered))
+    if !paced {
+        rates = vec![None; set.jobs.len()];
+    }
+    Ok(Prepared {
+        set,
+        offered,
+        rates,
+    })
+}
+
+/// The jobs every candidate runs, how they were offered, and the pace each job was given.
+struct Prepared {
+    set: JobSet,
+    offered: String,
+    /// Per job: the read and write I/Os per second it was paced at (`rate_iops=R,W`), where
+    /// advise paced it at the target.
+    rates: Vec<Option<[u64; 2]>>,
 }
 
 /// The simulated volume's IOPS limit for candidate `c`, in the workload's I/Os: a volume that
@@ -834,8 +963,8 @@ fn measure(r: &RunResult, in_flight: f64, timed_trace: bool, trace_rate: Option<
     m
 }
 
-/// Explain's bound of the run (the busiest job's), in its words.
-fn bound_of(r: &RunResult, c: &Candidate, s: &Summary) -> (String, String) {
+/// Explain's bound of the run (the busiest job's), with its claim.
+fn bound_of(r: &RunResult, c: &Candidate, s: &Summary) -> (Bound, String) {
     let iops = sim_iops(c, s);
     let volume = if c.count > 1 || iops.is_some() || c.sim_bw.is_some() {
         // A stripe, an instance's cap, burst credits or merged sequential I/O: the limits the
@@ -853,8 +982,8 @@ fn bound_of(r: &RunResult, c: &Candidate, s: &Summary) -> (String, String) {
     };
     let e = explain(&view_of_run(r), &ctx);
     match e.jobs.iter().max_by(|a, b| a.iops.total_cmp(&b.iops)) {
-        Some(j) => (j.bound.name().to_string(), j.bound_claim.clone()),
-        None => ("unknown".into(), "no I/O".into()),
+        Some(j) => (j.bound, j.bound_claim.clone()),
+        None => (Bound::Unknown, "no I/O".into()),
     }
 }
 
@@ -871,7 +1000,7 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
             e.judged
                 .reason
                 .as_ref()
-                .is_some_and(|(k, _)| k == "concurrency")
+                .is_some_and(|r| r.kind() == "concurrency")
         })
         .min_by(|a, b| {
             a.candidate
@@ -892,8 +1021,10 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
 }
 
 /// A job file that checks the pick on the real volume: the workload's jobs on `${DEVICE}`,
-/// direct, time based, with latency percentiles (and the pace advise offered).
-fn verify_job(w: &Workload, e: &Entry, t: &Targets) -> String {
+/// direct, time based, with latency percentiles, and each job at the pace advise simulated it
+/// at (its reads and writes apart: fio reads a single `rate_iops` as that many reads and as
+/// many writes).
+fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>]) -> String {
     let c = &e.candidate;
     let mut out = format!(
         "# iolens advise: check {} on the real volume before relying on it.\n# Create it with --volume {}{}, then run:\n#   DEVICE=/dev/nvme1n1 iolens verify.fio --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
@@ -940,7 +1071,7 @@ fn verify_job(w: &Workload, e: &Entry, t: &Targets) -> String {
     for g in globals {
         out.push_str(&format!("{}={}\n", g.name, g.value));
     }
-    for j in &w.set.jobs {
+    for (k, j) in w.set.jobs.iter().enumerate() {
         out.push_str(&format!("\n[{}]\n", j.name));
         for o in j.own_options.iter().filter(|o| !skip(&o.name)) {
             let v = if o.name == "replay_redirect" {
@@ -950,14 +1081,10 @@ fn verify_job(w: &Workload, e: &Entry, t: &Targets) -> String {
             };
             out.push_str(&format!("{}={v}\n", o.name));
         }
-        if let (Some(i), None) = (t.iops, w.summary.rate_iops) {
-            if !w.summary.trace && !j.own_options.iter().any(|o| o.name == "rate_iops") {
-                let clones: f64 = w.set.jobs.iter().map(|j| f64::from(j.numjobs.max(1))).sum();
-                out.push_str(&format!(
-                    "# the target's pace as advise offered it: Poisson arrivals, latency counted from each\n# arrival (open_loop is iolens's; without it, as in fio, an arrival waits for a free slot)\nrate_iops={}\nrate_process=poisson\nopen_loop=1\n",
-                    (i / clones).round()
-                ));
-            }
+        if let Some(Some([r, wr])) = rates.get(k) {
+            out.push_str(&format!(
+                "# the pace advise simulated: Poisson arrivals of {r} reads and {wr} writes a second per\n# job, latency counted from each arrival (open_loop is iolens's; without it, as in fio, an\n# arrival waits for a free slot)\nrate_iops={r},{wr}\nrate_process=poisson\nopen_loop=1\n"
+            ));
         }
     }
     out

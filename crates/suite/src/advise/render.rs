@@ -61,7 +61,7 @@ fn status(e: &Entry) -> String {
     match (e.judged.status, &e.judged.reason) {
         (Status::Fits, _) => "fits".into(),
         (Status::CannotConfirm, _) => "cannot confirm: measure it".into(),
-        (Status::Rejected, Some((k, _))) => format!("rejected: {k}"),
+        (Status::Rejected, Some(r)) => format!("rejected: {}", r.kind()),
         (Status::Rejected, None) => "rejected".into(),
     }
 }
@@ -178,8 +178,8 @@ pub fn text(a: &Advice) -> String {
     if !reasons.is_empty() || !a.rejected.is_empty() {
         o.push_str("\nnot picked:\n");
         for e in reasons {
-            if let Some((k, r)) = &e.judged.reason {
-                let _ = writeln!(o, "  {} ({k}): {r}", e.candidate.label);
+            if let Some(r) = &e.judged.reason {
+                let _ = writeln!(o, "  {} ({}): {}", e.candidate.label, r.kind(), r.text());
             }
         }
         for r in &a.rejected {
@@ -195,7 +195,7 @@ pub fn text(a: &Advice) -> String {
                 .judged
                 .reason
                 .as_ref()
-                .map(|(_, r)| r.clone())
+                .map(|r| r.text())
                 .unwrap_or_default();
             if e.judged.status == Status::CannotConfirm {
                 // Ranked first, so no candidate is rejected by less: it may well fit.
@@ -261,8 +261,8 @@ pub fn text(a: &Advice) -> String {
             e.judged
                 .reason
                 .as_ref()
-                .map(|(_, r)| r.as_str())
-                .unwrap_or("")
+                .map(|r| r.text())
+                .unwrap_or_default()
         );
     }
     if let Some(c) = &a.concurrency {
@@ -299,7 +299,7 @@ fn candidate_tables(o: &mut String, a: &Advice) {
             mib(e.measured.bytes_per_s),
             p(e, 50.0),
             p(e, 99.0),
-            e.measured.bound.clone(),
+            e.measured.bound.name().to_string(),
             status(e),
         ]);
     }
@@ -389,7 +389,7 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
         p(e, 50.0),
         p(e, 99.0),
         p(e, 99.9),
-        e.measured.bound,
+        e.measured.bound.name(),
         e.measured.bound_claim
     );
     let _ = writeln!(
@@ -409,8 +409,24 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
 }
 
 /// The advice as JSON (`--output-format=json`).
+/// Each reason carries its verdict word (`kind`) and its words (`text`) beside its typed values.
 pub fn to_json(a: &Advice) -> serde_json::Value {
-    serde_json::to_value(a).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    let mut v =
+        serde_json::to_value(a).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));
+    if let Some(entries) = v.get_mut("entries").and_then(|e| e.as_array_mut()) {
+        for (e, j) in entries.iter_mut().zip(&a.entries) {
+            let (Some(r), Some(reason)) = (
+                e.pointer_mut("/judged/reason")
+                    .and_then(|r| r.as_object_mut()),
+                &j.judged.reason,
+            ) else {
+                continue;
+            };
+            r.insert("kind".into(), reason.kind().into());
+            r.insert("text".into(), reason.text().into());
+        }
+    }
+    v
 }
 
 /// The advice as an HTML report: the workload and targets, cost against p99 with the Pareto
@@ -485,7 +501,7 @@ pub fn report(a: &Advice) -> Report {
                 p(e, 50.0),
                 p(e, 99.0),
                 format!("{} ({})", e.latency_model.name, e.latency_model.basis),
-                e.measured.bound.clone(),
+                e.measured.bound.name().to_string(),
                 status(e),
                 margins(e),
             ]
