@@ -13,8 +13,10 @@
 pub mod command;
 pub mod workload;
 
+mod lever;
 mod render;
 
+pub use lever::{Change, Changed};
 pub use render::{report, text, to_json};
 
 use iolens_analyze::advise::{
@@ -168,6 +170,10 @@ pub struct Advice {
     pub concurrency: Option<String>,
     /// A job file that checks the pick (or the closest) on the real volume.
     pub verify_job: Option<String>,
+    /// The answers with the workload changed, where its own shape held cheaper candidates
+    /// back: the cheapest that keeps durability first, then one that flushes less (only
+    /// beside an answer that keeps durability, and only when cheaper).
+    pub changed: Vec<Changed>,
     /// Filters, instance and model notes.
     pub notes: Vec<String>,
 }
@@ -186,9 +192,32 @@ struct Plan {
     notes: Vec<String>,
     base: JobSet,
     offered: String,
+    /// The most I/Os a simulation completes over all clones.
+    sim_ios: u64,
     /// Per job, the pace advise gave it (see [`Prepared`]).
     rates: Vec<Option<[u64; 2]>>,
     vopts: VirtualOptions,
+}
+
+/// How long each candidate is simulated: a trace its own span and a minute more; jobs for
+/// `o.sim_seconds` or `o.sim_ios` I/Os over their clones, whichever comes first.
+fn virtual_options(o: &Options, s: &Summary) -> VirtualOptions {
+    if s.trace {
+        VirtualOptions {
+            max_seconds: s.duration_s.unwrap_or(60.0) + 60.0,
+            max_ios: None,
+        }
+    } else {
+        VirtualOptions {
+            max_seconds: o.sim_seconds,
+            max_ios: Some(per_job_ios(o.sim_ios, s)),
+        }
+    }
+}
+
+/// Each clone's share of `ios`, at least 1,000 (enough for its percentiles).
+fn per_job_ios(ios: u64, s: &Summary) -> u64 {
+    (ios as f64 / f64::from(s.numjobs.max(1))).max(1_000.0) as u64
 }
 
 /// Reads the workload and the options into a [`Plan`].
@@ -245,18 +274,7 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         offered,
         rates,
     } = prepare(&w, &targets, o)?;
-    let vopts = if s.trace {
-        VirtualOptions {
-            max_seconds: s.duration_s.unwrap_or(60.0) + 60.0,
-            max_ios: None,
-        }
-    } else {
-        let clones = f64::from(s.numjobs.max(1));
-        VirtualOptions {
-            max_seconds: o.sim_seconds,
-            max_ios: Some((o.sim_ios as f64 / clones).max(1_000.0) as u64),
-        }
-    };
+    let vopts = virtual_options(o, s);
     Ok(Plan {
         w,
         targets,
@@ -268,6 +286,7 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         notes,
         base,
         offered,
+        sim_ios: o.sim_ios,
         rates,
         vopts,
     })
@@ -288,7 +307,11 @@ impl Plan {
     /// bound of the run and the verdict that follows from it.
     fn entry(&self, c: Candidate, base: &JobSet, s: &Summary) -> Result<Entry, SuiteError> {
         let (model, given) = self.model_of(&c)?;
-        let r = run(base, &c, given.then_some(&model), &self.vopts, s)?;
+        let vopts = VirtualOptions {
+            max_ios: self.vopts.max_ios.map(|_| per_job_ios(self.sim_ios, s)),
+            ..self.vopts
+        };
+        let r = run(base, &c, given.then_some(&model), &vopts, s)?;
         let mut m = measure(
             &r,
             s.in_flight,
@@ -473,8 +496,11 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             .position(|e| ruled_out_by_pattern(&e.candidate.type_name, &setup.need).is_none()),
     };
     let concurrency = concurrency_hint(&entries, targets, s);
+    let changed = lever::find(&plan, o, &entries, winner)?;
+    // The workload's own change, simulated, replaces the arithmetic of the hint.
+    let concurrency = concurrency.filter(|_| changed.is_empty());
     let pick = winner.or(cheaper_unconfirmed).or(closest);
-    let verify_job = pick.map(|i| verify_job(w, &entries[i], &plan.rates));
+    let verify_job = pick.map(|i| verify_job(w, &entries[i], &plan.rates, "verify.fio"));
     if let (None, Some(e)) = (&o.instance, winner.map(|i| &entries[i])) {
         // No instance named: say when no listed instance of the pick's cloud carries it.
         // The need, or with latency targets alone what the pick ran at.
@@ -518,6 +544,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         closest,
         concurrency,
         verify_job,
+        changed,
         notes,
     })
 }
@@ -880,6 +907,12 @@ fn run(
     for j in &mut set.jobs {
         j.set_option("sim_volume", &c.spec)
             .map_err(|e| err(format!("{}: {e}", c.label)))?;
+        if j.filename.is_none() && j.logs.read_iolog.is_none() {
+            // One volume for every job, as on the real one (the verify job's ${DEVICE}): a
+            // simulated volume is shared by the jobs that name the same file.
+            j.set_option("filename", "advise-volume")
+                .map_err(|e| err(format!("{}: {e}", c.label)))?;
+        }
         if let Some(i) = sim_iops {
             j.set(&SettingValue::SimIops(i).into());
         }
@@ -1024,10 +1057,10 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
 /// direct, time based, with latency percentiles, and each job at the pace advise simulated it
 /// at (its reads and writes apart: fio reads a single `rate_iops` as that many reads and as
 /// many writes).
-fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>]) -> String {
+fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -> String {
     let c = &e.candidate;
     let mut out = format!(
-        "# iolens advise: check {} on the real volume before relying on it.\n# Create it with --volume {}{}, then run:\n#   DEVICE=/dev/nvme1n1 iolens verify.fio --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
+        "# iolens advise: check {} on the real volume before relying on it.\n# Create it with --volume {}{}, then run:\n#   DEVICE=/dev/nvme1n1 iolens {file} --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
         c.label,
         c.spec,
         if c.count > 1 {

@@ -265,6 +265,10 @@ pub fn text(a: &Advice) -> String {
                 .unwrap_or_default()
         );
     }
+    for c in &a.changed {
+        o.push('\n');
+        changed(&mut o, a, c);
+    }
     if let Some(c) = &a.concurrency {
         let _ = writeln!(o, "concurrency: {c}");
     }
@@ -274,7 +278,57 @@ pub fn text(a: &Advice) -> String {
     if let Some(j) = &a.verify_job {
         let _ = write!(o, "\njob file to verify it (verify.fio):\n{j}");
     }
+    for c in &a.changed {
+        let _ = write!(
+            o,
+            "\njob file to verify it with the workload changed ({}):\n{}",
+            super::lever::file_name(c.change.weakens_durability),
+            c.verify_job
+        );
+    }
     o
+}
+
+/// An answer with the workload changed: the change and why, what it saves against the answer
+/// for the workload as written, and the candidate as the pick is shown.
+fn changed(o: &mut String, a: &Advice, c: &super::Changed) {
+    let ch = &c.change;
+    let _ = writeln!(
+        o,
+        "with the workload changed{}: {} ({} I/Os in flight instead of {}: {})",
+        if ch.weakens_durability {
+            ", WEAKER DURABILITY (fewer flushes)"
+        } else {
+            ""
+        },
+        ch.options_text(),
+        int(ch.in_flight.1),
+        int(ch.in_flight.0),
+        ch.why
+    );
+    let written = a.winner.map(|i| &a.entries[i]);
+    let against = match (written, c.saves) {
+        (Some(w), Some(x)) if x >= 0.005 => format!(
+            "{}/month less than {} for the workload as written ({})",
+            usd(x),
+            w.candidate.label,
+            cost(w)
+        ),
+        (Some(w), Some(x)) if x <= -0.005 => format!(
+            "{}/month more than {} for the workload as written ({})",
+            usd(-x),
+            w.candidate.label,
+            cost(w)
+        ),
+        (Some(w), _) => format!(
+            "against {} for the workload as written ({})",
+            w.candidate.label,
+            cost(w)
+        ),
+        (None, _) => "nothing fits the workload as written".to_string(),
+    };
+    let _ = writeln!(o, "  {against}");
+    pick(o, a, &c.entry, "  pick with the change");
 }
 
 /// The ranked candidates: what each carries and costs, then how each is provisioned.

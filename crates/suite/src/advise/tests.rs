@@ -119,6 +119,7 @@ struct Want<'a> {
 
 fn check(name: &str, o: &Options, w: &Want) -> Advice {
     let a = advise(o).unwrap_or_else(|e| panic!("{name}: advise failed: {e}"));
+    runs_back(name, o, &a);
     let t = text(&a);
     let labels: Vec<String> = a
         .entries
@@ -183,6 +184,81 @@ fn check(name: &str, o: &Options, w: &Want) -> Advice {
         assert!(t.contains(phrase), "{name}: expected '{phrase}' in:\n{t}");
     }
     a
+}
+
+/// The verify job of each answer (the pick, else the closest; each answer with the workload
+/// changed) is the load advise simulated: read back as a job file, run on the answer's
+/// simulated volume in virtual time, it gives the advised IOPS, throughput and latency
+/// percentiles within 2 %, and explain of that run names the bound advise gave.
+fn runs_back(name: &str, o: &Options, a: &Advice) {
+    let mut answers: Vec<(&str, &Entry, &str, &workload::Summary)> = vec![];
+    if let (Some(i), Some(j)) = (
+        a.winner.or(a.cheaper_unconfirmed).or(a.closest),
+        &a.verify_job,
+    ) {
+        answers.push(("the pick", &a.entries[i], j, &a.workload));
+    }
+    for c in &a.changed {
+        answers.push((
+            "the changed workload's pick",
+            &c.entry,
+            &c.verify_job,
+            &c.workload,
+        ));
+    }
+    for (what, e, job, s) in answers {
+        let c = &e.candidate;
+        let text = job.replace("${DEVICE}", "/dev/advise-sim");
+        let set = iolens_job::parse_job_text("verify.fio", &text, &iolens_job::SystemEnvironment)
+            .unwrap_or_else(|err| {
+                panic!("{name}: {what}'s verify job does not parse: {err}\n{job}")
+            });
+        let vopts = virtual_options(o, s);
+        let given = o
+            .latency_models
+            .iter()
+            .find(|(t, _)| {
+                iolens_analyze::models::smallest(t).is_ok_and(|v| v.type_name() == c.type_name)
+            })
+            .map(|(t, d)| LatencyModel::given(t, d).expect("a given model"));
+        let r = run(&set, c, given.as_ref(), &vopts, s)
+            .unwrap_or_else(|err| panic!("{name}: {what}'s verify job on {}: {err}", c.spec));
+        let m = measure(
+            &r,
+            s.in_flight,
+            s.trace && s.trace_timed,
+            s.achieved_iops.filter(|_| s.trace),
+        );
+        let close = |want: f64, got: f64| (got - want).abs() <= 0.02 * want.abs().max(1e-9);
+        let mut figures = vec![
+            ("IOPS".to_string(), e.measured.iops, m.iops),
+            (
+                "throughput".to_string(),
+                e.measured.bytes_per_s,
+                m.bytes_per_s,
+            ),
+        ];
+        for (d, p, us) in &e.measured.latency {
+            let got = m.percentile(d.as_deref(), *p).unwrap_or(f64::NAN);
+            figures.push((format!("p{p} {}", d.as_deref().unwrap_or("all")), *us, got));
+        }
+        for (f, want, got) in figures {
+            assert!(
+                close(want, got),
+                "{name}: {what}'s verify job run on {} in virtual time gave {f} {got:.1}, advise simulated {want:.1} (more than 2 % apart):\n{job}",
+                c.spec
+            );
+        }
+        let (bound, claim) = bound_of(&r, c, s);
+        assert_eq!(
+            bound, e.measured.bound,
+            "{name}: explain of {what}'s verify job run on {} names {} ({claim}); advise gave {} ({})",
+            c.spec,
+            bound.name(),
+            e.measured.bound.name(),
+            e.measured.bound_claim
+        );
+    }
 }
 
 /// 20,000 IOPS of 16 KiB with p99 under 1 ms on AWS. Sized for 24,000 IOPS and 375 MiB/s:
@@ -303,7 +379,9 @@ fn c02_100k_iops_of_4k_under_1ms() {
 
 /// The seeds' psync story: 4 psync jobs keep 4 I/Os in flight, so no volume gives them
 /// 20,000 IOPS (io1 4 / 465 µs = 8,600; io2, the fastest model, 4 / 279 µs = 14,300). The
-/// closest is io2; 20,000 x 484 µs (gp3's model, the cheapest) = 9.7 in flight: numjobs=10.
+/// closest is io2. With the workload changed: 20,000 x 484 µs (gp3's model, the cheapest
+/// candidate) x 1.2 = 11.6 in flight, numjobs=12, on gp3 at 24,000 IOPS and 375 MiB/s on 48
+/// GiB (500 IOPS per GiB): $3.84 + 21,000 x $0.005 + 250 x $0.04 = $118.84.
 #[test]
 fn c03_psync_lacks_concurrency_on_every_volume() {
     let o = Options {
@@ -331,10 +409,22 @@ fn c03_psync_lacks_concurrency_on_every_volume() {
             ],
             text: &[
                 "none fits; the closest is io2",
-                "no volume gives this workload 20,000 IOPS: it keeps 4 I/Os in flight",
-                "numjobs=10",
+                "with the workload changed: numjobs=12 (12 I/Os in flight instead of 4: 20,000 IOPS x 484 µs",
+                "nothing fits the workload as written",
+                "pick with the change: gp3 24,000 IOPS, 375 MiB/s, 48 GiB at $118.84/month",
             ],
         },
+    );
+    let c = &a.changed;
+    assert!(
+        c.len() == 1
+            && c[0].change.options == [("phase3".into(), "numjobs".into(), "12".into())]
+            && c[0].entry.candidate.spec == "gp3:iops=24000,throughput=375,size=48G"
+            && c[0].entry.judged.status == Status::Fits,
+        "psync x 4, 20,000 IOPS: expected one changed answer, numjobs=12 on gp3 (fits); got {:#?}",
+        c.iter()
+            .map(|c| (&c.change, &c.entry.candidate.spec, &c.entry.judged))
+            .collect::<Vec<_>>()
     );
     let io1 = a
         .entries
@@ -345,6 +435,127 @@ fn c03_psync_lacks_concurrency_on_every_volume() {
     assert!(
         (got - 4.0 / 465.3e-6).abs() / 8_600.0 < 0.03,
         "psync x 4 on io1: 4 / 465 µs = 8,600 IOPS, got {got:.0}"
+    );
+}
+
+/// The seeds' psync story as it is told: 20,000 IOPS of 16 KiB random reads from psync x 8 on
+/// 100 GiB. Sized for 24,000 IOPS and 375 MiB/s. As written the 8 I/Os in flight carry 8 /
+/// 279 µs (io2's model mean) = 28,700 IOPS on io2, the pick: 100 x $0.125 + 24,000 x $0.065 =
+/// $1,572.50; io1 (8 / 465 µs = 17,200 IOPS), gp3 and 2 x gp2 (8 / 484 µs = 16,500) fall short
+/// for the workload's concurrency, as explain says of their runs. With the workload changed,
+/// gp3 needs 20,000 x 484 µs x 1.2 = 11.6 in flight: numjobs=12, on gp3 at 24,000 IOPS, 375
+/// MiB/s, 100 GiB: $8.00 + 21,000 x $0.005 + 250 x $0.04 = $123.00, $1,449.50 a month less.
+#[test]
+fn c23_the_seeds_psync_story_is_answered_with_the_changed_workload() {
+    let o = Options {
+        iops: Some(20_000.0),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=phase3",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--bs=16k",
+            "--numjobs=8",
+            "--size=100g",
+        ]))
+    };
+    let a = check(
+        "psync x 8, 20,000 IOPS",
+        &o,
+        &Want {
+            winner: Some(("io2", "io2:iops=24000,size=100G", Some(1572.5))),
+            unconfirmed: None,
+            rejected: &[
+                ("io1", "concurrency"),
+                ("gp3", "concurrency"),
+                ("2 x gp2", "concurrency"),
+                ("st1", "limit"),
+                ("sc1", "limit"),
+            ],
+            text: &[
+                "with the workload changed: numjobs=12 (12 I/Os in flight instead of 8: 20,000 IOPS x 484 µs (the ebs-gp model's mean) x 1.2 (the headroom) = 11.6 I/Os in flight",
+                "$1,449.50/month less than io2 for the workload as written ($1,572.50)",
+                "pick with the change: gp3 24,000 IOPS, 375 MiB/s, 100 GiB at $123.00/month",
+                "verify-changed.fio",
+            ],
+        },
+    );
+    let c = &a.changed;
+    assert!(
+        c.len() == 1
+            && c[0].change.options == [("phase3".into(), "numjobs".into(), "12".into())]
+            && !c[0].change.weakens_durability
+            && c[0].entry.candidate.spec == "gp3:iops=24000,throughput=375,size=100G"
+            && c[0].saves.is_some_and(|x| (x - 1449.5).abs() < 0.005),
+        "psync x 8: expected numjobs=12 on gp3 saving $1,449.50; got {:#?}",
+        c.iter()
+            .map(|c| (&c.change, &c.entry.candidate.spec, c.saves))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        c[0].verify_job.contains("numjobs=12") && c[0].verify_job.contains("rate_iops=1667,0"),
+        "the changed workload's verify job runs 12 jobs at 20,000 / 12 reads a second each:\n{}",
+        c[0].verify_job
+    );
+    let j = to_json(&a);
+    assert!(
+        j["entries"][a.winner.unwrap()]["spec"] == "io2:iops=24000,size=100G"
+            && j["changed"][0]["entry"]["spec"] == "gp3:iops=24000,throughput=375,size=100G"
+            && j["changed"][0]["change"]["options"][0][2] == "12",
+        "the JSON carries both answers: {}",
+        j["changed"]
+    );
+}
+
+/// A database's log writer, fsync-bound: 5,000 IOPS of 8 KiB random writes from psync x 4
+/// with fsync=1 on 100 GiB, sized for 6,000 IOPS. Each job holds its one slot for a write and
+/// then its flush, each drawn from the type's model: on gp3 (mean 484 µs) 4 / 968 µs = 4,130
+/// IOPS, on io1 4 / 930 µs = 4,300, short of 5,000 for the flushes (explain: fsync, not
+/// provisioning); on io2 4 / 558 µs = 7,170: the pick as written, 100 x $0.125 + 6,000 x
+/// $0.065 = $402.50. More jobs keep every write durable: on gp3 5,000 x 968 µs x 1.2 = 5.8 in
+/// flight, numjobs=6, at 6,000 IOPS and the included 125 MiB/s on 100 GiB: $8.00 + 3,000 x
+/// $0.005 = $23.00, $379.50 a month less. Fewer flushes are not needed (nor offered).
+#[test]
+fn c24_an_fsync_bound_database_job() {
+    let o = Options {
+        iops: Some(5_000.0),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=log",
+            "--ioengine=psync",
+            "--rw=randwrite",
+            "--bs=8k",
+            "--fsync=1",
+            "--numjobs=4",
+            "--size=100g",
+        ]))
+    };
+    let a = check(
+        "fsync=1 x 4, 5,000 IOPS",
+        &o,
+        &Want {
+            winner: Some(("io2", "io2:iops=6000,size=100G", Some(402.5))),
+            unconfirmed: None,
+            rejected: &[("io1", "fsync"), ("gp3", "fsync"), ("gp2", "fsync")],
+            text: &[
+                "gp3 (fsync): the workload's flushes hold it: 4 I/Os in flight gave",
+                "with the workload changed: numjobs=6 (6 I/Os in flight instead of 4: 5,000 IOPS x 484 µs (the ebs-gp model's mean) x (1 + 1 flush per I/O) x 1.2 (the headroom) = 5.8",
+                "$379.50/month less than io2 for the workload as written ($402.50)",
+                "pick with the change: gp3 6,000 IOPS, 125 MiB/s, 100 GiB at $23.00/month",
+            ],
+        },
+    );
+    let c = &a.changed;
+    assert!(
+        c.len() == 1
+            && c[0].change.options == [("log".into(), "numjobs".into(), "6".into())]
+            && !c[0].change.weakens_durability
+            && c[0].entry.candidate.spec == "gp3:iops=6000,throughput=125,size=100G"
+            && c[0].verify_job.contains("fsync=1"),
+        "fsync=1 x 4: expected numjobs=6 on gp3, every write still flushed; got {:#?}",
+        c.iter()
+            .map(|c| (&c.change, &c.entry.candidate.spec))
+            .collect::<Vec<_>>()
     );
 }
 

@@ -319,6 +319,34 @@ fn peak(ios: &[iolens_run::iolog::TraceIo], span_s: f64) -> Option<(f64, f64)> {
     Some((w, most as f64 / w))
 }
 
+/// `w` with options set on its jobs (`(job index, option, value)`), summarized again: what a
+/// result achieved, its mean I/O size and capacity stay those of `w`.
+pub(crate) fn with_options(
+    w: &Workload,
+    opts: &[(usize, &str, String)],
+) -> Result<Workload, SuiteError> {
+    let mut set = w.set.clone();
+    for (k, name, value) in opts {
+        let j = set
+            .jobs
+            .get_mut(*k)
+            .ok_or_else(|| err(format!("no job {k} to set {name} on")))?;
+        j.set_option(name, value)
+            .map_err(|e| err(format!("job '{}': {e}", j.name)))?;
+    }
+    let mut out = from_set(set, w.summary.source.clone(), None)?;
+    let (s, was) = (&mut out.summary, &w.summary);
+    s.bs = was.bs;
+    s.read_fraction = was.read_fraction;
+    s.sequential = was.sequential;
+    s.capacity_gib = was.capacity_gib;
+    s.duration_s = was.duration_s;
+    s.achieved_iops = was.achieved_iops;
+    s.achieved_bytes_per_s = was.achieved_bytes_per_s;
+    s.achieved_p99_us = was.achieved_p99_us;
+    Ok(out)
+}
+
 /// The summary of a job set (one phase: a workload with stonewall phases is refused, naming
 /// them and `--section`). `extent`: the bytes a trace addresses.
 fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload, SuiteError> {
