@@ -29,16 +29,31 @@ pub struct Change {
     pub weakens_durability: bool,
     /// The I/Os in flight before and after.
     pub in_flight: (f64, f64),
+    /// For a synchronous engine given more clones: the same I/Os in flight from an
+    /// asynchronous engine at depth instead, where that fits too in its own simulation.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub or_async: Vec<(String, String, String)>,
+    /// The I/Os in flight with [`Change::or_async`] (0 without one).
+    pub or_async_in_flight: f64,
     /// Why this much, with the numbers.
     pub why: String,
 }
 
 impl Change {
-    /// `numjobs=12`, or `[a] numjobs=6, [b] numjobs=6` for several jobs.
+    /// `numjobs=12`, or `[a] numjobs=6 [b] numjobs=6` for several jobs.
     pub fn options_text(&self) -> String {
-        let jobs: Vec<&String> = self.options.iter().map(|(j, _, _)| j).collect();
+        Self::text_of(&self.options)
+    }
+
+    /// [`Change::or_async`] as options, if any.
+    pub fn or_async_text(&self) -> Option<String> {
+        (!self.or_async.is_empty()).then(|| Self::text_of(&self.or_async))
+    }
+
+    fn text_of(options: &[(String, String, String)]) -> String {
+        let jobs: Vec<&String> = options.iter().map(|(j, _, _)| j).collect();
         let one = jobs.windows(2).all(|w| w[0] == w[1]);
-        self.options
+        options
             .iter()
             .map(|(j, k, v)| {
                 if one {
@@ -118,16 +133,11 @@ pub(super) fn find(
         }
     }
     let cost = |c: &Changed| c.entry.candidate.cost.unwrap_or(f64::INFINITY);
-    let mut out = vec![];
-    let keeps = durable.is_some() || as_written.is_some();
-    if let Some(d) = &durable {
-        out.push(d.clone());
-    }
-    if let Some(wk) =
-        weaker.filter(|wk| keeps && durable.as_ref().is_none_or(|d| cost(wk) < cost(d)))
-    {
-        out.push(wk);
-    }
+    let offer_weaker = weaker.as_ref().is_some_and(|wk| {
+        weaker_offered(durable.as_ref().map(cost), cost(wk), as_written.is_some())
+    });
+    let mut out: Vec<Changed> = durable.into_iter().collect();
+    out.extend(weaker.filter(|_| offer_weaker));
     for c in &mut out {
         c.saves = match (written_cost, c.entry.candidate.cost) {
             (Some(a), Some(b)) => Some(a - b),
@@ -135,6 +145,16 @@ pub(super) fn find(
         };
     }
     Ok(out)
+}
+
+/// Whether an answer that flushes less (at `weaker` a month) is offered: never alone, so only
+/// beside an answer that keeps durability (the workload as written, or changed at `durable` a
+/// month), and only when it costs less than the durable change.
+fn weaker_offered(durable: Option<f64>, weaker: f64, as_written: bool) -> bool {
+    match durable {
+        Some(d) => weaker < d,
+        None => as_written,
+    }
 }
 
 /// The latency of one I/O's slot on candidate `e`'s type by its model, µs, with the flushes'
@@ -267,7 +287,14 @@ fn more_in_flight(plan: &Plan, o: &Options, e: &Entry) -> Result<Option<Changed>
         }
     }
     let (entry, w2, p) = hit;
-    Ok(Some(changed(
+    let or_async = match async_options(w, &w2) {
+        Some(a) => match try_change(plan, o, e, &a)? {
+            Some((_, wa, _)) => (named(plan, a), wa.summary.in_flight),
+            None => (vec![], 0.0),
+        },
+        None => (vec![], 0.0),
+    };
+    let mut out = changed(
         plan,
         opts,
         false,
@@ -283,7 +310,35 @@ fn more_in_flight(plan: &Plan, o: &Options, e: &Entry) -> Result<Option<Changed>
         entry,
         w2,
         p,
-    )))
+    );
+    (out.change.or_async, out.change.or_async_in_flight) = or_async;
+    Ok(Some(out))
+}
+
+/// For jobs of a synchronous engine given more clones in `changed`: the same I/Os in flight
+/// from the clones as written, each at depth on libaio (with direct=1, which libaio needs to
+/// queue). `None` when no job runs a synchronous engine.
+fn async_options(w: &Workload, changed: &Workload) -> Option<Vec<(usize, &'static str, String)>> {
+    let mut out = vec![];
+    for (i, (j, c)) in w.set.jobs.iter().zip(&changed.set.jobs).enumerate() {
+        if !j.effective().inline() || c.numjobs <= j.numjobs {
+            continue;
+        }
+        let depth = c.numjobs.div_ceil(j.numjobs.max(1));
+        out.push((i, "ioengine", "libaio".to_string()));
+        out.push((i, "iodepth", depth.to_string()));
+        if !j.direct {
+            out.push((i, "direct", "1".to_string()));
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Options by job index, by job name.
+fn named(plan: &Plan, opts: Vec<(usize, &str, String)>) -> Vec<(String, String, String)> {
+    opts.into_iter()
+        .map(|(i, k, v)| (plan.w.set.jobs[i].name.clone(), k.to_string(), v))
+        .collect()
 }
 
 /// For a job held by its flushes: the fewest of [`BATCHES`] writes per flush that fit.
@@ -340,16 +395,15 @@ fn changed(
     w2: Workload,
     p: Prepared,
 ) -> Changed {
-    let options = opts
-        .into_iter()
-        .map(|(i, k, v)| (plan.w.set.jobs[i].name.clone(), k.to_string(), v))
-        .collect();
+    let options = named(plan, opts);
     let verify_job = verify_job(&w2, &entry, &p.rates, file_name(weakens_durability));
     Changed {
         change: Change {
             options,
             weakens_durability,
             in_flight,
+            or_async: vec![],
+            or_async_in_flight: 0.0,
             why,
         },
         workload: w2.summary,
@@ -365,4 +419,27 @@ fn fmt_trim(x: f64) -> String {
 
 fn fmt_int(x: f64) -> String {
     super::fmt_int(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::weaker_offered;
+
+    #[test]
+    fn fewer_flushes_are_never_the_only_answer() {
+        // (durable change's cost, weaker change's cost, an answer as written) -> offered
+        for (durable, weaker, written, want) in [
+            (None, 10.0, false, false),
+            (None, 10.0, true, true),
+            (Some(20.0), 10.0, false, true),
+            (Some(20.0), 30.0, true, false),
+            (Some(10.0), 10.0, true, false),
+        ] {
+            assert_eq!(
+                weaker_offered(durable, weaker, written),
+                want,
+                "a change with fewer flushes at ${weaker}, a durable change at {durable:?}, an answer as written: {written}: expected offered = {want}"
+            );
+        }
+    }
 }

@@ -306,6 +306,13 @@ fn changed(o: &mut String, a: &Advice, c: &super::Changed) {
         int(ch.in_flight.0),
         ch.why
     );
+    if let Some(alt) = ch.or_async_text() {
+        let _ = writeln!(
+            o,
+            "  or, with the jobs as written: {alt} ({} I/Os in flight; simulated, it fits too)",
+            int(ch.or_async_in_flight)
+        );
+    }
     let written = a.winner.map(|i| &a.entries[i]);
     let against = match (written, c.saves) {
         (Some(w), Some(x)) if x >= 0.005 => format!(
@@ -521,6 +528,38 @@ pub fn report(a: &Advice) -> Report {
                     format!("{} ({})", e.latency_model.name, e.latency_model.provenance),
                 ),
             ],
+        ));
+    }
+    for c in &a.changed {
+        let e = &c.entry;
+        let mut rows = vec![
+            ("change".to_string(), c.change.options_text()),
+            ("why".to_string(), c.change.why.clone()),
+            (
+                "volume".to_string(),
+                format!("--volume {}", e.candidate.spec),
+            ),
+            ("cost".to_string(), cost(e)),
+            ("p99".to_string(), p(e, 99.0)),
+        ];
+        if let Some(x) = c.saves {
+            rows.push((
+                "against the workload as written".to_string(),
+                if x >= 0.0 {
+                    format!("{}/month less", usd(x))
+                } else {
+                    format!("{}/month more", usd(-x))
+                },
+            ));
+        }
+        facts.push((
+            if c.change.weakens_durability {
+                "with the workload changed (weaker durability: fewer flushes)"
+            } else {
+                "with the workload changed"
+            }
+            .to_string(),
+            rows,
         ));
     }
     let head: Vec<String> = [
