@@ -1020,8 +1020,10 @@ fn bound_of(r: &RunResult, c: &Candidate, s: &Summary) -> (Bound, String) {
     }
 }
 
-/// When the workload is short of concurrency on every candidate that would carry it: the
-/// in-flight I/Os it would need, on the cheapest such candidate's latency.
+/// When the workload is short of concurrency on every candidate that would carry it and no
+/// change of the workload met the targets in simulation: the in-flight I/Os Little's law asks
+/// at least, on the cheapest such candidate's latency (arithmetic, not a fix: the changes that
+/// were simulated did not meet the targets).
 fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<String> {
     let target = t.iops?;
     if entries.iter().any(|e| e.judged.status != Status::Rejected) {
@@ -1042,14 +1044,18 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
                 .total_cmp(&b.candidate.cost.unwrap_or(f64::INFINITY))
         })?;
     let mean = latency_model(&e.candidate.type_name)?.mean_us();
-    let (_, how) = concurrency_needed(target, mean, s.sync, s.numjobs, s.depth);
+    let (need, _) = concurrency_needed(target, mean, s.sync, s.numjobs, s.depth);
     Some(format!(
-        "no volume gives this workload {} IOPS: it keeps {} I/Os in flight ({}); with {} (mean latency {} µs by its model): {how}",
+        "no volume gives this workload {} IOPS: it keeps {} I/Os in flight ({}); with {} (mean latency {} µs by its model) Little's law asks at least {} IOPS x {} µs = {:.1} in flight, but no change of the workload tried (more {}) met every target in simulation",
         fmt_int(target),
         s.in_flight,
         s.engine,
         e.candidate.label,
-        fmt_int(mean)
+        fmt_int(mean),
+        fmt_int(target),
+        fmt_int(mean),
+        need,
+        if s.sync { "clones" } else { "depth" }
     ))
 }
 
