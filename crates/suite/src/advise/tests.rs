@@ -209,10 +209,18 @@ fn runs_back(name: &str, o: &Options, a: &Advice) {
     for (what, e, job, s) in answers {
         let c = &e.candidate;
         let text = job.replace("${DEVICE}", "/dev/advise-sim");
-        let set = iolens_job::parse_job_text("verify.fio", &text, &iolens_job::SystemEnvironment)
-            .unwrap_or_else(|err| {
-                panic!("{name}: {what}'s verify job does not parse: {err}\n{job}")
-            });
+        let mut set =
+            iolens_job::parse_job_text("verify.fio", &text, &iolens_job::SystemEnvironment)
+                .unwrap_or_else(|err| {
+                    panic!("{name}: {what}'s verify job does not parse: {err}\n{job}")
+                });
+        // A job without a size addresses the whole device: the volume's capacity.
+        for j in &mut set.jobs {
+            if j.size.is_none() && !s.trace {
+                j.set_option("size", &format!("{}g", s.capacity_gib.max(1.0)))
+                    .unwrap();
+            }
+        }
         let vopts = virtual_options(o, s);
         let given = o
             .latency_models
@@ -1289,6 +1297,7 @@ fn c14c_an_unconfirmed_best_is_not_called_the_closest() {
         ..base(jobs(&QD4))
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("gp3 alone, p99 2 ms: {e}"));
+    runs_back("gp3 alone, p99 2 ms", &o, &a);
     let t = text(&a);
     assert!(
         a.winner.is_none()
@@ -1315,6 +1324,7 @@ fn c15_a_tier_without_the_headroom_is_striped() {
         ..base(jobs(&DB))
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("premium ssd: {e}"));
+    runs_back("premium ssd", &o, &a);
     let t = text(&a);
     let e = a
         .entries
@@ -1375,6 +1385,7 @@ fn c21_more_data_than_one_volume_holds_is_striped() {
             ..o.clone()
         };
         let a = advise(&o).unwrap_or_else(|e| panic!("100 TiB on {provider}: {e}"));
+        runs_back("100 TiB", &o, &a);
         holds_it(&a, 102_400.0, provider);
     }
 }
@@ -1465,6 +1476,7 @@ fn c16_a_need_beyond_every_instance_is_flagged() {
         ]))
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("600k IOPS: {e}"));
+    runs_back("600k IOPS", &o, &a);
     let t = text(&a);
     assert!(
         a.winner.is_some()
@@ -1545,7 +1557,7 @@ fn c18_results_whose_figures_are_not_the_need() {
         e.contains("the page cache answered") && e.contains("direct=1"),
         "advise on a page-cache result: {e}"
     );
-    let a = advise(&Options {
+    let o = Options {
         filters: Filters {
             types: vec!["gp3".into()],
             ..aws()
@@ -1553,21 +1565,23 @@ fn c18_results_whose_figures_are_not_the_need() {
         ..base(Input::Result(corpus(
             "sim-gp3-openloop5000-libaio-qd32.iolens.json",
         )))
-    })
-    .unwrap_or_else(|e| panic!("open-loop result: {e}"));
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("open-loop result: {e}"));
+    runs_back("open-loop result", &o, &a);
     assert_eq!(
         a.targets.iops,
         Some(5000.0),
         "an open loop offering 5,000 IOPS that its gp3 held at 3,000: the target is what it asked ({})",
         a.targets_from
     );
-    let a = advise(&Options {
+    let o = Options {
         filters: aws(),
         ..base(Input::Result(corpus(
             "replay-iolog3-2000-iouring-qd32.fio.json",
         )))
-    })
-    .unwrap_or_else(|e| panic!("replay result: {e}"));
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("replay result: {e}"));
+    runs_back("replay result", &o, &a);
     let s = &a.workload;
     assert!(
         !s.sequential
@@ -1592,14 +1606,15 @@ fn c19_a_bursty_trace_names_its_peak_and_a_tiny_one_is_refused() {
                 .map(|(at, i)| (at, (i * 7_919 % 19_000) * 4096, 4096)),
         ),
     );
-    let a = advise(&Options {
+    let o = Options {
         filters: Filters {
             types: vec!["gp3".into()],
             ..aws()
         },
         ..base(bursty.input())
-    })
-    .unwrap_or_else(|e| panic!("bursty trace: {e}"));
+    };
+    let a = advise(&o).unwrap_or_else(|e| panic!("bursty trace: {e}"));
+    runs_back("bursty trace", &o, &a);
     assert!(
         a.workload
             .jobs
@@ -1645,6 +1660,7 @@ fn c11c_a_short_trace_on_slow_volumes() {
         ..base(trace.input())
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("short trace: {e}"));
+    runs_back("short trace", &o, &a);
     let t = text(&a);
     for e in &a.entries {
         assert!(
@@ -1721,6 +1737,7 @@ fn c12_a_real_60s_fio_result() {
         ..base(Input::Result(path))
     };
     let a = advise(&o).expect("advises on the fixture");
+    runs_back("a real result", &o, &a);
     let s = &a.workload;
     assert!(
         s.source.starts_with("fio-3.33 result")
@@ -1989,6 +2006,7 @@ fn c20b_an_unconfirmed_latency_on_an_uncapped_machine_names_both() {
         ..base(jobs(&DB500))
     };
     let a = advise(&o).unwrap_or_else(|e| panic!("hyperdisk, p99 1 ms, n2-standard-8: {e}"));
+    runs_back("hyperdisk on n2-standard-8", &o, &a);
     let t = text(&a);
     let hd = a
         .entries
