@@ -88,6 +88,10 @@ run iolens sim-io2-30000-libaio-qd64 --filename="$DATA" --size=512m --direct=1 -
 # 3,000-IOPS gp3. The volume's limit holds the rate; the backlog (and latency from arrival)
 # grows with the run, so less depth is no fix: the offered rate is.
 run iolens sim-gp3-openloop5000-libaio-qd32 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3 --ioengine=libaio --iodepth=32 --rw=randread --bs=16k --rate_iops=5000 --rate_process=poisson --open_loop=1 --runtime=$RT --time_based
+# Poisson arrivals at 2,500 IOPS with 4 slots on a 12,000-IOPS gp3: the pace is kept, but the
+# arrivals wait for a free slot far longer than an I/O takes once issued: the job's concurrency
+# holds each I/O, not its pace and not the volume.
+run iolens sim-gp3-openloop2500-libaio-qd4 --filename="$DATA" --size=512m --direct=1 --sim_volume=gp3:iops=12000 --ioengine=libaio --iodepth=4 --rw=randread --bs=16k --rate_iops=2500 --rate_process=poisson --open_loop=1 --lat_percentiles=1 --runtime=$RT --time_based
 # Poisson arrivals at 2,900 IOPS on a 3,000-IOPS gp3: the job's rate holds the result, but at
 # 97 % of the ceiling its I/Os queue at the volume (clat far above the model), which the rate
 # finding must say; explained with --instance m7g.medium, the run is above that instance's

@@ -238,6 +238,34 @@ mod tests {
     }
 
     #[test]
+    fn an_open_loop_whose_arrivals_wait_for_its_slots_is_concurrency_bound() {
+        // 2,500 Poisson IOPS kept with 4 slots, each arrival waiting 38 ms for one: the slots,
+        // not the pace (rate_iops) and not the volume (typical clat near its model).
+        let file = "corpus/sim-gp3-openloop2500-libaio-qd4.iolens.json";
+        let f = fires_with(
+            file,
+            None,
+            Bound::Concurrency,
+            slots,
+            "arrivals waited 38,155 µs for a free slot: 4 I/Os in flight are too few for 2,500 IOPS",
+            "raise iodepth to >= 5 per job",
+        );
+        assert!(
+            f.arithmetic.contains("the slots were 84.1 % busy"),
+            "{file}: expected the slots' load in the arithmetic, got:\n{}",
+            f.arithmetic
+        );
+        // An open loop whose volume held its rate (5,000 offered on 3,000 IOPS) is the
+        // volume's, not the slots'.
+        silent(
+            &["corpus/sim-gp3-openloop5000-libaio-qd32.iolens.json"],
+            None,
+            Bound::Concurrency,
+            slots,
+        );
+    }
+
+    #[test]
     fn a_queue_not_kept_full_is_not_concurrency_bound() {
         // rate_iops=500 on a disk that answers in a fraction of 2 ms: the one I/O in flight
         // idles between I/Os.
