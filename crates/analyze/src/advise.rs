@@ -922,6 +922,173 @@ fn burst_option(
     }
 }
 
+/// A latency target that no network volume type's latency model reaches: even the model's own
+/// figure, before any queue, is above it. With the nearest figure of those models.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unreached {
+    /// `p99`, `p99 read`.
+    pub target: String,
+    /// The target, µs.
+    pub target_us: f64,
+    /// The type whose model comes nearest.
+    pub nearest_type: String,
+    /// Its latency model's name.
+    pub model: String,
+    /// `measured`, `vendor phrase`, `assumption`, `given`.
+    pub basis: String,
+    /// The model's figure at the target's percentile, µs.
+    pub nearest_us: f64,
+}
+
+impl Unreached {
+    /// `no network volume's latency model reaches p99 <= 300 µs: the nearest is io1's p99
+    /// 545 µs (ebs-io1, measured)`.
+    pub fn text(&self) -> String {
+        format!(
+            "no network volume's latency model reaches {} <= {}: the nearest is {}'s {} {} ({}, {})",
+            self.target,
+            fmt::us_short(self.target_us),
+            self.nearest_type,
+            self.target,
+            fmt::us_short(self.nearest_us),
+            self.model,
+            self.basis
+        )
+    }
+}
+
+/// The latency targets that none of `models` (each volume type's latency model) reaches by
+/// its own figure at the target's percentile.
+pub fn unreached(t: &Targets, models: &[(String, LatencyModel)]) -> Vec<Unreached> {
+    let mut out = vec![];
+    for l in &t.latency {
+        let nearest = models
+            .iter()
+            .map(|(ty, m)| (ty, m, m.percentile_us(l.pct)))
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        if let Some((ty, m, us)) = nearest.filter(|(_, _, us)| *us > l.us) {
+            out.push(Unreached {
+                target: l.name(),
+                target_us: l.us,
+                nearest_type: ty.clone(),
+                model: m.name().to_string(),
+                basis: m.basis_text().to_string(),
+                nearest_us: us,
+            });
+        }
+    }
+    out
+}
+
+/// Instance storage sized for the setup's need: for each family of local NVMe in the data
+/// (of the providers named, all when none), the smallest size that carries the need with its
+/// headroom and holds the capacity. Unpriced (the data gives no instance price), and marked:
+/// the data on it is lost when the instance stops.
+pub fn instance_storage_candidates(
+    s: &Setup,
+    providers: &[String],
+) -> (Vec<Candidate>, Vec<Rejection>) {
+    let need = &s.need;
+    let target = need.target();
+    let key = |p: &str| match p {
+        "AWS EC2" => "aws",
+        "Azure" => "azure",
+        "GCP" => "gcp",
+        "OCI" => "oci",
+        _ => "custom",
+    };
+    let wanted = |p: &str| {
+        providers.is_empty()
+            || providers
+                .iter()
+                .any(|x| x.trim().eq_ignore_ascii_case(key(p)))
+    };
+    let mut families: Vec<&str> = vec![];
+    for e in crate::models::instance_storage() {
+        if wanted(&e.provider) && !families.contains(&e.family.as_str()) {
+            families.push(&e.family);
+        }
+    }
+    let mut out = vec![];
+    let mut rejected = vec![];
+    for fam in families {
+        let sizes: Vec<&crate::models::LocalNvme> = crate::models::instance_storage()
+            .iter()
+            .filter(|e| e.family == fam)
+            .collect();
+        let fits = sizes.iter().find(|e| {
+            e.ceiling(need.bs, need.read_fraction).0 >= target * (1.0 - 1e-9)
+                && e.capacity_gib() >= need.capacity_gib - 1e-9
+        });
+        let Some(e) = fits else {
+            let most = sizes
+                .iter()
+                .map(|e| (e, e.ceiling(need.bs, need.read_fraction)))
+                .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+            if let Some((e, (c, by))) = most {
+                rejected.push(Rejection {
+                    label: format!("{fam} instance storage"),
+                    kind: "limit".into(),
+                    reach: Some(c),
+                    reason: format!(
+                        "the largest {fam}, {}, carries {} IOPS of {} ({by}) and holds {} GiB; the need is {} IOPS with the headroom and {} GiB",
+                        e.name,
+                        fmt::int(c),
+                        fmt::size(need.bs as f64),
+                        fmt::int(e.capacity_gib()),
+                        fmt::int(target),
+                        fmt::int(need.capacity_gib)
+                    ),
+                });
+            }
+            continue;
+        };
+        let Some(vol) = e.volume(need.read_fraction) else {
+            continue;
+        };
+        let (ceiling, limited_by) = e.ceiling(need.bs, need.read_fraction);
+        out.push(Candidate {
+            label: format!("{} instance storage", e.name),
+            type_name: "local-nvme".into(),
+            provider: key(&e.provider).into(),
+            spec: vol.spec(),
+            name: format!("{} instance storage ({})", e.name, e.describe()),
+            count: 1,
+            instance: Some(e.name.clone()),
+            uncapped_by: None,
+            instance_burst: None,
+            steps: vec![
+                format!(
+                    "the smallest {fam} whose local NVMe carries {} IOPS of {} ({limited_by}: {}) and holds {} GiB ({} GiB)",
+                    fmt::int(target),
+                    fmt::size(need.bs as f64),
+                    fmt::int(ceiling),
+                    fmt::int(need.capacity_gib),
+                    fmt::int(e.capacity_gib())
+                ),
+                format!("{} ({}, {})", e.describe(), e.source, e.date),
+            ],
+            cost: None,
+            cost_lines: vec![format!(
+                "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
+                e.name
+            )],
+            headroom_cost: None,
+            ceiling_iops: ceiling,
+            limited_by,
+            sim_iops: None,
+            sim_bw: None,
+            notes: vec![format!(
+                "data is lost when the instance stops: {} is the local NVMe of {}, not a volume; keep what matters replicated or backed up",
+                e.describe(),
+                e.name
+            )],
+            volume: vol,
+        });
+    }
+    (out, rejected)
+}
+
 /// A latency target: the `pct` percentile of `dir`'s latency (`None`: all I/O), µs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LatTarget {

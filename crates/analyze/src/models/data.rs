@@ -34,6 +34,8 @@ pub(crate) struct ModelData {
     /// GCP machine series: Persistent Disk caps by disk type and vCPU count (or machine type).
     #[serde(default)]
     pub gcp_machine_series: Vec<GcpSeries>,
+    /// Local NVMe of storage-optimized instances.
+    pub instance_storage: super::local::InstanceStorageData,
 }
 
 /// One GCP machine series (N2, C3, ...): Google gives the VM's Persistent Disk caps per disk

@@ -14,6 +14,7 @@ pub(crate) mod data;
 mod instance;
 mod latency;
 mod listing;
+mod local;
 mod pricelist;
 mod prices;
 mod provision;
@@ -27,6 +28,7 @@ pub use data::{Price, PriceTier};
 pub use instance::{family_of, instance, instance_family, largest_instance, Instance};
 pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
 pub use listing::{list_models, list_models_json, list_sources};
+pub use local::{instance_storage, instance_storage_note, local_latency_model, LocalNvme};
 pub use pricelist::{
     aws as parse_aws_prices, azure as parse_azure_prices, compare_with_shipped,
     gcp as parse_gcp_prices, oci as parse_oci_prices, UPDATE_PROVIDERS,

@@ -20,9 +20,9 @@ pub use lever::{Change, Changed};
 pub use render::{report, text, to_json};
 
 use iolens_analyze::advise::{
-    candidates, catalogue, concurrency_needed, judge, rank, ruled_out_by_pattern, Candidate,
-    Filters, Judged, LatTarget, LatencyCause, Measured, MoreIops, Reason, Rejection, Setup, Status,
-    Targets,
+    candidates, catalogue, concurrency_needed, instance_storage_candidates, judge, rank,
+    ruled_out_by_pattern, unreached, Candidate, Filters, Judged, LatTarget, LatencyCause, Measured,
+    MoreIops, Reason, Rejection, Setup, Status, Targets, Unreached,
 };
 use iolens_analyze::models::{latency_model, LatencyModel, Need, Verdict, RIGHT_SIZE_HEADROOM};
 use iolens_analyze::{explain, instance, view_of_run, Bound, ExplainContext};
@@ -159,6 +159,9 @@ pub struct Advice {
     pub entries: Vec<Entry>,
     /// Types and candidates left out before simulation, with their reasons.
     pub rejected: Vec<Rejection>,
+    /// Latency targets no network volume's latency model reaches (instance storage was then
+    /// considered).
+    pub unreached: Vec<Unreached>,
     /// The pick: an index into `entries` (the cheapest that fits, priced).
     pub winner: Option<usize>,
     /// A cheaper candidate than the pick whose latency the model cannot confirm (one whose
@@ -470,7 +473,69 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             "{t}: latency from the distribution given with --latency, not the model data's"
         ));
     }
+    // A latency target that no network volume's model reaches, even before any queue: the
+    // local NVMe of storage-optimized instances is what can.
+    let models: Vec<(String, LatencyModel)> = types
+        .iter()
+        .filter_map(|t| {
+            let m = overrides
+                .iter()
+                .find(|(n, _)| n == t)
+                .map(|(_, m)| m.clone())
+                .or_else(|| latency_model(t))?;
+            Some((t.clone(), m))
+        })
+        .collect();
+    let unreached = unreached(targets, &models);
+    let mut rejected = rejected;
+    let mut local = vec![];
+    if !unreached.is_empty() {
+        for u in &unreached {
+            notes.push(u.text());
+        }
+        let f = &o.filters;
+        if f.multi_attach || f.durability_pct.is_some() {
+            notes.push(
+                "instance storage (local NVMe) would reach it, but is left out: it attaches to one instance only and has no durability (its data is lost when the instance stops)".into(),
+            );
+        } else if iolens_analyze::models::local_latency_model().is_some() {
+            let (cands, rej) = instance_storage_candidates(setup, &f.providers);
+            rejected.extend(rej);
+            if !cands.is_empty() {
+                notes.push(format!(
+                    "instance storage considered: {}",
+                    iolens_analyze::models::instance_storage_note()
+                ));
+            }
+            for c in cands {
+                let e = plan.entry(c, base, s)?;
+                local.push(e.candidate.label.clone());
+                entries.push(e);
+            }
+        }
+    }
     rank(&mut entries, |e| (&e.judged, e.candidate.cost));
+    // Where instance storage fits nothing either, the nearest of it is named.
+    if !local.is_empty()
+        && !entries
+            .iter()
+            .any(|e| local.contains(&e.candidate.label) && e.judged.status == Status::Fits)
+    {
+        if let Some(e) = entries.iter().find(|e| local.contains(&e.candidate.label)) {
+            notes.push(format!(
+                "nor does any instance storage in the model data: the nearest is {}, {} by the {} latency model",
+                e.candidate.label,
+                e.judged
+                    .margins
+                    .iter()
+                    .filter(|m| m.verdict != iolens_analyze::models::Verdict::Meets)
+                    .map(|m| format!("{} {} against the {} target", m.target, m.got, m.want))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                e.latency_model.name
+            ));
+        }
+    }
     // The cheapest that fits (the ranking puts priced ones first); one without a sourced
     // price only when no priced one fits, and the notes say so.
     let winner = entries.iter().position(|e| e.judged.status == Status::Fits);
@@ -480,12 +545,13 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             entries[w].candidate.label
         ));
     }
+    // Cheaper than a priced pick (or any priced one where nothing fits): an unpriced pick
+    // (instance storage, a cloud without prices) is cheaper or dearer than nothing.
     let cheaper_unconfirmed = entries.iter().position(|e| {
         e.judged.status == Status::CannotConfirm
-            && e.candidate.cost.is_some_and(|c| {
-                winner
-                    .and_then(|i| entries[i].candidate.cost)
-                    .is_none_or(|w| c < w)
+            && e.candidate.cost.is_some_and(|c| match winner {
+                Some(i) => entries[i].candidate.cost.is_some_and(|w| c < w),
+                None => true,
             })
     });
     // Never a type the I/O pattern rules out (an HDD for small random I/O).
@@ -539,6 +605,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         offered: plan.offered,
         entries,
         rejected,
+        unreached,
         winner,
         cheaper_unconfirmed,
         closest,
@@ -902,6 +969,11 @@ fn run(
     o: &VirtualOptions,
     s: &Summary,
 ) -> Result<RunResult, SuiteError> {
+    // Instance storage runs as a custom volume: its latency model is handed over.
+    let local = (given.is_none() && c.type_name == "local-nvme")
+        .then(iolens_analyze::models::local_latency_model)
+        .flatten();
+    let given = given.or(local.as_ref());
     let sim_iops = sim_iops(c, s);
     let mut set = base.clone();
     for j in &mut set.jobs {
@@ -1065,18 +1137,28 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
 /// many writes).
 fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -> String {
     let c = &e.candidate;
+    let create = match (&c.instance, c.type_name.as_str()) {
+        // Instance storage is no volume to create: the instance brings it.
+        (Some(i), "local-nvme") => format!(
+            "Launch {i} and name its local NVMe disk in DEVICE (its data is lost when the instance stops)"
+        ),
+        _ => format!(
+            "Create it with --volume {}{}",
+            c.spec,
+            if c.count > 1 {
+                format!(" ({} of them, striped)", c.count)
+            } else {
+                String::new()
+            }
+        ),
+    };
     let mut out = format!(
-        "# iolens advise: check {} on the real volume before relying on it.\n# Create it with --volume {}{}, then run:\n#   DEVICE=/dev/nvme1n1 iolens {file} --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
+        "# iolens advise: check {} on the real volume before relying on it.\n# {create}, then run:\n#   DEVICE=/dev/nvme1n1 iolens {file} --output-format=json --output=verify.json\n#   iolens explain verify.json --volume {}{}\n# The job {} the device named by DEVICE.\n",
         c.label,
-        c.spec,
-        if c.count > 1 {
-            format!(" ({} of them, striped)", c.count)
-        } else {
-            String::new()
-        },
         c.spec,
         c.instance
             .as_ref()
+            .filter(|_| c.type_name != "local-nvme")
             .map(|i| format!(" --instance {i}"))
             .unwrap_or_default(),
         if w.summary.read_fraction < 1.0 {

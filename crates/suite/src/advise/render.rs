@@ -430,15 +430,24 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
             .map(|b| format!(", on its burst ({})", b.window))
             .unwrap_or_default()
     );
-    let _ = writeln!(
-        o,
-        "  --volume {}{}",
-        c.spec,
-        c.instance
-            .as_ref()
-            .map(|i| format!(" --instance {i}"))
-            .unwrap_or_default()
-    );
+    if c.type_name == "local-nvme" {
+        // No volume to buy: the spec is how explain and the simulator take the local disks.
+        let _ = writeln!(
+            o,
+            "  --volume {} (its local NVMe as explain and the simulator take it)",
+            c.spec
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "  --volume {}{}",
+            c.spec,
+            c.instance
+                .as_ref()
+                .map(|i| format!(" --instance {i}"))
+                .unwrap_or_default()
+        );
+    }
     for s in &c.steps {
         let _ = writeln!(o, "  {s}");
     }

@@ -2255,3 +2255,125 @@ fn c25_a_fit_on_the_instances_burst_says_so() {
         "the JSON carries the burst's condition: {w}"
     );
 }
+
+/// 4 KiB random reads at QD32, 20,000 IOPS, 100 GiB on AWS.
+const DB4K: [&str; 6] = [
+    "--name=db",
+    "--ioengine=libaio",
+    "--rw=randread",
+    "--bs=4k",
+    "--iodepth=32",
+    "--size=100g",
+];
+
+/// A p99 target between the best network volume's model and the local NVMe model: p99 under
+/// 400 µs for 20,000 IOPS of 4 KiB on AWS. No EBS type's latency model reaches it even before
+/// any queue: the nearest is io1's measured p99 of 545 µs (io2's is 600 µs, gp2/gp3's 1.5 ms).
+/// So instance storage is considered, sized for 20,000 x 1.2 = 24,000 IOPS and 100 GiB: the
+/// smallest i4i is i4i.large (50,000 read IOPS at 4 KiB >= 24,000; 1 x 468 GB = 436 GiB >= 100;
+/// no throughput in AWS's table, so 50,000 x 4 KiB = 195 MiB/s assumed), the smallest im4gn
+/// im4gn.large (31,250 IOPS, 937 GB). The local-nvme model's p99 is 243 µs (measured), and
+/// 243 x 1.25 = 304 µs <= 400: it fits. Neither has a sourced instance price, so the pick is
+/// unpriced (i4i.large, first in the data among equals), says so, and says that its data is
+/// lost when the instance stops. io1 is rejected by its model (545 >= 400 x 1.25 = 500); io2's
+/// 602 µs is within its x2 (cannot confirm), but is not called cheaper than an unpriced pick.
+#[test]
+fn c26_a_p99_between_network_volumes_and_local_nvme_takes_instance_storage() {
+    let o = Options {
+        iops: Some(20_000.0),
+        latency: p99(400.0),
+        filters: aws(),
+        ..base(jobs(&DB4K))
+    };
+    let a = check(
+        "20k@4k p99<400us on AWS",
+        &o,
+        &Want {
+            winner: Some((
+                "i4i.large instance storage",
+                "custom:iops=50000,throughput=195",
+                None,
+            )),
+            unconfirmed: None,
+            rejected: &[("io1", "latency model"), ("gp3", "latency model")],
+            text: &[
+                "no network volume's latency model reaches p99 <= 400 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
+                "instance storage considered",
+                "pick: i4i.large instance storage (1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB)) at no sourced price",
+                "data is lost when the instance stops",
+                "no price: the model data has no sourced price for i4i.large",
+                "Launch i4i.large and name its local NVMe disk in DEVICE",
+            ],
+        },
+    );
+    assert_eq!(
+        a.unreached.len(),
+        1,
+        "one unreached target (p99 400 µs): {:?}",
+        a.unreached
+    );
+    let im4gn = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "im4gn.large instance storage")
+        .expect("im4gn.large considered");
+    assert_eq!(
+        (im4gn.candidate.spec.as_str(), im4gn.judged.status),
+        ("custom:iops=31250,throughput=122", Status::Fits),
+        "im4gn.large: 31,250 IOPS, 31,250 x 4 KiB = 122 MiB/s assumed, fits by the local-nvme model"
+    );
+    let t = text(&a);
+    assert!(
+        !t.contains("cheaper, unconfirmed"),
+        "no candidate is called cheaper than an unpriced pick:\n{t}"
+    );
+}
+
+/// A target nothing in the data reaches: p99 under 50 µs. No network model reaches it (the
+/// nearest, io1's p99 545 µs), and neither does the local-nvme model (p99 243 µs, 243 >= 50 x
+/// 1.25): nothing fits, and the nearest instance storage, i4i.large's (margin -386 %, against
+/// io1's -990 %), is named as the closest. With --multi-attach instance storage is left out
+/// (one instance only, no durability), and the advice says so.
+#[test]
+fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
+    let mut o = Options {
+        iops: Some(20_000.0),
+        latency: p99(50.0),
+        filters: aws(),
+        ..base(jobs(&DB4K))
+    };
+    check(
+        "20k@4k p99<50us on AWS",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[
+                ("i4i.large instance storage", "latency model"),
+                ("io1", "latency model"),
+            ],
+            text: &[
+                "no network volume's latency model reaches p99 <= 50 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
+                "nor does any instance storage in the model data: the nearest is i4i.large instance storage, p99 243 µs against the 50 µs target by the local-nvme latency model",
+                "none fits; the closest is i4i.large instance storage (no price)",
+            ],
+        },
+    );
+    o.filters.multi_attach = true;
+    let a = check(
+        "20k@4k p99<50us, multi-attach",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[],
+            text: &["instance storage (local NVMe) would reach it, but is left out"],
+        },
+    );
+    assert!(
+        a.entries
+            .iter()
+            .all(|e| e.candidate.type_name != "local-nvme"),
+        "--multi-attach: no instance storage candidate"
+    );
+}
