@@ -420,7 +420,31 @@ pub fn list_models() -> String {
         "\nBurst instances: {} ({}, {})\n",
         d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date
     ));
+    out.push_str("\nInstance storage (local NVMe; data is lost when the instance stops):\n");
+    for e in &d.instance_storage.entries {
+        out.push_str(&format!(
+            "  {} ({}): {}; {}\n",
+            e.name,
+            e.provider,
+            e.describe(),
+            cite_short(&e.date)
+        ));
+    }
+    if let Some(m) = super::local_latency_model() {
+        out.push_str(&format!(
+            "  latency model: {} ({}): {}\n",
+            m.name(),
+            m.provenance(),
+            m.summary()
+        ));
+    }
+    out.push_str(&format!("  note: {}\n", d.instance_storage.note));
     out
+}
+
+/// `2023-06`: the date a row of instance storage was published.
+fn cite_short(date: &str) -> String {
+    format!("as of {date}")
 }
 
 /// How long a non-EC2 instance's burst holds ("none" where it has no burst).
@@ -556,5 +580,14 @@ pub fn list_sources() -> String {
     let b = &d.instance_burst_rule;
     out.push_str("\nBurst instances\n");
     entry(&mut out, "rule", (&b.source, &b.date), None, Some(&b.note));
+    out.push_str("\nInstance storage\n");
+    let mut families: Vec<&str> = vec![];
+    for e in &d.instance_storage.entries {
+        if !families.contains(&e.family.as_str()) {
+            families.push(&e.family);
+            out.push_str(&format!("  {} ({})\n", e.family, e.provider));
+            entry(&mut out, "disks", (&e.source, &e.date), None, None);
+        }
+    }
     out
 }

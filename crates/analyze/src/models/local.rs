@@ -193,6 +193,18 @@ mod tests {
         let l = all.iter().find(|e| e.name == "standard_l8s_v3").unwrap();
         let (c, _) = l.ceiling(4096, 1.0);
         assert_eq!(c, 400_000.0, "L8s_v3 at 4 KiB: its IOPS");
+        let listing = crate::models::list_models();
+        for want in [
+            "Instance storage (local NVMe; data is lost when the instance stops):",
+            "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); as of 2023-06",
+            "standard_l8s_v3 (Azure): 1 x 1,920 GB NVMe, 400,000 read / 400,000 write IOPS (4 KiB), 2,000 MB/s",
+        ] {
+            assert!(listing.contains(want), "iolens models lists '{want}':\n{listing}");
+        }
+        assert!(
+            crate::models::list_sources().contains("lsv3-series.md"),
+            "iolens models --sources gives the Lsv3 table"
+        );
         let (c, _) = l.ceiling(1 << 20, 1.0);
         assert!(
             (c - 2000e6 / 1_048_576.0).abs() < 1e-6,
