@@ -60,6 +60,17 @@ impl SyncEngine {
     }
 }
 
+impl crate::Engine<SyncEngine> {
+    /// Points entry `i` of the file table at `fd`, for a reader that opens one file after
+    /// another through one engine and one buffer (a training data loader). Sound whenever it
+    /// is called: a synchronous engine has no I/O in flight between calls, and a descriptor
+    /// is a number the kernel checks on each call.
+    pub fn set_file(&mut self, i: usize, fd: libc::c_int, block_device: bool) {
+        self.backend.fds[i] = fd;
+        self.backend.block_device[i] = block_device;
+    }
+}
+
 // SAFETY: every I/O completes inside queue(); nothing is ever left in flight.
 unsafe impl Backend for SyncEngine {
     fn name(&self) -> &'static str {
