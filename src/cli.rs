@@ -61,6 +61,10 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Latency against offered load, up to where p99 breaks
     Curve(CurveArgs),
+    /// MLPerf Storage training workloads: how many accelerators the storage keeps busy
+    Train(Box<iolens_suite::train::command::TrainArgs>),
+    /// MLPerf Storage's Llama 3 checkpoints: write with fsync, read back, duration and throughput
+    Checkpoint(Box<iolens_suite::checkpoint::command::CheckpointArgs>),
     /// Compare fio or iolens JSON results, optionally failing if slower
     Compare(CompareArgs),
     /// Merge the JSON results of the ranks of a cluster run

@@ -51,6 +51,10 @@ pub fn run(c: Command) -> Result<i32> {
             return iolens_suite::commands::curve(&a.args, &suite(&a.suite), points, stop)
                 .map_err(usage("curve"));
         }
+        Command::Train(a) => return iolens_suite::train::command::run(&a).map_err(usage("train")),
+        Command::Checkpoint(a) => {
+            return iolens_suite::checkpoint::command::run_command(&a).map_err(usage("checkpoint"))
+        }
         Command::Compare(a) => {
             let json = a.output_format == CompareFormat::Json;
             let (files, fail, report) = (&a.files, a.fail_if_slower, a.report.as_deref());

@@ -22,6 +22,7 @@ mod runtime;
 mod safety;
 mod snapshots;
 mod suites;
+mod train;
 mod verify;
 mod verify_fio;
 mod workloads;

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod advise;
+pub mod checkpoint;
 pub mod commands;
 pub mod compare;
 pub mod curve;
@@ -22,6 +23,7 @@ pub mod quick;
 pub mod runner;
 pub mod stat;
 pub mod sweep;
+pub mod train;
 
 /// A suite's planning error: a bad axis, value or job, said in words with the allowed forms.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

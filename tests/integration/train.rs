@@ -1,0 +1,384 @@
+//! `iolens train`: MLPerf Storage's training workloads. In virtual time on a simulated gp3 the
+//! most accelerators that pass is floor(B / (AU_min x D)), exactly; on files, the figures
+//! follow from the bytes read; on a loop device throttled by blkio, a workload whose need is
+//! half the throttle passes and one whose need is twice it fails.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::*;
+
+/// `iolens train ARGS --output-format json` in `dir`: the exit code and the document.
+fn train(dir: &Path, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut a = vec!["train"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--output-format", "json"]);
+    let o = run_in(dir, &a);
+    let code = o.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "iolens {a:?} exited {code}: {}",
+        stderr(&o)
+    );
+    (code, json_of(&stdout(&o)))
+}
+
+#[test]
+fn find_max_on_a_simulated_gp3_is_the_volumes_throughput_over_the_need() {
+    // gp3 at 1,000 MiB/s: B = 1,048,576,000 B/s. D = sample x batch / step on an H100.
+    // resnet50: 114,660 x 400 / 0.224 = 204,750,000; B / (0.9 x D) = 5.69 -> 5.
+    // cosmoflow (6,000 files drawn around 2,828,486 B): D = 808.2 MB/s; B / (0.7 x D) = 1.85 -> 1.
+    // unet3d (2,100 files drawn around 146.6 MB): D = 3.19 GB/s; B / (0.9 x D) = 0.37 -> 0.
+    let d = TempDir::new("train-sim");
+    for (w, files, want) in [
+        ("resnet50", "1024", 5),
+        ("cosmoflow", "6000", 1),
+        ("unet3d", "2100", 0),
+    ] {
+        let (code, v) = train(
+            &d.0,
+            &[
+                w,
+                "--sim-volume",
+                "gp3:iops=16000,throughput=1000",
+                "--files",
+                files,
+                "--find-max",
+            ],
+        );
+        let need = num(&v["best"]["need_bytes_per_s"]);
+        let au_min = if w == "cosmoflow" { 0.7 } else { 0.9 };
+        let formula = (1_048_576_000.0 / (au_min * need)).floor() as u64;
+        assert_eq!(
+            (v["max"].as_u64(), formula),
+            (Some(want), want),
+            "{w} on gp3 at 1,000 MiB/s, D = {need:.0} B/s: expected N_max = floor(B / ({au_min} x D)) = {want}: {v}"
+        );
+        assert_eq!(code, 0, "a completed search exits 0");
+        let bound = v["bound"].to_string();
+        assert!(
+            bound.contains(&format!("= {want}"))
+                && bound.contains("bound by the volume's throughput"),
+            "{w}: the bound names the volume and its arithmetic: {bound}"
+        );
+    }
+}
+
+#[test]
+fn a_run_on_files_reports_each_accelerator_from_the_samples_it_read() {
+    let d = TempDir::new("train-files");
+    // 16 files of 1,251 samples of 1,147 B (--scale 0.01): 2 accelerators x 8 files = 10,008
+    // samples each, 25 steps of 400 per epoch.
+    let args = [
+        "resnet50",
+        "--dir",
+        ".",
+        "--files",
+        "16",
+        "--scale",
+        "0.01",
+        "--step-time",
+        "1ms",
+        "--accelerators",
+        "2",
+        "--epochs",
+        "2",
+    ];
+    let (_, v) = train(&d.0, &args);
+    assert_eq!(v["steps_per_epoch"].as_u64(), Some(25), "{v}");
+    let per = v["per_accelerator"].as_array().expect("per accelerator");
+    assert_eq!(per.len(), 2);
+    for a in per {
+        assert_eq!(a["steps"].as_u64(), Some(50), "25 steps x 2 epochs: {a}");
+        // MB/s and samples/s count the same samples: their ratio is the sample size.
+        let ratio = num(&a["bytes_per_s"]) / num(&a["samples_per_s"]);
+        assert!(
+            (ratio - 1147.0).abs() < 1e-6,
+            "bytes per sample of resnet50 at --scale 0.01 is 1,147, got {ratio}: {a}"
+        );
+        let au = num(&a["au_percent"]);
+        assert!(
+            (0.0..=100.5).contains(&au),
+            "AU is a share of the time: {a}"
+        );
+    }
+    // 2 accelerators x 2 epochs x 25 steps x 400 samples of 1,147 B.
+    assert_eq!(
+        num(&v["bytes_read"]) as u64,
+        2 * 2 * 25 * 400 * 1147,
+        "the loaders read the samples of every step and no more: {v}"
+    );
+    let files: Vec<_> = std::fs::read_dir(d.join("resnet50"))
+        .expect("the data set's folder")
+        .collect();
+    assert_eq!(files.len(), 16, "the data set's 16 files");
+    let total: u64 = files
+        .iter()
+        .map(|f| f.as_ref().unwrap().metadata().unwrap().len())
+        .sum();
+    assert_eq!(
+        total,
+        16 * 1251 * 1147,
+        "16 files of 1,251 samples of 1,147 B"
+    );
+    assert_eq!(num(&v["dataset_bytes"]) as u64, total);
+    let c = v["conditions"].to_string();
+    assert!(
+        c.contains("O_DIRECT") && c.contains("5x the host's memory") && c.contains("--scale"),
+        "a run on files says it is direct, small and scaled: {c}"
+    );
+    // Bad input: a clear error, exit 2.
+    let o = run_in(&d.0, &["train", "bert", "--dir", "."]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_contains(&stderr(&o), "allowed: unet3d, resnet50, cosmoflow");
+    let o = run_in(&d.0, &["train", "unet3d", "--dir", ".", "--files", "7"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_contains(&stderr(&o), "give --files 14 or more");
+}
+
+/// Bytes read from block device `name` so far (sectors of 512 B, field 3 of its stat).
+fn read_bytes(name: &str) -> f64 {
+    let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");
+    let sectors: f64 = s
+        .split_whitespace()
+        .nth(2)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no sectors read in /sys/block/{name}/stat: {s}"));
+    sectors * 512.0
+}
+
+/// A mounted file system; unmounted on drop.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).output();
+    }
+}
+
+/// A blkio cgroup of the test's own; removed on drop.
+struct Cgroup(std::path::PathBuf);
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.0).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn on_a_throttled_loop_device_a_workload_passes_at_half_the_rate_and_fails_at_twice() {
+    let cg_root = Path::new("/sys/fs/cgroup/blkio");
+    if skip_unless(
+        is_root() && cg_root.join("blkio.throttle.read_bps_device").exists(),
+        "needs root and cgroup v1 blkio throttling",
+    ) || skip_unless(
+        Path::new("/sbin/mkfs.ext4").exists() || Path::new("/usr/sbin/mkfs.ext4").exists(),
+        "mkfs.ext4 is not installed",
+    ) {
+        return;
+    }
+    let d = TempDir::new("train-blkio");
+    let _loop_guard = exclusive_loop();
+    let Some(lo) = LoopDevice::new(d.join("backing.img"), 256 << 20) else {
+        return;
+    };
+    let mk = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&lo.dev)
+        .output()
+        .expect("mkfs.ext4");
+    assert!(mk.status.success(), "mkfs.ext4: {}", stderr(&mk));
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).expect("mount point");
+    let m = Command::new("mount")
+        .arg(&lo.dev)
+        .arg(&mnt)
+        .output()
+        .expect("mount");
+    assert!(m.status.success(), "mount: {}", stderr(&m));
+    let _m = Mounted(mnt.clone());
+    let majmin = std::fs::read_to_string(format!("/sys/block/{}/dev", lo.name))
+        .expect("dev numbers")
+        .trim()
+        .to_string();
+    let _sysctl = exclusive_sysctl();
+    let _cg_lock = lock_exclusive("cgroup-blkio");
+    let cg = cg_root.join(format!("iolens-train-{}", std::process::id()));
+    std::fs::create_dir_all(&cg).expect("create cgroup");
+    let _cg = Cgroup(cg.clone());
+    // 16 MiB/s of reads from the loop device for what runs in the cgroup.
+    let rate = 16.0 * 1024.0 * 1024.0;
+    std::fs::write(
+        cg.join("blkio.throttle.read_bps_device"),
+        format!("{majmin} {}", rate as u64),
+    )
+    .expect("set the throttle");
+    let bin = env!("CARGO_BIN_EXE_iolens");
+    // About 24 MB per data set: unet3d 168 files of 146.6 KB, resnet50 16 files of 1,251
+    // samples of 1,147 B, cosmoflow 800 files of 28.3 KB.
+    for (w, files, scale) in [
+        ("unet3d", "168", "0.001"),
+        ("resnet50", "16", "0.01"),
+        ("cosmoflow", "800", "0.01"),
+    ] {
+        // The data set's mean sample, from a run in virtual time over the same sizes.
+        let (_, sim) = train(
+            &d.0,
+            &[
+                w,
+                "--files",
+                files,
+                "--scale",
+                scale,
+                "--sim-volume",
+                "gp3",
+                "--step-time",
+                "1",
+            ],
+        );
+        let sample = num(&sim["sample_bytes"]);
+        let batch = num(&sim["batch"]);
+        for (share, pass) in [(0.5, true), (2.0, false)] {
+            // Step time for a need of share x the throttle: sample x batch / step = share x rate.
+            let step = sample * batch / (share * rate);
+            let script = format!(
+                "echo $$ > {}/cgroup.procs && exec {bin} train {w} --dir {} --files {files} --scale {scale} --step-time {step:.6} --output-format json",
+                cg.display(),
+                mnt.display()
+            );
+            let before = read_bytes(&lo.name);
+            let o = Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .current_dir(&d.0)
+                .output_timed()
+                .expect("sh");
+            let v = json_of(&stdout(&o));
+            let au = num(&v["total"]["au_mean_percent"]);
+            assert_eq!(
+                (v["total"]["pass"].as_bool(), o.status.code()),
+                (Some(pass), Some(i32::from(!pass))),
+                "{w} on {} throttled to {rate} B/s, step {step:.6} s: a need of {share} x the throttle ({:.0} B/s) should {} its threshold; mean AU {au:.2} %: {}",
+                lo.name,
+                share * rate,
+                if pass { "pass" } else { "fail" },
+                stderr(&o)
+            );
+            // O_DIRECT: every byte the loaders read came from the device, in whole 4 KiB
+            // blocks (ext4 reads a little metadata besides).
+            let dev = read_bytes(&lo.name) - before;
+            let (bytes, reads) = (num(&v["bytes_read"]), num(&v["reads"]));
+            assert!(
+                dev >= bytes && dev <= bytes + 4096.0 * reads + 4.0 * 1048576.0,
+                "{w}: the loaders read {bytes} B in {reads} reads; /sys/block/{}/stat says {dev} B",
+                lo.name
+            );
+        }
+    }
+}
+
+/// Bytes written to block device `name` so far (sectors of 512 B, field 7 of its stat).
+fn written_bytes(name: &str) -> f64 {
+    let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");
+    let sectors: f64 = s
+        .split_whitespace()
+        .nth(6)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no sectors written in /sys/block/{name}/stat: {s}"));
+    sectors * 512.0
+}
+
+#[test]
+fn a_checkpoint_on_a_loop_device_matches_its_bytes_and_the_device_counters() {
+    if skip_unless(
+        Path::new("/sbin/mkfs.ext4").exists() || Path::new("/usr/sbin/mkfs.ext4").exists(),
+        "mkfs.ext4 is not installed",
+    ) {
+        return;
+    }
+    let d = TempDir::new("ckpt-loop");
+    let _loop_guard = exclusive_loop();
+    let Some(lo) = LoopDevice::new(d.join("backing.img"), 128 << 20) else {
+        return;
+    };
+    let mk = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&lo.dev)
+        .output()
+        .expect("mkfs.ext4");
+    assert!(mk.status.success(), "mkfs.ext4: {}", stderr(&mk));
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).expect("mount point");
+    let m = Command::new("mount")
+        .arg(&lo.dev)
+        .arg(&mnt)
+        .output()
+        .expect("mount");
+    assert!(m.status.success(), "mount: {}", stderr(&m));
+    let _m = Mounted(mnt.clone());
+    let (r0, w0) = (read_bytes(&lo.name), written_bytes(&lo.name));
+    let mnt_s = mnt.display().to_string();
+    let o = run_in(
+        &d.0,
+        &[
+            "checkpoint",
+            "llama3-8b",
+            "--dir",
+            &mnt_s,
+            "--scale",
+            "0.0001",
+            "--repeat",
+            "2",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json_of(&stdout(&o));
+    // 105 GiB x 0.0001 / 8 processes = 1,409,286 B per rank (rounded); 8 ranks.
+    let bytes = 8.0 * 1_409_286.0;
+    assert_eq!(num(&v["bytes"]), bytes, "{v}");
+    let runs = v["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2, "--repeat 2: {v}");
+    for r in runs {
+        for phase in ["write", "read"] {
+            let p = &r[phase];
+            let ranks: Vec<f64> = p["rank_seconds"]
+                .as_array()
+                .expect("rank seconds")
+                .iter()
+                .map(num)
+                .collect();
+            let dur = num(&p["duration_s"]);
+            assert_eq!(ranks.len(), 8, "8 ranks: {p}");
+            assert_eq!(
+                dur,
+                ranks.iter().copied().fold(0.0, f64::max),
+                "{phase}: the duration is the slowest rank's: {p}"
+            );
+            assert!(
+                (num(&p["bytes_per_s"]) * dur - bytes).abs() < 1e-3 * bytes,
+                "{phase}: throughput x duration = the {bytes} B of the checkpoint: {p}"
+            );
+        }
+    }
+    // fsync put both runs' bytes on the device; the dropped cache made both reads come from it.
+    let (read, written) = (read_bytes(&lo.name) - r0, written_bytes(&lo.name) - w0);
+    assert!(
+        written >= 2.0 * bytes && read >= 2.0 * bytes && read <= 2.0 * bytes + 8.0 * 1048576.0,
+        "2 runs of {bytes} B: /sys/block/{}/stat says {written} B written and {read} B read",
+        lo.name
+    );
+    assert!(
+        std::fs::read_dir(mnt.join("llama3-8b"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+            == 0,
+        "the checkpoint's files are removed after the runs"
+    );
+}
