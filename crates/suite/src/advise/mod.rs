@@ -500,6 +500,12 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             );
         } else if iolens_analyze::models::local_latency_model().is_some() {
             let (cands, rej) = instance_storage_candidates(setup, &f.providers);
+            if cands.is_empty() && rej.is_empty() {
+                notes.push(format!(
+                    "the model data has no instance storage for --provider {}: the local NVMe it lists is AWS's (i4i, im4gn) and Azure's (Lsv3, Lasv3)",
+                    f.providers.join(",")
+                ));
+            }
             rejected.extend(rej);
             if !cands.is_empty() {
                 notes.push(format!(

@@ -2376,4 +2376,23 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
             .all(|e| e.candidate.type_name != "local-nvme"),
         "--multi-attach: no instance storage candidate"
     );
+    // GCP alone: its nearest model is Hyperdisk's sub-millisecond p99 of 900 µs, and the data
+    // has no GCP instance storage, which the advice says rather than staying silent.
+    o.filters = Filters {
+        providers: vec!["gcp".into()],
+        ..Filters::default()
+    };
+    check(
+        "20k@4k p99<50us on GCP",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[],
+            text: &[
+                "no network volume's latency model reaches p99 <= 50 µs: the nearest is gcp-hyperdisk-balanced's p99 900 µs (sub-millisecond, vendor phrase)",
+                "the model data has no instance storage for --provider gcp",
+            ],
+        },
+    );
 }
