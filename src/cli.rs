@@ -153,7 +153,11 @@ pub struct ReportArgs {
 
 /// `iolens models`.
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ModelsArgs {
+    /// Prices: list those in use, or read the providers' price lists
+    #[command(subcommand)]
+    pub action: Option<ModelsAction>,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
@@ -161,6 +165,39 @@ pub struct ModelsArgs {
     /// unverified (the JSON form has the same in each entry's `details` and `unverified`)
     #[arg(long, conflicts_with = "format")]
     pub sources: bool,
+}
+
+/// `iolens models` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ModelsAction {
+    /// The prices in use by type and region; with --update, read the providers' price lists
+    /// into the local price file (in $IOLENS_DATA_DIR, else $XDG_DATA_HOME/iolens, else
+    /// ~/.local/share/iolens), which cost and advise then use before the shipped data
+    #[command(after_help = "\
+Price lists read: Azure's Retail Prices API and OCI's price list (no account), AWS's price list \
+file for EC2 in the region, GCP's Cloud Billing Catalog (an API key in IOLENS_GCP_API_KEY). A \
+provider whose list cannot be read keeps its previous prices; the exit status is 1 then.")]
+    Prices(PricesArgs),
+}
+
+/// `iolens models prices`.
+#[derive(Args, Debug)]
+pub struct PricesArgs {
+    /// Read the providers' price lists and write the local price file
+    #[arg(long)]
+    pub update: bool,
+    /// Providers to read: aws, azure, gcp, oci (comma-separated; default all)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', requires = "update")]
+    pub provider: Vec<String>,
+    /// Regions to read (with one --provider; default: us-east-1, eastus, us-central1; OCI has
+    /// one price everywhere)
+    #[arg(
+        long,
+        value_name = "REGION",
+        value_delimiter = ',',
+        requires = "update"
+    )]
+    pub region: Vec<String>,
 }
 
 /// `iolens cost`.

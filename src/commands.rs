@@ -21,6 +21,10 @@ pub fn run(c: Command) -> Result<i32> {
             let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
             iolens_session::saved::report_files(&a.results, &a.output, &ctx)?;
         }
+        Command::Models(cli::ModelsArgs {
+            action: Some(cli::ModelsAction::Prices(p)),
+            ..
+        }) => return crate::fetch::prices(&p, &mut out),
         Command::Models(a) => out.write(&match a.format {
             _ if a.sources => iolens_analyze::list_sources(),
             TextOrJson::Text => iolens_analyze::list_models(),

@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod fetch;
 
 use std::io::ErrorKind;
 use std::process::ExitCode;

@@ -185,3 +185,35 @@ fn cost_takes_a_region_a_discount_and_the_local_price_file() {
     assert_contains(&out, "prices used: local price file");
     assert_contains(&out, "days old");
 }
+
+#[test]
+fn models_prices_lists_what_is_used_and_a_failed_update_changes_nothing() {
+    let d = TempDir::new("prices-models");
+    let o = run_in(&d.0, &["models", "prices"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "models prices: {}", stderr(&o));
+    assert_contains(&out, "  gp3: price us-east-1: $0.08/GB-month");
+    assert_contains(&out, "  azure-ultra: no price for azure-ultra in eastus");
+    // GCP's catalog needs a key: without one the update reads nothing (no network is used)
+    // and the local price file is not written.
+    let data = d.0.join("data");
+    let mut c = iolens();
+    c.current_dir(&d.0)
+        .env("IOLENS_DATA_DIR", &data)
+        .env_remove("IOLENS_GCP_API_KEY")
+        .args(["models", "prices", "--update", "--provider", "gcp"]);
+    let o = output_within(c, std::time::Duration::from_secs(120));
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a failed update exits 1: {out} {}",
+        stderr(&o)
+    );
+    assert_contains(&out, "failed: gcp us-central1: GCP's Cloud Billing Catalog needs an API key: set IOLENS_GCP_API_KEY");
+    assert_contains(&out, "nothing read: the local price file is unchanged");
+    assert!(
+        !data.join("prices.json").exists(),
+        "no price file written after a failed update"
+    );
+}

@@ -319,6 +319,33 @@ impl PriceBook {
     }
 }
 
+impl PriceBook {
+    /// `iolens models prices`: each type's prices in use, with region and origin, or why it
+    /// has none.
+    pub fn listing(&self) -> String {
+        let mut s = String::from(
+            "Prices in use (monthly USD; --region, --prices and --discount change them)\n",
+        );
+        for m in &data().volumes {
+            if m.ty == "custom" {
+                continue;
+            }
+            match self.resolve(&m.ty) {
+                Ok(r) => {
+                    let line = super::listing::price_line(&r.price);
+                    let from = match &r.origin {
+                        Origin::Shipped => String::new(),
+                        o => format!(" [{}]", o.text()),
+                    };
+                    s.push_str(&format!("  {}: {line}{from}\n", m.ty));
+                }
+                Err(e) => s.push_str(&format!("  {}: {e}\n", m.ty)),
+            }
+        }
+        s
+    }
+}
+
 /// `PROVIDER=FACTOR` with a factor in (0, 10].
 fn parse_discount(s: &str) -> Result<(String, f64), AnalyzeError> {
     let bad = |why: &str| {
