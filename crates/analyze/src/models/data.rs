@@ -724,6 +724,39 @@ mod tests {
     }
 
     #[test]
+    fn prices_live_in_the_prices_section_only() {
+        // A `price` inside a volume would be ignored silently: prices are by type and region.
+        let raw: serde_json::Value = serde_json::from_str(MODELS_JSON).unwrap();
+        for v in raw["volumes"].as_array().unwrap() {
+            assert!(
+                v.get("price").is_none(),
+                "{}: prices go in the prices section (type, region, source, date), not in the volume",
+                v["type"]
+            );
+        }
+        let d = try_data().unwrap();
+        for p in &d.prices.entries {
+            assert!(
+                volume_model(&p.ty).is_some_and(|m| m.ty == p.ty),
+                "{}: a price names a type by its canonical name",
+                p.ty
+            );
+            assert!(
+                !p.source.is_empty() && !p.date.is_empty(),
+                "{} {}",
+                p.ty,
+                p.region
+            );
+        }
+        for (k, _) in &d.prices.default_regions {
+            assert!(
+                crate::advise::PROVIDERS.iter().any(|(p, _)| p == k),
+                "default region for unknown provider {k}"
+            );
+        }
+    }
+
+    #[test]
     fn aliases_resolve() {
         assert_eq!(volume_model("IO2BE").unwrap().ty, "io2");
         assert_eq!(volume_model("io2-be").unwrap().ty, "io2");
