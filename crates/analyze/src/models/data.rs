@@ -748,7 +748,7 @@ mod tests {
                 p.region
             );
         }
-        for (k, _) in &d.prices.default_regions {
+        for k in d.prices.default_regions.keys() {
             assert!(
                 crate::advise::PROVIDERS.iter().any(|(p, _)| p == k),
                 "default region for unknown provider {k}"
