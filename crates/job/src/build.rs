@@ -125,14 +125,31 @@ fn not_its_engine(def: &OptDef, engine: &str) -> String {
     )
 }
 
+/// One global section's resolved entries, in the order written.
+type Chunk = Vec<(RawEntry, &'static OptDef)>;
+
+/// The build's warnings, each said once per place and option.
+#[derive(Default)]
+struct Warnings {
+    lines: Vec<String>,
+    said: HashSet<(Span, String)>,
+}
+
+impl Warnings {
+    fn once(&mut self, entry: &RawEntry, line: impl FnOnce() -> String) {
+        if self.said.insert((entry.span.clone(), entry.key.clone())) {
+            self.lines.push(line());
+        }
+    }
+}
+
 /// Builds every job of the given sections. `only` restricts to named sections (`--section`).
 pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, JobError> {
     // One chunk per global section seen so far, each applied on its own (as fio parses each
     // section into the job's options before the next one).
-    let mut globals: Vec<Vec<(RawEntry, &'static OptDef)>> = Vec::new();
+    let mut globals: Vec<Chunk> = Vec::new();
     let mut jobs = Vec::new();
-    let mut warnings = Vec::new();
-    let mut warned: HashSet<(Span, String)> = HashSet::new();
+    let mut warn = Warnings::default();
     let mut files_seen: HashSet<usize> = HashSet::new();
     let mut file = 0;
 
@@ -144,56 +161,9 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
             file = section.file_index;
             globals.clear();
         }
-        let mut own = Vec::with_capacity(section.entries.len());
-        for entry in &section.entries {
-            let def = match resolve(entry) {
-                Ok(d) => d,
-                Err(e) => {
-                    // fio looks unknown names up among the selected engine's own options: when
-                    // that engine is one iolens does not run, the engine is the real problem.
-                    let engine = section
-                        .entries
-                        .iter()
-                        .rev()
-                        .chain(
-                            globals
-                                .iter()
-                                .rev()
-                                .flat_map(|c| c.iter().rev())
-                                .map(|(e, _)| e),
-                        )
-                        .find(|e| e.key == "ioengine");
-                    if let Some(eng) = engine {
-                        let mut probe = JobSpec::new("probe", eng.span.clone(), 0);
-                        if let Err(m) = crate::options::lookup("ioengine")
-                            .and_then(|d| d.apply)
-                            .expect("ioengine applies")(
-                            &mut probe,
-                            eng.value.as_deref().unwrap_or(""),
-                        ) {
-                            return Err(JobError::at(eng.span.clone(), Some("ioengine"), m));
-                        }
-                    }
-                    return Err(e);
-                }
-            };
-            value_of(entry, def)?;
-            own.push((entry.clone(), def));
-        }
+        let own = resolve_section(section, &globals)?;
         if section.is_global() {
-            // fio checks a global section's engine options against the engine in force there
-            // (the section's own ioengine, else an earlier global section's, else psync) and
-            // refuses the section for another engine's ("Bad option").
-            let engine = last_engine(own.iter())
-                .or_else(|| globals.iter().rev().find_map(|c| last_engine(c.iter())))
-                .unwrap_or_else(|| default_engine().to_string());
-            if let Some((entry, def)) = own.iter().find(|(_, d)| !takes(d, &engine)) {
-                return Err(JobError::at(
-                    entry.span.clone(),
-                    Some(&entry.key),
-                    not_its_engine(def, &engine),
-                ));
-            }
+            check_global_engine(&own, &globals)?;
             globals.push(own);
             continue;
         }
@@ -202,93 +172,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         }
         // The first job that runs of each file (after --section) starts its group.
         let first_of_file = files_seen.insert(section.file_index);
-        let mut spec = JobSpec::new(&section.name, section.span.clone(), section.file_index);
-        // Application order, section by section: within a job-file section by priority
-        // (kb_base before sizes), ties as written; command-line options exactly as written,
-        // as fio parses them one at a time (`--rate=5m --kb_base=1000` is 5 MiB/s).
-        let mut all: Vec<&(RawEntry, &'static OptDef)> = Vec::new();
-        for chunk in globals.iter().chain(std::iter::once(&own)) {
-            let start = all.len();
-            all.extend(chunk.iter());
-            if !chunk.iter().all(|(e, _)| e.span.is_cmdline()) {
-                all[start..].sort_by_key(|(_, d)| -d.prio);
-            }
-        }
-        // Options of an engine iolens does not run in full, given to a job of that engine.
-        let mut engine_only = Vec::new();
-        // The job's engine: the last `ioengine` applied (options apply in the order of `all`).
-        let engine = last_engine(all.iter().copied()).unwrap_or_else(|| spec.ioengine_name.clone());
-        let n_global = all.len() - own.len();
-        for (i, (entry, def)) in all.iter().copied().enumerate() {
-            let value = value_of(entry, def)?;
-            if !takes(def, &engine) {
-                // Another engine's option: refused when the job gives it (fio: "unrecognized
-                // option"); left out with a warning when it comes from a global section
-                // written for an engine that takes it (fio keeps it there without effect).
-                let whose = not_its_engine(def, &engine);
-                if i >= n_global {
-                    return Err(JobError::at(entry.span.clone(), Some(&entry.key), whose));
-                }
-                if warned.insert((entry.span.clone(), entry.key.clone())) {
-                    warnings.push(format!(
-                        "{}: option '{}' ignored in job '{}': {whose}",
-                        entry.span, entry.key, spec.name
-                    ));
-                }
-                continue;
-            }
-            match def.status {
-                Status::Supported | Status::Partial(_) => {
-                    if let Status::Partial(why) = def.status {
-                        if warned.insert((entry.span.clone(), entry.key.clone())) {
-                            warnings.push(format!(
-                                "{}: option '{}' is only partly supported: {why}",
-                                entry.span, entry.key
-                            ));
-                        }
-                    }
-                    let apply = def.apply.expect("supported options have an apply function");
-                    apply(&mut spec, value)
-                        .map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
-                    spec.option_spans.push((def.name, entry.span.clone()));
-                }
-                Status::Unsupported(why) => {
-                    return Err(JobError::at(
-                        entry.span.clone(),
-                        Some(&entry.key),
-                        format!("not supported by iolens: {why}"),
-                    ));
-                }
-                Status::Ignored(why) => {
-                    if warned.insert((entry.span.clone(), entry.key.clone())) {
-                        warnings.push(format!(
-                            "{}: option '{}' is accepted but has no effect in iolens: {why}",
-                            entry.span, entry.key
-                        ));
-                    }
-                }
-                Status::EngineOnly(engine) => {
-                    engine_only.push((engine, entry));
-                    if warned.insert((entry.span.clone(), entry.key.clone())) {
-                        warnings.push(format!(
-                            "{}: option '{}' only applies to ioengine={engine}; ignored",
-                            entry.span, entry.key
-                        ));
-                    }
-                }
-            }
-        }
-        if let Some((engine, entry)) = engine_only
-            .iter()
-            .find(|(engine, _)| *engine == spec.ioengine_name)
-        {
-            // The engine runs, but not this part of it: results would not be what was asked.
-            return Err(JobError::at(
-                entry.span.clone(),
-                Some(&entry.key),
-                format!("not supported by iolens with ioengine={engine}"),
-            ));
-        }
+        let mut spec = build_job(section, &globals, &own, &mut warn)?;
         // Each job file after the first starts with a stonewall, so files run one after another.
         if section.file_index > 0 && first_of_file {
             spec.stonewall = true;
@@ -301,7 +185,7 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
                 format!("job '{}': {m}", spec.name),
             )
         })?;
-        warnings.append(&mut spec.warnings);
+        warn.lines.append(&mut spec.warnings);
         jobs.push(spec);
     }
 
@@ -309,8 +193,175 @@ pub fn build_jobs(sections: &[RawSection], only: &[String]) -> Result<JobSet, Jo
         globals_given: globals.iter().any(|c| !c.is_empty()),
         global_options: by_priority(&globals.concat()),
         jobs,
-        warnings,
+        warnings: warn.lines,
     })
+}
+
+/// A section's entries with their options, each value checked against its option.
+fn resolve_section(section: &RawSection, globals: &[Chunk]) -> Result<Chunk, JobError> {
+    let mut own = Vec::with_capacity(section.entries.len());
+    for entry in &section.entries {
+        let def = match resolve(entry) {
+            Ok(d) => d,
+            Err(e) => {
+                // fio looks unknown names up among the selected engine's own options: when
+                // that engine is one iolens does not run, the engine is the real problem.
+                let engine = section
+                    .entries
+                    .iter()
+                    .rev()
+                    .chain(
+                        globals
+                            .iter()
+                            .rev()
+                            .flat_map(|c| c.iter().rev())
+                            .map(|(e, _)| e),
+                    )
+                    .find(|e| e.key == "ioengine");
+                if let Some(eng) = engine {
+                    let mut probe = JobSpec::new("probe", eng.span.clone(), 0);
+                    if let Err(m) = crate::options::lookup("ioengine")
+                        .and_then(|d| d.apply)
+                        .expect("ioengine applies")(
+                        &mut probe, eng.value.as_deref().unwrap_or("")
+                    ) {
+                        return Err(JobError::at(eng.span.clone(), Some("ioengine"), m));
+                    }
+                }
+                return Err(e);
+            }
+        };
+        value_of(entry, def)?;
+        own.push((entry.clone(), def));
+    }
+    Ok(own)
+}
+
+/// fio checks a global section's engine options against the engine in force there (the
+/// section's own ioengine, else an earlier global section's, else psync) and refuses the
+/// section for another engine's ("Bad option").
+fn check_global_engine(own: &Chunk, globals: &[Chunk]) -> Result<(), JobError> {
+    let engine = last_engine(own.iter())
+        .or_else(|| globals.iter().rev().find_map(|c| last_engine(c.iter())))
+        .unwrap_or_else(|| default_engine().to_string());
+    match own.iter().find(|(_, d)| !takes(d, &engine)) {
+        Some((entry, def)) => Err(JobError::at(
+            entry.span.clone(),
+            Some(&entry.key),
+            not_its_engine(def, &engine),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A job from fio's defaults, the global chunks before it and its own entries.
+fn build_job(
+    section: &RawSection,
+    globals: &[Chunk],
+    own: &Chunk,
+    warn: &mut Warnings,
+) -> Result<JobSpec, JobError> {
+    let mut spec = JobSpec::new(&section.name, section.span.clone(), section.file_index);
+    // Application order, section by section: within a job-file section by priority
+    // (kb_base before sizes), ties as written; command-line options exactly as written,
+    // as fio parses them one at a time (`--rate=5m --kb_base=1000` is 5 MiB/s).
+    let mut all: Vec<&(RawEntry, &'static OptDef)> = Vec::new();
+    for chunk in globals.iter().chain(std::iter::once(own)) {
+        let start = all.len();
+        all.extend(chunk.iter());
+        if !chunk.iter().all(|(e, _)| e.span.is_cmdline()) {
+            all[start..].sort_by_key(|(_, d)| -d.prio);
+        }
+    }
+    // Options of an engine iolens does not run in full, given to a job of that engine.
+    let mut engine_only = Vec::new();
+    // The job's engine: the last `ioengine` applied (options apply in the order of `all`).
+    let engine = last_engine(all.iter().copied()).unwrap_or_else(|| spec.ioengine_name.clone());
+    let n_global = all.len() - own.len();
+    for (i, (entry, def)) in all.iter().copied().enumerate() {
+        let value = value_of(entry, def)?;
+        if !takes(def, &engine) {
+            // Another engine's option: refused when the job gives it (fio: "unrecognized
+            // option"); left out with a warning when it comes from a global section
+            // written for an engine that takes it (fio keeps it there without effect).
+            let whose = not_its_engine(def, &engine);
+            if i >= n_global {
+                return Err(JobError::at(entry.span.clone(), Some(&entry.key), whose));
+            }
+            warn.once(entry, || {
+                format!(
+                    "{}: option '{}' ignored in job '{}': {whose}",
+                    entry.span, entry.key, spec.name
+                )
+            });
+            continue;
+        }
+        if let Some(engine) = apply_entry(&mut spec, entry, def, value, warn)? {
+            engine_only.push((engine, entry));
+        }
+    }
+    if let Some((engine, entry)) = engine_only
+        .iter()
+        .find(|(engine, _)| *engine == spec.ioengine_name)
+    {
+        // The engine runs, but not this part of it: results would not be what was asked.
+        return Err(JobError::at(
+            entry.span.clone(),
+            Some(&entry.key),
+            format!("not supported by iolens with ioengine={engine}"),
+        ));
+    }
+    Ok(spec)
+}
+
+/// Applies one entry as its option's status says; returns the engine of an option only that
+/// engine takes (left out here, refused later if the job runs that engine).
+fn apply_entry(
+    spec: &mut JobSpec,
+    entry: &RawEntry,
+    def: &'static OptDef,
+    value: &str,
+    warn: &mut Warnings,
+) -> Result<Option<&'static str>, JobError> {
+    match def.status {
+        Status::Supported | Status::Partial(_) => {
+            if let Status::Partial(why) = def.status {
+                warn.once(entry, || {
+                    format!(
+                        "{}: option '{}' is only partly supported: {why}",
+                        entry.span, entry.key
+                    )
+                });
+            }
+            let apply = def.apply.expect("supported options have an apply function");
+            apply(spec, value)
+                .map_err(|m| JobError::at(entry.span.clone(), Some(&entry.key), m))?;
+            spec.option_spans.push((def.name, entry.span.clone()));
+        }
+        Status::Unsupported(why) => {
+            return Err(JobError::at(
+                entry.span.clone(),
+                Some(&entry.key),
+                format!("not supported by iolens: {why}"),
+            ));
+        }
+        Status::Ignored(why) => warn.once(entry, || {
+            format!(
+                "{}: option '{}' is accepted but has no effect in iolens: {why}",
+                entry.span, entry.key
+            )
+        }),
+        Status::EngineOnly(engine) => {
+            warn.once(entry, || {
+                format!(
+                    "{}: option '{}' only applies to ioengine={engine}; ignored",
+                    entry.span, entry.key
+                )
+            });
+            return Ok(Some(engine));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use iolens_engine::{file, Backend, BufPool, Completion, Engine, IoReq, Op, Slot, Submitted};
-use iolens_job::{ClockSource, Ddir, EngineKind, Pacing, RwKind};
+use iolens_job::{ClockSource, Ddir, EngineKind, JobSpec, Pacing, RwKind};
 use iolens_stats::{JobStats, Rusage};
 
 use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
@@ -1109,95 +1109,25 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The main loop.
+    /// The job: the I/O loop, then its end (drain, verify phase, final syncs) and the
+    /// published result.
     fn run<B: Backend>(&mut self, eng: &mut Engine<B>) {
-        let spec = self.job.spec.clone();
-        let eff = self.job.eff;
-        let sync_every = if spec.fsync > 0 {
-            spec.fsync
-        } else {
-            spec.fdatasync
-        };
+        self.io_loop(eng);
+        self.wind_down(eng);
+        self.publish();
+    }
+
+    /// The main loop: fill the queue, commit, reap, until the job is done or stopped.
+    fn io_loop<B: Backend>(&mut self, eng: &mut Engine<B>) {
+        let job = self.job;
+        let eff = job.eff;
         let mut filling = true;
         loop {
             if self.stopped() {
                 break;
             }
             if filling {
-                while self.inflight < self.depth && !self.free.is_empty() {
-                    if !self.may_issue() {
-                        break;
-                    }
-                    if sync_every > 0 && self.writes_since_sync >= sync_every {
-                        self.sync_files(eng, spec.fsync == 0, true);
-                        if self.error.is_some() {
-                            break;
-                        }
-                    }
-                    if self.flow.as_ref().is_some_and(|f| f.ahead()) {
-                        // Ahead of its share of the flow: reap what is in flight, or wait.
-                        if self.inflight == 0 {
-                            self.flow_pause();
-                        }
-                        break;
-                    }
-                    let Some((slot, req, d)) = self.prep(eng) else {
-                        self.byte_budget = self.issued_bytes;
-                        break;
-                    };
-                    if let Some(f) = &mut self.flow {
-                        f.issued();
-                    }
-                    if eff.rated() {
-                        let at = self.pace_gate(d, req.len as u64);
-                        if at > self.t_last {
-                            if eff.pacing == Pacing::Open {
-                                // Open loop: arrivals do not wait for earlier I/Os.
-                                if !self.wait_reaping(eng, at) {
-                                    self.free.push(slot);
-                                    break;
-                                }
-                            } else {
-                                // Reap what is in flight before waiting, so its completion
-                                // times are when the I/Os completed, not when the wait ended.
-                                self.drain(eng);
-                                self.wait_until(at);
-                            }
-                            self.units[slot.index() as usize].start = self.t_last;
-                            if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
-                                // The wait reached the end of the run: this I/O is not issued.
-                                self.free.push(slot);
-                                break;
-                            }
-                        }
-                        if eff.pacing == Pacing::Open && at > 0 {
-                            // No coordinated omission: an I/O that arrived while every slot
-                            // was busy (or the loop was late) has waited since its arrival.
-                            self.units[slot.index() as usize].start = at;
-                        }
-                    }
-                    if !self.queue(eng, slot, req, d) {
-                        break;
-                    }
-                    self.tick();
-                    if spec.thinkcycles > 0 && d != Ddir::Trim {
-                        // fio 3.37: spun after each read or write is issued, before thinktime.
-                        crate::clock::spin_cycles(spec.thinkcycles);
-                    }
-                    if eff.think.is_some() {
-                        self.think(eng);
-                    }
-                    if eng.is_sync() {
-                        // Sync engines complete in queue(): check the verify backlog here.
-                        if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
-                            self.verify_backlog(eng);
-                        }
-                        continue;
-                    }
-                    if self.inflight >= self.depth {
-                        filling = false;
-                    }
-                }
+                filling = self.fill(eng, &job.spec);
                 if !self.commit(eng) {
                     break;
                 }
@@ -1229,6 +1159,121 @@ impl<'a> Worker<'a> {
                 filling = true;
             }
         }
+    }
+
+    /// Queues I/Os until the queue is full or the job may not issue more; returns whether
+    /// to keep filling after the next reap (false: the queue is full).
+    fn fill<B: Backend>(&mut self, eng: &mut Engine<B>, spec: &JobSpec) -> bool {
+        let eff = self.job.eff;
+        let sync_every = if spec.fsync > 0 {
+            spec.fsync
+        } else {
+            spec.fdatasync
+        };
+        while self.inflight < self.depth && !self.free.is_empty() {
+            if !self.may_issue() {
+                break;
+            }
+            if sync_every > 0 && self.writes_since_sync >= sync_every {
+                self.sync_files(eng, spec.fsync == 0, true);
+                if self.error.is_some() {
+                    break;
+                }
+            }
+            if self.flow.as_ref().is_some_and(|f| f.ahead()) {
+                // Ahead of its share of the flow: reap what is in flight, or wait.
+                if self.inflight == 0 {
+                    self.flow_pause();
+                }
+                break;
+            }
+            let Some((slot, req, d)) = self.prep(eng) else {
+                self.byte_budget = self.issued_bytes;
+                break;
+            };
+            if let Some(f) = &mut self.flow {
+                f.issued();
+            }
+            let slot = if eff.rated() {
+                match self.arrive(eng, slot, d, req.len as u64) {
+                    Some(s) => s,
+                    None => break,
+                }
+            } else {
+                slot
+            };
+            if !self.queue(eng, slot, req, d) {
+                break;
+            }
+            self.tick();
+            if spec.thinkcycles > 0 && d != Ddir::Trim {
+                // fio 3.37: spun after each read or write is issued, before thinktime.
+                crate::clock::spin_cycles(spec.thinkcycles);
+            }
+            if eff.think.is_some() {
+                self.think(eng);
+            }
+            if eng.is_sync() {
+                // Sync engines complete in queue(): check the verify backlog here.
+                if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
+                    self.verify_backlog(eng);
+                }
+                continue;
+            }
+            if self.inflight >= self.depth {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A rated job's I/O waits for its time and starts then (open loop: at its arrival);
+    /// `None` when the wait reached the end of the run (the slot is free again, the I/O is
+    /// not issued).
+    fn arrive<B: Backend>(
+        &mut self,
+        eng: &mut Engine<B>,
+        slot: Slot,
+        d: Ddir,
+        len: u64,
+    ) -> Option<Slot> {
+        let open = self.job.eff.pacing == Pacing::Open;
+        let at = self.pace_gate(d, len);
+        if at > self.t_last {
+            if open {
+                // Open loop: arrivals do not wait for earlier I/Os.
+                if !self.wait_reaping(eng, at) {
+                    self.free.push(slot);
+                    return None;
+                }
+            } else {
+                // Reap what is in flight before waiting, so its completion
+                // times are when the I/Os completed, not when the wait ended.
+                self.drain(eng);
+                self.wait_until(at);
+            }
+            self.units[slot.index() as usize].start = self.t_last;
+            if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
+                // The wait reached the end of the run: this I/O is not issued.
+                self.free.push(slot);
+                return None;
+            }
+        }
+        if open && at > 0 {
+            // No coordinated omission: an I/O that arrived while every slot
+            // was busy (or the loop was late) has waited since its arrival.
+            self.units[slot.index() as usize].start = at;
+        }
+        Some(slot)
+    }
+
+    /// After the loop: what is in flight completes (or is cancelled when stopping), the
+    /// verify phase reads back, the verify state is saved and the end-of-job syncs run.
+    fn wind_down<B: Backend>(&mut self, eng: &mut Engine<B>) {
+        let spec = &self.job.spec;
+        let end_sync =
+            (spec.end_fsync || spec.end_syncfs || spec.fsync_on_close) && spec.rw.writes();
+        let syncfs = spec.end_syncfs;
         if self.stopping() {
             self.cancel_and_drain(eng);
         } else {
@@ -1255,17 +1300,13 @@ impl<'a> Worker<'a> {
                 self.error = Some(e);
             }
         }
-        if (spec.end_fsync || spec.end_syncfs || spec.fsync_on_close)
-            && spec.rw.writes()
-            && self.error.is_none()
-        {
-            if spec.end_syncfs {
+        if end_sync && self.error.is_none() {
+            if syncfs {
                 self.sync_filesystems();
             } else {
                 self.sync_files(eng, false, false);
             }
         }
-        self.publish();
     }
 }
 
