@@ -86,3 +86,110 @@ fn readme_speed_claims_are_the_last_benchmark_runs() {
         );
     }
 }
+
+/// The end of the block that opens at `open` (the byte of its `{`).
+fn block_end(text: &str, open: usize) -> usize {
+    let mut depth = 0;
+    for (i, b) in text.bytes().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("a source folder").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_unsafe_block_is_justified_and_listed() {
+    let design = read("docs/design.md");
+    let engine_row = design
+        .lines()
+        .find(|l| l.starts_with("| `engine` |"))
+        .expect("docs/design.md has the engine's row");
+    let mut problems = Vec::new();
+    let mut crates: Vec<_> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    crates.push(root().to_path_buf());
+    for krate in crates {
+        let name = krate.file_name().unwrap().to_string_lossy().into_owned();
+        let mut files = Vec::new();
+        rust_files(&krate.join("src"), &mut files);
+        let lib = ["src/lib.rs", "src/main.rs"]
+            .iter()
+            .find_map(|f| std::fs::read_to_string(krate.join(f)).ok())
+            .unwrap_or_default();
+        let forbids = lib.contains("#![forbid(unsafe_code)]");
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("a source file");
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
+            let mut at = 0;
+            while let Some(i) = text[at..].find("unsafe {") {
+                let start = at + i;
+                at = start + 1;
+                let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+                if text[line_start..start].trim_start().starts_with("//") {
+                    continue;
+                }
+                let line = text[..start].lines().count();
+                // The comment may stand up to six lines above (a block inside a statement).
+                let above: Vec<&str> = text[..line_start].lines().rev().take(6).collect();
+                if !above.iter().any(|l| l.contains("// SAFETY")) {
+                    problems.push(format!(
+                        "{rel}:{line}: an unsafe block without a SAFETY comment"
+                    ));
+                }
+                if forbids {
+                    problems.push(format!(
+                        "{rel}:{line}: unsafe code in a crate that forbids it"
+                    ));
+                }
+                if name == "engine" || rel.contains("/tests") || rel.ends_with("tests.rs") {
+                    continue;
+                }
+                // Outside the engine, each call an unsafe block makes is named in the design.
+                let body = &text[start..=block_end(&text, start + 7).min(text.len() - 1)];
+                for (j, _) in body.match_indices("::") {
+                    let ident: String = body[j + 2..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    let after = &body[j + 2 + ident.len()..];
+                    // A call: `f(` or `f::<T>(`; `a::b` is a path on the way to one.
+                    let calls = after.starts_with('(') || after.starts_with("::<");
+                    let path_start = body[..j]
+                        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                        .map_or(0, |n| n + 1);
+                    let path = &body[path_start..j];
+                    let external = path.starts_with("libc") || path.starts_with("core::arch");
+                    if external && calls && !engine_row.contains(&format!("`{ident}")) {
+                        problems.push(format!(
+                            "{rel}:{line}: `{path}::{ident}` is not in docs/design.md's list of \
+                             the unsafe calls outside the engine"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "unsafe code:\n{}", problems.join("\n"));
+}

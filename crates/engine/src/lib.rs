@@ -2,8 +2,9 @@
 //!
 //! Every engine lowers an I/O unit to its syscalls and nothing more: the worker loop (in the
 //! `run` crate) decides what to issue, takes every timestamp and keeps every statistic, so one
-//! loop serves all engines and their numbers mean the same thing. This is the only crate with
-//! unsafe code; each unsafe block says why it is sound. The memory an I/O uses belongs to its
+//! loop serves all engines and their numbers mean the same thing. Most of iolens's unsafe code
+//! is here (`run` and `cluster` have a few libc calls, listed in docs/design.md); each unsafe
+//! block says why it is sound. The memory an I/O uses belongs to its
 //! [`Engine`] until the I/O completed (see `buf`).
 #![deny(missing_docs)]
 

@@ -132,5 +132,7 @@ pub(super) fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    t ^ ((std::process::id() as u64) << 32) ^ (unsafe { libc::gettid() } as u64)
+    // SAFETY: gettid takes no arguments, touches no memory and cannot fail.
+    let tid = unsafe { libc::gettid() };
+    t ^ ((std::process::id() as u64) << 32) ^ (tid as u64)
 }
