@@ -466,6 +466,72 @@ fn mounted_device_is_refused() {
 }
 
 #[test]
+fn a_device_that_cannot_be_opened_is_refused_for_the_real_reason() {
+    // A writer on a mounted device that its user may not open: refused because it is mounted
+    // and the open was refused, not as missing or as 0 bytes long.
+    if skip_without(&["mkfs.ext4", "mount", "umount", "setpriv"]) {
+        return;
+    }
+    let _x = exclusive_loop();
+    let dir = TempDir::new("safety-eacces");
+    let img = blank_image(&dir, "m.img", IMG);
+    sh("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]).unwrap();
+    let lo = Loop::attach(&img, false).unwrap();
+    let dev = lo.path();
+    let mnt = dir.join("mnt");
+    let _m = match Mount::new(dev, &mnt, "ro") {
+        Ok(m) => m,
+        Err(e) => {
+            skip(&format!("cannot mount an ext4 loop device: {e}"));
+            return;
+        }
+    };
+    let before = sums(&img, &lo);
+    // The job runs as nobody, from a copy of the binary it may execute.
+    use std::os::unix::fs::PermissionsExt;
+    let bin_dir = TempDir::new("safety-eacces-bin");
+    std::fs::set_permissions(&bin_dir.0, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = bin_dir.join("iolens");
+    std::fs::copy(env!("CARGO_BIN_EXE_iolens"), &bin).unwrap();
+    let target = format!("--filename={dev}");
+    for extra in [&[][..], &["--size=4m"][..]] {
+        let o = Command::new(tool("setpriv").unwrap())
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin)
+            .args(["--name=w", target.as_str(), "--rw=write"])
+            .args(extra)
+            .current_dir("/")
+            .output_timed()
+            .expect("running iolens as nobody");
+        let err = stderr(&o);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "expected a refusal of {dev} (mounted, not readable by nobody) with {extra:?}; \
+             stderr: {err}"
+        );
+        for want in [
+            format!("it is mounted at {}", mnt.display()),
+            "Permission denied (EACCES)".to_string(),
+            "nothing was written".to_string(),
+        ] {
+            assert!(
+                err.contains(&want),
+                "the refusal of {dev} with {extra:?} should say '{want}': {err}"
+            );
+        }
+        for wrong in ["does not exist", "beyond the end", "(0 bytes)"] {
+            assert!(
+                !err.contains(wrong),
+                "{dev} exists and its size is unknown, not zero: '{wrong}' is false \
+                 (with {extra:?}): {err}"
+            );
+        }
+    }
+    assert_unchanged(&img, &lo, before, "the refused jobs");
+}
+
+#[test]
 fn device_with_a_mounted_partition_is_refused() {
     if skip_without(&["mkfs.ext4", "mount", "umount"]) {
         return;

@@ -95,6 +95,29 @@ fn existing_size(path: &Path) -> Option<u64> {
     file::size_of(&f).ok()
 }
 
+/// A device whose size cannot be read because opening it fails is refused with why (the
+/// kernel's answer, and how the device is in use), not as missing or empty.
+fn check_device_opens(spec: &JobSpec, path: &Path, origin: &'static str) -> Result<(), RunError> {
+    let Err(e) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let why = e
+        .raw_os_error()
+        .map_or_else(|| e.to_string(), iolens_job::errno::describe);
+    let in_use = match iolens_engine::safety::device_in_use(path) {
+        Ok(Some(u)) => format!("{u}, and "),
+        _ => String::new(),
+    };
+    Err(RunError::Plan(spec.error_at(
+        origin,
+        format!(
+            "cannot use '{}': {in_use}opening it to read its size was refused: {why}; nothing \
+             was written",
+            path.display()
+        ),
+    )))
+}
+
 /// The NVMe namespace behind a file of an `io_uring_cmd` job, checked for what the engine
 /// needs: an NVMe generic character device, without metadata, whose logical block size
 /// divides every block size of the job.
@@ -528,6 +551,9 @@ fn plan_file(spec: &JobSpec, path: &Path, at: &FileAt) -> Result<PlannedFile, Ru
     let char_device = !sim && file::is_char_device(path);
     if let (false, Some(t)) = (sim, spec.filetype) {
         check_filetype(spec, path, t, block_device, char_device)?;
+    }
+    if block_device || char_device {
+        check_device_opens(spec, path, at.origin)?;
     }
     let existing = if sim { None } else { existing_size(path) };
     let nvme = if !sim && spec.ioengine == iolens_job::EngineKind::UringCmd {
