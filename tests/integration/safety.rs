@@ -532,6 +532,87 @@ fn a_device_that_cannot_be_opened_is_refused_for_the_real_reason() {
 }
 
 #[test]
+fn quick_on_a_device_with_a_filesystem_refuses_before_the_first_test_and_offers_read_only() {
+    // quick's write tests would destroy an ext4 file system: it says so before any test runs
+    // (not after its read tests, whose results a late refusal threw away) and names its own
+    // --read-only, which then runs the read tests.
+    if skip_without(&["mkfs.ext4"]) {
+        return;
+    }
+    let _x = exclusive_loop();
+    let dir = TempDir::new("safety-quick");
+    let img = blank_image(&dir, "q.img", IMG);
+    sh("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]).unwrap();
+    let lo = Loop::attach(&img, false).unwrap();
+    let dev = lo.path();
+    let before = sums(&img, &lo);
+    let quick = |extra: &[&str]| {
+        let mut args = vec![
+            "quick",
+            dev,
+            "--profile=real-world",
+            "--size=8m",
+            "--runtime=1",
+            "--eta=never",
+        ];
+        args.extend_from_slice(extra);
+        iolens()
+            .args(&args)
+            .output_timed()
+            .expect("running iolens quick")
+    };
+    let o = quick(&[]);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "quick on {dev} (ext4) without --read-only should be refused; stderr: {err}"
+    );
+    for want in [
+        "ext4",
+        &format!("`iolens quick --read-only {dev}`"),
+        "no test was run",
+    ] {
+        assert!(err.contains(want), "the refusal should say '{want}': {err}");
+    }
+    assert!(
+        !err.contains("allow_destructive_write"),
+        "quick's way out is its own flags, not a job option: {err}"
+    );
+    assert!(
+        !stdout(&o).contains("SEQ1M"),
+        "no test ran before the refusal: {}",
+        stdout(&o)
+    );
+    assert_unchanged(&img, &lo, before, "the refused quick");
+    let o = quick(&["--read-only"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "quick --read-only on {dev}: stderr: {}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    for test in ["SEQ1M Q1T1", "RND4K Q1T1"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(test) && l.split_whitespace().nth(2) == Some("read")),
+            "quick --read-only should report {test} read: {out}"
+        );
+        assert!(
+            !out.lines()
+                .any(|l| l.starts_with(test) && l.contains(" write ")),
+            "quick --read-only ran a write test: {out}"
+        );
+    }
+    assert!(
+        out.contains(&format!("target: {dev}, a block device")),
+        "the table should say what the target is: {out}"
+    );
+    assert_unchanged(&img, &lo, before, "quick --read-only");
+}
+
+#[test]
 fn device_with_a_mounted_partition_is_refused() {
     if skip_without(&["mkfs.ext4", "mount", "umount"]) {
         return;

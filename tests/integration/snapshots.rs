@@ -163,6 +163,9 @@ fn quick_table() {
         read_only: false,
         profile: Profile::Default,
         passes: 1,
+        place: "/data/quick.tmp, a temporary file (deleted afterwards) on ext4 (/dev/vdb1, \
+                mounted at /data)"
+            .into(),
     };
     let plan = steps(&q);
     // 1 ms per clock reading: a 1 s test is a few hundred I/Os per thread.

@@ -289,22 +289,17 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
         read_only: o.read_only,
         profile: o.profile,
         passes: o.passes,
+        place: String::new(),
+    };
+    let q = QuickSpec {
+        place: place(&q.target, temp),
+        ..q
     };
     let plan = steps(&q);
     let sets = plan
         .iter()
         .map(|s| parse_job_text("<quick>", &s.job, &SystemEnvironment))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    if o.format == QuickFormat::Table && !o.progress {
-        diag(&format!(
-            "iolens quick --profile {}: {} tests of {} s on {}; about {} s",
-            q.profile.name(),
-            plan.len(),
-            q.runtime_s,
-            q.target,
-            plan.len() as u64 * q.runtime_s + 2
-        ))?;
-    }
     let checks = Checks {
         safety: PlanOptions {
             destructive: o.destructive,
@@ -312,11 +307,31 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
         },
         ..Checks::default()
     };
-    let results = run_steps(&plan, &sets, q.passes, &checks, o.progress);
+    // Every test is checked before the first runs: a refused write test must not come after
+    // the read tests ran (and take their results with it).
+    check_all(&plan, &sets, &checks, &q.target)?;
+    if o.format == QuickFormat::Table && !o.progress {
+        diag(&format!(
+            "iolens quick --profile {}: {} tests of {} s on {}; about {} s",
+            q.profile.name(),
+            plan.len(),
+            q.runtime_s,
+            if q.place.is_empty() {
+                &q.target
+            } else {
+                &q.place
+            },
+            plan.len() as u64 * q.runtime_s + 2
+        ))?;
+    }
+    let (results, failed) = run_steps(&plan, &sets, q.passes, &checks, o.progress);
     if temp {
         let _ = std::fs::remove_file(&q.target);
     }
-    let results = results?;
+    let failed = match failed {
+        Some(e) if results.is_empty() => return Err(e),
+        f => f,
+    };
     let done = &plan[..results.len()];
     let mut sink = Sink::stdout();
     let all = merged(&results);
@@ -357,7 +372,76 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
         let summary = crate::html::quick(&q, done, &results);
         iolens_session::write_html_with(&all, summary, p, &ctx)?;
     }
+    if let Some(e) = failed {
+        // What was measured is printed above; the test that failed ends the run.
+        return Err(e.context(format!(
+            "quick stopped after {} of {} tests (their results are above)",
+            results.len(),
+            plan.len()
+        )));
+    }
     Ok(i32::from(results.iter().any(|r| r.interrupted)))
+}
+
+/// What quick's target is and where it lives: `/abs/x.tmp, a temporary file (deleted
+/// afterwards) on ext4 (/dev/vda1, mounted at /)`, or `/dev/sdb, a block device`.
+fn place(target: &str, temp: bool) -> String {
+    let path = Path::new(target);
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    if iolens_engine::file::is_block_device(path) {
+        return format!("{}, a block device", abs.display());
+    }
+    let what = if temp {
+        "a temporary file (deleted afterwards)"
+    } else {
+        "a file"
+    };
+    match iolens_run::safety::fs_space(&abs) {
+        Ok(fs) => format!(
+            "{}, {what} on {} ({}, mounted at {})",
+            abs.display(),
+            fs.fstype,
+            fs.source,
+            fs.mount
+        ),
+        Err(_) => format!("{}, {what}", abs.display()),
+    }
+}
+
+/// The session's checks of every test's jobs (plan and safety) before any runs. A write test
+/// that safety refuses names quick's own way out: `--read-only`.
+fn check_all(plan: &[Step], sets: &[JobSet], checks: &Checks, target: &str) -> Result<()> {
+    let settings = iolens_session::Settings {
+        safety: checks.safety.clone(),
+        max_jobs: checks.max_jobs,
+        ..iolens_session::Settings::default()
+    };
+    for (step, set) in plan.iter().zip(sets) {
+        let Err(e) = iolens_session::check(set, &settings) else {
+            continue;
+        };
+        let refused = matches!(
+            e.downcast_ref::<iolens_run::RunError>(),
+            Some(iolens_run::RunError::Safety(_))
+        );
+        if refused && set.jobs.iter().any(|j| j.rw.writes()) {
+            let msg = e.to_string();
+            // The job option the message names is not quick's: quick's flags follow.
+            let reason = msg.split(" (set ").next().unwrap_or(&msg);
+            let anyway = if msg.contains("allow_mounted_write") {
+                ""
+            } else {
+                " (--destructive lets them overwrite it)"
+            };
+            anyhow::bail!(
+                "{reason}; quick's write tests ({}) would write it: `iolens quick --read-only \
+                 {target}` runs its read tests only{anyway}; no test was run",
+                step.test
+            );
+        }
+        return Err(e.context(format!("quick's test {}: no test was run", step.test)));
+    }
+    Ok(())
 }
 
 /// Runs quick's steps one after another, with the progress line when `show`, until one is
@@ -368,11 +452,24 @@ fn run_steps(
     passes: u32,
     checks: &Checks,
     show: bool,
-) -> Result<Vec<RunResult>> {
+) -> (Vec<RunResult>, Option<anyhow::Error>) {
+    let mut results = vec![];
+    let failed = run_steps_into(plan, sets, passes, checks, show, &mut results).err();
+    (results, failed)
+}
+
+/// [`run_steps`], each result pushed as it comes.
+fn run_steps_into(
+    plan: &[Step],
+    sets: &[JobSet],
+    passes: u32,
+    checks: &Checks,
+    show: bool,
+    results: &mut Vec<RunResult>,
+) -> Result<()> {
     iolens_session::signals::install()?;
     let expected: Vec<Option<f64>> = sets.iter().map(expected_seconds).collect();
     let bar = ProgressLine::new(show);
-    let mut results = vec![];
     let mut first = true;
     for (k, (step, set)) in plan.iter().zip(sets).enumerate() {
         bar.update(&Progress {
@@ -381,14 +478,15 @@ fn run_steps(
             label: step.label(passes),
             expected_s: expected[k..].to_vec(),
         });
-        let r = run_set(set, checks, &mut first)?;
+        let r = run_set(set, checks, &mut first)
+            .with_context(|| format!("quick's test {}", step.label(passes)))?;
         let stop = r.interrupted;
         results.push(r);
         if stop {
             break;
         }
     }
-    Ok(results)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -146,6 +146,9 @@ pub struct QuickSpec {
     pub profile: Profile,
     /// Passes per test (the best is reported).
     pub passes: u32,
+    /// What the target is and where it lives (its file system and device), for the table's
+    /// head; empty when unknown.
+    pub place: String,
 }
 
 /// The name of a test's job: preset label and direction.
@@ -292,9 +295,10 @@ pub fn table(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> String {
     if q.profile == Profile::Durability {
         let _ = writeln!(
             t,
-            "iolens quick --profile durability: {} ({}, psync, 4 KiB random writes at QD1, {} s per test{passes})\n",
+            "iolens quick --profile durability: {} ({}, psync, 4 KiB random writes at QD1, {} s per test{passes})",
             q.target, q.size, q.runtime_s
         );
+        place_line(&mut t, q);
         let _ = writeln!(
             t,
             "{:<22} {:>9} {:>11} {:>11} {:>11} {:>13} {:>10}",
@@ -335,11 +339,12 @@ write lat is the write call alone; flush lat the fsync/fdatasync after it. Witho
 land in the page cache: that row measures memory, not the disk."
         );
         interrupted_note(&mut t, steps, results);
+        after_table(&mut t, q);
         return t;
     }
     let _ = writeln!(
         t,
-        "iolens quick --profile {}: {} ({}, {}, direct={}, {} s per test{passes})\n",
+        "iolens quick --profile {}: {} ({}, {}, direct={}, {} s per test{passes})",
         q.profile.name(),
         q.target,
         q.size,
@@ -347,6 +352,7 @@ land in the page cache: that row measures memory, not the disk."
         u8::from(q.direct),
         q.runtime_s
     );
+    place_line(&mut t, q);
     let _ = writeln!(
         t,
         "{:<15} {:<6} {:>10} {:>10} {:>11} {:>11}",
@@ -371,7 +377,54 @@ land in the page cache: that row measures memory, not the disk."
         latency_note(steps, results)
     );
     interrupted_note(&mut t, steps, results);
+    after_table(&mut t, q);
     t
+}
+
+/// The line under the table's head that says what the target is and where it lives.
+fn place_line(t: &mut String, q: &QuickSpec) {
+    if !q.place.is_empty() {
+        let _ = writeln!(t, "target: {}", q.place);
+    }
+    t.push('\n');
+}
+
+/// Below the table: that the presets are short on purpose (once, for every test) and what
+/// to run next.
+fn after_table(t: &mut String, q: &QuickSpec) {
+    if let Some(n) = short_note(q) {
+        let _ = writeln!(t, "{n}");
+    }
+    let _ = writeln!(t, "{}", next_steps(q));
+}
+
+/// One line for every test that ran shorter than explain counts as settled: the presets are
+/// short on purpose, and how to run them longer.
+pub fn short_note(q: &QuickSpec) -> Option<String> {
+    let short = iolens_analyze::explain::SHORT_RUN_S;
+    ((q.runtime_s as f64) < short).then(|| {
+        format!(
+            "Each test ran {} s: the presets are short on purpose, a first look (caches, queues \
+             and burst credits may not have settled within {short} s); for settled figures run \
+             them longer: --runtime 60, and --passes 3 for the best of three.",
+            q.runtime_s
+        )
+    })
+}
+
+/// What to run next: why the numbers are what they are, and where queue depth stops paying.
+pub fn next_steps(q: &QuickSpec) -> String {
+    let file = if q.place.contains("temporary file") {
+        "iolens-sweep.dat --unlink=1".to_string()
+    } else {
+        q.target.clone()
+    };
+    format!(
+        "Next: --explain says what bounds each number; `iolens sweep iodepth=1..64 --name=r \
+         --rw=randread --bs=4k --direct=1 --ioengine={} --size={} --filename={file} \
+         --runtime=10 --time_based` finds the queue depth where random reads stop scaling.",
+        q.engine, q.size
+    )
 }
 
 /// A row's label, with `*` when its run was interrupted.
@@ -436,7 +489,6 @@ pub fn merged(results: &[RunResult]) -> RunResult {
 /// does not expose is shown without a fix.
 fn quick_fix(kind: &str) -> Option<&'static str> {
     match kind {
-        "short-run" => Some("run each test longer: --runtime SECONDS"),
         "cache" => Some("measure the device, not the page cache: --direct 1 (the default)"),
         "engine" => Some("choose the engine: --engine io_uring or --engine libaio"),
         "precondition" => Some("test a larger region: --size, or a device filled beforehand"),
@@ -451,7 +503,11 @@ pub fn explain_summary(findings: &[(String, Vec<Finding>)]) -> String {
     let mut kinds: Vec<(String, String, Vec<String>)> = vec![];
     for (test, fs) in findings {
         for f in fs {
-            if matches!(f.kind.as_str(), "percentiles" | "ramp" | "rate-limited") {
+            // short-run: quick's own line under the table says it once for every test.
+            if matches!(
+                f.kind.as_str(),
+                "percentiles" | "ramp" | "rate-limited" | "short-run"
+            ) {
                 continue;
             }
             match kinds.iter_mut().find(|(k, _, _)| *k == f.kind) {
@@ -503,6 +559,7 @@ mod tests {
             read_only: false,
             profile,
             passes: 1,
+            place: String::new(),
         }
     }
 
@@ -563,6 +620,39 @@ mod tests {
             interrupted,
             ..RunResult::default()
         }
+    }
+
+    #[test]
+    fn the_table_names_where_its_target_is_and_says_once_that_the_presets_are_short() {
+        let mut q = spec(Profile::Default);
+        q.runtime_s = 4;
+        q.place = "/data/x.tmp, a temporary file (deleted afterwards) on ext4 (/dev/vda1, \
+                   mounted at /data)"
+            .into();
+        let st = steps(&q);
+        let results: Vec<RunResult> = st.iter().map(|_| result(8 << 20, false)).collect();
+        let t = table(&q, &st, &results);
+        assert!(
+            t.contains("target: /data/x.tmp, a temporary file (deleted afterwards) on ext4"),
+            "the head should say where the target is: {t}"
+        );
+        assert_eq!(
+            t.matches("short on purpose").count(),
+            1,
+            "8 tests of 4 s (under {} s) should get one line about their length: {t}",
+            iolens_analyze::explain::SHORT_RUN_S
+        );
+        assert!(t.contains("--runtime 60"), "how to run them longer: {t}");
+        assert!(
+            t.contains("Next: --explain") && t.contains("--filename=iolens-sweep.dat --unlink=1"),
+            "what to run next, on a file of its own for a temporary target: {t}"
+        );
+        q.runtime_s = 60;
+        let t = table(&q, &st, &results);
+        assert!(
+            !t.contains("short on purpose"),
+            "60 s per test is not short: {t}"
+        );
     }
 
     #[test]
@@ -648,12 +738,20 @@ mod tests {
         let s = explain_summary(&[
             (
                 "SEQ1M Q8T1 read".into(),
-                vec![f("short-run", "only 1 s"), f("ramp", "no ramp")],
+                vec![
+                    f("cache", "page cache"),
+                    f("ramp", "no ramp"),
+                    f("short-run", "only 1 s"),
+                ],
             ),
-            ("RND4K Q1T1 read".into(), vec![f("short-run", "only 1 s")]),
+            ("RND4K Q1T1 read".into(), vec![f("cache", "page cache")]),
         ]);
-        assert_eq!(s.matches("short-run").count(), 1, "{s}");
+        assert_eq!(s.matches("- cache:").count(), 1, "{s}");
         assert!(s.contains("tests: SEQ1M Q8T1 read, RND4K Q1T1 read"), "{s}");
-        assert!(s.contains("--runtime") && !s.contains("ramp_time"), "{s}");
+        assert!(s.contains("--direct 1") && !s.contains("ramp_time"), "{s}");
+        assert!(
+            !s.contains("short-run"),
+            "short runs are quick's own line under the table, not a finding per test: {s}"
+        );
     }
 }

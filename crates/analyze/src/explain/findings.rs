@@ -14,7 +14,7 @@ use crate::fmt;
 use crate::models::{parse_volume, Ceiling, Volume};
 
 /// Runs shorter than this (seconds) are noisy.
-const SHORT_RUN_S: f64 = 5.0;
+pub const SHORT_RUN_S: f64 = 5.0;
 
 fn finding(
     job: &str,
