@@ -447,6 +447,10 @@ pub struct SuiteArgs {
     /// When to show the progress line on stderr
     #[arg(long, value_enum, default_value = "auto")]
     pub eta: EtaArg,
+    /// Write an HTML report: IOPS and latency against the swept axis or the offered load,
+    /// with a table under each chart
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
 }
 
 /// `iolens sweep`.

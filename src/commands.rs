@@ -46,13 +46,14 @@ pub fn run(c: Command) -> Result<i32> {
         Command::Quick(a) => return iolens_suite::commands::quick(&quick(&a)),
         Command::Pts(a) => return iolens_suite::pts::command::run(&pts(*a)),
         Command::Sweep(a) => {
-            let o = suite(&a.suite);
-            return iolens_suite::commands::sweep(&a.args, &o, a.volume.as_deref())
+            let (o, args) = (suite(&a.suite), fio_side(&a.args, &a.suite));
+            return iolens_suite::commands::sweep(&args, &o, a.volume.as_deref())
                 .map_err(usage("sweep"));
         }
         Command::Curve(a) => {
             let (points, stop) = (a.points.as_deref(), a.stop_p99.as_deref());
-            return iolens_suite::commands::curve(&a.args, &suite(&a.suite), points, stop)
+            let args = fio_side(&a.args, &a.suite);
+            return iolens_suite::commands::curve(&args, &suite(&a.suite), points, stop)
                 .map_err(usage("curve"));
         }
         Command::Train(a) => return iolens_suite::train::command::run(&a).map_err(usage("train")),
@@ -98,6 +99,16 @@ fn suite(a: &SuiteArgs) -> SuiteOptions {
         instance: a.instance.clone(),
         progress: a.eta.show(),
     }
+}
+
+/// A suite's fio side, with its `--report` (documented as the suite's own flag, read by the
+/// fio command line like every run's).
+fn fio_side(args: &[String], a: &SuiteArgs) -> Vec<String> {
+    let mut v = args.to_vec();
+    if let Some(r) = &a.report {
+        v.push(format!("--report={r}"));
+    }
+    v
 }
 
 fn quick(a: &cli::QuickArgs) -> QuickOptions {

@@ -193,3 +193,121 @@ fn every_unsafe_block_is_justified_and_listed() {
     }
     assert!(problems.is_empty(), "unsafe code:\n{}", problems.join("\n"));
 }
+
+/// roff's spelling of a flag in a man page: `\-\-rw`.
+fn roff(s: &str) -> String {
+    s.replace('-', "\\-")
+}
+
+fn subcommands() -> Vec<String> {
+    let o = crate::common::run_in(root(), &["--help"]);
+    let help = crate::common::stdout(&o);
+    help.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("iolens "))
+        .filter_map(|l| l.split_once(" ...").map(|(s, _)| s.to_string()))
+        .filter(|s| !s.contains(' ') && s != "COMMAND")
+        .collect()
+}
+
+#[test]
+fn every_flag_the_parsers_accept_is_described_in_help_and_man() {
+    use crate::common::{run_in, stderr, stdout, TempDir};
+    let d = TempDir::new("help-man");
+    let top = stdout(&run_in(&d.0, &["--help"]));
+    let o = run_in(&d.0, &["man", "--dir", "man1"]);
+    assert_eq!(o.status.code(), Some(0), "iolens man --dir: {}", stderr(&o));
+    let page = |name: &str| {
+        std::fs::read_to_string(d.0.join("man1").join(format!("{name}.1")))
+            .unwrap_or_else(|e| panic!("man --dir should write {name}.1: {e}"))
+    };
+    let man = page("iolens");
+    let mut missing = Vec::new();
+    // fio mode: every flag its parser takes, with a description in --help and in the page.
+    for f in iolens_job::cmdline::flags() {
+        let flag = format!("--{}", f.name);
+        if f.help.is_empty() {
+            missing.push(format!("{flag}: no description in fio mode's usage"));
+            continue;
+        }
+        let line = top.lines().find(|l| {
+            l.trim_start()
+                .strip_prefix(&flag)
+                .is_some_and(|r| r.starts_with(['=', '[', ' ']))
+        });
+        if !line.is_some_and(|l| l.contains(f.help)) {
+            missing.push(format!(
+                "{flag}: not described in `iolens --help` ({})",
+                f.help
+            ));
+        }
+        let first_words: String = f
+            .help
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        // --help and --version are clap's own in the page, with clap's words.
+        let clap_own = ["help", "version"].contains(&f.name);
+        match man.find(&format!("\\fB{}", roff(&flag))) {
+            Some(_) if clap_own => {}
+            Some(i)
+                if man[i..]
+                    .chars()
+                    .take(400)
+                    .collect::<String>()
+                    .contains(&roff(&first_words)) => {}
+            _ => missing.push(format!(
+                "{flag}: not described in iolens.1 ('{first_words}...')"
+            )),
+        }
+    }
+    // Subcommands: each page lists what the subcommand's --help lists, and says how it exits.
+    let subs = subcommands();
+    assert!(
+        subs.len() >= 10,
+        "`iolens --help` should list the subcommands: {subs:?}"
+    );
+    for sub in &subs {
+        let help = stdout(&run_in(&d.0, &[sub, "--help"]));
+        let text = page(&format!("iolens-{sub}"));
+        for w in help.split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[') {
+            let flag = w.trim_end_matches([']', '.', ':', ')']);
+            if flag.starts_with("--")
+                && flag.len() > 2
+                && flag[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+                && !text.contains(&roff(flag))
+            {
+                missing.push(format!(
+                    "iolens-{sub}.1 lacks {flag}, which `iolens {sub} --help` lists"
+                ));
+            }
+        }
+        if !text.contains(".SH \"EXIT STATUS\"") {
+            missing.push(format!("iolens-{sub}.1 has no EXIT STATUS section"));
+        }
+    }
+    if !man.contains(".SH \"EXIT STATUS\"") {
+        missing.push("iolens.1 has no EXIT STATUS section".into());
+    }
+    if !top.contains("Exit status:") {
+        missing.push("`iolens --help` does not say how it exits".into());
+    }
+    // sweep and curve take fio mode's flags on their fio side: --report is their own.
+    for sub in ["sweep", "curve"] {
+        let help = stdout(&run_in(&d.0, &[sub, "--help"]));
+        for flag in ["--report", "--output-format", "--eta"] {
+            if !help.contains(flag) {
+                missing.push(format!(
+                    "`iolens {sub} --help` omits {flag}, which it takes"
+                ));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "flags without their description:\n{}",
+        missing.join("\n")
+    );
+}

@@ -549,12 +549,26 @@ fio options:
   --append-terse         terse lines too, before normal output
   --eta=WHEN             live status line: always, never, auto (default)
   --eta-interval=TIME    status line interval (default 1s)
+  --eta-newline=TIME     start a new status line every TIME (a bare number is seconds)
+  --status-interval=TIME  print the full results so far every TIME (a bare number is seconds)
   --section=NAME         only run this section (repeatable)
+  --max-jobs=N           most jobs (clones included) a run may start
+  --bandwidth-log[=PREFIX]  aggregate bandwidth logs PREFIX-{read,write,trim}_bw.log (default agg)
+  --inflate-log=FILE     print the text of a log stored with log_store_compressed, and exit
+  --trigger-file=FILE    stop the jobs when FILE appears, then run the --trigger command
+  --trigger-timeout=TIME  the same, TIME after the start (a bare number is seconds)
+  --trigger=CMD          the command the trigger runs (through sh -c)
   --parse-only           check the job files and exit
+  --merge-blktrace-only  merge the jobs' blktrace traces (merge_blktrace_file), run no I/O
   --showcmd              print the job files as a command line
   --readonly             refuse every write, trim and verify-write
+  --warnings-fatal       refuse a job set that has warnings (exit 1 before any I/O)
   --cmdhelp[=OPTION]     describe one option, or list all
-  --version, --help
+  --enghelp[=ENGINE]     list the I/O engines, or the options of one
+  --debug=LIST           accepted for fio compatibility; iolens prints no debug output
+  --alloc-size=KIB       accepted for fio compatibility (fio's shared memory pool); no effect
+  --version              print the version
+  --help                 print this help
 
 iolens options:
   --explain              explain the results after the run
@@ -563,6 +577,10 @@ iolens options:
   --instance=TYPE        instance type for --explain, e.g. c7g.16xlarge
   --destructive          allow writes to devices that hold a filesystem or partition table
   --allow-fill           lay out files even when that leaves their filesystem under 5 % free
+  --compat-doc           print docs/compat.md: each fio option and its status in iolens
+
+Exit status: 0 when every job ran without error; 1 when a job failed, a check refused the
+run, or the run was interrupted; 2 for a usage error of a subcommand.
 ";
 
 #[cfg(test)]

@@ -54,6 +54,8 @@ pub fn documented(cli: Command) -> Command {
             .num_args(usize::from(!o.kind.bare_allowed())..=1);
         c = c.arg(with_choices(a, choices));
     }
+    // Built, so that clap's own --help and --version are arguments the pages list.
+    c.build();
     c
 }
 
@@ -107,14 +109,64 @@ fn top_page(c: Command) -> Result<String> {
     m.render_options_section(&mut buf)?;
     m.render_subcommands_section(&mut buf)?;
     m.render_extra_section(&mut buf)?;
+    buf.extend_from_slice(exit_status("iolens").as_bytes());
     m.render_version_section(&mut buf)?;
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 fn page(c: Command) -> Result<String> {
+    let name = c.get_name().to_string();
+    let versioned = c.get_version().or(c.get_long_version()).is_some();
+    let m = clap_mangen::Man::new(c);
     let mut buf = Vec::new();
-    clap_mangen::Man::new(c).render(&mut buf)?;
+    m.render_title(&mut buf)?;
+    m.render_name_section(&mut buf)?;
+    m.render_synopsis_section(&mut buf)?;
+    m.render_description_section(&mut buf)?;
+    m.render_options_section(&mut buf)?;
+    m.render_subcommands_section(&mut buf)?;
+    m.render_extra_section(&mut buf)?;
+    buf.extend_from_slice(exit_status(&name).as_bytes());
+    if versioned {
+        m.render_version_section(&mut buf)?;
+    }
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The EXIT STATUS section of a page (`iolens` or `iolens-SUBCOMMAND`), in roff.
+pub fn exit_status(page: &str) -> String {
+    let special = match page {
+        "iolens" => {
+            "1 also when a job failed (its error is in the results), when a check refused the \
+             run before any I/O (a device in use or holding data, too little free space, \
+             --warnings-fatal) and for a bad option or job file (as fio).\n"
+        }
+        "iolens-compare" => {
+            "1 also when --fail-if-slower finds a later input significantly slower in IOPS by \
+             more than its percentage.\n"
+        }
+        "iolens-advise" => "1 also when no candidate meets the targets (the closest is named).\n",
+        "iolens-quick" => {
+            "1 also when a test failed, or when a check refused a test (every test is checked \
+             before the first runs); the tests measured before a failure are printed.\n"
+        }
+        "iolens-sweep" | "iolens-curve" | "iolens-pts" => {
+            "1 also when a run failed or a check refused one before its I/O.\n"
+        }
+        _ => "",
+    };
+    format!(
+        ".SH \"EXIT STATUS\"\n\
+         0 when the command did what it was asked; 1 when it failed (the reason is on \
+         stderr, after \"iolens: error:\") or a run was interrupted (Ctrl-C, SIGTERM, \
+         SIGHUP: what was measured is reported); 2 for a usage error of a subcommand (clap's \
+         message and usage on stderr).\n{}",
+        if special.is_empty() {
+            String::new()
+        } else {
+            format!(".PP\n{special}")
+        }
+    )
 }
 
 /// `iolens completions SHELL`.
