@@ -311,3 +311,186 @@ fn every_flag_the_parsers_accept_is_described_in_help_and_man() {
         missing.join("\n")
     );
 }
+
+/// What bash's completion offers, driven as bash drives it: COMP_WORDS as bash splits the
+/// line (a word breaks at '='), COMP_CWORD, and `cur` (the text being completed) as $2.
+fn bash_offers(script: &Path, words: &[&str], cur: &str) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let n = words.len();
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{}'; COMP_POINT=${{#COMP_LINE}}; \
+         _iolens iolens '{cur}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        n - 1,
+        words.join(""),
+        words[n.saturating_sub(2)],
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-c", &prog])
+        .output()
+        .expect("bash runs");
+    crate::common::stdout(&o)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn completions_offer_the_values_of_options_in_both_forms() {
+    use crate::common::{run_in, stderr, stdout, TempDir};
+    let d = TempDir::new("completion-values");
+    let o = run_in(&d.0, &["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = d.write("iolens.bash", &stdout(&o));
+    let types = iolens_analyze::models::volume_types();
+    // (words as bash splits them, the text completed, what must be offered, what must not)
+    let cases: Vec<(Vec<&str>, &str, Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["iolens", "--rw", "="],
+            "",
+            vec!["randread", "randtrimwrite", "read"],
+            vec!["--name", "--bs"],
+        ),
+        (
+            vec!["iolens", "--rw", "=", "rand"],
+            "rand",
+            vec!["randread", "randwrite", "randrw"],
+            vec!["read", "--rw"],
+        ),
+        // A bash without '=' in COMP_WORDBREAKS keeps the word whole.
+        (
+            vec!["iolens", "--rw=rand"],
+            "--rw=rand",
+            vec!["--rw=randread"],
+            vec!["read"],
+        ),
+        (
+            vec!["iolens", "--name=x", "--ioengine", "=", "io"],
+            "io",
+            vec!["io_uring", "io_uring_cmd"],
+            vec!["libaio"],
+        ),
+        (
+            vec!["iolens", "quick", "--profile", "=", ""],
+            "",
+            vec![
+                "default",
+                "peak",
+                "real-world",
+                "nvme",
+                "cdm7",
+                "durability",
+            ],
+            vec![],
+        ),
+        (
+            vec!["iolens", "quick", "--profile", ""],
+            "",
+            vec!["default", "durability"],
+            vec![],
+        ),
+        (
+            vec!["iolens", "pts", "iops", "--precondition", "=", ""],
+            "",
+            vec!["wipc", "sprandom"],
+            vec![],
+        ),
+        (
+            vec!["iolens", "advise", "--provider", "=", ""],
+            "",
+            vec!["aws", "azure", "gcp", "oci"],
+            vec![],
+        ),
+        (
+            vec!["iolens", "advise", "--type", "=", ""],
+            "",
+            types.clone(),
+            vec!["custom"],
+        ),
+        (
+            vec!["iolens", "advise", "--type", "=", "gp"],
+            "gp",
+            vec!["gp2", "gp3"],
+            vec!["io1"],
+        ),
+        // The suites' fio side completes as fio mode does; their own flags as theirs.
+        (
+            vec!["iolens", "sweep", "iodepth=1..8", "--rw", "=", "randr"],
+            "randr",
+            vec!["randread", "randrw"],
+            vec![],
+        ),
+        (
+            vec!["iolens", "sweep", "--output-format", "=", ""],
+            "",
+            vec!["table", "json", "csv"],
+            vec!["json+", "terse"],
+        ),
+        (
+            vec!["iolens", "--output-format", "=", "j"],
+            "j",
+            vec!["json", "json+"],
+            vec!["csv"],
+        ),
+    ];
+    for (words, cur, want, never) in cases {
+        let got = bash_offers(&script, &words, cur);
+        for w in &want {
+            assert!(
+                got.iter().any(|g| g == w),
+                "bash completion of {words:?} (completing '{cur}') should offer '{w}', \
+                 offered {got:?}"
+            );
+        }
+        for w in &never {
+            assert!(
+                !got.iter().any(|g| g == w),
+                "bash completion of {words:?} (completing '{cur}') should not offer '{w}', \
+                 offered {got:?}"
+            );
+        }
+    }
+    // zsh and fish complete `--option=value` themselves from the values their scripts list.
+    let zsh = stdout(&run_in(&d.0, &["completions", "zsh"]));
+    let fish = stdout(&run_in(&d.0, &["completions", "fish"]));
+    // zsh: each `'--flag=[help]:NAME:(values)' \` spec; fish: each `complete ...` command.
+    let zsh_specs = |flag: &str| -> Vec<String> {
+        // `'*--flag=` where the flag repeats (a comma list).
+        let head = format!("--{flag}=[");
+        zsh.match_indices(&head)
+            .filter(|(i, _)| zsh[..*i].ends_with('\'') || zsh[..*i].ends_with("'*"))
+            .map(|(i, _)| {
+                let rest = &zsh[i..];
+                rest[..rest.find("' \\\n").unwrap_or(rest.len())].to_string()
+            })
+            .collect()
+    };
+    let fish_commands = |flag: &str, sub: Option<&str>| -> Vec<String> {
+        fish.split("\ncomplete ")
+            .filter(|c| c.contains(&format!(" -l {flag} ")))
+            .filter(|c| sub.is_none_or(|s| c.contains(&format!("using_subcommand {s}\""))))
+            .map(str::to_string)
+            .collect()
+    };
+    for (flag, sub, values) in [
+        ("rw", None, vec!["randread", "randtrimwrite"]),
+        ("profile", Some("quick"), vec!["real-world", "durability"]),
+        ("precondition", Some("pts"), vec!["wipc", "sprandom"]),
+        ("provider", Some("advise"), vec!["aws", "oci"]),
+        ("type", Some("advise"), types.clone()),
+    ] {
+        let (z, f) = (zsh_specs(flag), fish_commands(flag, sub));
+        for v in &values {
+            assert!(
+                z.iter().any(|s| s.contains(v)),
+                "zsh: a --{flag}= spec (of {sub:?}) should list '{v}': {z:?}"
+            );
+            assert!(
+                f.iter().any(|c| c.contains(&format!("{v}\\t"))),
+                "fish: -l {flag} of {sub:?} should list '{v}': {f:?}"
+            );
+        }
+    }
+}

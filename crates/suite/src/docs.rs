@@ -31,6 +31,30 @@ pub fn documented(cli: Command) -> Command {
             Some(optional) => with_choices(a.num_args(usize::from(!optional)..=1), f.choices),
         });
     }
+    // Values the parsers check themselves, listed here for the man page and completions.
+    let providers: Vec<&'static str> = iolens_analyze::advise::PROVIDERS
+        .iter()
+        .map(|(k, _)| *k)
+        .collect();
+    let listed =
+        |names: Vec<&'static str>| move |a: Arg| a.value_parser(PossibleValuesParser::new(names));
+    c = c
+        .mut_subcommand("advise", |s| {
+            s.mut_arg("provider", listed(providers))
+                .mut_arg("types", listed(iolens_analyze::models::volume_types()))
+        })
+        .mut_subcommand("quick", |s| {
+            s.mut_arg(
+                "profile",
+                listed(crate::quick::PROFILE_NAMES.split(", ").collect()),
+            )
+        })
+        .mut_subcommand("pts", |s| {
+            s.mut_arg(
+                "precondition",
+                listed(crate::pts::Precondition::NAMES.to_vec()),
+            )
+        });
     for o in OPTIONS {
         if !seen.insert(o.name) {
             continue;
@@ -169,9 +193,94 @@ pub fn exit_status(page: &str) -> String {
     )
 }
 
-/// `iolens completions SHELL`.
+/// `iolens completions SHELL`. zsh and fish complete `--option=value` from the values clap
+/// lists; bash's script from clap completes `--option value` only, so a function in front of
+/// it completes the value after `--option=` (bash splits the word at `=`) from the same lists.
 pub fn completions(cli: Command, shell: clap_complete::Shell) -> String {
+    let mut c = documented(cli);
     let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut documented(cli), "iolens", &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    clap_complete::generate(shell, &mut c, "iolens", &mut buf);
+    let script = String::from_utf8_lossy(&buf).into_owned();
+    if shell != clap_complete::Shell::Bash {
+        return script;
+    }
+    let script = script.replacen("_iolens() {", "_iolens_clap() {", 1);
+    format!("{}\n{script}", bash_values(&c))
+}
+
+/// The listed values of every option (`SUBCOMMAND:--option`; fio mode's with no subcommand),
+/// and `_iolens`, which completes `--option=value` from them and leaves the rest to clap's
+/// `_iolens_clap`.
+fn bash_values(c: &Command) -> String {
+    let mut cases = String::new();
+    let mut add = |sub: &str, a: &Arg| {
+        if !a.get_action().takes_values() || a.is_hide_possible_values_set() {
+            return;
+        }
+        let values: Vec<String> = a
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let Some(long) = a.get_long() else { return };
+        if values.is_empty() {
+            return;
+        }
+        let names = std::iter::once(long).chain(a.get_all_aliases().unwrap_or_default());
+        let pats: Vec<String> = names.map(|n| format!("'{sub}:--{n}'")).collect();
+        cases.push_str(&format!(
+            "        {}) echo '{}' ;;\n",
+            pats.join("|"),
+            values.join(" ")
+        ));
+    };
+    for a in c.get_arguments() {
+        add("", a);
+    }
+    let mut subs = Vec::new();
+    for s in c.get_subcommands() {
+        subs.push(s.get_name().to_string());
+        for a in s.get_arguments() {
+            add(s.get_name(), a);
+        }
+    }
+    format!(
+        r#"# The values of each option that takes one of a list, as "SUBCOMMAND:--option".
+_iolens_values() {{
+    case "$1:$2" in
+{cases}        *) return 1 ;;
+    esac
+}}
+
+# `--option=value`: bash splits the word at '=' (COMP_WORDBREAKS), or keeps it whole.
+_iolens() {{
+    local opt="" val="$2" pre="" vals sub=""
+    if [[ "${{COMP_WORDS[COMP_CWORD]}}" == "=" ]]; then
+        opt="${{COMP_WORDS[COMP_CWORD-1]}}"
+        val=""
+    elif [[ $COMP_CWORD -ge 2 && "${{COMP_WORDS[COMP_CWORD-1]}}" == "=" ]]; then
+        opt="${{COMP_WORDS[COMP_CWORD-2]}}"
+    elif [[ "$2" == --*=* ]]; then
+        opt="${{2%%=*}}"
+        val="${{2#*=}}"
+        pre="$opt="
+    fi
+    if [[ "$opt" == --* ]]; then
+        case "${{COMP_WORDS[1]}}" in
+            {subs}) sub="${{COMP_WORDS[1]}}" ;;
+        esac
+        # sweep, curve and advise pass fio options through: fio mode's lists apply there.
+        if vals="$(_iolens_values "$sub" "$opt" || _iolens_values "" "$opt")"; then
+            COMPREPLY=($(compgen -P "$pre" -W "$vals" -- "$val"))
+        else
+            COMPREPLY=($(compgen -P "$pre" -f -- "$val"))
+        fi
+        return 0
+    fi
+    _iolens_clap "$@"
+}}
+"#,
+        subs = subs.join("|")
+    )
 }

@@ -39,7 +39,7 @@ pub use prices::{
 pub(crate) use provision::units_per_io;
 pub use provision::{size_for, smallest, Need, Sized};
 pub(crate) use spec::known_types;
-pub use spec::parse_volume;
+pub use spec::{parse_volume, volume_types};
 pub use volume::{Burst, Volume};
 
 /// The version string of the bundled model data, e.g. `2026-11-29.1`.

@@ -29,6 +29,17 @@ pub(crate) fn fields_of(model: &VolumeModel) -> Vec<&'static str> {
     }
 }
 
+/// Every volume type of the model data but `custom`, in its order (what `advise --type`
+/// takes; completions offer them).
+pub fn volume_types() -> Vec<&'static str> {
+    data()
+        .volumes
+        .iter()
+        .map(|m| m.ty.as_str())
+        .filter(|t| *t != "custom")
+        .collect()
+}
+
 /// `gp2 (size), gp3 (iops, throughput, size, limits), ...`
 pub(crate) fn known_types() -> String {
     data()

@@ -292,6 +292,9 @@ pub enum Precondition {
 }
 
 impl Precondition {
+    /// The names `--precondition` takes (`sprandom` also as `sprandom:op=RATIO`).
+    pub const NAMES: [&'static str; 2] = ["wipc", "sprandom"];
+
     /// Parses `wipc`, `sprandom` or `sprandom:op=0.21`.
     pub fn parse(s: &str) -> Result<Precondition, String> {
         let (name, rest) = s.split_once(':').unwrap_or((s, ""));
