@@ -462,7 +462,7 @@ bs, rw, rwmixread, rate_iops; values as a list (bs=4k,16k) or a doubling range \
 flight), the knee along iodepth (or numjobs) with the Little's-law figure, and the model's \
 ceiling beside the plateau with --volume/--instance or a simulated volume (--sim_volume).
 Example:
-  iolens sweep iodepth=1..64 --name=r --rw=randread --bs=16k --ioengine=libaio \\
+  iolens sweep iodepth=1..64 --name=r --rw=randread --bs=16k --ioengine=libaio --size=1g \\
       --sim_volume=io1:iops=48000 --sim_latency=463us --runtime=2 --time_based")]
 pub struct SweepArgs {
     /// Axes (AXIS=V1,V2,... or AXIS=A..B), then a fio command line: --option=value and job

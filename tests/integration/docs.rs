@@ -494,3 +494,298 @@ fn completions_offer_the_values_of_options_in_both_forms() {
         }
     }
 }
+
+/// A command of the documents: where it is written, and the line a shell runs.
+#[derive(Debug)]
+struct Example {
+    source: String,
+    line: String,
+}
+
+/// Joins `\`-continued lines and drops a trailing `# comment`.
+fn shell_lines(block: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for l in block.lines() {
+        let l = l.trim();
+        if let Some(head) = l.strip_suffix('\\') {
+            cur.push_str(head.trim_end());
+            cur.push(' ');
+            continue;
+        }
+        cur.push_str(l);
+        let line = match cur.find(" # ") {
+            Some(i) => cur[..i].trim().to_string(),
+            None => cur.trim().to_string(),
+        };
+        if !line.is_empty() && !line.starts_with('#') {
+            out.push(line);
+        }
+        cur.clear();
+    }
+    out
+}
+
+/// A synopsis rather than an example: alternatives, optional parts, elisions or
+/// placeholders (`JOB`, `PATH`, `N`).
+fn is_synopsis(cmd: &str) -> bool {
+    cmd.contains(['[', '|', '<', '…']) || cmd.contains("...") || {
+        cmd.split(|c: char| c.is_whitespace() || c == '=' || c == ',')
+            .any(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase()))
+    }
+}
+
+/// The README's commands: each line of its `sh` blocks (`cargo run --release --` is the
+/// installed `iolens`; building, installing and testing the source are left out), and each
+/// inline `iolens ...` of three words or more that is no synopsis.
+fn readme_examples() -> Vec<Example> {
+    let text = read("README.md");
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    let mut prose = String::new();
+    while let Some(i) = rest.find("```") {
+        prose.push_str(&rest[..i]);
+        let after = &rest[i + 3..];
+        let end = after.find("```").expect("README's code blocks are closed");
+        let (lang, body) = after[..end].split_once('\n').unwrap_or(("", ""));
+        if lang.trim() == "sh" {
+            for l in shell_lines(body) {
+                if l.starts_with("cargo install") || l.starts_with("cargo test") {
+                    continue;
+                }
+                let line = match l.strip_prefix("cargo run --release -- ") {
+                    Some(r) => format!("iolens {r}"),
+                    None => l,
+                };
+                out.push(Example {
+                    source: "README.md (code block)".into(),
+                    line,
+                });
+            }
+        }
+        rest = &after[end + 3..];
+    }
+    prose.push_str(rest);
+    for (k, span) in prose.split('`').enumerate() {
+        let span = span.split_whitespace().collect::<Vec<_>>().join(" ");
+        if k % 2 == 1
+            && span.starts_with("iolens ")
+            && span.split(' ').count() >= 3
+            && !is_synopsis(&span)
+        {
+            out.push(Example {
+                source: "README.md (inline)".into(),
+                line: span,
+            });
+        }
+    }
+    out
+}
+
+/// The Example(s) sections of every `--help`: `iolens ...` and the `fio ...` lines that make
+/// their inputs, with a trailing `(remark)` left out; and the lines that continue an example
+/// without a `\` (help wrapped to the terminal breaks a long one in two).
+fn help_examples() -> (Vec<Example>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut broken = Vec::new();
+    let mut pages = vec![(String::from("iolens --help"), vec!["--help".to_string()])];
+    for s in subcommands() {
+        pages.push((format!("iolens {s} --help"), vec![s, "--help".into()]));
+    }
+    for (source, args) in pages {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let help = crate::common::stdout(&crate::common::run_in(root(), &args));
+        let mut inside = false;
+        let mut block = String::new();
+        for l in help.lines() {
+            let t = l.trim();
+            if let Some(r) = t
+                .strip_prefix("Example:")
+                .or_else(|| t.strip_prefix("Examples:"))
+            {
+                inside = true;
+                block.push_str(r);
+                block.push('\n');
+                continue;
+            }
+            if inside && (t.is_empty() || !(l.starts_with(' ') || block.trim_end().ends_with('\\')))
+            {
+                inside = false;
+            }
+            if inside {
+                if t.starts_with('-') && !block.trim_end().ends_with('\\') {
+                    broken.push(format!(
+                        "{source}: '{t}' continues an example without a '\\'"
+                    ));
+                }
+                block.push_str(t);
+                block.push('\n');
+            }
+        }
+        for line in shell_lines(&block) {
+            let line = match line.find("  (") {
+                Some(i) => line[..i].trim().to_string(),
+                None => line,
+            };
+            if line.starts_with("iolens ") || line.starts_with("fio ") {
+                out.push(Example {
+                    source: source.clone(),
+                    line,
+                });
+            }
+        }
+    }
+    (out, broken)
+}
+
+/// A folder on a disk (O_DIRECT works there, unlike on tmpfs) with the files the examples
+/// name, `iolens` first in PATH and HOME inside it.
+fn example_folder(tag: &str) -> crate::common::TempDir {
+    use std::os::unix::fs::symlink;
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("examples-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(base.join("bin")).expect("the examples' folder");
+    let d = crate::common::TempDir(base);
+    symlink(env!("CARGO_BIN_EXE_iolens"), d.join("bin/iolens")).expect("iolens in PATH");
+    std::fs::create_dir_all(d.join("home")).expect("HOME");
+    std::fs::create_dir_all(d.join("examples")).expect("examples/");
+    for e in std::fs::read_dir(root().join("examples"))
+        .expect("examples/")
+        .flatten()
+    {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), d.join("examples").join(e.file_name())).expect("copy");
+        }
+    }
+    let corpus = root().join("crates/analyze/tests-data/corpus");
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(corpus.join(from), d.join(to)).unwrap_or_else(|e| panic!("{from}: {e}"));
+    };
+    // A fio result and an iolens result of a device (advise refuses the page cache's).
+    copy("throttle2000-iouring-qd8.fio.json", "fio-result.json");
+    copy("throttle2000-iouring-qd8.fio.json", "fio.json");
+    copy("throttle2000-iouring-qd8.fio.json", "run.json");
+    copy("throttle2000-iouring-qd8.iolens.json", "result.json");
+    copy("throttle2000-iouring-qd8.iolens.json", "A.json");
+    copy("throttle2000-iouring-qd8.iolens.json", "B.json");
+    // fio's job for the log example: a short random read of a file of its own.
+    d.write(
+        "job.fio",
+        "[j]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\nfilename=job.dat\nruntime=1\ntime_based=1\n",
+    );
+    // A timed trace (fio iolog v3): 400 reads of 4 KiB, one per ms.
+    let mut trace = String::from("fio version 3 iolog\n0 app.dat add\n0 app.dat open\n");
+    for i in 0..400u64 {
+        trace.push_str(&format!(
+            "{} app.dat read {} 4096\n",
+            i * 1000,
+            (i * 7919 % 4096) * 4096
+        ));
+    }
+    trace.push_str("400000 app.dat close\n");
+    d.write("app.iolog", &trace);
+    d
+}
+
+/// Runs one example in `d` as a shell would; a failure in words, or None.
+fn run_example(d: &crate::common::TempDir, e: &Example) -> Option<String> {
+    let path = format!(
+        "{}:{}",
+        d.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", &e.line])
+        .current_dir(&d.0)
+        .env("PATH", path)
+        .env("HOME", d.join("home"));
+    let o = crate::common::output_within(c, std::time::Duration::from_secs(300));
+    let (out, err) = (crate::common::stdout(&o), crate::common::stderr(&o));
+    // 0, or 1 for a verdict that is the answer (advise: no candidate fits; compare: slower),
+    // which prints its result and no error.
+    let verdict = o.status.code() == Some(1) && !out.is_empty() && !err.contains("error");
+    if o.status.code() == Some(0) || verdict {
+        return None;
+    }
+    Some(format!(
+        "{} `{}`: exit {:?}\nstderr: {}\nstdout: {}",
+        e.source,
+        e.line,
+        o.status.code(),
+        err.trim_end(),
+        out.chars().take(2000).collect::<String>()
+    ))
+}
+
+fn run_examples(tag: &str, examples: Vec<Example>) {
+    assert!(!examples.is_empty(), "{tag}: no examples found");
+    let d = example_folder(tag);
+    let has_fio = crate::common::has_fio();
+    let mut failed = Vec::new();
+    for e in &examples {
+        if e.line.starts_with("fio ") && !has_fio {
+            // iolens takes fio's command line and writes its logs: the later examples still
+            // get their inputs.
+            crate::common::skip(&format!("fio is not installed for `{}`", e.line));
+            let stand_in = Example {
+                source: format!("{} (iolens for fio)", e.source),
+                line: format!("iolens {}", &e.line[4..]),
+            };
+            failed.extend(run_example(&d, &stand_in));
+            continue;
+        }
+        if e.line.contains("io_uring") && !crate::common::has_io_uring() {
+            crate::common::skip(&format!("no io_uring for `{}`", e.line));
+            continue;
+        }
+        if let Some(f) = run_example(&d, e) {
+            failed.push(f);
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of the {} examples ({tag}) fail as written:\n\n{}",
+        failed.len(),
+        examples.len(),
+        failed.join("\n\n")
+    );
+}
+
+#[test]
+fn every_example_of_the_readme_runs_as_written() {
+    run_examples("readme", readme_examples());
+}
+
+#[test]
+fn every_example_of_every_help_runs_as_written() {
+    let (mut examples, broken) = help_examples();
+    assert!(
+        broken.is_empty(),
+        "examples copied from --help must be whole lines:\n{}",
+        broken.join("\n")
+    );
+    // `report`'s saved PTS result comes from a short PTS run on a simulated SSD.
+    examples.insert(
+        0,
+        Example {
+            source: "(the input of `iolens report pts.json`)".into(),
+            line: "iolens pts latency --target=p.img --size=16m --simulate --round=1s \
+                   --max-rounds=5 --bs=4k --mix=100/0 --output-format=json > pts.json"
+                .into(),
+        },
+    );
+    let names: Vec<&str> = examples.iter().map(|e| e.line.as_str()).collect();
+    for want in [
+        "iolens sweep ",
+        "iolens advise ",
+        "iolens report ",
+        "iolens cost ",
+    ] {
+        assert!(
+            names.iter().any(|n| n.starts_with(want)),
+            "the --help pages' examples should include `{want}...`: {names:#?}"
+        );
+    }
+    run_examples("help", examples);
+}

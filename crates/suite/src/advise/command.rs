@@ -30,7 +30,8 @@ them by monthly cost. Without targets, what a result achieved or a trace offers 
 Exit status: 0 when a candidate fits, 1 when none does (the closest is named).
 
 Examples:
-  iolens advise --iops 20000 --p99 1ms --provider aws --name=db --rw=randread --bs=16k --ioengine=libaio --iodepth=32 --size=100g
+  iolens advise --iops 20000 --p99 1ms --provider aws --name=db --rw=randread --bs=16k \\
+      --ioengine=libaio --iodepth=32 --size=100g
   iolens advise --result run.json --p99 2ms --instance m6i.2xlarge
   iolens advise --trace app.iolog --provider gcp --output-format json")]
 pub struct AdviseArgs {
