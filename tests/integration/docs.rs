@@ -337,6 +337,10 @@ fn bash_offers(script: &Path, words: &[&str], cur: &str) -> Vec<String> {
         .collect()
 }
 
+/// A completion and what it must offer: the words as bash splits them, the text completed,
+/// what must be offered, what must not.
+type Case<'a> = (Vec<&'a str>, &'a str, Vec<&'a str>, Vec<&'a str>);
+
 #[test]
 fn completions_offer_the_values_of_options_in_both_forms() {
     use crate::common::{run_in, stderr, stdout, TempDir};
@@ -345,8 +349,7 @@ fn completions_offer_the_values_of_options_in_both_forms() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let script = d.write("iolens.bash", &stdout(&o));
     let types = iolens_analyze::models::volume_types();
-    // (words as bash splits them, the text completed, what must be offered, what must not)
-    let cases: Vec<(Vec<&str>, &str, Vec<&str>, Vec<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             vec!["iolens", "--rw", "="],
             "",
