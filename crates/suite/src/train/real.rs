@@ -20,10 +20,12 @@ use super::result::{Step, Timeline};
 use super::virt::device_len;
 use super::Params;
 
-/// One accelerator's loader and the condition its threads wait on.
+/// One accelerator's loader and the conditions its threads wait on: the accelerator for its
+/// next batch, the readers for room ahead of it (each woken only by what it waits for).
 struct Shared {
     loader: Mutex<Loader>,
-    cv: Condvar,
+    batch: Condvar,
+    room: Condvar,
 }
 
 impl Shared {
@@ -31,12 +33,18 @@ impl Shared {
         self.loader.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits for a change, at most 100 ms (a stop request is checked that often).
-    fn wait<'a>(&self, g: MutexGuard<'a, Loader>) -> MutexGuard<'a, Loader> {
-        self.cv
-            .wait_timeout(g, Duration::from_millis(100))
+    /// Waits on `cv`, at most 100 ms (a stop request is checked that often).
+    fn wait<'a>(cv: &Condvar, g: MutexGuard<'a, Loader>) -> MutexGuard<'a, Loader> {
+        cv.wait_timeout(g, Duration::from_millis(100))
             .map(|(g, _)| g)
             .unwrap_or_else(|e| e.into_inner().0)
+    }
+
+    /// Stops the loader and wakes every thread of it.
+    fn stop(&self, l: &mut Loader) {
+        l.stop();
+        self.batch.notify_all();
+        self.room.notify_all();
     }
 }
 
@@ -68,7 +76,8 @@ pub fn run(p: &Params, ds: &Dataset, dir: &Path, direct: bool) -> Result<Timelin
                     p.batches_ahead(),
                     p.bs,
                 )),
-                cv: Condvar::new(),
+                batch: Condvar::new(),
+                room: Condvar::new(),
             })
             .collect();
         let ctx = Ctx {
@@ -143,13 +152,12 @@ impl Ctx<'_> {
         let mut l = sh.lock();
         loop {
             if stop_requested() && !l.stopped() {
-                l.stop();
-                sh.cv.notify_all();
+                sh.stop(&mut l);
             }
             match l.next(r) {
                 Next::Read(rd) => return Some(rd),
                 Next::Done => return None,
-                Next::Wait => l = sh.wait(l),
+                Next::Wait => l = Shared::wait(&sh.room, l),
             }
         }
     }
@@ -157,8 +165,7 @@ impl Ctx<'_> {
     /// A reader thread: its reads until its loader has nothing more; (time, bytes) of each.
     fn reader(&self, sh: &Shared, r: usize) -> Result<Vec<(u64, u64)>, String> {
         let fail = |sh: &Shared, e: String| {
-            sh.lock().stop();
-            sh.cv.notify_all();
+            sh.stop(&mut sh.lock());
             e
         };
         let dev_bs = device_len(self.bs) as usize;
@@ -246,7 +253,9 @@ impl Ctx<'_> {
             reads.push((self.now(), rd.len));
             let mut l = sh.lock();
             l.done(r);
-            sh.cv.notify_all();
+            if l.ready() {
+                sh.batch.notify_one();
+            }
         }
         Ok(reads)
     }
@@ -263,15 +272,14 @@ impl Ctx<'_> {
                     }
                     if l.ready() {
                         let b = l.take();
-                        sh.cv.notify_all();
+                        sh.room.notify_all();
                         break (self.now(), b);
                     }
                     if stop_requested() {
-                        l.stop();
-                        sh.cv.notify_all();
+                        sh.stop(&mut l);
                         return steps;
                     }
-                    l = sh.wait(l);
+                    l = Shared::wait(&sh.batch, l);
                 }
             };
             std::thread::sleep(self.step);
