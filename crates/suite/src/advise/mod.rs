@@ -261,7 +261,8 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
     };
     let mut notes = vec![];
     let instances = instances(o.instance.as_deref())?;
-    let (types, filter_notes) = catalogue(&o.filters).map_err(|e| err(e.to_string()))?;
+    let filters = attachable(&o.filters, &instances, &mut notes)?;
+    let (types, filter_notes) = catalogue(&filters).map_err(|e| err(e.to_string()))?;
     notes.extend(filter_notes);
     let overrides = overrides(&o.latency_models)?;
     let setup = Setup {
@@ -818,6 +819,49 @@ fn instances(name: Option<&str>) -> Result<Vec<iolens_analyze::Instance>, SuiteE
             }
         }
     }
+}
+
+/// The filters narrowed to the volumes the instance can attach: its own provider's. A
+/// provider given that is not the instance's is an error, since none of its volumes attach.
+fn attachable(
+    f: &iolens_analyze::advise::Filters,
+    instances: &[iolens_analyze::Instance],
+    notes: &mut Vec<String>,
+) -> Result<iolens_analyze::advise::Filters, SuiteError> {
+    let Some(inst) = instances.first() else {
+        return Ok(f.clone());
+    };
+    // The instance data names its cloud first ("AWS EC2", "Azure", "GCP", "OCI").
+    let word = inst.provider.split_whitespace().next().unwrap_or("");
+    let Some((key, _)) = iolens_analyze::advise::PROVIDERS
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(word))
+    else {
+        return Ok(f.clone());
+    };
+    let mut out = f.clone();
+    if f.providers.is_empty() {
+        out.providers = vec![key.to_string()];
+        notes.push(format!(
+            "--instance {}: only {} volumes attach to it, so only those are considered",
+            inst.name, inst.provider
+        ));
+    } else if !f
+        .providers
+        .iter()
+        .any(|p| p.trim().eq_ignore_ascii_case(key))
+    {
+        return Err(err(format!(
+            "--instance {} is a {} instance: volumes of --provider {} cannot attach to it \
+             (use --provider {key}, or leave --provider out)",
+            inst.name,
+            inst.provider,
+            f.providers.join(",")
+        )));
+    } else {
+        out.providers = vec![key.to_string()];
+    }
+    Ok(out)
 }
 
 /// `--latency TYPE=DIST`, checked: a known type and a distribution.

@@ -2396,3 +2396,53 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
         },
     );
 }
+
+/// An EC2 instance attaches EBS volumes only: with `--instance m6i.xlarge` and no provider,
+/// no Azure, GCP or OCI type is sized, ranked or named (they were, "on m6i.xlarge"); a
+/// provider that is not the instance's is an error that says why.
+#[test]
+fn an_instance_keeps_advise_to_its_own_cloud() {
+    let o = Options {
+        iops: Some(30_000.0),
+        instance: Some("m6i.xlarge".into()),
+        duration_s: Some(1200.0),
+        ..base(jobs(&DB))
+    };
+    let a = advise(&o).expect("advise with --instance m6i.xlarge");
+    for e in &a.entries {
+        assert_eq!(
+            e.candidate.provider, "aws",
+            "--instance m6i.xlarge (EC2), no --provider: expected only AWS candidates, got {} ({})",
+            e.candidate.label, e.candidate.provider
+        );
+    }
+    for r in &a.rejected {
+        // The other clouds' types are named by their provider: azure-*, gcp-*, oci-*.
+        assert!(
+            !["azure", "gcp", "oci"]
+                .iter()
+                .any(|p| r.label.contains(&format!("{p}-"))),
+            "--instance m6i.xlarge: expected only AWS rejections, got {}: {}",
+            r.label,
+            r.reason
+        );
+    }
+    assert!(
+        !a.entries.is_empty(),
+        "--instance m6i.xlarge for 20 min at 30,000 IOPS: expected AWS candidates, got none; rejected: {:?}",
+        a.rejected.iter().map(|r| &r.label).collect::<Vec<_>>()
+    );
+    let e = advise(&Options {
+        filters: Filters {
+            providers: vec!["oci".into()],
+            ..Filters::default()
+        },
+        ..o
+    })
+    .map(|_| ())
+    .expect_err("--instance m6i.xlarge --provider oci: expected an error");
+    assert!(
+        e.to_string().contains("cannot attach"),
+        "--instance m6i.xlarge --provider oci: expected 'cannot attach', got: {e}"
+    );
+}
