@@ -566,21 +566,41 @@ fn by_size(v: &mut Volume, need: &Need, floor: f64, max: f64, steps: &mut Vec<St
         probe.size_gib = Some(s);
         ok(probe, need)
     };
-    let s = if at(&mut probe, min) {
-        min
-    } else if !at(&mut probe, max) {
-        max
-    } else {
+    // The least size in (min, max] for which `good` holds, given that it holds at max.
+    let least = |probe: &mut Volume, good: &dyn Fn(&mut Volume, f64) -> bool| {
         let (mut a, mut b) = (min, max);
         while b - a > 1.0 {
             let mid = ((a + b) / 2.0).floor();
-            if at(&mut probe, mid) {
+            if good(probe, mid) {
                 b = mid;
             } else {
                 a = mid;
             }
         }
         b
+    };
+    let s = if at(&mut probe, min) {
+        min
+    } else if !at(&mut probe, max) {
+        // Even the largest volume misses the need with its headroom. Performance stops
+        // growing at the type's caps long before its largest size (pd-ssd reaches 1,200 MB/s
+        // at 2,500 GiB, not 64 TiB): the least size that reaches those caps, and no larger.
+        // What the workload gets (its I/O size and mix), not every limit of the type: 1 MiB
+        // reads reach pd-ssd's throughput cap at 2,500 GiB, its IOPS cap only at 3,334.
+        let carried = |probe: &mut Volume, s: f64| {
+            probe.size_gib = Some(s);
+            probe
+                .ceiling_with(need.bs, need.read_fraction, need.sequential)
+                .iops
+        };
+        let top = carried(&mut probe, max);
+        if carried(&mut probe, min) >= top * (1.0 - 1e-9) {
+            min
+        } else {
+            least(&mut probe, &|p, s| carried(p, s) >= top * (1.0 - 1e-9))
+        }
+    } else {
+        least(&mut probe, &|p, s| at(p, s))
     };
     v.size_gib = Some(s);
     let l = v.limits(false);
@@ -630,6 +650,36 @@ mod tests {
             capacity_gib: 0.0,
             headroom: 1.2,
         }
+    }
+
+    /// 1 GiB/s of 1 MiB sequential reads with 20 % headroom is 1,229 MiB/s, above pd-ssd's
+    /// 1,200 MiB/s cap: no size reaches it, and the size stops where the cap is reached,
+    /// 1,200 / 0.48 = 2,500 GiB, not at the type's largest, 65,536 GiB ($11,141 a month).
+    #[test]
+    fn a_need_past_the_cap_stops_at_the_least_size_that_reaches_it() {
+        let n = Need {
+            bytes_per_s: 1024.0 * 1_048_576.0,
+            sequential: true,
+            capacity_gib: 100.0,
+            ..need(0.0, 1024 * KIB)
+        };
+        let v = smallest("gcp-pd-ssd").unwrap();
+        let got = size_for(&v, &n, false).map(|s| s.volume.size_gib);
+        assert!(
+            matches!(got, Ok(Some(s)) if (2_500.0..2_501.0).contains(&s)),
+            "gcp-pd-ssd for 1,229 MiB/s (1 GiB/s + 20 %): expected the 2,500 GiB that reaches \
+             the 1,200 MiB/s cap, got {got:?}"
+        );
+        // Below the cap the headroom is still bought: 900 MiB/s x 1.2 / 0.48 = 2,250 GiB.
+        let n900 = Need {
+            bytes_per_s: 900.0 * 1_048_576.0,
+            ..n
+        };
+        let got = size_for(&v, &n900, false).map(|s| s.volume.size_gib);
+        assert!(
+            matches!(got, Ok(Some(s)) if (2_250.0..2_251.0).contains(&s)),
+            "gcp-pd-ssd for 900 MiB/s + 20 %: expected 2,250 GiB, got {got:?}"
+        );
     }
 
     #[test]
