@@ -234,6 +234,22 @@ fn disagreements(e: &Explanation) -> Vec<String> {
         if let (Some(a), Some(b)) = (none, queued) {
             out.push(format!("{unit}: says both '{a}' and '{b}'"));
         }
+        // A line that puts the typical I/O at many times its service time says I/Os waited:
+        // it may not also say that nothing queued.
+        for line in text.lines() {
+            let ratio = numbers_between(line, "= ", " x the")
+                .into_iter()
+                .fold(0.0, f64::max);
+            let none = NO_QUEUE
+                .iter()
+                .chain(&["no queue"])
+                .find(|p| line.contains(**p));
+            if let (true, Some(a)) = (ratio >= super::bound::QUEUEING, none) {
+                out.push(format!(
+                    "{unit}: a line says {ratio} x its service time and '{a}' together: {line}"
+                ));
+            }
+        }
         let q = j.queue.as_ref();
         let is_queued = q.is_some_and(|q| q.queued);
         if let (Some(a), true) = (none, is_queued) {
@@ -365,7 +381,7 @@ fn the_agreement_check_catches_each_contradiction() {
         "{file} as explained"
     );
     type Edit = fn(&mut Explanation);
-    let edits: [(&str, Edit, &str); 6] = [
+    let edits: [(&str, Edit, &str); 7] = [
         (
             "a line that says no queue built up",
             |e| {
@@ -416,6 +432,15 @@ fn the_agreement_check_catches_each_contradiction() {
             },
             "the rate 16,000 in a finding, 16,001 in the headline",
         ),
+        (
+            "a typical I/O 84.5 times the floor with no queue",
+            |e| {
+                e.findings[0].arithmetic.push_str(
+                    "\ntypical clat (p50) 83 µs = 84.5 x the floor (p5) of 1 µs: latency is the service time, no queue built up",
+                )
+            },
+            "84.5 x its service time and 'no queue built up' together",
+        ),
     ];
     for (what, edit, want) in edits {
         let mut bad = e.clone();
@@ -426,6 +451,44 @@ fn the_agreement_check_catches_each_contradiction() {
             "{file} with {what}: expected a disagreement containing '{want}', found {found:?}"
         );
     }
+}
+
+#[test]
+fn a_partly_cached_buffered_read_is_not_said_to_have_no_queue() {
+    // The cold buffered read with a twentieth of its reads served by the page cache: p5 falls
+    // to 1 µs while p50 stays at 81.4 µs (a device read), 81.4 x the floor at one I/O in
+    // flight. Nothing of the job's queued (one I/O at a time), so the line may not call the
+    // floor the service time, nor put "no queue" beside a ratio that large.
+    let file = "cache-buffered-read-cold.iolens.json";
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/corpus");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+    for p in ["1.000000", "5.000000"] {
+        v["jobs"][0]["read"]["clat_ns"]["percentile"][p] = serde_json::json!(1000);
+    }
+    let e = explain(
+        &parse_result(&v.to_string()).unwrap(),
+        &ExplainContext::default(),
+    );
+    let text = e.to_text();
+    let line = text
+        .lines()
+        .find(|l| l.contains("x the floor (p5)"))
+        .unwrap_or_else(|| {
+            panic!("{file} with p5 at 1 µs: expected a line against the floor, got:\n{text}")
+        });
+    assert!(
+        line.contains("81.4 x the floor (p5) of 1 µs")
+            && line.contains("none of the job's I/Os waited behind another")
+            && line.contains("page cache")
+            && !line.contains("no queue"),
+        "{file} with p5 at 1 µs (p50 81.4 µs, one I/O in flight): expected the ratio, that nothing waited and that the page cache served some reads, never 'no queue'; got: {line}"
+    );
+    assert_eq!(
+        disagreements(&e),
+        Vec::<String>::new(),
+        "{file} with p5 at 1 µs agrees with itself"
+    );
 }
 
 #[test]

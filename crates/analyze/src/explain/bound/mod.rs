@@ -53,7 +53,7 @@ const QUEUE_FULL: f64 = 0.90;
 /// the fastest twentieth of the I/Os shows the service time, the median what the queue added.
 /// Medians, not means: on a busy machine scheduling delays fill the mean's tail. The same
 /// factor over the volume model's latency, at the model's ceiling, means I/Os waited for it.
-const QUEUEING: f64 = 2.5;
+pub(crate) const QUEUEING: f64 = 2.5;
 /// Within this share of the model's ceiling, an I/O is served in the model's latency and
 /// anything above it is waiting for the volume.
 const AT_CEILING: f64 = 0.90;
@@ -535,6 +535,19 @@ fn queue_line(
     if !queueing {
         let verdict = if c.unsteady() {
             whole_run.trim_start_matches(' ').to_string()
+        } else if m >= QUEUEING * s {
+            // A typical I/O far above the service time, yet under two in flight: nothing of
+            // the job's waited behind another, so the I/Os themselves differ (cache hits
+            // beside device reads), and the fastest ones are not the typical one's service.
+            format!(
+                "with {} I/O in flight on average none of the job's I/Os waited behind another; the I/Os themselves differ{}, so the fastest are not the typical I/O's service time",
+                fmt::trim(little, 1),
+                if c.o.direct {
+                    ""
+                } else {
+                    " (buffered I/O: some served by the page cache, others by the device)"
+                }
+            )
         } else {
             "latency is the service time, no queue built up".to_string()
         };
