@@ -106,6 +106,7 @@ fn svg_problems(html: &str) -> Vec<String> {
             view.get(3).copied().unwrap_or(0.0),
         );
         let mut boxes: Vec<((f64, f64, f64, f64), String)> = Vec::new();
+        let mut marks_at: Vec<((f64, f64, f64, f64), String)> = Vec::new();
         for (tag, body) in tags(svg, "text") {
             if tag.contains("transform=") {
                 continue; // the rotated y axis title, alone in the left margin
@@ -146,7 +147,65 @@ fn svg_problems(html: &str) -> Vec<String> {
                     ));
                 }
             }
+            if class.contains("mark") {
+                marks_at.push((b, text.clone()));
+            }
             boxes.push((b, text));
+        }
+        // A mark's label lies over no line, and a label with a value (`p99 1.2 ms`) sits at
+        // its point.
+        let mut segs: Vec<(f64, f64, f64, f64)> = Vec::new();
+        for (tag, _) in tags(svg, "polyline") {
+            let pts: Vec<(f64, f64)> = attr(tag, "points")
+                .unwrap_or("")
+                .split(' ')
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            segs.extend(pts.windows(2).map(|w| (w[0].0, w[0].1, w[1].0, w[1].1)));
+        }
+        for (tag, _) in tags(svg, "line") {
+            if attr(tag, "class").is_some_and(|c| c.split(' ').any(|c| c == "ln")) {
+                segs.push((
+                    attr_f(tag, "x1"),
+                    attr_f(tag, "y1"),
+                    attr_f(tag, "x2"),
+                    attr_f(tag, "y2"),
+                ));
+            }
+        }
+        let dots: Vec<(f64, f64)> = tags(svg, "circle")
+            .iter()
+            .map(|(c, _)| (attr_f(c, "cx"), attr_f(c, "cy")))
+            .collect();
+        for (b, text) in &marks_at {
+            if let Some(s) = segs.iter().find(|s| crosses(**s, *b)) {
+                problems.push(format!(
+                    "chart {n} '{title}': the label '{text}' (box {b:?}) lies on the line from ({}, {}) to ({}, {})",
+                    s.0, s.1, s.2, s.3
+                ));
+            }
+            let valued = text.starts_with('p')
+                && text.split_once(' ').is_some_and(|(p, v)| {
+                    p[1..].parse::<f64>().is_ok() && v.starts_with(|c: char| c.is_ascii_digit())
+                });
+            if valued {
+                let near = dots
+                    .iter()
+                    .map(|(x, y)| {
+                        let dx = (b.0 - x).max(x - b.2).max(0.0);
+                        let dy = (b.1 - y).max(y - b.3).max(0.0);
+                        (dx * dx + dy * dy).sqrt()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                if near > 30.0 {
+                    problems.push(format!(
+                        "chart {n} '{title}': the label '{text}' (box {b:?}) is {near:.0} px from the nearest point, not at its point"
+                    ));
+                }
+            }
         }
         let marks = ["<polyline ", "<polygon ", "<circle ", "<rect class=\"bar"]
             .iter()
@@ -180,6 +239,34 @@ fn svg_problems(html: &str) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Whether the segment `s` (x1, y1, x2, y2) crosses the box `b` (left, top, right, bottom),
+/// by more than half a pixel.
+fn crosses(s: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    let b = (b.0 + 0.5, b.1 + 0.5, b.2 - 0.5, b.3 - 0.5);
+    let (dx, dy) = (s.2 - s.0, s.3 - s.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, s.0 - b.0),
+        (dx, b.2 - s.0),
+        (-dy, s.1 - b.1),
+        (dy, b.3 - s.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else if p < 0.0 {
+            t0 = t0.max(q / p);
+        } else {
+            t1 = t1.min(q / p);
+        }
+        if t0 > t1 {
+            return false;
+        }
+    }
+    true
 }
 
 /// Fails with every problem [`svg_problems`] finds in the `kind` report at `html`.
@@ -232,6 +319,22 @@ fn the_svg_check_finds_overlaps_text_outside_and_empty_charts() {
     assert!(
         p.len() == 1 && p[0].contains("draws no data"),
         "an empty chart: {p:?}"
+    );
+    let crossed = chart(&format!(
+        "{dot}<polyline class=\"ln s1\" points=\"90,40 200,60\"/>\n<text class=\"mark\" x=\"100\" y=\"50\" text-anchor=\"start\">knee (iodepth 16)</text>\n"
+    ));
+    let p = svg_problems(&crossed);
+    assert!(
+        p.len() == 1 && p[0].contains("lies on the line"),
+        "a p99 line through the knee's label: {p:?}"
+    );
+    let far = chart(&format!(
+        "{dot}<text class=\"mark t1\" x=\"78\" y=\"42\" text-anchor=\"start\">p50 2.1 ms</text>\n<text class=\"mark t1\" x=\"104\" y=\"96\" text-anchor=\"start\">p99 4 ms</text>\n"
+    ));
+    let p = svg_problems(&far);
+    assert!(
+        p.len() == 1 && p[0].contains("'p50 2.1 ms'") && p[0].contains("not at its point"),
+        "a value label in the plot's corner, 60 px from its dot, and one beside it: {p:?}"
     );
     let hidden = chart("<circle class=\"f0\" cx=\"60\" cy=\"100\" r=\"3\"/>\n");
     let p = svg_problems(&hidden);

@@ -73,6 +73,117 @@ impl LatDist {
 /// The marked percentiles.
 pub const MARKS: [(f64, &str); 3] = [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")];
 
+/// Where a chart's labels may go: inside the plot, over none of the lines drawn and none of
+/// the labels already placed. A label is tried at the places beside its own point (or line)
+/// in order; where none is free it is left out (its value is in the table under the chart),
+/// never moved to a corner far from what it names.
+struct Clear {
+    area: (f64, f64, f64, f64),
+    segs: Vec<(f64, f64, f64, f64)>,
+    boxes: Vec<(f64, f64, f64, f64)>,
+}
+
+impl Clear {
+    fn new(f: &Frame) -> Clear {
+        Clear {
+            area: f.area,
+            segs: Vec::new(),
+            boxes: Vec::new(),
+        }
+    }
+
+    /// A line drawn through `pts` (pixels): no label may cross it.
+    fn line(&mut self, pts: &[(f64, f64)]) {
+        for w in pts.windows(2) {
+            self.segs.push((w[0].0, w[0].1, w[1].0, w[1].1));
+        }
+    }
+
+    /// A dot at (x, y): no label may cover it.
+    fn dot(&mut self, x: f64, y: f64) {
+        self.boxes.push((x - 3.5, y - 3.5, x + 3.5, y + 3.5));
+    }
+
+    /// The box of a mark label `w` px wide with its baseline at `y`, starting at `x`.
+    fn label_box(x: f64, y: f64, w: f64) -> (f64, f64, f64, f64) {
+        (x - 1.0, y - 10.0, x + w + 1.0, y + 3.0)
+    }
+
+    fn free(&self, b: (f64, f64, f64, f64)) -> bool {
+        let (l, r, t, bot) = self.area;
+        b.0 >= l
+            && b.2 <= r
+            && b.1 >= t
+            && b.3 <= bot
+            && self
+                .boxes
+                .iter()
+                .all(|o| b.2 <= o.0 || b.0 >= o.2 || b.3 <= o.1 || b.1 >= o.3)
+            && !self.segs.iter().any(|s| seg_hits_box(*s, b))
+    }
+
+    /// The first free place of `places` (start x, baseline y) for a label `w` px wide, taken.
+    fn place(&mut self, places: &[(f64, f64)], w: f64) -> Option<(f64, f64)> {
+        let at = places
+            .iter()
+            .copied()
+            .find(|(x, y)| self.free(Clear::label_box(*x, *y, w)))?;
+        self.boxes.push(Clear::label_box(at.0, at.1, w));
+        Some(at)
+    }
+}
+
+/// Whether the segment `s` (x1, y1, x2, y2) crosses or lies in the box `b` (l, t, r, b):
+/// Liang-Barsky clipping.
+fn seg_hits_box(s: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    let (dx, dy) = (s.2 - s.0, s.3 - s.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, s.0 - b.0),
+        (dx, b.2 - s.0),
+        (-dy, s.1 - b.1),
+        (dy, b.3 - s.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let r = q / p;
+            if p < 0.0 {
+                t0 = t0.max(r);
+            } else {
+                t1 = t1.min(r);
+            }
+            if t0 > t1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Places beside a point (x, y) for a label `w` px wide, nearest first: above left, below
+/// right, above right, below left, then a row further out each way.
+fn around(x: f64, y: f64, w: f64, prefer_below: bool) -> Vec<(f64, f64)> {
+    let mut v = Vec::new();
+    for k in 0..4 {
+        let d = 13.0 * k as f64;
+        let above_left = (x - 5.0 - w, y - 7.0 - d);
+        let below_right = (x + 5.0, y + 15.0 + d);
+        let above_right = (x + 5.0, y - 7.0 - d);
+        let below_left = (x - 5.0 - w, y + 15.0 + d);
+        if prefer_below {
+            v.extend([below_right, above_left, below_left, above_right]);
+        } else {
+            v.extend([above_left, below_right, above_right, below_left]);
+        }
+    }
+    // Level with the point, clear of its dot.
+    v.extend([(x + 7.0, y + 4.0), (x - 7.0 - w, y + 4.0)]);
+    v
+}
+
 fn x_title_time() -> &'static str {
     "time since start"
 }
@@ -230,41 +341,35 @@ pub fn log_buckets(d: &LatDist) -> Vec<Bucket> {
         .collect()
 }
 
-/// Marks p50/p99/p99.9 of each distribution as dashed vertical lines, labelled in the top
-/// rows of the plot without overlapping (a label moves down a row when its place is taken).
-fn mark_lines(svg: &mut Svg, f: &Frame, dists: &[Dist]) {
+/// Marks p50/p99/p99.9 of each distribution as dashed vertical lines, each labelled beside its
+/// own line in the top rows of the plot, over no other line and no other label (a label moves
+/// down a row when its place is taken).
+fn mark_lines(svg: &mut Svg, f: &Frame, dists: &[Dist], outlines: &[Vec<(f64, f64)>]) {
     let (_, _, t, b) = f.area;
-    let mut rows: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut clear = Clear::new(f);
+    for o in outlines {
+        clear.line(o);
+    }
+    let mut marks = Vec::new();
     for (_, color, d) in dists {
         for (p, name) in MARKS {
             let Some(v) = d.percentile(p) else { continue };
             let x = f.x.px(v);
             svg.line(x, t, x, b, &format!("ln thin dash s{color}"));
-            let w = text_w(name) + 4.0;
-            // Right of the line, or left of it near the plot's right edge.
-            let (x0, x1) = if x + 3.0 + w > f.area.1 {
-                (x - 3.0 - w, x - 3.0)
-            } else {
-                (x + 3.0, x + 3.0 + w)
-            };
-            let row = (0..)
-                .find(|r| {
-                    rows.get(*r).is_none_or(|taken: &Vec<(f64, f64)>| {
-                        taken.iter().all(|(a, z)| x1 < *a || x0 > *z)
-                    })
-                })
-                .unwrap_or(0);
-            if rows.len() <= row {
-                rows.resize(row + 1, Vec::new());
-            }
-            rows[row].push((x0, x1));
-            svg.text(
-                x0,
-                t + 12.0 + 13.0 * row as f64,
-                "start",
-                &format!("mark t{color}"),
-                name,
-            );
+            clear.line(&[(x, t), (x, b)]);
+            marks.push((*color, x, name));
+        }
+    }
+    for (color, x, name) in marks {
+        let w = text_w(name);
+        let places: Vec<(f64, f64)> = (0..8)
+            .flat_map(|row| {
+                let y = t + 12.0 + 13.0 * row as f64;
+                [(x + 3.0, y), (x - 3.0 - w, y)]
+            })
+            .collect();
+        if let Some((x0, y)) = clear.place(&places, w) {
+            svg.text(x0, y, "start", &format!("mark t{color}"), name);
         }
     }
 }
@@ -297,6 +402,7 @@ pub fn latency_histogram(label: &str, dists: &[Dist]) -> Option<String> {
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, "latency", "share of I/Os");
     let base = f.y.px(0.0);
+    let mut outlines = Vec::new();
     for (color, b) in &buckets {
         let mut pts = vec![(f.x.px(b[0].0), base)];
         for (l, r, p) in b {
@@ -313,13 +419,14 @@ pub fn latency_histogram(label: &str, dists: &[Dist]) -> Option<String> {
             "<polygon class=\"area f{color} s{color}\" points=\"{}\"/>",
             d.join(" ")
         ));
+        outlines.push(pts);
     }
     let with_bins: Vec<Dist> = dists
         .iter()
         .copied()
         .filter(|(_, _, d)| !d.bins.is_empty())
         .collect();
-    mark_lines(&mut svg, &f, &with_bins);
+    mark_lines(&mut svg, &f, &with_bins, &outlines);
     let items: Vec<(String, String, bool)> = with_bins
         .iter()
         .map(|(l, color, _)| (l.to_string(), format!("s{color}"), false))
@@ -385,44 +492,30 @@ pub fn latency_percentiles(label: &str, dists: &[Dist]) -> Option<String> {
             .collect();
         svg.polyline(&pts, &format!("ln s{color}"));
     }
-    // Labels go above-left or below-right of their point: on a rising curve both are clear
-    // of the line. Read tries above-left first, write below-right, and a label that would
-    // leave the plot or cover one already placed takes the next place (further down).
-    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
+    // Each label goes beside its own dot, over no curve, no dot and no other label: read
+    // tries above-left first, write below-right (on a rising curve both are clear of it).
+    let mut clear = Clear::new(&f);
+    for (_, p) in &curves {
+        let pts: Vec<(f64, f64)> = p
+            .iter()
+            .map(|(q, v)| (f.x.px(nines(*q)), f.y.px(*v)))
+            .collect();
+        clear.line(&pts);
+    }
+    let mut marks = Vec::new();
     for (i, (_, color, d)) in dists.iter().enumerate() {
         for (p, name) in MARKS {
             let Some(v) = d.percentile(p) else { continue };
             let (px, py) = (f.x.px(nines(p)), f.y.px(v));
             svg.dot(px, py, 3.5, &format!("f{color}"));
-            let text = format!("{name} {}", dur_ns(v));
-            let w = text_w(&text);
-            let (l, r, t, b) = f.area;
-            let above_left = (px - 5.0 - w, py - 7.0);
-            let below_right = |row: f64| (px + 5.0, py + 15.0 + 13.0 * row);
-            let mut options = if i % 2 == 0 {
-                vec![above_left, below_right(0.0)]
-            } else {
-                vec![below_right(0.0), above_left]
-            };
-            options.extend((1..4).map(|k| below_right(k as f64)));
-            options.extend((1..4).map(|k| (px - 5.0 - w, py - 7.0 - 13.0 * k as f64)));
-            // Then a column at the plot's top left, which a rising curve leaves empty.
-            options.extend((0..8).map(|k| (l + 6.0, t + 12.0 + 13.0 * k as f64)));
-            let fits = |(x, y): (f64, f64)| {
-                let bx = (x, y - 10.0, x + w, y + 2.0);
-                bx.0 >= l
-                    && bx.2 <= r
-                    && bx.1 >= t
-                    && bx.3 <= b
-                    && placed
-                        .iter()
-                        .all(|o| bx.2 < o.0 || bx.0 > o.2 || bx.3 < o.1 || bx.1 > o.3)
-            };
-            // Nowhere free: the dot stays, the value is in the table.
-            let Some((x, y)) = options.iter().copied().find(|o| fits(*o)) else {
-                continue;
-            };
-            placed.push((x, y - 10.0, x + w, y + 2.0));
+            clear.dot(px, py);
+            marks.push((i, *color, px, py, format!("{name} {}", dur_ns(v))));
+        }
+    }
+    for (i, color, px, py, text) in marks {
+        let w = text_w(&text);
+        // Nowhere free beside it: the dot stays, the value is in the table.
+        if let Some((x, y)) = clear.place(&around(px, py, w, i % 2 == 1), w) {
             svg.text(x, y, "start", &format!("mark t{color}"), &text);
         }
     }
@@ -532,6 +625,7 @@ pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
     let mut svg = Svg::new(H, &format!("{}: {cap}", a.title));
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, &a.x_label, "IOPS");
+    let mut clear = Clear::new(&f);
     let mut legend = vec![("measured IOPS".to_string(), "s0".to_string(), false)];
     if a.littles_law && p[0].lat_mean_ns > 0.0 && p[0].x > 0.0 {
         // IOPS = x / W0, drawn until it leaves the plot.
@@ -549,25 +643,40 @@ pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
             })
             .collect();
         svg.polyline(&pts, "ln dash s4");
+        clear.line(&pts);
         legend.push((
             format!("Little's law: {} / {}", a.x_label, dur_ns(p[0].lat_mean_ns)),
             "s4".into(),
             true,
         ));
     }
+    let pts: Vec<(f64, f64)> = p.iter().map(|q| (f.x.px(q.x), f.y.px(q.iops))).collect();
+    clear.line(&pts);
+    for (x, y) in &pts {
+        clear.dot(*x, *y);
+    }
+    let knee_x = knee_line(&mut svg, &f, a, &mut clear);
     if let Some(cv) = a.ceiling_iops {
         let py = f.y.px(cv);
         svg.line(f.area.0, py, f.area.1, py, "ln dash s5");
+        clear.line(&[(f.area.0, py), (f.area.1, py)]);
         let text = if a.ceiling_label.is_empty() {
             format!("ceiling {} IOPS", si(cv))
         } else {
             a.ceiling_label.clone()
         };
-        svg.text(f.area.0 + 6.0, py - 5.0, "start", "mark t5", &text);
+        // On its line's left end, else its right end, above the line or under it.
+        let w = text_w(&text);
+        let (l, r) = (f.area.0 + 6.0, f.area.1 - 6.0 - w);
+        if let Some((x, y)) = clear.place(
+            &[(l, py - 5.0), (l, py + 14.0), (r, py - 5.0), (r, py + 14.0)],
+            w,
+        ) {
+            svg.text(x, y, "start", "mark t5", &text);
+        }
     }
     // IOPS rise to the right, so the knee's label goes low, clear of the line and ceiling.
-    knee(&mut svg, &f, a, true);
-    let pts: Vec<(f64, f64)> = p.iter().map(|q| (f.x.px(q.x), f.y.px(q.iops))).collect();
+    knee_label(&mut svg, &f, a, knee_x, &mut clear, true);
     svg.polyline(&pts, "ln s0");
     for (x, y) in &pts {
         svg.dot(*x, *y, 3.0, "f0");
@@ -612,28 +721,42 @@ pub fn axis_charts(a: &AxisInput) -> Vec<(String, String)> {
     out
 }
 
-fn knee(svg: &mut Svg, f: &Frame, a: &AxisInput, label_low: bool) {
-    if let Some(k) = a.knee_x {
-        let px = f.x.px(k);
-        svg.line(px, f.area.2, px, f.area.3, "ln dash s4");
-        let text = format!("knee ({} {})", a.x_label, num(k));
-        // Right of the line, or left of it where the plot ends first.
-        let (x, anchor) = if px + 4.0 + text_w(&text) > f.area.1 {
-            (px - 4.0, "end")
+/// The knee's dashed line, when the axis has a knee: its x in pixels.
+fn knee_line(svg: &mut Svg, f: &Frame, a: &AxisInput, clear: &mut Clear) -> Option<f64> {
+    let px = f.x.px(a.knee_x?);
+    svg.line(px, f.area.2, px, f.area.3, "ln dash s4");
+    clear.line(&[(px, f.area.2), (px, f.area.3)]);
+    Some(px)
+}
+
+/// The knee's label beside its line: right of it (or left where the plot ends first), from
+/// the bottom up (`low`) or the top down, at the first height no line or label takes.
+fn knee_label(
+    svg: &mut Svg,
+    f: &Frame,
+    a: &AxisInput,
+    px: Option<f64>,
+    clear: &mut Clear,
+    low: bool,
+) {
+    let (Some(px), Some(k)) = (px, a.knee_x) else {
+        return;
+    };
+    let text = format!("knee ({} {})", a.x_label, num(k));
+    let w = text_w(&text);
+    let (t, b) = (f.area.2, f.area.3);
+    let rows = ((b - t - 12.0) / 13.0).floor().max(0.0) as usize;
+    let mut places = Vec::new();
+    for k in 0..=rows {
+        let y = if low {
+            b - 6.0 - 13.0 * k as f64
         } else {
-            (px + 4.0, "start")
+            t + 12.0 + 13.0 * k as f64
         };
-        svg.text(
-            x,
-            if label_low {
-                f.area.3 - 6.0
-            } else {
-                f.area.2 + 12.0
-            },
-            anchor,
-            "mark",
-            &text,
-        );
+        places.extend([(px + 4.0, y), (px - 4.0 - w, y)]);
+    }
+    if let Some((x, y)) = clear.place(&places, w) {
+        svg.text(x, y, "start", "mark", &text);
     }
 }
 
@@ -653,34 +776,46 @@ fn latency_lines(
     let mut svg = Svg::new(H, label);
     let f = Frame::new(x, y, H);
     f.axes(&mut svg, x_title, "latency");
-    knee(&mut svg, &f, a, false);
+    let mut clear = Clear::new(&f);
     let mut legend = Vec::new();
-    if let Some(t) = a.p99_target_ns {
-        let py = f.y.px(t);
-        svg.line(f.area.0, py, f.area.1, py, "ln dash s5");
-        svg.text(
-            f.area.0 + 6.0,
-            py - 5.0,
-            "start",
-            "mark t5",
-            &format!("p99 target {}", dur_ns(t)),
-        );
-    }
     let mean: Vec<(f64, f64)> = p
         .iter()
         .zip(xs)
         .map(|(q, x)| (f.x.px(*x), f.y.px(q.lat_mean_ns)))
         .collect();
-    svg.polyline(&mean, "ln s0");
-    for (x, y) in &mean {
-        svg.dot(*x, *y, 3.0, "f0");
-    }
-    legend.push(("mean".to_string(), "s0".to_string(), false));
     let p99: Vec<(f64, f64)> = p
         .iter()
         .zip(xs)
         .filter_map(|(q, x)| q.lat_p99_ns.map(|v| (f.x.px(*x), f.y.px(v))))
         .collect();
+    for line in [&mean, &p99] {
+        clear.line(line);
+        for (x, y) in line {
+            clear.dot(*x, *y);
+        }
+    }
+    let knee_x = knee_line(&mut svg, &f, a, &mut clear);
+    if let Some(t) = a.p99_target_ns {
+        let py = f.y.px(t);
+        svg.line(f.area.0, py, f.area.1, py, "ln dash s5");
+        clear.line(&[(f.area.0, py), (f.area.1, py)]);
+        let text = format!("p99 target {}", dur_ns(t));
+        let w = text_w(&text);
+        let (l, r) = (f.area.0 + 6.0, f.area.1 - 6.0 - w);
+        if let Some((x, y)) = clear.place(
+            &[(l, py - 5.0), (l, py + 14.0), (r, py - 5.0), (r, py + 14.0)],
+            w,
+        ) {
+            svg.text(x, y, "start", "mark t5", &text);
+        }
+    }
+    // Latency rises to the right: the knee's label goes high, from the top down.
+    knee_label(&mut svg, &f, a, knee_x, &mut clear, false);
+    svg.polyline(&mean, "ln s0");
+    for (x, y) in &mean {
+        svg.dot(*x, *y, 3.0, "f0");
+    }
+    legend.push(("mean".to_string(), "s0".to_string(), false));
     if !p99.is_empty() {
         svg.polyline(&p99, "ln s1");
         for (x, y) in &p99 {
