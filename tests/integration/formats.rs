@@ -47,7 +47,7 @@ pub fn deterministic_with(text: &str, step_ns: u64) -> RunResult {
     let opts = RunOptions {
         worker: WorkerOptions {
             fake_clock_step: Some(step_ns),
-            null_delay: None,
+            ..WorkerOptions::default()
         },
         status_every: None,
         version: "iolens-test".into(),

@@ -6,6 +6,7 @@ mod advise;
 mod cli;
 mod cluster;
 mod common;
+mod conditions;
 mod docs;
 mod engines;
 mod exits;

@@ -130,6 +130,38 @@ pub unsafe trait Backend {
     /// Asks for every I/O in flight (`in_flight` lists their slot indexes) to end early;
     /// best effort: their completions still come back from `reap`, cancelled or not.
     fn cancel(&mut self, in_flight: &[u32]);
+
+    /// Its waits for a scheduled time (a simulated I/O's completion) and how late they woke;
+    /// engines that wait for the kernel instead have none.
+    fn wakeups(&self) -> Wakeups {
+        Wakeups::default()
+    }
+}
+
+/// Waits for a scheduled time and those of them that woke up late (more than `late_after` ns
+/// after their time, as the caller counts lateness).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wakeups {
+    /// Waits.
+    pub waits: u64,
+    /// Late wake-ups.
+    pub late: u64,
+    /// The latest, ns after its time.
+    pub max_late_ns: u64,
+    /// Late wake-ups' lateness added up, ns.
+    pub total_late_ns: u64,
+}
+
+impl Wakeups {
+    /// Books a wait that woke `late_ns` after its time, late beyond `late_after` ns.
+    pub fn woke(&mut self, late_ns: u64, late_after: u64) {
+        self.waits += 1;
+        if late_ns > late_after {
+            self.late += 1;
+            self.max_late_ns = self.max_late_ns.max(late_ns);
+            self.total_late_ns += late_ns;
+        }
+    }
 }
 
 /// An engine: a [`Backend`] with the buffer pool its I/Os use and the slots of the I/Os in
@@ -283,6 +315,11 @@ impl<B: Backend> Engine<B> {
             }
         }
         Ok(got)
+    }
+
+    /// The backend's waits for a scheduled time (see [`Backend::wakeups`]).
+    pub fn wakeups(&self) -> Wakeups {
+        self.backend.wakeups()
     }
 
     /// Asks the kernel to end every I/O in flight early (best effort); their completions

@@ -11,7 +11,7 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::{Backend, IoReq, Op, Queued, RawCompletion};
+use crate::{Backend, IoReq, Op, Queued, RawCompletion, Wakeups};
 
 /// A volume model: when an I/O completes.
 pub trait SimModel: Send + Sync + std::fmt::Debug {
@@ -71,6 +71,9 @@ pub struct SimEngine {
     debt: u64,
     last_due: Vec<u64>,
     lateness: Lateness,
+    wakeups: Wakeups,
+    late_after: u64,
+    oversleep: u64,
 }
 
 /// Which gaps between an I/O's completion time and its slot's next I/O are the scheduler's
@@ -106,7 +109,31 @@ impl SimEngine {
             debt: 0,
             last_due: vec![0; depth as usize],
             lateness: Lateness::All,
+            wakeups: Wakeups::default(),
+            late_after: u64::MAX,
+            oversleep: 0,
         }
+    }
+
+    /// Counts a wait for a completion that wakes more than `ns` after it as late (see
+    /// [`Backend::wakeups`]); none is late unless told.
+    pub fn late_after(mut self, ns: u64) -> Self {
+        self.late_after = ns;
+        self
+    }
+
+    /// Test seam: every wait for a completion sleeps `ns` past it, as on a machine too busy to
+    /// wake the thread on time.
+    pub fn oversleep(mut self, ns: u64) -> Self {
+        self.oversleep = ns;
+        self
+    }
+
+    /// Waits until `due`, and books how late it woke.
+    fn wait(&mut self, due: u64) {
+        wait_until(due + self.oversleep);
+        let late = now_ns().saturating_sub(due);
+        self.wakeups.woke(late, self.late_after);
     }
 
     /// Which gaps are paid back (see [`Lateness`]); `All` unless told.
@@ -155,7 +182,7 @@ unsafe impl Backend for SimEngine {
         };
         if self.sync {
             let due = self.due(0, now_ns(), len);
-            wait_until(due);
+            self.wait(due);
             return Queued::Done(len as i64);
         }
         self.queued.push((index, len));
@@ -181,7 +208,9 @@ unsafe impl Backend for SimEngine {
             let mut dues: Vec<u64> = self.inflight.iter().map(|Reverse((d, _, _))| *d).collect();
             dues.sort_unstable();
             if let Some(d) = dues.get(min as usize - 1).or(dues.last()).copied() {
-                wait_until(d);
+                if d > now_ns() {
+                    self.wait(d);
+                }
             }
         }
         let now = now_ns();
@@ -205,6 +234,10 @@ unsafe impl Backend for SimEngine {
     fn cancel(&mut self, _in_flight: &[u32]) {
         // Queued I/Os enter the model; completions come at their modelled times.
         let _ = self.commit();
+    }
+
+    fn wakeups(&self) -> Wakeups {
+        self.wakeups
     }
 }
 
@@ -260,6 +293,32 @@ mod tests {
             "the I/Os completed after {waited} ns, sooner than the model's 200,000 ns"
         );
         assert_eq!(e.reap(0, &mut out).unwrap(), 0, "nothing left to reap");
+    }
+
+    #[test]
+    fn waits_that_wake_late_are_counted() {
+        // Every wait sleeps 1 ms past its completion: each is late beyond 200 µs, however
+        // busy the machine (lateness only adds).
+        let mut e = SimEngine::new(Arc::new(Fixed(50_000)), true, NonZeroU32::MIN)
+            .late_after(200_000)
+            .oversleep(1_000_000);
+        for _ in 0..3 {
+            // SAFETY: the simulated engine never touches the buffer.
+            let _ = unsafe { e.queue(0, &req(Op::Read), std::ptr::null_mut()) };
+        }
+        let w = e.wakeups();
+        assert!(
+            w.waits == 3 && w.late == 3 && w.max_late_ns >= 1_000_000 && w.total_late_ns >= 3_000_000,
+            "3 waits each woken 1 ms late (late after 200 µs): expected 3 waits, 3 late, max >= 1 ms, total >= 3 ms; got {w:?}"
+        );
+        let mut on_time = SimEngine::new(Arc::new(Fixed(50_000)), true, NonZeroU32::MIN);
+        // SAFETY: as above.
+        let _ = unsafe { on_time.queue(0, &req(Op::Read), std::ptr::null_mut()) };
+        assert_eq!(
+            (on_time.wakeups().waits, on_time.wakeups().late),
+            (1, 0),
+            "without a lateness threshold a wait is counted and never late"
+        );
     }
 
     #[test]

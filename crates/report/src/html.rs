@@ -112,6 +112,11 @@ pub struct RunReport {
     pub disks: Vec<String>,
     /// The run was interrupted: its numbers cover only the part before the signal.
     pub interrupted: bool,
+    /// Its simulated jobs, `(job, what was simulated)` ([`crate::conditions`]); empty for a
+    /// measurement.
+    pub simulated: Vec<(String, String)>,
+    /// Its jobs that fell behind their schedule, worded ([`crate::conditions::behind_line`]).
+    pub behind: Vec<String>,
 }
 
 /// One job of a run.
@@ -839,6 +844,11 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(n));
     }
     let mut conditions = r.conditions.clone();
+    for line in r.runs.iter().flat_map(|run| &run.behind) {
+        if !conditions.contains(line) {
+            conditions.push(line.clone());
+        }
+    }
     for run in r.runs.iter().filter(|run| run.interrupted) {
         let c = format!(
             "INTERRUPTED: {} was stopped before its end; its numbers cover only the part before the signal.",
@@ -910,8 +920,26 @@ pub fn render(r: &Report) -> String {
     }
 
     // A suite's own charts come first, the runs behind them.
+    // Each run says whether it was simulated, beside the other runs and in its own section.
+    let any_simulated = r.runs.iter().any(|run| !run.simulated.is_empty());
     for (i, run) in r.runs.iter().enumerate() {
-        let _ = writeln!(out, "<section id=\"run-{i}\"><h2>{}</h2>", esc(&run.source));
+        let mark = match (any_simulated, run.simulated.is_empty()) {
+            (false, _) => "",
+            (true, true) => " (measured)",
+            (true, false) => " (SIMULATED)",
+        };
+        let _ = writeln!(
+            out,
+            "<section id=\"run-{i}\"><h2>{}{mark}</h2>",
+            esc(&run.source)
+        );
+        for (job, what) in &run.simulated {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{}</p>",
+                esc(&crate::conditions::simulated_line(job, what))
+            );
+        }
         let _ = writeln!(
             out,
             "<p class=\"meta\">{}{}</p>",
@@ -1009,6 +1037,7 @@ mod tests {
                 }],
                 disks: vec![],
                 interrupted: false,
+                ..RunReport::default()
             }],
             axes: vec![AxisInput {
                 title: "sweep".into(),

@@ -313,6 +313,8 @@ pub fn parse(text: &str, source: &str) -> Result<RunReport, InputError> {
         jobs,
         disks,
         interrupted: v.get("interrupted").and_then(Value::as_bool) == Some(true),
+        simulated: crate::conditions::of_json(&v),
+        behind: crate::conditions::behind_of_json(&v),
     })
 }
 
@@ -409,6 +411,8 @@ pub fn from_run(r: &RunResult, source: &str) -> RunReport {
             .collect(),
         disks: r.disks.iter().map(|d| d.name.clone()).collect(),
         interrupted: r.interrupted,
+        simulated: crate::conditions::of_run(r),
+        behind: crate::conditions::behind_of_run(r),
     }
 }
 
@@ -418,6 +422,10 @@ pub fn from_run(r: &RunResult, source: &str) -> RunReport {
 pub fn run_report(run: RunReport, generator: &str, findings: Vec<Finding>) -> Report {
     Report {
         title: format!("iolens report: {}", job_names(&run)),
+        conditions: crate::conditions::simulated_conditions(&[(
+            run.source.clone(),
+            run.simulated.clone(),
+        )]),
         generator: generator.to_string(),
         runs: vec![run],
         findings,
@@ -436,6 +444,8 @@ pub fn files_report(
     let mut findings = findings;
     let mut pts: Vec<Report> = Vec::new();
     let mut conditions: Vec<String> = Vec::new();
+    // Each input's simulated jobs (a simulated input beside a measured one marks each).
+    let mut inputs: Vec<(String, Vec<(String, String)>)> = Vec::new();
     // fio's log files, each with the number of results read before it.
     let mut logs: Vec<(usize, &str, &str)> = Vec::new();
     for (name, text) in files {
@@ -453,6 +463,7 @@ pub fn files_report(
             .ok()
             .filter(|v| v.get("jobs").is_none())
             .and_then(|v| {
+                inputs.push((name.clone(), crate::conditions::of_json(&v)));
                 if v.get("interrupted").and_then(Value::as_bool) == Some(true) {
                     conditions.push(format!(
                         "INTERRUPTED: {name} was stopped before its end; its last point covers only part of its run."
@@ -479,8 +490,11 @@ pub fn files_report(
             axes.extend(a);
             continue;
         }
-        runs.push(parse(text, name).map_err(|e| InputError(format!("{name}: {e}")))?);
+        let run = parse(text, name).map_err(|e| InputError(format!("{name}: {e}")))?;
+        inputs.push((name.clone(), run.simulated.clone()));
+        runs.push(run);
     }
+    conditions.extend(crate::conditions::simulated_conditions(&inputs));
     // A log goes into the result named before it (or the first one, when it comes first).
     let mut log_notes = Vec::new();
     for (before, name, text) in logs {

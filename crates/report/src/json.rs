@@ -308,6 +308,18 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
         w.close('}');
     }
     series(w, j);
+    if let Some(s) = &j.simulated {
+        w.string("iolens_simulated", s);
+    }
+    if let Some(b) = &j.behind {
+        w.open(Some("iolens_behind"), '{');
+        w.int("waits", b.waits);
+        w.int("late", b.late);
+        w.int("max_late_ns", b.max_late_ns);
+        w.int("total_late_ns", b.total_late_ns);
+        w.int("schedule_lag_ns", b.schedule_lag_ns);
+        w.close('}');
+    }
     for e in extra {
         match e {
             Extra::Str(k, v) => w.string(k, v),

@@ -9,6 +9,7 @@
 
 pub mod charts;
 pub mod clients;
+pub mod conditions;
 pub mod error;
 pub mod fiolog;
 pub mod fmt;

@@ -153,18 +153,36 @@ impl Clock for TscClock {
 pub struct FakeClock {
     now: u64,
     step: u64,
+    late: u64,
 }
 
 impl FakeClock {
     /// Starts at `start` ns and advances `step` ns per reading.
     pub fn new(start: u64, step: u64) -> Self {
-        FakeClock { now: start, step }
+        FakeClock {
+            now: start,
+            step,
+            late: 0,
+        }
     }
 
-    /// Moves time forward to `t`: a wait (rate limit, think time) takes no real time but
-    /// still passes on this clock.
-    pub fn advance_to(&mut self, t: u64) {
-        self.now = self.now.max(t);
+    /// Test seam: every wait wakes up `ns` after its time, as on a machine too busy to run the
+    /// waiting thread on time.
+    pub fn waking_late(mut self, ns: u64) -> Self {
+        self.late = ns;
+        self
+    }
+
+    /// Moves time forward to `t` (and past it by the lateness the clock was given): a wait
+    /// (rate limit, think time) takes no real time but still passes on this clock.
+    /// Returns when the wait woke.
+    pub fn advance_to(&mut self, t: u64) -> u64 {
+        if t > self.now {
+            self.now = t + self.late;
+            self.now
+        } else {
+            t
+        }
     }
 }
 
@@ -226,10 +244,12 @@ pub enum AnyClock {
 }
 
 impl AnyClock {
-    /// Moves a fake clock forward to `t`; real clocks move on their own.
-    pub fn advance_to(&mut self, t: u64) {
-        if let AnyClock::Fake(c) = self {
-            c.advance_to(t);
+    /// Moves a fake clock forward to `t`; real clocks move on their own. Returns when the
+    /// wait woke (`t` itself, but on a fake clock told to wake late).
+    pub fn advance_to(&mut self, t: u64) -> u64 {
+        match self {
+            AnyClock::Fake(c) => c.advance_to(t),
+            _ => t,
         }
     }
 }

@@ -57,7 +57,7 @@ pub fn execute(
             Err(e) => errors.push(format!("cannot run trigger command '{cmd}': {e}")),
         }
     }
-    let jobs = job_results(plan, &mut st.outcomes, &mut errors);
+    let jobs = job_results(plan, sims, &mut st.outcomes, &mut errors);
     let mut meta = run_meta(set, opts, run.start);
     meta.disks = disk_util;
     meta.interrupted = interrupted();
@@ -413,6 +413,7 @@ fn status_now(run: &Shared, phase: usize, idx: &[usize], rates: &mut Rates) -> L
 /// Every job's statistics for the result, its fatal error among the run's errors.
 fn job_results(
     plan: &Plan,
+    sims: &sim::SimRegistry,
     outcomes: &mut [Option<WorkerOutcome>],
     errors: &mut Vec<String>,
 ) -> Vec<(iolens_stats::JobInfo, JobStats)> {
@@ -422,7 +423,7 @@ fn job_results(
             // A job that never started (the run was stopped before its phase): reported with
             // nothing done, as fio reports it, so each job keeps its place in the output.
             jobs.push((
-                job_info(j),
+                job_info(j, sims),
                 JobStats::new(crate::worker::stats_config(&j.spec)),
             ));
             continue;
@@ -439,7 +440,7 @@ fn job_results(
                 errors.push(format!("job '{}': {t}", j.spec.name));
             }
         }
-        jobs.push((job_info(j), stats));
+        jobs.push((job_info(j, sims), stats));
     }
     jobs
 }
@@ -507,7 +508,7 @@ fn interim(run: &Shared, idx: &[usize], outcomes: &[Option<WorkerOutcome>], gen:
                 .map(|(_, st)| st.clone()),
         };
         if let Some(st) = stats {
-            jobs.push((job_info(j), st));
+            jobs.push((job_info(j, run.sims), st));
         }
     }
     build_run(&jobs, run_meta(run.set, run.opts, run.start))

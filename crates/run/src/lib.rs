@@ -296,8 +296,9 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> BTreeMap<usize, S
     failed
 }
 
-/// Fills in what the model needs to know about a job.
-pub fn job_info(j: &PlannedJob) -> JobInfo {
+/// Fills in what the model needs to know about a job (with what it ran on when `sims`
+/// simulated its volume).
+pub fn job_info(j: &PlannedJob, sims: &sim::SimRegistry) -> JobInfo {
     let s = &j.spec;
     JobInfo {
         name: s.name.clone(),
@@ -335,6 +336,7 @@ pub fn job_info(j: &PlannedJob) -> JobInfo {
             continue_on_error: s.continue_on_error != iolens_job::ContinueOnError::None,
         },
         hidden: !s.stats,
+        simulated: sims.describe(s),
     }
 }
 

@@ -54,6 +54,9 @@ pub struct SimLimits {
     pub io_unit: Option<u64>,
     /// Base latency.
     pub latency: LatencyModel,
+    /// Where the base latency comes from (the volume type's latency model with its basis and
+    /// source), when a model gave it.
+    pub latency_source: Option<String>,
 }
 
 /// Tokens a simulated volume may bank while idle, as time at its rate (2 ms).
@@ -190,6 +193,7 @@ impl SimRegistry {
                 bw: None,
                 io_unit: None,
                 latency: LatencyModel::Fixed(100_000.0),
+                latency_source: None,
             },
         };
         if let Some(i) = spec.sim.iops {
@@ -202,6 +206,42 @@ impl SimRegistry {
             l.latency = lat;
         }
         Ok(l)
+    }
+
+    /// What a simulated job runs on, in words: the volume and where its latency comes from
+    /// (the type's latency model, the job's own `sim_latency`, or the fixed default); `None`
+    /// when the job is not simulated. Every report that shows the job's figures heads them
+    /// with this, so a simulation never passes for a measurement.
+    pub fn describe(&self, spec: &JobSpec) -> Option<String> {
+        if !spec.sim.enabled() {
+            return None;
+        }
+        let l = match self.limits_for(spec) {
+            Ok(l) => l,
+            Err(e) => {
+                return Some(format!(
+                    "a simulated volume whose model did not resolve: {e}"
+                ))
+            }
+        };
+        let volume = match &spec.sim.volume {
+            Some(_) if spec.sim.iops.is_some() || spec.sim.bw.is_some() => {
+                format!("{} held to {}", l.name, held(&l))
+            }
+            Some(_) => l.name.clone(),
+            None => format!("a volume held to {}", held(&l)),
+        };
+        let latency = match (&spec.sim.latency, &l.latency_source) {
+            (Some(_), _) => "its latency is drawn from the job's own sim_latency".to_string(),
+            (None, Some(src)) => format!("its latency is drawn from {src}"),
+            (None, None) if spec.sim.volume.is_some() => {
+                "its latency is the one given in the sim_volume spec".to_string()
+            }
+            (None, None) => {
+                "its latency is a fixed 100 µs (no sim_volume type and no sim_latency)".to_string()
+            }
+        };
+        Some(format!("{volume}: {latency}"))
     }
 
     /// The shared volume for a job.
@@ -217,6 +257,34 @@ impl SimRegistry {
             .or_insert_with(|| Arc::new(SimVolume::new(limits, 0x51)))
             .clone())
     }
+}
+
+/// A simulated volume's own limits in words (`1,000 IOPS and 100 MB/s`).
+fn held(l: &SimLimits) -> String {
+    let mut parts = Vec::new();
+    if let Some(i) = l.iops {
+        parts.push(format!("{} IOPS", thousands(i.round() as u64)));
+    }
+    if let Some(b) = l.bw {
+        parts.push(format!("{} MB/s", thousands((b / 1e6).round() as u64)));
+    }
+    if parts.is_empty() {
+        "no IOPS or bandwidth limit".into()
+    } else {
+        parts.join(" and ")
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -249,6 +317,7 @@ mod tests {
                 bw: None,
                 io_unit: unit,
                 latency: LatencyModel::Fixed(0.0),
+                latency_source: None,
             },
             1,
         )
@@ -300,6 +369,7 @@ mod tests {
                     bw: None,
                     io_unit: None,
                     latency: LatencyModel::Fixed(463_000.0),
+                    latency_source: None,
                 },
                 1,
             ))

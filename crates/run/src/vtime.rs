@@ -440,7 +440,7 @@ pub fn simulate(
                     d.runtime_ms = ms;
                 }
             }
-            results.push((job_info(j.job), stats));
+            results.push((job_info(j.job, sims), stats));
         }
         elapsed += end - t0;
         t0 = end;

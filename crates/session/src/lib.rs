@@ -513,6 +513,15 @@ pub fn run_checked(
     for e in &outcome.errors {
         diag(&format!("iolens: {e}"))?;
     }
+    // A run that fell behind its schedule says so beside its numbers: in the normal output,
+    // or on stderr where stdout is a machine's format (the JSON has it as iolens_behind).
+    for line in iolens_report::conditions::behind_of_run(&outcome.result) {
+        if s.header {
+            sink.write(&format!("{line}\n"))?;
+        } else {
+            diag(&line)?;
+        }
+    }
     if let Some(e) = &explained {
         e.print()?;
     }
@@ -545,7 +554,8 @@ pub fn job_headers(set: &JobSet, plan: &iolens_run::Plan) -> Vec<JobHeader> {
 }
 
 /// Worker options from the test hooks in the environment: `IOLENS_FAKE_CLOCK_NS` makes runs
-/// deterministic, `IOLENS_NULL_DELAY_US` gives the null engine a fixed latency.
+/// deterministic, `IOLENS_NULL_DELAY_US` gives the null engine a fixed latency, and
+/// `IOLENS_FAKE_LATE_WAKE_NS` makes every wait of a fake-clock run wake that late.
 pub fn worker_options_from_env() -> WorkerOptions {
     WorkerOptions {
         fake_clock_step: std::env::var("IOLENS_FAKE_CLOCK_NS")
@@ -555,6 +565,9 @@ pub fn worker_options_from_env() -> WorkerOptions {
             .ok()
             .and_then(|v| v.parse().ok())
             .map(Duration::from_micros),
+        fake_late_wake: std::env::var("IOLENS_FAKE_LATE_WAKE_NS")
+            .ok()
+            .and_then(|v| v.parse().ok()),
     }
 }
 
@@ -642,7 +655,7 @@ mod tests {
         let s = Settings {
             worker: WorkerOptions {
                 fake_clock_step: Some(1000),
-                null_delay: None,
+                ..WorkerOptions::default()
             },
             ..Settings::default()
         };

@@ -14,6 +14,7 @@ pub fn limits(spec: &str) -> Result<SimLimits, String> {
         bw: finite(v.throughput_bytes_per_s()),
         io_unit: v.io_unit(),
         latency: v.latency_dist(),
+        latency_source: v.latency_model_note(),
     })
 }
 
@@ -22,33 +23,20 @@ pub fn registry() -> SimRegistry {
     SimRegistry::new(Box::new(limits))
 }
 
-/// One line per job on a simulated volume saying where its latency comes from: the volume
-/// type's latency model (with its basis and source), the job's own `sim_latency`, or the
-/// fixed default of a volume without a type. A simulated result never passes for a
-/// measurement of the real volume.
+/// One line per job on a simulated volume saying what it runs on and where its latency comes
+/// from (the volume type's latency model with its basis and source, the job's own
+/// `sim_latency`, or the fixed default of a volume without a type): the words the run's
+/// result carries ([`iolens_run::sim::SimRegistry::describe`]) in the line every report heads
+/// it with. A simulated result never passes for a measurement of the real volume.
 pub fn latency_notes(set: &iolens_job::JobSet) -> Vec<String> {
+    let sims = registry();
     let mut out: Vec<String> = Vec::new();
-    for j in set.jobs.iter().filter(|j| j.sim.enabled()) {
-        let what = match (&j.sim.latency, &j.sim.volume) {
-            (Some(_), _) => "its latency is drawn from the job's own sim_latency".to_string(),
-            (None, Some(spec)) => match parse_volume(spec) {
-                Ok(v) => format!(
-                    "simulated {}: its latency is drawn from {}",
-                    v.name(),
-                    v.typical_latency_note()
-                ),
-                Err(_) => continue,
-            },
-            (None, None) => {
-                "its latency is a fixed 100 µs (no sim_volume type and no sim_latency)".into()
+    for j in &set.jobs {
+        if let Some(what) = sims.describe(j) {
+            let line = iolens_report::conditions::simulated_line(&j.name, &what);
+            if !out.contains(&line) {
+                out.push(line);
             }
-        };
-        let line = format!(
-            "job '{}': simulated volume, not a measurement: {what}",
-            j.name
-        );
-        if !out.contains(&line) {
-            out.push(line);
         }
     }
     out
@@ -70,14 +58,19 @@ mod tests {
         let n = latency_notes(&set);
         assert_eq!(n.len(), 3, "one line per simulated job: {n:?}");
         assert!(
-            n[0].starts_with("job 'a': simulated volume, not a measurement")
-                && n[0].contains("the ebs-io1 latency model (measured;")
+            n[0].starts_with(
+                "SIMULATED: job 'a' ran on a simulated volume, not a measurement: io1 48,000 IOPS"
+            ) && n[0].contains("the ebs-io1 latency model (measured;")
                 && n[0].contains("p99 545 µs"),
             "job a's line names the io1 model and its p99: {}",
             n[0]
         );
         assert!(n[1].contains("sim_latency"), "{}", n[1]);
-        assert!(n[2].contains("fixed 100 µs"), "{}", n[2]);
+        assert!(
+            n[2].contains("a volume held to 1,000 IOPS: its latency is a fixed 100 µs"),
+            "{}",
+            n[2]
+        );
         let l = limits("gp3").expect("gp3 resolves");
         assert!(
             matches!(l.latency, iolens_job::LatencyDist::Quantiles(_)),

@@ -132,6 +132,8 @@ pub struct JobStats {
     /// Milliseconds on the `job_start_clock_id` clock when the measured part began (fio
     /// 3.36's `job_start`).
     pub job_start: u64,
+    /// How far the job fell behind its schedule, when it did.
+    pub behind: Option<crate::Behind>,
     table: &'static LatBucketTable,
 }
 
@@ -158,6 +160,7 @@ impl JobStats {
             steadystate: None,
             // The stats are made on the job's thread.
             job_start: 0,
+            behind: None,
             tid: nix::unistd::gettid().as_raw() as u32,
             table: table(),
         }
@@ -349,6 +352,8 @@ pub struct JobInfo {
     pub display: Display,
     /// `stats=0`: the job runs but is left out of the report.
     pub hidden: bool,
+    /// What the job ran on when it was simulated (see [`crate::JobResult::simulated`]).
+    pub simulated: Option<String>,
 }
 
 /// Everything known about the run besides the jobs.
@@ -410,6 +415,7 @@ struct Merged {
     verified_blocks: u64,
     steadystate: Option<SteadyState>,
     tid: u32,
+    behind: Option<crate::Behind>,
 }
 
 #[derive(Default, Clone)]
@@ -541,6 +547,7 @@ impl Merged {
             verified_blocks: s.verified_blocks,
             steadystate: s.steadystate.clone(),
             tid: s.tid,
+            behind: s.behind,
         }
     }
 
@@ -573,6 +580,11 @@ impl Merged {
         self.verified_blocks += o.verified_blocks;
         if self.steadystate.is_none() {
             self.steadystate = o.steadystate.clone();
+        }
+        match (&mut self.behind, &o.behind) {
+            (Some(a), Some(b)) => a.add(b),
+            (None, Some(b)) => self.behind = Some(*b),
+            _ => {}
         }
     }
 
@@ -665,6 +677,8 @@ impl Merged {
             verified_blocks: self.verified_blocks,
             steadystate: self.steadystate.clone(),
             display: self.info.display.clone(),
+            simulated: self.info.simulated.clone(),
+            behind: self.behind,
         }
     }
 }

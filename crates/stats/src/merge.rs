@@ -142,6 +142,11 @@ pub fn merge_jobs(name: &str, parts: &[&JobResult], notes: &mut Vec<String>) -> 
         latency_target_us: first.latency_target_us,
         latency_window_us: first.latency_window_us,
         latency_percentile: first.latency_percentile,
+        simulated: first.simulated.clone(),
+        behind: parts.iter().filter_map(|p| p.behind).reduce(|mut a, b| {
+            a.add(&b);
+            a
+        }),
         ..JobResult::default()
     };
     let names = ["read", "write", "trim"];

@@ -237,6 +237,64 @@ pub struct JobResult {
     pub steadystate: Option<SteadyState>,
     /// How to display the numbers.
     pub display: Display,
+    /// iolens: what the job ran on when it was simulated rather than measured (the volume and
+    /// where its latency comes from); `None` for a measurement. JSON: `iolens_simulated`.
+    #[serde(default)]
+    pub simulated: Option<String>,
+    /// iolens: how far the job fell behind its schedule (a paced job's arrivals, a simulated
+    /// volume's completions), when it did. JSON: `iolens_behind`.
+    #[serde(default)]
+    pub behind: Option<Behind>,
+}
+
+/// Waits for a scheduled time (a paced I/O's arrival, a simulated I/O's completion) that
+/// woke up late: the machine, not the device or the volume, set those latencies and that rate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Behind {
+    /// Waits for a scheduled time.
+    pub waits: u64,
+    /// Of them, those that ended more than [`Behind::LATE_NS`] after their time.
+    pub late: u64,
+    /// The latest wake-up, ns after its time.
+    pub max_late_ns: u64,
+    /// The late wake-ups' lateness added up, ns.
+    pub total_late_ns: u64,
+    /// How far behind its rate schedule the job ended, ns (0: on time, or not paced).
+    pub schedule_lag_ns: u64,
+}
+
+impl Behind {
+    /// A wake-up later than this after its time is late (a busy machine's timer slack and
+    /// scheduling delay stay under it).
+    pub const LATE_NS: u64 = 200_000;
+
+    /// Books one wait that ended `late_ns` after its time.
+    pub fn waited(&mut self, late_ns: u64) {
+        self.waits += 1;
+        if late_ns > Self::LATE_NS {
+            self.late += 1;
+            self.max_late_ns = self.max_late_ns.max(late_ns);
+            self.total_late_ns += late_ns;
+        }
+    }
+
+    /// Both jobs' waits (a merged group, or a job's own waits and its engine's).
+    pub fn add(&mut self, o: &Behind) {
+        self.waits += o.waits;
+        self.late += o.late;
+        self.max_late_ns = self.max_late_ns.max(o.max_late_ns);
+        self.total_late_ns += o.total_late_ns;
+        self.schedule_lag_ns = self.schedule_lag_ns.max(o.schedule_lag_ns);
+    }
+
+    /// Whether the late wake-ups, or the schedule's lag at the end, come to 1 % or more of a
+    /// run of `runtime_ms`: then its latencies and rate are the machine's as much as the
+    /// device's, and the run is not to be trusted as a measurement of the device.
+    pub fn fell_behind(&self, runtime_ms: u64) -> bool {
+        let limit = runtime_ms.max(1) as u128 * 1_000_000 / 100;
+        self.late > 0
+            && (self.total_late_ns as u128 >= limit || self.schedule_lag_ns as u128 >= limit)
+    }
 }
 
 /// Steady state as fio reports it.

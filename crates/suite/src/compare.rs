@@ -26,6 +26,18 @@ pub struct Input {
     pub name: String,
     /// (point label, result).
     pub runs: Vec<(String, ResultView)>,
+    /// Its simulated jobs, `(job, what was simulated)`; empty for a measurement.
+    pub simulated: Vec<(String, String)>,
+}
+
+/// The lines that head a comparison whose inputs were simulated: each simulated input's jobs,
+/// and where measured inputs are beside them, a mark on each of those.
+pub fn conditions(inputs: &[&Input]) -> Vec<String> {
+    let v: Vec<(String, Vec<(String, String)>)> = inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.simulated.clone()))
+        .collect();
+    iolens_report::conditions::simulated_conditions(&v)
 }
 
 /// Reads a result file's text.
@@ -59,14 +71,19 @@ pub fn load(name: &str, text: &str) -> Result<Input, SuiteError> {
                 return Ok(Input {
                     name: name.to_string(),
                     runs,
+                    simulated: iolens_report::conditions::of_json(&v),
                 });
             }
         }
     }
     let view = parse_result(text).map_err(|e| SuiteError(format!("{name}: {e}")))?;
+    let simulated = serde_json::from_str::<Value>(trimmed)
+        .map(|v| iolens_report::conditions::of_json(&v))
+        .unwrap_or_default();
     Ok(Input {
         name: name.to_string(),
         runs: vec![(String::new(), view)],
+        simulated,
     })
 }
 
@@ -259,6 +276,9 @@ fn change(a: f64, b: f64) -> String {
 /// Text: a table per compared input and a verdict line per row.
 pub fn render_text(a: &Input, b: &Input, rows: &[Row]) -> String {
     let mut t = String::new();
+    for c in conditions(&[a, b]) {
+        let _ = writeln!(t, "{c}");
+    }
     let _ = writeln!(t, "A = {}\nB = {}\n", a.name, b.name);
     let _ = writeln!(
         t,
@@ -344,6 +364,7 @@ pub fn to_json(a: &Input, b: &Input, rows: &[Row]) -> Value {
             "significant": r.significant(),
             "verdict": r.verdict(),
         })).collect::<Vec<_>>(),
+        "conditions": conditions(&[a, b]),
     })
 }
 

@@ -303,6 +303,10 @@ pub const NOTE: &str = "Open loop: Poisson arrivals at the offered rate (rate_pr
 /// Table: a row per load.
 pub fn table(c: &Curve) -> String {
     let mut t = String::new();
+    let results = std::iter::once(&c.closed_result).chain(c.points.iter().map(|p| &p.result));
+    for l in crate::html::simulated(results) {
+        let _ = writeln!(t, "{l}");
+    }
     let _ = writeln!(
         t,
         "closed loop: {} IOPS, mean {} (maximum; open-loop depth {} per job)\n",
@@ -339,6 +343,9 @@ pub fn table(c: &Curve) -> String {
             o(m.lat_p999_ns),
             m.in_flight()
         );
+        for l in iolens_report::conditions::behind_of_run(&p.result) {
+            let _ = writeln!(t, "       ^ NOT TRUSTWORTHY: {l}");
+        }
     }
     if let Some(s) = &c.stopped {
         let _ = writeln!(t, "\nstopped early: {s}");
@@ -390,6 +397,11 @@ pub fn to_json(c: &Curve) -> Value {
             let mut o = point_json(&[], &p.metrics);
             o.insert("percent".into(), num_json(p.percent));
             o.insert("target_iops".into(), json!(p.target_iops));
+            // A point whose run fell behind its schedule is not a measurement to trust.
+            o.insert(
+                "trustworthy".into(),
+                json!(iolens_report::conditions::behind_of_run(&p.result).is_empty()),
+            );
             o.insert("result".into(), result_json(&p.result));
             Value::Object(o)
         })

@@ -34,6 +34,18 @@ fn disks<'a>(results: impl Iterator<Item = &'a RunResult>) -> Vec<String> {
     v
 }
 
+/// The lines that head a suite's report when its runs were simulated (one input: the suite's
+/// own runs share one volume, each job said once).
+pub(crate) fn simulated<'a>(results: impl Iterator<Item = &'a RunResult>) -> Vec<String> {
+    let mut sims: Vec<(String, String)> = Vec::new();
+    for e in results.flat_map(iolens_report::conditions::of_run) {
+        if !sims.contains(&e) {
+            sims.push(e);
+        }
+    }
+    iolens_report::conditions::simulated_conditions(&[(String::new(), sims)])
+}
+
 /// The options of a run's first job, global options first: what a suite varied around.
 fn job_options(r: &RunResult) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = r.global_options.clone().unwrap_or_default();
@@ -122,15 +134,14 @@ pub fn quick(q: &QuickSpec, steps: &[Step], results: &[RunResult]) -> Report {
     } else {
         String::new()
     };
-    let conditions = if cut.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!(
+    let mut conditions = simulated(results.iter());
+    if !cut.is_empty() {
+        conditions.push(format!(
             "INTERRUPTED: {} stopped before its end; its figures cover only part of its {} s and compare with nothing.",
             cut.join(", "),
             q.runtime_s
-        )]
-    };
+        ));
+    }
     Report {
         title: format!("iolens quick --profile {}: {}", q.profile.name(), q.target),
         conditions,
@@ -263,7 +274,12 @@ pub fn sweep(s: &Sweep, ceilings: &[Option<ModelCeiling>], explain: &[String]) -
     if axes.is_empty() {
         notes.push("No numeric axis to draw against (rw sweeps are in the table only).".into());
     }
-    let mut conditions = Vec::new();
+    let mut conditions = simulated(s.points.iter().map(|p| &p.result));
+    for p in &s.points {
+        for l in iolens_report::conditions::behind_of_run(&p.result) {
+            conditions.push(format!("{} (NOT TRUSTWORTHY): {l}", p.settings()));
+        }
+    }
     if !cut.is_empty() {
         conditions.push(format!(
             "INTERRUPTED at {}: that point covers only part of its run and is left out of the charts and the knee.",
@@ -325,13 +341,17 @@ pub fn curve(c: &Curve) -> Report {
     }
     let mut results = vec![&c.closed_result];
     results.extend(c.points.iter().map(|p| &p.result));
-    let conditions = if c.closed_result.interrupted {
-        vec!["INTERRUPTED: the closed-loop run was stopped before its end; its maximum, and every load offered as a share of it, are low.".to_string()]
+    let mut conditions = simulated(results.iter().copied());
+    for p in &c.points {
+        for l in iolens_report::conditions::behind_of_run(&p.result) {
+            conditions.push(format!("load {}% (NOT TRUSTWORTHY): {l}", p.percent));
+        }
+    }
+    if c.closed_result.interrupted {
+        conditions.push("INTERRUPTED: the closed-loop run was stopped before its end; its maximum, and every load offered as a share of it, are low.".to_string());
     } else if c.interrupted {
-        vec!["INTERRUPTED: the curve stopped early; the interrupted point covers only part of its run and is left out of the charts.".to_string()]
-    } else {
-        Vec::new()
-    };
+        conditions.push("INTERRUPTED: the curve stopped early; the interrupted point covers only part of its run and is left out of the charts.".to_string());
+    }
     Report {
         title: format!("iolens curve: {what}"),
         conditions,
@@ -449,8 +469,10 @@ pub fn compare(inputs: &[Input], files: &[(String, String)]) -> Result<Report, c
         }
     }
     let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+    let all: Vec<&Input> = inputs.iter().collect();
     Ok(Report {
         title: format!("iolens compare: {}", names.join(" vs ")),
+        conditions: crate::compare::conditions(&all),
         runs,
         compares,
         findings,

@@ -804,6 +804,9 @@ fn opt_ns(x: Option<f64>) -> String {
 /// A row per point: axis values, IOPS, MB/s, mean/p99/p99.9 latency, in flight.
 pub fn table(s: &Sweep) -> String {
     let mut t = String::new();
+    for c in crate::html::simulated(s.points.iter().map(|p| &p.result)) {
+        let _ = writeln!(t, "{c}");
+    }
     let mut head = String::new();
     for a in &s.axes {
         let _ = write!(head, "{:>10} ", a.name());
@@ -829,6 +832,9 @@ pub fn table(s: &Sweep) -> String {
             opt_ns(m.lat_p999_ns),
             m.in_flight()
         );
+        for l in iolens_report::conditions::behind_of_run(&p.result) {
+            let _ = writeln!(t, "    ^ NOT TRUSTWORTHY: {l}");
+        }
     }
     let _ = writeln!(
         t,

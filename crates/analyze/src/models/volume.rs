@@ -323,17 +323,23 @@ impl Volume {
 
     /// Where the latency comes from: the spec, or the model with its percentiles and basis.
     pub fn typical_latency_note(&self) -> String {
+        self.latency_model_note()
+            .unwrap_or_else(|| "given in the spec".into())
+    }
+
+    /// The type's latency model with its basis and percentiles, when the latency comes from
+    /// it (`None` when the spec gives the latency).
+    pub fn latency_model_note(&self) -> Option<String> {
         if self.latency_us.is_some() {
-            "given in the spec".into()
-        } else {
-            let m = self.latency_model();
-            format!(
-                "the {} latency model ({}): {}",
-                m.name(),
-                m.provenance(),
-                m.summary()
-            )
+            return None;
         }
+        let m = self.latency_model();
+        Some(format!(
+            "the {} latency model ({}): {}",
+            m.name(),
+            m.provenance(),
+            m.summary()
+        ))
     }
 
     /// The size up to which the volume counts one I/O as one operation: 256 KiB for EBS SSD

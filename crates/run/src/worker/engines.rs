@@ -58,7 +58,9 @@ pub(super) fn drive(
                 Pacing::Closed => Lateness::Short,
                 Pacing::Free => Lateness::All,
             };
-            let e = SimEngine::new(vol, job.eff.inline(), depth).lateness(lateness);
+            let e = SimEngine::new(vol, job.eff.inline(), depth)
+                .lateness(lateness)
+                .late_after(iolens_stats::Behind::LATE_NS);
             Ok::<_, std::convert::Infallible>(e)
         });
         return start(w, &mut e);

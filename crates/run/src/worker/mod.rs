@@ -84,6 +84,9 @@ pub struct WorkerOptions {
     pub fake_clock_step: Option<u64>,
     /// Extra latency per I/O of the null engine (tests of queueing).
     pub null_delay: Option<Duration>,
+    /// With the fake clock, every wait wakes up this many ns late (tests of a run that falls
+    /// behind its schedule).
+    pub fake_late_wake: Option<u64>,
 }
 
 /// What a worker hands back.
@@ -162,6 +165,8 @@ struct Worker<'a> {
     writes_since_sync: u64,
     pace: [Pace; 3],
     think_count: u64,
+    /// Waits for the rate schedule, and how late they woke.
+    behind: iolens_stats::Behind,
     trim_then_write: Option<(u32, u64, u32)>,
     comps: Vec<Completion>,
     requeue: Vec<Slot>,
@@ -505,9 +510,10 @@ impl<'a> Worker<'a> {
         // Never past the end of the run: fio caps rate and think-time sleeps at the runtime.
         let t = self.deadline.map_or(t, |d| t.min(d));
         if !self.clock.is_real() {
-            // The fake clock jumps, so waits pass on it without taking real time.
-            self.clock.advance_to(t);
-            self.t_last = self.t_last.max(t);
+            // The fake clock jumps, so waits pass on it without taking real time (and wakes
+            // late when a test tells it to).
+            let woke = self.clock.advance_to(t);
+            self.t_last = self.t_last.max(woke);
             return;
         }
         loop {
@@ -544,6 +550,29 @@ impl<'a> Worker<'a> {
         }
         self.wait_until(t);
         true
+    }
+
+    /// How far the job fell behind its schedule, when that is 1 % of its run or more: its
+    /// pacing waits with the simulated volume's waits (`engine`), and how far the rate
+    /// schedule's next arrival lies behind the job's end.
+    fn behind_schedule(&self, engine: iolens_engine::Wakeups) -> Option<iolens_stats::Behind> {
+        let mut b = self.behind;
+        b.add(&iolens_stats::Behind {
+            waits: engine.waits,
+            late: engine.late,
+            max_late_ns: engine.max_late_ns,
+            total_late_ns: engine.total_late_ns,
+            schedule_lag_ns: 0,
+        });
+        b.schedule_lag_ns = self
+            .pace
+            .iter()
+            .zip(&self.stats.dirs)
+            .filter(|(p, d)| p.limited() && d.issued > 0)
+            .map(|(p, _)| self.t_last.saturating_sub(p.next_at))
+            .max()
+            .unwrap_or(0);
+        b.fell_behind(self.stats.runtime_ms).then_some(b)
     }
 
     /// The direction of the next I/O of a paced mixed job (see [`pacing::choose_ddir`]).
@@ -1252,6 +1281,11 @@ impl<'a> Worker<'a> {
                 self.drain(eng);
                 self.wait_until(at);
             }
+            // How late the wait woke: the machine's delay, not the device's.
+            let asked = self.deadline.map_or(at, |d| at.min(d));
+            if !self.stopped() {
+                self.behind.waited(self.t_last.saturating_sub(asked));
+            }
             self.units[slot.index() as usize].start = self.t_last;
             if self.stopped() || self.deadline.is_some_and(|d| self.t_last >= d) {
                 // The wait reached the end of the run: this I/O is not issued.
@@ -1432,6 +1466,7 @@ fn start<B: Backend>(mut w: Worker<'_>, e: &mut Engine<B>) -> WorkerOutcome {
         w.stats.dirs[d].runtime_ms = ms(ns);
     }
     w.stats.usage = Rusage::thread_now().since(&w.usage_start);
+    w.stats.behind = w.behind_schedule(e.wakeups());
     if let Some(ss) = &w.ss {
         w.stats.steadystate = Some(ss.result());
     }

@@ -173,7 +173,9 @@ fn set_up<'a>(
         .then(TscClock::new)
         .flatten();
     w.clock = match (step, tsc) {
-        (Some(s), _) => AnyClock::Fake(FakeClock::new(1_000_000_000, s)),
+        (Some(s), _) => AnyClock::Fake(
+            FakeClock::new(1_000_000_000, s).waking_late(opts.fake_late_wake.unwrap_or(0)),
+        ),
         (None, Some(t)) => AnyClock::Tsc(t),
         (None, None) => AnyClock::Mono(MonoClock),
     };
@@ -351,6 +353,7 @@ impl<'a> Worker<'a> {
             writes_since_sync: 0,
             pace: job.eff.rate.map(Pace::new),
             think_count: 0,
+            behind: iolens_stats::Behind::default(),
             trim_then_write: None,
             comps: Vec::with_capacity(depth as usize),
             requeue: Vec::new(),

@@ -203,6 +203,8 @@ impl Worker<'_> {
     pub(super) fn start_measuring(&mut self, t: u64) {
         let spec = self.job.spec.clone();
         self.measure_start = t;
+        // Waits of the ramp are not the measured run's.
+        self.behind = iolens_stats::Behind::default();
         self.stats.job_start = super::logs::clock_ms(spec.job_start_clock_id);
         self.bw_sampler = Sampler::new(t, spec.bwavgtime.as_nanos() as u64);
         self.iops_sampler = Sampler::new(t, spec.iopsavgtime.as_nanos() as u64);

@@ -21,8 +21,48 @@ fn planned(text: &str) -> Plan {
 fn fake() -> WorkerOptions {
     WorkerOptions {
         fake_clock_step: Some(1_000),
-        null_delay: None,
+        ..WorkerOptions::default()
     }
+}
+
+#[test]
+fn a_paced_job_whose_waits_wake_late_says_how_far_behind_it_fell() {
+    // rate_iops=1000 for 1 s: an arrival due every 1 ms. On time, no wait is late.
+    let job = "[p]\nioengine=null\nsize=1g\nrate_iops=1000\ntime_based\nruntime=1s\n";
+    let out = run_fake(job);
+    assert_eq!(
+        out.stats.behind, None,
+        "{job}: a fake clock that wakes on time leaves the job on its schedule"
+    );
+    // Every wait wakes 3 ms late: the arrival due at 1 ms starts at 4 ms, the three due by
+    // then go at once (the schedule catches up, as fio's), the next wait is for 5 ms, and so
+    // on: one wait per 4 ms, about 250 in the second, each 3 ms late (750 ms in all).
+    let p = planned(job);
+    let ctl = Control::new(1);
+    let stop = AtomicBool::new(false);
+    let late = WorkerOptions {
+        fake_clock_step: Some(1_000),
+        fake_late_wake: Some(3_000_000),
+        ..WorkerOptions::default()
+    };
+    let out = run_job(
+        &p.jobs[0],
+        &ctl.jobs[0],
+        &stop,
+        &late,
+        &SimRegistry::default(),
+    );
+    let b = out.stats.behind.unwrap_or_else(|| {
+        panic!("{job}, every wait 3 ms late: expected the job to say it fell behind")
+    });
+    assert!(
+        b.late == b.waits
+            && (240..=260).contains(&b.waits)
+            && b.max_late_ns >= 3_000_000
+            && b.total_late_ns >= 3_000_000 * b.late
+            && b.schedule_lag_ns <= 4_000_000,
+        "{job}, every wait 3 ms late: expected about 250 waits, each late by 3 ms or more, and the schedule caught up by the end (at most 4 ms behind); got {b:?}"
+    );
 }
 
 /// Runs the one job of `text` to completion on the fake clock.
