@@ -454,16 +454,51 @@ fn usd_exact(x: f64) -> String {
     }
 }
 
-/// A wider stripe is recommended over a narrower one only when it costs less than this share
-/// of the narrower's price: each volume more is another attachment and another failure domain.
-const WIDER_BELOW: f64 = 0.5;
+/// The stripe rule, for every type and between types: more volumes only where they save at
+/// least this share of the monthly cost for each volume added (two more: 20 %). A stripe is
+/// lost when any one of its volumes is, so `n` volumes fail about `n` times as often as one:
+/// the saving must grow with the exposure.
+pub const STRIPE_SAVING: f64 = 0.10;
+
+/// The stripe rule as the advice states it.
+pub fn stripe_rule() -> String {
+    format!(
+        "more volumes only where they save at least {} % of the monthly cost for each volume added (two more: {} %), since a stripe is lost when any one of its volumes is: n volumes fail about n times as often as one",
+        fmt::int(STRIPE_SAVING * 100.0),
+        fmt::int(STRIPE_SAVING * 200.0)
+    )
+}
+
+/// Applies the stripe rule ([`STRIPE_SAVING`]) to options given as (volumes, monthly cost):
+/// from the fewest volumes (the cheapest of those), a step to `k` more volumes only where it
+/// saves at least `k` x the share, to the fewest volumes that do (the cheapest of those),
+/// until no option with more volumes saves that much on the last step's. Costs compare to
+/// the cent, so a saving of exactly the share counts. Unpriced options compare with nothing
+/// and are never chosen; `None` when none is priced.
+pub fn fewest_volumes_worth_it(options: &[(u32, Option<f64>)]) -> Option<usize> {
+    let cents = |c: f64| (c * 100.0).round() as i64;
+    let per = (STRIPE_SAVING * 100.0).round() as i64;
+    let mut priced: Vec<(usize, u32, i64)> = options
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (n, c))| c.map(|c| (i, *n, cents(c))))
+        .collect();
+    priced.sort_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2)));
+    let mut cur = *priced.first()?;
+    while let Some(next) = priced
+        .iter()
+        .find(|(_, n, c)| *n > cur.1 && c * 100 <= cur.2 * (100 - per * i64::from(*n - cur.1)))
+    {
+        cur = *next;
+    }
+    Some(cur.0)
+}
 
 /// The stripe to recommend among those that carry the need (in order of width, narrowest
-/// first): the narrowest that no wider one undercuts by more than half ([`WIDER_BELOW`]). So
-/// 300,000 IOPS stays on 5 x gp3 ($1,814.00) though 16 x gp3 cost 11 % less (each gp3 includes
-/// 3,000 IOPS), and 1,500 MiB/s of 1 MiB reads goes to 4 x io1 at $486.00, not 2 x io1 at
-/// $7,776.00, whose volumes need 57,600 IOPS each to pass 500 MiB/s. The steps say what the
-/// other widths cost. Where no width is placed, the narrowest's rejection.
+/// first), by the stripe rule ([`fewest_volumes_worth_it`]). So 1,500 MiB/s of 1 MiB reads
+/// goes to 4 x io1 at $486.00, not 2 x io1 at $7,776.00, whose volumes need 57,600 IOPS each
+/// to pass 500 MiB/s. The steps say what the other widths cost. Where no width is placed,
+/// the narrowest's rejection; where none is priced, the narrowest.
 fn choose_stripe(
     stripes: impl Iterator<Item = Result<Candidate, Rejection>>,
 ) -> Result<Candidate, Rejection> {
@@ -477,46 +512,43 @@ fn choose_stripe(
             }
         }
     }
-    let cost = |c: &Candidate| c.cost.unwrap_or(f64::INFINITY);
-    // The cheapest, the narrowest of equals.
-    let Some(cheapest) = (0..placed.len()).reduce(|a, b| {
-        if cost(&placed[b]) < cost(&placed[a]) {
-            b
-        } else {
-            a
-        }
-    }) else {
+    if placed.is_empty() {
         return Err(first_err.expect("a stripe placed or rejected"));
-    };
-    // Unpriced stripes compare with nothing: the narrowest, where none has a price.
-    let pick = if cost(&placed[cheapest]).is_infinite() {
-        0
-    } else {
-        placed
-            .iter()
-            .position(|c| c.cost.is_some() && cost(&placed[cheapest]) >= cost(c) * WIDER_BELOW)
-            .unwrap_or(cheapest)
-    };
+    }
+    let cost = |c: &Candidate| c.cost.unwrap_or(f64::INFINITY);
+    let options: Vec<(u32, Option<f64>)> = placed.iter().map(|c| (c.count, c.cost)).collect();
+    let pick = fewest_volumes_worth_it(&options).unwrap_or(0);
+    // The cheapest, the narrowest of equals.
+    let cheapest = (0..placed.len())
+        .reduce(|a, b| {
+            if cost(&placed[b]) < cost(&placed[a]) {
+                b
+            } else {
+                a
+            }
+        })
+        .unwrap_or(0);
     let mut notes = vec![];
     let ours = cost(&placed[pick]);
     if pick > 0 && ours.is_finite() && cost(&placed[0]).is_finite() {
         notes.push(format!(
-            "{} volumes rather than {}: {}/month against {}/month",
+            "{} volumes rather than {}: {}/month against {}/month, {} % less",
             placed[pick].count,
             placed[0].count,
             fmt::usd(ours),
-            fmt::usd(cost(&placed[0]))
+            fmt::usd(cost(&placed[0])),
+            fmt::trim((1.0 - ours / cost(&placed[0])) * 100.0, 1)
         ));
     }
     if cheapest != pick && ours.is_finite() {
         let theirs = cost(&placed[cheapest]);
         notes.push(format!(
-            "{} volumes would cost {}/month, {} % less, with {} volumes more (more volumes are picked only below {} % of the price)",
+            "{} volumes would cost {}/month, {} % less, with {} more (more volumes only where they save at least {} % for each volume added)",
             placed[cheapest].count,
             fmt::usd(theirs),
-            fmt::int((1.0 - theirs / ours) * 100.0),
-            placed[cheapest].count - placed[pick].count,
-            fmt::int(WIDER_BELOW * 100.0)
+            fmt::trim((1.0 - theirs / ours) * 100.0, 1),
+            fmt::count(f64::from(placed[cheapest].count - placed[pick].count), "volume"),
+            fmt::int(STRIPE_SAVING * 100.0)
         ));
     }
     let mut c = placed.swap_remove(pick);
@@ -524,6 +556,30 @@ fn choose_stripe(
         c.steps.insert(1 + i, n);
     }
     Ok(c)
+}
+
+/// What striping `count` volumes of type `ty` exposes the data to: the stripe is lost with
+/// any one of them, about `count` times as often as one volume, with the type's published
+/// durability where the model data has it.
+fn exposure(ty: &str, count: u32) -> String {
+    let n = f64::from(count);
+    let published = data()
+        .durability
+        .iter()
+        .find(|d| d.types.iter().any(|t| t == ty));
+    match published {
+        Some(d) => format!(
+            "it is lost when any one of its {count} volumes is: about {count} times as often as one volume ({ty}: {} durability a year, an annual failure rate up to {} % a volume, so up to {} % for the stripe; {}, {})",
+            d.text,
+            fmt::trim(100.0 - d.annual_pct, 3),
+            fmt::trim(n * (100.0 - d.annual_pct), 3),
+            d.source,
+            d.date
+        ),
+        None => format!(
+            "it is lost when any one of its {count} volumes is: about {count} times as often as one volume"
+        ),
+    }
 }
 
 /// A stripe for more data than one volume of type `ty` holds (`too_big` says why one cannot):
@@ -599,7 +655,8 @@ fn place(
     }
     if count > 1 {
         notes.push(format!(
-            "a stripe (RAID 0) of {count} volumes: each I/O goes to one of them, so they share the load evenly only when the I/O is spread over the whole stripe"
+            "a stripe (RAID 0) of {count} volumes: each I/O goes to one of them, so they share the load evenly only when the I/O is spread over the whole stripe; {}",
+            exposure(ty, count)
         ));
     }
     let mut caps = None;
@@ -1844,6 +1901,30 @@ mod tests {
             !all().contains(&"custom".to_string()),
             "custom is no product"
         );
+    }
+
+    #[test]
+    fn the_stripe_rule_asks_a_tenth_of_the_cost_for_each_volume_added() {
+        // 8 volumes at $121.18 against one at $123.00: 1.5 % less, where 7 more need 70 %.
+        let o = [(1, Some(123.0)), (8, Some(121.18))];
+        assert_eq!(fewest_volumes_worth_it(&o), Some(0), "{o:?}");
+        // 2 more volumes at exactly 20 % less count; a cent more does not.
+        let o = [(2, Some(500.0)), (4, Some(400.0))];
+        assert_eq!(fewest_volumes_worth_it(&o), Some(1), "{o:?}");
+        let o = [(2, Some(500.0)), (4, Some(400.01))];
+        assert_eq!(fewest_volumes_worth_it(&o), Some(0), "{o:?}");
+        // Step by step: 2 -> 4 ($7,776 -> $486, 94 % less), and 5 at $480 saves 1.2 %.
+        let o = [
+            (2, Some(7776.0)),
+            (3, Some(7776.0)),
+            (4, Some(486.0)),
+            (5, Some(480.0)),
+        ];
+        assert_eq!(fewest_volumes_worth_it(&o), Some(2), "{o:?}");
+        // Unpriced options are never chosen; the fewest volumes of equal count, the cheapest.
+        let o = [(1, None), (1, Some(90.0)), (1, Some(80.0))];
+        assert_eq!(fewest_volumes_worth_it(&o), Some(2), "{o:?}");
+        assert_eq!(fewest_volumes_worth_it(&[(1, None)]), None);
     }
 
     #[test]
