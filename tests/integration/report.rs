@@ -1104,3 +1104,136 @@ fn report_of_fio_json_with_its_logs() {
         stderr(&o)
     );
 }
+
+/// What runs past the right edge of the page at `width` px in Chromium: the page itself
+/// (a horizontal scroll), or any table, cell, chart or paragraph that ends beyond the
+/// viewport, each named with its text and where it ends. The page forbids scripts, so a copy
+/// without its Content-Security-Policy gets one that measures the laid-out page and writes
+/// the answer into the DOM, which `--dump-dom` prints. `None` without Chromium.
+fn overflow_in_chromium(html: &Path, width: u32) -> Option<Vec<String>> {
+    let browser = chromium()?;
+    let page =
+        std::fs::read_to_string(html).unwrap_or_else(|e| panic!("reading {}: {e}", html.display()));
+    let csp = page
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .map(|at| (at, at + page[at..].find('>').unwrap_or(0) + 1));
+    let mut probe = match csp {
+        Some((a, b)) => format!("{}{}", &page[..a], &page[b..]),
+        None => page,
+    };
+    let script = r#"<script>
+(function () {
+  var w = document.documentElement.clientWidth, out = [];
+  var sw = document.documentElement.scrollWidth;
+  if (sw > w) out.push("the page is " + sw + " px wide");
+  document.querySelectorAll("table, th, td, svg, figure, p, li, h2").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.right > w + 0.5) {
+      out.push(e.tagName.toLowerCase() + " '" + (e.textContent || "").trim().slice(0, 50) + "' ends at " + Math.round(r.right) + " px");
+    }
+  });
+  var d = document.createElement("pre");
+  d.id = "overflow-probe";
+  d.textContent = out.length ? out.join("\n") : "none";
+  document.body.appendChild(d);
+})();
+</script>
+</body>"#;
+    probe = probe.replacen("</body>", script, 1);
+    let copy = html.with_extension(format!("probe{width}.html"));
+    std::fs::write(&copy, probe).expect("writing the probe page");
+    let profile = TempDir::new("chromium-probe");
+    let mut c = Command::new(browser);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--dump-dom",
+    ])
+    .arg(format!("--user-data-dir={}", profile.0.display()))
+    .arg(format!("--window-size={width},2000"))
+    .arg(format!("file://{}", copy.display()));
+    let o = output_within(c, std::time::Duration::from_secs(90));
+    let dom = stdout(&o);
+    let found = dom
+        .split("<pre id=\"overflow-probe\">")
+        .nth(1)
+        .and_then(|t| t.split("</pre>").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "the overflow probe of {} at {width} px wrote nothing; chromium: {}",
+                html.display(),
+                stderr(&o)
+            )
+        })
+        .to_string();
+    Some(if found == "none" {
+        vec![]
+    } else {
+        found.lines().map(str::to_string).collect()
+    })
+}
+
+/// `iolens advise --report`: the pick and its evidence come first, then the chart of cost
+/// against p99 with the target line, labelled points and the Pareto front, then the
+/// candidates; the page fits the window at 1400 and 800 px, with no column cut off.
+#[test]
+fn advise_report_puts_the_pick_first_and_fits_at_1400_and_800() {
+    let d = TempDir::new("report-advise");
+    let args = [
+        "advise",
+        "--iops",
+        "20k",
+        "--p99",
+        "1ms",
+        "--provider",
+        "aws",
+        "--report",
+        "advise.html",
+        "--name=db",
+        "--ioengine=libaio",
+        "--rw=randread",
+        "--bs=16k",
+        "--iodepth=32",
+        "--size=100g",
+    ];
+    let o = run_in(&d.0, &args);
+    assert_eq!(o.status.code(), Some(0), "iolens {args:?}: {}", stderr(&o));
+    let html = read_report(
+        &d.join("advise.html"),
+        "advise",
+        1,
+        &[
+            "pick: io1 at $1,620.00/month",
+            "the evidence",
+            "monthly cost against simulated p99",
+            "Pareto front",
+            "p99 target 1,000 µs",
+            "io1 (pick)",
+        ],
+    );
+    let at = |s: &str| {
+        html.find(s)
+            .unwrap_or_else(|| panic!("the advise report lacks '{s}'"))
+    };
+    assert!(
+        at("pick: io1") < at("monthly cost against simulated p99")
+            && at("monthly cost against simulated p99") < at("a row per candidate"),
+        "expected the pick, then the chart, then the candidates, in that order"
+    );
+    check_in_chromium(&d.join("advise.html"), "advise", 2400);
+    for width in [1400, 800] {
+        if let Some(over) = overflow_in_chromium(&d.join("advise.html"), width) {
+            assert!(
+                over.is_empty(),
+                "the advise report at {width} px: expected everything within the window, found:\n{}",
+                over.join("\n")
+            );
+        }
+    }
+}

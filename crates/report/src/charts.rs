@@ -829,7 +829,7 @@ fn latency_lines(
 
 /// Lines of named series against a numeric x: the input of [`xy_chart`] (the PTS IOPS matrix
 /// as IOPS against block size per mix, WSAT's IOPS against time and against data written).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct XyInput {
     /// Heading.
     pub title: String,
@@ -849,6 +849,69 @@ pub struct XyInput {
     pub series: Vec<Series>,
     /// Indices of series drawn as dots alone, without a line (a scatter of candidates).
     pub dots_only: Vec<usize>,
+    /// Horizontal reference lines (a target): the y value and its label, drawn dashed across
+    /// the plot with the label at its right end.
+    pub hlines: Vec<(f64, String)>,
+    /// Point labels, most important first: (x, y, text), each beside its point where it
+    /// stays inside the plot and overlaps no label placed before it, else left out.
+    pub labels: Vec<(f64, f64, String)>,
+}
+
+/// The box a `.mark` label takes (11 px bold: about 0.6 of that a character), anchored at its
+/// start: left, top, right, bottom.
+fn mark_box(x0: f64, baseline: f64, s: &str) -> (f64, f64, f64, f64) {
+    let w = s.chars().count() as f64 * 6.6 + 2.0;
+    (x0, baseline - 9.0, x0 + w, baseline + 3.0)
+}
+
+fn overlaps(a: &(f64, f64, f64, f64), b: &(f64, f64, f64, f64)) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Draws the reference lines and the point labels of `a` on frame `f`.
+fn lines_and_labels(svg: &mut Svg, f: &Frame, a: &XyInput) {
+    let (l, r, t, b) = f.area;
+    let mut placed: Vec<(f64, f64, f64, f64)> = vec![];
+    for (y, label) in &a.hlines {
+        let py = f.y.px(*y);
+        if !(t - 0.5..=b + 0.5).contains(&py) {
+            continue;
+        }
+        svg.line(l, py, r, py, "ln thin dash s5");
+        let w = label.chars().count() as f64 * 6.6 + 2.0;
+        // Above the line, or under it where the plot's top is too near.
+        let base = if py - 4.0 - 9.0 >= t {
+            py - 4.0
+        } else {
+            py + 13.0
+        };
+        svg.text(r - 4.0, base, "end", "mark t5", label);
+        placed.push(mark_box(r - 4.0 - w, base, label));
+    }
+    for (x, y, text) in &a.labels {
+        let (px, py) = (f.x.px(*x), f.y.px(*y));
+        let w = text.chars().count() as f64 * 6.6 + 2.0;
+        let tries = [
+            (px + 6.0, py - 5.0),
+            (px + 6.0, py + 13.0),
+            (px - 6.0 - w, py - 5.0),
+            (px - 6.0 - w, py + 13.0),
+        ];
+        let spot = tries
+            .iter()
+            .map(|(x0, base)| mark_box(*x0, *base, text))
+            .find(|bx| {
+                bx.0 >= l
+                    && bx.2 <= r
+                    && bx.1 >= t
+                    && bx.3 <= b
+                    && !placed.iter().any(|p| overlaps(p, bx))
+            });
+        if let Some(bx) = spot {
+            svg.text(bx.0, bx.1 + 9.0, "start", "mark", text);
+            placed.push(bx);
+        }
+    }
 }
 
 /// One line per series with a dot at each point (dots alone for `dots_only`); None without
@@ -864,6 +927,7 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(a.hlines.iter().map(|h| h.0))
         .filter(|v| v.is_finite())
         .collect();
     if xs.is_empty() {
@@ -905,6 +969,7 @@ pub fn xy_chart(a: &XyInput) -> Option<String> {
             }
         }
     }
+    lines_and_labels(&mut svg, &f, a);
     let items: Vec<(String, String, bool)> = a
         .series
         .iter()
@@ -1594,6 +1659,7 @@ pub(crate) mod snapshots {
             y_log_over: Some(10.0),
             series,
             dots_only: vec![],
+            ..XyInput::default()
         })
         .expect("points");
         for tick in ["512B", "4KiB", "64KiB", "1MiB"] {

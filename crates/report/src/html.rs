@@ -60,6 +60,9 @@ pub struct SuiteSection {
     pub bars: Vec<CompareInput>,
     /// A table: caption, header, rows.
     pub table: Option<(String, Vec<String>, Vec<Vec<String>>)>,
+    /// Facts under the notes, before the table: a caption and (name, value) rows (the
+    /// evidence of a pick).
+    pub facts: Option<(String, Vec<(String, String)>)>,
 }
 
 /// One finding of `explain`, as text.
@@ -661,6 +664,9 @@ fn suite_section(out: &mut String, idx: usize, sec: &SuiteSection) {
     for n in &sec.notes {
         let _ = writeln!(out, "<p>{}</p>", esc(n));
     }
+    if let Some((caption, rows)) = &sec.facts {
+        kv_table(out, caption, rows);
+    }
     if let Some((caption, head, rows)) = &sec.table {
         let _ = write!(
             out,
@@ -1085,6 +1091,7 @@ mod tests {
                     vec!["R/W mix".into(), "4KiB".into()],
                     vec![vec!["0/100".into(), "40000".into()]],
                 )),
+                facts: None,
             }],
             facts: vec![(
                 "test conditions".into(),

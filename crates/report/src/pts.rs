@@ -713,6 +713,7 @@ fn iops_plot(cells: &[PtsCell]) -> Plot {
             })
             .collect(),
         dots_only: vec![],
+        ..XyInput::default()
     };
     let mut head = vec!["R/W mix".to_string()];
     head.extend(bss.iter().map(|(_, l)| l.clone()));
@@ -819,6 +820,7 @@ fn wsat_lines(ss: &PtsSteady, round_s: u64) -> Vec<XyInput> {
             points,
         }],
         dots_only: vec![],
+        ..XyInput::default()
     };
     vec![
         line("WSAT: IOPS against time", "time (minutes)", by_time),
@@ -1028,6 +1030,7 @@ fn part(p: &PtsPart) -> Report {
             lines: plot.lines,
             bars: plot.bars,
             table: Some(plot.table),
+            facts: None,
         }],
         findings: vec![Finding {
             severity: if reached { "INFO" } else { "WARNING" }.into(),

@@ -42,6 +42,10 @@ pub struct AdviseArgs {
     /// The workload from a fio or iolens JSON result: its jobs, and what it achieved
     #[arg(long, value_name = "RESULT.json", conflicts_with = "trace")]
     pub result: Option<PathBuf>,
+    /// Take a --result that an interrupted run or the null engine made (refused otherwise: its
+    /// figures are not the storage's)
+    #[arg(long, requires = "result")]
+    pub force: bool,
     /// The workload from a trace (fio iolog v2/v3, blktrace), replayed at its own times
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -224,6 +228,7 @@ pub fn options(a: &AdviseArgs) -> Result<Options> {
         duration_s,
         latency_models,
         max_stripe: a.max_stripe,
+        force: a.force,
         ..Options::default()
     })
 }

@@ -20,9 +20,10 @@ pub use lever::{Change, Changed};
 pub use render::{report, text, to_json};
 
 use iolens_analyze::advise::{
-    candidates, catalogue, concurrency_needed, instance_storage_candidates, judge, rank,
-    ruled_out_by_pattern, unreached, Candidate, Filters, Judged, LatTarget, LatencyCause, Measured,
-    MoreIops, Reason, Rejection, Setup, Status, Targets, Unreached,
+    candidates, catalogue, concurrency_needed, fewest_volumes_worth_it,
+    instance_storage_candidates, judge, rank, ruled_out_by_pattern, stripe_rule, unreached,
+    Candidate, Filters, Judged, LatTarget, LatencyCause, Measured, MoreIops, Reason, Rejection,
+    Setup, Status, Targets, Unreached,
 };
 use iolens_analyze::models::{latency_model, LatencyModel, Need, Verdict, RIGHT_SIZE_HEADROOM};
 use iolens_analyze::{explain, instance, view_of_run, Bound, ExplainContext};
@@ -82,6 +83,8 @@ pub struct Options {
     /// The most I/Os a candidate's simulation completes (over all jobs): enough for its
     /// percentiles.
     pub sim_ios: u64,
+    /// Take a result that an interrupted run or the null engine made (refused otherwise).
+    pub force: bool,
 }
 
 impl Default for Options {
@@ -99,6 +102,7 @@ impl Default for Options {
             max_stripe: 16,
             sim_seconds: 30.0,
             sim_ios: 200_000,
+            force: false,
         }
     }
 }
@@ -115,6 +119,37 @@ pub struct Entry {
     pub judged: Judged,
     /// The latency model its latency was drawn from.
     pub latency_model: ModelRef,
+    /// What its figures must be read with: without a latency target, a p99 over 10 times the
+    /// model's p50 (its I/Os queued, which no target asked to avoid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
+}
+
+/// A p99 this many times the latency model's p50 is the queue's, not the volume's.
+const QUEUED_P99: f64 = 10.0;
+
+/// Without a latency target, the caveat of a run whose p99 is over [`QUEUED_P99`] times its
+/// model's p50.
+fn caveat(m: &Measured, model: &LatencyModel, t: &Targets, s: &Summary) -> Option<String> {
+    if !t.latency.is_empty() {
+        return None;
+    }
+    let p99 = m.percentile(None, 99.0)?;
+    let p50 = model.percentile_us(50.0);
+    (p99 > QUEUED_P99 * p50).then(|| {
+        format!(
+            "p99 {} is over {} x the {} latency model's p50 ({}): its I/Os queued{}; with no latency target only the rate was sized for: give one (--p99) to size for the wait",
+            render::lat(p99),
+            fmt_int(QUEUED_P99),
+            model.name(),
+            render::lat(p50),
+            if s.trace && s.trace_timed {
+                " in the trace's bursts"
+            } else {
+                ""
+            }
+        )
+    })
 }
 
 /// A latency model as a result names it.
@@ -128,6 +163,8 @@ pub struct ModelRef {
     pub provenance: String,
     /// Its p50, p99, p99.9 and maximum.
     pub summary: String,
+    /// How far a real volume may stray from it: the factor and what it rests on.
+    pub uncertainty: String,
 }
 
 impl ModelRef {
@@ -137,6 +174,11 @@ impl ModelRef {
             basis: m.basis_text().to_string(),
             provenance: m.provenance(),
             summary: m.summary(),
+            uncertainty: format!(
+                "x{}: {}",
+                workload::trim_pct(m.uncertainty_factor()),
+                m.uncertainty()
+            ),
         }
     }
 }
@@ -152,8 +194,12 @@ pub struct Advice {
     pub targets_from: String,
     /// What each candidate was sized for.
     pub sized_for: String,
+    /// A trace's interval the candidates were sized for, where it asks more than the targets.
+    pub sized_interval: Option<workload::Interval>,
     /// How the workload was offered to each candidate.
     pub offered: String,
+    /// When more volumes are taken over fewer, for every type ([`stripe_rule`]).
+    pub stripe_rule: String,
     /// The candidates, ranked: what fits by cost, then what the model cannot confirm, then
     /// the rejected, closest first.
     pub entries: Vec<Entry>,
@@ -187,8 +233,11 @@ struct Plan {
     w: Workload,
     targets: Targets,
     targets_from: String,
-    /// I/Os per second the targets ask for (0 with latency targets alone).
+    /// I/Os per second the candidates are sized for (0 with latency targets alone): the
+    /// targets', or a trace's most demanding interval's.
     need_ios: f64,
+    /// That interval, where it asks more than the targets.
+    interval: Option<workload::Interval>,
     setup: Setup,
     types: Vec<String>,
     overrides: Vec<(String, LatencyModel)>,
@@ -227,7 +276,7 @@ fn per_job_ios(ios: u64, s: &Summary) -> u64 {
 fn plan(o: &Options) -> Result<Plan, SuiteError> {
     let w = match &o.input {
         Input::Jobs(a) => workload::from_args(a)?,
-        Input::Result(p) => workload::from_result(p)?,
+        Input::Result(p) => workload::from_result(p, o.force)?,
         Input::Trace(p, a) => workload::from_trace(p, a, 256)?,
     };
     let (targets, targets_from) = targets(o, &w.summary)?;
@@ -246,13 +295,23 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
             )));
         }
     }
-    let need_ios = targets
+    let rate_ios = targets
         .iops
         .unwrap_or(0.0)
         .max(targets.bytes_per_s.unwrap_or(0.0) / s.bs.max(1) as f64);
+    // A timed trace needs more than its average where it bunches: for each I/O to wait at
+    // most the latency target, the rate of its most demanding interval (the busiest second
+    // without a latency target).
+    let tightest = targets.latency.iter().map(|l| l.us).reduce(f64::min);
+    let interval = match tightest {
+        Some(us) => workload::busiest_for_wait(&w.arrivals_us, us / 1e6),
+        None => workload::busiest_second(&w.arrivals_us),
+    }
+    .filter(|i| i.need_iops > rate_ios);
+    let need_ios = interval.as_ref().map_or(rate_ios, |i| i.need_iops);
     let need = Need {
         iops: need_ios,
-        bytes_per_s: targets.bytes_per_s.unwrap_or(0.0),
+        bytes_per_s: targets.bytes_per_s.unwrap_or(0.0) * need_ios / rate_ios.max(1e-9),
         bs: s.bs,
         read_fraction: s.read_fraction,
         sequential: s.sequential,
@@ -284,6 +343,7 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         targets,
         targets_from,
         need_ios,
+        interval,
         setup,
         types,
         overrides,
@@ -326,11 +386,13 @@ impl Plan {
         m.bound = bound;
         m.bound_claim = claim;
         let judged = judge(&c, &m, &self.targets, &model);
+        let caveat = caveat(&m, &model, &self.targets, s);
         Ok(Entry {
             candidate: c,
             measured: m,
             judged,
             latency_model: ModelRef::of(&model),
+            caveat,
         })
     }
 
@@ -543,9 +605,9 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             ));
         }
     }
-    // The cheapest that fits (the ranking puts priced ones first); one without a sourced
-    // price only when no priced one fits, and the notes say so.
-    let winner = entries.iter().position(|e| e.judged.status == Status::Fits);
+    // The cheapest that fits by the stripe rule (more volumes only where they save enough);
+    // one without a sourced price only when no priced one fits, and the notes say so.
+    let winner = pick_by_stripe_rule(&mut entries);
     if let Some(w) = winner.filter(|w| entries[*w].candidate.cost.is_none()) {
         notes.push(format!(
             "the pick, {}, has no sourced price in the model data: it fits, but no cost ranks it",
@@ -595,12 +657,25 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         );
     }
     let sized_for = if need_ios > 0.0 {
-        sized_for(&setup.need)
+        let mut t = sized_for(&setup.need);
+        if let Some(i) = &plan.interval {
+            t.push_str(&match i.wait_s {
+                Some(_) => format!(
+                    ". The need is the trace's most demanding interval for each I/O to wait at most the latency target, the largest I/Os / (interval + target) over all its intervals: {}",
+                    i.describe()
+                ),
+                None => format!(
+                    ". The need is the trace's busiest second (no latency target to size its shorter bursts for): {}",
+                    i.describe()
+                ),
+            });
+        }
+        t
     } else {
         format!(
-            "each type for the least IOPS whose simulated run keeps {n} I/Os in flight within the latency target, with {} % headroom; capacity {} GiB. The search runs by Little's law between {n} / (target / uncertainty - percentile + mean) and {n} / (target / uncertainty - percentile), of the type's latency model (below the first where it already meets), never above {n} / mean",
+            "each type for the least IOPS whose simulated run keeps {n} I/Os in flight within the latency target, with {} % headroom; capacity {}. The search runs by Little's law between {n} / (target / uncertainty - percentile + mean) and {n} / (target / uncertainty - percentile), of the type's latency model (below the first where it already meets), never above {n} / mean",
             ((setup.need.headroom - 1.0) * 100.0).round(),
-            fmt_int(setup.need.capacity_gib),
+            workload::capacity_text(setup.need.capacity_gib),
             n = fmt_int(s.in_flight)
         )
     };
@@ -609,7 +684,9 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         targets: plan.targets,
         targets_from: plan.targets_from,
         sized_for,
+        sized_interval: plan.interval.clone(),
         offered: plan.offered,
+        stripe_rule: stripe_rule(),
         entries,
         rejected,
         unreached,
@@ -621,6 +698,46 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         changed,
         notes,
     })
+}
+
+/// The pick among the candidates that fit: the stripe rule ([`fewest_volumes_worth_it`])
+/// over their volumes and costs, so a stripe is taken over fewer volumes of another type only
+/// where it saves enough, and the pick says what the cheaper stripe would have cost. Without
+/// a priced fit, the first that fits.
+fn pick_by_stripe_rule(entries: &mut [Entry]) -> Option<usize> {
+    let fits: Vec<usize> = (0..entries.len())
+        .filter(|i| entries[*i].judged.status == Status::Fits)
+        .collect();
+    let options: Vec<(u32, Option<f64>)> = fits
+        .iter()
+        .map(|i| (entries[*i].candidate.count, entries[*i].candidate.cost))
+        .collect();
+    let Some(k) = fewest_volumes_worth_it(&options) else {
+        return fits.first().copied();
+    };
+    let w = fits[k];
+    let cost = |e: &Entry| e.candidate.cost.unwrap_or(f64::INFINITY);
+    let cheaper = fits
+        .iter()
+        .copied()
+        .filter(|i| cost(&entries[*i]) < cost(&entries[w]))
+        .min_by(|a, b| cost(&entries[*a]).total_cmp(&cost(&entries[*b])));
+    if let Some(c) = cheaper {
+        let (ours, theirs) = (cost(&entries[w]), cost(&entries[c]));
+        let note = format!(
+            "{} would cost {}/month, {} % less, with {} more: more volumes only where they save at least {} % for each volume added",
+            entries[c].candidate.label,
+            render::usd(theirs),
+            workload::trim_pct((1.0 - theirs / ours) * 100.0),
+            match entries[c].candidate.count.saturating_sub(entries[w].candidate.count) {
+                1 => "1 volume".to_string(),
+                n => format!("{n} volumes"),
+            },
+            fmt_int(iolens_analyze::advise::STRIPE_SAVING * 100.0)
+        );
+        entries[w].candidate.notes.push(note);
+    }
+    Some(w)
 }
 
 /// One type's latency-only sizing: what a probe needs to size and simulate it.
@@ -737,6 +854,9 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
         bytes_per_s: o.bytes_per_s,
         latency: o.latency.clone(),
     };
+    if let (Some(i), Some(b)) = (o.iops, o.bytes_per_s) {
+        contradiction(i, b, s)?;
+    }
     if o.iops.is_some() || o.bytes_per_s.is_some() {
         return Ok((t, "given".into()));
     }
@@ -801,6 +921,34 @@ fn targets(o: &Options, s: &Summary) -> Result<(Targets, String), SuiteError> {
     Err(err(
         "a job file has no achieved figures: give a target (--iops, --throughput, --p99), or a result (--result) or trace (--trace) whose own figures are the targets",
     ))
+}
+
+/// How far the I/O size that an IOPS and a throughput target imply together may stray from
+/// the workload's mean I/O size (targets rounded as people write them: 20k and 300m of 16
+/// KiB is 15.4 KiB an I/O).
+const SIZE_TOLERANCE: f64 = 0.1;
+
+/// `--iops` and `--throughput` together set an I/O size: an error naming both when it is
+/// not the workload's (within [`SIZE_TOLERANCE`]), with what each means at the workload's size.
+fn contradiction(iops: f64, bytes_per_s: f64, s: &Summary) -> Result<(), SuiteError> {
+    let bs = s.bs.max(1) as f64;
+    let implied = bytes_per_s / iops.max(1e-9);
+    if (implied / bs - 1.0).abs() <= SIZE_TOLERANCE {
+        return Ok(());
+    }
+    Err(err(format!(
+        "--iops {} and --throughput {}/s contradict the workload's {} I/Os: together they mean {} per I/O. At {} per I/O, {} IOPS is {}/s and {}/s is {} IOPS: give one of them (the other follows from the I/O size), or both for the same I/O size (within {} %)",
+        fmt_int(iops),
+        workload::size_text(bytes_per_s),
+        workload::size_text(bs),
+        workload::size_text(implied),
+        workload::size_text(bs),
+        fmt_int(iops),
+        workload::size_text(iops * bs),
+        workload::size_text(bytes_per_s),
+        fmt_int(bytes_per_s / bs),
+        fmt_int(SIZE_TOLERANCE * 100.0)
+    )))
 }
 
 /// `--instance`: a type, or a family (`m6i`, `standard_d`).
@@ -880,13 +1028,13 @@ fn overrides(given: &[(String, String)]) -> Result<Vec<(String, LatencyModel)>, 
 fn sized_for(n: &Need) -> String {
     let t = n.target();
     format!(
-        "{} IOPS of {} ({} MiB/s) = the need {} with {} % headroom; capacity {} GiB",
+        "{} IOPS of {} ({} MiB/s) = the need {} with {} % headroom; capacity {}",
         fmt_int(t),
         workload::size_text(n.bs as f64),
         fmt_int(t * n.bs as f64 / 1_048_576.0),
         n.describe(),
         ((n.headroom - 1.0) * 100.0).round(),
-        fmt_int(n.capacity_gib)
+        workload::capacity_text(n.capacity_gib)
     )
 }
 
@@ -932,7 +1080,9 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<Prepared, SuiteErro
             set_opt(j, "runtime", &format!("{}", o.sim_seconds.ceil().max(1.0)))?;
         }
         if !matches!(j.size, Some(iolens_job::SizeOrPct::Bytes(_))) && !s.trace {
-            set_opt(j, "size", &format!("{}g", s.capacity_gib.max(1.0)))?;
+            // A job without a size of its own spans the workload's data (1 GiB at least).
+            let bytes = (s.capacity_gib.max(1.0) * 1_073_741_824.0).round() as u64;
+            set_opt(j, "size", &bytes.to_string())?;
         }
         j.set(&SettingValue::LatPercentiles(true).into());
         if paced {

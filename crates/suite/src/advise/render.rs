@@ -9,7 +9,7 @@ use iolens_report::svg::Unit;
 
 use super::{Advice, Entry};
 
-fn usd(x: f64) -> String {
+pub(super) fn usd(x: f64) -> String {
     let s = format!("{:.2}", x);
     let (int, frac) = s.split_once('.').unwrap_or((&s, "00"));
     format!("${}.{frac}", group(int))
@@ -31,6 +31,11 @@ fn int(x: f64) -> String {
         return "unlimited".into();
     }
     group(&format!("{:.0}", x.round().max(0.0)))
+}
+
+/// A latency in µs as the advice writes it (`1,499 µs`, `>= 17,179,869 µs`).
+pub(super) fn lat(x: f64) -> String {
+    us(x)
 }
 
 fn us(x: f64) -> String {
@@ -59,6 +64,7 @@ fn mib(bytes: f64) -> String {
 /// `fits`, `cannot confirm`, `rejected: limit`.
 fn status(e: &Entry) -> String {
     match (e.judged.status, &e.judged.reason) {
+        (Status::Fits, _) if e.caveat.is_some() => "fits (queued: see caveats)".into(),
         (Status::Fits, _) => "fits".into(),
         (Status::CannotConfirm, _) => "cannot confirm: measure it".into(),
         (Status::Rejected, Some(r)) => format!("rejected: {}", r.kind()),
@@ -158,16 +164,20 @@ pub fn text(a: &Advice) -> String {
     }
     let _ = writeln!(
         o,
-        "  mean I/O {}, {:.0} % reads, {}, {} I/Os in flight at most, capacity {} GiB",
+        "  mean I/O {}, {:.0} % reads, {}, {} I/Os in flight at most, capacity {}",
         super::workload::size_text(s.bs as f64),
         s.read_fraction * 100.0,
         if s.sequential { "sequential" } else { "random" },
         s.in_flight,
-        int(s.capacity_gib)
+        super::workload::capacity_text(s.capacity_gib)
     );
+    for c in &s.conditions {
+        let _ = writeln!(o, "  {c}");
+    }
     let _ = writeln!(o, "targets: {} ({})", targets_text(a), a.targets_from);
     let _ = writeln!(o, "sized for: {}", a.sized_for);
     let _ = writeln!(o, "offered: {}", a.offered);
+    let _ = writeln!(o, "stripes: {}", a.stripe_rule);
     o.push('\n');
     candidate_tables(&mut o, a);
     let reasons: Vec<&Entry> = a
@@ -272,6 +282,34 @@ pub fn text(a: &Advice) -> String {
     if let Some(c) = &a.concurrency {
         let _ = writeln!(o, "concurrency: {c}");
     }
+    let caveats: Vec<&Entry> = a.entries.iter().filter(|e| e.caveat.is_some()).collect();
+    if !caveats.is_empty() {
+        o.push_str("\ncaveats:\n");
+        for e in caveats {
+            let _ = writeln!(
+                o,
+                "  {}: {}",
+                e.candidate.label,
+                e.caveat.as_deref().unwrap_or("")
+            );
+        }
+    }
+    let models = models(a);
+    if !models.is_empty() {
+        o.push_str("\nlatency models (each candidate's latency is drawn from its type's):\n");
+        for m in models {
+            let _ = writeln!(
+                o,
+                "  {} ({}): {}; source: {}; uncertainty {}",
+                m.name,
+                m.basis,
+                m.summary,
+                source(m),
+                m.uncertainty
+            );
+        }
+    }
+    o.push('\n');
     for n in &a.notes {
         let _ = writeln!(o, "note: {n}");
     }
@@ -464,9 +502,12 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
     );
     let _ = writeln!(
         o,
-        "  latency from the {} latency model ({}): {}",
-        e.latency_model.name, e.latency_model.provenance, e.latency_model.summary
+        "  latency from the {} latency model ({}; its source and uncertainty are under 'latency models')",
+        e.latency_model.name, e.latency_model.basis
     );
+    if let Some(cv) = &e.caveat {
+        let _ = writeln!(o, "  caveat: {cv}");
+    }
     if let Some(h) = c.headroom_cost {
         let _ = writeln!(o, "  the 20 % headroom costs {}/month of it", usd(h));
     }
@@ -476,6 +517,25 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
     for l in &c.cost_lines {
         let _ = writeln!(o, "  {l}");
     }
+}
+
+/// A model's source and date, without the basis its name is shown with.
+fn source(m: &super::ModelRef) -> &str {
+    m.provenance
+        .strip_prefix(m.basis.as_str())
+        .and_then(|r| r.strip_prefix("; "))
+        .unwrap_or(&m.provenance)
+}
+
+/// The latency models the candidates drew from, each once, in the order of the ranking.
+fn models(a: &Advice) -> Vec<&super::ModelRef> {
+    let mut out: Vec<&super::ModelRef> = vec![];
+    for e in &a.entries {
+        if !out.iter().any(|m| m.name == e.latency_model.name) {
+            out.push(&e.latency_model);
+        }
+    }
+    out
 }
 
 /// The advice as JSON (`--output-format=json`).
@@ -499,8 +559,166 @@ pub fn to_json(a: &Advice) -> serde_json::Value {
     v
 }
 
-/// The advice as an HTML report: the workload and targets, cost against p99 with the Pareto
-/// front, and a row per candidate.
+/// The answer's heading: `pick: ...`, `none fits; the closest is ...`.
+fn answer(a: &Advice) -> (String, Option<&Entry>) {
+    match (a.winner, a.closest) {
+        (Some(i), _) => {
+            let e = &a.entries[i];
+            (
+                format!("pick: {} at {}/month", e.candidate.label, cost(e)),
+                Some(e),
+            )
+        }
+        (None, Some(i)) => {
+            let e = &a.entries[i];
+            let head = if e.judged.status == Status::CannotConfirm {
+                format!(
+                    "nothing is confirmed to fit; {} ({}) may",
+                    e.candidate.label,
+                    cost(e)
+                )
+            } else {
+                format!(
+                    "none fits; the closest is {} ({})",
+                    e.candidate.label,
+                    cost(e)
+                )
+            };
+            (head, Some(e))
+        }
+        (None, None) => (
+            "none fits, and no volume type could be sized for the workload".into(),
+            None,
+        ),
+    }
+}
+
+/// The pick (or the closest) and its evidence: what to buy, what it costs line by line, what
+/// its simulation measured against each target, what bound it, and where its latency comes
+/// from.
+fn pick_section(a: &Advice) -> SuiteSection {
+    let (title, e) = answer(a);
+    let mut notes = vec![];
+    let mut rows: Vec<(String, String)> = vec![];
+    rows.push((
+        "targets".into(),
+        format!("{} ({})", targets_text(a), a.targets_from),
+    ));
+    if let Some(e) = e {
+        let c = &e.candidate;
+        if let Some(r) = &e.judged.reason {
+            notes.push(r.text());
+        }
+        rows.push((
+            "buy".into(),
+            format!(
+                "{}{}{}",
+                if c.count > 1 {
+                    format!("{} x ", c.count)
+                } else {
+                    String::new()
+                },
+                c.name,
+                c.instance
+                    .as_ref()
+                    .map(|i| format!(" on {i}"))
+                    .unwrap_or_default()
+            ),
+        ));
+        rows.push((
+            "--volume".into(),
+            format!(
+                "{}{}",
+                c.spec,
+                c.instance
+                    .as_ref()
+                    .map(|i| format!(" --instance {i}"))
+                    .unwrap_or_default()
+            ),
+        ));
+        let mut money = vec![c.cost.map_or("no sourced price".to_string(), |x| {
+            format!("{}/month", usd(x))
+        })];
+        money.extend(c.cost_lines.iter().cloned());
+        if let Some(h) = c.headroom_cost {
+            money.push(format!("the 20 % headroom costs {}/month of it", usd(h)));
+        }
+        rows.push(("cost".into(), money.join("; ")));
+        rows.push((
+            "simulated".into(),
+            format!(
+                "{} IOPS, {} MiB/s; p50 {}, p99 {}, p99.9 {}",
+                int(e.measured.iops),
+                mib(e.measured.bytes_per_s),
+                p(e, 50.0),
+                p(e, 99.0),
+                p(e, 99.9)
+            ),
+        ));
+        rows.push(("margins".into(), margins(e)));
+        rows.push((
+            "bound".into(),
+            format!("{} ({})", e.measured.bound.name(), e.measured.bound_claim),
+        ));
+        let m = &e.latency_model;
+        rows.push((
+            "latency model".into(),
+            format!(
+                "{} ({}): {}; source: {}; uncertainty {}",
+                m.name,
+                m.basis,
+                m.summary,
+                source(m),
+                m.uncertainty
+            ),
+        ));
+        rows.push(("sized".into(), c.steps.join("; ")));
+        if !c.notes.is_empty() {
+            rows.push(("to know".into(), c.notes.join("; ")));
+        }
+        if let Some(cv) = &e.caveat {
+            rows.push(("caveat".into(), cv.clone()));
+        }
+    }
+    if let Some(i) = a
+        .cheaper_unconfirmed
+        .filter(|i| a.winner.is_some() || a.closest != Some(*i))
+    {
+        let u = &a.entries[i];
+        rows.push((
+            "cheaper, unconfirmed".into(),
+            format!(
+                "{} at {}: {}",
+                u.candidate.label,
+                cost(u),
+                u.judged
+                    .reason
+                    .as_ref()
+                    .map(|r| r.text())
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    if let Some(c) = &a.concurrency {
+        rows.push(("concurrency".into(), c.clone()));
+    }
+    if a.verify_job.is_some() {
+        rows.push((
+            "verify".into(),
+            "the job file that checks it on the real volume is in the text and JSON output (verify_job)".into(),
+        ));
+    }
+    SuiteSection {
+        title,
+        notes,
+        facts: Some(("the evidence".into(), rows)),
+        ..SuiteSection::default()
+    }
+}
+
+/// The advice as an HTML report: the pick and its evidence first, then cost against p99 with
+/// the target and the Pareto front, a row per candidate, how each is provisioned, and the
+/// workload last.
 pub fn report(a: &Advice) -> Report {
     let s = &a.workload;
     let mut facts = vec![(
@@ -508,36 +726,26 @@ pub fn report(a: &Advice) -> Report {
         vec![
             ("source".to_string(), s.source.clone()),
             ("jobs".to_string(), s.jobs.join("; ")),
-            (
-                "targets".to_string(),
-                format!("{} ({})", targets_text(a), a.targets_from),
-            ),
             ("sized for".to_string(), a.sized_for.clone()),
             ("offered".to_string(), a.offered.clone()),
+            ("stripes".to_string(), a.stripe_rule.clone()),
         ],
     )];
-    if let Some(i) = a.winner.or(a.closest) {
-        let e = &a.entries[i];
-        facts.push((
-            if a.winner.is_some() {
-                "pick"
-            } else {
-                closest_word(e)
-            }
-            .to_string(),
-            vec![
-                (
-                    "volume".to_string(),
-                    format!("--volume {}", e.candidate.spec),
-                ),
-                ("cost".to_string(), cost(e)),
-                ("p99".to_string(), p(e, 99.0)),
-                (
-                    "latency model".to_string(),
-                    format!("{} ({})", e.latency_model.name, e.latency_model.provenance),
-                ),
-            ],
-        ));
+    let mut sections = vec![pick_section(a)];
+    let (chart, unpriced) = cost_against_p99(a);
+    if let Some(chart) = chart {
+        let mut notes = vec![];
+        if unpriced > 0 {
+            notes.push(format!(
+                "{unpriced} candidate(s) without a sourced price are not on the chart"
+            ));
+        }
+        sections.push(SuiteSection {
+            title: "cost against latency".into(),
+            notes,
+            lines: vec![chart],
+            ..SuiteSection::default()
+        });
     }
     for c in &a.changed {
         let e = &c.entry;
@@ -575,15 +783,11 @@ pub fn report(a: &Advice) -> Report {
         "#",
         "candidate",
         "$/month",
-        "provisioned",
         "IOPS",
-        "MiB/s",
         "p50",
         "p99",
-        "latency model",
         "bound",
         "verdict",
-        "margins",
     ]
     .iter()
     .map(|h| h.to_string())
@@ -597,51 +801,111 @@ pub fn report(a: &Advice) -> Report {
                 format!("{}", i + 1),
                 e.candidate.label.clone(),
                 cost(e),
-                e.candidate.spec.clone(),
                 int(e.measured.iops),
-                mib(e.measured.bytes_per_s),
                 p(e, 50.0),
                 p(e, 99.0),
-                format!("{} ({})", e.latency_model.name, e.latency_model.basis),
                 e.measured.bound.name().to_string(),
                 status(e),
-                margins(e),
             ]
         })
         .collect();
     let mut notes: Vec<String> = a
-        .rejected
+        .entries
         .iter()
-        .map(|r| format!("{} ({}): {}", r.label, r.kind, r.reason))
+        .filter(|e| e.judged.status != Status::Fits)
+        .filter_map(|e| {
+            e.judged
+                .reason
+                .as_ref()
+                .map(|r| format!("{} ({}): {}", e.candidate.label, r.kind(), r.text()))
+        })
         .collect();
-    notes.extend(a.concurrency.iter().cloned());
-    let (chart, unpriced) = cost_against_p99(a);
-    if unpriced > 0 {
-        notes.push(format!(
-            "{unpriced} candidate(s) without a sourced price are not on the cost chart"
-        ));
-    }
+    notes.extend(
+        a.rejected
+            .iter()
+            .map(|r| format!("{} ({}): {}", r.label, r.kind, r.reason)),
+    );
+    notes.extend(a.entries.iter().filter_map(|e| {
+        e.caveat
+            .as_ref()
+            .map(|c| format!("{}: {c}", e.candidate.label))
+    }));
+    sections.push(SuiteSection {
+        title: "candidates".into(),
+        table: Some(("a row per candidate, ranked".into(), head, rows)),
+        ..SuiteSection::default()
+    });
+    let head: Vec<String> = ["#", "provisioned (--volume)", "latency model", "margins"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = a
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            vec![
+                format!("{}", i + 1),
+                format!(
+                    "{}{}",
+                    if e.candidate.count > 1 {
+                        format!("{} x ", e.candidate.count)
+                    } else {
+                        String::new()
+                    },
+                    e.candidate.spec
+                ),
+                format!("{} ({})", e.latency_model.name, e.latency_model.basis),
+                margins(e),
+            ]
+        })
+        .collect();
+    sections.push(SuiteSection {
+        title: "how each is provisioned, and why the others were not picked".into(),
+        table: Some(("each candidate's volume and its margins".into(), head, rows)),
+        notes,
+        ..SuiteSection::default()
+    });
+    let models: Vec<(String, String)> = models(a)
+        .into_iter()
+        .map(|m| {
+            (
+                format!("{} ({})", m.name, m.basis),
+                format!(
+                    "{}; source: {}; uncertainty {}",
+                    m.summary,
+                    source(m),
+                    m.uncertainty
+                ),
+            )
+        })
+        .collect();
+    sections.push(SuiteSection {
+        title: "latency models".into(),
+        facts: Some((
+            "each candidate's latency is drawn from its type's".into(),
+            models,
+        )),
+        ..SuiteSection::default()
+    });
     Report {
         title: "iolens advise".into(),
+        conditions: s.conditions.clone(),
         facts,
-        sections: vec![SuiteSection {
-            title: "candidates".into(),
-            notes,
-            table: Some(("a row per candidate, ranked".into(), head, rows)),
-            lines: chart.into_iter().collect(),
-            ..SuiteSection::default()
-        }],
+        sections,
         notes: a.notes.clone(),
         ..Report::default()
     }
 }
 
-/// Cost against p99 per candidate (priced, with a p99), by verdict, and the Pareto front of
-/// those not rejected: each cheaper than every candidate with a lower p99. Also returns how
-/// many candidates have no price.
+/// Cost against p99 per candidate (priced, with a p99), by verdict, the p99 target as a line,
+/// the pick and the Pareto front labelled, and the Pareto front of those not rejected: each
+/// cheaper than every candidate with a lower p99. Also returns how many candidates have no
+/// price.
 fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
     let mut unpriced = 0;
     let mut by: [Vec<(f64, f64)>; 3] = [vec![], vec![], vec![]];
+    let mut named: Vec<(f64, f64, String)> = vec![];
     for e in &a.entries {
         let (Some(c), Some(p99)) = (e.candidate.cost, e.measured.percentile(None, 99.0)) else {
             unpriced += usize::from(e.candidate.cost.is_none());
@@ -653,6 +917,7 @@ fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
             Status::Rejected => 2,
         };
         by[k].push((c, p99 * 1000.0));
+        named.push((c, p99 * 1000.0, e.candidate.label.clone()));
     }
     let mut front: Vec<(f64, f64)> = by[0].iter().chain(&by[1]).copied().collect();
     front.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
@@ -665,6 +930,38 @@ fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
     if by.iter().all(Vec::is_empty) {
         return (None, unpriced);
     }
+    // Labels, most important first: the answer, the front, then the rest by cost.
+    let mut labels: Vec<(f64, f64, String)> = vec![];
+    if let Some(e) = a.winner.or(a.closest).map(|i| &a.entries[i]) {
+        if let (Some(c), Some(p99)) = (e.candidate.cost, e.measured.percentile(None, 99.0)) {
+            let what = if a.winner.is_some() {
+                "pick"
+            } else {
+                closest_word(e)
+            };
+            labels.push((c, p99 * 1000.0, format!("{} ({what})", e.candidate.label)));
+        }
+    }
+    for (x, y) in &front {
+        if let Some(n) = named.iter().find(|n| n.0 == *x && n.1 == *y) {
+            if !labels.iter().any(|l| l.0 == *x && l.1 == *y) {
+                labels.push(n.clone());
+            }
+        }
+    }
+    named.sort_by(|x, y| x.0.total_cmp(&y.0));
+    for n in named {
+        if !labels.iter().any(|l| l.0 == n.0 && l.1 == n.1) {
+            labels.push(n);
+        }
+    }
+    let hlines = a
+        .targets
+        .latency
+        .iter()
+        .filter(|l| (l.pct - 99.0).abs() < 1e-9)
+        .map(|l| (l.us * 1000.0, format!("{} target {}", l.name(), us(l.us))))
+        .collect();
     let mut series = vec![Series {
         label: "Pareto front (cheapest for its p99)".into(),
         color: 3,
@@ -690,6 +987,8 @@ fn cost_against_p99(a: &Advice) -> (Option<XyInput>, usize) {
         y_log_over: Some(10.0),
         series,
         dots_only: vec![1, 2, 3],
+        hlines,
+        labels,
     };
     (Some(chart), unpriced)
 }

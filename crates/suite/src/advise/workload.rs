@@ -46,8 +46,15 @@ pub struct Summary {
     pub achieved_bytes_per_s: Option<f64>,
     /// The p99 latency a result measured, µs.
     pub achieved_p99_us: Option<f64>,
-    /// The capacity the jobs span (the size they address), GiB.
+    /// The capacity the jobs address (the largest job's `size`, a trace's furthest offset),
+    /// GiB; 0 when no job sets a size (each type's smallest volume then holds it).
     pub capacity_gib: f64,
+    /// The options of the jobs that set their latency beyond the volume's: flushes
+    /// (`fsync`, `fdatasync`, `sync`), pacing (`rate`, `rate_iops`, `thinktime`) and buffered
+    /// I/O (`direct=0`), each once, as `fsync=1`.
+    pub drives_latency: Vec<String>,
+    /// What the figures must be read with (an interrupted result taken with `--force`).
+    pub conditions: Vec<String>,
     /// How long it runs: a time-based job's runtime, a result's, a trace's span; seconds.
     pub duration_s: Option<f64>,
     /// True for a trace replayed at its own times.
@@ -64,6 +71,151 @@ pub struct Workload {
     pub set: JobSet,
     /// What they are.
     pub summary: Summary,
+    /// A timed trace's arrivals, µs after its first, in order (empty otherwise).
+    pub arrivals_us: Vec<u64>,
+}
+
+/// An interval of a trace's arrivals, and the rate a volume needs for them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    /// Its first arrival, seconds after the trace's first I/O.
+    pub start_s: f64,
+    /// From its first arrival to its last, seconds (1 for the busiest second).
+    pub length_s: f64,
+    /// The I/Os that arrive in it.
+    pub ios: u64,
+    /// The wait each I/O may have, seconds (the latency target); `None`: the busiest second.
+    pub wait_s: Option<f64>,
+    /// I/Os per second a volume needs for them: ios / (length + wait), or ios / 1 s.
+    pub need_iops: f64,
+}
+
+impl Interval {
+    /// The rate of its own arrivals, I/Os per second.
+    pub fn rate(&self) -> f64 {
+        self.ios as f64 / self.length_s.max(1e-9)
+    }
+
+    /// `1,000 I/Os in 99.9 ms from 2 s (10,010 IOPS): 1,000 / (99.9 ms + 4 ms) = 9,625 IOPS`.
+    pub fn describe(&self) -> String {
+        let head = format!(
+            "{} I/Os in {} from {} s ({} IOPS)",
+            group_int(self.ios as f64),
+            dur_text(self.length_s),
+            trim3(self.start_s),
+            group_int(self.rate())
+        );
+        match self.wait_s {
+            Some(w) => format!(
+                "{head}: {} / ({} + {}) = {} IOPS",
+                group_int(self.ios as f64),
+                dur_text(self.length_s),
+                dur_text(w),
+                group_int(self.need_iops)
+            ),
+            None => head,
+        }
+    }
+}
+
+/// The busiest second of a trace's arrivals (`arrivals_us` in order): the most I/Os that
+/// arrive within 1 s of one another; `None` for a trace shorter than 1 s, whose own rate is
+/// its busiest.
+pub fn busiest_second(arrivals_us: &[u64]) -> Option<Interval> {
+    let last = *arrivals_us.last()?;
+    if last < 1_000_000 {
+        return None;
+    }
+    let (mut best, mut at) = (0usize, 0usize);
+    let mut j = 0;
+    for i in 0..arrivals_us.len() {
+        while j < arrivals_us.len() && arrivals_us[j] < arrivals_us[i] + 1_000_000 {
+            j += 1;
+        }
+        if j - i > best {
+            (best, at) = (j - i, i);
+        }
+    }
+    Some(Interval {
+        start_s: arrivals_us[at] as f64 / 1e6,
+        length_s: 1.0,
+        ios: best as u64,
+        wait_s: None,
+        need_iops: best as f64,
+    })
+}
+
+/// The interval of a trace's arrivals (`arrivals_us` in order) that needs the most of a volume
+/// for each I/O to wait at most `wait_s`: a volume that serves `r` I/Os a second completes the
+/// `k` I/Os arriving between `t_i` and `t_j` no sooner than `k / r` after the first, and the
+/// last may wait `wait_s` after its arrival, so `r >= k / (t_j - t_i + wait_s)` for every
+/// interval. The largest is found exactly by Dinkelbach's iteration: for a rate `r`, the
+/// interval that most exceeds it, `max (j - i + 1) - r (t_j - t_i + wait)`, in one pass (the
+/// least `i - r t_i` so far), until none does.
+pub fn busiest_for_wait(arrivals_us: &[u64], wait_s: f64) -> Option<Interval> {
+    let n = arrivals_us.len();
+    if n == 0 || wait_s <= 0.0 {
+        return None;
+    }
+    let t: Vec<f64> = arrivals_us.iter().map(|u| *u as f64 / 1e6).collect();
+    let ratio = |i: usize, j: usize| (j - i + 1) as f64 / (t[j] - t[i] + wait_s);
+    let mut best = (0, n - 1);
+    let mut r = ratio(0, n - 1);
+    for _ in 0..100 {
+        let (mut low, mut low_at) = (f64::INFINITY, 0);
+        let (mut top, mut arg) = (f64::NEG_INFINITY, best);
+        for (j, tj) in t.iter().enumerate() {
+            let here = j as f64 - r * tj;
+            if here < low {
+                (low, low_at) = (here, j);
+            }
+            let v = here + 1.0 - low - r * wait_s;
+            if v > top {
+                (top, arg) = (v, (low_at, j));
+            }
+        }
+        let r2 = ratio(arg.0, arg.1);
+        if r2 <= r * (1.0 + 1e-12) {
+            break;
+        }
+        (r, best) = (r2, arg);
+    }
+    let (i, j) = best;
+    Some(Interval {
+        start_s: t[i],
+        length_s: t[j] - t[i],
+        ios: (j - i + 1) as u64,
+        wait_s: Some(wait_s),
+        need_iops: r,
+    })
+}
+
+fn group_int(x: f64) -> String {
+    let s = format!("{:.0}", x.round());
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn trim3(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `99.9 ms`, `4 ms`, `1 s`, `250 µs`.
+fn dur_text(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{} s", trim3(s))
+    } else if s >= 1e-3 {
+        format!("{} ms", trim3(s * 1e3))
+    } else {
+        format!("{} µs", trim3(s * 1e6))
+    }
 }
 
 const GIB: f64 = 1_073_741_824.0;
@@ -90,11 +242,17 @@ pub fn from_args(args: &[String]) -> Result<Workload, SuiteError> {
 }
 
 /// A fio or iolens JSON result: its jobs rebuilt from their recorded options, and what it
-/// achieved (IOPS, throughput, p99).
-pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
+/// achieved (IOPS, throughput, p99). A run that was interrupted, or ran the null engine, is
+/// refused with the reason, unless `force` (the figures then carry the condition).
+pub fn from_result(path: &Path, force: bool) -> Result<Workload, SuiteError> {
     let p = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read '{p}': {e}")))?;
     let view = iolens_analyze::parse_result(&text).map_err(|e| err(format!("'{p}': {e}")))?;
+    if view.interrupted && !force {
+        return Err(err(format!(
+            "'{p}' is an interrupted run: it was stopped before its end, so its figures cover only the part that ran and are no target to size for (as explain says of it); give a complete result, or --force to size for what it did"
+        )));
+    }
     let mut set = JobSet {
         global_options: vec![],
         globals_given: false,
@@ -152,6 +310,16 @@ pub fn from_result(path: &Path) -> Result<Workload, SuiteError> {
     }
     let mut w = from_set(set, format!("{} result {p}", view.fio_version), None)?;
     let s = &mut w.summary;
+    if s.engine == "null" && !force {
+        return Err(err(format!(
+            "'{p}' ran ioengine=null, which does no I/O: its figures measure the benchmark, not storage; give a result from a real device, or --force with the targets to size its jobs for (--iops, --throughput, --p99)"
+        )));
+    }
+    if view.interrupted {
+        s.conditions.push(
+            "INTERRUPTED (--force): the result was stopped before its end; what it achieved covers only the part that ran".into(),
+        );
+    }
     if replays {
         s.jobs.push(
             "a trace replay: its mix is taken from the result and its offsets as random; give the trace with --trace to size from its own pattern".into(),
@@ -264,7 +432,13 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
     }
     s.sequential = follows / n > 0.5;
     let in_flight = w.set.jobs.first().map_or(depth, |j| j.iodepth);
-    let burst = timed.then(|| peak(&t.ios, span_s)).flatten();
+    if timed {
+        let mut at: Vec<u64> = t.ios.iter().map(|i| i.t_us - first).collect();
+        at.sort_unstable();
+        w.arrivals_us = at;
+    }
+    let s = &mut w.summary;
+    let burst = busiest_second(&w.arrivals_us);
     s.jobs = vec![if timed {
         s.duration_s = Some(span_s);
         format!(
@@ -283,40 +457,15 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
             size(bytes / n),
         )
     }];
-    if let Some((window_s, peak_iops)) = burst.filter(|(_, p)| *p > 2.0 * per_s) {
+    if let Some(b) = burst.filter(|b| b.need_iops > 1.2 * per_s) {
         s.jobs.push(format!(
-            "its busiest {} carries {} IOPS, {}x its average: sized for the average, a volume queues the bursts; give --iops {} (or a latency target) to size for them",
-            if window_s >= 0.9995 {
-                format!("{} s", trim(window_s))
-            } else {
-                format!("{} ms", trim(window_s * 1e3))
-            },
-            trim(peak_iops.round()),
-            trim((peak_iops / per_s * 10.0).round() / 10.0),
-            trim(peak_iops.round())
+            "its busiest 1 s (from {} s) carries {} IOPS, {}x its average",
+            trim3(b.start_s),
+            trim(b.need_iops),
+            trim((b.need_iops / per_s * 10.0).round() / 10.0),
         ));
     }
     Ok(w)
-}
-
-/// The busiest window of a trace: its length (1 s, or a tenth of a shorter span) and the I/O
-/// rate in it.
-fn peak(ios: &[iolens_run::iolog::TraceIo], span_s: f64) -> Option<(f64, f64)> {
-    let window_us = if span_s >= 10.0 {
-        1_000_000
-    } else {
-        ((span_s * 1e6 / 10.0) as u64).max(1)
-    };
-    let first = ios.first()?.t_us;
-    let mut counts = std::collections::HashMap::new();
-    for i in ios {
-        *counts
-            .entry(i.t_us.saturating_sub(first) / window_us)
-            .or_insert(0u64) += 1;
-    }
-    let most = counts.values().copied().max()?;
-    let w = window_us as f64 / 1e6;
-    Some((w, most as f64 / w))
 }
 
 /// `w` with options set on its jobs (`(job index, option, value)`), summarized again: what a
@@ -344,6 +493,10 @@ pub(crate) fn with_options(
     s.achieved_iops = was.achieved_iops;
     s.achieved_bytes_per_s = was.achieved_bytes_per_s;
     s.achieved_p99_us = was.achieved_p99_us;
+    s.trace = was.trace;
+    s.trace_timed = was.trace_timed;
+    s.conditions = was.conditions.clone();
+    out.arrivals_us = w.arrivals_us.clone();
     Ok(out)
 }
 
@@ -384,6 +537,7 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
     let mut capacity = 0.0f64;
     let mut lines = vec![];
     let mut sync = false;
+    let mut drives_latency: Vec<String> = vec![];
     for j in &set.jobs {
         let e = j.effective();
         let n = f64::from(j.numjobs.max(1));
@@ -408,8 +562,9 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
             _ => 0.0,
         };
         capacity = capacity.max(size);
+        let drives = latency_options(j, &e, extent.is_some());
         lines.push(format!(
-            "{}: {} {}{}, {} x {} in flight ({}){}",
+            "{}: {} {}{}, {} x {} in flight ({}){}{}",
             j.name,
             j.rw.name(),
             size_text(bs),
@@ -425,8 +580,18 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
                 format!(", rate_iops {r} per job")
             } else {
                 String::new()
+            },
+            if drives.is_empty() {
+                String::new()
+            } else {
+                format!("; latency also set by {}", drives.join(", "))
             }
         ));
+        for d in drives {
+            if !drives_latency.contains(&d) {
+                drives_latency.push(d);
+            }
+        }
     }
     let first = &set.jobs[0];
     let duration = (first.time_based || first.runtime.is_some())
@@ -447,12 +612,62 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         achieved_iops: None,
         achieved_bytes_per_s: None,
         achieved_p99_us: None,
-        capacity_gib: (extent.unwrap_or(capacity) / GIB).max(1.0).ceil(),
+        capacity_gib: extent.unwrap_or(capacity) / GIB,
+        drives_latency,
+        conditions: vec![],
         duration_s: duration,
         trace: false,
         trace_timed: false,
     };
-    Ok(Workload { set, summary })
+    Ok(Workload {
+        set,
+        summary,
+        arrivals_us: vec![],
+    })
+}
+
+/// The options of job `j` that add to its latency or set its pace beyond what the volume
+/// does, as the job file writes them: flushes (`fsync`, `fdatasync`, `sync`), pacing
+/// (`rate`, `thinktime`; `rate_iops` is in the job's line already) and buffered I/O
+/// (`direct=0`; a trace's replay is direct, as advise runs it).
+fn latency_options(j: &JobSpec, e: &iolens_job::Effective, trace: bool) -> Vec<String> {
+    let mut out = vec![];
+    let writes = j.rw.has(iolens_job::Ddir::Write);
+    if writes && j.fsync > 0 {
+        out.push(format!("fsync={}", j.fsync));
+    }
+    if writes && j.fdatasync > 0 {
+        out.push(format!("fdatasync={}", j.fdatasync));
+    }
+    match j.sync {
+        iolens_job::SyncMode::Sync if writes => out.push("sync=1 (O_SYNC)".into()),
+        iolens_job::SyncMode::Dsync if writes => out.push("sync=dsync (O_DSYNC)".into()),
+        _ => {}
+    }
+    let rates: Vec<String> = ["read", "write", "trim"]
+        .iter()
+        .zip(e.rate.iter())
+        .filter(|(_, r)| r.bytes_per_s > 0)
+        .map(|(d, r)| format!("{}/s of {d}s", size_text(r.bytes_per_s as f64)))
+        .collect();
+    if !rates.is_empty() {
+        out.push(format!("rate {} per job", rates.join(" and ")));
+    }
+    if let Some(t) = e.think {
+        out.push(format!(
+            "thinktime={} µs{}",
+            trim(t.total.as_secs_f64() * 1e6),
+            if t.every > 1 {
+                format!(" every {} I/Os", t.every)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if !j.direct && !trace {
+        out.push("buffered I/O (direct=0)".into());
+    }
+    out
 }
 
 /// The share of reads of a job's pattern.
@@ -489,12 +704,30 @@ fn trim(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A percentage to a tenth, without trailing zeros: `1.5`, `11`.
+pub(crate) fn trim_pct(p: f64) -> String {
+    trim(p)
+}
+
 pub(crate) fn pct(r: f64) -> String {
     format!("{} %", trim(r * 100.0))
 }
 
 fn size(b: f64) -> String {
     size_text(b)
+}
+
+/// A capacity in GiB as people read it: `256 MiB`, `100 GiB`, `1.5 TiB`; `none given` for 0.
+pub(crate) fn capacity_text(gib: f64) -> String {
+    if gib <= 0.0 {
+        "none given (no size=: the smallest volume of each type)".into()
+    } else if gib < 1.0 {
+        size_text(gib * GIB)
+    } else if gib >= 1024.0 {
+        format!("{} TiB", trim(gib / 1024.0))
+    } else {
+        format!("{} GiB", trim(gib))
+    }
 }
 
 /// `16 KiB`, `1 MiB`, `512 B`.
@@ -509,7 +742,7 @@ pub(crate) fn size_text(b: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn args(a: &[&str]) -> Vec<String> {
@@ -558,6 +791,59 @@ mod tests {
         );
     }
 
+    /// A background read every 400 µs (from 200 µs) for 5 s, and in its place from 2.0 s to
+    /// 2.1 s a burst of 1,000 reads 100 µs apart (13,250 I/Os).
+    pub(crate) fn bursty_arrivals() -> Vec<u64> {
+        let mut at: Vec<u64> = (0..12_500u64)
+            .map(|k| 200 + 400 * k)
+            .filter(|t| !(2_000_000..2_100_000).contains(t))
+            .chain((0..1_000u64).map(|m| 2_000_000 + 100 * m))
+            .collect();
+        at.sort_unstable();
+        let first = at[0];
+        at.iter().map(|t| t - first).collect()
+    }
+
+    #[test]
+    fn a_burst_needs_its_arrivals_over_its_length_and_the_wait() {
+        let at = bursty_arrivals();
+        assert_eq!(at.len(), 13_250, "12,500 - 250 background + 1,000 burst");
+        // For a 4 ms wait: the burst alone, 1,000 / (99.9 ms + 4 ms) = 9,624.6 IOPS; with the
+        // background read 200 µs after it, 1,001 / (100.2 + 4 ms) = 9,606.5; with the one
+        // 100 µs before it, 1,001 / (100 + 4 ms) = 9,615.4 (from 1,999,800 µs: the trace
+        // starts at 200 µs, so 1.9996 s in); the whole trace, 13,250 / 5.0036 s = 2,648.1.
+        let i = busiest_for_wait(&at, 0.004).unwrap();
+        assert!(
+            i.ios == 1_000
+                && (i.length_s - 0.0999).abs() < 1e-9
+                && (i.start_s - 1.9998).abs() < 1e-9
+                && (i.need_iops - 1000.0 / 0.1039).abs() < 1e-6,
+            "expected the 1,000-I/O burst from 1.9998 s over 99.9 ms, 9,624.6 IOPS; got {i:?}"
+        );
+        assert_eq!(
+            i.describe(),
+            "1,000 I/Os in 99.9 ms from 2 s (10,010 IOPS): 1,000 / (99.9 ms + 4 ms) = 9,625 IOPS"
+        );
+        // For a 1 s wait the burst counts for little: the whole trace, 13,250 / (4.9996 s +
+        // 1 s) = 2,208.5 IOPS, against the burst's 1,000 / 1.0999 s = 909.2.
+        let i = busiest_for_wait(&at, 1.0).unwrap();
+        assert!(
+            i.ios == 13_250 && (i.need_iops - 13_250.0 / 5.9996).abs() < 1e-6,
+            "a 1 s wait: expected the whole trace; got {i:?}"
+        );
+        // The busiest second: the burst and 0.9 s of the background around it, 1,000 +
+        // 2,250 = 3,250 I/Os (a second from 1.9998 s after the first arrival: the burst's
+        // 1,000, then the background from 2,100,200 µs to 2,999,800 µs, 2,250 of them).
+        let b = busiest_second(&at).unwrap();
+        assert_eq!(
+            (b.ios, b.need_iops as u64),
+            (3_250, 3_250),
+            "the busiest second: {b:?}"
+        );
+        // A trace shorter than a second has no busiest second but its own rate.
+        assert_eq!(busiest_second(&[0, 10, 999_999]), None);
+    }
+
     #[test]
     fn phases_and_empty_input_are_refused_with_what_to_do() {
         let dir = std::env::temp_dir().join(format!("iolens-advise-wl-{}", std::process::id()));
@@ -569,7 +855,7 @@ mod tests {
             e.contains("phases") && e.contains("--section=NAME") && e.contains("jobs: a, b"),
             "{e}"
         );
-        let e = from_result(&dir.join("missing.json")).unwrap_err().0;
+        let e = from_result(&dir.join("missing.json"), false).unwrap_err().0;
         assert!(e.contains("cannot read"), "{e}");
         std::fs::write(dir.join("t.log"), "not a trace\n").unwrap();
         let e = from_trace(&dir.join("t.log"), &[], 64).unwrap_err().0;

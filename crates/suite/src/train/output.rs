@@ -187,6 +187,7 @@ fn line(title: &str, y_title: &str, y_unit: Unit, label: &str, pts: Vec<(f64, f6
             points: pts,
         }],
         dots_only: Vec::new(),
+        ..XyInput::default()
     }
 }
 
@@ -374,6 +375,7 @@ pub fn html_find_max(f: &super::findmax::FindMax) -> Report {
                     .collect(),
             }],
             dots_only: Vec::new(),
+            ..XyInput::default()
         });
     }
     let mut report = Report {
