@@ -154,6 +154,87 @@ fn advise_refuses_bad_input_clearly() {
             stderr(&o)
         );
     }
+    // Inputs that cannot be sized for: each a clear error and exit 1, never a panic.
+    let garbage = d.0.join("garbage.bin");
+    std::fs::write(
+        &garbage,
+        (0..3000u32)
+            .map(|i| (i * 7919 % 251) as u8)
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let empty = d.0.join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    let mut interrupted: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("crates/analyze/tests-data/corpus/throttle2000-iouring-qd8.iolens.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    interrupted["interrupted"] = serde_json::json!(true);
+    let cut = d.0.join("interrupted.json");
+    std::fs::write(&cut, interrupted.to_string()).unwrap();
+    let null = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/analyze/tests-data/corpus/cpu-null-qd1.iolens.json");
+    let (g, e, c, n, dir) = (
+        garbage.display().to_string(),
+        empty.display().to_string(),
+        cut.display().to_string(),
+        null.display().to_string(),
+        d.0.display().to_string(),
+    );
+    for (flags, needle) in [
+        (vec!["--trace", g.as_str()], "--trace: '"),
+        (vec!["--trace", g.as_str()], "(it is not text)"),
+        (vec!["--trace", e.as_str()], "(the file is empty)"),
+        (vec!["--trace", dir.as_str()], "Is a directory"),
+        (
+            vec!["--result", c.as_str()],
+            "is an interrupted run: it was stopped before its end",
+        ),
+        (
+            vec!["--result", n.as_str(), "--iops", "1000"],
+            "ran ioengine=null, which does no I/O",
+        ),
+        (
+            vec![
+                "--iops",
+                "10",
+                "--throughput",
+                "1000m",
+                "--name=x",
+                "--rw=randread",
+                "--bs=4k",
+            ],
+            "--iops 10 and --throughput 1000 MiB/s contradict the workload's 4 KiB I/Os",
+        ),
+    ] {
+        let o = advise(&d.0, &flags);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "advise {flags:?}: expected exit 1; stdout: {}; stderr: {}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert_contains(&stderr(&o), needle);
+        assert!(
+            !stderr(&o).contains("panicked"),
+            "advise {flags:?} panicked: {}",
+            stderr(&o)
+        );
+    }
+    // --force takes the interrupted result, and says so.
+    let o = advise(&d.0, &["--result", &c, "--force", "--type", "gp3"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise --result {c} --force: {}",
+        stderr(&o)
+    );
+    assert_contains(&stdout(&o), "INTERRUPTED (--force)");
     // A target no volume reaches: exit 1, the closest named.
     let mut flags = vec![
         "--iops",

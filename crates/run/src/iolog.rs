@@ -428,10 +428,19 @@ impl TextState {
             "fio version 2 iolog" => 2,
             "fio version 3 iolog" => 3,
             other => {
+                // A binary file's first "line" is noise: say what it is, not its bytes.
+                let shown = if other.is_empty() {
+                    "the file is empty".to_string()
+                } else if other.chars().any(|c| c.is_control() || c == '\u{fffd}') {
+                    "it is not text".to_string()
+                } else {
+                    let cut: String = other.chars().take(60).collect();
+                    format!("first line: {cut:?}")
+                };
                 return Err(format!(
                     "read_iolog: '{name}' is not an fio iolog version 2 or 3, nor a blktrace trace \
-                     (first line: {other:?})"
-                ))
+                     ({shown})"
+                ));
             }
         };
         let (scale, mask) = scaler(scale, align);

@@ -129,8 +129,9 @@ pub struct Entry {
 const QUEUED_P99: f64 = 10.0;
 
 /// Without a latency target, the caveat of a run whose p99 is over [`QUEUED_P99`] times its
-/// model's p50.
-fn caveat(m: &Measured, model: &LatencyModel, t: &Targets, s: &Summary) -> Option<String> {
+/// model's p50: `p99 145,752 µs, 304 x the ebs-gp latency model's p50 (480 µs)`. What it
+/// means is [`caveats_mean`], said once.
+fn caveat(m: &Measured, model: &LatencyModel, t: &Targets) -> Option<String> {
     if !t.latency.is_empty() {
         return None;
     }
@@ -138,18 +139,26 @@ fn caveat(m: &Measured, model: &LatencyModel, t: &Targets, s: &Summary) -> Optio
     let p50 = model.percentile_us(50.0);
     (p99 > QUEUED_P99 * p50).then(|| {
         format!(
-            "p99 {} is over {} x the {} latency model's p50 ({}): its I/Os queued{}; with no latency target only the rate was sized for: give one (--p99) to size for the wait",
+            "p99 {}, {} x the {} latency model's p50 ({})",
             render::lat(p99),
-            fmt_int(QUEUED_P99),
+            fmt_int(p99 / p50),
             model.name(),
-            render::lat(p50),
-            if s.trace && s.trace_timed {
-                " in the trace's bursts"
-            } else {
-                ""
-            }
+            render::lat(p50)
         )
     })
+}
+
+/// What a caveat means, for the workload `s`.
+fn caveats_mean(s: &Summary) -> String {
+    format!(
+        "a p99 over {} x the latency model's p50 is the queue's: the I/Os waited{}; with no latency target only the rate was sized for: give one (--p99) to size for the wait",
+        fmt_int(QUEUED_P99),
+        if s.trace && s.trace_timed {
+            " in the trace's bursts"
+        } else {
+            ""
+        }
+    )
 }
 
 /// A latency model as a result names it.
@@ -225,6 +234,9 @@ pub struct Advice {
     pub changed: Vec<Changed>,
     /// Filters, instance and model notes.
     pub notes: Vec<String>,
+    /// What the entries' caveats mean, when any has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveats_mean: Option<String>,
 }
 
 /// What every candidate of a run is sized, simulated and judged with: the workload, its
@@ -386,7 +398,7 @@ impl Plan {
         m.bound = bound;
         m.bound_claim = claim;
         let judged = judge(&c, &m, &self.targets, &model);
-        let caveat = caveat(&m, &model, &self.targets, s);
+        let caveat = caveat(&m, &model, &self.targets);
         Ok(Entry {
             candidate: c,
             measured: m,
@@ -679,6 +691,10 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             n = fmt_int(s.in_flight)
         )
     };
+    let caveats_mean = entries
+        .iter()
+        .any(|e| e.caveat.is_some())
+        .then(|| caveats_mean(&plan.w.summary));
     Ok(Advice {
         workload: plan.w.summary,
         targets: plan.targets,
@@ -694,6 +710,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         cheaper_unconfirmed,
         closest,
         concurrency,
+        caveats_mean,
         verify_job,
         changed,
         notes,

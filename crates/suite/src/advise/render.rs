@@ -284,7 +284,11 @@ pub fn text(a: &Advice) -> String {
     }
     let caveats: Vec<&Entry> = a.entries.iter().filter(|e| e.caveat.is_some()).collect();
     if !caveats.is_empty() {
-        o.push_str("\ncaveats:\n");
+        let _ = writeln!(
+            o,
+            "\ncaveats ({}):",
+            a.caveats_mean.as_deref().unwrap_or("")
+        );
         for e in caveats {
             let _ = writeln!(
                 o,
@@ -506,7 +510,7 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
         e.latency_model.name, e.latency_model.basis
     );
     if let Some(cv) = &e.caveat {
-        let _ = writeln!(o, "  caveat: {cv}");
+        let _ = writeln!(o, "  caveat: {cv} (see caveats)");
     }
     if let Some(h) = c.headroom_cost {
         let _ = writeln!(o, "  the 20 % headroom costs {}/month of it", usd(h));
@@ -677,7 +681,10 @@ fn pick_section(a: &Advice) -> SuiteSection {
             rows.push(("to know".into(), c.notes.join("; ")));
         }
         if let Some(cv) = &e.caveat {
-            rows.push(("caveat".into(), cv.clone()));
+            rows.push((
+                "caveat".into(),
+                format!("{cv}: {}", a.caveats_mean.as_deref().unwrap_or("")),
+            ));
         }
     }
     if let Some(i) = a

@@ -2542,7 +2542,8 @@ fn c31_a_bursty_trace_is_sized_for_its_burst() {
                 "its busiest 1 s (from 1.1 s) carries 3250 IOPS, 1.2x its average",
                 "The need is the trace's busiest second (no latency target to size its shorter bursts for): 3,250 I/Os in 1 s",
                 "caveat: p99 ",
-                "is over 10 x the ebs-gp latency model's p50 (480 µs): its I/Os queued in the trace's bursts",
+                "x the ebs-gp latency model's p50 (480 µs) (see caveats)",
+                "caveats (a p99 over 10 x the latency model's p50 is the queue's: the I/Os waited in the trace's bursts; with no latency target only the rate was sized for",
             ],
         },
     );

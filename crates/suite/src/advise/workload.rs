@@ -371,7 +371,12 @@ fn as_random_job(spec: &mut JobSpec, j: &iolens_analyze::explain::JobView) -> Re
 /// job (`--iodepth=64`, `--ioengine=psync`).
 pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, SuiteError> {
     let p = path.display().to_string();
-    let t = iolens_run::iolog::read(&p, 1, 0).map_err(err)?;
+    let t = iolens_run::iolog::read(&p, 1, 0).map_err(|e| {
+        err(format!(
+            "--trace: {}",
+            e.strip_prefix("read_iolog: ").unwrap_or(&e)
+        ))
+    })?;
     if t.ios.is_empty() {
         return Err(err(format!("'{p}' holds no read, write or trim to replay")));
     }
