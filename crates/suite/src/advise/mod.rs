@@ -1097,9 +1097,7 @@ fn prepare(w: &Workload, t: &Targets, o: &Options) -> Result<Prepared, SuiteErro
             set_opt(j, "runtime", &format!("{}", o.sim_seconds.ceil().max(1.0)))?;
         }
         if !matches!(j.size, Some(iolens_job::SizeOrPct::Bytes(_))) && !s.trace {
-            // A job without a size of its own spans the workload's data (1 GiB at least).
-            let bytes = (s.capacity_gib.max(1.0) * 1_073_741_824.0).round() as u64;
-            set_opt(j, "size", &bytes.to_string())?;
+            set_opt(j, "size", &sim_size_bytes(s).to_string())?;
         }
         j.set(&SettingValue::LatPercentiles(true).into());
         if paced {
@@ -1157,6 +1155,12 @@ struct Prepared {
     /// Per job: the read and write I/Os per second it was paced at (`rate_iops=R,W`), where
     /// advise paced it at the target.
     rates: Vec<Option<[u64; 2]>>,
+}
+
+/// The span a job without a size of its own runs over in the simulation: the workload's data,
+/// 1 GiB at least.
+fn sim_size_bytes(s: &Summary) -> u64 {
+    (s.capacity_gib.max(1.0) * 1_073_741_824.0).round() as u64
 }
 
 /// The simulated volume's IOPS limit for candidate `c`, in the workload's I/Os: a volume that
@@ -1418,6 +1422,17 @@ fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -
                 o.value.as_str()
             };
             out.push_str(&format!("{}={v}\n", o.name));
+        }
+        if !w.summary.trace
+            && !matches!(j.size, Some(iolens_job::SizeOrPct::Bytes(_)))
+            && !w.set.global_options.iter().any(|o| o.name == "size")
+        {
+            // The job sets no size: the span advise simulated (the workload's data, 1 GiB at
+            // least), not the whole device.
+            out.push_str(&format!(
+                "# the span advise simulated (the job sets no size)\nsize={}\n",
+                sim_size_bytes(&w.summary)
+            ));
         }
         if let Some(Some([r, wr])) = rates.get(k) {
             out.push_str(&format!(
