@@ -1511,9 +1511,13 @@ impl Reason {
                     fmt::us_short(target.us)
                 );
                 match cause {
+                    // The model's figures, source and uncertainty are given once with
+                    // the advice, not on every line that names it.
                     LatencyCause::Model => format!(
-                        "{head} by the {} latency model ({}): {}",
-                        model.name, model.provenance, model.summary
+                        "{head} by the {} latency model itself ({} {})",
+                        model.name,
+                        target.name(),
+                        fmt::us_short(*model_us)
                     ),
                     LatencyCause::Workload => format!(
                         "{head}, held by the workload, not the volume ({} IOPS on a ceiling of {}; {} alone gives {} {}): explain: {claim}",
@@ -1572,12 +1576,12 @@ impl Reason {
                     ("meets", "measure it to confirm")
                 };
                 let mut t = format!(
-                    "{} {} {side} the {} target, within the model's uncertainty (x{}: {}), so the model cannot confirm it either way; {then}",
+                    "{} {} {side} the {} target, within the {} latency model's uncertainty (x{}), so the model cannot confirm it either way; {then}",
                     target.name(),
                     fmt::us_short(*got_us),
                     fmt::us_short(target.us),
-                    fmt::trim(model.factor, 2),
-                    model.uncertainty
+                    model.name,
+                    fmt::trim(model.factor, 2)
                 );
                 if let Some(inst) = uncapped_by {
                     t.push_str(&format!(
@@ -2048,7 +2052,7 @@ mod tests {
         );
         let why = j.reason.unwrap().text();
         assert!(
-            why.contains("p99 900 µs meets the 1,000 µs target, within the model's uncertainty")
+            why.contains("p99 900 µs meets the 1,000 µs target, within the ebs-io1 latency model's uncertainty")
                 && why.ends_with("cannot confirm it either way; measure it to confirm"),
             "expected the estimate's side (meets) in the reason for p99 900 µs against 1 ms: {why}"
         );

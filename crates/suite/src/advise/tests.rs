@@ -299,7 +299,7 @@ fn c01_20k_iops_of_16k_under_1ms() {
             ],
             text: &[
                 "gp3:iops=24000,throughput=375,size=100G",
-                "cheaper, unconfirmed: io2 at $1,572.50 might do it: p99 602 µs meets the 1,000 µs target, within the model's uncertainty",
+                "cheaper, unconfirmed: io2 at $1,572.50 might do it: p99 602 µs meets the 1,000 µs target, within the ebs-io2 latency model's uncertainty (x2)",
                 "p99 -49.9 % (cannot confirm; the estimate misses)",
                 "p99 +39.8 % (cannot confirm; the estimate meets)",
                 "the 20 % headroom costs $270.00/month",
@@ -913,7 +913,7 @@ fn c14b_unconfirmed_misses_rank_by_how_close_they_come() {
             winner: None,
             unconfirmed: Some("io2"),
             rejected: &[("io1", "latency model")],
-            text: &["p50 301 µs is above the 300 µs target, within the model's uncertainty"],
+            text: &["p50 301 µs is above the 300 µs target, within the ebs-io2 latency model's uncertainty (x2)"],
         },
     );
     let order: Vec<&str> = a
@@ -2034,7 +2034,7 @@ fn c20b_an_unconfirmed_latency_on_an_uncapped_machine_names_both() {
         .unwrap_or_default();
     assert!(
         hd.judged.status == Status::CannotConfirm
-            && reason.contains("within the model's uncertainty")
+            && reason.contains("latency model's uncertainty (x")
             && reason.ends_with(
                 "; and the model data has no cap of n2-standard-8 for gcp-hyperdisk-balanced: check n2-standard-8's limits for it too"
             )
