@@ -728,7 +728,7 @@ fn pick_section(a: &Advice) -> SuiteSection {
 /// workload last.
 pub fn report(a: &Advice) -> Report {
     let s = &a.workload;
-    let mut facts = vec![(
+    let facts = vec![(
         "workload".to_string(),
         vec![
             ("source".to_string(), s.source.clone()),
@@ -754,6 +754,7 @@ pub fn report(a: &Advice) -> Report {
             ..SuiteSection::default()
         });
     }
+    let mut second = vec![];
     for c in &a.changed {
         let e = &c.entry;
         let mut rows = vec![
@@ -776,16 +777,23 @@ pub fn report(a: &Advice) -> Report {
                 },
             ));
         }
-        facts.push((
-            if c.change.weakens_durability {
-                "with the workload changed (weaker durability: fewer flushes)"
-            } else {
-                "with the workload changed"
-            }
-            .to_string(),
-            rows,
-        ));
+        // The second answer belongs beside the first, before the evidence of the rest.
+        second.push(SuiteSection {
+            title: format!(
+                "with the workload changed{}: {} at {}/month",
+                if c.change.weakens_durability {
+                    " (weaker durability: fewer flushes)"
+                } else {
+                    ""
+                },
+                e.candidate.label,
+                cost(e)
+            ),
+            facts: Some(("the change and its answer".into(), rows)),
+            ..SuiteSection::default()
+        });
     }
+    sections.splice(1..1, second);
     let head: Vec<String> = [
         "#",
         "candidate",
