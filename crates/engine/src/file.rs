@@ -7,9 +7,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-const BLKSSZGET: libc::c_ulong = 0x1268;
-const BLKDISCARD: libc::c_ulong = 0x1277;
+// The kernel's request numbers are 32 bits; each C library declares ioctl's request with its own
+// type (glibc an unsigned long, musl an int), so each call casts to `libc::Ioctl`.
+const BLKGETSIZE64: u32 = 0x8008_1272;
+const BLKSSZGET: u32 = 0x1268;
+const BLKDISCARD: u32 = 0x1277;
 
 /// How to open a target.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,7 +86,7 @@ pub fn size_of(f: &File) -> io::Result<u64> {
     if meta.file_type().is_block_device() {
         let mut size: u64 = 0;
         // SAFETY: BLKGETSIZE64 writes a u64 into the pointer we pass.
-        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) };
+        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64 as libc::Ioctl, &mut size) };
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
@@ -98,7 +100,7 @@ pub fn logical_block_size(path: &Path, f: &File) -> u64 {
     if is_block_device(path) {
         let mut sz: libc::c_int = 0;
         // SAFETY: BLKSSZGET writes an int.
-        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET, &mut sz) };
+        let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET as libc::Ioctl, &mut sz) };
         if rc == 0 && sz > 0 {
             return sz as u64;
         }
@@ -114,7 +116,7 @@ pub fn trim(fd: libc::c_int, block_device: bool, offset: u64, len: u64) -> io::R
     if block_device {
         let range: [u64; 2] = [offset, len];
         // SAFETY: BLKDISCARD reads two u64 from the pointer.
-        let rc = unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) };
+        let rc = unsafe { libc::ioctl(fd, BLKDISCARD as libc::Ioctl, range.as_ptr()) };
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }

@@ -17,10 +17,11 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use crate::uring::RingOpts;
 use crate::{Backend, BufPool, IoReq, Op, Queued, RawCompletion};
 
+// ioctl request numbers are 32 bits; each call casts them to the C library's `libc::Ioctl`.
 /// `NVME_IOCTL_ID`: `_IO('N', 0x40)`, answers the namespace id of the file.
-const NVME_IOCTL_ID: libc::c_ulong = 0x4E40;
+const NVME_IOCTL_ID: u32 = 0x4E40;
 /// `NVME_IOCTL_ADMIN_CMD`: `_IOWR('N', 0x41, struct nvme_passthru_cmd)` (72 bytes).
-const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xC048_4E41;
+const NVME_IOCTL_ADMIN_CMD: u32 = 0xC048_4E41;
 /// `NVME_URING_CMD_IO`: `_IOWR('N', 0x80, struct nvme_uring_cmd)` (72 bytes).
 pub const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
 /// `NVME_URING_CMD_IO_VEC`: `_IOWR('N', 0x81, struct nvme_uring_cmd)`.
@@ -201,7 +202,7 @@ pub fn parse_identify_ns(nsid: u32, data: &[u8]) -> Result<Namespace, String> {
 /// its Identify Namespace data (an admin passthrough command, which needs CAP_SYS_ADMIN).
 pub fn identify(fd: libc::c_int) -> io::Result<Namespace> {
     // SAFETY: NVME_IOCTL_ID takes no argument and answers the id.
-    let nsid = unsafe { libc::ioctl(fd, NVME_IOCTL_ID) };
+    let nsid = unsafe { libc::ioctl(fd, NVME_IOCTL_ID as libc::Ioctl) };
     if nsid < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -218,7 +219,13 @@ pub fn identify(fd: libc::c_int) -> io::Result<Namespace> {
         ..NvmeCmd::default()
     };
     // SAFETY: the command points at a 4096-byte buffer that outlives the synchronous ioctl.
-    let rc = unsafe { libc::ioctl(fd, NVME_IOCTL_ADMIN_CMD, &mut cmd as *mut NvmeCmd) };
+    let rc = unsafe {
+        libc::ioctl(
+            fd,
+            NVME_IOCTL_ADMIN_CMD as libc::Ioctl,
+            &mut cmd as *mut NvmeCmd,
+        )
+    };
     if rc < 0 {
         return Err(io::Error::last_os_error());
     }

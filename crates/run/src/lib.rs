@@ -352,7 +352,8 @@ fn ctime_now() -> (u64, String) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let secs = now.as_secs() as libc::time_t;
+    // time_t as localtime_r declares it (the libc crate deprecates naming it on musl).
+    let secs = now.as_secs() as _;
     // SAFETY: libc::tm is integers and one pointer (tm_zone), for which all zeros (null) is a
     // valid value; localtime_r fills it in.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
