@@ -16,7 +16,7 @@ use iolens_engine::{file, Backend, BufPool, Completion, Engine, IoReq, Op, Slot,
 use iolens_job::{ClockSource, Ddir, EngineKind, JobSpec, Pacing, RwKind};
 use iolens_stats::{JobStats, Rusage};
 
-use crate::clock::{AnyClock, Clock, FakeClock, MonoClock, TscClock};
+use crate::clock::{AnyClock, Clock, CpuClock, FakeClock, MonoClock};
 use crate::content::Content;
 use crate::control::{JobControl, JobState};
 use crate::offsets::{BlockSizes, FileOffsets, OffsetSpec};

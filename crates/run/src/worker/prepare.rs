@@ -169,14 +169,14 @@ fn set_up<'a>(
     };
     let mut w = Worker::new(job, ctl, stop_all, parts);
     let step = opts.fake_clock_step;
-    let tsc = matches!(spec.clocksource, ClockSource::Auto | ClockSource::Cpu)
-        .then(TscClock::new)
+    let cpu = matches!(spec.clocksource, ClockSource::Auto | ClockSource::Cpu)
+        .then(CpuClock::new)
         .flatten();
-    w.clock = match (step, tsc) {
+    w.clock = match (step, cpu) {
         (Some(s), _) => AnyClock::Fake(
             FakeClock::new(1_000_000_000, s).waking_late(opts.fake_late_wake.unwrap_or(0)),
         ),
-        (None, Some(t)) => AnyClock::Tsc(t),
+        (None, Some(t)) => AnyClock::Cpu(t),
         (None, None) => AnyClock::Mono(MonoClock),
     };
     Ok(Prepared {
