@@ -240,6 +240,9 @@ fn setup_error(depth: u32, e: io::Error) -> io::Error {
         Some(libc::ENOMEM) => format!(
             "io_setup({depth}) failed: {e}: the kernel could not allocate the completion ring for iodepth={depth}; lower iodepth"
         ),
+        Some(libc::ENOSYS) => format!(
+            "io_setup({depth}) failed: {e}: libaio is not available here (a kernel without native AIO, or an emulator such as qemu-user); use ioengine=io_uring or psync"
+        ),
         _ => format!("io_setup({depth}) failed: {e}"),
     };
     io::Error::new(e.kind(), msg)
@@ -461,6 +464,15 @@ mod tests {
     use super::*;
     use crate::workout::{read_all, DataFile, BS};
     use crate::{BufPool, Engine};
+
+    #[test]
+    fn a_kernel_without_aio_is_told_apart_and_named() {
+        let msg = setup_error(4, io::Error::from_raw_os_error(libc::ENOSYS)).to_string();
+        assert!(
+            msg.starts_with("io_setup(4) failed") && msg.contains("libaio is not available here") && msg.contains("ioengine=io_uring or psync"),
+            "io_setup(4) failing with ENOSYS (a kernel without AIO, qemu-user) should say libaio is not available and what to use instead; got: {msg}"
+        );
+    }
 
     #[test]
     fn reads_come_back_once_with_their_data_from_the_ring_and_from_io_getevents() {

@@ -117,7 +117,7 @@ pub fn unavailable_reason(e: &io::Error) -> String {
         (Some(libc::EPERM), _) => {
             "io_uring is not permitted for this process (seccomp or container policy); use ioengine=libaio".to_string()
         }
-        (Some(libc::ENOSYS), _) => "this kernel has no io_uring (ENOSYS); use ioengine=libaio".to_string(),
+        (Some(libc::ENOSYS), _) => "io_uring is not available here: the kernel has no io_uring (ENOSYS: built without it, or an emulator such as qemu-user); use ioengine=libaio or psync".to_string(),
         _ => format!("io_uring setup failed: {e}; use ioengine=libaio"),
     }
 }
@@ -665,6 +665,15 @@ unsafe impl Backend for UringEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_without_io_uring_is_told_apart_and_named() {
+        let msg = unavailable_reason(&io::Error::from_raw_os_error(libc::ENOSYS));
+        assert!(
+            msg.starts_with("io_uring is not available here") && msg.contains("ioengine=libaio or psync"),
+            "io_uring_setup failing with ENOSYS (a kernel without io_uring, qemu-user) should say io_uring is not available and what to use instead; got: {msg}"
+        );
+    }
 
     #[test]
     fn spinning_stops_when_spins_run_out_and_comes_back_when_they_pay() {
