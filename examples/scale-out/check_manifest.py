@@ -2,7 +2,10 @@
 """Offline structural check of iolens-indexed-job.yaml (kubectl apply --dry-run=client needs an
 API server for discovery, so it cannot run offline): kinds and API versions, an Indexed Job whose
 --world-size matches its completions, a headless Service that names its pods, a coordinator
-address that is rank 0's DNS name and a Service port, and a token from the Secret."""
+address that is rank 0's DNS name and a Service port, a token from the Secret, and the image
+the README builds and pushes, tagged with this version of iolens."""
+import pathlib
+import re
 import sys
 import yaml
 
@@ -35,6 +38,10 @@ check(host == f"{job['metadata']['name']}-0.{pod['subdomain']}", f"coordinator {
 check(int(port) in [p["port"] for p in svc["spec"]["ports"]], "coordinator port is a Service port")
 ref = env["IOLENS_TOKEN"]["valueFrom"]["secretKeyRef"]
 check(ref["name"] == sec["metadata"]["name"] and ref["key"] in sec["stringData"], "token from the Secret")
+cargo = (pathlib.Path(__file__).resolve().parents[2] / "Cargo.toml").read_text()
+version = re.search(r'^version = "(.+)"$', cargo, re.M).group(1)
+image = f"registry.example.invalid/iolens:{version}"
+check(c["image"] == image, f"image {c['image']}: expected {image}, the name the README builds and pushes")
 mounts = {m["name"] for m in c["volumeMounts"]}
 check(mounts <= {v["name"] for v in pod["volumes"]}, "every mount has a volume")
 if errors:
