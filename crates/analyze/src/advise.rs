@@ -1656,6 +1656,10 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             continue;
         };
         let v = model.verdict(got, l.us);
+        // The model's own percentile misses: no size of the type, and no change of the
+        // workload, meets it.
+        let own = model.percentile_us(l.pct);
+        let model_misses = model.verdict(own, l.us) == Verdict::Misses;
         margins.push(Margin {
             target: l.name(),
             want: fmt::us_short(l.us),
@@ -1665,14 +1669,19 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
         });
         match v {
             Verdict::Meets => {}
-            Verdict::Misses if status != Status::Rejected => {
+            // A latency the type's model cannot reach outranks a rate the workload fell
+            // short of: more I/Os in flight would not bring the latency within its target
+            // (gp3's p99 model is above a 200 µs target whatever the depth).
+            Verdict::Misses
+                if status != Status::Rejected
+                    || (model_misses && matches!(reason, Some(Reason::Short { .. }))) =>
+            {
                 status = Status::Rejected;
                 // The model's own percentile misses: no size of the type meets it. Else the
                 // run's bound says what held the I/Os: the workload's slots or flushes, or
                 // the queue at the volume (the simulation adds only the volume's queue and
                 // the job's own waits to the model's draws).
-                let own = model.percentile_us(l.pct);
-                let cause = if model.verdict(own, l.us) == Verdict::Misses {
+                let cause = if model_misses {
                     LatencyCause::Model
                 } else if matches!(m.bound, Bound::Concurrency | Bound::Fsync) {
                     LatencyCause::Workload

@@ -1078,8 +1078,9 @@ fn c07_azure_on_a_vm() {
 /// 500 GiB. pd-ssd gives 30 IOPS per GiB: 18,000 need 600 GiB (288 MiB/s), $102.00, and its
 /// assumed 2.5 ms p99 x 3 stays under 10 ms; pd-balanced needs 3,000 GiB ($300.00). Hyperdisk
 /// Balanced and Extreme fit too but have no sourced price. 2 x Hyperdisk Throughput carries
-/// 18,000 IOPS, but at its 10-30 ms the workload's 32 I/Os in flight give about 32 / 17 ms =
-/// 1,900 IOPS: too little concurrency for it. pd-standard cannot carry it at any size, and a
+/// 18,000 IOPS, but its latency model's own p99 (60 ms: the vendor's 10-30 ms average with an
+/// assumed tail) is above the 10 ms target, so no depth meets it: the model is the reason,
+/// though the workload's 32 I/Os in flight also give only about 32 / 17 ms = 1,900 IOPS. pd-standard cannot carry it at any size, and a
 /// stripe does not help: Persistent Disk's limits hold per VM across its disks of one type.
 #[test]
 fn c08_gcp_persistent_disk_against_hyperdisk() {
@@ -1099,7 +1100,7 @@ fn c08_gcp_persistent_disk_against_hyperdisk() {
             winner: Some(("gcp-pd-ssd", "gcp-pd-ssd:size=600G", Some(102.0))),
             unconfirmed: None,
             rejected: &[
-                ("2 x gcp-hyperdisk-throughput", "concurrency"),
+                ("2 x gcp-hyperdisk-throughput", "latency model"),
                 ("gcp-pd-standard", "limit"),
             ],
             text: &["gcp-hyperdisk-balanced:iops=18000,throughput=282,size=500G"],
@@ -2757,4 +2758,52 @@ fn a_changed_answer_is_not_held_by_its_own_concurrency() {
             c.entry.measured
         );
     }
+}
+
+/// 20,000 IOPS of 4 KiB with p99 under 200 µs, libaio at depth 8, on gp3: depth 8 falls short
+/// of the rate (8 / 480 µs = 16,667 IOPS), but gp3's own p99 model is far above 200 µs, so no
+/// depth meets the target: the reason is the latency model, not the workload's concurrency
+/// (which would send the user to raise a depth that cannot help).
+#[test]
+fn a_latency_no_depth_reaches_is_the_models_not_the_workloads() {
+    let o = Options {
+        iops: Some(20_000.0),
+        latency: p99(200.0),
+        filters: Filters {
+            types: vec!["gp3".into()],
+            ..aws()
+        },
+        ..base(jobs(&[
+            "--name=db",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--direct=1",
+            "--size=200g",
+        ]))
+    };
+    let a = advise(&o).expect("advise 20k IOPS p99 200us on gp3");
+    let gp3 = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.type_name == "gp3")
+        .expect("gp3 is simulated");
+    assert!(
+        matches!(
+            gp3.judged.reason,
+            Some(iolens_analyze::advise::Reason::Latency {
+                cause: iolens_analyze::advise::LatencyCause::Model,
+                ..
+            })
+        ),
+        "gp3 for 20,000 IOPS at p99 < 200 µs, libaio QD8: expected the latency model as the \
+         reason, got {:?}",
+        gp3.judged.reason
+    );
+    assert!(
+        a.changed.is_empty(),
+        "no change of the workload meets a p99 gp3's model cannot reach; got {:?}",
+        a.changed.iter().map(|c| &c.change).collect::<Vec<_>>()
+    );
 }
