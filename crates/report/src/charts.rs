@@ -857,27 +857,30 @@ pub struct XyInput {
     pub labels: Vec<(f64, f64, String)>,
 }
 
-/// The box a `.mark` label takes (11 px bold: about 0.6 of that a character), anchored at its
-/// start: left, top, right, bottom.
-fn mark_box(x0: f64, baseline: f64, s: &str) -> (f64, f64, f64, f64) {
-    let w = s.chars().count() as f64 * 6.6 + 2.0;
-    (x0, baseline - 9.0, x0 + w, baseline + 3.0)
-}
-
-fn overlaps(a: &(f64, f64, f64, f64), b: &(f64, f64, f64, f64)) -> bool {
-    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
-}
-
-/// Draws the reference lines and the point labels of `a` on frame `f`.
+/// Draws the reference lines and the point labels of `a` on frame `f`. A point label sits
+/// beside its point, over no series line, dot, reference line or other label (the same rule as
+/// every chart's labels), or is left out.
 fn lines_and_labels(svg: &mut Svg, f: &Frame, a: &XyInput) {
     let (l, r, t, b) = f.area;
-    let mut placed: Vec<(f64, f64, f64, f64)> = vec![];
+    let mut clear = Clear::new(f);
+    for (i, s) in a.series.iter().enumerate() {
+        let mut p = s.points.clone();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let pts: Vec<(f64, f64)> = p.iter().map(|(x, y)| (f.x.px(*x), f.y.px(*y))).collect();
+        if !a.dots_only.contains(&i) {
+            clear.line(&pts);
+        }
+        for (x, y) in &pts {
+            clear.dot(*x, *y);
+        }
+    }
     for (y, label) in &a.hlines {
         let py = f.y.px(*y);
         if !(t - 0.5..=b + 0.5).contains(&py) {
             continue;
         }
         svg.line(l, py, r, py, "ln thin dash s5");
+        clear.line(&[(l, py), (r, py)]);
         let w = label.chars().count() as f64 * 6.6 + 2.0;
         // Above the line, or under it where the plot's top is too near.
         let base = if py - 4.0 - 9.0 >= t {
@@ -886,7 +889,7 @@ fn lines_and_labels(svg: &mut Svg, f: &Frame, a: &XyInput) {
             py + 13.0
         };
         svg.text(r - 4.0, base, "end", "mark t5", label);
-        placed.push(mark_box(r - 4.0 - w, base, label));
+        clear.boxes.push(Clear::label_box(r - 4.0 - w, base, w));
     }
     for (x, y, text) in &a.labels {
         let (px, py) = (f.x.px(*x), f.y.px(*y));
@@ -896,20 +899,11 @@ fn lines_and_labels(svg: &mut Svg, f: &Frame, a: &XyInput) {
             (px + 6.0, py + 13.0),
             (px - 6.0 - w, py - 5.0),
             (px - 6.0 - w, py + 13.0),
+            (px - w / 2.0, py - 8.0),
+            (px - w / 2.0, py + 16.0),
         ];
-        let spot = tries
-            .iter()
-            .map(|(x0, base)| mark_box(*x0, *base, text))
-            .find(|bx| {
-                bx.0 >= l
-                    && bx.2 <= r
-                    && bx.1 >= t
-                    && bx.3 <= b
-                    && !placed.iter().any(|p| overlaps(p, bx))
-            });
-        if let Some(bx) = spot {
-            svg.text(bx.0, bx.1 + 9.0, "start", "mark", text);
-            placed.push(bx);
+        if let Some((x0, base)) = clear.place(&tries, w) {
+            svg.text(x0, base, "start", "mark", text);
         }
     }
 }
