@@ -26,7 +26,8 @@ fn group(int: &str) -> String {
     out
 }
 
-fn int(x: f64) -> String {
+/// A count with thousands separators; `unlimited` for an infinite one.
+pub(super) fn int(x: f64) -> String {
     if !x.is_finite() {
         return "unlimited".into();
     }

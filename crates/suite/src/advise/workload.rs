@@ -100,18 +100,18 @@ impl Interval {
     pub fn describe(&self) -> String {
         let head = format!(
             "{} I/Os in {} from {} s ({} IOPS)",
-            group_int(self.ios as f64),
+            super::render::int(self.ios as f64),
             dur_text(self.length_s),
             trim3(self.start_s),
-            group_int(self.rate())
+            super::render::int(self.rate())
         );
         match self.wait_s {
             Some(w) => format!(
                 "{head}: {} / ({} + {}) = {} IOPS",
-                group_int(self.ios as f64),
+                super::render::int(self.ios as f64),
                 dur_text(self.length_s),
                 dur_text(w),
-                group_int(self.need_iops)
+                super::render::int(self.need_iops)
             ),
             None => head,
         }
@@ -188,18 +188,6 @@ pub fn busiest_for_wait(arrivals_us: &[u64], wait_s: f64) -> Option<Interval> {
         wait_s: Some(wait_s),
         need_iops: r,
     })
-}
-
-fn group_int(x: f64) -> String {
-    let s = format!("{:.0}", x.round());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn trim3(x: f64) -> String {
