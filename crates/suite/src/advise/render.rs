@@ -420,19 +420,7 @@ fn candidate_tables(o: &mut String, a: &Advice) {
         let c = &e.candidate;
         rows.push(vec![
             format!("{}", i + 1),
-            format!(
-                "{}{}{}",
-                if c.count > 1 {
-                    format!("{} x ", c.count)
-                } else {
-                    String::new()
-                },
-                c.spec,
-                c.instance
-                    .as_ref()
-                    .map(|i| format!(" on {i}"))
-                    .unwrap_or_default()
-            ),
+            bought(c, &c.spec),
             format!("{} ({})", e.latency_model.name, e.latency_model.basis),
             margins(e),
         ]);
@@ -447,6 +435,21 @@ fn closest_word(e: &Entry) -> &'static str {
     } else {
         "closest"
     }
+}
+
+/// What is bought: `what` (a spec or a name), with the stripe's count and the instance.
+fn bought(c: &iolens_analyze::advise::Candidate, what: &str) -> String {
+    let n = if c.count > 1 {
+        format!("{} x ", c.count)
+    } else {
+        String::new()
+    };
+    let on = c
+        .instance
+        .as_ref()
+        .map(|i| format!(" on {i}"))
+        .unwrap_or_default();
+    format!("{n}{what}{on}")
 }
 
 fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
@@ -614,22 +617,7 @@ fn pick_section(a: &Advice) -> SuiteSection {
         if let Some(r) = &e.judged.reason {
             notes.push(r.text());
         }
-        rows.push((
-            "buy".into(),
-            format!(
-                "{}{}{}",
-                if c.count > 1 {
-                    format!("{} x ", c.count)
-                } else {
-                    String::new()
-                },
-                c.name,
-                c.instance
-                    .as_ref()
-                    .map(|i| format!(" on {i}"))
-                    .unwrap_or_default()
-            ),
-        ));
+        rows.push(("buy".into(), bought(c, &c.name)));
         rows.push((
             "--volume".into(),
             format!(
