@@ -326,7 +326,8 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         bytes_per_s: targets.bytes_per_s.unwrap_or(0.0) * need_ios / rate_ios.max(1e-9),
         bs: s.bs,
         read_fraction: s.read_fraction,
-        sequential: s.sequential,
+        // EBS counts merged sequential I/O as one operation only where they can merge.
+        sequential: s.sequential && s.merges,
         capacity_gib: o.capacity_gib.unwrap_or(s.capacity_gib),
         headroom: RIGHT_SIZE_HEADROOM,
     };
@@ -1170,7 +1171,7 @@ fn sim_size_bytes(s: &Summary) -> u64 {
 /// The run and explain's view of it both take it from here.
 fn sim_iops(c: &Candidate, s: &Summary) -> Option<f64> {
     let merged = match c.volume.io_unit() {
-        Some(u) if s.sequential && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
+        Some(u) if s.sequential && s.merges && u > s.bs => (u / s.bs.max(1)).max(1) as f64,
         _ => 1.0,
     };
     match c.sim_iops {

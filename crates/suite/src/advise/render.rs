@@ -168,7 +168,11 @@ pub fn text(a: &Advice) -> String {
         "  mean I/O {}, {:.0} % reads, {}, {} I/Os in flight at most, capacity {}",
         super::workload::size_text(s.bs as f64),
         s.read_fraction * 100.0,
-        if s.sequential { "sequential" } else { "random" },
+        match (s.sequential, s.merges) {
+            (true, true) => "sequential",
+            (true, false) => "sequential (each I/O alone at the volume: not merged)",
+            _ => "random",
+        },
         s.in_flight,
         super::workload::capacity_text(s.capacity_gib)
     );

@@ -1961,6 +1961,72 @@ fn c13_sequential_small_writes_merge() {
     );
 }
 
+/// A log written sequentially, 4 KiB at a time, each write flushed (psync, fsync=1, one job) at
+/// 2,000 IOPS on 50 GiB: sized for 2,400. EBS merges small sequential I/O only where the
+/// instance's operating system passes it several at a time ("this happens when the instance
+/// operating system merges small I/O operations into a larger operation before passing them to
+/// Amazon EBS", AWS EBS I/O characteristics): here each write is alone at the volume, issued
+/// after the previous one and its flush completed, so nothing lies beside it to merge with and
+/// each counts as an operation. io2 is sized for 2,400 IOPS, not 2,400 / 64 = 38 (its least,
+/// 100, at $12.75): 50 x $0.125 + 2,400 x $0.065 = $162.25, as the same log written at random
+/// offsets would be. As written nothing reaches 2,000 (one slot, a write and a flush each: on
+/// io2 1 / 560 µs = 1,790 IOPS); three jobs do on gp3 (2,000 x 484 µs x 2 x 1.2 = 2.3 in
+/// flight), its included 3,000 IOPS on 50 GiB: $4.00. c13's buffered writes at QD16 do merge.
+#[test]
+fn c13b_flushed_sequential_writes_do_not_merge() {
+    let o = Options {
+        iops: Some(2_000.0),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=log",
+            "--ioengine=psync",
+            "--rw=write",
+            "--bs=4k",
+            "--fsync=1",
+            "--size=50g",
+        ]))
+    };
+    let a = check(
+        "fsync'd sequential 4 KiB writes at QD1",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[("io2", "fsync"), ("gp3", "fsync")],
+            text: &[
+                "sequential (each I/O alone at the volume: not merged)",
+                "pick with the change: gp3 3,000 IOPS, 125 MiB/s, 50 GiB at $4.00/month",
+            ],
+        },
+    );
+    assert!(
+        !a.workload.merges,
+        "fsync=1 at one I/O in flight: expected no merging, got {:?}",
+        a.workload
+    );
+    let io2 = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "io2")
+        .expect("io2 among the candidates");
+    assert!(
+        io2.candidate.spec == "io2:iops=2400,size=50G"
+            && (io2.candidate.cost.unwrap() - 162.25).abs() < 0.005,
+        "io2 for 2,400 unmerged IOPS on 50 GiB at $162.25: got {} at {:?}",
+        io2.candidate.spec,
+        io2.candidate.cost
+    );
+    assert!(
+        a.changed.len() == 1
+            && a.changed[0].entry.candidate.spec == "gp3:iops=3000,throughput=125,size=50G",
+        "expected three jobs on gp3 at $4.00: {:#?}",
+        a.changed
+            .iter()
+            .map(|c| (&c.change, &c.entry.candidate.spec))
+            .collect::<Vec<_>>()
+    );
+}
+
 /// A GCP machine named, and a type whose caps on it the model data lacks: 10,000 IOPS of 16
 /// KiB on 500 GiB on an n2-standard-8, which carries 15,000 IOPS to pd-ssd. pd-ssd fits at
 /// 500 GiB (15,000 IOPS by its 30 per GiB; 500 x $0.17 = $85.00). Hyperdisk Balanced meets

@@ -27,6 +27,13 @@ pub struct Summary {
     pub read_fraction: f64,
     /// Sequential offsets.
     pub sequential: bool,
+    /// Sequential I/Os that reach the volume several at a time, so the operating system
+    /// merges adjacent ones (EBS: "when the instance operating system merges small I/O
+    /// operations into a larger operation before passing them to Amazon EBS"): more than one
+    /// in flight per clone, or buffered I/O that is not flushed after each write. One direct
+    /// I/O at a time, or a write flushed before the next is issued, is an operation of its
+    /// own: nothing is queued beside it to merge with. See [`merges`].
+    pub merges: bool,
     /// I/Os the workload can keep in flight: numjobs x depth over its jobs.
     pub in_flight: f64,
     /// The first job's engine.
@@ -424,6 +431,8 @@ pub fn from_trace(path: &Path, args: &[String], depth: u32) -> Result<Workload, 
         }
     }
     s.sequential = follows / n > 0.5;
+    // The replay is direct, many I/Os in flight: adjacent ones merge.
+    s.merges = s.sequential;
     let in_flight = w.set.jobs.first().map_or(depth, |j| j.iodepth);
     if timed {
         let mut at: Vec<u64> = t.ios.iter().map(|i| i.t_us - first).collect();
@@ -481,6 +490,9 @@ pub(crate) fn with_options(
     s.bs = was.bs;
     s.read_fraction = was.read_fraction;
     s.sequential = was.sequential;
+    if was.trace {
+        s.merges = was.merges;
+    }
     s.capacity_gib = was.capacity_gib;
     s.duration_s = was.duration_s;
     s.achieved_iops = was.achieved_iops;
@@ -523,7 +535,7 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         )));
     }
     let mut ios_w = 0.0; // weights: each clone's share of I/O
-    let (mut bs_sum, mut rf_sum, mut seq_sum) = (0.0, 0.0, 0.0);
+    let (mut bs_sum, mut rf_sum, mut seq_sum, mut merge_sum) = (0.0, 0.0, 0.0, 0.0);
     let mut in_flight = 0.0;
     let mut numjobs = 0u32;
     let mut rate = 0.0;
@@ -542,6 +554,9 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         rf_sum += n * rf;
         if !j.rw.is_random() {
             seq_sum += n;
+            if merges(j, &e) {
+                merge_sum += n;
+            }
         }
         in_flight += n * depth;
         numjobs += j.numjobs.max(1);
@@ -596,6 +611,7 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         bs: (bs_sum / ios_w).round().max(1.0) as u64,
         read_fraction: rf_sum / ios_w,
         sequential: seq_sum / ios_w > 0.5,
+        merges: merge_sum / ios_w > 0.5,
         in_flight,
         engine: first.ioengine_name.clone(),
         sync,
@@ -617,6 +633,22 @@ fn from_set(set: JobSet, source: String, extent: Option<f64>) -> Result<Workload
         summary,
         arrivals_us: vec![],
     })
+}
+
+/// Whether job `j`'s sequential I/Os reach the volume several at a time, so that adjacent ones
+/// merge: direct I/O with more than one in flight per clone, or buffered I/O whose writes are
+/// not each flushed (`fsync=1`, `fdatasync=1`, `sync=1`) before the next is written (the page
+/// cache then writes back, and reads ahead, in large I/Os). A synchronous engine's direct I/O,
+/// or a write followed by its flush, is alone at the volume: its own operation.
+fn merges(j: &JobSpec, e: &iolens_job::Effective) -> bool {
+    let writes = j.rw.has(iolens_job::Ddir::Write);
+    let flushed_each =
+        writes && (j.fsync == 1 || j.fdatasync == 1 || j.sync != iolens_job::SyncMode::None);
+    if j.direct {
+        e.depth.get() > 1 && !e.inline() && !flushed_each
+    } else {
+        !flushed_each
+    }
 }
 
 /// The options of job `j` that add to its latency or set its pace beyond what the volume
@@ -740,6 +772,44 @@ pub(crate) mod tests {
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Sequential I/O merges only where several adjacent I/Os reach the block layer together.
+    #[test]
+    fn sequential_io_merges_only_when_several_reach_the_volume_together() {
+        for (opts, want) in [
+            (
+                &["--ioengine=libaio", "--iodepth=16", "--direct=1"][..],
+                true,
+            ),
+            (&["--ioengine=psync", "--direct=1"][..], false),
+            (
+                &["--ioengine=libaio", "--iodepth=1", "--direct=1"][..],
+                false,
+            ),
+            (&["--ioengine=psync"][..], true),
+            (&["--ioengine=psync", "--fsync=1"][..], false),
+            (&["--ioengine=psync", "--fsync=8"][..], true),
+            (
+                &[
+                    "--ioengine=libaio",
+                    "--iodepth=16",
+                    "--direct=1",
+                    "--fsync=1",
+                ][..],
+                false,
+            ),
+            (&["--ioengine=psync", "--sync=1"][..], false),
+        ] {
+            let mut a = vec!["--name=log", "--rw=write", "--bs=4k", "--size=1g"];
+            a.extend_from_slice(opts);
+            let s = from_args(&args(&a)).unwrap().summary;
+            assert_eq!(
+                (s.sequential, s.merges),
+                (true, want),
+                "sequential writes with {opts:?}: expected merging {want}"
+            );
+        }
     }
 
     #[test]
