@@ -275,18 +275,31 @@ fn closest_reach(s: &Setup, ty: &str, r: &mut Rejection) {
     }
 }
 
-/// Why the workload's I/O pattern rules type `ty` out, where it does: an HDD-backed type for
-/// random I/O under 1 MiB, where each I/O pays a seek (and on st1 and sc1 a whole 1 MiB of the
-/// volume's throughput; AWS sizes them for large sequential I/O). Such a type can still be
-/// picked where it carries the need and meets the targets; it is never named the closest.
+/// Why the workload's I/O pattern rules type `ty` out, where it does: an HDD-class type (the
+/// data's medium `hdd`: HDD-backed, or like Hyperdisk Throughput with a vendor's average read
+/// latency of 10-30 ms) for random I/O under 1 MiB, where each I/O pays a seek (and on st1 and
+/// sc1 a whole 1 MiB of the volume's throughput; AWS sizes them for large sequential I/O).
+/// Such a type can still be picked where it carries the need and meets the targets; it is
+/// never named the closest.
 pub fn ruled_out_by_pattern(ty: &str, need: &Need) -> Option<String> {
     let vol = smallest(ty).ok()?;
-    (vol.medium() == "hdd" && !need.sequential && need.bs < 1 << 20).then(|| {
-        format!(
-            "{ty} is HDD-backed, not a choice for random {} I/O",
-            fmt::size(need.bs as f64)
-        )
-    })
+    if vol.medium() != "hdd" || need.sequential || need.bs >= 1 << 20 {
+        return None;
+    }
+    let what = match crate::models::latency_model(ty) {
+        // A type whose latency model is a vendor's figure says so, with the figure.
+        Some(m) if m.basis_text() == "vendor phrase" => format!(
+            "{ty} is HDD-class storage ({} by its vendor: the {} latency model's p50 is {})",
+            m.vendor_phrase().unwrap_or("HDD-class latency"),
+            m.name(),
+            fmt::us_short(m.percentile_us(50.0))
+        ),
+        _ => format!("{ty} is HDD-backed"),
+    };
+    Some(format!(
+        "{what}, not a choice for random {} I/O",
+        fmt::size(need.bs as f64)
+    ))
 }
 
 type Extra = (Vec<Candidate>, Vec<Rejection>);
@@ -1861,6 +1874,43 @@ mod tests {
                 cs.iter().map(|c| &c.label).collect::<Vec<_>>()
             )
         })
+    }
+
+    /// Small random I/O rules out HDD-class types, Hyperdisk Throughput among them (Google:
+    /// average read latency 10-30 ms), and says which kind it is; large or sequential I/O does
+    /// not, nor an SSD type.
+    #[test]
+    fn hdd_class_types_are_ruled_out_for_small_random_io() {
+        let random = setup(2_000.0, 16 * KIB).need;
+        for (ty, want) in [
+            ("st1", Some("st1 is HDD-backed, not a choice for random 16 KiB I/O")),
+            (
+                "gcp-hyperdisk-throughput",
+                Some("gcp-hyperdisk-throughput is HDD-class storage (average read latency of 10-30 ms by its vendor: the gcp-hyperdisk-throughput latency model's p50 is 15,000 µs), not a choice for random 16 KiB I/O"),
+            ),
+            ("gcp-pd-balanced", None),
+        ] {
+            assert_eq!(
+                ruled_out_by_pattern(ty, &random).as_deref(),
+                want,
+                "{ty} for 16 KiB random reads"
+            );
+        }
+        let sequential = Need {
+            sequential: true,
+            ..random
+        };
+        let large = Need {
+            bs: 1 << 20,
+            ..random
+        };
+        for n in [sequential, large] {
+            assert_eq!(
+                ruled_out_by_pattern("gcp-hyperdisk-throughput", &n),
+                None,
+                "Hyperdisk Throughput for {n:?}"
+            );
+        }
     }
 
     #[test]
