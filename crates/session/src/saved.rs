@@ -5,6 +5,9 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use iolens_analyze::explain::train::{
+    explain_train, TrainExplanation, TrainTarget, TrainView, TrainVolume,
+};
 use iolens_analyze::{explain, parse_result, ExplainContext};
 
 use crate::{html_findings, version};
@@ -21,6 +24,18 @@ pub fn explain_file(path: &Path, ctx: &ExplainContext, json: bool) -> Result<Str
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read '{name}'"))?
     };
+    if let Some(t) = explain_training(&text, ctx)? {
+        return Ok(if json {
+            let mut v = t.explanation.to_json();
+            v["bound"] = t.bound.name().into();
+            if let Some(n) = t.n_max {
+                v["n_max"] = n.into();
+            }
+            format!("{}\n", serde_json::to_string_pretty(&v)?)
+        } else {
+            t.explanation.to_text()
+        });
+    }
     let view = parse_result(&text).with_context(|| format!("'{name}'"))?;
     let e = explain(&view, ctx);
     Ok(if json {
@@ -28,6 +43,42 @@ pub fn explain_file(path: &Path, ctx: &ExplainContext, json: bool) -> Result<Str
     } else {
         e.to_text()
     })
+}
+
+/// explain's training rules on a saved `iolens train` result, or on a `--find-max` search's
+/// first count that failed (its largest where every count passed); `None` for anything else.
+/// The storage's model is the simulated volume the run names, else the one given (--volume).
+fn explain_training(text: &str, ctx: &ExplainContext) -> Result<Option<TrainExplanation>> {
+    let run = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) if v.get("tried").is_some() && v.get("max").is_some() => {
+            match v.get("fail").filter(|f| !f.is_null()).or(v.get("best")) {
+                Some(r) => r.to_string(),
+                None => return Ok(None),
+            }
+        }
+        _ => text.to_string(),
+    };
+    let Some(view) = TrainView::parse(&run) else {
+        return Ok(None);
+    };
+    let vol = match &view.target {
+        TrainTarget::Simulated {
+            volume,
+            iops,
+            bytes_per_s,
+        } => {
+            // The limits the run was simulated with (a stripe's, an instance's), with the
+            // type's latency model.
+            let v = iolens_analyze::parse_volume(volume)
+                .with_context(|| format!("the simulated volume '{volume}'"))?;
+            let mut t = TrainVolume::of_volume(&v);
+            t.iops = iops.or(t.iops);
+            t.bytes_per_s = bytes_per_s.or(t.bytes_per_s);
+            Some(t)
+        }
+        TrainTarget::Files { .. } => ctx.volume.as_ref().map(TrainVolume::of_volume),
+    };
+    Ok(Some(explain_train(&view, vol.as_ref())))
 }
 
 /// The I/O size right-sizing provisions throughput for: `bs` as given, or the mean I/O size of

@@ -17,6 +17,7 @@ mod findings;
 mod options;
 mod render;
 mod result;
+pub mod train;
 mod trend;
 mod unit;
 

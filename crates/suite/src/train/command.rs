@@ -80,6 +80,10 @@ pub struct TrainArgs {
     /// Simulate the run in virtual time on this volume model (e.g. gp3:iops=16000,throughput=1000)
     #[arg(long, value_name = "SPEC", conflicts_with = "dir")]
     pub sim_volume: Option<String>,
+    /// The volume the files are on, as a model (e.g. gp3:iops=16000,throughput=1000):
+    /// --find-max's explanation compares the runs with its ceilings
+    #[arg(long, value_name = "SPEC", conflicts_with = "sim_volume")]
+    pub volume: Option<String>,
     /// Find the most accelerators that still pass
     #[arg(long)]
     pub find_max: bool,
@@ -197,6 +201,14 @@ pub fn run(a: &TrainArgs) -> Result<i32> {
     if let Some(r) = &a.report {
         check_report_path(r)?;
     }
+    // The storage's model, for explain's rules: the simulated volume, or the one given.
+    let vol = match (&a.sim_volume, &a.volume) {
+        (Some(spec), _) => Some(super::volume_of(&super::limits(spec).map_err(usage)?)),
+        (None, Some(spec)) => Some(super::volume_of(
+            &iolens_session::sim::limits(spec).map_err(|e| usage(format!("--volume: {e}")))?,
+        )),
+        (None, None) => None,
+    };
     let mut sink = Sink::open(a.output.as_deref())?;
     let cond = conditions(&p, w, &ds, a);
     iolens_session::signals::install()?;
@@ -238,13 +250,7 @@ pub fn run(a: &TrainArgs) -> Result<i32> {
     }
     if a.find_max {
         let mut f = findmax::search(a.max_accelerators, &mut one)?;
-        f.bound = match (&a.sim_volume, &f.best) {
-            (Some(spec), Some(best)) => {
-                let l = iolens_session::sim::limits(spec).map_err(usage)?;
-                findmax::explain_simulated(&f, &l, best, w.au_min)
-            }
-            _ => findmax::explain_measured(&f, p.need(&ds), w.au_min, !a.buffered),
-        };
+        findmax::explain(&mut f, vol.as_ref());
         let text = match a.output_format {
             TrainFormat::Json => findmax_json(&f),
             TrainFormat::Text => output::find_max_text(&f, w),

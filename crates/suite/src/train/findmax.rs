@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::virt::device_len;
+use iolens_analyze::explain::train::TrainVolume;
+
 use super::TrainRun;
 
 /// One count tried.
@@ -29,10 +30,15 @@ pub struct FindMax {
     pub max: u32,
     /// Every count tried, in order.
     pub tried: Vec<Tried>,
-    /// What bounds it, in words with the arithmetic.
-    pub bound: Vec<String>,
+    /// What bounds it: explain's training bound (`volume`, `readers`, `step`, `opens`,
+    /// `cache`, `compute`, `unknown`) of the first count that failed.
+    pub bound: String,
+    /// Its findings, in words with the arithmetic.
+    pub explained: Vec<String>,
     /// The run at `max` (at 1 when none passed).
     pub best: Option<TrainRun>,
+    /// The run at the first count that failed (`max + 1`), where one did.
+    pub fail: Option<TrainRun>,
 }
 
 /// Finds the most accelerators that pass, up to `limit`, with `run(n)` running `n`.
@@ -43,6 +49,7 @@ pub fn search<E>(
     let mut tried: Vec<Tried> = Vec::new();
     let mut best: Option<TrainRun> = None;
     let mut first: Option<TrainRun> = None;
+    let mut fail: Option<TrainRun> = None;
     let mut go = |n: u32, tried: &mut Vec<Tried>| -> Result<(bool, TrainRun), E> {
         let r = run(n)?;
         tried.push(Tried {
@@ -63,10 +70,11 @@ pub fn search<E>(
             first = Some(r.clone());
         }
         if r.interrupted {
-            return Ok(done(lo, tried, best.or(first)));
+            return Ok(done(lo, tried, best.or(first), None));
         }
         if !pass {
             hi = Some(n);
+            fail = Some(r);
             break;
         }
         lo = n;
@@ -89,127 +97,55 @@ pub fn search<E>(
                 best = Some(r);
             } else {
                 h = m;
+                fail = Some(r);
             }
         }
     }
-    Ok(done(lo, tried, best.or(first)))
+    // The failure at max + 1 (an interrupted bisection may leave a later one).
+    let fail = fail.filter(|f| f.accelerators == lo + 1);
+    Ok(done(lo, tried, best.or(first), fail))
 }
 
-fn done(max: u32, tried: Vec<Tried>, best: Option<TrainRun>) -> FindMax {
+fn done(max: u32, tried: Vec<Tried>, best: Option<TrainRun>, fail: Option<TrainRun>) -> FindMax {
     FindMax {
         max,
         tried,
-        bound: Vec::new(),
+        bound: String::new(),
+        explained: Vec::new(),
         best,
+        fail,
     }
 }
 
-/// What a simulated volume allows: its throughput limit and what its IOPS limit allows at
-/// the reads' size, bytes/s (None where it has neither).
-pub fn volume_ceiling(l: &iolens_run::sim::SimLimits, bs: u64) -> Option<(f64, String)> {
-    let dev = device_len(bs) as f64;
-    let by_iops = l.iops.map(|iops| {
-        let units = match l.io_unit {
-            Some(u) if u > 0 => (dev / u as f64).ceil().max(1.0),
-            _ => 1.0,
-        };
-        (iops / units * dev, units)
-    });
-    match (l.bw, by_iops) {
-        (Some(bw), Some((b, _))) if bw <= b => Some((bw, "its throughput limit".into())),
-        (_, Some((b, units))) => Some((
-            b,
-            format!(
-                "its IOPS limit ({} IOPS, a {} read counting as {units})",
-                crate::metrics::fmt_int(l.iops.unwrap_or(0.0)),
-                super::output::size(device_len(bs))
-            ),
-        )),
-        (Some(bw), None) => Some((bw, "its throughput limit".into())),
-        (None, None) => None,
-    }
-}
-
-/// Explains a simulated search: the volume's ceiling B over AU_min x D, and the reader
-/// threads' own ceiling (readers x read size / the model's mean latency).
-pub fn explain_simulated(
-    f: &FindMax,
-    l: &iolens_run::sim::SimLimits,
-    r: &TrainRun,
-    au_min: f64,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let d = r.need_bytes_per_s;
-    let lat_s = l.latency.mean() / 1e9;
-    let dev = device_len(r.block_size) as f64;
-    let readers = f64::from(r.read_threads) * dev / lat_s.max(1e-12);
-    let mb = super::output::mb;
-    if let Some((b, what)) = volume_ceiling(l, r.block_size) {
-        let n = (b / (au_min * d)).floor();
-        out.push(format!(
-            "the volume: {} allows {} MB/s ({what}); N_max = floor(B / (AU_min x D)) = floor({} / ({au_min:.2} x {})) = {n:.0}",
-            l.name,
-            mb(b),
-            mb(b),
-            mb(d)
-        ));
-        if n as u32 == f.max {
-            out.push(format!(
-                "bound by the volume's throughput: {} accelerator{} need{} {} MB/s at {:.0} % AU, more than its {} MB/s",
-                f.max + 1,
-                if f.max == 0 { "" } else { "s" },
-                if f.max == 0 { "s" } else { "" },
-                mb(f64::from(f.max + 1) * au_min * d),
-                au_min * 100.0,
-                mb(b)
-            ));
-        }
-    }
-    out.push(format!(
-        "the reader threads: {} readers x {} / {:.0} µs mean latency = {} MB/s per accelerator{}",
-        r.read_threads,
-        super::output::size(device_len(r.block_size)),
-        lat_s * 1e6,
-        mb(readers),
-        if readers < au_min * d {
-            format!(
-                ", below the {} MB/s one accelerator needs at {:.0} % AU: the readers bound it before the volume does (more --read-threads or a larger --bs)",
-                mb(au_min * d),
-                au_min * 100.0
-            )
-        } else {
-            String::new()
-        }
-    ));
-    out
-}
-
-/// Explains a measured search from the runs themselves: what the storage delivered at the
-/// first count that failed, against what that many accelerators need.
-pub fn explain_measured(f: &FindMax, need: f64, au_min: f64, direct: bool) -> Vec<String> {
-    let mb = super::output::mb;
-    let mut out = Vec::new();
-    if let Some(t) = f
-        .tried
-        .iter()
-        .filter(|t| !t.pass)
-        .min_by_key(|t| t.accelerators)
-    {
-        out.push(format!(
-            "at {} accelerators the storage delivered {} MB/s, short of the {} MB/s they need at {:.0} % AU ({} x {:.2} x {} MB/s): the storage's throughput for this access pattern bounds it",
-            t.accelerators,
-            mb(t.bytes_per_s),
-            mb(f64::from(t.accelerators) * au_min * need),
-            au_min * 100.0,
-            t.accelerators,
-            au_min,
-            mb(need)
+/// What bounds the count, by explain's training rules: the run at the first count that
+/// failed (or, where every count passed, the largest tried), with the storage `vol` it read
+/// from where its model is known. Fills `bound` (the rule's name) and `explained` (its
+/// findings as lines).
+pub fn explain(f: &mut FindMax, vol: Option<&TrainVolume>) {
+    let Some(r) = f.fail.as_ref().or(f.best.as_ref()) else {
+        return;
+    };
+    let e = r.explain(vol);
+    f.bound = e.bound.name().to_string();
+    let mut lines = vec![];
+    if f.fail.is_none() {
+        lines.push(format!(
+            "every count tried passed, up to {}: raise --max-accelerators to search further; at {}:",
+            f.max, f.max
         ));
     } else {
-        out.push("every count tried passed: raise --max-accelerators to search further".into());
+        lines.push(format!(
+            "at {} accelerators, the first count that failed:",
+            f.max + 1
+        ));
     }
-    if !direct {
-        out.push("buffered reads: the page cache may have served part of the data set, which raises the count above what the storage alone carries".into());
+    for x in &e.explanation.findings {
+        lines.push(format!("{} {}: {}", x.severity.label(), x.kind, x.claim));
+        lines.extend(x.arithmetic.lines().map(|l| format!("  {l}")));
+        if !x.fix.is_empty() {
+            lines.push(format!("  fix: {}", x.fix));
+        }
     }
-    out
+    lines.extend(e.explanation.notes.iter().map(|n| format!("note: {n}")));
+    f.explained = lines;
 }

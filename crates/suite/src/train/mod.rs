@@ -24,6 +24,7 @@ pub mod result;
 pub mod virt;
 pub mod workload;
 
+use iolens_analyze::explain::train::{explain_train, TrainExplanation, TrainView, TrainVolume};
 use serde::Serialize;
 
 use dataset::Dataset;
@@ -139,6 +140,8 @@ pub enum Target {
         name: String,
         /// Its throughput limit, bytes/s, when it has one.
         bytes_per_s: Option<f64>,
+        /// Its IOPS limit in its own I/O units, when it has one.
+        iops: Option<f64>,
     },
 }
 
@@ -153,6 +156,9 @@ pub struct TrainRun {
     pub accelerators: u32,
     /// Seconds per step.
     pub step_s: f64,
+    /// The accelerator's own step time, where the run gave another (`--step-time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_step_s: Option<f64>,
     /// Epochs.
     pub epochs: u32,
     /// Samples per step.
@@ -214,6 +220,7 @@ impl TrainRun {
             accelerator: p.accelerator.name().into(),
             accelerators: p.accelerators,
             step_s: p.step_s,
+            config_step_s: Some(w.step(p.accelerator)).filter(|s| (s - p.step_s).abs() > 1e-12),
             epochs: p.epochs,
             batch: w.batch,
             read_threads: p.read_threads,
@@ -237,14 +244,58 @@ impl TrainRun {
     }
 }
 
+impl TrainRun {
+    /// The run as explain reads a training result.
+    pub fn view(&self) -> TrainView {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .expect("a training result reads back as explain's view of it")
+    }
+
+    /// explain's rules on the run, with the storage `vol` it read from where known.
+    pub fn explain(&self, vol: Option<&TrainVolume>) -> TrainExplanation {
+        explain_train(&self.view(), vol)
+    }
+}
+
+/// A simulated volume's limits as explain's training rules read them.
+pub fn volume_of(l: &iolens_run::sim::SimLimits) -> TrainVolume {
+    TrainVolume {
+        name: l.name.clone(),
+        iops: l.iops,
+        bytes_per_s: l.bw,
+        io_unit: l.io_unit,
+        latency_mean_us: l.latency.mean() / 1e3,
+        latency_from: l
+            .latency_source
+            .clone()
+            .unwrap_or_else(|| "the volume's spec".into()),
+    }
+}
+
+/// The limits of the simulated volume `spec` (a `sim_volume=` model).
+pub fn limits(spec: &str) -> Result<iolens_run::sim::SimLimits, SuiteError> {
+    iolens_session::sim::limits(spec).map_err(|e| SuiteError(format!("--sim-volume: {e}")))
+}
+
 /// Runs `p` over `ds` in virtual time on the simulated volume `spec` (a `sim_volume=`
 /// model).
 pub fn simulate(p: &Params, ds: &Dataset, spec: &str) -> Result<TrainRun, SuiteError> {
+    simulate_on(p, ds, spec, limits(spec)?)
+}
+
+/// Runs `p` over `ds` in virtual time on a volume of `limits` (`spec` names it in the
+/// result).
+pub fn simulate_on(
+    p: &Params,
+    ds: &Dataset,
+    spec: &str,
+    limits: iolens_run::sim::SimLimits,
+) -> Result<TrainRun, SuiteError> {
     p.check(ds)?;
-    let limits =
-        iolens_session::sim::limits(spec).map_err(|e| SuiteError(format!("--sim-volume: {e}")))?;
     let name = limits.name.clone();
-    let bw = limits.bw;
+    let (bw, iops) = (limits.bw, limits.iops);
     let vol = iolens_run::sim::SimVolume::new(limits, ds.seed);
     let t = virt::simulate(p, ds, &vol);
     let note = format!(
@@ -259,6 +310,7 @@ pub fn simulate(p: &Params, ds: &Dataset, spec: &str) -> Result<TrainRun, SuiteE
             volume: spec.into(),
             name,
             bytes_per_s: bw,
+            iops,
         },
         vec![note],
     ))

@@ -166,8 +166,11 @@ pub fn find_max_text(f: &super::findmax::FindMax, w: &super::workload::Workload)
         w.au_min * 100.0,
         f.max
     );
-    for b in &f.bound {
-        let _ = writeln!(t, "- {b}");
+    if !f.bound.is_empty() {
+        let _ = writeln!(t, "bound: {}", f.bound);
+    }
+    for b in &f.explained {
+        let _ = writeln!(t, "  {b}");
     }
     t
 }
@@ -335,7 +338,7 @@ pub fn html_find_max(f: &super::findmax::FindMax) -> Report {
     tried.sort_by_key(|x| x.accelerators);
     let mut section = SuiteSection {
         title: format!("most accelerators that pass: {}", f.max),
-        notes: f.bound.clone(),
+        notes: f.explained.clone(),
         table: Some((
             "each count tried".into(),
             ["accelerators", "AU %", "lowest AU %", "MB/s", "result"]

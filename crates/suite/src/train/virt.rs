@@ -34,11 +34,9 @@ struct Sim<'a> {
     step_ns: u64,
 }
 
-/// The bytes a read moves on the device: its length rounded up to whole 4 KiB blocks, as
-/// the O_DIRECT reads of a real run.
-pub fn device_len(len: u64) -> u64 {
-    len.div_ceil(4096) * 4096
-}
+/// The bytes a read moves on the device: whole 4 KiB blocks, as the O_DIRECT reads of a real
+/// run (explain's training rules count them the same way).
+pub use iolens_analyze::explain::train::device_len;
 
 impl Sim<'_> {
     fn push(&mut self, t: u64, e: Ev) {
