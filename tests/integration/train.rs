@@ -55,11 +55,14 @@ fn find_max_on_a_simulated_gp3_is_the_volumes_throughput_over_the_need() {
             "{w} on gp3 at 1,000 MiB/s, D = {need:.0} B/s: expected N_max = floor(B / ({au_min} x D)) = {want}: {v}"
         );
         assert_eq!(code, 0, "a completed search exits 0");
-        let bound = v["bound"].to_string();
+        let explained = v["explained"].to_string();
         assert!(
-            bound.contains(&format!("= {want}"))
-                && bound.contains("bound by the volume's throughput"),
-            "{w}: the bound names the volume and its arithmetic: {bound}"
+            v["bound"] == "volume"
+                && explained.contains(&format!("= {want}\""))
+                && explained.contains(&format!("at {} accelerators, the first count that failed", want + 1)),
+            "{w}: explain's rules name the volume at {} accelerators, with N_max = {want}: bound {}, {explained}",
+            want + 1,
+            v["bound"]
         );
     }
 }
@@ -383,4 +386,115 @@ fn a_checkpoint_on_a_loop_device_matches_its_bytes_and_the_device_counters() {
             == 0,
         "the checkpoint's files are removed after the runs"
     );
+}
+
+#[test]
+fn explain_reads_a_training_result_and_advise_sizes_volumes_for_training_and_checkpoints() {
+    let d = TempDir::new("train-advise");
+    // resnet50, 8 x H100 on a gp3 of 1,000 MiB/s: 8 x 204.75 = 1,638 MB/s wanted, 1,048.6 MB/s
+    // given: AU = 1,048.6 / 1,638 = 64 %; explain names the volume, N_max = floor(1,048.6 /
+    // (0.9 x 204.75)) = 5.
+    let (code, _) = train(
+        &d.0,
+        &[
+            "resnet50",
+            "--sim-volume",
+            "gp3:iops=16000,throughput=1000",
+            "--accelerators",
+            "8",
+            "--output",
+            "r.json",
+        ],
+    );
+    assert_eq!(
+        code, 1,
+        "8 resnet50 accelerators on 1,000 MiB/s fail their 90 %"
+    );
+    let o = run_in(&d.0, &["explain", "r.json", "--format", "json"]);
+    let v = json_of(&stdout(&o));
+    assert_eq!(
+        (v["bound"].as_str(), v["n_max"].as_u64()),
+        (Some("volume"), Some(5)),
+        "explain of resnet50 8 x H100 on gp3 1,000 MiB/s: expected the volume, N_max 5: {v}"
+    );
+    // advise: one gp3 of 1,688 MiB/s ($92.24) keeps 8 at 90 % and carries 9 (see the unit
+    // test's arithmetic), for each of 2 hosts with its own copy.
+    let o = run_in(
+        &d.0,
+        &[
+            "advise",
+            "--train",
+            "resnet50",
+            "--accelerators",
+            "8",
+            "--hosts",
+            "2",
+            "--type",
+            "gp3",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json_of(&stdout(&o));
+    let i = v["picks"][0][1].as_u64().expect("a pick") as usize;
+    let e = &v["entries"][i];
+    assert_eq!(
+        (
+            e["max_accelerators"].as_u64(),
+            e["cost_all_hosts"].as_f64().map(|c| (c * 100.0).round())
+        ),
+        (Some(9), Some(18448.0)),
+        "advise --train resnet50 on gp3 for 2 hosts: expected 9 carried at 2 x $92.24: {e}"
+    );
+    // A 70B checkpoint within 60 s: 10 x gp3 (see the unit test); text says what the time is.
+    let o = run_in(
+        &d.0,
+        &[
+            "advise",
+            "--checkpoint",
+            "llama3-70b",
+            "--within",
+            "60s",
+            "--type",
+            "gp3",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("aws: 10 x gp3"), "{}", stdout(&o));
+    // Bad input: a clear error, exit 2.
+    for (args, want) in [
+        (
+            vec!["advise", "--checkpoint", "llama3-70b"],
+            "needs --within",
+        ),
+        (
+            vec!["advise", "--train", "resnet50", "--iops", "1000"],
+            "--iops does not apply",
+        ),
+        (
+            vec!["advise", "--train", "bert"],
+            "allowed: unet3d, resnet50, cosmoflow",
+        ),
+        (
+            vec![
+                "advise",
+                "--checkpoint",
+                "70b",
+                "--within",
+                "60s",
+                "--hosts",
+                "65",
+            ],
+            "--hosts 65",
+        ),
+    ] {
+        let o = run_in(&d.0, &args);
+        assert!(
+            o.status.code() == Some(2) && stderr(&o).contains(want),
+            "{args:?}: expected exit 2 and '{want}', got {:?}: {}",
+            o.status.code(),
+            stderr(&o)
+        );
+    }
 }

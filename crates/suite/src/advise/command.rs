@@ -91,6 +91,26 @@ pub struct AdviseArgs {
     /// The most volumes a candidate stripes over
     #[arg(long, value_name = "N", default_value = "16", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub max_stripe: u32,
+    /// A training workload to feed instead of a fio workload: unet3d, resnet50 or cosmoflow
+    /// (MLPerf Storage v2.0)
+    #[arg(long, value_name = "WORKLOAD", conflicts_with_all = ["result", "trace", "checkpoint"])]
+    pub train: Option<String>,
+    /// With --train: emulated accelerators per host
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub accelerators: u32,
+    /// With --train: the accelerator whose step time the configs give
+    #[arg(long, value_enum, default_value = "h100")]
+    pub accelerator: crate::train::workload::Accelerator,
+    /// A checkpoint to write and read back instead of a fio workload: llama3-8b, llama3-70b,
+    /// llama3-405b or llama3-1t (MLPerf Storage v2.0)
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["result", "trace"])]
+    pub checkpoint: Option<String>,
+    /// With --checkpoint: the time the write, and the read back, may each take (e.g. 60s)
+    #[arg(long, value_name = "TIME")]
+    pub within: Option<String>,
+    /// With --train or --checkpoint: hosts, each with its own volume
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub hosts: u32,
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
     pub output_format: AdviseFormat,
@@ -185,7 +205,7 @@ pub fn options(a: &AdviseArgs) -> Result<Options> {
         (None, Some(t)) => Input::Trace(t.clone(), a.args.clone()),
         (None, None) if a.args.is_empty() => {
             return Err(UsageError(
-                "no workload: give a fio command line or job file, --result RESULT.json or --trace FILE"
+                "no workload: give a fio command line or job file, --result RESULT.json, --trace FILE, --train WORKLOAD or --checkpoint MODEL"
                     .into(),
             )
             .into())
@@ -233,9 +253,113 @@ pub fn options(a: &AdviseArgs) -> Result<Options> {
     })
 }
 
+/// `advise --train` or `--checkpoint`: the advice printed; exit status 0 when every provider
+/// considered has a pick, 1 when one has none.
+fn run_ai(a: &AdviseArgs) -> Result<i32> {
+    let usage = |m: String| -> anyhow::Error { UsageError(m).into() };
+    let what = if a.train.is_some() {
+        "--train"
+    } else {
+        "--checkpoint"
+    };
+    if !a.args.is_empty() {
+        return Err(usage(format!(
+            "{what} is the workload: '{}' is not wanted with it",
+            a.args.join(" ")
+        )));
+    }
+    for (given, flag) in [
+        (a.iops.is_some(), "--iops"),
+        (a.throughput.is_some(), "--throughput"),
+        (
+            !a.p50.is_empty() || !a.p99.is_empty() || !a.p99_9.is_empty(),
+            "a latency target",
+        ),
+        (a.instance.is_some(), "--instance"),
+        (a.duration.is_some(), "--duration"),
+        (!a.latency.is_empty(), "--latency"),
+        (a.report.is_some(), "--report"),
+        (a.within.is_some() && a.train.is_some(), "--within"),
+    ] {
+        if given {
+            return Err(usage(format!(
+                "{flag} does not apply to {what}: it sizes for its own need (give --accelerators, --hosts, --provider, --type, --capacity, --max-stripe{})",
+                if a.train.is_some() { "" } else { ", --within" }
+            )));
+        }
+    }
+    let filters = Filters {
+        providers: a.provider.clone(),
+        types: a.types.clone(),
+        multi_attach: a.multi_attach,
+        durability_pct: a.durability,
+    };
+    let priced = a.prices.choose().map_err(|e| UsageError(e.to_string()))?;
+    let (text, ok) = if let Some(w) = &a.train {
+        let ask = super::train::TrainAsk {
+            workload: crate::train::workload::workload(w).map_err(|e| usage(e.to_string()))?,
+            accelerator: a.accelerator,
+            accelerators: a.accelerators,
+            hosts: a.hosts,
+            filters,
+            capacity_gib: a.capacity,
+            max_stripe: a.max_stripe,
+        };
+        let mut adv = super::train::advise_train(&ask).map_err(|e| usage(e.to_string()))?;
+        adv.notes.extend(priced);
+        let ok = adv.picks.iter().all(|(_, i)| i.is_some());
+        (
+            match a.output_format {
+                AdviseFormat::Text => super::train::train_text(&adv),
+                AdviseFormat::Json => format!("{}\n", serde_json::to_string_pretty(&adv)?),
+            },
+            ok,
+        )
+    } else {
+        let m = a.checkpoint.as_deref().unwrap_or_default();
+        let within = a.within.as_deref().ok_or_else(|| {
+            usage("--checkpoint needs --within TIME: how long the write (and the read back) may take, e.g. 60s".into())
+        })?;
+        let within_s = iolens_job::parse_time(within, TimeUnit::Sec)
+            .map_err(|e| usage(format!("--within {within}: {e}")))?
+            .as_secs_f64();
+        let ask = super::train::CheckpointAsk {
+            model: crate::checkpoint::model(m).map_err(|e| usage(e.to_string()))?,
+            within_s,
+            hosts: a.hosts,
+            filters,
+            capacity_gib: a.capacity,
+            max_stripe: a.max_stripe,
+        };
+        let mut adv = super::train::advise_checkpoint(&ask).map_err(|e| usage(e.to_string()))?;
+        adv.notes.extend(priced);
+        let ok = adv.picks.iter().all(|(_, i)| i.is_some());
+        (
+            match a.output_format {
+                AdviseFormat::Text => super::train::checkpoint_text(&adv),
+                AdviseFormat::Json => format!("{}\n", serde_json::to_string_pretty(&adv)?),
+            },
+            ok,
+        )
+    };
+    match &a.output {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("cannot write '{}'", p.display()))?
+        }
+        None => Sink::stdout().write(&text)?,
+    }
+    Ok(if ok { 0 } else { 1 })
+}
+
 /// `iolens advise`: the advice printed (text or JSON), the report written; exit status 0 when
 /// a candidate fits, 1 when none does.
 pub fn run(a: &AdviseArgs) -> Result<i32> {
+    if a.train.is_some() || a.checkpoint.is_some() {
+        return run_ai(a);
+    }
+    if a.within.is_some() {
+        return Err(UsageError("--within goes with --checkpoint".into()).into());
+    }
     let o = options(a)?;
     let priced = a.prices.choose().map_err(|e| UsageError(e.to_string()))?;
     let mut advice = advise(&o)?;

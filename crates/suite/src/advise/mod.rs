@@ -15,9 +15,15 @@ pub mod workload;
 
 mod lever;
 mod render;
+pub mod train;
 
 pub use lever::{Change, Changed};
 pub use render::{report, text, to_json};
+
+/// Dollars as advise writes them.
+fn render_usd(x: f64) -> String {
+    render::usd(x)
+}
 
 use iolens_analyze::advise::{
     candidates, catalogue, concurrency_needed, fewest_volumes_worth_it,

@@ -13,6 +13,7 @@
 
 #[cfg(feature = "clap")]
 pub mod command;
+pub mod virt;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
