@@ -394,20 +394,25 @@ fn explain_reads_a_training_result_and_advise_sizes_volumes_for_training_and_che
     // resnet50, 8 x H100 on a gp3 of 1,000 MiB/s: 8 x 204.75 = 1,638 MB/s wanted, 1,048.6 MB/s
     // given: AU = 1,048.6 / 1,638 = 64 %; explain names the volume, N_max = floor(1,048.6 /
     // (0.9 x 204.75)) = 5.
-    let (code, _) = train(
+    let o = run_in(
         &d.0,
         &[
+            "train",
             "resnet50",
             "--sim-volume",
             "gp3:iops=16000,throughput=1000",
             "--accelerators",
             "8",
+            "--output-format",
+            "json",
             "--output",
             "r.json",
         ],
     );
+    let code = o.status.code();
     assert_eq!(
-        code, 1,
+        code,
+        Some(1),
         "8 resnet50 accelerators on 1,000 MiB/s fail their 90 %"
     );
     let o = run_in(&d.0, &["explain", "r.json", "--format", "json"]);
