@@ -178,6 +178,61 @@ Price lists read: Azure's Retail Prices API and OCI's price list (no account), A
 file for EC2 in the region, GCP's Cloud Billing Catalog (an API key in IOLENS_GCP_API_KEY). A \
 provider whose list cannot be read keeps its previous prices; the exit status is 1 then.")]
     Prices(PricesArgs),
+    /// Learn a volume type's latency model from a run on your volume, or share such models
+    #[command(after_help = "\
+Turns a measured run on a real volume (the verify job advise writes, or any fio or iolens JSON \
+result with latency percentiles) into the latency model of its type: its percentiles, the load \
+it was measured at, date, host and instance. It is stored in latency-models.json in the data \
+directory ($IOLENS_DATA_DIR, else $XDG_DATA_HOME/iolens, else ~/.local/share/iolens), one \
+model per type, listed by `iolens models`, and used by advise and explain, marked \"measured on \
+your volume\". Precedence: advise's --latency, then a calibrated model, then the shipped one.
+
+A throttled volume measures its queue, not its service time: a run is taken at one I/O in \
+flight, or below 70 % of the volume's limit with an explain bound other than limit (give the \
+provisioned values: --type gp3:iops=6000,throughput=250,size=500G). Refused, with the reason \
+and exit status 1: buffered I/O, answers from a cache, an interrupted run, a simulated or null \
+engine run, a run held at its limit, a job whose description names another volume type \
+(--volume SPEC, as advise's verify job says), fewer than 100 I/Os.
+
+Share: --export FILE writes the models (all, or those --name names) to a file; --import FILE \
+adds a file's models (each replacing its type's); --remove NAME takes one out.
+
+Examples:
+  iolens models calibrate verify.json --type gp3:iops=3000,size=100G --instance m6i.large
+  iolens models calibrate --export team-models.json
+  iolens models calibrate --import team-models.json")]
+    Calibrate(CalibrateArgs),
+}
+
+/// `iolens models calibrate`.
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// The fio or iolens JSON result of a run on the volume
+    #[arg(value_name = "RESULT.json", required_unless_present_any = ["export", "import", "remove"], conflicts_with_all = ["export", "import", "remove"])]
+    pub result: Option<PathBuf>,
+    /// The volume type it ran on, with its provisioned values where the run kept more than one
+    /// I/O in flight (e.g. gp3, io2:iops=20000,size=500G)
+    #[arg(long = "type", value_name = "TYPE[:SPEC]", requires = "result")]
+    pub volume: Option<String>,
+    /// The instance it ran on (recorded; its caps count toward the limit)
+    #[arg(long, value_name = "TYPE", requires = "result")]
+    pub instance: Option<String>,
+    /// The model's name (default TYPE-calibrated); with --export, the models to export
+    /// (comma-separated names or types)
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub name: Vec<String>,
+    /// The job of the result to take (when it has several)
+    #[arg(long, value_name = "JOB", requires = "result")]
+    pub job: Option<String>,
+    /// Write the calibrated models to FILE, to share
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["import", "remove"])]
+    pub export: Option<PathBuf>,
+    /// Add the models of FILE (as --export writes it) to yours, each replacing its type's
+    #[arg(long, value_name = "FILE", conflicts_with = "remove")]
+    pub import: Option<PathBuf>,
+    /// Remove a calibrated model (by name or type)
+    #[arg(long, value_name = "NAME")]
+    pub remove: Option<String>,
 }
 
 /// `iolens models prices`.

@@ -8,11 +8,46 @@ use iolens_suite::pts::command::PtsOptions;
 
 use crate::cli::{self, Command, CompareFormat, PtsArgs, Shell, SuiteArgs, TextOrJson};
 
+/// `iolens models calibrate`: one of calibrate, export, import, remove.
+fn calibrate(c: cli::CalibrateArgs) -> Result<String> {
+    use iolens_suite::calibrate as cal;
+    if let Some(f) = &c.export {
+        return cal::export(f, &c.name);
+    }
+    if let Some(f) = &c.import {
+        return cal::import(f);
+    }
+    if let Some(n) = &c.remove {
+        return cal::remove(n);
+    }
+    let result = c.result.context("give RESULT.json")?;
+    let volume = c.volume.ok_or_else(|| {
+        anyhow::anyhow!("--type TYPE is required: the volume type the run measured (e.g. gp3, or gp3:iops=6000,size=500G)")
+    })?;
+    if c.name.len() > 1 {
+        anyhow::bail!("--name: one name for the model, got {}", c.name.join(","));
+    }
+    cal::calibrate(
+        &result,
+        iolens_analyze::calibrate::Request {
+            volume,
+            instance: c.instance,
+            name: c.name.into_iter().next(),
+            job: c.job,
+            host: cal::this_host(),
+            now: crate::fetch::now_utc(),
+            ..Default::default()
+        },
+    )
+}
+
 /// Runs a subcommand; returns the exit code.
 pub fn run(c: Command) -> Result<i32> {
     let mut out = Sink::stdout();
     match c {
         Command::Explain(a) => {
+            // Calibrated latency models first: the volume's latency model comes from them.
+            iolens_suite::calibrate::choose()?;
             let ctx = explain_context(a.volume.as_deref(), a.instance.as_deref())?;
             let json = a.format == TextOrJson::Json;
             out.write(&iolens_session::saved::explain_file(&a.result, &ctx, json)?)?;
@@ -25,10 +60,21 @@ pub fn run(c: Command) -> Result<i32> {
             action: Some(cli::ModelsAction::Prices(p)),
             ..
         }) => return crate::fetch::prices(&p, &mut out),
+        Command::Models(cli::ModelsArgs {
+            action: Some(cli::ModelsAction::Calibrate(c)),
+            ..
+        }) => out.write(&calibrate(c)?)?,
         Command::Models(a) => out.write(&match a.format {
             _ if a.sources => iolens_analyze::list_sources(),
-            TextOrJson::Text => iolens_analyze::list_models(),
-            TextOrJson::Json => format!("{:#}\n", iolens_analyze::list_models_json()),
+            TextOrJson::Text => {
+                iolens_analyze::list_models() + &iolens_suite::calibrate::listing()?
+            }
+            TextOrJson::Json => {
+                let mut v = iolens_analyze::list_models_json();
+                let (_, f) = iolens_suite::calibrate::load_local()?;
+                v["calibrated_latency_models"] = serde_json::to_value(&f.models)?;
+                format!("{v:#}\n")
+            }
         })?,
         Command::Cost(a) => {
             let priced = a.prices.choose()?;

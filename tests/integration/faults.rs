@@ -59,14 +59,14 @@ fn slowfs_binary() -> Option<PathBuf> {
 
 /// A mounted slowfs: one file `data` whose reads in `[ERR_LO, ERR_HI)` fail with EIO at once
 /// and whose other reads answer after `DELAY_MS` with the bytes "UAF!" repeated.
-struct SlowFs {
-    dir: TempDir,
+pub(crate) struct SlowFs {
+    pub(crate) dir: TempDir,
     mnt: PathBuf,
     child: Option<Child>,
 }
 
 impl SlowFs {
-    fn start(tag: &str, env: &[(&str, String)]) -> Option<SlowFs> {
+    pub(crate) fn start(tag: &str, env: &[(&str, String)]) -> Option<SlowFs> {
         if skip_unless(is_root(), "FUSE fault tests need root (allow_other)")
             || skip_unless(
                 Path::new("/dev/fuse").exists(),
@@ -116,7 +116,7 @@ impl SlowFs {
         Some(fs)
     }
 
-    fn data(&self) -> PathBuf {
+    pub(crate) fn data(&self) -> PathBuf {
         self.mnt.join("data")
     }
 }

@@ -3,6 +3,7 @@
 //! and kernel interfaces (each of those detects what it needs and skips with a message).
 
 mod advise;
+mod calibrate;
 mod cli;
 mod cluster;
 mod common;

@@ -50,6 +50,10 @@ pub enum AnalyzeError {
     /// A price file, region or discount that cannot be used; the message says what to give.
     #[error("{0}")]
     Prices(String),
+    /// A result that cannot be a latency model, or a latency model file that cannot be used;
+    /// the message says why and what to give.
+    #[error("{0}")]
+    Calibrate(String),
     /// The bundled model data failed to parse (a bug in `data/models.json`).
     #[error("data/models.json is invalid: {0}")]
     BadModelData(String),

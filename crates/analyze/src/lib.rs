@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod advise;
+pub mod calibrate;
 pub mod error;
 pub mod explain;
 pub(crate) mod fmt;

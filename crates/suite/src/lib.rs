@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod advise;
+pub mod calibrate;
 pub mod checkpoint;
 pub mod commands;
 pub mod compare;

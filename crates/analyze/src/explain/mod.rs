@@ -27,6 +27,8 @@ use crate::models::{Ceiling, Instance, Volume};
 
 pub use bound::{Bound, QueueSummary};
 pub use findings::SHORT_RUN_S;
+pub(crate) use options::JobOpts;
+pub(crate) use result::extract;
 pub use result::{parse_result, view_of_run, DirStats, DiskUtil, JobView, LatStats, ResultView};
 
 /// What the user told us about the system under test: the volume and the instance, both

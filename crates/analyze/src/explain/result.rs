@@ -415,7 +415,7 @@ fn job_view(v: &Value, globals: &BTreeMap<String, String>) -> JobView {
 
 /// Finds the JSON document in `text`: from the first line starting with `{` to the last line
 /// ending with `}`; failing that, the last complete JSON object in the stream.
-fn extract(text: &str, notes: &mut Vec<String>) -> Result<Value, AnalyzeError> {
+pub(crate) fn extract(text: &str, notes: &mut Vec<String>) -> Result<Value, AnalyzeError> {
     let mut offset = 0;
     let mut start = None;
     let mut end = None;

@@ -188,11 +188,14 @@ pub enum Basis {
     /// Given on the command line (a measurement of one's own).
     #[serde(rename = "given")]
     Given,
+    /// Calibrated from a run on the user's own volume (`iolens models calibrate`).
+    #[serde(rename = "measured on your volume")]
+    Calibrated,
 }
 
 /// A latency distribution for the volume types it names: quantiles in `sim_latency`'s syntax
 /// (`0=147us:50=445us:...:100=19921us`), what they rest on and how far to trust them.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 pub(crate) struct LatencyModelData {
     pub name: String,
     pub types: Vec<String>,

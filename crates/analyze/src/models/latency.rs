@@ -20,6 +20,19 @@ pub struct LatencyModel {
     quantiles: Quantiles,
 }
 
+impl Basis {
+    /// In words: `measured`, `vendor phrase`, `assumption`, `given`, `measured on your volume`.
+    pub fn text(self) -> &'static str {
+        match self {
+            Basis::Measured => "measured",
+            Basis::VendorPhrase => "vendor phrase",
+            Basis::Assumption => "assumption",
+            Basis::Given => "given",
+            Basis::Calibrated => "measured on your volume",
+        }
+    }
+}
+
 /// How a modelled latency stands against a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -76,6 +89,17 @@ impl LatencyModel {
         })
     }
 
+    /// A model calibrated on the user's volume, from its data.
+    pub(super) fn owned(data: LatencyModelData) -> Result<LatencyModel, String> {
+        match LatencyDist::parse(&format!("quantiles:{}", data.quantiles))? {
+            LatencyDist::Quantiles(q) => Ok(LatencyModel {
+                data: Cow::Owned(data),
+                quantiles: q,
+            }),
+            other => Err(format!("{}: not quantiles: {other:?}", data.name)),
+        }
+    }
+
     /// The text `sim_latency=` takes for this model.
     pub fn sim_latency(&self) -> String {
         let q = &self.data.quantiles;
@@ -96,14 +120,10 @@ impl LatencyModel {
         self.data.basis
     }
 
-    /// The basis in words: `measured`, `vendor phrase`, `assumption`.
+    /// The basis in words: `measured`, `vendor phrase`, `assumption`, `given`, `measured on
+    /// your volume`.
     pub fn basis_text(&self) -> &'static str {
-        match self.data.basis {
-            Basis::Measured => "measured",
-            Basis::VendorPhrase => "vendor phrase",
-            Basis::Assumption => "assumption",
-            Basis::Given => "given",
-        }
+        self.data.basis.text()
     }
 
     /// The vendor's words, where the basis is a phrase.
@@ -212,8 +232,17 @@ impl LatencyModel {
     }
 }
 
-/// The latency model of volume type `ty` (its canonical name), if the data has one.
+/// The latency model of volume type `ty` (its canonical name): the one calibrated on the
+/// user's volume where this command uses one ([`super::use_calibrated`]), else the data's.
 pub fn latency_model(ty: &str) -> Option<LatencyModel> {
+    if let Some(m) = super::calibrated::in_use(ty) {
+        return Some(m);
+    }
+    shipped_latency_model(ty)
+}
+
+/// The latency model the data ships for volume type `ty`, if it has one.
+pub fn shipped_latency_model(ty: &str) -> Option<LatencyModel> {
     let d = data()
         .latency_models
         .iter()
@@ -274,10 +303,9 @@ mod tests {
                 "{}: a vendor-phrase model quotes the phrase, and only it",
                 m.name()
             );
-            assert_ne!(
-                m.basis(),
-                Basis::Given,
-                "{}: given only on the command line",
+            assert!(
+                !matches!(m.basis(), Basis::Given | Basis::Calibrated),
+                "{}: given only on the command line, calibrated only from the user's runs",
                 m.name()
             );
             assert_eq!(

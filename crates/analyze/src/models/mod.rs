@@ -8,6 +8,7 @@
 //! Units in this API: IOPS per second as `f64`; bandwidth in bytes per second (EBS "MiB/s" are
 //! 1,048,576 bytes, instance and Azure "MB/s" 1,000,000 bytes).
 
+mod calibrated;
 mod ceiling;
 mod cost;
 pub(crate) mod data;
@@ -21,12 +22,18 @@ mod provision;
 mod spec;
 mod volume;
 
+pub use calibrated::{
+    calibrated_in_use, single_run_factor, use_calibrated, CalibratedModel, Load, ModelFile,
+    MODEL_FILE_FORMAT,
+};
 pub(crate) use ceiling::{ceiling_for, instance_ceiling, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
 pub use data::{Price, PriceTier};
 pub use instance::{family_of, instance, instance_family, largest_instance, Instance};
-pub use latency::{latency_model, latency_models, Basis, LatencyModel, Verdict};
+pub use latency::{
+    latency_model, latency_models, shipped_latency_model, Basis, LatencyModel, Verdict,
+};
 pub use listing::{list_models, list_models_json, list_sources};
 pub use local::{instance_storage, instance_storage_note, local_latency_model, LocalNvme};
 pub use pricelist::{

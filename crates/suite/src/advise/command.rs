@@ -362,6 +362,8 @@ pub fn run(a: &AdviseArgs) -> Result<i32> {
     }
     let o = options(a)?;
     let priced = a.prices.choose().map_err(|e| UsageError(e.to_string()))?;
+    // The latency models calibrated on the user's volumes, before any volume is modelled.
+    crate::calibrate::choose()?;
     let mut advice = advise(&o)?;
     advice.notes.extend(priced);
     let text = match a.output_format {

@@ -555,6 +555,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             "{t}: latency from the distribution given with --latency, not the model data's"
         ));
     }
+    notes.extend(calibrated_notes(types, overrides));
     // A latency target that no network volume's model reaches, even before any queue: the
     // local NVMe of storage-optimized instances is what can.
     let models: Vec<(String, LatencyModel)> = types
@@ -1036,6 +1037,32 @@ fn attachable(
     Ok(out)
 }
 
+/// Which latency model each type with one calibrated on the user's volume was simulated
+/// with: the calibrated one over the shipped one, `--latency` over both.
+fn calibrated_notes(types: &[String], overrides: &[(String, LatencyModel)]) -> Vec<String> {
+    types
+        .iter()
+        .filter_map(|t| {
+            let m = iolens_analyze::models::calibrated_in_use(t)?;
+            let shipped = iolens_analyze::models::shipped_latency_model(t)
+                .map_or_else(|| "none".to_string(), |s| s.name().to_string());
+            Some(if overrides.iter().any(|(n, _)| n == t) {
+                format!(
+                    "{t}: --latency wins over {}, the model measured on your volume",
+                    m.name()
+                )
+            } else {
+                format!(
+                    "{t}: latency from {}, measured on your volume ({}; {}), not the shipped {shipped}",
+                    m.name(),
+                    m.conditions().unwrap_or_default(),
+                    m.date()
+                )
+            })
+        })
+        .collect()
+}
+
 /// `--latency TYPE=DIST`, checked: a known type and a distribution.
 fn overrides(given: &[(String, String)]) -> Result<Vec<(String, LatencyModel)>, SuiteError> {
     let mut out = vec![];
@@ -1405,6 +1432,8 @@ fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -
                     | "runtime"
                     | "time_based"
                     | "lat_percentiles"
+                    | "clat_percentiles"
+                    | "description"
                     | "direct"
             )
     };
@@ -1417,6 +1446,12 @@ fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -
     out.push_str(
         "[global]\nfilename=${DEVICE}\ndirect=1\ntime_based=1\nruntime=300\nlat_percentiles=1\n",
     );
+    // The volume it checks, as `iolens models calibrate` reads it from the result, and the
+    // completion latency apart from the wait before submission, which a model is made of.
+    out.push_str(&format!(
+        "description=iolens advise verify --volume {}\nclat_percentiles=1\n",
+        c.spec
+    ));
     for g in globals {
         out.push_str(&format!("{}={}\n", g.name, g.value));
     }
