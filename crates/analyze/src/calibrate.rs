@@ -334,7 +334,14 @@ pub fn calibrate(text: &str, r: &Request) -> Result<CalibratedModel, AnalyzeErro
         if let Some(c) = &s.expected {
             let sh = (s.iops / c.iops).max(s.bw_bytes / c.bytes_per_s);
             share = Some(sh);
-            if in_flight > 1.0 && sh >= LIMIT_SHARE {
+            if sh > 1.0 {
+                why.push(format!(
+                    "it ran faster than the volume's limit allows ({} IOPS, {} of {}): it did not run on this volume, or not with these provisioned values",
+                    fmt::int(s.iops),
+                    fmt::pct(sh),
+                    c.limited_by
+                ));
+            } else if in_flight > 1.0 && sh >= LIMIT_SHARE {
                 why.push(format!(
                     "at {} in flight it ran at {} of the volume's limit ({} IOPS against {}): above {}, the queue at the limit adds to the service time",
                     fmt::trim(in_flight, 1),
@@ -351,6 +358,20 @@ pub fn calibrate(text: &str, r: &Request) -> Result<CalibratedModel, AnalyzeErro
             fmt::trim(in_flight, 1),
             fmt::pct(LIMIT_SHARE),
             ty
+        ));
+    }
+    // What explain leaves to a RAM disk (zram, brd) no network volume does.
+    let p50_us = lat.percentile(50.0).unwrap_or(0.0) / 1e3;
+    if volume.provider() != "custom"
+        && p50_us < explain::NETWORK_FLOOR_US
+        && !why
+            .iter()
+            .any(|w| w.contains("faster than the storage can be"))
+    {
+        why.push(format!(
+            "its p50 {which} of {} is faster than any network volume answers ({}): something other than a {ty} volume answered",
+            fmt::us_short(p50_us),
+            fmt::us_short(explain::NETWORK_FLOOR_US)
         ));
     }
     if s.bound == Bound::Cache && o.direct {
@@ -531,6 +552,118 @@ mod tests {
         };
         let e = quantiles_of(&none).unwrap_err();
         assert!(e.contains("no p99") && e.contains("p50"), "{e}");
+    }
+
+    /// A real result of the explain corpus (fio 3.33 and iolens runs on one machine).
+    fn corpus(name: &str) -> String {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests-data/corpus")
+            .join(name);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    fn try_calibrate(name: &str, volume: &str) -> Result<CalibratedModel, String> {
+        calibrate(
+            &corpus(name),
+            &Request {
+                volume: volume.into(),
+                result_name: name.into(),
+                host: "h".into(),
+                now: "2026-12-05T00:00:00Z".into(),
+                ..Request::default()
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn real_runs_that_cannot_be_a_model_are_refused_with_their_reasons() {
+        for (file, volume, want) in [
+            // fio at 8 in flight on a disk throttled to 2,000 IOPS: 1,996 IOPS.
+            (
+                "throttle2000-iouring-qd8.fio.json",
+                "io1:iops=2000,size=100G",
+                "held at its limit",
+            ),
+            (
+                "throttle2000-iouring-qd8.fio.json",
+                "io1:iops=2000,size=100G",
+                "99.8 % of the volume's limit",
+            ),
+            // The same without provisioned values: its share of the limit is unknown.
+            (
+                "throttle2000-iouring-qd8.fio.json",
+                "io1",
+                "needs its provisioned values",
+            ),
+            ("cpu-null-qd1.fio.json", "gp3", "the null engine did no I/O"),
+            (
+                "cache-buffered-read.fio.json",
+                "gp3",
+                "buffered I/O (direct=0)",
+            ),
+            (
+                "sim-gp3-iouring-qd32.iolens.json",
+                "gp3",
+                "the run was simulated",
+            ),
+            // zram at one in flight: p50 3.5 µs, which explain leaves to a RAM disk.
+            (
+                "zram-psync-qd1.fio.json",
+                "gp3",
+                "faster than any network volume answers",
+            ),
+            // A virtio disk at one in flight: 5,676 IOPS on a volume of 2,000.
+            (
+                "virtio-psync-qd1.fio.json",
+                "io1:iops=2000,size=100G",
+                "faster than the volume's limit allows",
+            ),
+        ] {
+            let e = try_calibrate(file, volume)
+                .err()
+                .unwrap_or_else(|| panic!("{file} as {volume}: expected a refusal"));
+            assert!(
+                e.contains(want),
+                "{file} as {volume}: expected the reason '{want}', got: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_direct_run_at_one_in_flight_is_a_model_with_its_load() {
+        // A virtio disk, psync at one in flight for 5 s: p50 77 µs, 28,384 I/Os.
+        let m = try_calibrate("virtio-psync-qd1.fio.json", "gp3").expect("a model");
+        assert_eq!(
+            (m.ty.as_str(), m.name.as_str(), m.volume.as_str()),
+            ("gp3", "gp3-calibrated", "gp3")
+        );
+        assert_eq!(
+            (
+                m.load.in_flight,
+                m.load.bs,
+                m.load.ios,
+                m.load.latency.as_str()
+            ),
+            (1.0, 4096, 28_384, "clat"),
+            "one in flight, 4 KiB, every I/O, completion latency"
+        );
+        assert_eq!(m.load.bound, "concurrency");
+        assert_eq!(m.measured, "2026-11-30T09:19:33Z", "the result's timestamp");
+        let l = m.model().expect("parses");
+        assert_eq!(l.basis(), crate::models::Basis::Calibrated);
+        assert_eq!(
+            (l.percentile_us(50.0), l.percentile_us(99.0)),
+            (77.312, 3948.544),
+            "the model's p50 and p99 are the run's clat percentiles"
+        );
+        assert_eq!(
+            l.uncertainty_factor(),
+            crate::models::latency_model("io1")
+                .unwrap()
+                .uncertainty_factor(),
+            "a single run's factor, as the data gives its one measured model"
+        );
     }
 
     #[test]

@@ -3,6 +3,10 @@
 
 use std::collections::BTreeMap;
 
+/// No network volume answers a read faster than this, µs: a p50 below it with direct=1 came
+/// from something other than the volume.
+pub(crate) const NETWORK_FLOOR_US: f64 = 50.0;
+
 use super::bound::fsync::Durable;
 use super::bound::{judge, ram_device, Bound, Case};
 use super::options::JobOpts;
@@ -181,7 +185,7 @@ fn cache_findings(
                 .as_ref()
                 .map(|v| v.provider() != "custom")
                 .unwrap_or(false);
-            let threshold = if network { 50.0 } else { 10.0 };
+            let threshold = if network { NETWORK_FLOOR_US } else { 10.0 };
             if let Some(p) = p50_us.filter(|p| *p < threshold) {
                 let what = if network {
                     format!(

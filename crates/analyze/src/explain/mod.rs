@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::models::{Ceiling, Instance, Volume};
 
 pub use bound::{Bound, QueueSummary};
+pub(crate) use findings::NETWORK_FLOOR_US;
 pub use findings::SHORT_RUN_S;
 pub(crate) use options::JobOpts;
 pub(crate) use result::extract;
