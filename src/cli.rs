@@ -212,7 +212,12 @@ pub struct CalibrateArgs {
     pub result: Option<PathBuf>,
     /// The volume type it ran on, with its provisioned values where the run kept more than one
     /// I/O in flight (e.g. gp3, io2:iops=20000,size=500G)
-    #[arg(long = "type", value_name = "TYPE[:SPEC]", requires = "result")]
+    #[arg(
+        long = "type",
+        value_name = "TYPE[:SPEC]",
+        requires = "result",
+        required_unless_present_any = ["export", "import", "remove"]
+    )]
     pub volume: Option<String>,
     /// The instance it ran on (recorded; its caps count toward the limit)
     #[arg(long, value_name = "TYPE", requires = "result")]

@@ -85,7 +85,9 @@ pub struct AdviseArgs {
     /// How long the workload runs at a time (burst credits last that long?); default: for good
     #[arg(long, value_name = "TIME")]
     pub duration: Option<String>,
-    /// A latency distribution for a type, measured: TYPE=quantiles:0=MIN:50=P50:99=P99:100=MAX
+    /// A latency distribution for a type, measured: TYPE=quantiles:0=MIN:50=P50:99=P99:100=MAX.
+    /// Precedence: --latency, then a model calibrated on your volume (iolens models
+    /// calibrate), then the shipped one
     #[arg(long, value_name = "TYPE=DIST")]
     pub latency: Vec<String>,
     /// The most volumes a candidate stripes over
