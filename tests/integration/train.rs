@@ -139,6 +139,65 @@ fn a_run_on_files_reports_each_accelerator_from_the_samples_it_read() {
     assert_contains(&stderr(&o), "give --files 14 or more");
 }
 
+#[test]
+fn create_only_makes_the_missing_files_and_a_run_reads_them_as_they_are() {
+    let d = TempDir::new("train-create");
+    // 32 cosmoflow files at --scale 0.001: about 2,828 B each.
+    let args = [
+        "cosmoflow",
+        "--dir",
+        ".",
+        "--files",
+        "32",
+        "--scale",
+        "0.001",
+    ];
+    let mut make = vec!["train"];
+    make.extend_from_slice(&args);
+    make.push("--create-only");
+    let o = run_in(&d.0, &make);
+    assert_eq!(o.status.code(), Some(0), "{make:?}: {}", stderr(&o));
+    assert_eq!(stdout(&o), "", "--create-only prints no result");
+    assert_contains(&stderr(&o), "writing the data set: 32 of 32 files");
+    let folder = d.join("cosmoflow");
+    let sizes = || -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = std::fs::read_dir(&folder)
+            .expect("the data set's folder")
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.metadata().unwrap().len(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let made = sizes();
+    assert_eq!(made.len(), 32, "32 files: {made:?}");
+    assert_eq!(made[0].0, "img_0000000_of_0000032.tfrecord", "{made:?}");
+    // One file cut short: only it is made again.
+    std::fs::write(folder.join("img_0000005_of_0000032.tfrecord"), b"x").unwrap();
+    let o = run_in(&d.0, &make);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_contains(&stderr(&o), "writing the data set: 1 of 32 files");
+    assert_eq!(
+        sizes(),
+        made,
+        "the file cut short is made again at its size"
+    );
+    let mut run = args.to_vec();
+    run.extend_from_slice(&["--step-time", "1ms", "--buffered"]);
+    let (_, v) = train(&d.0, &run);
+    let total: u64 = made.iter().map(|f| f.1).sum();
+    assert_eq!(
+        (num(&v["reads"]) as u64, num(&v["bytes_read"]) as u64),
+        (32, total),
+        "one accelerator reads the 32 files made, each in one read of at most 1 MiB: {v}"
+    );
+}
+
 /// Bytes read from block device `name` so far (sectors of 512 B, field 3 of its stat).
 fn read_bytes(name: &str) -> f64 {
     let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use iolens_session::{check_report_path, diag, write_report, Sink};
 
-use super::dataset::Dataset;
+use super::dataset::{DataDir, Dataset};
 use super::findmax::{self, FindMax};
 use super::workload::{workload, Accelerator, Workload};
 use super::{output, real, Params, Target, TrainRun};
@@ -31,10 +31,11 @@ the step time; AU (accelerator utilization) = compute time / run time, each epoc
 left out. A run passes when the mean AU reaches the workload's threshold (unet3d and resnet50 \
 90 %, cosmoflow 70 %). Files and samples are shuffled per epoch by --seed.
 
-On files (--dir), the data set is made first (kept for later runs) and read with O_DIRECT \
-unless --buffered. With --sim-volume, the run is simulated in virtual time on a volume model \
-(no files are made). Exit status: 0 when the run passes (or --find-max completes), 1 when it \
-fails its AU threshold or is interrupted.
+On files (--dir), the data set is made first (kept for later runs; --create-only makes it and \
+stops) and read with O_DIRECT unless --buffered. With --sim-volume, the run is simulated in \
+virtual time on a volume model (no files are made). Exit status: 0 when the run passes (or \
+--find-max completes, or --create-only made the data set), 1 when it fails its AU threshold or \
+is interrupted.
 
 Examples:
   iolens train resnet50 --dir /mnt/data --accelerators 2 --files 64 --epochs 3
@@ -87,6 +88,9 @@ pub struct TrainArgs {
     /// Find the most accelerators that still pass
     #[arg(long)]
     pub find_max: bool,
+    /// Make the data set (the files --dir lacks) and stop, as MLPerf Storage's datagen step
+    #[arg(long, conflicts_with_all = ["sim_volume", "find_max", "report"])]
+    pub create_only: bool,
     /// The most accelerators --find-max tries
     #[arg(long, default_value_t = 1024, value_name = "N")]
     pub max_accelerators: u32,
@@ -247,6 +251,16 @@ pub fn run(a: &TrainArgs) -> Result<i32> {
     };
     if let Some(dir) = &dir {
         make_dataset(&ds, w, dir)?;
+        if a.create_only {
+            diag(&format!(
+                "iolens train {}: the data set is in '{}': {} files, {}",
+                w.name,
+                dir.display(),
+                ds.files.len(),
+                super::output::dec(ds.bytes() as f64)
+            ))?;
+            return Ok(0);
+        }
     }
     if a.find_max {
         let mut f = findmax::search(a.max_accelerators, &mut one)?;
@@ -299,20 +313,13 @@ fn findmax_json(f: &FindMax) -> String {
     )
 }
 
-/// Makes the data set in `dir`, after checking that it fits.
+/// Makes the files of the data set that `dir` lacks, after checking that they fit.
 fn make_dataset(ds: &Dataset, w: &Workload, dir: &std::path::Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-    let present: u64 = ds
-        .files
-        .iter()
-        .filter(|f| {
-            std::fs::metadata(Dataset::path(dir, w.format, f.id, ds.files.len()))
-                .is_ok_and(|m| m.len() == f.bytes())
-        })
-        .map(|f| f.bytes())
-        .sum();
-    let missing = ds.bytes() - present;
-    if missing == 0 {
+    let dd = DataDir::open(dir, w.format, ds.files.len())
+        .with_context(|| format!("cannot open or create '{}'", dir.display()))?;
+    let files = ds.missing(&dd);
+    let missing: u64 = files.iter().map(|f| f.bytes()).sum();
+    if files.is_empty() {
         return Ok(());
     }
     let free = free_bytes(dir).unwrap_or(u64::MAX);
@@ -325,13 +332,14 @@ fn make_dataset(ds: &Dataset, w: &Workload, dir: &std::path::Path) -> Result<()>
         )));
     }
     diag(&format!(
-        "iolens train {}: writing the data set: {} files, {} in '{}'",
+        "iolens train {}: writing the data set: {} of {} files, {} in '{}'",
         w.name,
+        files.len(),
         ds.files.len(),
         super::output::dec(missing as f64),
         dir.display()
     ))?;
-    ds.create(dir, w)
+    ds.create(&dd, &files)
         .with_context(|| format!("writing the data set in '{}'", dir.display()))?;
     Ok(())
 }

@@ -3,9 +3,12 @@
 //! each accelerator reads in an epoch (shuffled per epoch by seed, as DLIO with
 //! `file_shuffle: seed`), and, for a run on a real file system, the files themselves.
 
+use std::ffi::CStr;
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use iolens_engine::file::Dir;
 use iolens_run::rand::Taus;
 
 use super::workload::Workload;
@@ -124,31 +127,35 @@ impl Dataset {
         dir.join(format!("img_{id:07}_of_{total:07}.{ext}"))
     }
 
-    /// Creates the files in `dir` (made if missing); a file already there with the expected
-    /// size is kept. Their pages are dropped from the page cache afterwards, so a buffered
-    /// run does not start from a warm cache of what was just written. Returns the bytes
-    /// written.
-    pub fn create(&self, dir: &Path, w: &Workload) -> std::io::Result<u64> {
-        std::fs::create_dir_all(dir)?;
-        let mut buf = vec![0u8; 1 << 20];
+    /// The files of the data set that `dir` lacks, or has with another size (one `fstatat`
+    /// each, relative to the open folder).
+    pub fn missing(&self, dir: &DataDir) -> Vec<DataFile> {
+        self.files
+            .iter()
+            .filter(|f| dir.len(f.id) != Some(f.bytes()))
+            .copied()
+            .collect()
+    }
+
+    /// Writes `files` (from [`Dataset::missing`]) in `dir`, each synced and then dropped
+    /// from the page cache, so a buffered run does not start from a warm cache of what was
+    /// just written. Returns the bytes written.
+    pub fn create(&self, dir: &DataDir, files: &[DataFile]) -> std::io::Result<u64> {
+        let largest = files.iter().map(DataFile::bytes).max().unwrap_or(0);
+        let mut buf = vec![0u8; largest.min(1 << 20) as usize];
         let mut written = 0u64;
-        let total = self.files.len();
-        for f in &self.files {
-            let path = Self::path(dir, w.format, f.id, total);
-            if std::fs::metadata(&path).is_ok_and(|m| m.len() == f.bytes()) {
-                continue;
-            }
-            let mut file = std::fs::File::create(&path)?;
+        for f in files {
+            let mut file = dir.create(f.id)?;
             let mut left = f.bytes();
             let mut block = 0u64;
             while left > 0 {
+                let n = left.min(buf.len() as u64) as usize;
                 // Bytes that differ per file and block: no file system or device can
-                // compress or deduplicate them away.
+                // compress or deduplicate them away. Only the bytes written are made.
                 iolens_engine::fill::fill_from_seed(
-                    &mut buf,
+                    &mut buf[..n],
                     self.seed ^ (u64::from(f.id) << 32) ^ block,
                 );
-                let n = left.min(buf.len() as u64) as usize;
                 file.write_all(&buf[..n])?;
                 left -= n as u64;
                 block += 1;
@@ -158,6 +165,79 @@ impl Dataset {
             written += f.bytes();
         }
         Ok(written)
+    }
+}
+
+/// The data set's folder, open: its files are opened, made and measured by name relative to
+/// it, with no path allocated per file.
+#[derive(Debug)]
+pub struct DataDir {
+    dir: Dir,
+    path: PathBuf,
+    ext: &'static str,
+    total: usize,
+}
+
+/// Room for the longest file name: `img_` + 10 digits + `_of_` + 10 digits + `.` + the
+/// extension (the workloads' are at most 8 bytes) + NUL.
+const NAME_MAX: usize = 48;
+
+impl DataDir {
+    /// Opens `dir` (made if missing), the folder of a data set of `total` files of `ext`.
+    pub fn open(dir: &Path, ext: &'static str, total: usize) -> std::io::Result<DataDir> {
+        std::fs::create_dir_all(dir)?;
+        Ok(DataDir {
+            dir: Dir::open(dir)?,
+            path: dir.to_path_buf(),
+            ext,
+            total,
+        })
+    }
+
+    /// The path of file `id`, for messages.
+    pub fn file_path(&self, id: u32) -> PathBuf {
+        Dataset::path(&self.path, self.ext, id, self.total)
+    }
+
+    /// File `id`'s name, NUL-terminated, in `buf`.
+    fn name<'a>(&self, id: u32, buf: &'a mut [u8; NAME_MAX]) -> &'a CStr {
+        let (total, ext) = (self.total, self.ext);
+        let mut w = &mut buf[..NAME_MAX - 1];
+        // A name longer than the room is cut (no workload's is); the NUL still ends it.
+        let _ = write!(w, "img_{id:07}_of_{total:07}.{ext}");
+        let len = NAME_MAX - 1 - w.len();
+        buf[len] = 0;
+        CStr::from_bytes_until_nul(&buf[..=len]).unwrap_or_default()
+    }
+
+    /// Opens file `id` for reading, with `flags` (`O_DIRECT`) besides `O_RDONLY`.
+    pub fn open_file(&self, id: u32, flags: libc::c_int) -> std::io::Result<File> {
+        let mut buf = [0u8; NAME_MAX];
+        self.dir
+            .open_at(self.name(id, &mut buf), libc::O_RDONLY | flags, 0)
+    }
+
+    /// Creates (or truncates) file `id` for writing.
+    fn create(&self, id: u32) -> std::io::Result<File> {
+        let mut buf = [0u8; NAME_MAX];
+        self.dir
+            .open_at(
+                self.name(id, &mut buf),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+                0o644,
+            )
+            .map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot create '{}': {e}", self.file_path(id).display()),
+                )
+            })
+    }
+
+    /// The size of file `id` when it is there.
+    pub fn len(&self, id: u32) -> Option<u64> {
+        let mut buf = [0u8; NAME_MAX];
+        self.dir.file_len(self.name(id, &mut buf))
     }
 }
 
@@ -211,5 +291,46 @@ mod tests {
         assert_ne!(ids(&e0), ids(&e1), "epochs are shuffled differently");
         assert_eq!(ids(&e0), ids(&d.epoch_files(0, 3)), "and repeat by seed");
         assert_eq!(d.steps_per_epoch(3, 1), 3);
+    }
+
+    #[test]
+    fn the_folder_makes_only_what_is_missing_and_names_files_as_paths_do() {
+        let dir = std::env::temp_dir().join(format!("iolens-train-ds-{}", std::process::id()));
+        let w = workload("resnet50").unwrap();
+        // 3 files of 1,251 samples of 115 B (--scale 0.001): 143,865 B each.
+        let d = Dataset::new(w, 3, 0.001, 5).unwrap();
+        let dd = DataDir::open(&dir, w.format, 3).unwrap();
+        assert_eq!(
+            dd.file_path(2),
+            dir.join("img_0000002_of_0000003.tfrecord"),
+            "the name of file 2 of 3"
+        );
+        assert_eq!(d.missing(&dd).len(), 3, "an empty folder lacks every file");
+        assert_eq!(d.create(&dd, &d.missing(&dd)).unwrap(), 3 * 143_865);
+        assert!(d.missing(&dd).is_empty(), "all 3 files are there");
+        for f in &d.files {
+            let len = std::fs::metadata(Dataset::path(&dir, w.format, f.id, 3))
+                .map(|m| m.len())
+                .ok();
+            assert_eq!(len, Some(f.bytes()), "file {} by its path", f.id);
+            assert_eq!(dd.len(f.id), len, "file {} by name in the folder", f.id);
+        }
+        // A file cut short is made again, and only it.
+        std::fs::write(dd.file_path(1), b"short").unwrap();
+        let m = d.missing(&dd);
+        assert_eq!(m.iter().map(|f| f.id).collect::<Vec<_>>(), [1], "{m:?}");
+        let mut content = Vec::new();
+        std::io::Read::read_to_end(&mut dd.open_file(0, 0).unwrap(), &mut content).unwrap();
+        assert_eq!(
+            content.len() as u64,
+            d.files[0].bytes(),
+            "file 0 reads whole"
+        );
+        assert!(
+            content.iter().any(|&b| b != 0),
+            "the files hold random bytes, not zeros"
+        );
+        assert!(dd.open_file(7, 0).is_err(), "no file 7");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
