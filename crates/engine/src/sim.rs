@@ -44,7 +44,7 @@ fn wait_until(t: u64) {
 }
 
 /// Sets this thread's timer slack to 1 ns so sleeps end on time.
-fn tight_timers() {
+pub fn tight_timers() {
     // Best effort: with the default 50 µs slack the model's latencies are only a little late.
     // SAFETY: PR_SET_TIMERSLACK takes an integer and changes only this thread's timer slack.
     unsafe {
