@@ -187,9 +187,10 @@ directory ($IOLENS_DATA_DIR, else $XDG_DATA_HOME/iolens, else ~/.local/share/iol
 model per type, listed by `iolens models`, and used by advise and explain, marked \"measured on \
 your volume\". Precedence: advise's --latency, then a calibrated model, then the shipped one.
 
-A throttled volume measures its queue, not its service time: a run is taken at one I/O in \
-flight, or below 70 % of the volume's limit with an explain bound other than limit (give the \
-provisioned values: --type gp3:iops=6000,throughput=250,size=500G). Refused, with the reason \
+A throttled volume measures its queue, not its service time: with the provisioned values \
+(--type gp3:iops=6000,throughput=250,size=500G) a run is taken below 70 % of the volume's limit \
+with an explain bound other than limit, at any depth; with the type alone, only at one I/O in \
+flight. Refused, with the reason \
 and exit status 1: buffered I/O, answers from a cache, an interrupted run, a simulated or null \
 engine run, a run held at its limit, a job whose description names another volume type \
 (--volume SPEC, as advise's verify job says), fewer than 100 I/Os.

@@ -455,3 +455,91 @@ fn runs_that_cannot_be_a_latency_model_are_refused_with_the_reason() {
     assert!(err.contains("needs its provisioned values"), "{err}");
     drop(fs);
 }
+
+/// A cgroup removed when dropped (once the processes in it have ended).
+struct Cgroup(PathBuf);
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.0).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn a_run_held_at_its_limit_is_refused_even_at_one_in_flight() {
+    let cg_root = Path::new("/sys/fs/cgroup/blkio");
+    if skip_unless(
+        is_root() && cg_root.join("blkio.throttle.read_iops_device").exists(),
+        "calibrate's throttled run needs root and cgroup v1 blkio throttling",
+    ) {
+        return;
+    }
+    let d = TempDir::new("calibrate-throttled");
+    let _loop = exclusive_loop();
+    // A loop device of our own: the shared root disk is never throttled.
+    let Some(lo) = LoopDevice::new(d.join("backing.img"), 64 << 20) else {
+        return;
+    };
+    let majmin = std::fs::read_to_string(format!("/sys/block/{}/dev", lo.name))
+        .expect("dev numbers")
+        .trim()
+        .to_string();
+    let _sysctl = exclusive_sysctl();
+    let _cg_lock = lock_exclusive("cgroup-blkio");
+    let cg = cg_root.join(format!("iolens-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&cg).expect("create cgroup");
+    let _cg = Cgroup(cg.clone());
+    // 500 reads a second from the loop device for what runs in the cgroup: a volume of
+    // 500 IOPS, which one psync job in flight reaches (the loop device answers in µs).
+    std::fs::write(
+        cg.join("blkio.throttle.read_iops_device"),
+        format!("{majmin} 500"),
+    )
+    .expect("set the throttle");
+    let out = d.join("throttled.json");
+    let args = qd1_reads(&lo.dev, 2, &out, &[]).join(" ");
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} {args}",
+        cg.display(),
+        env!("CARGO_BIN_EXE_iolens")
+    );
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&d.0)
+        .output_timed()
+        .expect("sh");
+    assert!(o.status.success(), "{script}: {}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("the result")).expect("JSON");
+    let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap_or(0.0);
+    assert!(
+        (350.0..=560.0).contains(&iops),
+        "one psync job on {} throttled to 500 reads a second: measured {iops} IOPS",
+        lo.name
+    );
+    let data = d.join("data");
+    let err = refused(
+        &data,
+        &d.0,
+        &[out.to_str().unwrap(), "--type", "io1:iops=500,size=100G"],
+        "held at its limit at one in flight",
+    );
+    assert!(
+        err.contains("it was held at its limit (explain's bound is limit")
+            || (err.contains("at 1 in flight it ran at")
+                && err.contains("of the volume's limit (")
+                && err.contains("above 70.0 %")),
+        "{iops:.0} IOPS at one in flight on a volume of 500 IOPS: refused as held at its limit (explain's bound), or as at {:.1} % of it (over 70 %): {err}",
+        iops / 5.0
+    );
+    assert!(
+        !err.contains("faster than the volume's limit allows"),
+        "held at the limit is said once, not contradicted: {err}"
+    );
+}
