@@ -14,6 +14,7 @@ use crate::fmt;
 use crate::models::data::{data, volume_model};
 use crate::models::{
     instance_ceiling, size_for, smallest, Instance, LatencyModel, Need, Verdict, Volume, Workload,
+    RIGHT_SIZE_HEADROOM,
 };
 use crate::AnalyzeError;
 
@@ -1232,8 +1233,12 @@ pub struct Margin {
     pub want: String,
     /// What the candidate gave.
     pub got: String,
-    /// How far inside the target, percent of it (negative: outside).
+    /// How far inside the target, percent of it (negative: outside). For a rate the run gave,
+    /// the room the candidate has above it: what it carries against the target.
     pub margin_pct: f64,
+    /// How far the run's own figure is from the target, percent of it (negative: short):
+    /// for a latency, `margin_pct`.
+    pub run_margin_pct: f64,
     /// Whether it holds.
     pub verdict: Verdict,
 }
@@ -1471,6 +1476,18 @@ impl Reason {
                         .map(|b| format!(" of {}", fmt::size(b)))
                         .unwrap_or_default()
                 );
+                if *got >= *want * (1.0 - RATE_TOLERANCE) {
+                    // The run gave the rate, but with less room than the headroom.
+                    return format!(
+                        "{label} carries {} IOPS{} ({limited_by}), less than the {} needed with the {} % headroom: too close to its limit to rely on",
+                        fmt::int(*ceiling_iops),
+                        io_bytes
+                            .map(|b| format!(" of {}", fmt::size(b)))
+                            .unwrap_or_default(),
+                        show(*want * RIGHT_SIZE_HEADROOM),
+                        fmt::int((RIGHT_SIZE_HEADROOM - 1.0) * 100.0)
+                    );
+                }
                 let gave = format!(
                     "{} in flight gave {} of the {} needed",
                     fmt::count(*in_flight, "I/O"),
@@ -1626,25 +1643,45 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
     let mut margins = vec![];
     let mut reason: Option<Reason> = None;
     let mut status = Status::Fits;
-    let mut rate = |name: &str, want: f64, got: f64, show: &dyn Fn(f64) -> String| {
-        let ok = got >= want * (1.0 - RATE_TOLERANCE - m.rate_slack);
-        margins.push(Margin {
-            target: name.into(),
-            want: show(want),
-            got: show(got),
-            margin_pct: 100.0 * (got - want) / want,
-            verdict: if ok { Verdict::Meets } else { Verdict::Misses },
-        });
-        ok
-    };
+    // A rate target's margin is the room the candidate has above it (what it carries, sized
+    // with the headroom), once its run gave the rate: a run offered the target gives the
+    // target, within the simulation's noise, whatever the volume's room, so a margin of the
+    // run alone would read -0.1 % on a volume with 20 % to spare. A run short of the rate,
+    // beyond the noise, misses by what it gave; so does a candidate whose room is less than
+    // the headroom, whatever its run gave.
+    let io_bytes = (m.iops > 0.0).then(|| m.bytes_per_s / m.iops);
+    let mut rate =
+        |name: &str, want: f64, got: f64, carries: Option<f64>, show: &dyn Fn(f64) -> String| {
+            let ran = got >= want * (1.0 - RATE_TOLERANCE - m.rate_slack);
+            let carries = carries.filter(|x| x.is_finite() && *x > 0.0);
+            let room = carries.is_none_or(|x| x >= want * RIGHT_SIZE_HEADROOM * (1.0 - 1e-4));
+            let shown = carries.filter(|_| ran).unwrap_or(got);
+            margins.push(Margin {
+                target: name.into(),
+                want: show(want),
+                got: show(shown),
+                margin_pct: 100.0 * (shown - want) / want,
+                run_margin_pct: 100.0 * (got - want) / want,
+                verdict: if ran && room {
+                    Verdict::Meets
+                } else {
+                    Verdict::Misses
+                },
+            });
+            ran && room
+        };
     let mut short = None;
     if let Some(want) = t.iops {
-        if !rate("IOPS", want, m.iops, &|x| format!("{} IOPS", fmt::int(x))) {
+        let carries = Some(c.ceiling_iops);
+        if !rate("IOPS", want, m.iops, carries, &|x| {
+            format!("{} IOPS", fmt::int(x))
+        }) {
             short = Some((RateTarget::Iops, want, m.iops));
         }
     }
     if let Some(want) = t.bytes_per_s {
-        if !rate("throughput", want, m.bytes_per_s, &|x| fmt::bw(x)) && short.is_none() {
+        let carries = io_bytes.map(|b| c.ceiling_iops * b);
+        if !rate("throughput", want, m.bytes_per_s, carries, &|x| fmt::bw(x)) && short.is_none() {
             short = Some((RateTarget::Throughput, want, m.bytes_per_s));
         }
     }
@@ -1678,6 +1715,7 @@ pub fn judge(c: &Candidate, m: &Measured, t: &Targets, model: &LatencyModel) -> 
             want: fmt::us_short(l.us),
             got: fmt::us_short(got),
             margin_pct: 100.0 * (l.us - got) / l.us,
+            run_margin_pct: 100.0 * (l.us - got) / l.us,
             verdict: v,
         });
         match v {
@@ -2099,6 +2137,30 @@ mod tests {
         };
         let j = judge(c, &m, &t, &model);
         assert_eq!(j.status, Status::Fits, "{j:?}");
+        // The run gave 19,950 of 20,000 (noise of the open loop): the IOPS margin is io1's
+        // room, 24,000 against 20,000, +20 %; the run's own -0.25 % is kept apart.
+        let iops = &j.margins[0];
+        assert!(
+            (iops.margin_pct - 20.0).abs() < 1e-9
+                && (iops.run_margin_pct + 0.25).abs() < 1e-9
+                && iops.got == "24,000 IOPS",
+            "io1 at 24,000 IOPS for 20,000, the run at 19,950: expected the margin +20 % (the run's -0.25 %), got {iops:?}"
+        );
+        // The same run on a candidate that carries only the need: no room, not a fit.
+        let tight = Candidate {
+            ceiling_iops: 20_000.0,
+            ..c.clone()
+        };
+        let j = judge(&tight, &m, &t, &model);
+        let why = j.reason.as_ref().map(Reason::text).unwrap_or_default();
+        assert!(
+            j.status == Status::Rejected
+                && j.margins[0].verdict == Verdict::Misses
+                && why.contains("carries 20,000 IOPS of 16 KiB")
+                && why.contains("less than the 24,000 IOPS needed with the 20 % headroom"),
+            "a candidate carrying exactly the 20,000 needed: expected no fit for want of the headroom, got {:?}: {why}",
+            j.status
+        );
         let m2 = Measured {
             latency: vec![(None, 99.0, 900.0)],
             ..m.clone()

@@ -235,7 +235,7 @@ fn try_change(
     // slots held it is too small, even within the judgement's tolerance for simulation noise
     // (28 psync jobs at 48,000 IOPS of 16 KiB on gp3: 47,976 IOPS, p99 18 ms, explain says
     // 28 in flight are too few).
-    let short = tried.judged.margins.iter().any(|m| m.margin_pct < 0.0);
+    let short = tried.judged.margins.iter().any(|m| m.run_margin_pct < 0.0);
     let fits = tried.judged.status == Status::Fits
         && !(short && tried.measured.bound == Bound::Concurrency);
     Ok(fits.then_some((tried, w2, p)))

@@ -2786,6 +2786,15 @@ fn c34_a_stripe_of_another_type_must_save_for_each_volume_added() {
         "8 x gp2 of 512 GiB fits and says its exposure: {:?}",
         gp2.candidate.notes
     );
+    // The pick leads the ranking; the cheaper stripe the rule passed over follows, marked.
+    let t = text(&a);
+    assert!(
+        a.winner == Some(0)
+            && a.entries[1].candidate.label == "8 x gp2"
+            && a.entries[1].passed_over
+            && t.contains("fits; not picked: the stripe rule"),
+        "expected gp3 first and 8 x gp2 after it, marked as passed over by the stripe rule:\n{t}"
+    );
 }
 
 /// The seed's phase 3 asked of gp3: 4 psync jobs wanting 48,000 IOPS of 16 KiB. Little's law
@@ -2815,7 +2824,12 @@ fn a_changed_answer_is_not_held_by_its_own_concurrency() {
         "48,000 IOPS of 16 KiB psync x 4 on gp3: expected a changed answer (more jobs), got none"
     );
     for c in &a.changed {
-        let short = c.entry.judged.margins.iter().any(|m| m.margin_pct < 0.0);
+        let short = c
+            .entry
+            .judged
+            .margins
+            .iter()
+            .any(|m| m.run_margin_pct < 0.0);
         assert!(
             !short || c.entry.measured.bound != Bound::Concurrency,
             "48,000 IOPS of 16 KiB psync on gp3: the changed answer {:?} must not fall short \
