@@ -129,6 +129,10 @@ pub struct Entry {
     /// model's p50 (its I/Os queued, which no target asked to avoid).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// A fit cheaper than the pick that the stripe rule passed over (more volumes than its
+    /// saving pays for): ranked after the pick, and said so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub passed_over: bool,
 }
 
 /// A p99 this many times the latency model's p50 is the queue's, not the volume's.
@@ -412,6 +416,7 @@ impl Plan {
             judged,
             latency_model: ModelRef::of(&model),
             caveat,
+            passed_over: false,
         })
     }
 
@@ -740,7 +745,7 @@ fn pick_by_stripe_rule(entries: &mut [Entry]) -> Option<usize> {
     let Some(k) = fewest_volumes_worth_it(&options) else {
         return fits.first().copied();
     };
-    let w = fits[k];
+    let mut w = fits[k];
     let cost = |e: &Entry| e.candidate.cost.unwrap_or(f64::INFINITY);
     let cheaper = fits
         .iter()
@@ -761,6 +766,15 @@ fn pick_by_stripe_rule(entries: &mut [Entry]) -> Option<usize> {
             fmt_int(iolens_analyze::advise::STRIPE_SAVING * 100.0)
         );
         entries[w].candidate.notes.push(note);
+    }
+    // The pick leads the ranking; the fits it was taken over (cheaper, with more volumes than
+    // their saving pays for) follow it, marked.
+    for i in fits.iter().copied().filter(|i| *i < w) {
+        entries[i].passed_over = true;
+    }
+    if let Some(first) = fits.first().copied().filter(|f| *f < w) {
+        entries[first..=w].rotate_right(1);
+        w = first;
     }
     Some(w)
 }

@@ -65,6 +65,7 @@ fn mib(bytes: f64) -> String {
 /// `fits`, `cannot confirm`, `rejected: limit`.
 fn status(e: &Entry) -> String {
     match (e.judged.status, &e.judged.reason) {
+        (Status::Fits, _) if e.passed_over => "fits; not picked: the stripe rule".into(),
         (Status::Fits, _) if e.caveat.is_some() => "fits (queued: see caveats)".into(),
         (Status::Fits, _) => "fits".into(),
         (Status::CannotConfirm, _) => "cannot confirm: measure it".into(),
