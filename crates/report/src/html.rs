@@ -220,19 +220,71 @@ fn few_points(out: &mut String, caption: &str, head: &[&str], rows: &[Vec<String
 }
 
 /// A table's head cells (after an open `<thead><tr>`) and its body, through `</tbody>`.
+/// Numbers align right and words left: a column of numbers (a figure with at most a unit, or
+/// a placeholder such as `-` or `no price`) is right-aligned, any other left, the first by
+/// the style sheet and the rest by their class.
 fn head_and_rows(out: &mut String, head: &[impl AsRef<str>], rows: &[Vec<String>]) {
-    for h in head {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(h.as_ref()));
+    let numeric: Vec<bool> = (0..head.len())
+        .map(|i| numeric_column(rows.iter().filter_map(|r| r.get(i))))
+        .collect();
+    let class = |i: usize| match (i, numeric.get(i).copied().unwrap_or(false)) {
+        (0, true) => " class=\"n\"",
+        (0, false) | (_, true) => "",
+        (_, false) => " class=\"l\"",
+    };
+    for (i, h) in head.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<th scope=\"col\"{}>{}</th>",
+            class(i),
+            esc(h.as_ref())
+        );
     }
     out.push_str("</tr></thead><tbody>\n");
     for r in rows {
         out.push_str("<tr>");
-        for cell in r {
-            let _ = write!(out, "<td>{}</td>", esc(cell));
+        for (i, cell) in r.iter().enumerate() {
+            let _ = write!(out, "<td{}>{}</td>", class(i), esc(cell));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>");
+}
+
+/// A column of figures: at least one cell is a number (with at most a sign, a currency, a
+/// comparison and one unit: `$162.25`, `+20.0 %`, `>= 17,045 µs`, `1,786`) and the others
+/// are empty or short words without digits (`-`, `no price`).
+fn numeric_column<'a>(cells: impl Iterator<Item = &'a String>) -> bool {
+    let mut any = false;
+    for c in cells {
+        let c = c.trim();
+        if figure_cell(c) {
+            any = true;
+        } else if c.chars().any(|ch| ch.is_ascii_digit()) || c.split_whitespace().count() > 2 {
+            return false;
+        }
+    }
+    any
+}
+
+/// `$1,234.50`, `-0.1 %`, `>= 17,045,651 µs`, `375 MiB/s`: a number and at most one unit.
+fn figure_cell(c: &str) -> bool {
+    let c = c
+        .trim_start_matches(['>', '<', '=', '~', '\u{2264}', '\u{2265}', ' '])
+        .trim_start_matches(['+', '-', '$']);
+    let mut words = c.split_whitespace();
+    let Some(n) = words.next() else {
+        return false;
+    };
+    let number = n.starts_with(|ch: char| ch.is_ascii_digit())
+        && n.trim_end_matches(['%', 'x'])
+            .chars()
+            .all(|ch| ch.is_ascii_digit() || ch == ',' || ch == '.');
+    let unit = match words.next() {
+        None => true,
+        Some(u) => !u.chars().any(|ch| ch.is_ascii_digit()) && u.chars().count() <= 6,
+    };
+    number && unit && words.next().is_none()
 }
 
 /// The most points of any line.
@@ -263,7 +315,7 @@ h3{font-size:1.05em;margin:20px 0 4px}
 table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums;font-size:.9em}
 th,td{border:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top}
 th{background:var(--panel)}th:first-child,td:first-child{text-align:left}
-td.l,th.l{text-align:left}
+td.l,th.l{text-align:left}td.n,th.n{text-align:right}
 figure{margin:12px 0 20px;break-inside:avoid}
 figcaption{font-weight:600;margin-bottom:2px}
 details{margin:2px 0 0}summary{cursor:pointer;color:var(--muted);font-size:.9em}
@@ -1000,6 +1052,36 @@ pub fn chart_count(html: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words align left and figures right, the first column included.
+    #[test]
+    fn text_columns_align_left_and_figures_right() {
+        let head = ["#", "candidate", "$/month", "p99", "verdict"];
+        let rows = vec![
+            vec![
+                "1".to_string(),
+                "io2".into(),
+                "$162.25".into(),
+                "3,305,112 µs".into(),
+                "rejected: fsync".into(),
+            ],
+            vec![
+                "2".to_string(),
+                "5 x st1".into(),
+                "no price".into(),
+                ">= 17,045,651 µs".into(),
+                "fits".into(),
+            ],
+        ];
+        let mut out = String::new();
+        head_and_rows(&mut out, &head, &rows);
+        for want in [
+            "<th scope=\"col\" class=\"n\">#</th><th scope=\"col\" class=\"l\">candidate</th><th scope=\"col\">$/month</th><th scope=\"col\">p99</th><th scope=\"col\" class=\"l\">verdict</th>",
+            "<tr><td class=\"n\">2</td><td class=\"l\">5 x st1</td><td>no price</td><td>&gt;= 17,045,651 µs</td><td class=\"l\">fits</td></tr>",
+        ] {
+            assert!(out.contains(want), "expected '{want}' in:\n{out}");
+        }
+    }
     use crate::charts::{AxisPoint, CompareBar};
 
     fn report() -> Report {
