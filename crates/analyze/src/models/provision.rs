@@ -422,17 +422,23 @@ fn ratio_why(p: &ProvisionedIops, i: f64) -> String {
 fn provision_iops(p: &ProvisionedIops, target: f64, steps: &mut Vec<String>) -> f64 {
     let want = target.ceil();
     let i = want.clamp(p.included_iops, p.max_iops);
-    steps.push(format!(
-        "IOPS: {}{}",
-        fmt::int(i),
-        if i > want {
-            format!(" (included {})", fmt::int(p.included_iops))
-        } else if i < want {
-            " (the type's most)".into()
-        } else {
-            String::new()
-        }
-    ));
+    // What the rate needs and what is provisioned for it, told apart: a type that includes
+    // more than the need provisions that.
+    steps.push(if i > want {
+        format!(
+            "IOPS: the rate needs {}; {} provisioned, the IOPS the type includes",
+            fmt::int(want),
+            fmt::int(i)
+        )
+    } else if i < want {
+        format!(
+            "IOPS: the rate needs {}; {} provisioned, the type's most",
+            fmt::int(want),
+            fmt::int(i)
+        )
+    } else {
+        format!("IOPS: {}", fmt::int(i))
+    });
     i
 }
 
@@ -639,6 +645,29 @@ mod tests {
     use crate::models::parse_volume;
 
     const KIB: u64 = 1024;
+
+    /// A Premium SSD v2 whose rate needs fewer IOPS than the type includes, and whose
+    /// throughput needs more: the steps tell the rate's need from what is provisioned, and the
+    /// spec is what the last step says.
+    #[test]
+    fn included_iops_are_told_apart_from_the_need() {
+        // 1,000 IOPS of 1 MiB with 20 % headroom: 1,200 IOPS, 1,259 MB/s; Premium SSD v2
+        // includes 3,000 IOPS and gives 0.25 MB/s per IOPS, so 5,036 IOPS carry the MB/s.
+        let s = size_for(
+            &parse_volume("azure-premium-v2").unwrap(),
+            &need(1_000.0, 1 << 20),
+            false,
+        )
+        .unwrap();
+        let steps = s.steps.join("\n");
+        assert!(
+            steps.contains("IOPS: the rate needs 1,200; 3,000 provisioned, the IOPS the type includes")
+                && steps.contains("1,259 MB/s need at least 5,036 IOPS at 0.25 MB/s per IOPS")
+                && s.volume.spec().starts_with("azure-premium-v2:iops=5036,throughput=1259"),
+            "1,200 IOPS of 1 MiB on Premium SSD v2: expected the need, the included IOPS and the IOPS the MB/s take, got {}:\n{steps}",
+            s.volume.spec()
+        );
+    }
 
     fn need(iops: f64, bs: u64) -> Need {
         Need {
