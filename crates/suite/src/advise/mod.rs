@@ -129,6 +129,11 @@ pub struct Entry {
     /// model's p50 (its I/Os queued, which no target asked to avoid).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// An open loop whose arrivals outpaced its completions: the queue grew through the run,
+    /// so its latency percentiles measure the backlog (they grow with the run's length), not
+    /// the volume. Says so with the figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backlog: Option<String>,
     /// A fit cheaper than the pick that the stripe rule passed over (more volumes than its
     /// saving pays for): ranked after the pick, and said so.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -409,15 +414,50 @@ impl Plan {
         m.bound = bound;
         m.bound_claim = claim;
         let judged = judge(&c, &m, &self.targets, &model);
-        let caveat = caveat(&m, &model, &self.targets);
+        let backlog = self.backlog(&m, s);
+        // A backlog is said as such; the caveat would read it as the volume's queue.
+        let caveat = caveat(&m, &model, &self.targets).filter(|_| backlog.is_none());
         Ok(Entry {
             candidate: c,
             measured: m,
             judged,
             latency_model: ModelRef::of(&model),
             caveat,
+            backlog,
             passed_over: false,
         })
+    }
+
+    /// The I/Os a second the run was offered as arrivals (an open loop: the jobs paced at the
+    /// target, or a trace at its own times); `None` for a closed loop, whose I/Os wait for
+    /// their slots instead.
+    fn offered_iops(&self, s: &Summary) -> Option<f64> {
+        if s.trace {
+            return s.achieved_iops.filter(|_| s.trace_timed);
+        }
+        self.rates.iter().any(Option::is_some).then(|| {
+            self.targets
+                .iops
+                .unwrap_or(0.0)
+                .max(self.targets.bytes_per_s.unwrap_or(0.0) / s.bs.max(1) as f64)
+        })
+    }
+
+    /// Where the run's arrivals outpaced its completions (by more than the simulation's 2 %
+    /// noise): the queue grew through the run, and what its percentiles measure, in words.
+    fn backlog(&self, m: &Measured, s: &Summary) -> Option<String> {
+        let offered = self.offered_iops(s)?;
+        if m.iops >= offered * (1.0 - 0.02 - m.rate_slack) {
+            return None;
+        }
+        let secs = |us: f64| format!("{} s", fmt_trim(us / 1e6));
+        Some(format!(
+            "the queue grew through the run: {} I/Os a second arrived and {} completed, so its latencies (p50 {}, p99 {}) measure the backlog, which grows with the run's length, not the volume",
+            fmt_int(offered),
+            fmt_int(m.iops),
+            m.percentile(None, 50.0).map_or("-".into(), secs),
+            m.percentile(None, 99.0).map_or("-".into(), secs)
+        ))
     }
 
     /// A latency above its target because I/Os queued at the volume: the fix would be more
@@ -549,9 +589,7 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         (cands, rejected)
     };
     let mut entries = vec![];
-    for c in cands {
-        let mut e = plan.entry(c, base, s)?;
-        let bigger = plan.try_more_iops(&mut e, base, s)?;
+    for (e, bigger) in simulate_all(&plan, cands, base, s)? {
         entries.push(e);
         entries.extend(bigger);
     }
@@ -728,6 +766,46 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         changed,
         notes,
     })
+}
+
+/// Each candidate simulated and judged (with its size for more IOPS where its latency queued),
+/// in the candidates' order. The simulations are independent and each is seeded, so they run
+/// on the machine's CPUs side by side and give what one after another would.
+fn simulate_all(
+    plan: &Plan,
+    cands: Vec<Candidate>,
+    base: &JobSet,
+    s: &Summary,
+) -> Result<Vec<(Entry, Option<Entry>)>, SuiteError> {
+    let one = |c: Candidate| -> Result<(Entry, Option<Entry>), SuiteError> {
+        let mut e = plan.entry(c, base, s)?;
+        let bigger = plan.try_more_iops(&mut e, base, s)?;
+        Ok((e, bigger))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(cands.len());
+    if threads <= 1 {
+        return cands.into_iter().map(one).collect();
+    }
+    let n = cands.len();
+    let work = std::sync::Mutex::new(cands.into_iter().enumerate());
+    let done = std::sync::Mutex::new(Vec::with_capacity(n));
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| loop {
+                let next = work.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((i, c)) = next else {
+                    break;
+                };
+                let r = one(c);
+                done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// The pick among the candidates that fit: the stripe rule ([`fewest_volumes_worth_it`])

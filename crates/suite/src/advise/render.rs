@@ -78,7 +78,12 @@ fn cost(e: &Entry) -> String {
     e.candidate.cost.map_or("no price".into(), usd)
 }
 
+/// A percentile of the run, or `backlog` where the queue grew through it (the figure would
+/// be the run's length, not the volume's latency).
 fn p(e: &Entry, pct: f64) -> String {
+    if e.backlog.is_some() {
+        return "backlog".into();
+    }
     e.measured.percentile(None, pct).map_or("-".into(), us)
 }
 
@@ -504,12 +509,19 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
     }
     let _ = writeln!(
         o,
-        "  simulated: {} IOPS, {} MiB/s; p50 {}, p99 {}, p99.9 {}; bound: {} ({})",
+        "  simulated: {} IOPS, {} MiB/s; {}; bound: {} ({})",
         int(e.measured.iops),
         mib(e.measured.bytes_per_s),
-        p(e, 50.0),
-        p(e, 99.0),
-        p(e, 99.9),
+        if e.backlog.is_some() {
+            "latency: a backlog (see below)".to_string()
+        } else {
+            format!(
+                "p50 {}, p99 {}, p99.9 {}",
+                p(e, 50.0),
+                p(e, 99.0),
+                p(e, 99.9)
+            )
+        },
         e.measured.bound.name(),
         e.measured.bound_claim
     );
@@ -518,6 +530,9 @@ fn pick(o: &mut String, _a: &Advice, e: &Entry, what: &str) {
         "  latency from the {} latency model ({}; its source and uncertainty are under 'latency models')",
         e.latency_model.name, e.latency_model.basis
     );
+    if let Some(b) = &e.backlog {
+        let _ = writeln!(o, "  backlog: {b}");
+    }
     if let Some(cv) = &e.caveat {
         let _ = writeln!(o, "  caveat: {cv} (see caveats)");
     }
