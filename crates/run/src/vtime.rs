@@ -247,7 +247,9 @@ impl<'a> Job<'a> {
 
     /// Issues what the job's semantics allow at `now`, pushing the events it schedules.
     fn issue(&mut self, now: u64, out: &mut Vec<(u64, Event)>) {
-        let eff = self.job.eff;
+        // Borrowed for the job's life, not copied per call (the issue path runs per I/O).
+        let job: &'a PlannedJob = self.job;
+        let eff = &job.eff;
         loop {
             if self.finished_issuing(now) || now < self.held_until {
                 return;
@@ -358,7 +360,7 @@ impl<'a> Job<'a> {
 
     /// When the next I/O of `bs` bytes in direction `d` may start under its rate.
     fn gate(&mut self, d: Ddir, bs: u64) -> u64 {
-        let eff = self.job.eff;
+        let eff = &self.job.eff;
         let poisson = (eff.poisson && self.pace[d.idx()].limited()).then(|| self.rng_time.unit());
         self.pace[d.idx()].gate(bs, poisson)
     }
