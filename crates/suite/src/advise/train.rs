@@ -325,8 +325,10 @@ fn train_entry(a: &TrainAsk, c: Candidate, d: f64) -> Result<TrainEntry, SuiteEr
     let w = a.workload;
     let limits = sim_limits(&c)?;
     let vol = train::volume_of(&limits);
-    // The search tries up to twice what the volume's ceiling carries by the formula (the
-    // doubling's first failure), and the count asked.
+    // The search tries up to twice what the volume's ceiling carries by the formula (AU
+    // cannot exceed B / (N x D)) and the count asked: the data set, sized for SIM_STEPS at
+    // that, gives the counts near the answer twice as many steps, so the loaders' start
+    // (the batches prefetched while the first is read) weighs about a point of AU at most.
     let est = vol
         .ceiling(BS)
         .map_or(a.accelerators, |(b, _)| (b / (w.au_min * d)).floor() as u32);
