@@ -20,9 +20,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use iolens_job::{Environment, OutputFormat, SystemEnvironment};
 use iolens_stats::RunResult;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 pub use launch::{detect, hostname, substitute, Launch};
 pub use merge::merge_files;
+pub use net::Barrier;
 
 /// Timeouts of a cluster run (every one can be set from the environment, in seconds).
 #[derive(Debug, Clone)]
@@ -125,7 +128,6 @@ impl Cluster {
     /// detects the launcher, and (on rank 0) starts listening. Returns the command line with
     /// `$rank`/`$size`/`$hostname` substituted, and None when no launcher started this process.
     pub fn from_args(argv: &[String]) -> Result<(Vec<String>, Option<Cluster>)> {
-        let get = |n: &str| std::env::var(n).ok();
         let mut argv = argv.to_vec();
         let coordinator = take_flag(&mut argv, "coordinator")?;
         let world = take_flag(&mut argv, "world-size")?
@@ -136,17 +138,27 @@ impl Cluster {
                     .with_context(|| format!("--world-size '{v}': expected a number of ranks > 0"))
             })
             .transpose()?;
+        let Some(c) = Cluster::new(coordinator, world)? else {
+            return Ok((argv, None));
+        };
+        let argv: Vec<String> = argv.iter().map(|a| c.substitute(a)).collect();
+        Ok((argv, Some(c)))
+    }
+
+    /// Detects the launcher (`world` is `--world-size`, `coordinator` `--coordinator`) and, on
+    /// rank 0, starts listening; None when no launcher started this process.
+    pub fn new(coordinator: Option<String>, world: Option<u32>) -> Result<Option<Cluster>> {
+        let get = |n: &str| std::env::var(n).ok();
+        if world == Some(0) {
+            bail!("--world-size 0: expected a number of ranks > 0");
+        }
         let Some(launch) = launch::detect(&get, world)? else {
             if coordinator.is_some() || world.is_some() {
                 bail!("--coordinator/--world-size given, but no launcher set this process's rank (OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, JOB_COMPLETION_INDEX or IOLENS_RANK)");
             }
-            return Ok((argv, None));
+            return Ok(None);
         };
         let hostname = launch::hostname();
-        let argv: Vec<String> = argv
-            .iter()
-            .map(|a| substitute(a, launch.rank, launch.size, &hostname))
-            .collect();
         let timeouts = Timeouts::from_env(&get)?;
         let mut c = Cluster {
             hostname,
@@ -157,7 +169,7 @@ impl Cluster {
             launch,
         };
         if c.launch.size == 1 {
-            return Ok((argv, Some(c)));
+            return Ok(Some(c));
         }
         let Some(coordinator) = coordinator.or_else(|| get("IOLENS_COORDINATOR")) else {
             bail!(
@@ -176,7 +188,12 @@ impl Cluster {
                 c.timeouts.clone(),
             )?);
         }
-        Ok((argv, Some(c)))
+        Ok(Some(c))
+    }
+
+    /// `text` with `$rank`, `$size` and `$hostname` of this rank substituted.
+    pub fn substitute(&self, text: &str) -> String {
+        substitute(text, self.launch.rank, self.launch.size, &self.hostname)
     }
 
     /// The environment for reading job files: job files get `$rank`, `$size` and `$hostname`
@@ -220,6 +237,135 @@ impl Cluster {
             ),
         }
     }
+}
+
+impl Cluster {
+    /// Runs a command's own work (`train`, `checkpoint`: `kind` names it) in step with the
+    /// other ranks: `execute` starts at the synchronized start, may wait at barriers with the
+    /// other ranks, and returns this rank's result, its errors and when its work started (ms
+    /// since the epoch). Rank 0 gets every rank's result to merge; the others, their exit
+    /// code. The caller must have installed iolens's Ctrl-C handler: a failed rank stops the
+    /// others with SIGINT.
+    pub fn gather<T: Serialize + DeserializeOwned>(
+        self,
+        kind: &str,
+        execute: impl FnOnce(&Barrier) -> Result<(T, Vec<String>, u64)>,
+    ) -> Result<Collected<T>> {
+        let rank = self.launch.rank;
+        let work = |b: &Barrier| -> Result<net::Worked> {
+            let (data, errors, start) = execute(b)?;
+            let body = serde_json::to_value(&data)
+                .with_context(|| format!("rank {rank}: cannot encode its {kind} result"))?;
+            let payload = net::Payload::Data {
+                kind: kind.to_string(),
+                body,
+            };
+            Ok((payload, errors, start))
+        };
+        let (ranks, mut failures) = if self.launch.size == 1 {
+            let (payload, errors, start) = work(&Barrier::alone())?;
+            let own = net::RankPayload {
+                rank: 0,
+                hostname: self.hostname.clone(),
+                job_start_ms: start,
+                payload,
+                errors,
+            };
+            (vec![own], Vec::new())
+        } else {
+            match self.listener {
+                Some(coord) => coord.gather(&self.hostname, work)?,
+                None => {
+                    let code = net::member_work(
+                        &self.coordinator,
+                        &self.token,
+                        &self.launch,
+                        &self.hostname,
+                        &self.timeouts,
+                        work,
+                    )?;
+                    return Ok(Collected::Member { code });
+                }
+            }
+        };
+        let mut out = Vec::new();
+        for r in ranks {
+            let body = match r.payload {
+                net::Payload::Data { kind: k, body } if k == kind => body,
+                other => {
+                    failures.push(format!(
+                        "rank {} (host {}) ran {}, not {kind}",
+                        r.rank,
+                        r.hostname,
+                        other.kind()
+                    ));
+                    continue;
+                }
+            };
+            match serde_json::from_value::<T>(body) {
+                Ok(data) => out.push(RankData {
+                    rank: r.rank,
+                    hostname: r.hostname,
+                    job_start_ms: r.job_start_ms,
+                    data,
+                    errors: r.errors,
+                }),
+                Err(e) => failures.push(format!(
+                    "rank {} (host {}) sent a {kind} result rank 0 cannot read (another iolens version?): {e}",
+                    r.rank, r.hostname
+                )),
+            }
+        }
+        Ok(Collected::Rank0(Gathered {
+            ranks: out,
+            failures,
+        }))
+    }
+}
+
+/// One rank's result of a command's own work, as rank 0 holds it.
+#[derive(Debug, Clone)]
+pub struct RankData<T> {
+    /// Its rank.
+    pub rank: u32,
+    /// Its host.
+    pub hostname: String,
+    /// When its work started, ms since the epoch (its host's clock).
+    pub job_start_ms: u64,
+    /// Its result.
+    pub data: T,
+    /// Its errors.
+    pub errors: Vec<String>,
+}
+
+/// Every rank's result as rank 0 gathered it (rank 0's first, then by rank), and the ranks
+/// that failed or sent nothing usable.
+#[derive(Debug, Clone)]
+pub struct Gathered<T> {
+    /// The results.
+    pub ranks: Vec<RankData<T>>,
+    /// Why a rank's result is missing.
+    pub failures: Vec<String>,
+}
+
+impl<T> Gathered<T> {
+    /// The spread of the ranks' start times (each host's clock), ms.
+    pub fn start_skew_ms(&self) -> u64 {
+        let starts = self.ranks.iter().map(|r| r.job_start_ms);
+        starts.clone().max().unwrap_or(0) - starts.min().unwrap_or(0)
+    }
+}
+
+/// What [`Cluster::gather`] leaves to a rank.
+#[derive(Debug)]
+pub enum Collected<T> {
+    /// Rank 0: every rank's result, to merge and print.
+    Rank0(Gathered<T>),
+    /// Another rank: its exit code (it prints nothing).
+    Member {
+        /// 1 when it had errors or the run was called off.
+        code: i32,
+    },
 }
 
 /// What a rank's `execute` returns: its result, its fatal job errors, and the time its jobs

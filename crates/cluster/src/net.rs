@@ -1,6 +1,7 @@
 //! Rank 0 (the coordinator) and the other ranks (members): rendezvous, start, heartbeats,
 //! failure detection and the gathering of results.
 
+use std::cell::Cell;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,6 +64,49 @@ pub struct RankResult {
     pub errors: Vec<String>,
 }
 
+/// What a rank measured: fio's result, or a command's own (`train`, `checkpoint`) as JSON.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    /// fio's result.
+    Run(Box<RunResult>),
+    /// A command's result.
+    Data {
+        /// The command.
+        kind: String,
+        /// Its result.
+        body: serde_json::Value,
+    },
+}
+
+impl Payload {
+    /// What it is, in words, for a rank that sent another kind than rank 0's.
+    pub fn kind(&self) -> &str {
+        match self {
+            Payload::Run(_) => "fio jobs",
+            Payload::Data { kind, .. } => kind,
+        }
+    }
+}
+
+/// One rank's payload as rank 0 holds it.
+#[derive(Debug, Clone)]
+pub struct RankPayload {
+    /// Its rank.
+    pub rank: u32,
+    /// Its host.
+    pub hostname: String,
+    /// When its work started, ms since the epoch.
+    pub job_start_ms: u64,
+    /// What it measured.
+    pub payload: Payload,
+    /// Its errors.
+    pub errors: Vec<String>,
+}
+
+/// What a rank's work returns: its payload, its errors, and when its work started (ms since
+/// the epoch).
+pub type Worked = (Payload, Vec<String>, u64);
+
 struct Peer {
     hostname: String,
     writer: Mutex<TcpStream>,
@@ -78,7 +122,9 @@ impl Peer {
 #[derive(Default)]
 struct State {
     peers: Vec<Option<Arc<Peer>>>,
-    results: Vec<Option<RankResult>>,
+    results: Vec<Option<RankPayload>>,
+    /// The last barrier each rank reached.
+    arrived: Vec<u32>,
     failed: Vec<Option<String>>,
     started: bool,
     finished: bool,
@@ -110,6 +156,28 @@ impl Shared {
         for (_, p) in self.peers() {
             let _ = p.send(&self.token, msg);
         }
+    }
+
+    /// Keeps a rank's result (unless it failed already).
+    fn result(
+        &self,
+        rank: u32,
+        hostname: &str,
+        job_start_ms: u64,
+        payload: Payload,
+        errors: Vec<String>,
+    ) {
+        let mut st = self.lock();
+        if st.failed[rank as usize].is_none() {
+            st.results[rank as usize] = Some(RankPayload {
+                rank,
+                hostname: hostname.to_string(),
+                job_start_ms,
+                payload,
+                errors,
+            });
+        }
+        self.cv.notify_all();
     }
 
     /// Marks a rank failed; during the run, stops every rank's jobs.
@@ -168,6 +236,8 @@ fn why(e: &anyhow::Error, silence: Duration) -> String {
 pub struct Coordinator {
     shared: Arc<Shared>,
     addr: String,
+    /// Where it listens (the port, when `addr` asked for any).
+    local: Option<SocketAddr>,
 }
 
 impl Coordinator {
@@ -190,10 +260,12 @@ impl Coordinator {
                 last.map(|e| e.to_string()).unwrap_or_default()
             );
         };
+        let local = listener.local_addr().ok();
         let st = State {
             peers: vec![None; size as usize],
             results: vec![None; size as usize],
             failed: vec![None; size as usize],
+            arrived: vec![0; size as usize],
             ..State::default()
         };
         let shared = Arc::new(Shared {
@@ -230,7 +302,13 @@ impl Coordinator {
         Ok(Coordinator {
             shared,
             addr: addr.to_string(),
+            local,
         })
+    }
+
+    /// Where it listens (its port, when its address asked for any).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.local
     }
 
     /// Waits for every rank, hands out the start, runs rank 0's jobs, gathers the results.
@@ -240,6 +318,21 @@ impl Coordinator {
         execute: impl FnOnce() -> Result<Executed>,
         printing: &crate::Printing,
     ) -> Result<crate::Outcome> {
+        let (ranks, mut failures) = self.gather(hostname, |_| {
+            execute().map(|(r, e, start)| (Payload::Run(Box::new(r)), e, start))
+        })?;
+        let ranks = runs_of(ranks, &mut failures);
+        Ok(outcome(&ranks, &failures, printing))
+    }
+
+    /// Waits for every rank, hands out the start, runs rank 0's work (which may wait at
+    /// barriers with the others), gathers every rank's payload (rank 0's first) and the
+    /// failures.
+    pub fn gather(
+        self,
+        hostname: &str,
+        execute: impl FnOnce(&Barrier) -> Result<Worked>,
+    ) -> Result<(Vec<RankPayload>, Vec<String>)> {
         let s = &self.shared;
         let deadline = Instant::now() + s.t.join;
         {
@@ -286,7 +379,11 @@ impl Coordinator {
             delay_ms: START_DELAY.as_millis() as u64,
         });
         sleep_until_ms(at_ms);
-        let (own, own_errors, job_start_ms) = match execute() {
+        let barrier = Barrier {
+            side: Side::Coordinator(s),
+            passed: Cell::new(0),
+        };
+        let (own, own_errors, job_start_ms) = match execute(&barrier) {
             Ok(v) => v,
             Err(e) => {
                 s.broadcast(&Msg::Abort {
@@ -322,19 +419,143 @@ impl Coordinator {
                     .0;
         }
         st.finished = true;
-        let mut ranks = vec![RankResult {
+        let mut ranks = vec![RankPayload {
             rank: 0,
             hostname: hostname.to_string(),
             job_start_ms,
-            result: own,
+            payload: own,
             errors: own_errors,
         }];
         ranks.extend(st.results.iter().flatten().cloned());
         let failures: Vec<String> = st.failed.iter().flatten().cloned().collect();
         drop(st);
         s.broadcast(&Msg::Done);
-        Ok(outcome(&ranks, &failures, printing))
+        Ok((ranks, failures))
     }
+}
+
+impl Shared {
+    /// Rank 0's side of barrier `n`: waits until every rank reached it (or one failed, or
+    /// ended without it), then lets them go on.
+    fn barrier(&self, n: u32) -> Result<()> {
+        let mut st = self.lock();
+        st.arrived[0] = n;
+        loop {
+            if let Some(f) = st.failed.iter().flatten().next() {
+                bail!("barrier {n}: {f}");
+            }
+            if let Some(r) = (1..self.size)
+                .find(|r| st.arrived[*r as usize] < n && st.results[*r as usize].is_some())
+            {
+                bail!("barrier {n}: rank {r} ended its run without reaching it (do all ranks run the same command line?)");
+            }
+            if (1..self.size).all(|r| st.arrived[r as usize] >= n) {
+                break;
+            }
+            // A rank that dies is failed by its connection's reader, which wakes this wait.
+            st = self
+                .cv
+                .wait_timeout(st, self.t.heartbeat)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(st);
+        self.broadcast(&Msg::Proceed { n });
+        Ok(())
+    }
+}
+
+/// A point of a run that every rank reaches before any goes on (a checkpoint's write ends on
+/// every host before any host reads). Each `wait` is the next barrier; every rank must wait
+/// at the same number of them.
+pub struct Barrier<'a> {
+    side: Side<'a>,
+    passed: Cell<u32>,
+}
+
+enum Side<'a> {
+    Alone,
+    Coordinator(&'a Shared),
+    Member {
+        shared: &'a MemberShared,
+        writer: &'a Mutex<TcpStream>,
+        token: &'a str,
+        rank: u32,
+    },
+}
+
+impl Barrier<'_> {
+    /// The barrier of a run of one rank: nothing to wait for.
+    pub fn alone() -> Barrier<'static> {
+        Barrier {
+            side: Side::Alone,
+            passed: Cell::new(0),
+        }
+    }
+
+    /// Waits until every rank reached this barrier; an error when a rank failed or rank 0
+    /// was lost or called the run off meanwhile.
+    pub fn wait(&self) -> Result<()> {
+        let n = self.passed.get() + 1;
+        match &self.side {
+            Side::Alone => {}
+            Side::Coordinator(s) => s.barrier(n)?,
+            Side::Member {
+                shared,
+                writer,
+                token,
+                rank,
+            } => {
+                {
+                    let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+                    send(&mut *w, token, &Msg::Arrived { n })
+                        .with_context(|| format!("rank {rank}: cannot reach rank 0"))?;
+                }
+                let (m, cv) = &***shared;
+                let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    if st.proceed >= n {
+                        break;
+                    }
+                    if let Some(a) = &st.abort {
+                        bail!("rank {rank}: barrier {n}: rank 0 called the run off: {a}");
+                    }
+                    if let Some(l) = &st.lost {
+                        bail!("rank {rank}: barrier {n}: {l}");
+                    }
+                    // The reader thread wakes this wait on every message and on rank 0's loss.
+                    st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+        }
+        self.passed.set(n);
+        Ok(())
+    }
+}
+
+/// The fio results of `ranks`; a rank that sent another kind of result is a failure.
+fn runs_of(ranks: Vec<RankPayload>, failures: &mut Vec<String>) -> Vec<RankResult> {
+    ranks
+        .into_iter()
+        .filter_map(|r| match r.payload {
+            Payload::Run(result) => Some(RankResult {
+                rank: r.rank,
+                hostname: r.hostname,
+                job_start_ms: r.job_start_ms,
+                result: *result,
+                errors: r.errors,
+            }),
+            other => {
+                failures.push(format!(
+                    "rank {} (host {}) ran {}, not fio jobs",
+                    r.rank,
+                    r.hostname,
+                    other.kind()
+                ));
+                None
+            }
+        })
+        .collect()
 }
 
 fn sleep_until_ms(at_ms: u64) {
@@ -440,18 +661,23 @@ fn serve(s: &Shared, mut c: TcpStream) {
                     result,
                     errors,
                 } => {
-                    let mut st = s.lock();
-                    if st.failed[rank as usize].is_none() {
-                        st.results[rank as usize] = Some(RankResult {
-                            rank,
-                            hostname: hostname.clone(),
-                            job_start_ms,
-                            result: *result,
-                            errors,
-                        });
-                    }
-                    s.cv.notify_all();
+                    s.result(rank, &hostname, job_start_ms, Payload::Run(result), errors);
                     return;
+                }
+                Msg::Data {
+                    job_start_ms,
+                    kind,
+                    body,
+                    errors,
+                } => {
+                    let p = Payload::Data { kind, body };
+                    s.result(rank, &hostname, job_start_ms, p, errors);
+                    return;
+                }
+                Msg::Arrived { n } => {
+                    let mut st = s.lock();
+                    st.arrived[rank as usize] = n;
+                    s.cv.notify_all();
                 }
                 _ => continue,
             },
@@ -468,6 +694,8 @@ fn serve(s: &Shared, mut c: TcpStream) {
 #[derive(Default)]
 struct MemberState {
     start: Option<(u64, u64, Instant)>,
+    /// The last barrier rank 0 let this rank pass.
+    proceed: u32,
     abort: Option<String>,
     lost: Option<String>,
     done: bool,
@@ -487,6 +715,27 @@ pub fn member(
     t: &Timeouts,
     execute: impl FnOnce() -> Result<Executed>,
 ) -> Result<crate::Outcome> {
+    let code = member_work(addr, token, l, hostname, t, |_| {
+        execute().map(|(r, e, start)| (Payload::Run(Box::new(r)), e, start))
+    })?;
+    Ok(crate::Outcome {
+        text: String::new(),
+        code,
+        merged: None,
+    })
+}
+
+/// Runs a rank other than 0 with any payload: joins, waits for the start, runs (waiting at
+/// barriers with the others), sends the payload; returns the rank's exit code (1 when it
+/// had errors, was interrupted or the run was called off).
+pub fn member_work(
+    addr: &str,
+    token: &str,
+    l: &Launch,
+    hostname: &str,
+    t: &Timeouts,
+    execute: impl FnOnce(&Barrier) -> Result<Worked>,
+) -> Result<i32> {
     let rank = l.rank;
     let c = join(addr, token, l, hostname, t)?;
     let shared: MemberShared = Arc::new((Mutex::new(MemberState::default()), Condvar::new()));
@@ -497,41 +746,51 @@ pub fn member(
     let (m, _) = &*shared;
     let (at_ms, delay_ms, got) = wait_for_start(&shared, addr, rank, t)?;
     start_at(rank, at_ms, delay_ms, got);
-    let (result, errors, job_start_ms) = match execute() {
+    let barrier = Barrier {
+        side: Side::Member {
+            shared: &shared,
+            writer: &writer,
+            token,
+            rank,
+        },
+        passed: Cell::new(0),
+    };
+    let (payload, errors, job_start_ms) = match execute(&barrier) {
         Ok(v) => v,
         Err(e) => {
             m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
             return Err(e);
         }
     };
-    let failed = !errors.is_empty() || result.interrupted;
+    let failed = !errors.is_empty() || matches!(&payload, Payload::Run(r) if r.interrupted);
     {
         let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
-        let r = send(
-            &mut *w,
-            token,
-            &Msg::Result {
+        let msg = match payload {
+            Payload::Run(result) => Msg::Result {
                 job_start_ms,
-                result: Box::new(result),
+                result,
                 errors: errors.clone(),
             },
-        );
+            Payload::Data { kind, body } => Msg::Data {
+                job_start_ms,
+                kind,
+                body,
+                errors: errors.clone(),
+            },
+        };
+        let r = send(&mut *w, token, &msg);
         if let Err(e) = r {
             m.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
             bail!("rank {rank}: cannot send the result to rank 0: {e:#}");
         }
     }
-    let st = wait_for_done(&shared, t);
+    let st = wait_for_done(&shared);
     for e in &errors {
         log(rank, e);
     }
     if let Some(a) = &st.abort {
         log(rank, &format!("stopped early: {a}"));
-        return Ok(crate::Outcome {
-            text: String::new(),
-            code: 1,
-            merged: None,
-        });
+        return Ok(1);
     }
     if !st.done {
         let why = st
@@ -540,11 +799,7 @@ pub fn member(
             .unwrap_or_else(|| "no acknowledgement of the result".into());
         bail!("rank {rank}: {why}");
     }
-    Ok(crate::Outcome {
-        text: String::new(),
-        code: i32::from(failed),
-        merged: None,
-    })
+    Ok(i32::from(failed))
 }
 
 /// Connects to rank 0 and greets it; rank 0 welcomes the rank or says why not.
@@ -598,6 +853,7 @@ fn listen(mut c: TcpStream, shared: MemberShared, token: &str, silence: Duration
                     }
                 }
                 Msg::Done => st.done = true,
+                Msg::Proceed { n } => st.proceed = st.proceed.max(n),
                 _ => {}
             },
             Err(e) => {
@@ -698,20 +954,16 @@ fn start_at(rank: u32, at_ms: u64, delay_ms: u64, got: Instant) {
     std::thread::sleep(left);
 }
 
-/// Waits for rank 0's acknowledgement of the result (or its loss), and marks the rank
-/// finished, which ends its heartbeat.
-fn wait_for_done<'a>(
-    shared: &'a MemberShared,
-    t: &Timeouts,
-) -> std::sync::MutexGuard<'a, MemberState> {
+/// Waits for rank 0's acknowledgement of the result, which comes when every rank's result is
+/// in (ranks whose work ends at different times wait for the last), or for rank 0's abort or
+/// loss (its heartbeats stop), and marks the rank finished, which ends its heartbeat.
+fn wait_for_done(shared: &MemberShared) -> std::sync::MutexGuard<'_, MemberState> {
     let (m, cv) = &**shared;
-    let done_end = Instant::now() + t.heartbeat * 2 + Duration::from_secs(5);
     let mut st = m.lock().unwrap_or_else(|e| e.into_inner());
-    while !st.done && st.lost.is_none() && Instant::now() < done_end {
-        st = cv
-            .wait_timeout(st, done_end.saturating_duration_since(Instant::now()))
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
+    // The reader thread wakes this wait on every message from rank 0 (heartbeats included)
+    // and when rank 0 is lost.
+    while !st.done && st.lost.is_none() && st.abort.is_none() {
+        st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
     st.finished = true;
     st
@@ -821,4 +1073,90 @@ pub(crate) fn render(view: &Clients, formats: &[OutputFormat], terse_version: u3
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log_has(log: &Mutex<Vec<String>>, what: &str) -> bool {
+        log.lock().unwrap().iter().any(|l| l == what)
+    }
+
+    #[test]
+    fn a_barrier_lets_no_rank_on_before_every_rank_is_there() {
+        let t = Timeouts {
+            join: Duration::from_secs(30),
+            heartbeat_every: Duration::from_millis(300),
+            heartbeat: Duration::from_secs(30),
+            gather: Duration::from_secs(30),
+        };
+        let coord = Coordinator::listen("127.0.0.1:0", "tok", 2, t.clone()).expect("listen");
+        let addr = coord.local_addr().expect("a bound address").to_string();
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        let push = |log: &Mutex<Vec<String>>, s: &str| log.lock().unwrap().push(s.to_string());
+        let l1 = log.clone();
+        let member = std::thread::spawn(move || {
+            let launch = Launch {
+                rank: 1,
+                size: 2,
+                source: "IOLENS_RANK",
+                job_id: None,
+            };
+            member_work(&addr, "tok", &launch, "h1", &t, |b| {
+                push(&l1, "1 wrote");
+                b.wait()?;
+                // Rank 0 wrote before barrier 1, whatever the threads' speeds.
+                let saw = log_has(&l1, "0 wrote");
+                push(&l1, "1 read");
+                b.wait()?;
+                let body = serde_json::json!({ "saw_0_wrote": saw });
+                Ok((
+                    Payload::Data {
+                        kind: "t".into(),
+                        body,
+                    },
+                    Vec::new(),
+                    1,
+                ))
+            })
+        });
+        let (ranks, failures) = coord
+            .gather("h0", |b| {
+                push(&log, "0 wrote");
+                b.wait()?;
+                assert!(
+                    log_has(&log, "1 wrote"),
+                    "rank 0 passed barrier 1 before rank 1 wrote: {:?}",
+                    log.lock().unwrap()
+                );
+                b.wait()?;
+                assert!(
+                    log_has(&log, "1 read"),
+                    "rank 0 passed barrier 2 before rank 1 read: {:?}",
+                    log.lock().unwrap()
+                );
+                let body = serde_json::json!({});
+                Ok((
+                    Payload::Data {
+                        kind: "t".into(),
+                        body,
+                    },
+                    Vec::new(),
+                    0,
+                ))
+            })
+            .expect("rank 0 gathers");
+        assert!(failures.is_empty(), "{failures:?}");
+        assert_eq!(member.join().unwrap().expect("rank 1 ends"), 0);
+        assert_eq!(ranks.len(), 2, "both ranks' payloads");
+        let Payload::Data { body, .. } = &ranks[1].payload else {
+            panic!("rank 1 sent data: {:?}", ranks[1].payload)
+        };
+        assert_eq!(
+            body["saw_0_wrote"],
+            serde_json::Value::Bool(true),
+            "rank 1 passed barrier 1 only after rank 0 wrote"
+        );
+    }
 }

@@ -51,6 +51,27 @@ pub enum Msg {
         /// Its job errors.
         errors: Vec<String>,
     },
+    /// A rank's result of a command with results of its own (`train`, `checkpoint`).
+    Data {
+        /// When its work started, ms since the epoch.
+        job_start_ms: u64,
+        /// The command (rank 0 refuses a result of another).
+        kind: String,
+        /// The command's result.
+        body: serde_json::Value,
+        /// Its errors.
+        errors: Vec<String>,
+    },
+    /// A rank reached barrier `n` (1-based) of its run.
+    Arrived {
+        /// The barrier.
+        n: u32,
+    },
+    /// Every rank reached barrier `n`: go on.
+    Proceed {
+        /// The barrier.
+        n: u32,
+    },
     /// Rank 0 got the result.
     Done,
     /// Stop the jobs and send what you measured.

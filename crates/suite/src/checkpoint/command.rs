@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use iolens_session::Sink;
 
-use super::{model, run, text, Plan};
+use super::{model, ranks, run, text, Plan};
 use crate::UsageError;
 
 /// How `checkpoint` prints its result.
@@ -63,6 +63,9 @@ pub struct CheckpointArgs {
     /// Write the result here instead of stdout
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Many hosts, under mpirun, srun or a Kubernetes Indexed Job
+    #[command(flatten)]
+    pub scale_out: crate::train::command::ScaleOutArgs,
 }
 
 fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
@@ -79,42 +82,96 @@ pub fn run_command(a: &CheckpointArgs) -> Result<i32> {
     if a.repeat == 0 {
         return Err(usage("--repeat: expected at least 1"));
     }
-    let plan = Plan::new(m, a.subset, a.scale, bs).map_err(usage)?;
-    let dir = a.dir.join(m.name);
-    if let Ok(s) = iolens_run::safety::fs_space(&a.dir) {
+    // Under a launcher each rank writes its share: --subset processes (by default the
+    // model's processes split evenly over the ranks), after the shares of the ranks before it.
+    let cluster = a.scale_out.cluster()?;
+    let hosts = cluster.as_ref().map_or(1, |c| c.launch.size);
+    let subset = match a.subset {
+        None if hosts > 1 => {
+            if m.processes % hosts != 0 {
+                return Err(usage(format!(
+                    "{hosts} ranks cannot split {}'s {} processes evenly: give --subset (processes per rank)",
+                    m.name, m.processes
+                )));
+            }
+            Some(m.processes / hosts)
+        }
+        s => s,
+    };
+    let mut plan = Plan::new(m, subset, a.scale, bs).map_err(usage)?;
+    if let Some(c) = &cluster {
+        plan = plan.share(c.launch.rank, hosts).map_err(usage)?;
+    }
+    let base = match &cluster {
+        Some(c) => PathBuf::from(c.substitute(&a.dir.to_string_lossy())),
+        None => a.dir.clone(),
+    };
+    let dir = base.join(m.name);
+    if let Ok(s) = iolens_run::safety::fs_space(&base) {
         if plan.bytes() > s.avail {
             return Err(usage(format!(
                 "{} needs {} in '{}', which has {} free: give --scale or --subset",
                 m.name,
                 crate::train::output::dec(plan.bytes() as f64),
-                a.dir.display(),
+                base.display(),
                 crate::train::output::dec(s.avail as f64)
             )));
         }
     }
     let mut sink = Sink::open(a.output.as_deref())?;
     iolens_session::signals::install()?;
-    let mut c = run(&plan, &dir, a.repeat, a.keep).map_err(anyhow::Error::msg)?;
-    if a.scale < 1.0 {
-        c.conditions.push(format!(
-            "--scale {}: {} of the {} GiB checkpoint, not MLPerf's size",
-            a.scale,
-            crate::train::output::dec(
-                c.bytes as f64 * f64::from(m.processes) / f64::from(plan.ranks)
-            ),
-            m.gib
-        ));
+    let conditions = conditions(a, m, &plan, subset, hosts);
+    if let Some(cl) = cluster {
+        let collected = cl.gather("checkpoint", |b| {
+            let start = iolens_cluster::net::now_ms();
+            let sync = || b.wait().map_err(|e| format!("{e:#}"));
+            let c = run(&plan, &dir, a.repeat, a.keep, &sync).map_err(anyhow::Error::msg)?;
+            let errors = if c.interrupted {
+                vec!["interrupted before its last run".to_string()]
+            } else {
+                Vec::new()
+            };
+            Ok((ranks::Share::of(&c), errors, start))
+        })?;
+        let g = match collected {
+            iolens_cluster::Collected::Member { code } => return Ok(code),
+            iolens_cluster::Collected::Rank0(g) => g,
+        };
+        let skew = g.start_skew_ms();
+        let mut failures = g.failures;
+        let mut shares = Vec::new();
+        for r in g.ranks {
+            failures.extend(
+                r.errors
+                    .iter()
+                    .map(|e| format!("rank {} ({}): {e}", r.rank, r.hostname)),
+            );
+            if r.data.model != m.name || r.data.rank_bytes != plan.rank_bytes {
+                anyhow::bail!(
+                    "rank {} wrote {} processes of {} B of {}, rank 0 of {} B of {}: the ranks must run one command line",
+                    r.rank,
+                    r.data.ranks,
+                    r.data.rank_bytes,
+                    r.data.model,
+                    plan.rank_bytes,
+                    m.name
+                );
+            }
+            shares.push(ranks::RankShare {
+                rank: r.rank,
+                hostname: r.hostname,
+                share: r.data,
+            });
+        }
+        let c = ranks::ClusterCheckpoint::of(&plan, shares, conditions, &failures, skew);
+        sink.write(&match a.output_format {
+            CheckpointFormat::Json => ranks::json(&c),
+            CheckpointFormat::Text => ranks::text(&c),
+        })?;
+        return Ok(i32::from(c.merged.interrupted || !failures.is_empty()));
     }
-    if let Some(g) = a.subset {
-        c.conditions.push(format!(
-            "subset: the {g} ranks of one host of the {} processes ({g}/{} of the checkpoint)",
-            m.processes, m.processes
-        ));
-    }
-    c.conditions.push(
-        "buffered writes with fsync and buffered reads, as DLIO's; the files' cache was dropped (posix_fadvise DONTNEED) between write and read".into(),
-    );
-    c.conditions.push(format!("source: {}", super::SOURCE));
+    let mut c = run(&plan, &dir, a.repeat, a.keep, &|| Ok(())).map_err(anyhow::Error::msg)?;
+    c.conditions = conditions;
     sink.write(&match a.output_format {
         CheckpointFormat::Json => {
             format!("{}\n", serde_json::to_string_pretty(&c).unwrap_or_default())
@@ -122,4 +179,40 @@ pub fn run_command(a: &CheckpointArgs) -> Result<i32> {
         CheckpointFormat::Text => text(&c),
     })?;
     Ok(i32::from(c.interrupted))
+}
+
+/// The lines the result must be read with: the share written, the cache, the source.
+fn conditions(
+    a: &CheckpointArgs,
+    m: &super::Model,
+    plan: &Plan,
+    subset: Option<u32>,
+    hosts: u32,
+) -> Vec<String> {
+    let mut c = Vec::new();
+    if a.scale < 1.0 {
+        c.push(format!(
+            "--scale {}: {} of the {} GiB checkpoint, not MLPerf's size",
+            a.scale,
+            crate::train::output::dec(plan.rank_bytes as f64 * f64::from(m.processes)),
+            m.gib
+        ));
+    }
+    match subset {
+        Some(g) if hosts > 1 => c.push(format!(
+            "{hosts} ranks (hosts) of {g} processes each write {} of the {} processes' shares, after a barrier before each write and each read; duration = the slowest process over every rank",
+            hosts * g,
+            m.processes
+        )),
+        Some(g) => c.push(format!(
+            "subset: the {g} ranks of one host of the {} processes ({g}/{} of the checkpoint)",
+            m.processes, m.processes
+        )),
+        None => {}
+    }
+    c.push(
+        "buffered writes with fsync and buffered reads, as DLIO's; the files' cache was dropped (posix_fadvise DONTNEED) between write and read".into(),
+    );
+    c.push(format!("source: {}", super::SOURCE));
+    c
 }

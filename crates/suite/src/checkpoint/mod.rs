@@ -13,13 +13,14 @@
 
 #[cfg(feature = "clap")]
 pub mod command;
+pub mod ranks;
 pub mod virt;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::SuiteError;
 
@@ -95,6 +96,9 @@ pub struct Plan {
     pub model: Model,
     /// Ranks run here (all the model's processes, or one host's with `--subset`).
     pub ranks: u32,
+    /// The model's rank the first of them stands for (a host's share starts after the
+    /// shares of the hosts before it).
+    pub first_rank: u32,
     /// Bytes each rank writes: the checkpoint's bytes x scale / processes.
     pub rank_bytes: u64,
     /// The fraction of the checkpoint's size (`--scale`).
@@ -131,6 +135,7 @@ impl Plan {
         Ok(Plan {
             model: *m,
             ranks,
+            first_rank: 0,
             rank_bytes,
             scale,
             bs: bs.max(1),
@@ -142,17 +147,39 @@ impl Plan {
         self.rank_bytes * u64::from(self.ranks)
     }
 
-    /// The file of rank `r` in `dir`.
+    /// The share of host `host` of `hosts`, each running this plan's ranks: the ranks after
+    /// those of the hosts before it.
+    pub fn share(self, host: u32, hosts: u32) -> Result<Plan, SuiteError> {
+        let m = &self.model;
+        let all = u64::from(self.ranks) * u64::from(hosts);
+        if all > u64::from(m.processes) {
+            return Err(SuiteError(format!(
+                "{hosts} hosts x {} ranks = {all} ranks, more than {}'s {} processes: give --subset {} or fewer",
+                self.ranks,
+                m.name,
+                m.processes,
+                m.processes / hosts.max(1)
+            )));
+        }
+        Ok(Plan {
+            first_rank: host * self.ranks,
+            ..self
+        })
+    }
+
+    /// The file of this plan's rank `r` (0-based here) in `dir`, named by the model's rank.
     pub fn path(&self, dir: &Path, r: u32) -> PathBuf {
         dir.join(format!(
-            "{}-rank{r:05}-of{:05}.pt",
-            self.model.name, self.model.processes
+            "{}-rank{:05}-of{:05}.pt",
+            self.model.name,
+            self.first_rank + r,
+            self.model.processes
         ))
     }
 }
 
 /// One phase (write or read) of one run: each rank's seconds, and the figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
     /// Seconds each rank took (write: until its fsync returned).
     pub rank_seconds: Vec<f64>,
@@ -163,7 +190,8 @@ pub struct Phase {
 }
 
 impl Phase {
-    fn of(rank_seconds: Vec<f64>, bytes: u64) -> Phase {
+    /// The phase of ranks that took `rank_seconds` to move `bytes` in all.
+    pub fn of(rank_seconds: Vec<f64>, bytes: u64) -> Phase {
         let duration_s = rank_seconds.iter().copied().fold(0.0, f64::max);
         Phase {
             bytes_per_s: if duration_s > 0.0 {
@@ -178,7 +206,7 @@ impl Phase {
 }
 
 /// One write and read back.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// The write, with fsync.
     pub write: Phase,
@@ -277,8 +305,16 @@ fn drop_cache(paths: &[PathBuf]) -> Result<(), String> {
 }
 
 /// Runs every rank of `plan` at once in `dir`, `repeat` times: write with fsync, drop the
-/// cache, read back. The files are removed at the end unless `keep`.
-pub fn run(plan: &Plan, dir: &Path, repeat: u32, keep: bool) -> Result<Checkpoint, String> {
+/// cache, read back. The files are removed at the end unless `keep`. `sync` is called before
+/// each write and each read, and returns when every host is there (a run over many hosts
+/// writes and reads each checkpoint together; on one host it returns at once).
+pub fn run(
+    plan: &Plan,
+    dir: &Path,
+    repeat: u32,
+    keep: bool,
+    sync: &dyn Fn() -> Result<(), String>,
+) -> Result<Checkpoint, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
     let paths: Vec<PathBuf> = (0..plan.ranks).map(|r| plan.path(dir, r)).collect();
     let mut runs = Vec::new();
@@ -296,12 +332,13 @@ pub fn run(plan: &Plan, dir: &Path, repeat: u32, keep: bool) -> Result<Checkpoin
         })
     };
     for k in 0..repeat.max(1) {
+        sync()?;
         let w = all(&|r, p| {
             write_rank(
                 p,
                 plan.rank_bytes,
                 plan.bs,
-                u64::from(r) << 32 | u64::from(k),
+                u64::from(plan.first_rank + r) << 32 | u64::from(k),
             )
         });
         let w = match w {
@@ -312,6 +349,7 @@ pub fn run(plan: &Plan, dir: &Path, repeat: u32, keep: bool) -> Result<Checkpoin
             w => w?,
         };
         drop_cache(&paths)?;
+        sync()?;
         let rd = match all(&|_, p| read_rank(p, plan.rank_bytes, plan.bs)) {
             Err(e) if e == "interrupted" => {
                 interrupted = true;
@@ -433,7 +471,7 @@ mod tests {
     fn a_small_checkpoint_is_written_and_read_back() {
         let dir = std::env::temp_dir().join(format!("iolens-ckpt-unit-{}", std::process::id()));
         let p = Plan::new(model("llama3-8b").unwrap(), Some(2), 1e-6, 64 << 10).unwrap();
-        let c = run(&p, &dir, 2, false).expect("a checkpoint of two ranks");
+        let c = run(&p, &dir, 2, false, &|| Ok(())).expect("a checkpoint of two ranks");
         assert_eq!(c.runs.len(), 2);
         for r in &c.runs {
             assert_eq!(r.write.rank_seconds.len(), 2);

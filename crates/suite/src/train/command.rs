@@ -9,6 +9,7 @@ use iolens_session::{check_report_path, diag, write_report, Sink};
 
 use super::dataset::{DataDir, Dataset};
 use super::findmax::{self, FindMax};
+use super::ranks::{self, RankRun};
 use super::workload::{workload, Accelerator, Workload};
 use super::{output, real, Params, Target, TrainRun};
 use crate::UsageError;
@@ -103,6 +104,28 @@ pub struct TrainArgs {
     /// Write an HTML report (AU and throughput over time)
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+    /// Many hosts, under mpirun, srun or a Kubernetes Indexed Job
+    #[command(flatten)]
+    pub scale_out: ScaleOutArgs,
+}
+
+/// The options of a run over many hosts (`train`, `checkpoint`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ScaleOutArgs {
+    /// Rank 0's address under a launcher (mpirun, srun, a Kubernetes Indexed Job), on every
+    /// rank (or IOLENS_COORDINATOR)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub coordinator: Option<String>,
+    /// Ranks, for a launcher that does not say how many (a Kubernetes Indexed Job)
+    #[arg(long, value_name = "N")]
+    pub world_size: Option<u32>,
+}
+
+impl ScaleOutArgs {
+    /// This process's rank when a launcher started it; None for a run on one host.
+    pub fn cluster(&self) -> Result<Option<iolens_cluster::Cluster>> {
+        iolens_cluster::Cluster::new(self.coordinator.clone(), self.world_size)
+    }
 }
 
 fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
@@ -213,11 +236,24 @@ pub fn run(a: &TrainArgs) -> Result<i32> {
         )),
         (None, None) => None,
     };
+    // Under a launcher: this rank's accelerators, merged on rank 0 with the others'.
+    let cluster = a.scale_out.cluster()?;
+    if cluster.is_some() && (a.find_max || a.report.is_some()) {
+        return Err(usage(
+            "--find-max and --report run on one host; under a launcher each rank runs --accelerators of its own and rank 0 prints the merged result",
+        ));
+    }
     let mut sink = Sink::open(a.output.as_deref())?;
     let cond = conditions(&p, w, &ds, a);
     iolens_session::signals::install()?;
-    // How one count of accelerators runs.
-    let dir = a.dir.as_ref().map(|d| d.join(w.name));
+    // How one count of accelerators runs; each rank's folder may name it ($rank, $hostname).
+    let dir = a.dir.as_ref().map(|d| {
+        let d = match &cluster {
+            Some(c) => PathBuf::from(c.substitute(&d.to_string_lossy())),
+            None => d.clone(),
+        };
+        d.join(w.name)
+    });
     let mut one = |n: u32| -> Result<TrainRun> {
         let p = Params {
             accelerators: n,
@@ -261,6 +297,58 @@ pub fn run(a: &TrainArgs) -> Result<i32> {
             ))?;
             return Ok(0);
         }
+    }
+    if let Some(cl) = cluster {
+        // The data set is made before the synchronized start, so every rank starts reading
+        // at one time.
+        let collected = cl.gather("train", |_| {
+            let start = iolens_cluster::net::now_ms();
+            let r = one(a.accelerators)?;
+            let errors = if r.interrupted {
+                vec!["interrupted before its end".to_string()]
+            } else {
+                Vec::new()
+            };
+            Ok((r, errors, start))
+        })?;
+        let g = match collected {
+            iolens_cluster::Collected::Member { code } => return Ok(code),
+            iolens_cluster::Collected::Rank0(g) => g,
+        };
+        let skew = g.start_skew_ms();
+        let mut failures = g.failures;
+        let ranks: Vec<RankRun> = g
+            .ranks
+            .into_iter()
+            .map(|r| {
+                failures.extend(
+                    r.errors
+                        .iter()
+                        .map(|e| format!("rank {} ({}): {e}", r.rank, r.hostname)),
+                );
+                RankRun {
+                    rank: r.rank,
+                    hostname: r.hostname,
+                    job_start_ms: r.job_start_ms,
+                    run: r.data,
+                }
+            })
+            .collect();
+        let differ = ranks::mismatches(&ranks);
+        if !differ.is_empty() {
+            anyhow::bail!(
+                "the ranks did not run one workload, so their AU cannot be merged: {}",
+                differ.join("; ")
+            );
+        }
+        let c = ranks::ClusterTrain::of(ranks, &failures, skew);
+        sink.write(&match a.output_format {
+            TrainFormat::Json => ranks::json(&c),
+            TrainFormat::Text => ranks::text(&c),
+        })?;
+        return Ok(i32::from(
+            !c.merged.pass || c.merged.interrupted || !failures.is_empty(),
+        ));
     }
     if a.find_max {
         let mut f = findmax::search(a.max_accelerators, &mut one)?;

@@ -19,13 +19,14 @@ pub mod dataset;
 pub mod findmax;
 pub mod loader;
 pub mod output;
+pub mod ranks;
 pub mod real;
 pub mod result;
 pub mod virt;
 pub mod workload;
 
 use iolens_analyze::explain::train::{explain_train, TrainExplanation, TrainView, TrainVolume};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use dataset::Dataset;
 use result::{AccelResult, Timeline, Totals};
@@ -122,7 +123,7 @@ impl Params {
 }
 
 /// Where a run read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Target {
     /// Files in a folder.
@@ -146,7 +147,7 @@ pub enum Target {
 }
 
 /// A training run's result: its settings, each accelerator's figures and the totals.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainRun {
     /// The workload.
     pub workload: String,

@@ -5,7 +5,7 @@
 //! accelerators (DLIO averages over ranks) and its throughput the sum; it passes when the
 //! mean AU reaches the workload's threshold.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One step of one accelerator: when it had its batch and started computing, when it was
 /// done, and the bytes of its batch.
@@ -35,7 +35,7 @@ pub struct Timeline {
 }
 
 /// One accelerator's figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AccelResult {
     /// 0-based index on this host.
     pub accelerator: u32,
@@ -54,7 +54,7 @@ pub struct AccelResult {
 }
 
 /// The run's figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Mean AU over accelerators, percent (what MLPerf Storage compares with its threshold).
     pub au_mean_percent: f64,
