@@ -385,6 +385,238 @@ fn mpirun_four_ranks_give_one_result() {
     assert_eq!(bytes, Some(4 * (2 << 20)), "four ranks' bytes add up");
 }
 
+/// `iolens ARGS` as 2 ranks under mpirun, meeting at a reserved loopback port: the output.
+/// None when mpirun is missing (and skipping is allowed).
+fn mpirun_two(args: &[&str]) -> Option<Output> {
+    let ok = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if skip_unless(ok, "mpirun (Debian's openmpi-bin) is not installed") {
+        return None;
+    }
+    let port = reserved_port();
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        "2",
+        "-x",
+        "IOLENS_COORDINATOR",
+    ])
+    .arg(env!("CARGO_BIN_EXE_iolens"))
+    .args(args)
+    .env("IOLENS_COORDINATOR", format!("127.0.0.1:{}", port.port))
+    .env_remove("IOLENS_TOKEN");
+    Some(output_within(c, Duration::from_secs(180)))
+}
+
+/// `a` and `b` equal to the last few bits of a double (sums in another order).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn mpirun_two_ranks_of_train_merge_au_as_mean_and_minimum_and_add_throughput() {
+    let dir = TempDir::new("mpi-train");
+    // Each rank makes its own data set in DIR/$rank: 16 files of 1,251 resnet50 samples of
+    // 1,147 B (--scale 0.01); 2 accelerators x 8 files = 25 steps of 400 samples each.
+    let base = format!("{}/$rank", dir.0.display());
+    let args = [
+        "train",
+        "resnet50",
+        "--dir",
+        &base,
+        "--files",
+        "16",
+        "--scale",
+        "0.01",
+        "--step-time",
+        "10ms",
+        "--accelerators",
+        "2",
+        "--output-format",
+        "json",
+    ];
+    let Some(o) = mpirun_two(&args) else { return };
+    let v = json_of(&stdout(&o));
+    let ranks = v["ranks"].as_array().expect("a row per rank");
+    assert_eq!(
+        ranks.iter().map(|r| r["rank"].as_u64()).collect::<Vec<_>>(),
+        [Some(0), Some(1)],
+        "ranks 0 and 1 reported: {v}"
+    );
+    // The merge, from the per-rank figures of the same document.
+    let m = &v["merged"];
+    let accels: Vec<f64> = ranks
+        .iter()
+        .flat_map(|r| {
+            r["run"]["per_accelerator"]
+                .as_array()
+                .expect("accelerators")
+        })
+        .map(|a| num(&a["au_percent"]))
+        .collect();
+    assert_eq!(accels.len(), 4, "2 ranks x 2 accelerators: {v}");
+    assert_eq!(m["accelerators"].as_u64(), Some(4));
+    let mean = accels.iter().sum::<f64>() / 4.0;
+    let lowest = accels.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        close(num(&m["au_mean_percent"]), mean),
+        "merged AU {} must be the mean of the 4 accelerators' {accels:?} = {mean}",
+        m["au_mean_percent"]
+    );
+    assert!(
+        close(num(&m["au_min_percent"]), lowest),
+        "lowest AU {} must be the least of {accels:?}",
+        m["au_min_percent"]
+    );
+    let rank_means: Vec<f64> = ranks
+        .iter()
+        .map(|r| num(&r["run"]["total"]["au_mean_percent"]))
+        .collect();
+    let min_rank = if rank_means[1] < rank_means[0] { 1 } else { 0 };
+    assert_eq!(
+        (m["min_rank"].as_u64(), num(&m["au_min_rank_percent"])),
+        (Some(min_rank), rank_means[min_rank as usize]),
+        "the lowest rank of the ranks' mean AU {rank_means:?}"
+    );
+    for (what, field) in [("samples/s", "samples_per_s"), ("bytes/s", "bytes_per_s")] {
+        let sum: f64 = ranks.iter().map(|r| num(&r["run"]["total"][field])).sum();
+        assert!(
+            close(num(&m[field]), sum),
+            "merged {what} {} must be the ranks' sum {sum}",
+            m[field]
+        );
+    }
+    let pass = num(&m["au_mean_percent"]) >= 90.0 - 1e-9;
+    assert_eq!(
+        m["pass"].as_bool(),
+        Some(pass),
+        "judged on the mean AU {mean} against 90 %"
+    );
+    assert_eq!(
+        o.status.success(),
+        pass,
+        "exit 0 exactly when the merged run passes: {}",
+        stderr(&o)
+    );
+    for (i, r) in ranks.iter().enumerate() {
+        assert_eq!(
+            num(&r["run"]["bytes_read"]) as u64,
+            2 * 25 * 400 * 1147,
+            "rank {i} read 2 accelerators x 25 steps x 400 samples of 1,147 B: {r}"
+        );
+        let files = std::fs::read_dir(dir.join(&format!("{i}/resnet50")))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(files, 16, "rank {i} made its data set in {i}/ ($rank)");
+    }
+}
+
+#[test]
+fn mpirun_two_ranks_of_checkpoint_write_their_shares_and_merge_the_slowest() {
+    let dir = TempDir::new("mpi-ckpt");
+    // llama3-8b at --scale 1e-5: 105 GiB x 1e-5 / 8 = 140,929 B per process (rounded); 2 ranks write
+    // 4 processes' shares each.
+    let d = dir.0.display().to_string();
+    let args = [
+        "checkpoint",
+        "llama3-8b",
+        "--dir",
+        &d,
+        "--scale",
+        "1e-5",
+        "--repeat",
+        "2",
+        "--bs",
+        "64k",
+        "--keep",
+        "--output-format",
+        "json",
+    ];
+    let Some(o) = mpirun_two(&args) else { return };
+    assert!(
+        o.status.success(),
+        "mpirun failed: {}\n{}",
+        stderr(&o),
+        stdout(&o)
+    );
+    let v = json_of(&stdout(&o));
+    let ranks = v["ranks"].as_array().expect("a row per rank");
+    let shares: Vec<(u64, u64)> = ranks
+        .iter()
+        .map(|r| {
+            let s = &r["share"];
+            (
+                s["first_rank"].as_u64().unwrap(),
+                s["ranks"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shares,
+        [(0, 4), (4, 4)],
+        "rank 0 writes processes 0-3, rank 1 4-7: {v}"
+    );
+    let per = 140_929u64;
+    let m = &v["merged"];
+    assert_eq!(
+        (m["plan"]["ranks"].as_u64(), m["bytes"].as_u64()),
+        (Some(8), Some(8 * per)),
+        "every process of the model, {per} B each: {m}"
+    );
+    let runs = m["runs"].as_array().expect("merged runs");
+    assert_eq!(runs.len(), 2, "--repeat 2");
+    for phase in ["write", "read"] {
+        let mut durations = Vec::new();
+        for (k, run) in runs.iter().enumerate() {
+            let slowest = ranks
+                .iter()
+                .map(|r| num(&r["share"]["runs"][k][phase]["duration_s"]))
+                .fold(0.0, f64::max);
+            let every: Vec<f64> = ranks
+                .iter()
+                .flat_map(|r| {
+                    r["share"]["runs"][k][phase]["rank_seconds"]
+                        .as_array()
+                        .unwrap()
+                })
+                .map(num)
+                .collect();
+            let dur = num(&run[phase]["duration_s"]);
+            assert_eq!(
+                dur, slowest,
+                "run {k} {phase}: the slowest rank's duration over {ranks:?}"
+            );
+            assert_eq!(
+                every.iter().copied().fold(0.0, f64::max),
+                dur,
+                "run {k} {phase}: the slowest of the 8 processes {every:?}"
+            );
+            assert!(
+                close(num(&run[phase]["bytes_per_s"]), (8 * per) as f64 / dur),
+                "run {k} {phase}: throughput = {} B / {dur} s, got {}",
+                8 * per,
+                run[phase]["bytes_per_s"]
+            );
+            durations.push(dur);
+        }
+        let mean = durations.iter().sum::<f64>() / 2.0;
+        assert!(
+            close(num(&m[&format!("{phase}_duration_s")]), mean),
+            "{phase}: the mean of the runs' durations {durations:?}"
+        );
+    }
+    for r in 0..8 {
+        let f = dir.join(&format!("llama3-8b/llama3-8b-rank{r:05}-of00008.pt"));
+        let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+        assert_eq!(len, per, "process {r}'s share {}", f.display());
+    }
+}
+
 #[test]
 fn a_killed_rank_is_named_and_the_others_report() {
     let port = reserved_port();
