@@ -27,6 +27,11 @@ dropped; every rank reads its share back. Duration is the slowest rank's, throug
 checkpoint's bytes over it, as MLPerf Storage reports them; --repeat runs average (MLPerf \
 asks for 5).
 
+Under mpirun, srun or a Kubernetes Indexed Job (--coordinator or IOLENS_COORDINATOR), each \
+rank writes its share (--subset processes, by default the model's split evenly over the \
+ranks), all ranks writing together and reading together; rank 0 prints a row per rank and the \
+merge: duration the slowest process's over every rank, throughput every rank's bytes over it.
+
 Sizes (MLPerf Storage v2.0 Table 2, in DLIO's GiB): llama3-8b 105 GiB over 8 processes, \
 llama3-70b 912 GiB over 64, llama3-405b 5,290 GiB over 512, llama3-1t 18,000 GiB over 1,024.
 

@@ -38,6 +38,12 @@ virtual time on a volume model (no files are made). Exit status: 0 when the run 
 --find-max completes, or --create-only made the data set), 1 when it fails its AU threshold or \
 is interrupted.
 
+Under mpirun, srun or a Kubernetes Indexed Job (--coordinator or IOLENS_COORDINATOR), each \
+rank runs --accelerators of its own over its own data set in --dir ($rank, $hostname replaced) \
+and rank 0 prints a row per rank and the merge: AU the mean over every accelerator of every \
+rank (judged against the threshold, as DLIO averages it) and the lowest rank's, samples/s and \
+MB/s summed.
+
 Examples:
   iolens train resnet50 --dir /mnt/data --accelerators 2 --files 64 --epochs 3
   iolens train unet3d --dir /mnt/data --files 32 --scale 0.01 --step-time 0.01
