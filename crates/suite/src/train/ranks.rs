@@ -292,6 +292,7 @@ mod tests {
                 accelerator: "h100".into(),
                 accelerators: per.len() as u32,
                 step_s: 0.224,
+                config_step_s: None,
                 epochs: 1,
                 batch: 400,
                 read_threads: 8,
