@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use super::data::Params;
 use super::instance::Instance;
 use super::volume::Volume;
 use crate::fmt;
@@ -72,7 +71,7 @@ pub(crate) fn volume_candidates(vol: &Volume, w: &Workload, machine: bool) -> Ve
     let lim = vol.limits_for(w.volume_burst, machine, w.read_fraction);
     let mut out = vec![];
     let unit = vol.io_unit().map(|u| u as f64);
-    let hdd = matches!(vol.model.params, Params::Hdd(_));
+    let hdd = vol.family().random_io_uses_unit();
     if lim.iops.is_finite() {
         let (per_io, note) = match unit {
             Some(u) if bs > u => {
@@ -148,10 +147,7 @@ pub(crate) fn volume_candidates(vol: &Volume, w: &Workload, machine: bool) -> Ve
 }
 
 fn tput_short(vol: &Volume, bytes: f64) -> String {
-    match &vol.model.params {
-        Params::Oci(_) | Params::AzureV2(_) | Params::Tiered(_) => fmt::mb_s(bytes),
-        _ => fmt::bw(bytes),
-    }
+    vol.family().units().1.show(bytes)
 }
 
 /// The instance's caps as limits on the workload. A GCP machine caps each Persistent Disk type

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::data::{Params, PriceTier};
+use super::data::PriceTier;
 use super::prices::{Origin, PriceBook};
 use super::provision::{size_for, Need};
 use super::volume::Volume;
@@ -115,10 +115,7 @@ impl Volume {
         let mut iops_cost = 0.0;
         let mut tput_cost = 0.0;
         if !price.tier_month.is_empty() {
-            let Params::Tiered(p) = &self.model.params else {
-                return None;
-            };
-            let tier = self.tier(p)?;
+            let tier = self.family().tier(size)?;
             let c = *price.tier_month.get(&tier.name)?;
             storage = c;
             detail.push(format!(
@@ -317,11 +314,8 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64, bs: Option<u64>) -> RightSiz
         }
     };
     let new = sized.volume.clone();
-    let grows_by_size = matches!(
-        &vol.model.params,
-        Params::Gp2(_) | Params::Oci(_) | Params::GcpPd(_) | Params::Tiered(_) | Params::Hdd(_)
-    );
-    if matches!(&vol.model.params, Params::Hdd(_)) && !need.sequential {
+    let grows_by_size = vol.family().grows_by_size();
+    if vol.family().random_io_uses_unit() && !need.sequential {
         lines.push(format!(
             "{} is sized by throughput (MiB/s per TiB): every random I/O of up to 1 MiB uses 1 MiB of throughput credit.",
             vol.model.ty
@@ -331,7 +325,7 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64, bs: Option<u64>) -> RightSiz
         lines.push(format!(
             "{} performance comes from size: {} already gives {} IOPS of {}, and volumes cannot be shrunk in place; keep it (or move to a type with provisioned IOPS such as gp3).",
             vol.model.ty,
-            size_label(vol),
+            vol.size_text(vol.size_gib.unwrap_or(0.0)),
             fmt::int(now.iops),
             fmt::size(b as f64)
         ));
@@ -403,12 +397,5 @@ pub fn right_size(vol: &Volume, p99_peak_iops: f64, bs: Option<u64>) -> RightSiz
         bs: b,
         explanation: lines.join(" "),
         lines,
-    }
-}
-
-fn size_label(v: &Volume) -> String {
-    match &v.model.params {
-        Params::Oci(_) => format!("{} GB", fmt::trim(v.size_gib.unwrap_or(0.0), 2)),
-        _ => fmt::gib(v.size_gib.unwrap_or(0.0)),
     }
 }

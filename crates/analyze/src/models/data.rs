@@ -1,6 +1,6 @@
 //! The bundled model data (`data/models.json`), parsed once. Numbers live in the data file with
 //! their source and date so that a changed AWS limit is a data edit, not a code change; the
-//! formulas that combine them live in [`super::volume`].
+//! formulas that combine them live in [`super::family`], one file per formula family.
 
 use std::sync::OnceLock;
 
@@ -135,11 +135,14 @@ pub(crate) struct Sourced {
 pub(crate) struct VolumeModel {
     #[serde(rename = "type")]
     pub ty: String,
+    /// Other names the type is known by (`io2-be`, `pd-ssd`), lowercase.
+    #[serde(default)]
+    pub aliases: Vec<String>,
     pub provider: String,
     pub title: String,
     pub medium: String,
     #[serde(flatten)]
-    pub params: Params,
+    pub params: super::family::Params,
     #[serde(default)]
     pub notes: Vec<String>,
     pub source: String,
@@ -327,234 +330,6 @@ pub(crate) struct Range {
     pub max: f64,
 }
 
-/// Formula family and its parameters, selected by the `model` key.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "model")]
-pub(crate) enum Params {
-    #[serde(rename = "ebs-gp2")]
-    Gp2(Gp2),
-    #[serde(rename = "ebs-gp3")]
-    Gp3(Gp3),
-    #[serde(rename = "ebs-provisioned")]
-    Provisioned(Provisioned),
-    #[serde(rename = "ebs-hdd")]
-    Hdd(Hdd),
-    #[serde(rename = "oci")]
-    Oci(Oci),
-    #[serde(rename = "gcp-hyperdisk-balanced")]
-    Hyperdisk(Hyperdisk),
-    #[serde(rename = "gcp-pd")]
-    GcpPd(GcpPd),
-    #[serde(rename = "azure-premium-v2")]
-    AzureV2(AzureV2),
-    #[serde(rename = "azure-tiered")]
-    Tiered(Tiered),
-    #[serde(rename = "gcp-hyperdisk-throughput")]
-    HdThroughput(HdThroughput),
-    #[serde(rename = "custom")]
-    Custom,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Gp2 {
-    pub size_gib: Range,
-    pub iops_per_gib: f64,
-    pub min_iops: f64,
-    pub max_iops: f64,
-    pub burst: Gp2Burst,
-    pub throughput: Gp2Throughput,
-    pub io_unit_kib: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Gp2Burst {
-    pub iops: f64,
-    pub below_gib: f64,
-    pub initial_credits: f64,
-    pub credits_per_gib_per_s: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Gp2Throughput {
-    pub small_max_gib: f64,
-    pub small_mib_s: f64,
-    pub large_min_gib: f64,
-    pub large_mib_s: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Gp3 {
-    pub size_gib: Range,
-    pub included_iops: f64,
-    pub included_mib_s: f64,
-    pub max_iops: f64,
-    pub max_iops_per_gib: f64,
-    pub max_mib_s: f64,
-    pub mib_s_per_iops: f64,
-    pub io_unit_kib: f64,
-    pub older_limits: OlderLimits,
-}
-
-/// The limits before a provider raised them, used only when the spec opts in (`limits=2023`).
-#[derive(Debug, Deserialize)]
-pub(crate) struct OlderLimits {
-    pub name: String,
-    pub max_iops: f64,
-    pub max_size_gib: f64,
-    pub max_mib_s: Option<f64>,
-    pub note: String,
-    pub source: String,
-    pub date: String,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Provisioned {
-    pub size_gib: Range,
-    pub min_iops: f64,
-    pub max_iops: f64,
-    pub max_iops_per_gib: f64,
-    pub throughput_tiers: Vec<ThroughputTier>,
-    /// EBS's I/O accounting unit; `None` where the provider documents no such rule.
-    pub io_unit_kib: Option<f64>,
-}
-
-/// Throughput of provisioned-IOPS volumes: for IOPS up to `max_iops`, `mib_s_per_iops` per
-/// provisioned IOPS, at most `cap_mib_s`. The first tier that covers the IOPS applies.
-#[derive(Debug, Deserialize)]
-pub(crate) struct ThroughputTier {
-    pub max_iops: f64,
-    pub mib_s_per_iops: f64,
-    pub cap_mib_s: f64,
-    #[serde(default)]
-    pub note: String,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Hdd {
-    pub size_gib: Range,
-    pub base_mib_s_per_tib: f64,
-    pub base_cap_mib_s: f64,
-    pub burst_mib_s_per_tib: f64,
-    pub burst_cap_mib_s: f64,
-    pub max_iops: f64,
-    pub credit_bucket_mib_per_tib: f64,
-    pub io_unit_kib: f64,
-}
-
-/// `base + per_vpu x VPUs`: OCI's performance scales linearly with VPUs per GB.
-#[derive(Debug, Deserialize, Clone, Copy)]
-pub(crate) struct Linear {
-    pub base: f64,
-    pub per_vpu: f64,
-}
-
-impl Linear {
-    pub fn at(&self, vpus: f64) -> f64 {
-        self.base + self.per_vpu * vpus
-    }
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct VpuRange {
-    pub min: f64,
-    pub max: f64,
-    pub step: f64,
-    pub default: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Oci {
-    pub size_gb: Range,
-    pub vpus: VpuRange,
-    pub iops_per_gb: Linear,
-    pub max_iops: Linear,
-    pub kb_s_per_gb: Linear,
-    pub max_mb_s: Linear,
-    /// IOPS cap of a paravirtualized attachment, where it is below the iSCSI one.
-    #[serde(default)]
-    pub paravirtualized_max_iops: Option<f64>,
-}
-
-/// IOPS sold above an included baseline, up to a maximum and a ratio per GiB of size (Hyperdisk
-/// Balanced, Premium SSD v2, Ultra Disk).
-#[derive(Debug, Deserialize, Clone, Copy)]
-pub(crate) struct ProvisionedIops {
-    pub size_gib: Range,
-    pub included_iops: f64,
-    pub max_iops: f64,
-    pub max_iops_per_gib: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct Hyperdisk {
-    #[serde(flatten)]
-    pub provisioned: ProvisionedIops,
-    pub included_mib_s: f64,
-    pub min_mib_s: f64,
-    pub max_mib_s: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct GcpPd {
-    pub size_gib: Range,
-    pub iops_per_gib: f64,
-    pub mib_s_per_gib: f64,
-    pub max_iops: f64,
-    pub max_mib_s: f64,
-    /// IOPS and MiB/s every volume gets whatever its size (pd-balanced).
-    #[serde(default)]
-    pub baseline_iops: f64,
-    #[serde(default)]
-    pub baseline_mib_s: f64,
-    /// Write IOPS per GiB where writes are limited apart (pd-standard: 1.5 against 0.75).
-    #[serde(default)]
-    pub write_iops_per_gib: Option<f64>,
-    /// The per-instance write maximums where they differ from the read ones.
-    #[serde(default)]
-    pub max_write_iops: Option<f64>,
-    #[serde(default)]
-    pub max_write_mib_s: Option<f64>,
-}
-
-/// Throughput-provisioned volumes whose IOPS follow from the throughput (Hyperdisk Throughput).
-#[derive(Debug, Deserialize)]
-pub(crate) struct HdThroughput {
-    pub size_gib: Range,
-    pub min_mib_s: f64,
-    pub max_mib_s: f64,
-    pub min_mib_s_per_tib: f64,
-    pub max_mib_s_per_tib: f64,
-    pub iops_per_mib_s: f64,
-    pub max_iops: f64,
-}
-
-/// Disks sold in fixed tiers: the smallest tier that holds the size gives the limits.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Tiered {
-    pub tiers: Vec<Tier>,
-}
-
-/// One tier (Azure P30: 1,024 GiB, 5,000 IOPS, 200 MB/s).
-#[derive(Debug, Deserialize)]
-pub(crate) struct Tier {
-    pub name: String,
-    pub size_gib: f64,
-    pub iops: f64,
-    pub mb_s: f64,
-}
-
-#[derive(Debug, Deserialize)]
-pub(crate) struct AzureV2 {
-    #[serde(flatten)]
-    pub provisioned: ProvisionedIops,
-    pub included_mb_s: f64,
-    pub mb_s_per_iops: f64,
-    pub max_mb_s: f64,
-    /// Throughput not given: take the most the IOPS allow (Ultra Disk) instead of the included.
-    #[serde(default)]
-    pub default_to_max_throughput: bool,
-}
-
 /// An instance's (VM's) own disk caps as in its vendor's tables: EC2's EBS caps, Azure's
 /// uncached VM disk limits.
 #[derive(Debug, Deserialize)]
@@ -602,28 +377,13 @@ pub(crate) fn data() -> &'static ModelData {
     }
 }
 
-/// Looks a volume type up by name or alias, case-insensitively.
+/// Looks a volume type up by name or alias (both in the data), case-insensitively.
 pub(crate) fn volume_model(name: &str) -> Option<&'static VolumeModel> {
     let lower = name.trim().to_ascii_lowercase();
-    let canonical = match lower.as_str() {
-        "io2-be" | "io2be" | "io2-block-express" | "io2_be" => "io2",
-        "ultra" | "ultra-disk" | "azure-ultra-disk" | "ultrassd" => "azure-ultra",
-        "premium-ssd" | "azure-premium" | "azure-premium-v1" | "azure-premium-ssd-v1" => {
-            "azure-premium-ssd"
-        }
-        "pd-balanced" => "gcp-pd-balanced",
-        "pd-standard" => "gcp-pd-standard",
-        "hyperdisk-extreme" | "gcp-hdx" => "gcp-hyperdisk-extreme",
-        "hyperdisk-throughput" | "gcp-hdt" => "gcp-hyperdisk-throughput",
-        "oci-hp" | "oci-higher" => "oci-higher-performance",
-        "oci-lower" | "oci-lowercost" => "oci-lower-cost",
-        "oci-ultra-high-performance" | "oci-ultra" => "oci-uhp",
-        "hyperdisk-balanced" | "gcp-hdb" => "gcp-hyperdisk-balanced",
-        "pd-ssd" => "gcp-pd-ssd",
-        "azure-premium-ssd-v2" | "premium-v2" | "azure-pv2" => "azure-premium-v2",
-        other => other,
-    };
-    data().volumes.iter().find(|v| v.ty == canonical)
+    data()
+        .volumes
+        .iter()
+        .find(|v| v.ty == lower || v.aliases.contains(&lower))
 }
 
 #[cfg(test)]
@@ -756,6 +516,28 @@ mod tests {
                 crate::advise::PROVIDERS.iter().any(|(p, _)| p == k),
                 "default region for unknown provider {k}"
             );
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_are_lowercase_and_name_one_type_each() {
+        let d = try_data().unwrap();
+        let mut seen: Vec<&str> = vec![];
+        for v in &d.volumes {
+            for n in std::iter::once(&v.ty).chain(&v.aliases) {
+                assert_eq!(
+                    *n,
+                    n.to_ascii_lowercase(),
+                    "{}: names are looked up lowercased, so '{n}' must be lowercase",
+                    v.ty
+                );
+                assert!(
+                    !seen.contains(&n.as_str()),
+                    "'{n}' names two volume types (the second: {})",
+                    v.ty
+                );
+                seen.push(n);
+            }
         }
     }
 

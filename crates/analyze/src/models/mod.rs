@@ -12,6 +12,7 @@ mod calibrated;
 mod ceiling;
 mod cost;
 pub(crate) mod data;
+mod family;
 mod instance;
 mod latency;
 mod listing;

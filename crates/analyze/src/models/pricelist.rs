@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::data::{data, volume_model, Params, Price, PriceTier};
+use super::data::{data, volume_model, Price, PriceTier};
 
 /// Hours in a month as Azure and Google bill hourly meters (730).
 const HOURS_PER_MONTH: f64 = 730.0;
@@ -31,14 +31,7 @@ fn entry(ty: &str, region: &str, source: &str, date: &str) -> Price {
 
 /// The IOPS and throughput a type includes at no charge, from the model data.
 fn included(ty: &str) -> (f64, f64) {
-    match volume_model(ty).map(|m| &m.params) {
-        Some(Params::Gp3(p)) => (p.included_iops, p.included_mib_s),
-        Some(Params::Hyperdisk(p)) => (p.provisioned.included_iops, p.included_mib_s),
-        Some(Params::AzureV2(p)) if !p.default_to_max_throughput => {
-            (p.provisioned.included_iops, p.included_mb_s)
-        }
-        _ => (0.0, 0.0),
-    }
+    volume_model(ty).map_or((0.0, 0.0), |m| m.params.family().included())
 }
 
 /// Entries in the order of `data/models.json`'s volumes, those that charge something.
@@ -330,7 +323,7 @@ pub fn oci(list: &Value, date: &str) -> Vec<Price> {
     let out = data()
         .volumes
         .iter()
-        .filter(|m| matches!(m.params, Params::Oci(_)))
+        .filter(|m| crate::advise::provider_key(&m.provider) == "oci")
         .map(|m| Price {
             storage_gb_month: storage,
             vpu_gb_month: vpu.unwrap_or(0.0),

@@ -9,14 +9,10 @@
 //! of the I/O rate and the throughput expressed in I/Os of that size. A type that cannot reach
 //! it is sized at its maximum and says what it lacks.
 
-use super::data::{
-    AzureV2, Gp3, HdThroughput, Hyperdisk, Oci, Params, Provisioned, ProvisionedIops, Tiered,
-    VolumeModel,
-};
+use super::data::Range;
+use super::family::ProvisionedIops;
 use super::volume::Volume;
 use crate::{fmt, AnalyzeError};
-
-const MIB: f64 = 1_048_576.0;
 
 /// What a workload needs of a volume.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,25 +101,7 @@ pub fn size_for(base: &Volume, need: &Need, keep_size: bool) -> Result<Sized, An
     let target = need.target();
     let bs = need.bs.max(1) as f64;
     let mut steps = vec![];
-    match &base.model.params {
-        Params::Gp3(p) => gp3(p, &mut v, need, floor, &mut steps),
-        Params::Provisioned(p) => provisioned(p, &mut v, need, floor, &mut steps),
-        Params::Hyperdisk(p) => hyperdisk(p, &mut v, target, bs, floor, &mut steps),
-        Params::AzureV2(p) => azure_v2(p, &mut v, target, bs, floor, &mut steps),
-        Params::HdThroughput(p) => hd_throughput(p, &mut v, target, bs, floor, &mut steps),
-        Params::Oci(p) => oci(p, &mut v, need, floor, &mut steps),
-        Params::Tiered(p) => tiered(p, &mut v, need, floor, &mut steps),
-        Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => {
-            by_size(&mut v, need, floor, max_size(base.model), &mut steps)
-        }
-        Params::Custom => {
-            v.iops = Some(target.ceil().max(1.0));
-            steps.push(format!(
-                "custom: the limits are what you give; {} IOPS",
-                fmt::int(target.ceil())
-            ));
-        }
-    }
+    base.family().provision(&mut v, need, floor, &mut steps);
     // More data than the type's largest volume: the sizing either stops at that size (a
     // tiered type's largest tier) or asks for a size the type's rules refuse. Either way, one
     // volume cannot hold it, which is said as such (a stripe may: see advise).
@@ -180,21 +158,7 @@ pub fn smallest(ty: &str) -> Result<Volume, AnalyzeError> {
         given: ty.to_string(),
         known: super::spec::known_types(),
     })?;
-    let spec = match &m.params {
-        Params::Gp2(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
-        Params::Hdd(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
-        Params::GcpPd(p) => format!("{}:size={}G", m.ty, p.size_gib.min),
-        Params::Oci(p) => format!("{}:size={}G", m.ty, p.size_gb.min),
-        Params::Tiered(p) => format!(
-            "{}:size={}G",
-            m.ty,
-            p.tiers.first().map_or(1.0, |t| t.size_gib)
-        ),
-        Params::Provisioned(p) => format!("{}:iops={}", m.ty, p.min_iops),
-        Params::Custom => format!("{}:iops=1", m.ty),
-        _ => m.ty.clone(),
-    };
-    super::parse_volume(&spec)
+    super::parse_volume(&m.params.family().smallest_spec(&m.ty))
 }
 
 /// I/Os the provider counts for one I/O of the need's size: EBS splits an I/O above its unit
@@ -208,76 +172,22 @@ pub(crate) fn units_per_io(v: &Volume, need: &Need) -> f64 {
     }
 }
 
-fn ok(v: &Volume, need: &Need) -> bool {
+/// True when `v`'s ceiling for the need's I/O carries the need with its headroom.
+pub(crate) fn meets(v: &Volume, need: &Need) -> bool {
     v.ceiling_with(need.bs, need.read_fraction, need.sequential)
         .iops
         >= need.target() * (1.0 - 1e-9)
 }
 
-/// gp3: IOPS and throughput are bought apart; throughput is at most 0.25 MiB/s per IOPS, and
-/// IOPS above the included 3,000 need 1 GiB per 500.
-fn gp3(p: &Gp3, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
-    let (max_iops, max_mib) = if v.older_limits {
-        (
-            p.older_limits.max_iops,
-            p.older_limits.max_mib_s.unwrap_or(p.max_mib_s),
-        )
-    } else {
-        (p.max_iops, p.max_mib_s)
-    };
-    let target = need.target();
-    let bs = need.bs.max(1) as f64;
-    let units = units_per_io(v, need);
-    let want_mib = (target * bs / MIB).ceil();
-    let t = want_mib.clamp(p.included_mib_s, max_mib);
-    let for_tput = (t / p.mib_s_per_iops).ceil();
-    let want_iops = (target * units).ceil();
-    let i = want_iops.max(for_tput).clamp(p.included_iops, max_iops);
-    steps.push(iops_step(
-        target,
-        units,
-        i,
-        p.included_iops,
-        (for_tput > want_iops).then(|| {
-            format!(
-                "{} MiB/s need {} IOPS at {} MiB/s per IOPS",
-                fmt::int(t),
-                fmt::int(for_tput),
-                fmt::trim(p.mib_s_per_iops, 3)
-            )
-        }),
-    ));
-    steps.push(format!(
-        "throughput: {} x {} = {} MiB/s{}",
-        fmt::int(target.ceil()),
-        fmt::size(bs),
-        fmt::trim(target * bs / MIB, 1),
-        if t > want_mib {
-            format!(" -> {} MiB/s included", fmt::int(t))
-        } else if t < want_mib {
-            format!(" -> {} MiB/s, the most gp3 allows", fmt::int(t))
-        } else {
-            String::new()
-        }
-    ));
-    v.iops = Some(i);
-    v.throughput = Some(t * MIB);
-    let by_iops = if i > p.included_iops {
-        (i / p.max_iops_per_gib).ceil()
-    } else {
-        0.0
-    };
-    let why = format!(
-        "{} IOPS at {} per GiB",
-        fmt::int(i),
-        fmt::int(p.max_iops_per_gib)
-    );
-    v.size_gib = Some(size_step(by_iops, floor, p.size_gib.min, steps, &why));
-}
-
 /// `IOPS: 24,000` with what changed it: the provider's I/O accounting (`units` per I/O), the
 /// type's least, a `reason` to raise it.
-fn iops_step(target: f64, units: f64, i: f64, least: f64, raised: Option<String>) -> String {
+pub(crate) fn iops_step(
+    target: f64,
+    units: f64,
+    i: f64,
+    least: f64,
+    raised: Option<String>,
+) -> String {
     let mut s = format!("IOPS: {}", fmt::int(i));
     let mut why = vec![];
     if units != 1.0 {
@@ -302,7 +212,13 @@ fn iops_step(target: f64, units: f64, i: f64, least: f64, raised: Option<String>
 }
 
 /// The size: what the provisioned values need (`why`), at least the floor and the type's least.
-fn size_step(by_perf: f64, floor: f64, min: f64, steps: &mut Vec<String>, why: &str) -> f64 {
+pub(crate) fn size_step(
+    by_perf: f64,
+    floor: f64,
+    min: f64,
+    steps: &mut Vec<String>,
+    why: &str,
+) -> f64 {
     let s = by_perf.max(floor.ceil()).max(min);
     let why = if by_perf >= floor.ceil() && by_perf >= min {
         why.to_string()
@@ -315,82 +231,9 @@ fn size_step(by_perf: f64, floor: f64, min: f64, steps: &mut Vec<String>, why: &
     s
 }
 
-/// io1, io2 and Hyperdisk Extreme: IOPS bought, throughput following from them (per tier); size
-/// at most so many IOPS per GiB.
-fn provisioned(p: &Provisioned, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
-    let target = need.target();
-    let units = units_per_io(v, need);
-    let want = (target * units).ceil();
-    let lo = want.clamp(p.min_iops, p.max_iops);
-    // The least IOPS whose ceiling carries the need (throughput grows with IOPS).
-    let mut probe = v.clone();
-    let carries = |probe: &mut Volume, i: f64| {
-        probe.iops = Some(i);
-        probe.size_gib = Some((i / p.max_iops_per_gib).ceil().max(p.size_gib.min));
-        ok(probe, need)
-    };
-    let i = if carries(&mut probe, lo) {
-        lo
-    } else if !carries(&mut probe, p.max_iops) {
-        p.max_iops
-    } else {
-        let (mut a, mut b) = (lo, p.max_iops);
-        while b - a > 1.0 {
-            let mid = ((a + b) / 2.0).floor();
-            if carries(&mut probe, mid) {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        b
-    };
-    steps.push(iops_step(
-        target,
-        units,
-        i,
-        p.min_iops,
-        (i > lo).then(|| {
-            format!(
-                "{}'s throughput grows with its IOPS: {} carry {}",
-                v.model.ty,
-                fmt::int(i),
-                fmt::bw(target * need.bs as f64)
-            )
-        }),
-    ));
-    v.iops = Some(i);
-    let by_iops = (i / p.max_iops_per_gib).ceil();
-    let why = format!(
-        "{} IOPS at {} per GiB",
-        fmt::int(i),
-        fmt::int(p.max_iops_per_gib)
-    );
-    v.size_gib = Some(size_step(by_iops, floor, p.size_gib.min, steps, &why));
-}
-
-/// Hyperdisk Balanced: IOPS and throughput bought apart, IOPS at most 500 per GiB.
-fn hyperdisk(
-    p: &Hyperdisk,
-    v: &mut Volume,
-    target: f64,
-    bs: f64,
-    floor: f64,
-    steps: &mut Vec<String>,
-) {
-    let i = provision_iops(&p.provisioned, target, steps);
-    let t = (target * bs / MIB).ceil().clamp(p.min_mib_s, p.max_mib_s);
-    steps.push(format!(
-        "throughput: {} MiB/s (included {})",
-        fmt::int(t),
-        fmt::int(p.included_mib_s)
-    ));
-    set_provisioned(v, &p.provisioned, i, t * MIB, floor, steps);
-}
-
 /// Sets a provisioned-IOPS volume's IOPS `i`, throughput (bytes/s) and the size they need
 /// (the type's IOPS per GiB), at least `floor`.
-fn set_provisioned(
+pub(crate) fn set_provisioned(
     v: &mut Volume,
     p: &ProvisionedIops,
     i: f64,
@@ -419,7 +262,7 @@ fn ratio_why(p: &ProvisionedIops, i: f64) -> String {
 }
 
 /// IOPS within a provisioned-IOPS type's range; one step.
-fn provision_iops(p: &ProvisionedIops, target: f64, steps: &mut Vec<String>) -> f64 {
+pub(crate) fn provision_iops(p: &ProvisionedIops, target: f64, steps: &mut Vec<String>) -> f64 {
     let want = target.ceil();
     let i = want.clamp(p.included_iops, p.max_iops);
     // What the rate needs and what is provisioned for it, told apart: a type that includes
@@ -450,127 +293,20 @@ fn ratio_size(p: &ProvisionedIops, i: f64) -> f64 {
     }
 }
 
-/// Premium SSD v2 and Ultra Disk: IOPS and MB/s bought apart, MB/s at most a share of IOPS.
-fn azure_v2(
-    p: &AzureV2,
+/// Types whose performance comes from size: the smallest size within `sizes` and at or above
+/// the floor whose ceiling carries the need (in whole GiB, GB for OCI).
+pub(crate) fn by_size(
     v: &mut Volume,
-    target: f64,
-    bs: f64,
+    need: &Need,
     floor: f64,
+    sizes: Range,
     steps: &mut Vec<String>,
 ) {
-    let mut i = provision_iops(&p.provisioned, target, steps);
-    let t = (target * bs / 1e6)
-        .ceil()
-        .clamp(p.included_mb_s, p.max_mb_s);
-    if t > i * p.mb_s_per_iops {
-        i = (t / p.mb_s_per_iops).ceil().min(p.provisioned.max_iops);
-        steps.push(format!(
-            "{} MB/s need at least {} IOPS at {} MB/s per IOPS",
-            fmt::int(t),
-            fmt::int(i),
-            fmt::trim(p.mb_s_per_iops, 3)
-        ));
-    }
-    let t = t.min(i * p.mb_s_per_iops).max(p.included_mb_s);
-    steps.push(format!("throughput: {} MB/s", fmt::int(t)));
-    set_provisioned(v, &p.provisioned, i, t * 1e6, floor, steps);
-}
-
-/// Hyperdisk Throughput: throughput bought per TiB of size; IOPS follow from throughput.
-fn hd_throughput(
-    p: &HdThroughput,
-    v: &mut Volume,
-    target: f64,
-    bs: f64,
-    floor: f64,
-    steps: &mut Vec<String>,
-) {
-    let by_bytes = target * bs / MIB;
-    let by_iops = target / p.iops_per_mib_s;
-    let t = by_bytes.max(by_iops).ceil().clamp(p.min_mib_s, p.max_mib_s);
-    steps.push(format!(
-        "throughput: {} MiB/s (its IOPS are {} per MiB/s)",
-        fmt::int(t),
-        fmt::trim(p.iops_per_mib_s, 2)
-    ));
-    // Each TiB allows up to max_mib_s_per_tib, and needs at least min_mib_s_per_tib.
-    let by_t = (t / p.max_mib_s_per_tib * 1024.0).ceil();
-    let mut s = by_t.max(floor.ceil()).max(p.size_gib.min);
-    s = s.min(p.size_gib.max);
-    let t = t.max(p.min_mib_s_per_tib * s / 1024.0).ceil();
-    steps.push(format!("size: {}", fmt::gib(s)));
-    v.throughput = Some(t * MIB);
-    v.size_gib = Some(s);
-}
-
-/// The OCI level's size (GB), and for Ultra High Performance the performance units: the
-/// cheapest size and VPUs that carry the need.
-fn oci(p: &Oci, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
-    let mut best: Option<(f64, Volume, Vec<String>)> = None;
-    let mut vpus = p.vpus.min;
-    while vpus <= p.vpus.max + 1e-9 {
-        let mut probe = v.clone();
-        probe.vpus = Some(vpus);
-        let mut s = vec![];
-        by_size(&mut probe, need, floor, p.size_gb.max, &mut s);
-        if p.vpus.min < p.vpus.max {
-            s.insert(0, format!("performance: {} VPUs/GB", fmt::trim(vpus, 0)));
-        }
-        let cost = probe.monthly_cost().map_or(f64::INFINITY, |c| c.total);
-        let fits = ok(&probe, need);
-        let better = match &best {
-            None => true,
-            Some((c, b, _)) => {
-                let b_fits = ok(b, need);
-                (fits && !b_fits) || (fits == b_fits && cost < *c)
-            }
-        };
-        if better {
-            best = Some((cost, probe, s));
-        }
-        vpus += p.vpus.step.max(1.0);
-    }
-    if let Some((_, b, s)) = best {
-        *v = b;
-        steps.extend(s);
-    }
-}
-
-/// Tiered disks: the smallest tier that holds the capacity and carries the need.
-fn tiered(p: &Tiered, v: &mut Volume, need: &Need, floor: f64, steps: &mut Vec<String>) {
-    let mut chosen = p.tiers.last();
-    for t in &p.tiers {
-        if t.size_gib < floor {
-            continue;
-        }
-        let mut probe = v.clone();
-        probe.size_gib = Some(t.size_gib);
-        if ok(&probe, need) {
-            chosen = Some(t);
-            break;
-        }
-    }
-    if let Some(t) = chosen {
-        v.size_gib = Some(t.size_gib);
-        steps.push(format!(
-            "tier {}: {}, {} IOPS, {}",
-            t.name,
-            fmt::gib(t.size_gib),
-            fmt::int(t.iops),
-            fmt::mb_s(t.mb_s * 1e6)
-        ));
-    }
-}
-
-/// Types whose performance comes from size: the smallest size at or above the floor whose
-/// ceiling carries the need (in whole GiB), up to `max`.
-fn by_size(v: &mut Volume, need: &Need, floor: f64, max: f64, steps: &mut Vec<String>) {
-    let min = min_size(v.model).max(floor.ceil());
+    let (min, max) = (sizes.min.max(floor.ceil()), sizes.max);
     let mut probe = v.clone();
     let at = |probe: &mut Volume, s: f64| {
         probe.size_gib = Some(s);
-        ok(probe, need)
+        meets(probe, need)
     };
     // The least size in (min, max] for which `good` holds, given that it holds at max.
     let least = |probe: &mut Volume, good: &dyn Fn(&mut Volume, f64) -> bool| {
@@ -617,26 +353,6 @@ fn by_size(v: &mut Volume, need: &Need, floor: f64, max: f64, steps: &mut Vec<St
         fmt::bw(l.bytes_per_s),
         v.model.ty
     ));
-}
-
-fn min_size(m: &VolumeModel) -> f64 {
-    match &m.params {
-        Params::Gp2(p) => p.size_gib.min,
-        Params::Hdd(p) => p.size_gib.min,
-        Params::Oci(p) => p.size_gb.min,
-        Params::GcpPd(p) => p.size_gib.min,
-        _ => 1.0,
-    }
-}
-
-fn max_size(m: &VolumeModel) -> f64 {
-    match &m.params {
-        Params::Gp2(p) => p.size_gib.max,
-        Params::Hdd(p) => p.size_gib.max,
-        Params::Oci(p) => p.size_gb.max,
-        Params::GcpPd(p) => p.size_gib.max,
-        _ => 1.0,
-    }
 }
 
 #[cfg(test)]

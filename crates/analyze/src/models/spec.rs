@@ -2,10 +2,8 @@
 //! ranges so that an impossible volume (io1 at 100,000 IOPS, 48,000 IOPS on 500 GiB) is an error
 //! with the allowed range, not a silently wrong ceiling.
 
-use super::data::{
-    data, volume_model, AzureV2, Gp3, HdThroughput, Hyperdisk, Oci, Params, Provisioned,
-    ProvisionedIops, Range, Tiered, VolumeModel,
-};
+use super::data::{data, volume_model, Range, VolumeModel};
+use super::family::ProvisionedIops;
 use super::volume::Volume;
 use crate::{fmt, AnalyzeError};
 
@@ -13,20 +11,7 @@ const MIB: f64 = 1_048_576.0;
 
 /// The fields a type accepts, in the order they are documented.
 pub(crate) fn fields_of(model: &VolumeModel) -> Vec<&'static str> {
-    match &model.params {
-        Params::Gp2(_) | Params::Hdd(_) | Params::GcpPd(_) => vec!["size"],
-        Params::Gp3(_) => vec!["iops", "throughput", "size", "limits"],
-        Params::Provisioned(_) => vec!["iops", "size"],
-        Params::Oci(o) if o.vpus.min < o.vpus.max && o.paravirtualized_max_iops.is_some() => {
-            vec!["size", "vpus", "attach"]
-        }
-        Params::Oci(o) if o.vpus.min < o.vpus.max => vec!["size", "vpus"],
-        Params::Oci(_) => vec!["size"],
-        Params::Tiered(_) => vec!["size"],
-        Params::HdThroughput(_) => vec!["throughput", "size"],
-        Params::Hyperdisk(_) | Params::AzureV2(_) => vec!["iops", "throughput", "size"],
-        Params::Custom => vec!["iops", "throughput", "latency", "size"],
-    }
+    model.params.family().fields()
 }
 
 /// Every volume type of the model data but `custom`, in its order (what `advise --type`
@@ -73,33 +58,22 @@ pub fn parse_volume(spec: &str) -> Result<Volume, AnalyzeError> {
         notes: vec![],
         latency,
     };
-    match &g.model.params {
-        Params::Gp2(p) => sized(&g, p.size_gib, "gp2:size=500G")?,
-        Params::Hdd(p) => sized(&g, p.size_gib, &format!("{}:size=2T", g.ty()))?,
-        Params::GcpPd(p) => sized(&g, p.size_gib, &format!("{}:size=500G", g.ty()))?,
-        Params::Oci(p) => oci(&g, p, &mut vol)?,
-        Params::HdThroughput(p) => hyperdisk_throughput(&g, p, &mut vol)?,
-        Params::Tiered(p) => tiered(&g, p, &mut vol)?,
-        Params::Gp3(p) => gp3(&g, p, &mut vol)?,
-        Params::Provisioned(p) => provisioned(&g, p, &mut vol)?,
-        Params::Hyperdisk(p) => hyperdisk(&g, p, &mut vol)?,
-        Params::AzureV2(p) => azure_v2(&g, p, &mut vol)?,
-        Params::Custom => custom(&g, &mut vol)?,
-    }
+    g.model.params.family().parse(&g, &mut vol)?;
     Ok(vol)
 }
 
-/// A spec split into its type and fields, with the values every type reads parsed.
-struct Given<'a> {
+/// A spec split into its type and fields, with the values every type reads parsed: what a
+/// family's [`super::family::Family::parse`] reads.
+pub(crate) struct Given<'a> {
     /// The whole spec, for errors.
     spec: &'a str,
     model: &'static VolumeModel,
     fields: Vec<(&'static str, String)>,
-    iops: Option<f64>,
+    pub iops: Option<f64>,
     /// GiB (GB for OCI).
-    size: Option<f64>,
+    pub size: Option<f64>,
     /// Bytes per second.
-    tput: Option<f64>,
+    pub tput: Option<f64>,
 }
 
 impl<'a> Given<'a> {
@@ -130,10 +104,7 @@ impl<'a> Given<'a> {
             .get("size")
             .map(|v| parse_size_gib(v).map_err(|e| g.bad(format!("size: {e}"))))
             .transpose()?;
-        let default_tput_unit = match model.params {
-            Params::AzureV2(_) => 1e6,
-            _ => MIB,
-        };
+        let default_tput_unit = model.params.family().units().1.bytes();
         g.tput = g
             .get("throughput")
             .map(|v| {
@@ -177,12 +148,12 @@ impl<'a> Given<'a> {
     }
 
     /// The type's name: `io1`.
-    fn ty(&self) -> &'static str {
+    pub(crate) fn ty(&self) -> &'static str {
         self.model.ty.as_str()
     }
 
     /// The value of field `k`, as given.
-    fn get(&self, k: &str) -> Option<&str> {
+    pub(crate) fn get(&self, k: &str) -> Option<&str> {
         self.fields
             .iter()
             .find(|(k2, _)| *k2 == k)
@@ -190,7 +161,7 @@ impl<'a> Given<'a> {
     }
 
     /// An error about this spec.
-    fn bad(&self, reason: String) -> AnalyzeError {
+    pub(crate) fn bad(&self, reason: String) -> AnalyzeError {
         AnalyzeError::InvalidVolume {
             spec: self.spec.to_string(),
             reason,
@@ -198,7 +169,7 @@ impl<'a> Given<'a> {
     }
 
     /// An error about this spec's size.
-    fn bad_size(&self, reason: String) -> AnalyzeError {
+    pub(crate) fn bad_size(&self, reason: String) -> AnalyzeError {
         AnalyzeError::VolumeSize {
             spec: self.spec.to_string(),
             reason,
@@ -206,7 +177,13 @@ impl<'a> Given<'a> {
     }
 
     /// `s` within `min..max` (in `unit`).
-    fn check_size(&self, s: f64, min: f64, max: f64, unit: &str) -> Result<(), AnalyzeError> {
+    pub(crate) fn check_size(
+        &self,
+        s: f64,
+        min: f64,
+        max: f64,
+        unit: &str,
+    ) -> Result<(), AnalyzeError> {
         if s < min || s > max {
             Err(self.bad_size(format!(
                 "{} size must be {}..{} {unit} (given {})",
@@ -221,7 +198,7 @@ impl<'a> Given<'a> {
     }
 
     /// The size of a type whose performance scales with it: given, and within `min..max`.
-    fn required_size(
+    pub(crate) fn required_size(
         &self,
         min: f64,
         max: f64,
@@ -239,7 +216,7 @@ impl<'a> Given<'a> {
     }
 
     /// A count field (`vpus=`), when given.
-    fn count(&self, field: &str) -> Result<Option<f64>, AnalyzeError> {
+    pub(crate) fn count(&self, field: &str) -> Result<Option<f64>, AnalyzeError> {
         self.get(field)
             .map(|v| parse_count(v).map_err(|e| self.bad(format!("{field}: {e}"))))
             .transpose()
@@ -248,7 +225,7 @@ impl<'a> Given<'a> {
     /// Checks the IOPS-per-GiB ratio against the given size, or derives the smallest size that
     /// allows the IOPS (noted on the volume). `free_iops`: IOPS every size gets (gp3's 3,000),
     /// exempt from the ratio.
-    fn size_for_ratio(
+    pub(crate) fn size_for_ratio(
         &self,
         iops: f64,
         free_iops: f64,
@@ -306,7 +283,11 @@ impl<'a> Given<'a> {
     /// Provisioned IOPS for types that include a baseline and sell more per GiB (Hyperdisk
     /// Balanced, Premium SSD v2): checks the range, sets the volume's size from the ratio
     /// (given, or the smallest that allows the IOPS) and its IOPS, and returns them.
-    fn provisioned_iops(&self, p: &ProvisionedIops, vol: &mut Volume) -> Result<f64, AnalyzeError> {
+    pub(crate) fn provisioned_iops(
+        &self,
+        p: &ProvisionedIops,
+        vol: &mut Volume,
+    ) -> Result<f64, AnalyzeError> {
         let (included, max) = (p.included_iops, p.max_iops);
         let i = self.iops.unwrap_or(included);
         if i < included || i > max {
@@ -323,302 +304,12 @@ impl<'a> Given<'a> {
         vol.iops = Some(i);
         Ok(i)
     }
-}
 
-/// gp2, st1/sc1 and Persistent Disk: performance from the size alone, so a size in GiB is
-/// required.
-fn sized(g: &Given, sizes: Range, example: &str) -> Result<(), AnalyzeError> {
-    g.required_size(sizes.min, sizes.max, "GiB", example)?;
-    Ok(())
-}
-
-/// OCI: size in GB, VPUs per GB (in steps, or the type's default) and the attachment.
-fn oci(g: &Given, p: &Oci, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let ty = g.ty();
-    g.required_size(
-        p.size_gb.min,
-        p.size_gb.max,
-        "GB",
-        &format!("{ty}:size=1000G"),
-    )?;
-    let v = match g.count("vpus")? {
-        Some(n) => {
-            let steps = (n - p.vpus.min) / p.vpus.step;
-            if n < p.vpus.min || n > p.vpus.max || steps.fract() != 0.0 {
-                return Err(g.bad(format!(
-                    "{ty} vpus must be {}..{} in steps of {} (given {})",
-                    fmt::trim(p.vpus.min, 0),
-                    fmt::trim(p.vpus.max, 0),
-                    fmt::trim(p.vpus.step, 0),
-                    fmt::trim(n, 2)
-                )));
-            }
-            n
-        }
-        None => {
-            if p.vpus.min < p.vpus.max {
-                vol.notes.push(format!(
-                    "vpus not given: assumed {} VPUs/GB",
-                    fmt::trim(p.vpus.default, 0)
-                ));
-            }
-            p.vpus.default
-        }
-    };
-    vol.vpus = Some(v);
-    vol.pv_attach = match g.get("attach").map(str::to_ascii_lowercase).as_deref() {
-        None | Some("iscsi") | Some("multipath") => false,
-        Some("pv") | Some("paravirtualized") => true,
-        Some(other) => {
-            return Err(g.bad(format!(
-                "attach must be iscsi (multipath, default) or pv (paravirtualized); given '{other}'"
-            )))
-        }
-    };
-    Ok(())
-}
-
-/// Hyperdisk Throughput: throughput within a range per TiB of size (the smallest size and the
-/// least throughput when not given).
-fn hyperdisk_throughput(g: &Given, p: &HdThroughput, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let ty = g.ty();
-    let s = g.size.unwrap_or(p.size_gib.min);
-    if g.size.is_none() {
-        vol.notes.push(format!(
-            "size not given: assumed {}, the smallest {ty}",
-            fmt::gib(s)
-        ));
+    /// Types whose performance comes from the size alone: a size in GiB is required.
+    pub(crate) fn sized(&self, sizes: Range, example: &str) -> Result<(), AnalyzeError> {
+        self.required_size(sizes.min, sizes.max, "GiB", example)?;
+        Ok(())
     }
-    g.check_size(s, p.size_gib.min, p.size_gib.max, "GiB")?;
-    vol.size_gib = Some(s);
-    let tib = s / 1024.0;
-    let lo = (p.min_mib_s_per_tib * tib).max(p.min_mib_s);
-    let hi = (p.max_mib_s_per_tib * tib).min(p.max_mib_s);
-    let t = match g.tput {
-        Some(t) => t / MIB,
-        None => {
-            vol.notes.push(format!(
-                "throughput not given: assumed the minimum for {}, {} MiB/s",
-                fmt::gib(s),
-                fmt::trim(lo, 2)
-            ));
-            lo
-        }
-    };
-    if t < lo - 1e-9 || t > hi + 1e-9 {
-        return Err(g.bad(format!(
-            "{ty} throughput must be {}..{} MiB/s for {} ({}..{} MiB/s per TiB, {}..{} overall); given {} MiB/s",
-            fmt::trim(lo, 2),
-            fmt::trim(hi, 2),
-            fmt::gib(s),
-            fmt::int(p.min_mib_s_per_tib),
-            fmt::int(p.max_mib_s_per_tib),
-            fmt::int(p.min_mib_s),
-            fmt::int(p.max_mib_s),
-            fmt::trim(t, 2)
-        )));
-    }
-    vol.throughput = Some(t * MIB);
-    Ok(())
-}
-
-/// Disks sold in tiers: a size up to the largest tier, noted when it performs as a larger one.
-fn tiered(g: &Given, p: &Tiered, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let max = p.tiers.last().map(|t| t.size_gib).unwrap_or(0.0);
-    let min = p.tiers.first().map(|t| t.size_gib).unwrap_or(0.0).min(1.0);
-    let s = g.required_size(min, max, "GiB", &format!("{}:size=1024G", g.ty()))?;
-    if let Some(t) = vol.tier(p) {
-        if (t.size_gib - s).abs() > 1e-9 {
-            vol.notes.push(format!(
-                "{} GiB is billed and performs as tier {} ({})",
-                fmt::trim(s, 2),
-                t.name,
-                fmt::gib(t.size_gib)
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// gp3: IOPS from the included 3,000 up, throughput up to a share of the IOPS, and the limits
-/// before 2025 on request (`limits=2023`).
-fn gp3(g: &Given, p: &Gp3, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let older = match g.get("limits").map(str::to_ascii_lowercase).as_deref() {
-        None | Some("2025") | Some("current") => false,
-        Some(l) if l == p.older_limits.name => true,
-        Some(other) => {
-            return Err(g.bad(format!(
-                "limits must be 2025 (current, default) or {} (the limits before 2025); given '{other}'",
-                p.older_limits.name
-            )))
-        }
-    };
-    vol.older_limits = older;
-    let (max_iops, max_size, max_mib) = if older {
-        (
-            p.older_limits.max_iops,
-            p.older_limits.max_size_gib,
-            p.older_limits.max_mib_s.unwrap_or(p.max_mib_s),
-        )
-    } else {
-        (p.max_iops, p.size_gib.max, p.max_mib_s)
-    };
-    let i = g.iops.unwrap_or(p.included_iops);
-    if i < p.included_iops || i > max_iops {
-        let hint = if older && i > max_iops && i <= p.max_iops {
-            format!(
-                "; AWS raised gp3 to {} IOPS in 2025: drop limits={}",
-                fmt::int(p.max_iops),
-                p.older_limits.name
-            )
-        } else {
-            String::new()
-        };
-        return Err(g.bad(format!(
-            "gp3 IOPS must be {}..{} (given {}){hint}",
-            fmt::int(p.included_iops),
-            fmt::int(max_iops),
-            fmt::int(i)
-        )));
-    }
-    let sizes = Range {
-        min: p.size_gib.min,
-        max: max_size,
-    };
-    let s = g.size_for_ratio(i, p.included_iops, p.max_iops_per_gib, sizes, vol)?;
-    vol.size_gib = Some(s);
-    let allowed = max_mib.min(i * p.mib_s_per_iops);
-    let t = g.tput.unwrap_or(p.included_mib_s * MIB);
-    let t_mib = t / MIB;
-    if t_mib < p.included_mib_s - 1e-9 || t_mib > allowed + 1e-9 {
-        return Err(g.bad(format!(
-            "gp3 throughput must be {}..{} MiB/s for {} IOPS (at most {} MiB/s per provisioned IOPS and {} MiB/s overall); given {} MiB/s",
-            fmt::int(p.included_mib_s),
-            fmt::trim(allowed, 2),
-            fmt::int(i),
-            fmt::trim(p.mib_s_per_iops, 3),
-            fmt::int(max_mib),
-            fmt::trim(t_mib, 2)
-        )));
-    }
-    if older {
-        vol.notes.push(p.older_limits.note.clone());
-    }
-    vol.iops = Some(i);
-    vol.throughput = Some(t);
-    Ok(())
-}
-
-/// io1/io2: IOPS required, within the type's range and ratio per GiB.
-fn provisioned(g: &Given, p: &Provisioned, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let ty = g.ty();
-    let i = g.iops.ok_or_else(|| {
-        g.bad(format!(
-            "{ty} needs iops=, e.g. {ty}:iops={} ({}..{} IOPS, at most {} IOPS per GiB)",
-            p.max_iops.min(48_000.0).round(),
-            fmt::int(p.min_iops),
-            fmt::int(p.max_iops),
-            fmt::int(p.max_iops_per_gib)
-        ))
-    })?;
-    if i < p.min_iops || i > p.max_iops {
-        let hint = if i > p.max_iops && ty == "io1" {
-            "; io2 (Block Express) allows up to 256,000"
-        } else {
-            ""
-        };
-        return Err(g.bad(format!(
-            "{ty} IOPS must be {}..{} (given {}){hint}",
-            fmt::int(p.min_iops),
-            fmt::int(p.max_iops),
-            fmt::int(i)
-        )));
-    }
-    let s = g.size_for_ratio(i, 0.0, p.max_iops_per_gib, p.size_gib, vol)?;
-    vol.size_gib = Some(s);
-    if ty == "io1" && i > 32_000.0 {
-        vol.notes.push(
-            "io1 above 32,000 IOPS needs a Nitro-based instance; others top out at 32,000".into(),
-        );
-    }
-    vol.iops = Some(i);
-    Ok(())
-}
-
-/// Hyperdisk Balanced: provisioned IOPS, and throughput within the type's range.
-fn hyperdisk(g: &Given, p: &Hyperdisk, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    g.provisioned_iops(&p.provisioned, vol)?;
-    let t = g.tput.unwrap_or(p.included_mib_s * MIB);
-    if t / MIB < p.min_mib_s - 1e-9 || t / MIB > p.max_mib_s + 1e-9 {
-        return Err(g.bad(format!(
-            "{} throughput must be {}..{} MiB/s (given {} MiB/s)",
-            g.ty(),
-            fmt::int(p.min_mib_s),
-            fmt::int(p.max_mib_s),
-            fmt::trim(t / MIB, 2)
-        )));
-    }
-    vol.throughput = Some(t);
-    Ok(())
-}
-
-/// Premium SSD v2 and Ultra Disk: provisioned IOPS, and throughput (MB/s) up to a share of
-/// them.
-fn azure_v2(g: &Given, p: &AzureV2, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    let i = g.provisioned_iops(&p.provisioned, vol)?;
-    let allowed = p.max_mb_s.min(i * p.mb_s_per_iops);
-    let t = match g.tput {
-        Some(t) => t,
-        None if p.default_to_max_throughput => {
-            vol.notes.push(format!(
-                "throughput not given: assumed the most {} IOPS allow, {} MB/s",
-                fmt::int(i),
-                fmt::trim(allowed, 2)
-            ));
-            allowed * 1e6
-        }
-        None => p.included_mb_s * 1e6,
-    };
-    if t / 1e6 < p.included_mb_s - 1e-9 || t / 1e6 > allowed + 1e-9 {
-        return Err(g.bad(format!(
-            "{} throughput must be {}..{} MB/s for {} IOPS (at most {} MB/s per IOPS and {} MB/s overall); given {} MB/s",
-            g.ty(),
-            fmt::int(p.included_mb_s),
-            fmt::trim(allowed, 2),
-            fmt::int(i),
-            fmt::trim(p.mb_s_per_iops, 3),
-            fmt::int(p.max_mb_s),
-            fmt::trim(t / 1e6, 2)
-        )));
-    }
-    vol.throughput = Some(t);
-    Ok(())
-}
-
-/// `custom`: the limits the user gives (IOPS and/or throughput, above 0) and a base latency.
-fn custom(g: &Given, vol: &mut Volume) -> Result<(), AnalyzeError> {
-    if g.iops.is_none() && g.tput.is_none() {
-        return Err(g.bad(
-            "custom needs iops= and/or throughput= (MiB/s), e.g. custom:iops=2000 or custom:iops=2000,throughput=100,latency=500us".into(),
-        ));
-    }
-    if let Some(i) = g.iops {
-        if i <= 0.0 {
-            return Err(g.bad(format!("iops must be above 0 (given {})", fmt::trim(i, 2))));
-        }
-    }
-    if let Some(t) = g.tput {
-        if t <= 0.0 {
-            return Err(g.bad("throughput must be above 0".into()));
-        }
-    }
-    if let Some(l) = g.get("latency") {
-        let us = parse_latency_us(l).map_err(|e| g.bad(format!("latency: {e}")))?;
-        vol.latency_us = Some(us);
-    }
-    vol.iops = g.iops;
-    vol.throughput = g.tput;
-    Ok(())
 }
 
 /// `48000`, `48k`, `1.5k`, `2m` (decimal: counts, not bytes).
