@@ -28,10 +28,11 @@ fn main() -> ExitCode {
         Ok(i) => i,
         Err(e) => return clap_exit(&e),
     };
-    let result = match invocation {
+    // Volume types of one's own join the model data before any command reads it.
+    let result = iolens_suite::prices::use_local_volumes().and_then(|()| match invocation {
         cli::Invocation::Sub(c) => commands::run(c),
         cli::Invocation::Fio(args) => iolens_session::fio::run(&args, &cli::top_help),
-    };
+    });
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         // A usage error found after clap (a rule across arguments): clap's layout, exit 2.

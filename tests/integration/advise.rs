@@ -85,6 +85,94 @@ fn advise_prints_the_pick_as_text_json_and_a_report() {
     assert_contains(&html, "Pareto front");
 }
 
+/// A volume type of an existing family is a change to the data alone: `gp3-copy`, gp3's
+/// figures, prices and latency model under another name (tests/fixtures/models/volumes.json,
+/// read from the data directory as volume types of one's own), is listed by `models`, priced
+/// by `cost` and advised on exactly as gp3 is.
+#[test]
+fn advise_takes_a_volume_type_added_by_data_alone() {
+    let d = TempDir::new("advise-extra-type");
+    let data = d.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/models/volumes.json"
+    );
+    std::fs::copy(fixture, data.join("volumes.json")).unwrap();
+    let run = |args: &[&str]| {
+        let mut c = iolens();
+        c.env("IOLENS_DATA_DIR", &data).current_dir(&d.0).args(args);
+        output_within(c, std::time::Duration::from_secs(120))
+    };
+    let ok = |args: &[&str]| {
+        let o = run(args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "iolens {} with {fixture} in the data directory: expected exit 0; stderr: {}",
+            args.join(" "),
+            stderr(&o)
+        );
+        stdout(&o)
+    };
+    let listed = ok(&["models"]);
+    assert_contains(
+        &listed,
+        "gp3-copy  AWS EBS General Purpose SSD (gp3)  fields: iops, throughput, size, limits",
+    );
+    // 100 GiB x $0.08 = $8.00; (6,000 - 3,000 included) x $0.005 = $15.00;
+    // (250 - 125 included) MiB/s x $0.04 = $5.00: $28.00, gp3's own arithmetic.
+    let copy = ok(&[
+        "cost",
+        "--volume",
+        "gp3-twin:iops=6000,throughput=250,size=100G",
+    ]);
+    assert_contains(&copy, "total: $28.00 per month");
+    let gp3 = ok(&["cost", "--volume", "gp3:iops=6000,throughput=250,size=100G"]);
+    assert_eq!(
+        copy.replace("gp3-copy", "gp3"),
+        gp3,
+        "cost of gp3-copy (gp3's data under another name) against gp3's, the same volume"
+    );
+    // 5,000 IOPS of 16 KiB with 20 % headroom: 6,000 IOPS (3,000 included, 3,000 bought);
+    // 6,000 x 16 KiB = 93.75 MiB/s, under the 125 MiB/s included; the job's 100 GiB.
+    // $8.00 + 3,000 x $0.005 = $23.00.
+    let advise = |ty: &str| {
+        let mut flags = vec!["advise", "--iops", "5k", "--type", ty];
+        flags.extend(DB);
+        ok(&flags)
+    };
+    let copy = advise("gp3-copy");
+    assert_contains(
+        &copy,
+        "--volume gp3-copy:iops=6000,throughput=125,size=100G",
+    );
+    assert_contains(&copy, "$23.00");
+    // The tables' columns are as wide as the longest name: compared word by word.
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        words(&copy.replace("gp3-copy", "gp3")),
+        words(&advise("gp3")),
+        "advise --iops 5k --type gp3-copy against --type gp3 on a QD32 16 KiB randread: the \
+         same answer under the other name"
+    );
+    // A file that names a shipped type is refused with the reason, before anything runs.
+    std::fs::write(
+        data.join("volumes.json"),
+        std::fs::read_to_string(fixture)
+            .unwrap()
+            .replace("\"gp3-twin\"", "\"io2-be\""),
+    )
+    .unwrap();
+    let o = run(&["models"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a clash with a shipped alias: exit 1"
+    );
+    assert_contains(&stderr(&o), "'io2-be' already names a volume type");
+}
+
 #[test]
 fn advise_reads_a_real_60s_fio_result() {
     let d = TempDir::new("advise-result");

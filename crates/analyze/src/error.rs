@@ -57,4 +57,7 @@ pub enum AnalyzeError {
     /// The bundled model data failed to parse (a bug in `data/models.json`).
     #[error("data/models.json is invalid: {0}")]
     BadModelData(String),
+    /// Volume types of one's own could not be added to the model data (what is wrong).
+    #[error("{0}")]
+    ExtraModels(String),
 }

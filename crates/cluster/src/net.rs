@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use iolens_job::OutputFormat;
-use iolens_report::clients::{self, Client, Clients};
+use iolens_report::clients::{Client, Clients};
 use iolens_stats::merge::{merge_runs, JobMerge};
 use iolens_stats::RunResult;
 
@@ -1063,16 +1063,7 @@ pub fn outcome(
 /// A client/server result (per-rank or per-file entries and "All clients") in each of
 /// `formats`, in order: the cluster run and `iolens merge` print through this.
 pub(crate) fn render(view: &Clients, formats: &[OutputFormat], terse_version: u32) -> String {
-    let mut text = String::new();
-    for f in formats {
-        match f {
-            OutputFormat::Terse => text.push_str(&clients::terse(view, terse_version)),
-            OutputFormat::Json => text.push_str(&clients::json(view, false)),
-            OutputFormat::JsonPlus => text.push_str(&clients::json(view, true)),
-            OutputFormat::Normal => text.push_str(&clients::normal(view)),
-        }
-    }
-    text
+    iolens_report::fio::render(view, formats, terse_version)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod charts;
 pub mod clients;
 pub mod conditions;
 pub mod error;
+pub mod fio;
 pub mod fiolog;
 pub mod fmt;
 pub mod html;

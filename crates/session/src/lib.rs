@@ -134,16 +134,11 @@ pub fn render_fio(
     terse_version: u32,
     extra: &[Member],
 ) -> String {
-    let mut s = String::new();
-    for f in formats {
-        match f {
-            OutputFormat::Terse => s.push_str(&iolens_report::terse::render(r, terse_version)),
-            OutputFormat::Json => s.push_str(&iolens_report::json::render_with(r, false, extra)),
-            OutputFormat::JsonPlus => s.push_str(&iolens_report::json::render_with(r, true, extra)),
-            OutputFormat::Normal => s.push_str(&iolens_report::normal::render(r)),
-        }
-    }
-    s
+    iolens_report::fio::render(
+        &iolens_report::fio::Run { result: r, extra },
+        formats,
+        terse_version,
+    )
 }
 
 /// `--explain` of a result in memory: the text, for stderr (stdout and `--output` carry only

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use iolens_job::{load, parse_args, parse_job_text, FioArgs, JobSet};
-use iolens_job::{SystemEnvironment, TimeUnit};
+use iolens_job::{OutputFormat, SystemEnvironment, TimeUnit};
 use iolens_run::PlanOptions;
 use iolens_session::{check_report_path, diag, explain_context, write_report, Checks, Sink};
 use iolens_stats::RunResult;
@@ -343,9 +343,9 @@ pub fn quick(o: &QuickOptions) -> Result<i32> {
                 .then(|| iolens_session::Explained::of(&all, &ctx).member)
                 .into_iter()
                 .collect();
-            sink.write(&iolens_report::json::render_with(&all, false, &extra))?
+            sink.write(&fio_format(&all, &extra, OutputFormat::Json))?
         }
-        QuickFormat::Normal => sink.write(&iolens_report::normal::render(&all))?,
+        QuickFormat::Normal => sink.write(&fio_format(&all, &[], OutputFormat::Normal))?,
         QuickFormat::Table => sink.write(&table(&q, done, &results))?,
     }
     if o.explain {
@@ -487,6 +487,11 @@ fn run_steps_into(
         }
     }
     Ok(())
+}
+
+/// One of fio's formats of `r`, through the one place they are chosen.
+fn fio_format(r: &RunResult, extra: &[iolens_report::json::Member], f: OutputFormat) -> String {
+    iolens_report::fio::render(&iolens_report::fio::Run { result: r, extra }, &[f], 3)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use iolens_analyze::models::{use_prices, PriceBook, PriceOptions};
 
 /// The user's data directory for iolens: `$IOLENS_DATA_DIR`, else `$XDG_DATA_HOME/iolens`,
@@ -23,6 +23,26 @@ pub fn data_dir() -> Option<PathBuf> {
 /// The local price file: `prices.json` in [`data_dir`].
 pub fn local_price_file() -> Option<PathBuf> {
     data_dir().map(|d| d.join("prices.json"))
+}
+
+/// The local volume types: `volumes.json` in [`data_dir`], volume types of one's own (each
+/// with its prices and latency model, in the format of the shipped data) that every command
+/// adds to the model data.
+pub fn local_volume_file() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("volumes.json"))
+}
+
+/// Adds the local volume types, when the file is there, to this process's model data. Called
+/// once, before anything reads the data; a file that does not parse, or that names a type
+/// twice, is an error that says so.
+pub fn use_local_volumes() -> Result<()> {
+    let Some(path) = local_volume_file().filter(|p| p.is_file()) else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading volume types from {}", path.display()))?;
+    iolens_analyze::models::use_extra_models(&text)
+        .with_context(|| format!("volume types in {}", path.display()))
 }
 
 /// `--region`, `--prices` and `--discount`, shared by `cost` and `advise`.

@@ -368,6 +368,81 @@ pub(crate) fn try_data() -> Result<&'static ModelData, AnalyzeError> {
     .map_err(Clone::clone)
 }
 
+/// Volume types of one's own, added to the shipped data: each with its prices and latency
+/// model, in the shipped data's format (a type of an existing family needs nothing else).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExtraModels {
+    volumes: Vec<VolumeModel>,
+    #[serde(default)]
+    prices: Vec<Price>,
+    #[serde(default)]
+    latency_models: Vec<LatencyModelData>,
+}
+
+/// The shipped data with the volume types of `text` (see [`use_extra_models`]) added.
+fn with_extra(text: &str) -> Result<ModelData, AnalyzeError> {
+    let bad = AnalyzeError::ExtraModels;
+    let mut d: ModelData =
+        serde_json::from_str(MODELS_JSON).map_err(|e| AnalyzeError::BadModelData(e.to_string()))?;
+    let extra: ExtraModels = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    for v in extra.volumes {
+        for n in std::iter::once(&v.ty).chain(&v.aliases) {
+            if *n != n.to_ascii_lowercase() {
+                return Err(bad(format!("'{n}' must be lowercase")));
+            }
+            if d.volumes
+                .iter()
+                .any(|o| &o.ty == n || o.aliases.contains(n))
+            {
+                return Err(bad(format!("'{n}' already names a volume type")));
+            }
+        }
+        if v.source.is_empty() || v.date.is_empty() {
+            return Err(bad(format!(
+                "{}: a volume type needs its source and date",
+                v.ty
+            )));
+        }
+        d.volumes.push(v);
+    }
+    for p in &extra.prices {
+        if !d.volumes.iter().any(|v| v.ty == p.ty) {
+            return Err(bad(format!(
+                "a price for '{}', which is no volume type",
+                p.ty
+            )));
+        }
+    }
+    d.prices.entries.extend(extra.prices);
+    d.latency_models.extend(extra.latency_models);
+    for v in &d.volumes {
+        let n = d
+            .latency_models
+            .iter()
+            .filter(|m| m.types.contains(&v.ty))
+            .count();
+        if n != 1 {
+            return Err(bad(format!(
+                "{} has {n} latency models; every volume type needs one",
+                v.ty
+            )));
+        }
+    }
+    Ok(d)
+}
+
+/// Adds the volume types of `text` (JSON: `volumes`, `prices`, `latency_models`, each in the
+/// shipped data's format) to the model data of this process, so that a type of an existing
+/// family is tried without a new build. Called once, before anything reads the data; an
+/// error says what is wrong with the file, or that the data was already in use.
+pub fn use_extra_models(text: &str) -> Result<(), AnalyzeError> {
+    let d = with_extra(text)?;
+    DATA.set(Ok(d)).map_err(|_| {
+        AnalyzeError::ExtraModels("the model data is already in use; add volume types first".into())
+    })
+}
+
 /// The parsed data. The data file is compiled in and checked by unit tests, so a failure here
 /// is a build defect, reported loudly rather than hidden.
 pub(crate) fn data() -> &'static ModelData {
@@ -539,6 +614,47 @@ mod tests {
                 seen.push(n);
             }
         }
+    }
+
+    /// The fixture is gp3's entry, price and latency model under another name: a type of an
+    /// existing family, which the data alone adds.
+    const EXTRA: &str = include_str!("../../../../tests/fixtures/models/volumes.json");
+
+    #[test]
+    fn volume_types_of_ones_own_join_the_data_or_are_refused_with_the_reason() {
+        let d = with_extra(EXTRA).expect("the fixture's gp3-copy joins the shipped data");
+        let copy = d.volumes.iter().find(|v| v.ty == "gp3-copy");
+        assert!(
+            copy.is_some_and(|v| v.aliases == ["gp3-twin"] && v.params.family().fields().len() == 4),
+            "gp3-copy with its alias and gp3's four fields: {copy:?}"
+        );
+        assert_eq!(d.volumes.len(), data().volumes.len() + 1, "one type added");
+        let refused = |text: String, why: &str| {
+            let e = with_extra(&text).map(|_| ()).unwrap_err().to_string();
+            assert!(
+                e.contains(why),
+                "expected the refusal to say '{why}', got '{e}'"
+            );
+        };
+        refused(
+            EXTRA.replace("\"gp3-twin\"", "\"io2-be\""),
+            "'io2-be' already names a volume type",
+        );
+        refused(
+            EXTRA.replace("\"gp3-copy\"", "\"gp3\""),
+            "'gp3' already names a volume type",
+        );
+        refused(
+            EXTRA.replace(
+                "\"types\": [\n        \"gp3-copy\"",
+                "\"types\": [\n        \"gp2\"",
+            ),
+            "gp2 has 2 latency models",
+        );
+        refused(
+            EXTRA.replace("\"model\": \"ebs-gp3\"", "\"model\": \"ebs-gp4\""),
+            "unknown variant `ebs-gp4`",
+        );
     }
 
     #[test]
