@@ -6,6 +6,7 @@ mod advise;
 mod calibrate;
 mod cli;
 mod cluster;
+mod cmdprio;
 mod common;
 mod conditions;
 mod docs;

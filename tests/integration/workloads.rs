@@ -1746,22 +1746,6 @@ const NOT_COVERED: &[(&str, &str)] = &[
         "implemented (fio 3.42, tested in fio342.rs); fio's example turns it off for atomic writes, which need a device with atomic write units",
     ),
     (
-        "cmdprio",
-        "per-command priorities (io_uring/libaio ioprio) are not implemented",
-    ),
-    (
-        "cmdprio_class",
-        "per-command priorities are not implemented",
-    ),
-    (
-        "cmdprio_bssplit",
-        "per-command priorities are not implemented",
-    ),
-    (
-        "cmdprio_percentage",
-        "per-command priorities are not implemented",
-    ),
-    (
         "apptag",
         "NVMe protection information (xnvme examples, an NVMe device)",
     ),
@@ -1945,6 +1929,10 @@ fn repository_examples_cover_the_features_of_fios_runnable_examples() {
         "randrepeat",
         "random_generator",
         "prio",
+        "cmdprio",
+        "cmdprio_class",
+        "cmdprio_bssplit",
+        "cmdprio_percentage",
         "offset_increment",
         "offset",
         "ignore_error",

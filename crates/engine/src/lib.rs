@@ -57,6 +57,9 @@ pub struct IoReq {
     /// Where in the slot's buffer the transfer starts (a short transfer's rest starts after
     /// what was done).
     pub buf_off: u32,
+    /// The I/O priority it carries (`class << 13 | level`), 0 for none: io_uring puts it in
+    /// the SQE, libaio in `aio_reqprio`; the other engines leave it to the thread's own.
+    pub ioprio: u16,
 }
 
 /// A finished I/O: the slot it was queued with, handed back, and the result (bytes, or
@@ -180,7 +183,7 @@ impl Wakeups {
 /// let (pool, mut slots) = BufPool::new(2, 4096, 4096).unwrap();
 /// let mut eng = Engine::new(pool, |_| Ok::<_, ()>(NullEngine::new(2, None))).unwrap();
 /// let slot = slots.pop().unwrap();
-/// let req = IoReq { file: 0, op: Op::Read, offset: 0, len: 4096, buf_off: 0 };
+/// let req = IoReq { file: 0, op: Op::Read, offset: 0, len: 4096, buf_off: 0, ioprio: 0 };
 /// eng.queue(slot, &req);
 /// let _ = eng.buf(&slot); // the slot moved into the engine with its I/O
 /// ```
@@ -525,6 +528,7 @@ mod tests {
             offset: 0,
             len,
             buf_off: 0,
+            ioprio: 0,
         }
     }
 
@@ -683,6 +687,7 @@ pub(crate) mod workout {
                     offset: block * BS as u64,
                     len: BS as u32,
                     buf_off: 0,
+                    ioprio: 0,
                 };
                 match eng.queue(slot, &req) {
                     Submitted::Pending => {}

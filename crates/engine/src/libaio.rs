@@ -42,6 +42,8 @@ const IOCB_CMD_PREAD: u16 = 0;
 const ECANCELED: i64 = -(libc::ECANCELED as i64);
 const IOCB_CMD_PWRITE: u16 = 1;
 const IOCB_CMD_PREADV: u16 = 7;
+/// `aio_reqprio` holds the I/O's priority (`<linux/aio_abi.h>`, Linux 5.0).
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_PWRITEV: u16 = 8;
 
 type AioContext = libc::c_ulong;
@@ -310,6 +312,8 @@ unsafe impl Backend for LibaioEngine {
             aio_buf,
             aio_nbytes,
             aio_offset: r.offset as i64,
+            aio_reqprio: r.ioprio as i16,
+            aio_flags: if r.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);

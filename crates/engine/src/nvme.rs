@@ -638,6 +638,7 @@ mod tests {
             offset,
             len,
             buf_off: 0,
+            ioprio: 0,
         }
     }
 

@@ -297,6 +297,7 @@ mod tests {
             offset,
             len: 4096,
             buf_off: 0,
+            ioprio: 0,
         }
     }
 

@@ -263,6 +263,7 @@ mod tests {
                     offset: i * 4096,
                     len: 4096,
                     buf_off: 0,
+                    ioprio: 0,
                 };
                 assert!(matches!(eng.queue(s, &req), Submitted::Pending));
             }
@@ -306,6 +307,7 @@ mod tests {
             offset: 0,
             len: 4096,
             buf_off: 0,
+            ioprio: 0,
         };
         let _ = eng.queue(slots.pop().unwrap(), &req);
         eng.commit().unwrap();

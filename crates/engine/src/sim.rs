@@ -262,6 +262,7 @@ mod tests {
             offset: 0,
             len: 4096,
             buf_off: 0,
+            ioprio: 0,
         }
     }
 

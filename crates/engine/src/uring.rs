@@ -490,6 +490,7 @@ unsafe impl Backend for UringEngine {
                 slot as u16
             )
             .offset(r.offset)
+            .ioprio(r.ioprio)
             .rw_flags(rf)
             .build()),
             Op::Write if o.ring.fixedbufs => target!(self, r.file, |f| opcode::WriteFixed::new(
@@ -499,17 +500,20 @@ unsafe impl Backend for UringEngine {
                 slot as u16
             )
             .offset(r.offset)
+            .ioprio(r.ioprio)
             .rw_flags(wf)
             .build()),
             Op::Read if o.ring.nonvectored => {
                 target!(self, r.file, |f| opcode::Read::new(f, buf, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .rw_flags(rf)
                     .build())
             }
             Op::Write if o.ring.nonvectored => {
                 target!(self, r.file, |f| opcode::Write::new(f, buf, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .rw_flags(wf)
                     .build())
             }
@@ -522,11 +526,13 @@ unsafe impl Backend for UringEngine {
                 if r.op == Op::Read {
                     target!(self, r.file, |f| opcode::Readv::new(f, iov, 1)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .rw_flags(rf)
                         .build())
                 } else {
                     target!(self, r.file, |f| opcode::Writev::new(f, iov, 1)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .rw_flags(wf)
                         .build())
                 }
@@ -879,6 +885,7 @@ mod tests {
             offset: 0,
             len: BS as u32,
             buf_off: 0,
+            ioprio: 0,
         };
         assert!(matches!(
             eng.queue(slots.pop().unwrap(), &req),

@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cmdline;
+pub mod cmdprio;
 pub mod effective;
 pub mod errno;
 pub mod error;
@@ -23,6 +24,7 @@ use std::path::Path;
 
 pub use build::{build_jobs, JobSet};
 pub use cmdline::{parse_args, Eta, FioArgs, OutputFormat};
+pub use cmdprio::{CmdPrio, PrioPlan, PrioRule};
 pub use effective::{Effective, Pacing, Rate, Submission, Think};
 pub use error::{JobError, Span};
 pub use ini::{Environment, RawEntry, RawSection, SystemEnvironment};

@@ -1090,6 +1090,8 @@ pub struct JobSpec {
     pub prio: Option<u32>,
     /// `prioclass`.
     pub prioclass: Option<u32>,
+    /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio` and `cmdprio_bssplit`.
+    pub cmdprio: crate::cmdprio::CmdPrio,
     /// `cpus_allowed` as a list of CPUs.
     pub cpus_allowed: Option<Vec<usize>>,
     /// `cpus_allowed_policy`.
@@ -1532,9 +1534,20 @@ impl JobSpec {
         if self.prio.is_none() && self.prioclass.is_none() {
             return None;
         }
-        Some(
-            ((self.prioclass.unwrap_or(2) as u16 & 7) << 13)
-                | (self.prio.unwrap_or(0) as u16 & 0x1fff),
+        // Class 0 is best effort, as fio's ioprio_value.
+        Some(crate::cmdprio::ioprio_value(
+            self.prioclass.unwrap_or(2) as u16 & 7,
+            self.prio.unwrap_or(0) as u16 & 7,
+        ))
+    }
+
+    /// The priorities the job's I/O carries (`cmdprio_*`), None when all of it keeps the
+    /// job's own.
+    pub fn prio_plan(&self) -> Option<crate::cmdprio::PrioPlan> {
+        self.cmdprio.plan(
+            self.ioprio().unwrap_or(0),
+            self.rw.has(Ddir::Read),
+            self.rw.has(Ddir::Write),
         )
     }
 
@@ -1645,6 +1658,7 @@ impl JobSpec {
         if self.sprandom {
             self.validate_sprandom()?;
         }
+        self.cmdprio.validate()?;
         if self.verify_only && self.verify.is_none() {
             return Err("verify_only needs a verify= method".into());
         }

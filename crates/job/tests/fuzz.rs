@@ -52,6 +52,7 @@ fn option_value() -> impl Strategy<Value = String> {
         "(read|write|randread|randwrite|rw|randrw|trim|trimwrite)(:-?[0-9]{1,3}k?)?",
         "(zipf|pareto|normal|zoned|zoned_abs|sequence|gauss|random)(:[0-9./:,]{0,16})?",
         "[0-9]{1,2}k/[0-9]{0,3}(:[0-9]{1,2}k/[0-9]{0,3}){0,3}",
+        "[0-9]{1,2}k/[0-9]{1,3}(/[0-9]{1,2}){0,4}(:[0-9]{1,2}k/[0-9]{1,3}(/[0-9]){0,3}){0,2}(,[0-9]k/[0-9]{1,2})?",
         "\\$(ncpus|pagesize|mb_memory)[-+*/][0-9]{1,3}",
         "\\$\\{[A-Z]{1,3}\\}",
         "0x[0-9a-fA-F]{1,10}",
@@ -120,6 +121,7 @@ proptest! {
         let _ = value::parse_bool(&s);
         let _ = value::parse_range_per_dir(&s, KbBase::Binary);
         let _ = value::parse_bssplit(&s, KbBase::Binary);
+        let _ = iolens_job::cmdprio::parse_bssplit(&s, KbBase::Binary);
         let _ = value::parse_float_list(&s);
         let _ = value::eval_expr(&s, KbBase::Binary);
         let _ = value::split_per_dir(&s);
@@ -132,6 +134,39 @@ proptest! {
         match n.checked_mul(unit.1) {
             Some(x) => prop_assert_eq!(v, Ok(x)),
             None => prop_assert!(v.is_err()),
+        }
+    }
+
+    #[test]
+    fn cmdprio_bssplit_takes_exactly_the_documented_entries(
+        entries in proptest::collection::vec(
+            (1u64..=4, 0u32..=110, proptest::option::of((0u32..=4, 0u32..=8))),
+            1..6,
+        )
+    ) {
+        // bs/pct or bs/pct/class/level: accepted exactly when every field is in range and
+        // the shares of each block size add up to at most 100.
+        let text: Vec<String> = entries
+            .iter()
+            .map(|(bs, pct, p)| match p {
+                Some((c, l)) => format!("{bs}k/{pct}/{c}/{l}"),
+                None => format!("{bs}k/{pct}"),
+            })
+            .collect();
+        let text = text.join(":");
+        let in_range = entries.iter().all(|(_, pct, p)| {
+            *pct <= 100 && p.is_none_or(|(c, l)| c <= 3 && l <= 7)
+        });
+        let sums_ok = (1u64..=4).all(|bs| {
+            entries.iter().filter(|e| e.0 == bs).map(|e| e.1).sum::<u32>() <= 100
+        });
+        let got = iolens_job::cmdprio::parse_bssplit(&text, KbBase::Binary);
+        prop_assert_eq!(got.is_ok(), in_range && sums_ok, "cmdprio_bssplit={}: {:?}", text, got);
+        if let Ok((split, _)) = got {
+            let kept: usize = entries.iter().filter(|e| e.1 > 0).count();
+            prop_assert_eq!(split[0].len(), kept, "non-zero entries of {}", text);
+            prop_assert_eq!(&split[0], &split[1], "one list serves reads and writes: {}", text);
+            prop_assert!(split[0].windows(2).all(|w| w[0].bs <= w[1].bs), "sorted by size: {}", text);
         }
     }
 }

@@ -116,7 +116,28 @@ fn lat(w: &mut W, key: &str, l: &LatResult, plus: bool) {
     w.close('}');
 }
 
-fn dir(w: &mut W, key: &str, d: &DirResult, plus: bool) {
+/// fio's `prios` array: each priority's latency, when two or more priorities had I/Os.
+fn prios(w: &mut W, d: &DirResult, total_lat: bool, plus: bool) {
+    if d.prios.len() < 2 {
+        return;
+    }
+    w.open(Some("prios"), '[');
+    for p in &d.prios {
+        w.open(None, '{');
+        w.int("prioclass", p.prioclass);
+        w.int("prio", p.prio);
+        lat(
+            w,
+            if total_lat { "lat_ns" } else { "clat_ns" },
+            &p.lat,
+            plus,
+        );
+        w.close('}');
+    }
+    w.close(']');
+}
+
+fn dir(w: &mut W, key: &str, d: &DirResult, total_lat: bool, plus: bool) {
     w.open(Some(key), '{');
     let bw_bytes = d.bw_bytes();
     w.int("io_bytes", d.io_bytes);
@@ -131,6 +152,7 @@ fn dir(w: &mut W, key: &str, d: &DirResult, plus: bool) {
     lat(w, "slat_ns", &d.slat, plus);
     lat(w, "clat_ns", &d.clat, plus);
     lat(w, "lat_ns", &d.lat, plus);
+    prios(w, d, total_lat, plus);
     let b = &d.bw_samples;
     w.int("bw_min", b.min as u64);
     w.int("bw_max", b.max as u64);
@@ -198,7 +220,7 @@ pub(crate) fn job_with(w: &mut W, j: &JobResult, plus: bool, extra: &[Extra]) {
         w.close('}');
     }
     for (k, d) in shown_dirs(j) {
-        dir(w, k, d, plus);
+        dir(w, k, d, j.display.lat_percentiles, plus);
         // unified_rw_reporting: "mixed" replaces the directions and sync; "both" adds it after.
         if k == "trim" {
             w.open(Some("sync"), '{');

@@ -203,9 +203,35 @@ fn dir_block(o: &mut String, name: &str, d: &DirResult, j: &JobResult, is_write:
     lat_line(o, "slat", &d.slat);
     lat_line(o, "clat", &d.clat);
     lat_line(o, " lat", &d.lat);
+    // fio's per-priority lines, when two or more priorities had I/Os: one kind of latency,
+    // clat, or lat with lat_percentiles.
+    let prio_kind = if disp.lat_percentiles { "lat" } else { "clat" };
+    let by_prio = d.prios.len() >= 2;
+    if by_prio {
+        for p in &d.prios {
+            let name = format!("{prio_kind} prio {}/{}", p.prioclass, p.prio);
+            lat_line(o, &name, &p.lat);
+        }
+    }
     pct_block(o, "slat", &d.slat, &disp.percentile_list);
     pct_block(o, "clat", &d.clat, &disp.percentile_list);
     pct_block(o, "lat", &d.lat, &disp.percentile_list);
+    if by_prio && (disp.clat_percentiles || disp.lat_percentiles) {
+        let all = if disp.lat_percentiles {
+            d.lat.moments.n
+        } else {
+            d.clat.moments.n
+        };
+        for p in &d.prios {
+            let name = format!(
+                "{prio_kind} prio {}/{} ({:.2}% of IOs)",
+                p.prioclass,
+                p.prio,
+                100.0 * p.lat.moments.n as f64 / all as f64
+            );
+            pct_block(o, &name, &p.lat, &disp.percentile_list);
+        }
+    }
     let b = &d.bw_samples;
     if b.samples > 0 {
         let (mut min, mut max, mut mean, mut sd) = (b.min, b.max, b.mean, b.stddev());

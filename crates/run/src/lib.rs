@@ -301,6 +301,7 @@ fn layout_files(plan: &Plan, events: &mut dyn FnMut(Event)) -> BTreeMap<usize, S
 pub fn job_info(j: &PlannedJob, sims: &sim::SimRegistry) -> JobInfo {
     let s = &j.spec;
     JobInfo {
+        ioprio: s.ioprio().unwrap_or(0),
         name: s.name.clone(),
         groupid: j.groupid,
         group_reporting: s.group_reporting,

@@ -38,6 +38,8 @@ pub enum Stream {
     Timing = 7,
     /// Verify seeds.
     Verify = 8,
+    /// Per-command priorities.
+    Prio = 9,
 }
 
 impl Taus {

@@ -84,6 +84,53 @@ pub struct DirStats {
     pub runtime_ms: u64,
 }
 
+/// The latency of one priority's I/Os in one direction.
+#[derive(Debug, Clone, Default)]
+pub struct PrioStat {
+    /// The priority (`class << 13 | level`).
+    pub ioprio: u16,
+    /// Completion latency, or total latency when `lat_percentiles` is set (as fio).
+    pub acc: Accumulator,
+    /// Its histogram.
+    pub hist: Histogram,
+}
+
+/// Per-priority latencies of a job whose I/Os carry different priorities (`cmdprio_*`).
+/// Made with the job, before its first I/O: nothing is allocated per I/O.
+#[derive(Debug, Clone, Default)]
+pub struct PrioStats {
+    /// Per direction, one entry per priority, indexed as the plan numbers them (the job's
+    /// own priority first); empty for a direction whose I/O all has the job's own.
+    pub dirs: [Vec<PrioStat>; 3],
+    /// Book total latency (`lat_percentiles`), not completion latency.
+    pub total_lat: bool,
+}
+
+impl PrioStats {
+    /// Statistics for the priorities of each direction (`prios[d][i]` is priority index `i`).
+    pub fn new(prios: &[Vec<u16>; 3], total_lat: bool) -> Self {
+        PrioStats {
+            dirs: std::array::from_fn(|d| {
+                prios[d]
+                    .iter()
+                    .map(|&ioprio| PrioStat {
+                        ioprio,
+                        ..PrioStat::default()
+                    })
+                    .collect()
+            }),
+            total_lat,
+        }
+    }
+
+    fn clear(&mut self) {
+        for p in self.dirs.iter_mut().flatten() {
+            p.acc = Accumulator::default();
+            p.hist = Histogram::new();
+        }
+    }
+}
+
 fn table() -> &'static LatBucketTable {
     static TABLE: OnceLock<LatBucketTable> = OnceLock::new();
     TABLE.get_or_init(LatBucketTable::new)
@@ -134,6 +181,8 @@ pub struct JobStats {
     pub job_start: u64,
     /// How far the job fell behind its schedule, when it did.
     pub behind: Option<crate::Behind>,
+    /// Latency per I/O priority, kept only when the job's I/Os carry several.
+    pub prio: Option<Box<PrioStats>>,
     table: &'static LatBucketTable,
 }
 
@@ -161,15 +210,40 @@ impl JobStats {
             // The stats are made on the job's thread.
             job_start: 0,
             behind: None,
+            prio: None,
             tid: nix::unistd::gettid().as_raw() as u32,
             table: table(),
         }
     }
 
+    /// Keeps latency per priority for the priorities of each direction (see [`PrioStats`]).
+    pub fn with_prios(mut self, prios: &[Vec<u16>; 3], total_lat: bool) -> Self {
+        self.prio = Some(Box::new(PrioStats::new(prios, total_lat)));
+        self
+    }
+
     /// Forgets everything measured so far (end of ramp_time).
     pub fn reset(&mut self) {
         let cfg = self.cfg;
+        let mut prio = self.prio.take();
+        if let Some(p) = &mut prio {
+            p.clear();
+        }
         *self = JobStats::new(cfg);
+        self.prio = prio;
+    }
+
+    /// Books a completed I/O's latency under its priority (`idx` as the plan numbers the
+    /// direction's priorities); nothing when the job keeps no per-priority statistics.
+    #[inline(always)]
+    pub fn prio_sample(&mut self, d: usize, idx: u8, clat: u64, lat: u64) {
+        if let Some(p) = &mut self.prio {
+            let v = if p.total_lat { lat } else { clat };
+            if let Some(e) = p.dirs[d].get_mut(idx as usize) {
+                e.acc.add(v);
+                e.hist.add(v);
+            }
+        }
     }
 
     /// Forgets the latencies measured so far and keeps the I/O counted: a job that ends inside
@@ -190,6 +264,9 @@ impl JobStats {
         self.sync = Accumulator::default();
         self.sync_hist = Histogram::new();
         self.lat_buckets = [0; LAT_BUCKETS];
+        if let Some(p) = &mut self.prio {
+            p.clear();
+        }
     }
 
     /// Records an I/O being issued at the given in-flight depth (after adding it).
@@ -354,6 +431,9 @@ pub struct JobInfo {
     pub hidden: bool,
     /// What the job ran on when it was simulated (see [`crate::JobResult::simulated`]).
     pub simulated: Option<String>,
+    /// The job's own I/O priority (`prioclass`/`prio`; 0 when it sets none): the priority of
+    /// every I/O not given another, under which its latency is merged with other jobs'.
+    pub ioprio: u16,
 }
 
 /// Everything known about the run besides the jobs.
@@ -437,9 +517,47 @@ struct MergedDir {
     iops_series: Vec<(u64, f64)>,
     lat_series: Vec<(u64, u64, f64, u64)>,
     runtime_ms: u64,
+    /// The priority of every I/O not listed in `prios` (the job's own).
+    ioprio: u16,
+    /// Per-priority latency (clat, or lat when `total_lat`): empty while every I/O merged
+    /// here had `ioprio`; filled (fio's order, the first job's own priority first) once a
+    /// job kept per-priority statistics or jobs of different priorities are merged.
+    prios: Vec<(u16, Moments, Histogram)>,
+    total_lat: bool,
 }
 
 impl MergedDir {
+    /// This direction's I/Os as per-priority entries: its own list, or all of its I/Os under
+    /// its one priority.
+    fn prio_entries(&self) -> Vec<(u16, Moments, Histogram)> {
+        if !self.prios.is_empty() {
+            return self.prios.clone();
+        }
+        let (m, h) = if self.total_lat {
+            (self.lat, &self.lat_hist)
+        } else {
+            (self.clat, &self.clat_hist)
+        };
+        vec![(self.ioprio, m, h.clone())]
+    }
+
+    fn add_prios(&mut self, o: &MergedDir) {
+        if self.prios.is_empty() && o.prios.is_empty() && self.ioprio == o.ioprio {
+            return;
+        }
+        let mut mine = self.prio_entries();
+        for (p, m, h) in o.prio_entries() {
+            match mine.iter_mut().find(|e| e.0 == p) {
+                Some(e) => {
+                    e.1 = e.1.merge(&m);
+                    e.2.merge(&h);
+                }
+                None => mine.push((p, m, h)),
+            }
+        }
+        self.prios = mine;
+    }
+
     fn from(d: &DirStats, cfg: &StatsConfig) -> Self {
         let (lat, lat_hist) = if cfg.lat && cfg.lat_is_clat {
             let hist = if cfg.lat_hist {
@@ -469,7 +587,23 @@ impl MergedDir {
             iops_series: d.iops_series.clone(),
             lat_series: d.lat_series.clone(),
             runtime_ms: d.runtime_ms,
+            ioprio: 0,
+            prios: Vec::new(),
+            total_lat: false,
         }
+    }
+
+    /// Takes the job's priority and its per-priority statistics of this direction.
+    fn with_prios(mut self, ioprio: u16, total_lat: bool, p: Option<&Vec<PrioStat>>) -> Self {
+        self.ioprio = ioprio;
+        self.total_lat = total_lat;
+        if let Some(list) = p.filter(|l| !l.is_empty()) {
+            self.prios = list
+                .iter()
+                .map(|e| (e.ioprio, e.acc.moments(), e.hist.clone()))
+                .collect();
+        }
+        self
     }
 
     /// Adds another job's (or direction's) numbers. Bandwidth and IOPS statistics are summed
@@ -492,6 +626,7 @@ impl MergedDir {
         self.iops_series = crate::series::sum(&self.iops_series, &o.iops_series);
         self.lat_series = crate::series::merge_lat(&self.lat_series, &o.lat_series);
         self.runtime_ms = self.runtime_ms.max(o.runtime_ms);
+        self.add_prios(o);
     }
 
     fn result(&self, d: &Display, group_bw_kib: f64) -> DirResult {
@@ -516,6 +651,17 @@ impl MergedDir {
             bw_series: self.bw_series.clone(),
             iops_series: self.iops_series.clone(),
             lat_series: self.lat_series.clone(),
+            prios: self
+                .prios
+                .iter()
+                .filter(|(_, m, _)| m.n > 0)
+                .map(|(p, m, h)| PrioResult {
+                    prioclass: u32::from(p >> 13),
+                    prio: u32::from(p & 7),
+                    // fio shows a priority's percentiles with either kind's.
+                    lat: lat_result(m, h, d.clat_percentiles || d.lat_percentiles, list),
+                })
+                .collect(),
         }
     }
 }
@@ -525,11 +671,13 @@ impl Merged {
         Merged {
             info: info.clone(),
             jobs: 1,
-            dirs: [
-                MergedDir::from(&s.dirs[0], &s.cfg),
-                MergedDir::from(&s.dirs[1], &s.cfg),
-                MergedDir::from(&s.dirs[2], &s.cfg),
-            ],
+            dirs: std::array::from_fn(|d| {
+                MergedDir::from(&s.dirs[d], &s.cfg).with_prios(
+                    info.ioprio,
+                    info.display.lat_percentiles,
+                    s.prio.as_ref().map(|p| &p.dirs[d]),
+                )
+            }),
             sync: s.sync.moments(),
             sync_hist: s.sync_hist.clone(),
             depth: s.depth,

@@ -11,7 +11,9 @@
 
 use crate::acc::Moments;
 use crate::hist::Histogram;
-use crate::model::{DirResult, GroupDir, GroupResult, JobResult, LatResult, RunResult, SyncResult};
+use crate::model::{
+    DirResult, GroupDir, GroupResult, JobResult, LatResult, PrioResult, RunResult, SyncResult,
+};
 
 /// Merges one latency type. `show` asks for percentiles from `list`; they come out `None` (and
 /// a line is added to `notes`, naming `what`) when an input with samples lacks its histogram.
@@ -79,6 +81,28 @@ pub fn merge_dir(
         out.runtime_ms = out.runtime_ms.max(p.runtime_ms);
         out.bw_samples = out.bw_samples.sum_merge(&p.bw_samples);
         out.iops_samples = out.iops_samples.sum_merge(&p.iops_samples);
+    }
+    // Per priority: each (class, level) any input has, in the order they first appear.
+    let show = d.clat_percentiles || d.lat_percentiles;
+    let mut keys: Vec<(u32, u32)> = Vec::new();
+    for p in parts.iter().flat_map(|p| &p.prios) {
+        if !keys.contains(&(p.prioclass, p.prio)) {
+            keys.push((p.prioclass, p.prio));
+        }
+    }
+    for (class, level) in keys {
+        let v: Vec<&LatResult> = parts
+            .iter()
+            .flat_map(|p| &p.prios)
+            .filter(|p| (p.prioclass, p.prio) == (class, level))
+            .map(|p| &p.lat)
+            .collect();
+        let name = format!("{what} prio {class}/{level}");
+        out.prios.push(PrioResult {
+            prioclass: class,
+            prio: level,
+            lat: merge_lat(&v, show, list, &name, notes),
+        });
     }
     out
 }

@@ -87,6 +87,11 @@ pub struct DirResult {
     pub iops_samples: SampleStats,
     /// This job's share of its group's bandwidth, percent.
     pub bw_agg: f64,
+    /// Latency per I/O priority, when per-priority statistics were kept (`cmdprio_*`, or a
+    /// group whose jobs run at different priorities): each priority that had I/Os, in fio's
+    /// order (the job's own first). fio prints them when two or more had I/Os.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<PrioResult>,
     /// The bandwidth samples as a time series: (ms since the measured start, KiB/s). Summed
     /// over the jobs of a group with `group_reporting`. An iolens extension for plots.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -99,6 +104,18 @@ pub struct DirResult {
     /// plots.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lat_series: Vec<(u64, u64, f64, u64)>,
+}
+
+/// The latency of the I/Os of one priority in one direction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrioResult {
+    /// Priority class (`ioprio >> 13`): 0 none, 1 real time, 2 best effort, 3 idle.
+    pub prioclass: u32,
+    /// Priority level (`ioprio & 7`).
+    pub prio: u32,
+    /// Completion latency, or total latency with `lat_percentiles` (fio keeps one kind per
+    /// priority: `clat_ns`, or `lat_ns` then).
+    pub lat: LatResult,
 }
 
 impl DirResult {

@@ -227,11 +227,21 @@ fn per_dir_sizes(s: &JobSpec, v: &str, cur: [u64; 3]) -> Result<[u64; 3], String
 }
 
 fn per_dir_uints(s: &JobSpec, v: &str, cur: [u64; 3], max: u64) -> Result<[u64; 3], String> {
+    per_dir_uints_in(s, v, cur, 0, max)
+}
+
+fn per_dir_uints_in(
+    s: &JobSpec,
+    v: &str,
+    cur: [u64; 3],
+    min: u64,
+    max: u64,
+) -> Result<[u64; 3], String> {
     nonempty(v)?;
     let mut out = cur;
     for (i, p) in value::split_per_dir(v).iter().enumerate() {
         if let Some(p) = p {
-            out[i] = value::parse_uint_in(p, s.kb_base, 0, max).map_err(e)?;
+            out[i] = value::parse_uint_in(p, s.kb_base, min, max).map_err(e)?;
         }
     }
     Ok(out)
@@ -650,7 +660,9 @@ const HIPRI: &[&str] = &[
     "pvsync2",
     "sg",
 ];
-const CMDPRIO: &[&str] = &["io_uring", "io_uring_cmd", "libaio"];
+// iolens' null engine takes them too: it carries each I/O's priority like the others, so a
+// run without a device shows what the options do.
+const CMDPRIO: &[&str] = &["io_uring", "io_uring_cmd", "libaio", "null"];
 const LIBAIO: &[&str] = &["libaio"];
 const PVSYNC2: &[&str] = &["pvsync2"];
 const NOWAIT: &[&str] = &["pvsync2", "libaio", "io_uring", "io_uring_cmd"];
@@ -2029,21 +2041,37 @@ pub static OPTIONS: &[OptDef] = &[
     },
     OptDef {
         engines: CMDPRIO,
-        ..ign!(
-        "cmdprio_percentage",
-        K::PerDirInt,
-        Engine,
-        "per-command priorities are not implemented"
-    )
+        ..opt!(
+            "cmdprio_percentage",
+            K::PerDirInt,
+            "0",
+            Engine,
+            "Share of I/Os, percent, issued with the command priority (reads,writes)",
+            "25",
+            |s, v| {
+                let cur = s.cmdprio.percentage.map(u64::from);
+                let both = per_dir_uints(s, v, [cur[0], cur[1], cur[1]], 100)?;
+                s.cmdprio.percentage = [both[0] as u8, both[1] as u8];
+                Ok(())
+            }
+        )
     },
     OptDef {
         engines: CMDPRIO,
-        ..ign!(
-        "cmdprio_class",
-        K::PerDirInt,
-        Engine,
-        "per-command priorities are not implemented"
-    )
+        ..opt!(
+            "cmdprio_class",
+            K::PerDirInt,
+            "",
+            Engine,
+            "I/O priority class of prioritized I/Os (1 realtime, 2 best effort, 3 idle; reads,writes)",
+            "1",
+            |s, v| {
+                let cur = s.cmdprio.class.map(|c| u64::from(c.unwrap_or(1)));
+                let both = per_dir_uints_in(s, v, [cur[0], cur[1], cur[1]], 1, 3)?;
+                s.cmdprio.class = [Some(both[0] as u16), Some(both[1] as u16)];
+                Ok(())
+            }
+        )
     },
     OptDef {
         since: "3.36",
@@ -2052,26 +2080,47 @@ pub static OPTIONS: &[OptDef] = &[
         "cmdprio_hint",
         K::PerDirInt,
         Engine,
-        "per-command priorities are not implemented"
+        "I/O priority hints are not implemented"
     )
     },
     OptDef {
         engines: CMDPRIO,
-        ..ign!(
-        "cmdprio",
-        K::PerDirInt,
-        Engine,
-        "per-command priorities are not implemented"
-    )
+        ..opt!(
+            "cmdprio",
+            K::PerDirInt,
+            "0",
+            Engine,
+            "I/O priority level of prioritized I/Os (0 highest .. 7; reads,writes)",
+            "3",
+            |s, v| {
+                let cur = s.cmdprio.level.map(u64::from);
+                let both = per_dir_uints(s, v, [cur[0], cur[1], cur[1]], 7)?;
+                s.cmdprio.level = [both[0] as u16, both[1] as u16];
+                Ok(())
+            }
+        )
     },
     OptDef {
         engines: CMDPRIO,
-        ..ign!(
-        "cmdprio_bssplit",
-        K::Str,
-        Engine,
-        "per-command priorities are not implemented"
-    )
+        ..opt!(
+            "cmdprio_bssplit",
+            K::Str,
+            "",
+            Engine,
+            "Share of I/Os with a priority per block size: bs/pct[/class/level]:...[,writes]",
+            "4k/10:64k/50/1/0",
+            |s, v| {
+                let (split, hinted) = crate::cmdprio::parse_bssplit(v, s.kb_base).map_err(e)?;
+                if hinted {
+                    s.warnings.push(format!(
+                        "job '{}': cmdprio_bssplit's priority hints are not sent (its I/Os carry the class and level only)",
+                        s.name
+                    ));
+                }
+                s.cmdprio.bssplit = Some(split);
+                Ok(())
+            }
+        )
     },
     OptDef {
         engines: URING,

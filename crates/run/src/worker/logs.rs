@@ -301,6 +301,15 @@ impl Logs {
         };
     }
 
+    /// The priority of the next I/O logged per I/O (`cmdprio_*` gives I/Os their own);
+    /// averaged samples keep the job's.
+    pub(super) fn io_prio(&mut self, ioprio: u16) -> &mut Self {
+        if self.avg_ms == 0 {
+            self.ioprio = ioprio;
+        }
+        self
+    }
+
     /// The I/O priority the job's I/O carries (`JobSpec::ioprio`), for the priority column.
     pub(super) fn with_ioprio(mut self, ioprio: Option<u16>) -> Self {
         self.ioprio = ioprio.unwrap_or(0);

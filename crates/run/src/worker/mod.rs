@@ -31,6 +31,7 @@ mod logs;
 pub use logs::inflate_log;
 pub(crate) mod pacing;
 mod prepare;
+mod prio;
 mod readback;
 mod replay;
 mod sampling;
@@ -109,6 +110,9 @@ struct Unit {
     start: u64,
     issue: u64,
     verify_read: bool,
+    /// Its priority's index in the job's plan (0: the job's own) and `ioprio` value.
+    prio: u8,
+    ioprio: u16,
 }
 
 struct Worker<'a> {
@@ -206,6 +210,10 @@ struct Worker<'a> {
     flow: Option<crate::control::FlowShare>,
     /// The last snapshot generation answered (`--status-interval`).
     snap_seen: u64,
+    /// Chooses each I/O's priority when the job sets `cmdprio_*`.
+    prio: Option<Box<prio::PrioPicker>>,
+    /// The job's own I/O priority (0: none), which the rest of its I/Os carry.
+    own_ioprio: u16,
 }
 
 impl<'a> Worker<'a> {
@@ -351,6 +359,10 @@ impl<'a> Worker<'a> {
         }
         let mut slot = self.free.pop()?;
         let si = slot.index() as usize;
+        let (prio, ioprio) = match &mut self.prio {
+            Some(p) => p.pick(d.idx(), len, self.own_ioprio),
+            None => (0, self.own_ioprio),
+        };
         let u = &mut self.units[si];
         *u = Unit {
             ddir: d as u8,
@@ -358,6 +370,8 @@ impl<'a> Worker<'a> {
             offset,
             len,
             start: self.t_last,
+            prio,
+            ioprio,
             ..Unit::default()
         };
         if !trim_of_trimwrite {
@@ -399,6 +413,7 @@ impl<'a> Worker<'a> {
             offset,
             len,
             buf_off: 0,
+            ioprio,
         };
         Some((slot, req, d))
     }
@@ -671,20 +686,20 @@ impl<'a> Worker<'a> {
             // The file and directory operations' I/O is counted, not timed (as fio's).
             self.stats.count_io(d, bytes);
         } else if sync {
-            self.stats.complete_sync(
-                d,
-                bytes,
+            let (clat, lat) = (
                 t_done.saturating_sub(u.issue),
                 t_done.saturating_sub(u.start),
             );
+            self.stats.complete_sync(d, bytes, clat, lat);
+            self.stats.prio_sample(d, u.prio, clat, lat);
         } else {
-            self.stats.complete_async(
-                d,
-                bytes,
-                u.issue.saturating_sub(u.start),
+            let (clat, lat) = (
                 t_done.saturating_sub(u.issue),
                 t_done.saturating_sub(u.start),
             );
+            self.stats
+                .complete_async(d, bytes, u.issue.saturating_sub(u.start), clat, lat);
+            self.stats.prio_sample(d, u.prio, clat, lat);
         }
         if let Some(l) = &mut self.logs {
             let (slat, clat) = if sync {
@@ -695,7 +710,7 @@ impl<'a> Worker<'a> {
                     t_done.saturating_sub(u.issue),
                 )
             };
-            l.io(
+            l.io_prio(u.ioprio).io(
                 t_done,
                 d,
                 bytes,
@@ -956,6 +971,7 @@ impl<'a> Worker<'a> {
                 offset: u.offset + u.done as u64,
                 len: u.len - u.done,
                 buf_off: u.done,
+                ioprio: u.ioprio,
             };
             self.inflight += 1;
             match eng.queue(slot, &req) {
@@ -1097,6 +1113,7 @@ impl<'a> Worker<'a> {
                 offset: 0,
                 len: 0,
                 buf_off: 0,
+                ioprio: 0,
             };
             let (slot, res) = match eng.queue(slot, &req) {
                 Submitted::Done(c) => (c.slot, c.res),

@@ -282,6 +282,7 @@ impl<'a> Worker<'a> {
             })
             .collect();
         let seed = p.seed;
+        let prio_plan = spec.prio_plan();
         Worker {
             job,
             ctl,
@@ -325,7 +326,19 @@ impl<'a> Worker<'a> {
             passes: 0,
             pass_start_ios: 0,
             content: p.content,
-            stats: JobStats::new(stats_config(spec)),
+            stats: match &prio_plan {
+                Some(plan) => {
+                    JobStats::new(stats_config(spec)).with_prios(&plan.prios, spec.lat_percentiles)
+                }
+                None => JobStats::new(stats_config(spec)),
+            },
+            prio: prio_plan.as_ref().map(|plan| {
+                Box::new(super::prio::PrioPicker::new(
+                    plan,
+                    Taus::for_stream(seed, job.index as u64, Stream::Prio),
+                ))
+            }),
+            own_ioprio: spec.ioprio().unwrap_or(0),
             // The null engine at depth 1 is the overhead reference: nothing is counted per call.
             count_calls: !(spec.ioengine == EngineKind::Null && depth == 1),
             issued_bytes: 0,

@@ -55,6 +55,7 @@ impl Worker<'_> {
                     offset,
                     len,
                     buf_off: 0,
+                    ioprio: 0,
                 };
                 if !self.queue(eng, slot, req, Ddir::Read) {
                     break;

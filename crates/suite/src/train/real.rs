@@ -291,6 +291,7 @@ impl Ctx<'_> {
                     offset: rd.offset + got,
                     len: (want - got) as u32,
                     buf_off: got as u32,
+                    ioprio: 0,
                 };
                 let res = match eng.queue(s, &req) {
                     Submitted::Done(c) => {
