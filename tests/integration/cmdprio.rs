@@ -200,7 +200,7 @@ fn total_latency_per_priority_with_lat_percentiles() {
     );
     assert_eq!(prio_counts(read), vec![(0, 0, 750), (1, 0, 250)]);
     let normal = iolens_report::normal::render(&r);
-    assert_contains(&normal, "     lat prio 1/0 (");
+    assert_contains(&normal, "    lat prio 1/0 (nsec): min=");
     assert_contains(&normal, "    lat prio 1/0 (25.00% of IOs) percentiles (");
 }
 

@@ -117,6 +117,20 @@ fn dir(v: Option<&Value>, display: &mut Display) -> iolens_stats::DirResult {
         bw_samples: samples(v, "bw", "bw_dev"),
         iops_samples: samples(v, "iops", "iops_stddev"),
         bw_agg: f(v, "bw_agg"),
+        // fio's per-priority latency: clat_ns, or lat_ns with lat_percentiles.
+        prios: v
+            .get("prios")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|p| iolens_stats::PrioResult {
+                        prioclass: u(p, "prioclass") as u32,
+                        prio: u(p, "prio") as u32,
+                        lat: lat(p.get("clat_ns").or(p.get("lat_ns"))).0,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         ..Default::default()
     }
 }

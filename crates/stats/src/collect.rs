@@ -609,6 +609,8 @@ impl MergedDir {
     /// Adds another job's (or direction's) numbers. Bandwidth and IOPS statistics are summed
     /// field by field, as fio's group merge does.
     fn add(&mut self, o: &MergedDir) {
+        // First: this side's own priority entry is its latency before the merge.
+        self.add_prios(o);
         self.bytes += o.bytes;
         self.ios += o.ios;
         self.issued += o.issued;
@@ -626,7 +628,6 @@ impl MergedDir {
         self.iops_series = crate::series::sum(&self.iops_series, &o.iops_series);
         self.lat_series = crate::series::merge_lat(&self.lat_series, &o.lat_series);
         self.runtime_ms = self.runtime_ms.max(o.runtime_ms);
-        self.add_prios(o);
     }
 
     fn result(&self, d: &Display, group_bw_kib: f64) -> DirResult {
@@ -1080,6 +1081,51 @@ mod tests {
                 "lat_hist={lat_hist}: lat percentiles"
             );
         }
+    }
+
+    #[test]
+    fn priorities_merge_by_value_in_fio_order() {
+        let be1 = 2 << 13 | 1;
+        let idle = 3 << 13;
+        let rt = 1 << 13;
+        // a: BE/1 alone; b: idle with a quarter of its reads at RT/0 (cmdprio); c: BE/1.
+        let mut a = job("g", 0, true, 100, 1000);
+        a.0.ioprio = be1;
+        let mut b = job("g", 0, true, 0, 1000);
+        b.0.ioprio = idle;
+        b.1 = JobStats::new(StatsConfig::default())
+            .with_prios(&[vec![idle, rt], vec![], vec![]], false);
+        for i in 0..40u64 {
+            let idx = u8::from(i % 4 == 0);
+            b.1.complete_sync(0, 4096, 5000 + i, 5000 + i);
+            b.1.prio_sample(0, idx, 5000 + i, 5000 + i);
+        }
+        let mut c = job("g", 0, true, 10, 1000);
+        c.0.ioprio = be1;
+        let r = build_run(&[a, b, c], RunMeta::default());
+        let got: Vec<(u32, u32, u64)> = r.jobs[0].dirs[0]
+            .prios
+            .iter()
+            .map(|p| (p.prioclass, p.prio, p.lat.moments.n))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(2, 1, 110), (3, 0, 30), (1, 0, 10)],
+            "a (100 at BE/1), b (30 idle, 10 RT), c (10 at BE/1) in one group"
+        );
+        assert_eq!(
+            r.jobs[0].dirs[0].clat.moments.n, 150,
+            "the combined clat has all"
+        );
+        // One job at one priority keeps none; jobs of one priority merged keep none.
+        let r = build_run(
+            &[job("h", 0, true, 10, 1000), job("h", 0, true, 10, 1000)],
+            RunMeta::default(),
+        );
+        assert!(
+            r.jobs[0].dirs[0].prios.is_empty(),
+            "same priority: no prios"
+        );
     }
 
     #[test]
