@@ -98,6 +98,91 @@ fn advise_ranks_every_azure_type_by_cost_with_a_price_file() {
     assert_contains(&out, "note: custom prices from");
 }
 
+/// advise over the shipped prices alone: `args` then the sequential read job.
+fn advise_shipped(dir: &std::path::Path, args: &[&str]) -> (String, Vec<(String, f64)>) {
+    let mut all = vec!["advise", "--throughput", "1000m"];
+    all.extend_from_slice(args);
+    all.extend(SEQ);
+    let o = run_in(dir, &all);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "advise {all:?}: expected a pick; stderr: {}",
+        stderr(&o)
+    );
+    let rows = ranked(&out);
+    (out, rows)
+}
+
+/// The shipped Azure prices (eastus, the default, and westeurope) price Premium SSD and Ultra
+/// Disk: both are ranked by cost for 1,000 MiB/s of 1 MiB reads, cheapest first; Premium SSD
+/// v2 has no sourced price and is listed after them, saying so.
+#[test]
+fn advise_ranks_azure_premium_ssd_and_ultra_by_cost_from_the_shipped_prices() {
+    let d = TempDir::new("prices-azure-shipped");
+    for (region, flags) in [
+        ("eastus", vec!["--provider", "azure"]),
+        (
+            "westeurope",
+            vec!["--provider", "azure", "--region", "westeurope"],
+        ),
+    ] {
+        let (out, rows) = advise_shipped(&d.0, &flags);
+        for ty in ["azure-premium-ssd", "azure-ultra"] {
+            assert!(
+                rows.iter().any(|(c, _)| c.ends_with(ty)),
+                "1,000 MiB/s of 1 MiB reads on Azure, shipped prices for {region}: expected {ty} ranked with a cost, got {rows:?}\n{out}"
+            );
+        }
+        assert!(
+            rows.windows(2).all(|w| w[0].1 <= w[1].1),
+            "{region}: expected the priced candidates in order of cost, got {rows:?}"
+        );
+        assert!(
+            !rows.iter().any(|(c, _)| c.ends_with("azure-premium-v2")),
+            "{region}: Premium SSD v2 has no shipped price, so no cost: {rows:?}"
+        );
+        assert!(
+            out.lines()
+                .any(|l| l.contains("azure-premium-v2") && l.contains("no price")),
+            "{region}: expected Premium SSD v2 listed with 'no price':\n{out}"
+        );
+        assert_contains(&out, &format!("prices: {region}, "));
+    }
+}
+
+/// The shipped GCP prices (us-central1) price Hyperdisk Extreme (capacity and every
+/// provisioned IOPS) but not Hyperdisk Balanced or Throughput: Extreme is ranked with a cost,
+/// the other two are listed with no price.
+#[test]
+fn advise_prices_gcp_hyperdisk_extreme_from_the_shipped_prices() {
+    let d = TempDir::new("prices-gcp-shipped");
+    let (out, rows) = advise_shipped(
+        &d.0,
+        &[
+            "--provider",
+            "gcp",
+            "--type",
+            "hyperdisk-balanced,hyperdisk-extreme,hyperdisk-throughput",
+        ],
+    );
+    assert!(
+        rows.iter().any(|(c, _)| c.ends_with("gcp-hyperdisk-extreme")),
+        "1,000 MiB/s of 1 MiB reads on GCP Hyperdisk, shipped us-central1 prices: expected Hyperdisk Extreme ranked with a cost, got {rows:?}\n{out}"
+    );
+    for ty in ["gcp-hyperdisk-balanced", "gcp-hyperdisk-throughput"] {
+        assert!(
+            !rows.iter().any(|(c, _)| c.ends_with(ty)),
+            "{ty} has no shipped price, so no cost: {rows:?}"
+        );
+    }
+    assert_contains(
+        &out,
+        "prices: us-central1, copy of GCP's Cloud Billing Catalog, us-central1",
+    );
+}
+
 #[test]
 fn advise_ranks_gcp_hyperdisk_by_cost_with_a_price_file() {
     let d = TempDir::new("prices-gcp");
@@ -193,7 +278,10 @@ fn models_prices_lists_what_is_used_and_a_failed_update_changes_nothing() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "models prices: {}", stderr(&o));
     assert_contains(&out, "  gp3: price us-east-1: $0.08/GB-month");
-    assert_contains(&out, "  azure-ultra: no price for azure-ultra in eastus");
+    assert_contains(
+        &out,
+        "  azure-premium-v2: no price for azure-premium-v2 in eastus",
+    );
     // GCP's catalog needs a key: without one the update reads nothing (no network is used)
     // and the local price file is not written.
     let data = d.0.join("data");

@@ -404,10 +404,22 @@ pub fn update_text(u: &Update) -> String {
 mod tests {
     use super::*;
 
+    /// The page after the recorded Azure P10 page: the recorded Ultra Disk page.
+    const AZURE_PAGE_2: &str = "https://prices.azure.com/api/retail/prices?$skip=100";
+
     /// Serves the recorded responses by URL; anything else fails as a network error would.
+    /// Azure's two recorded westeurope responses (P10 LRS; Ultra LRS) are served as the two
+    /// pages of one answer: the first links to the second as `NextPageLink` does.
     fn recorded(url: &str) -> Result<String, String> {
-        let f = if url.contains("prices.azure.com") {
-            include_str!("../../../tests/fixtures/prices/azure-westeurope.json")
+        let f = if url == AZURE_PAGE_2 {
+            include_str!("../../../tests/fixtures/prices/azure-westeurope-ultra.json")
+        } else if url.contains("prices.azure.com") {
+            let mut page: serde_json::Value = serde_json::from_str(include_str!(
+                "../../../tests/fixtures/prices/azure-westeurope.json"
+            ))
+            .expect("the recorded page parses");
+            page["NextPageLink"] = AZURE_PAGE_2.into();
+            return Ok(page.to_string());
         } else if url.contains("amazonaws.com") {
             include_str!("../../../tests/fixtures/prices/aws-us-east-2.json")
         } else if url.contains("apexapps.oracle.com") {
@@ -433,7 +445,9 @@ mod tests {
         );
         let path = u.written.clone().expect("a file written");
         let first = std::fs::read_to_string(&path).unwrap();
-        // Azure westeurope reads its P10 price; GCP fails (no key): OCI's prices stay.
+        // Azure westeurope reads its P10 and Ultra Disk prices; they agree with the shipped
+        // westeurope prices except that the shipped data has more size tiers. GCP fails (no
+        // key): OCI's prices stay.
         let u = update(
             &["azure".into()],
             &["westeurope".into()],
@@ -441,10 +455,10 @@ mod tests {
             "2026-12-05T10:00:00Z",
         )
         .unwrap();
-        assert_eq!(u.read, vec!["azure westeurope: 1 types priced"], "{u:?}");
+        assert_eq!(u.read, vec!["azure westeurope: 2 types priced"], "{u:?}");
         assert_eq!(
             u.differences,
-            vec!["azure westeurope: azure-premium-ssd: not in the shipped data for westeurope"]
+            vec!["azure westeurope: azure-premium-ssd: 13 shipped size tier(s) not in the response (P1, P2, P3, P4, P6, P15, P20, P30, P40, P50, P60, P70, P80)"]
         );
         let u2 = update(&["gcp".into()], &[], &recorded, "2026-12-06T10:00:00Z").unwrap();
         assert!(
@@ -467,8 +481,8 @@ mod tests {
         );
         assert_eq!(
             f.prices.len(),
-            5,
-            "4 OCI entries kept, 1 Azure entry added: {:?}",
+            6,
+            "4 OCI entries kept, 2 Azure entries added: {:?}",
             f.prices
         );
         assert_ne!(first, std::fs::read_to_string(&path).unwrap());
@@ -496,7 +510,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             (f.read.as_str(), f.prices.len()),
-            ("2026-12-06T11:00:00Z", 6),
+            ("2026-12-06T11:00:00Z", 7),
             "the failed AWS read left the file as the us-east-2 read wrote it: {:?}",
             f.prices
         );

@@ -304,6 +304,24 @@ impl Price {
     pub fn cite(&self) -> String {
         cite(&self.source, &self.date, self.unverified.is_some())
     }
+
+    /// The size tiers' prices in order of size (`P1`, `P2`, ..., `P10`, ..., `P80`).
+    pub fn tiers_by_size(&self) -> Vec<(&str, f64)> {
+        let mut v: Vec<(&str, f64)> = self
+            .tier_month
+            .iter()
+            .map(|(k, c)| (k.as_str(), *c))
+            .collect();
+        v.sort_by_key(|(name, _)| tier_size_key(name));
+        v
+    }
+}
+
+/// A size tier's name as (letters, number) so that `P2` sorts before `P10`.
+pub(crate) fn tier_size_key(name: &str) -> (String, u64) {
+    let digits = name.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let prefix = name[..name.len() - digits.len()].to_string();
+    (prefix, digits.parse().unwrap_or(u64::MAX))
 }
 
 /// `SOURCE; DATE`, with `; unverified` when the figures are not confirmed by the source.

@@ -34,32 +34,28 @@ fn price_lines(m: &VolumeModel) -> Vec<String> {
 /// One region's prices: `price us-east-1: $0.08/GB-month, ... (SOURCE; DATE)`.
 pub(crate) fn price_line(p: &Price) -> String {
     let mut parts = vec![];
-    for (tier, c) in &p.tier_month {
-        parts.push(format!("{tier} {}/month", fmt::usd(*c)));
+    for (tier, c) in p.tiers_by_size() {
+        parts.push(format!("{tier} {}/month", fmt::usd(c)));
     }
     if p.storage_gb_month > 0.0 {
         parts.push(format!("{}/GB-month", fmt::price(p.storage_gb_month)));
     }
-    if p.iops_month > 0.0 {
-        parts.push(format!(
-            "{}/IOPS-month above {}",
-            fmt::price(p.iops_month),
-            fmt::int(p.iops_free)
-        ));
-    }
-    if p.mib_s_month > 0.0 {
-        parts.push(format!(
-            "{}/MiB/s-month above {}",
-            fmt::price(p.mib_s_month),
-            fmt::int(p.mib_s_free)
-        ));
-    }
-    if p.mb_s_month > 0.0 {
-        parts.push(format!(
-            "{}/MB/s-month above {}",
-            fmt::price(p.mb_s_month),
-            fmt::int(p.mb_s_free)
-        ));
+    // A charge per unit: "above N" where N are included, "(all)" where every unit is billed.
+    let beyond = |free: f64| {
+        if free > 0.0 {
+            format!(" above {}", fmt::int(free))
+        } else {
+            " (all)".into()
+        }
+    };
+    for (per, free, unit) in [
+        (p.iops_month, p.iops_free, "IOPS"),
+        (p.mib_s_month, p.mib_s_free, "MiB/s"),
+        (p.mb_s_month, p.mb_s_free, "MB/s"),
+    ] {
+        if per > 0.0 {
+            parts.push(format!("{}/{unit}-month{}", fmt::price(per), beyond(free)));
+        }
     }
     let mut lower = 0.0;
     for t in &p.iops_tiers {

@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::data::{data, volume_model, Price, PriceTier};
+use super::data::{data, tier_size_key, volume_model, Price, PriceTier};
+use crate::fmt;
 
 /// Hours in a month as Azure and Google bill hourly meters (730).
 const HOURS_PER_MONTH: f64 = 730.0;
@@ -365,7 +366,7 @@ pub fn compare_with_shipped(read: &[Price], provider: &str, region: &str) -> Vec
         let mut diffs: Vec<String> = fields
             .iter()
             .filter(|(_, a, b)| (a - b).abs() > 1e-9 * a.abs().max(b.abs()).max(1e-12))
-            .map(|(what, a, b)| format!("{what} {a} -> {b}"))
+            .map(|(what, a, b)| format!("{what} {} -> {}", fmt::trim(*a, 6), fmt::trim(*b, 6)))
             .collect();
         if s.iops_tiers != r.iops_tiers {
             diffs.push(format!(
@@ -374,9 +375,7 @@ pub fn compare_with_shipped(read: &[Price], provider: &str, region: &str) -> Vec
                 tiers(&r.iops_tiers)
             ));
         }
-        if s.tier_month != r.tier_month {
-            diffs.push("size tier prices differ".into());
-        }
+        diffs.extend(tier_diffs(s, r));
         if !diffs.is_empty() {
             out.push(format!("{}: {}", r.ty, diffs.join(", ")));
         }
@@ -385,6 +384,35 @@ pub fn compare_with_shipped(read: &[Price], provider: &str, region: &str) -> Vec
         if !read.iter().any(|r| r.ty == s.ty) {
             out.push(format!("{}: shipped, but not in the response", s.ty));
         }
+    }
+    out
+}
+
+/// Size tiers (Azure Premium SSD) whose price differs (`P30 $135.17 -> $148.68`) or that
+/// only the response prices, then the shipped tiers the response did not price, in order of
+/// size (`P1` < `P10`).
+fn tier_diffs(s: &Price, r: &Price) -> Vec<String> {
+    let mut names: Vec<&String> = s.tier_month.keys().chain(r.tier_month.keys()).collect();
+    names.sort_by_key(|n| tier_size_key(n));
+    names.dedup();
+    let mut out = vec![];
+    let mut missing = vec![];
+    for name in names {
+        match (s.tier_month.get(name), r.tier_month.get(name)) {
+            (Some(a), Some(b)) if (a - b).abs() > 1e-9 * a.abs().max(b.abs()) => {
+                out.push(format!("{name} {} -> {}", fmt::price(*a), fmt::price(*b)));
+            }
+            (None, Some(b)) => out.push(format!("{name} not shipped -> {}", fmt::price(*b))),
+            (Some(_), None) if !r.tier_month.is_empty() => missing.push(name.as_str()),
+            _ => {}
+        }
+    }
+    if !missing.is_empty() {
+        out.push(format!(
+            "{} shipped size tier(s) not in the response ({})",
+            missing.len(),
+            missing.join(", ")
+        ));
     }
     out
 }
@@ -401,6 +429,9 @@ mod tests {
         let text = match name {
             "aws" => include_str!("../../../../tests/fixtures/prices/aws-us-east-2.json"),
             "azure" => include_str!("../../../../tests/fixtures/prices/azure-westeurope.json"),
+            "azure-ultra" => {
+                include_str!("../../../../tests/fixtures/prices/azure-westeurope-ultra.json")
+            }
             "gcp" => include_str!("../../../../tests/fixtures/prices/gcp-skus.json"),
             _ => include_str!("../../../../tests/fixtures/prices/oci-prices_usd.json"),
         };
@@ -433,28 +464,59 @@ mod tests {
         east1[0].region = "us-east-1".into();
         let d = compare_with_shipped(&east1, "aws", "us-east-1");
         assert!(
-            d.contains(&"gp3: IOPS-month 0.005 -> 0, IOPS included 3000 -> 0, MiB/s-month 0.04 -> 0, MiB/s included 125 -> 0".to_string())
+            d.contains(&"gp3: IOPS-month 0.005 -> 0, IOPS included 3,000 -> 0, MiB/s-month 0.04 -> 0, MiB/s included 125 -> 0".to_string())
                 && d.contains(&"io2: shipped, but not in the response".to_string()),
             "{d:?}"
         );
     }
 
     #[test]
-    fn azure_retail_prices_give_premium_ssd_tiers() {
-        let p = azure(&[fixture("azure")], "westeurope", "2024-01-06");
-        assert_eq!(p.len(), 1, "{p:?}");
-        assert_eq!(p[0].ty, "azure-premium-ssd");
+    fn azure_retail_prices_give_premium_ssd_tiers_and_ultra_disk() {
+        let pages = [fixture("azure"), fixture("azure-ultra")];
+        let p = azure(&pages, "westeurope", "2024-01-06");
+        assert_eq!(
+            p.iter().map(|e| e.ty.as_str()).collect::<Vec<_>>(),
+            ["azure-premium-ssd", "azure-ultra"],
+            "two recorded westeurope pages (P10 LRS; Ultra LRS): {p:?}"
+        );
         assert_eq!(
             p[0].tier_month.get("P10"),
             Some(&21.68),
             "Retail Prices API, westeurope: P10 LRS Disk $21.68 per month"
         );
+        // Ultra LRS, hourly meters x 730: capacity 0.000213, IOPS 0.000088, MB/s 0.000572;
+        // every provisioned unit is billed (the reservation per vCPU meter is not a disk's).
+        let u = &p[1];
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(
+            close(u.storage_gb_month, 0.15549)
+                && close(u.iops_month, 0.06424)
+                && close(u.mb_s_month, 0.41756)
+                && u.iops_free == 0.0
+                && u.mb_s_free == 0.0,
+            "expected Ultra westeurope $0.15549/GiB, $0.06424/IOPS, $0.41756/MB/s a month, none included; read {u:?}"
+        );
+        // Against the shipped westeurope prices (Ultra from this same response, the tiers from
+        // a copy of 2026-09-23): Ultra agrees, P10 agrees, the other tiers are not in it.
         assert_eq!(
             compare_with_shipped(&p, "azure", "westeurope"),
-            vec!["azure-premium-ssd: not in the shipped data for westeurope"]
+            vec![
+                "azure-premium-ssd: 13 shipped size tier(s) not in the response (P1, P2, P3, P4, P6, P15, P20, P30, P40, P50, P60, P70, P80)"
+            ]
         );
         // Another region's items are not this region's prices.
-        assert!(azure(&[fixture("azure")], "eastus", "2024-01-06").is_empty());
+        assert!(azure(&pages, "eastus", "2024-01-06").is_empty());
+        // The same response read as eastus's prices differs from eastus's shipped ones.
+        let mut east = p.clone();
+        for e in &mut east {
+            e.region = "eastus".into();
+        }
+        let d = compare_with_shipped(&east, "azure", "eastus");
+        assert!(
+            d.contains(&"azure-premium-ssd: P10 $19.71 -> $21.68, 13 shipped size tier(s) not in the response (P1, P2, P3, P4, P6, P15, P20, P30, P40, P50, P60, P70, P80)".to_string())
+                && d.contains(&"azure-ultra: storage /GB-month 0.11972 -> 0.15549, IOPS-month 0.04964 -> 0.06424, MB/s-month 0.3495 -> 0.41756".to_string()),
+            "{d:?}"
+        );
     }
 
     #[test]

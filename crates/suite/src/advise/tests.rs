@@ -1044,8 +1044,12 @@ fn c06_an_instance_caps_every_volume() {
 /// Disk, meet it by the sub-millisecond model: its p99 of 900 µs, plus the queueing of Poisson
 /// arrivals at 5,000 of 6,000 IOPS (about 1,040 µs simulated), x2 < 2.5 ms (a 2 ms target
 /// would lie within the x2 and be "cannot confirm"); Premium SSD needs tier P40 (7,500 IOPS)
-/// and its 3 ms p99 cannot be confirmed (1.5 ms < 2.5 ms < 6 ms). The model data has no Azure prices: the
-/// pick fits, and says it has none.
+/// and its 3 ms p99 cannot be confirmed (1.5 ms < 2.5 ms < 6 ms). The shipped prices are for
+/// eastus: Ultra Disk bills every provisioned unit, 100 GiB x $0.11972 = $11.97 + 6,000 IOPS x
+/// $0.04964 = $297.84 + 99 MB/s x $0.3495 = $34.60, $344.41; Premium SSD v2 has no sourced
+/// price (its IOPS and throughput meters were not found), so the priced Ultra Disk is the
+/// pick and Premium SSD v2 is listed after it with no price. Premium SSD P40 ($259.0457) is
+/// cheaper but unconfirmed, and is named as such.
 #[test]
 fn c07_azure_on_a_vm() {
     let o = Options {
@@ -1063,13 +1067,17 @@ fn c07_azure_on_a_vm() {
         &o,
         &Want {
             winner: Some((
-                "azure-premium-v2",
-                "azure-premium-v2:iops=6000,throughput=125,size=100G",
-                None,
+                "azure-ultra",
+                "azure-ultra:iops=6000,throughput=99,size=100G",
+                Some(344.41),
             )),
-            unconfirmed: None,
+            unconfirmed: Some("azure-premium-ssd"),
             rejected: &[("azure-premium-ssd", "latency model")],
-            text: &["no sourced price", "on standard_d4s_v5"],
+            text: &[
+                "azure-premium-v2:iops=6000,throughput=125,size=100G",
+                "no price",
+                "on standard_d4s_v5",
+            ],
         },
     );
 }
@@ -1319,8 +1327,13 @@ fn c14c_an_unconfirmed_best_is_not_called_the_closest() {
 }
 
 /// The largest Premium SSD tier (P80, 20,000 IOPS) carries a 20,000-IOPS need but not its
-/// 20 % headroom: like a volume short of the need it is striped (2 x P70 of 8 TiB, 15,000
-/// IOPS each), where alone it ran at its limit and queued (p50 21 ms).
+/// 20 % headroom: like a volume short of the need it is striped, where alone it ran at its
+/// limit and queued (p50 21 ms). With the shipped eastus prices the widest cheap stripe wins:
+/// 24,000 IOPS over 5 volumes is 4,800 each, tier P30 (5,000 IOPS) at $135.17, $675.85;
+/// over 4, 6,000 each needs P40 (7,500) at $259.0457, $1,036.18 (5 saves 34.8 %, at least
+/// the 10 % one more volume must); over 2, 12,000 each needs P60 (16,000) at $946.08,
+/// $1,892.16 (5 saves 64.3 %, at least the 30 % three more must); over 6, 4,000 each still
+/// needs P30, $811.02.
 #[test]
 fn c15_a_tier_without_the_headroom_is_striped() {
     let o = Options {
@@ -1340,12 +1353,14 @@ fn c15_a_tier_without_the_headroom_is_striped() {
         .first()
         .unwrap_or_else(|| panic!("a premium ssd candidate:\n{t}"));
     assert!(
-        e.candidate.count == 2
-            && e.candidate.spec == "azure-premium-ssd:size=8192G"
+        e.candidate.count == 5
+            && e.candidate.spec == "azure-premium-ssd:size=1024G"
+            && e.candidate.cost.is_some_and(|c| (c - 675.85).abs() < 0.005)
             && e.judged.status != Status::Rejected,
-        "20,000 IOPS with headroom on Premium SSD: expected 2 x P70 (8,192 GiB) carrying it, got {} x {} ({:?}):\n{t}",
+        "20,000 IOPS with headroom on Premium SSD: expected 5 x P30 (1,024 GiB) at $675.85 carrying it, got {} x {} at {:?} ({:?}):\n{t}",
         e.candidate.count,
         e.candidate.spec,
+        e.candidate.cost,
         e.judged.status
     );
 }
