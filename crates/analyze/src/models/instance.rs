@@ -286,6 +286,23 @@ pub fn largest_instance(cloud: &str) -> Option<Instance> {
         .and_then(|i| instance(&i.name).ok())
 }
 
+/// The listed instance of a cloud (`aws`, `azure`, `oci`) that allows its volumes the most
+/// throughput (MB/s) at its maximum; `None` for a cloud without a list.
+pub fn widest_instance(cloud: &str) -> Option<Instance> {
+    let provider = match cloud {
+        "aws" => "AWS EC2",
+        "azure" => "Azure",
+        "oci" => "OCI",
+        _ => return None,
+    };
+    data()
+        .instances
+        .iter()
+        .filter(|i| i.provider == provider)
+        .max_by(|a, b| a.max_mb_s.total_cmp(&b.max_mb_s))
+        .and_then(|i| instance(&i.name).ok())
+}
+
 /// The instances of a family, e.g. `m6i` (EC2) or `standard_d` (Azure, with or without its
 /// `Standard_` prefix): every listed instance whose name starts with the family and a `.` (EC2)
 /// or continues it (Azure), smallest caps first. Empty when none matches.
@@ -822,5 +839,26 @@ mod tests {
         );
         let e = instance("zz9.plural").unwrap_err().to_string();
         assert!(!e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn the_widest_instance_allows_the_most_mb_s_of_its_cloud() {
+        for (cloud, provider) in [("aws", "AWS EC2"), ("azure", "Azure"), ("oci", "OCI")] {
+            let w = widest_instance(cloud).expect("a cloud with a list has a widest instance");
+            for i in data().instances.iter().filter(|i| i.provider == provider) {
+                assert!(
+                    w.max_mb_s >= i.max_mb_s,
+                    "{cloud}: expected widest_instance ({}, {} MB/s) to allow at least {} ({} MB/s)",
+                    w.name,
+                    w.max_mb_s,
+                    i.name,
+                    i.max_mb_s
+                );
+            }
+        }
+        assert!(
+            widest_instance("gcp").is_none(),
+            "GCP's caps come from machine series"
+        );
     }
 }

@@ -31,7 +31,9 @@ pub(crate) use ceiling::{ceiling_for, instance_ceiling, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
 pub use data::{use_extra_models, Price, PriceTier};
-pub use instance::{family_of, instance, instance_family, largest_instance, Instance};
+pub use instance::{
+    family_of, instance, instance_family, largest_instance, widest_instance, Instance,
+};
 pub use latency::{
     latency_model, latency_models, shipped_latency_model, Basis, LatencyModel, Verdict,
 };

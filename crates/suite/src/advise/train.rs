@@ -590,15 +590,15 @@ fn cost_text(c: Option<f64>) -> String {
 }
 
 /// Where no instance of a provider in the model data lets its volumes carry `need` bytes/s:
-/// a note naming the largest listed (by IOPS) and what it allows.
+/// a note naming the one that allows its volumes the most MB/s, and what it allows.
 fn instance_notes(picks: &[(String, Option<usize>)], need: f64, what: &str) -> Vec<String> {
     picks
         .iter()
         .filter_map(|(p, _)| {
-            let i = iolens_analyze::models::largest_instance(p)?;
+            let i = iolens_analyze::models::widest_instance(p)?;
             (i.max_mb_s * 1e6 < need).then(|| {
                 format!(
-                    "no {p} instance in the model data carries {what}: the largest listed, {}, allows its volumes {} MB/s at most; spread the work over more hosts (--hosts)",
+                    "no {p} instance in the model data carries {what}: the widest listed, {}, allows its volumes {} MB/s at most; spread the work over more hosts (--hosts)",
                     i.name,
                     crate::metrics::fmt_int(i.max_mb_s)
                 )
