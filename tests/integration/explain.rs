@@ -100,7 +100,19 @@ fn models_and_cost_give_figures_sources_and_dates_not_their_making() {
     assert!(
         !prices.is_empty()
             && prices.iter().all(|l| {
-                l.ends_with("; 2026-11; unverified)") || l.ends_with("; 2022-02-10; unverified)")
+                // `...; YYYY-MM[-DD]; unverified)`: the date the figure was read.
+                l.strip_suffix("; unverified)")
+                    .and_then(|l| l.rsplit_once("; "))
+                    .is_some_and(|(_, date)| {
+                        (date.len() == 7 || date.len() == 10)
+                            && date.chars().enumerate().all(|(i, c)| {
+                                if i == 4 || i == 7 {
+                                    c == '-'
+                                } else {
+                                    c.is_ascii_digit()
+                                }
+                            })
+                    })
             }),
         "each price line of iolens models should end '(SOURCE; DATE; unverified)': {prices:#?}"
     );
