@@ -510,7 +510,7 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
     let gbs = |b: f64| format!("{:.2} GB/s", b / 1e9);
     let method = vec![
         format!(
-            "{}: {} GiB = {}; {} host{} of {} rank{} each write {} within {} s: {} / {} s = {} per host, written and then read back (each phase within the time, as MLPerf Storage reports both)",
+            "{}: {} GiB = {}; {} host{}, each with {} rank{} that together write {} within {} s: {} / {} s = {} per host, written and then read back (each phase within the time, as MLPerf Storage reports both)",
             m.name,
             crate::metrics::fmt_int(m.gib),
             gb(bytes),
