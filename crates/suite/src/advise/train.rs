@@ -174,6 +174,39 @@ fn picks(
         .collect()
 }
 
+/// Sorts `entries` by provider, then by cost over all hosts, and gives each provider's pick
+/// (the stripe rule over its entries that pass), adding the note where no listed instance
+/// carries `need` bytes/s. `row` gives an entry's candidate, cost over all hosts and verdict.
+fn rank_and_pick<E>(
+    entries: &mut [E],
+    row: impl Fn(&E) -> (&Candidate, Option<f64>, bool),
+    rejected: &[Rejection],
+    types: &[String],
+    need: f64,
+    notes: &mut Vec<String>,
+) -> Vec<(String, Option<usize>)> {
+    let cost = |e: &E| row(e).1.unwrap_or(f64::INFINITY);
+    entries.sort_by(|x, y| {
+        (row(x).0.provider.cmp(&row(y).0.provider)).then(cost(x).total_cmp(&cost(y)))
+    });
+    let cs: Vec<Candidate> = entries.iter().map(|e| row(e).0.clone()).collect();
+    let providers = providers_of(&cs, rejected, types);
+    let items: Vec<(String, u32, Option<f64>, bool)> = entries
+        .iter()
+        .map(|e| {
+            let (c, cost, pass) = row(e);
+            (c.provider.clone(), c.count, cost, pass)
+        })
+        .collect();
+    let picks = picks(&providers, &items);
+    notes.extend(instance_notes(
+        &picks,
+        need,
+        &format!("{} MB/s", crate::metrics::fmt_int(need / 1e6)),
+    ));
+    picks
+}
+
 /// The providers of the candidates and rejections, in the data's order.
 fn providers_of(cands: &[Candidate], rejected: &[Rejection], types: &[String]) -> Vec<String> {
     let mut out: Vec<String> = vec![];
@@ -223,34 +256,14 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
     for c in cands {
         entries.push(train_entry(a, c, d)?);
     }
-    entries.sort_by(|x, y| {
-        x.candidate.provider.cmp(&y.candidate.provider).then(
-            x.cost_all_hosts
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&y.cost_all_hosts.unwrap_or(f64::INFINITY)),
-        )
-    });
-    let providers = {
-        let cs: Vec<Candidate> = entries.iter().map(|e| e.candidate.clone()).collect();
-        providers_of(&cs, &rejected, &types)
-    };
-    let items: Vec<(String, u32, Option<f64>, bool)> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.candidate.provider.clone(),
-                e.candidate.count,
-                e.cost_all_hosts,
-                e.pass,
-            )
-        })
-        .collect();
-    let picks = picks(&providers, &items);
-    notes.extend(instance_notes(
-        &picks,
+    let picks = rank_and_pick(
+        &mut entries,
+        |e| (&e.candidate, e.cost_all_hosts, e.pass),
+        &rejected,
+        &types,
         need_host,
-        &format!("{} MB/s", crate::metrics::fmt_int(need_host / 1e6)),
-    ));
+        &mut notes,
+    );
     let mb = |b: f64| format!("{} MB/s", crate::metrics::fmt_int(b / 1e6));
     let method = vec![
         format!(
@@ -478,34 +491,14 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
             candidate: c,
         });
     }
-    entries.sort_by(|x, y| {
-        x.candidate.provider.cmp(&y.candidate.provider).then(
-            x.cost_all_hosts
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&y.cost_all_hosts.unwrap_or(f64::INFINITY)),
-        )
-    });
-    let providers = {
-        let cs: Vec<Candidate> = entries.iter().map(|e| e.candidate.clone()).collect();
-        providers_of(&cs, &rejected, &types)
-    };
-    let items: Vec<(String, u32, Option<f64>, bool)> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.candidate.provider.clone(),
-                e.candidate.count,
-                e.cost_all_hosts,
-                e.pass,
-            )
-        })
-        .collect();
-    let picks = picks(&providers, &items);
-    notes.extend(instance_notes(
-        &picks,
+    let picks = rank_and_pick(
+        &mut entries,
+        |e| (&e.candidate, e.cost_all_hosts, e.pass),
+        &rejected,
+        &types,
         need,
-        &format!("{} MB/s", crate::metrics::fmt_int(need / 1e6)),
-    ));
+        &mut notes,
+    );
     let gb = |b: f64| format!("{} GB", crate::metrics::fmt_int(b / 1e9));
     let gbs = |b: f64| format!("{:.2} GB/s", b / 1e9);
     let method = vec![
