@@ -118,19 +118,21 @@ fn advise_shipped(dir: &std::path::Path, args: &[&str]) -> (String, Vec<(String,
 /// The shipped Azure prices (eastus, the default, and westeurope) price Premium SSD and Ultra
 /// Disk for 1,000 MiB/s of 1 MiB reads (sized for 1,200 MiB/s = 1,259 MB/s): 13 x P10 (100 MB/s
 /// each) at $19.71 = $256.23 in eastus, $21.68 = $281.84 in westeurope; Ultra Disk of 100 GiB,
-/// 4,803 IOPS and 1,259 MB/s at 100 x $0.11972 + 4,803 x $0.04964 + 1,259 x $0.3495 = $690.41
-/// in eastus, 100 x $0.15549 + 4,803 x $0.06424 + 1,259 x $0.41756 = $849.80 in westeurope.
+/// 1,259 MB/s and the 1,259 / 0.25 = 5,036 IOPS they need (0.25 MB/s per IOPS) at
+/// 100 x $0.11972 + 5,036 x $0.04964 + 1,259 x $0.3495 = 11.97 + 249.99 + 440.02 = $701.98 in
+/// eastus, 100 x $0.15549 + 5,036 x $0.06424 + 1,259 x $0.41756 = 15.55 + 323.51 + 525.71 =
+/// $864.77 in westeurope.
 /// Premium SSD v2 has no sourced price and is listed with none, saying so.
 #[test]
 fn advise_ranks_azure_premium_ssd_and_ultra_by_cost_from_the_shipped_prices() {
     let d = TempDir::new("prices-azure-shipped");
     for (region, flags, ssd, ultra) in [
-        ("eastus", vec!["--provider", "azure"], 256.23, 690.41),
+        ("eastus", vec!["--provider", "azure"], 256.23, 701.98),
         (
             "westeurope",
             vec!["--provider", "azure", "--region", "westeurope"],
             281.84,
-            849.80,
+            864.77,
         ),
     ] {
         let (out, rows) = advise_shipped(&d.0, &flags);

@@ -768,6 +768,39 @@ mod tests {
     }
 
     #[test]
+    fn ultra_disk_allows_0_25_mb_s_per_provisioned_iops() {
+        // Microsoft's disks-types page: "0.25 MB/s for each provisioned IOPS ... (where MB/s =
+        // 10^6 Bytes per second)"; its size table gives 4 GiB 4,000 IOPS and 1,000 MB/s.
+        let u = parse_volume("azure-ultra:iops=4000,size=4G").unwrap();
+        assert!(
+            close(u.throughput_bytes_per_s(), 1_000e6),
+            "azure-ultra 4,000 IOPS without throughput: expected the most allowed, 4,000 x 0.25 = 1,000 MB/s, got {} B/s",
+            u.throughput_bytes_per_s()
+        );
+        let e = parse_volume("azure-ultra:iops=4000,throughput=1001,size=4G")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("1..1,000 MB/s for 4,000 IOPS") && e.contains("0.25 MB/s per IOPS"),
+            "1,001 MB/s on 4,000 IOPS is above 4,000 x 0.25: {e}"
+        );
+        // 1,000 reads of 1 MiB a second with 20 % headroom: 1,200 x 1,048,576 B = 1,258.3 MB/s,
+        // provisioned as 1,259 MB/s, which needs 1,259 / 0.25 = 5,036 IOPS; at 1,000 IOPS per
+        // GiB they need ceil(5.036) = 6 GiB.
+        let r = right_size(
+            &parse_volume("azure-ultra").unwrap(),
+            1_000.0,
+            Some(1 << 20),
+        );
+        assert_eq!(
+            r.volume.spec(),
+            "azure-ultra:iops=5036,throughput=1259,size=6G",
+            "azure-ultra for 1,000 x 1 MiB reads a second: {:?}",
+            r.lines
+        );
+    }
+
+    #[test]
     fn audit_of_issue_9() {
         // st1/sc1 merge sequential I/O up to 1 MiB: a 16 TiB st1 reaches 500 MiB/s with
         // 128 KiB sequential reads (8 merged per 1 MiB operation).
