@@ -1053,8 +1053,8 @@ pub fn unreached(t: &Targets, models: &[(String, LatencyModel)]) -> Vec<Unreache
 
 /// Instance storage sized for the setup's need: for each family of local NVMe in the data
 /// (of the providers named, all when none), the smallest size that carries the need with its
-/// headroom and holds the capacity. Unpriced (the data gives no instance price), and marked:
-/// the data on it is lost when the instance stops.
+/// headroom and holds the capacity. Its cost is the instance's price where the data gives every
+/// part of it (unpriced otherwise, and said so), and it is marked with when its data is lost.
 pub fn instance_storage_candidates(
     s: &Setup,
     providers: &[String],
@@ -1139,18 +1139,29 @@ pub fn instance_storage_candidates(
                 ),
                 format!("{} ({}, {})", e.describe(), e.source, e.date),
             ],
-            cost: None,
-            cost_lines: vec![format!(
-                "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
-                e.name
-            )],
+            cost: e.price.as_ref().map(|p| p.monthly()),
+            cost_lines: match &e.price {
+                Some(p) => {
+                    let mut lines = vec![format!(
+                        "instance storage costs the instance: {}'s on-demand price",
+                        e.name
+                    )];
+                    lines.extend(p.lines());
+                    lines
+                }
+                None => vec![format!(
+                    "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
+                    e.name
+                )],
+            },
             headroom_cost: None,
             ceiling_iops: ceiling,
             limited_by,
             sim_iops: None,
             sim_bw: None,
             notes: vec![format!(
-                "data is lost when the instance stops: {} is the local NVMe of {}, not a volume; keep what matters replicated or backed up",
+                "data is lost {}: {} is the local NVMe of {}, not a volume; keep what matters replicated or backed up",
+                e.lost_when(),
                 e.describe(),
                 e.name
             )],

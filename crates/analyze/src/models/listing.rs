@@ -221,14 +221,29 @@ pub fn list_models() -> String {
         "\nBurst instances: {} ({}, {})\n",
         d.instance_burst_rule.note, d.instance_burst_rule.source, d.instance_burst_rule.date
     ));
-    out.push_str("\nInstance storage (local NVMe; data is lost when the instance stops):\n");
+    out.push_str(
+        "\nInstance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):\n",
+    );
     for e in &d.instance_storage.entries {
         out.push_str(&format!(
-            "  {} ({}): {}; {}\n",
+            "  {} ({}): {}; {}{}{}\n",
             e.name,
             e.provider,
             e.describe(),
-            cite_short(&e.date)
+            cite_short(&e.date),
+            e.price
+                .as_ref()
+                .map(|p| format!(
+                    "; {}/month ({}/hour, prices as of {})",
+                    fmt::usd(p.monthly()),
+                    fmt::price(p.usd_hour()),
+                    p.date
+                ))
+                .unwrap_or_default(),
+            e.lost
+                .as_ref()
+                .map(|l| format!("; data is lost {l}"))
+                .unwrap_or_default()
         ));
     }
     if let Some(m) = super::local_latency_model() {
@@ -381,6 +396,9 @@ pub fn list_sources() -> String {
             families.push(&e.family);
             out.push_str(&format!("  {} ({})\n", e.family, e.provider));
             entry(&mut out, "disks", (&e.source, &e.date), None, None);
+            if let Some(p) = &e.price {
+                entry(&mut out, "price", (&p.source, &p.date), None, None);
+            }
         }
     }
     out

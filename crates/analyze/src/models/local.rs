@@ -1,13 +1,19 @@
 //! Instance storage: the local NVMe SSDs of storage-optimized instances (AWS i4i and im4gn,
-//! Azure Lsv3 and Lasv3), for latency targets that no network volume's latency model reaches.
-//! Each size carries its vendor's IOPS (and, where given, throughput) with source and date; all
-//! share one latency model (`local-nvme`); the data on them is lost when the instance stops.
+//! Azure Lsv3 and Lasv3, OCI DenseIO), for latency targets that no network volume's latency
+//! model reaches. Each size carries its vendor's IOPS (and, where given, throughput) with source
+//! and date, and the instance's price where a source gives every part of it; all share one
+//! latency model (`local-nvme`); nothing replicates the data on them, which is lost when the
+//! instance stops (or, where an entry says so, when it is terminated or moved).
 
 use serde::{Deserialize, Serialize};
 
 use super::data::data;
 use super::{latency_model, parse_volume, LatencyModel, Volume};
 use crate::fmt;
+
+/// Hours in a month an hourly instance price is multiplied by: a year's 8,760 / 12, as for
+/// the hourly meters of the price lists.
+pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// The data's instance storage section.
 #[derive(Debug, Deserialize)]
@@ -24,9 +30,9 @@ pub(crate) struct InstanceStorageData {
 pub struct LocalNvme {
     /// Instance type, lowercase: `i4i.large`, `standard_l8s_v3`.
     pub name: String,
-    /// `AWS EC2` or `Azure`.
+    /// `AWS EC2`, `Azure` or `OCI`.
     pub provider: String,
-    /// `i4i`, `lsv3`.
+    /// `i4i`, `lsv3`, `denseio.e5`.
     pub family: String,
     /// NVMe disks on the instance.
     pub disks: u32,
@@ -45,9 +51,87 @@ pub struct LocalNvme {
     pub source: String,
     /// Date of the source.
     pub date: String,
+    /// When the data on the disks is lost, where it is not when the instance stops: `when the
+    /// instance is terminated or reboot-migrated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<String>,
+    /// The instance's on-demand price, where a source gives every part of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<InstancePrice>,
+}
+
+/// An instance's on-demand price as its vendor bills it: each part a quantity of the instance
+/// (OCPUs, GB of memory, TB of NVMe) at an hourly rate.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct InstancePrice {
+    pub parts: Vec<PricePart>,
+    /// Where the rates come from.
+    pub source: String,
+    /// Date of the rates.
+    pub date: String,
+}
+
+/// One billed part of an instance.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct PricePart {
+    /// What is billed, as a unit: `OCPU`, `GB memory`, `TB NVMe`.
+    pub unit: String,
+    /// How many of it the instance has.
+    pub quantity: f64,
+    /// USD per unit per hour.
+    pub usd_hour: f64,
+    /// The price list's part number: `B98202`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sku: Option<String>,
+}
+
+impl InstancePrice {
+    /// USD per hour, all parts together.
+    pub fn usd_hour(&self) -> f64 {
+        self.parts.iter().map(|p| p.quantity * p.usd_hour).sum()
+    }
+
+    /// USD per month: the hourly price x [`HOURS_PER_MONTH`].
+    pub fn monthly(&self) -> f64 {
+        self.usd_hour() * HOURS_PER_MONTH
+    }
+
+    /// The price line by line: each part, the hourly total times the hours, the source.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {} x {}/hour = {}/hour{}",
+                    fmt::trim(p.quantity, 2),
+                    p.unit,
+                    fmt::price(p.usd_hour),
+                    fmt::price(p.quantity * p.usd_hour),
+                    p.sku
+                        .as_ref()
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        out.push(format!(
+            "{}/hour x {} hours = {}/month",
+            fmt::price(self.usd_hour()),
+            fmt::int(HOURS_PER_MONTH),
+            fmt::usd(self.monthly())
+        ));
+        out.push(format!("prices: {} ({})", self.source, self.date));
+        out
+    }
 }
 
 impl LocalNvme {
+    /// When the data on its disks is lost: `when the instance stops`, or what the entry says.
+    pub fn lost_when(&self) -> &str {
+        self.lost.as_deref().unwrap_or("when the instance stops")
+    }
+
     /// Its capacity in GiB.
     pub fn capacity_gib(&self) -> f64 {
         f64::from(self.disks) * self.disk_gb * 1e9 / 1_073_741_824.0
@@ -159,7 +243,7 @@ mod tests {
     fn every_entry_is_sourced_and_simulable() {
         assert!(local_latency_model().is_some(), "the local-nvme model");
         let all = instance_storage();
-        for fam in ["i4i", "im4gn", "lsv3", "lasv3"] {
+        for fam in ["i4i", "im4gn", "lsv3", "lasv3", "denseio.e4", "denseio.e5"] {
             assert!(
                 all.iter().any(|e| e.family == fam),
                 "instance storage of the {fam} family"
@@ -195,7 +279,7 @@ mod tests {
         assert_eq!(c, 400_000.0, "L8s_v3 at 4 KiB: its IOPS");
         let listing = crate::models::list_models();
         for want in [
-            "Instance storage (local NVMe; data is lost when the instance stops):",
+            "Instance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):",
             "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); as of 2023-06",
             "standard_l8s_v3 (Azure): 1 x 1,920 GB NVMe, 400,000 read / 400,000 write IOPS (4 KiB), 2,000 MB/s",
         ] {
@@ -209,6 +293,120 @@ mod tests {
         assert!(
             (c - 2000e6 / 1_048_576.0).abs() < 1e-6,
             "L8s_v3 at 1 MiB: 2,000 MB/s"
+        );
+    }
+
+    /// OCI DenseIO: Oracle's NVMe SLA minimums (4 KiB random writes, reads taken the same), the
+    /// Compute Shapes disks (6.8 TB each), and the price as Oracle bills it: OCPUs, memory and
+    /// NVMe terabytes, each per hour, x 730 hours. The data is kept through a stop.
+    #[test]
+    fn oci_denseio_is_priced_part_by_part_and_kept_through_a_stop() {
+        let all = instance_storage();
+        let oci: Vec<&LocalNvme> = all.iter().filter(|e| e.provider == "OCI").collect();
+        let names: Vec<&str> = oci.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "vm.denseio.e4.flex.8",
+                "vm.denseio.e4.flex.16",
+                "vm.denseio.e4.flex.32",
+                "bm.denseio.e4.128",
+                "vm.denseio.e5.flex.8",
+                "vm.denseio.e5.flex.16",
+                "vm.denseio.e5.flex.24",
+                "vm.denseio.e5.flex.32",
+                "vm.denseio.e5.flex.40",
+                "vm.denseio.e5.flex.48",
+                "bm.denseio.e5.128"
+            ],
+            "OCI's DenseIO E4 and E5 shapes with a published NVMe SLA, smallest first"
+        );
+        for e in &oci {
+            let p = e
+                .price
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: a price", e.name));
+            let tb = p
+                .parts
+                .iter()
+                .find(|x| x.unit == "TB NVMe")
+                .map(|x| x.quantity);
+            assert!(
+                tb.is_some_and(|t| (t - f64::from(e.disks) * e.disk_gb / 1000.0).abs() < 1e-9),
+                "{}: the NVMe part is billed on its {} x {} GB, got {tb:?} TB",
+                e.name,
+                e.disks,
+                e.disk_gb
+            );
+            assert!(
+                e.lost_when().contains("terminated") && e.read_iops == e.write_iops,
+                "{}: data lost on termination, not on a stop; reads taken as the SLA's writes",
+                e.name
+            );
+        }
+        // VM.DenseIO.E5.Flex with 8 OCPUs: 290K, 1 x 6.8 TB, 96 GB; $0.03/OCPU-hour,
+        // $0.002/GB-hour, $0.0612/TB-hour: 0.24 + 0.192 + 0.41616 = $0.84816/hour, x 730 =
+        // $619.1568/month.
+        let e5 = oci
+            .iter()
+            .find(|e| e.name == "vm.denseio.e5.flex.8")
+            .unwrap();
+        let p = e5.price.as_ref().unwrap();
+        assert!(
+            (e5.read_iops, e5.disks, e5.disk_gb) == (290_000.0, 1, 6800.0)
+                && (p.usd_hour() - 0.84816).abs() < 1e-9
+                && (p.monthly() - 619.1568).abs() < 1e-6,
+            "vm.denseio.e5.flex.8: 290,000 IOPS, 1 x 6,800 GB, $0.84816/hour = $619.1568/month; got {} IOPS, {} x {} GB, ${}/hour",
+            e5.read_iops,
+            e5.disks,
+            e5.disk_gb,
+            p.usd_hour()
+        );
+        // BM.DenseIO.E5.128: 3.4MM, 12 x 6.8 TB, 128 OCPU, 1,536 GB: 3.84 + 3.072 + 81.6 x
+        // 0.0612 = 4.99392, $11.90592/hour, $8,691.3216/month.
+        let bm = oci.iter().find(|e| e.name == "bm.denseio.e5.128").unwrap();
+        let p = bm.price.as_ref().unwrap();
+        assert!(
+            bm.read_iops == 3_400_000.0 && bm.disks == 12 && (p.monthly() - 8691.3216).abs() < 1e-6,
+            "bm.denseio.e5.128: 3,400,000 IOPS, 12 disks, $8,691.3216/month; got {} IOPS, {} disks, ${}",
+            bm.read_iops,
+            bm.disks,
+            p.monthly()
+        );
+        let lines = p.lines();
+        for want in [
+            "128 OCPU x $0.03/hour = $3.84/hour (B98202)",
+            "1,536 GB memory x $0.002/hour = $3.072/hour (B98203)",
+            "81.6 TB NVMe x $0.0612/hour = $4.99392/hour (B98204)",
+            "$11.90592/hour x 730 hours = $8,691.32/month",
+        ] {
+            assert!(
+                lines.iter().any(|l| l == want),
+                "bm.denseio.e5.128's price lines give '{want}': {lines:#?}"
+            );
+        }
+        // VM.DenseIO.E4.Flex with 8 OCPUs: 230k; 8 x $0.025 + 128 x $0.0015 + 6.8 x $0.0612
+        // = 0.2 + 0.192 + 0.41616 = $0.80816/hour, $589.9568/month.
+        let e4 = oci
+            .iter()
+            .find(|e| e.name == "vm.denseio.e4.flex.8")
+            .unwrap();
+        let m = e4.price.as_ref().unwrap().monthly();
+        assert!(
+            e4.read_iops == 230_000.0 && (m - 589.9568).abs() < 1e-6,
+            "vm.denseio.e4.flex.8: 230,000 IOPS at $589.9568/month; got {} at ${m}",
+            e4.read_iops
+        );
+        let listing = crate::models::list_models();
+        let want = "vm.denseio.e5.flex.8 (OCI): 1 x 6,800 GB NVMe, 290,000 read / 290,000 write IOPS (4 KiB); as of 2024-06-03 (page date); $619.16/month ($0.84816/hour, prices as of 2024-01-19); data is lost when the instance is terminated or reboot-migrated to another host; a stopped Dense I/O instance keeps it and is still billed";
+        assert!(
+            listing.contains(want),
+            "iolens models lists '{want}':\n{listing}"
+        );
+        let sources = crate::models::list_sources();
+        assert!(
+            sources.contains("computeperformance.htm") && sources.contains("prices_usd.json"),
+            "iolens models --sources gives the NVMe SLA page and the recorded price list:\n{sources}"
         );
     }
 }

@@ -622,14 +622,15 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
         let f = &o.filters;
         if f.multi_attach || f.durability_pct.is_some() {
             notes.push(
-                "instance storage (local NVMe) would reach it, but is left out: it attaches to one instance only and has no durability (its data is lost when the instance stops)".into(),
+                "instance storage (local NVMe) would reach it, but is left out: it attaches to one instance only and has no durability (nothing replicates it, and its data does not outlive the instance)".into(),
             );
         } else if iolens_analyze::models::local_latency_model().is_some() {
             let (cands, rej) = instance_storage_candidates(setup, &f.providers);
             if cands.is_empty() && rej.is_empty() {
                 notes.push(format!(
-                    "the model data has no instance storage for --provider {}: the local NVMe it lists is AWS's (i4i, im4gn) and Azure's (Lsv3, Lasv3)",
-                    f.providers.join(",")
+                    "the model data has no instance storage for --provider {}: the local NVMe it lists is {}",
+                    f.providers.join(","),
+                    listed_instance_storage()
                 ));
             }
             rejected.extend(rej);
@@ -676,6 +677,31 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             "the pick, {}, has no sourced price in the model data: it fits, but no cost ranks it",
             entries[w].candidate.label
         ));
+    }
+    // A priced pick of instance storage over others that fit unpriced: which costs less is
+    // not known, and the advice says so rather than letting the missing price decide unsaid.
+    if let Some(w) = winner.filter(|w| {
+        local.contains(&entries[*w].candidate.label) && entries[*w].candidate.cost.is_some()
+    }) {
+        let unpriced: Vec<&str> = entries
+            .iter()
+            .filter(|e| {
+                local.contains(&e.candidate.label)
+                    && e.candidate.cost.is_none()
+                    && e.judged.status == Status::Fits
+            })
+            .map(|e| e.candidate.label.as_str())
+            .collect();
+        if !unpriced.is_empty() {
+            notes.push(format!(
+                "{} fit{} too, with no sourced price in the model data: whether {} less than {} at {} a month is not known",
+                unpriced.join(", "),
+                if unpriced.len() == 1 { "s" } else { "" },
+                if unpriced.len() == 1 { "it costs" } else { "they cost" },
+                entries[w].candidate.label,
+                render::usd(entries[w].candidate.cost.unwrap_or_default())
+            ));
+        }
     }
     // Cheaper than a priced pick (or any priced one where nothing fits): an unpriced pick
     // (instance storage, a cloud without prices) is cheaper or dearer than nothing.
@@ -1478,6 +1504,27 @@ fn concurrency_hint(entries: &[Entry], t: &Targets, s: &Summary) -> Option<Strin
     ))
 }
 
+/// The families of instance storage in the model data by provider, in its order:
+/// `AWS EC2's (i4i, im4gn), Azure's (lsv3, lasv3) and OCI's (denseio.e4, denseio.e5)`.
+fn listed_instance_storage() -> String {
+    let mut by: Vec<(&str, Vec<&str>)> = vec![];
+    for e in iolens_analyze::models::instance_storage() {
+        match by.iter_mut().find(|(p, _)| *p == e.provider) {
+            Some((_, fams)) if !fams.contains(&e.family.as_str()) => fams.push(&e.family),
+            Some(_) => {}
+            None => by.push((&e.provider, vec![&e.family])),
+        }
+    }
+    let parts: Vec<String> = by
+        .iter()
+        .map(|(p, f)| format!("{p}'s ({})", f.join(", ")))
+        .collect();
+    match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
+    }
+}
+
 /// A job file that checks the pick on the real volume: the workload's jobs on `${DEVICE}`,
 /// direct, time based, with latency percentiles, and each job at the pace advise simulated it
 /// at (its reads and writes apart: fio reads a single `rate_iops` as that many reads and as
@@ -1487,7 +1534,11 @@ fn verify_job(w: &Workload, e: &Entry, rates: &[Option<[u64; 2]>], file: &str) -
     let create = match (&c.instance, c.type_name.as_str()) {
         // Instance storage is no volume to create: the instance brings it.
         (Some(i), "local-nvme") => format!(
-            "Launch {i} and name its local NVMe disk in DEVICE (its data is lost when the instance stops)"
+            "Launch {i} and name its local NVMe disk in DEVICE (its data is lost {})",
+            iolens_analyze::models::instance_storage()
+                .iter()
+                .find(|l| l.name == *i)
+                .map_or("when the instance stops", |l| l.lost_when())
         ),
         _ => format!(
             "Create it with --volume {}{}",

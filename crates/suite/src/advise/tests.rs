@@ -2506,6 +2506,111 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
     );
 }
 
+/// 4 KiB random reads, four jobs at QD32 (128 in flight), 100 GiB.
+const DB4K4: [&str; 7] = [
+    "--name=db",
+    "--ioengine=libaio",
+    "--rw=randread",
+    "--bs=4k",
+    "--iodepth=32",
+    "--numjobs=4",
+    "--size=100g",
+];
+
+/// On OCI, a p99 no Block Volume reaches, answered with DenseIO local NVMe at the instance's
+/// price: p99 under 400 µs for 200,000 IOPS of 4 KiB random reads (4 jobs at QD32, 128 in
+/// flight), 100 GiB. OCI's four Block Volume types share the oci-block model (an assumption),
+/// whose p99 is 3,000 µs > 400: no network volume reaches it, so OCI's instance storage is
+/// sized for 200,000 x 1.2 = 240,000 IOPS of 4 KiB and 100 GiB. The IOPS are Oracle's NVMe SLA
+/// minimums (4 KiB random writes; reads taken as the same):
+/// - denseio.e4: vm.denseio.e4.flex.8 guarantees 230,000 < 240,000, so vm.denseio.e4.flex.16:
+///   460,000 IOPS, 2 x 6,800 GB = 12,665 GiB >= 100; throughput assumed 460,000 x 4 KiB =
+///   1,796.9 MiB/s (spec 1796); 16 OCPU x $0.025 + 256 GB x $0.0015 + 13.6 TB x $0.0612 =
+///   0.40 + 0.384 + 0.83232 = $1.61632/hour x 730 = $1,179.91/month.
+/// - denseio.e5: vm.denseio.e5.flex.8: 290,000 >= 240,000, 6,800 GB = 6,333 GiB >= 100;
+///   290,000 x 4 KiB = 1,132.8 MiB/s (spec 1132) >= the 781 MiB/s needed; 8 OCPU x $0.03 +
+///   96 GB x $0.002 + 6.8 TB x $0.0612 = 0.24 + 0.192 + 0.41616 = $0.84816/hour x 730 =
+///   $619.16/month.
+///
+/// Both fit by the local-nvme model (p99 243 µs x 1.25 = 304 µs <= 400; 200,000 x 167 µs = 33
+/// in flight of the 128 the jobs keep), so the pick is the cheaper, vm.denseio.e5.flex.8 at
+/// $619.16, marked with when its data is lost (termination or a reboot migration; a stop keeps
+/// it). The Block Volume types are rejected by their model.
+#[test]
+fn c35_on_oci_a_p99_no_block_volume_reaches_takes_denseio_local_nvme() {
+    let mut o = Options {
+        iops: Some(200_000.0),
+        latency: p99(400.0),
+        filters: Filters {
+            providers: vec!["oci".into()],
+            ..Filters::default()
+        },
+        ..base(jobs(&DB4K4))
+    };
+    let a = check(
+        "200k@4k p99<400us on OCI",
+        &o,
+        &Want {
+            winner: Some((
+                "vm.denseio.e5.flex.8 instance storage",
+                "custom:iops=290000,throughput=1132",
+                Some(619.1568),
+            )),
+            unconfirmed: None,
+            rejected: &[("oci-uhp", "latency model")],
+            text: &[
+                "no network volume's latency model reaches p99 <= 400 µs: the nearest is oci-lower-cost's p99 3,000 µs (oci-block, assumption)",
+                "pick: vm.denseio.e5.flex.8 instance storage (1 x 6,800 GB NVMe, 290,000 read / 290,000 write IOPS (4 KiB)) at $619.16/month",
+                "the smallest denseio.e5 whose local NVMe carries 240,000 IOPS of 4 KiB",
+                "8 OCPU x $0.03/hour = $0.24/hour (B98202)",
+                "96 GB memory x $0.002/hour = $0.192/hour (B98203)",
+                "6.8 TB NVMe x $0.0612/hour = $0.41616/hour (B98204)",
+                "$0.84816/hour x 730 hours = $619.16/month",
+                "data is lost when the instance is terminated or reboot-migrated to another host; a stopped Dense I/O instance keeps it",
+                "Launch vm.denseio.e5.flex.8 and name its local NVMe disk in DEVICE (its data is lost when the instance is terminated",
+            ],
+        },
+    );
+    let e4 = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "vm.denseio.e4.flex.16 instance storage")
+        .expect("vm.denseio.e4.flex.16 considered");
+    assert!(
+        e4.candidate.spec == "custom:iops=460000,throughput=1796"
+            && e4.judged.status == Status::Fits
+            && e4.candidate.cost.is_some_and(|c| (c - 1179.9136).abs() < 0.005),
+        "vm.denseio.e4.flex.16: 460,000 IOPS, 1,796 MiB/s assumed, fits at $1,179.91/month; got {} {:?} {:?}",
+        e4.candidate.spec,
+        e4.judged.status,
+        e4.candidate.cost
+    );
+    assert!(
+        a.entries
+            .iter()
+            .all(|e| e.candidate.label != "vm.denseio.e4.flex.8 instance storage"),
+        "vm.denseio.e4.flex.8's 230,000 IOPS are below the 240,000 sized for: not a candidate"
+    );
+    // Every provider: AWS's (i4i.4xlarge, 400,000 IOPS, and im4gn.4xlarge, 250,000, the
+    // smallest >= 240,000) and Azure's (L8s_v3, L8as_v3: 400,000) fit too, unpriced; the DenseIO stays
+    // the pick by the rule that ranks priced candidates first, and the advice says that which
+    // costs less is not known.
+    o.filters.providers.clear();
+    let all = advise(&o).expect("advise on every provider");
+    let t = text(&all);
+    let pick = all.winner.map(|i| all.entries[i].candidate.label.as_str());
+    assert_eq!(
+        pick,
+        Some("vm.denseio.e5.flex.8 instance storage"),
+        "every provider: the priced instance storage is the pick:\n{t}"
+    );
+    assert!(
+        t.contains("fit too, with no sourced price in the model data: whether they cost less than vm.denseio.e5.flex.8 instance storage at $619.16 a month is not known")
+            && t.contains("i4i.4xlarge instance storage, im4gn.4xlarge instance storage, standard_l8s_v3 instance storage, standard_l8as_v3 instance storage fit too"),
+        "every provider: the unpriced instance storage that fits is named:\n{t}"
+    );
+}
+
 /// An EC2 instance attaches EBS volumes only: with `--instance m6i.xlarge` and no provider,
 /// no Azure, GCP or OCI type is sized, ranked or named (they were, "on m6i.xlarge"); a
 /// provider that is not the instance's is an error that says why.
