@@ -1129,14 +1129,23 @@ pub fn instance_storage_candidates(
             uncapped_by: None,
             instance_burst: None,
             steps: vec![
-                format!(
-                    "the smallest {fam} whose local NVMe carries {} IOPS of {} ({limited_by}: {}) and holds {} GiB ({} GiB)",
-                    fmt::int(target),
-                    fmt::size(need.bs as f64),
-                    fmt::int(ceiling),
-                    fmt::int(need.capacity_gib),
-                    fmt::int(e.capacity_gib())
-                ),
+                if target > 0.0 {
+                    format!(
+                        "the smallest {fam} whose local NVMe carries {} IOPS of {} ({limited_by}: {}) and holds {} GiB ({} GiB)",
+                        fmt::int(target),
+                        fmt::size(need.bs as f64),
+                        fmt::int(ceiling),
+                        fmt::int(need.capacity_gib),
+                        fmt::int(e.capacity_gib())
+                    )
+                } else {
+                    // A latency target alone: no rate to carry, the job runs as it is.
+                    format!(
+                        "the smallest {fam} whose local NVMe holds {} GiB ({} GiB); no IOPS target to carry ({limited_by})",
+                        fmt::int(need.capacity_gib),
+                        fmt::int(e.capacity_gib()),
+                    )
+                },
                 format!("{} ({}, {})", e.describe(), e.source, e.date),
             ],
             cost: e.price.as_ref().map(|p| p.monthly()),
