@@ -682,7 +682,7 @@ mod tests {
             crate::models::latency_model("io1")
                 .unwrap()
                 .uncertainty_factor(),
-            "a single run's factor, as the data gives its one measured model"
+            "a single run's factor, as the data gives io1's model (one run on the volume it models)"
         );
     }
 

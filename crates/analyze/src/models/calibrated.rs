@@ -134,15 +134,17 @@ impl CalibratedModel {
     }
 }
 
-/// A true percentile may lie this factor either side of a single run's: the factor the data
-/// gives its measured model (one run on one volume, as a calibration is).
+/// A true percentile may lie this factor either side of a single run's: the smallest factor
+/// the data gives a measured model (ebs-io1's: one run on the volume it models, as a
+/// calibration is; a model measured on another family or bounded between runs takes more).
 pub fn single_run_factor() -> f64 {
     data()
         .latency_models
         .iter()
         .filter(|m| m.basis == Basis::Measured)
         .map(|m| m.uncertainty_factor)
-        .fold(1.0, f64::max)
+        .reduce(f64::min)
+        .unwrap_or(1.0)
 }
 
 /// A latency model file: the local one (`latency-models.json` in the data directory) or one

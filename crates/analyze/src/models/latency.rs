@@ -176,7 +176,8 @@ impl LatencyModel {
         &self.data.date
     }
 
-    /// The source's own mean, µs, where it was measured (the model's mean should match it).
+    /// The source's own mean, µs, where it was measured and the source gives one (the model's
+    /// mean should match it).
     pub fn measured_mean_us(&self) -> Option<f64> {
         self.data.measured_mean_us
     }
@@ -310,8 +311,13 @@ mod tests {
             );
             assert_eq!(
                 m.basis() == Basis::Measured,
-                m.conditions().is_some() && m.measured_mean_us().is_some(),
-                "{}: a measured model says what was measured and its mean",
+                m.conditions().is_some(),
+                "{}: a measured model says what was measured, and only it",
+                m.name()
+            );
+            assert!(
+                m.basis() == Basis::Measured || m.measured_mean_us().is_none(),
+                "{}: only a measured model carries a measured mean",
                 m.name()
             );
             if let Some(want) = m.measured_mean_us() {

@@ -239,6 +239,43 @@ pub fn local_latency_model() -> Option<LatencyModel> {
 mod tests {
     use super::*;
 
+    /// The model is the queue-depth-1 measurement where it has one, and its p99 lies between
+    /// the two measurements that bound it, each within the model's factor.
+    #[test]
+    fn the_local_model_is_the_queue_depth_1_measurement() {
+        let m = local_latency_model().expect("the local-nvme model");
+        assert_eq!(m.name(), "local-nvme");
+        assert_eq!(m.basis(), crate::models::Basis::Measured);
+        // fio 4 KiB random reads at QD1 on m8id.4xlarge: p5/p50/p95 = 70/93/105 µs.
+        for (p, us) in [(5.0, 70.0), (50.0, 93.0), (95.0, 105.0)] {
+            let got = m.percentile_us(p);
+            assert!(
+                (got - us).abs() < 1e-6,
+                "local-nvme p{p}: expected the measured {us} µs at queue depth 1, got {got}"
+            );
+        }
+        // p99: no QD1 source gives it. At least the QD1 p95 (105 µs), at most the loaded
+        // run's p99 (243 µs); the model takes sqrt(105 x 243) = 159.7, written 160 µs, and
+        // its factor 1.52 reaches both: 160 / 1.52 = 105.3 and 160 x 1.52 = 243.2.
+        let (p99, f) = (m.percentile_us(99.0), m.uncertainty_factor());
+        assert_eq!(p99, 160.0, "local-nvme p99: sqrt(105 x 243) rounded");
+        assert!(
+            p99 / f <= 105.0 + 0.5 && p99 * f >= 243.0,
+            "local-nvme: p99 {p99} µs x/÷ {f} covers 105 to 243 µs"
+        );
+        // The loaded run stays as evidence: its p99.9 (326 µs) is the model's.
+        assert_eq!(m.percentile_us(99.9), 326.0, "the loaded run's p99.9");
+        assert!(
+            m.conditions().unwrap_or_default().contains("queue depth 1")
+                && m.source()
+                    .contains("b3bd704bd109611c53fc8652ffe4ef21f19ea740")
+                && m.source().contains("alexandernicholson/disk-io"),
+            "local-nvme names its conditions and both sources: {} / {}",
+            m.conditions().unwrap_or_default(),
+            m.source()
+        );
+    }
+
     #[test]
     fn every_entry_is_sourced_and_simulable() {
         assert!(local_latency_model().is_some(), "the local-nvme model");

@@ -198,9 +198,12 @@ impl ModelRef {
             basis: m.basis_text().to_string(),
             provenance: m.provenance(),
             summary: m.summary(),
+            // Two decimals: io1's x1.25 and local NVMe's x1.52 are not x1.2 and x1.5.
             uncertainty: format!(
                 "x{}: {}",
-                workload::trim_pct(m.uncertainty_factor()),
+                format!("{:.2}", m.uncertainty_factor())
+                    .trim_end_matches('0')
+                    .trim_end_matches('.'),
                 m.uncertainty()
             ),
         }

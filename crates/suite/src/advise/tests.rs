@@ -3,7 +3,8 @@
 //! values, its cost to the cent and the rejections it must give. The simulation only confirms
 //! what the arithmetic says: each candidate is sized with 20 % headroom, so the workload's rate
 //! is reached unless the workload itself cannot issue it, and a latency target is judged by the
-//! type's latency model (p99: io1 545 µs, measured, x1.25; gp2/gp3 1.5 ms, io2 600 µs,
+//! type's latency model (p99: io1 545 µs, measured, x1.25; local NVMe 160 µs, measured at
+//! queue depth 1 up to p95 and bounded above it, x1.52; gp2/gp3 1.5 ms, io2 600 µs,
 //! Hyperdisk/Azure 900 µs, vendor phrases, x2; OCI 3 ms, pd-ssd 2.5 ms, pd-balanced 3 ms,
 //! assumptions, x3).
 
@@ -2381,8 +2382,9 @@ const DB4K: [&str; 6] = [
 /// So instance storage is considered, sized for 20,000 x 1.2 = 24,000 IOPS and 100 GiB: the
 /// smallest i4i is i4i.large (50,000 read IOPS at 4 KiB >= 24,000; 1 x 468 GB = 436 GiB >= 100;
 /// no throughput in AWS's table, so 50,000 x 4 KiB = 195 MiB/s assumed), the smallest im4gn
-/// im4gn.large (31,250 IOPS, 937 GB). The local-nvme model's p99 is 243 µs (measured), and
-/// 243 x 1.25 = 304 µs <= 400: it fits. Neither has a sourced instance price, so the pick is
+/// im4gn.large (31,250 IOPS, 937 GB). The local-nvme model's p99 is 160 µs (between the
+/// queue-depth-1 p95 of 105 µs and a loaded run's p99 of 243 µs: sqrt(105 x 243) = 159.7), and
+/// 160 x 1.52 = 243 µs <= 400: it fits. Neither has a sourced instance price, so the pick is
 /// unpriced (i4i.large, first in the data among equals), says so, and says that its data is
 /// lost when the instance stops. io1 is rejected by its model (545 >= 400 x 1.25 = 500); io2's
 /// 602 µs is within its x2 (cannot confirm), but is not called cheaper than an unpriced pick.
@@ -2439,9 +2441,10 @@ fn c26_a_p99_between_network_volumes_and_local_nvme_takes_instance_storage() {
 }
 
 /// A target nothing in the data reaches: p99 under 50 µs. No network model reaches it (the
-/// nearest, io1's p99 545 µs), and neither does the local-nvme model (p99 243 µs, 243 >= 50 x
-/// 1.25): nothing fits, and the nearest instance storage, i4i.large's (margin -386 %, against
-/// io1's -990 %), is named as the closest. With --multi-attach instance storage is left out
+/// nearest, io1's p99 545 µs), and neither does the local-nvme model (p99 160 µs, 160 >= 50 x
+/// 1.52 = 76): nothing fits, and the nearest instance storage, i4i.large's, is named as the
+/// closest: its simulated p99 is 160.8 µs, printed 161 (the model's 160 µs within a fio
+/// latency histogram bucket), margin (50 - 160.8) / 50 = -221.5 %, against io1's -990 %. With --multi-attach instance storage is left out
 /// (one instance only, no durability), and the advice says so.
 #[test]
 fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
@@ -2463,7 +2466,7 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
             ],
             text: &[
                 "no network volume's latency model reaches p99 <= 50 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
-                "nor does any instance storage in the model data: the nearest is i4i.large instance storage, p99 243 µs against the 50 µs target by the local-nvme latency model",
+                "nor does any instance storage in the model data: the nearest is i4i.large instance storage, p99 161 µs against the 50 µs target by the local-nvme latency model",
                 "none fits; the closest is i4i.large instance storage (no price)",
             ],
         },
@@ -2532,8 +2535,8 @@ const DB4K4: [&str; 7] = [
 ///   96 GB x $0.002 + 6.8 TB x $0.0612 = 0.24 + 0.192 + 0.41616 = $0.84816/hour x 730 =
 ///   $619.16/month.
 ///
-/// Both fit by the local-nvme model (p99 243 µs x 1.25 = 304 µs <= 400; 200,000 x 167 µs = 33
-/// in flight of the 128 the jobs keep), so the pick is the cheaper, vm.denseio.e5.flex.8 at
+/// Both fit by the local-nvme model (p99 160 µs x 1.52 = 243 µs <= 400; 200,000 x its mean
+/// 91.3 µs = 18 in flight of the 128 the jobs keep), so the pick is the cheaper, vm.denseio.e5.flex.8 at
 /// $619.16, marked with when its data is lost (termination or a reboot migration; a stop keeps
 /// it). The Block Volume types are rejected by their model.
 #[test]
@@ -2608,6 +2611,60 @@ fn c35_on_oci_a_p99_no_block_volume_reaches_takes_denseio_local_nvme() {
         t.contains("fit too, with no sourced price in the model data: whether they cost less than vm.denseio.e5.flex.8 instance storage at $619.16 a month is not known")
             && t.contains("i4i.4xlarge instance storage, im4gn.4xlarge instance storage, standard_l8s_v3 instance storage, standard_l8as_v3 instance storage fit too"),
         "every provider: the unpriced instance storage that fits is named:\n{t}"
+    );
+}
+
+/// One job at depth 1 (4 KiB random reads, libaio iodepth=1, direct) with a p99 target of
+/// 400 µs on AWS and no rate: each I/O waits for the one before, so none queues, and the p99
+/// advise reports for the local-NVMe pick is the local-nvme model's own p99 from the data
+/// (160 µs = sqrt(105 x 243) rounded, between its two bounds), within one fio latency
+/// histogram bucket (1/64). No network model reaches 400 µs even before any queue (the nearest
+/// is io1's measured p99 545 µs), so instance storage is considered, sized for 100 GiB alone:
+/// i4i.large (1 x 468 GB = 436 GiB) and im4gn.large (937 GB); 160 x 1.52 = 243 µs <= 400:
+/// both fit, unpriced, and i4i.large, first in the data, is the pick.
+#[test]
+fn a_local_nvme_pick_at_depth_1_reports_the_models_p99() {
+    let o = Options {
+        latency: p99(400.0),
+        filters: aws(),
+        ..base(jobs(&[
+            "--name=qd1",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=1",
+            "--size=100g",
+        ]))
+    };
+    let a = check(
+        "QD1 p99<400us on AWS",
+        &o,
+        &Want {
+            winner: Some((
+                "i4i.large instance storage",
+                "custom:iops=50000,throughput=195",
+                None,
+            )),
+            unconfirmed: None,
+            rejected: &[("io1", "latency model")],
+            text: &[
+                "no network volume's latency model reaches p99 <= 400 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
+                "the smallest i4i whose local NVMe holds 100 GiB (436 GiB); no IOPS target to carry",
+                "local-nvme (measured): p50 93 µs, p99 160 µs",
+                "uncertainty x1.52: measured at queue depth 1 on m8id",
+            ],
+        },
+    );
+    let e = &a.entries[a.winner.expect("a pick")];
+    let model = iolens_analyze::models::local_latency_model().expect("the local-nvme model");
+    let want = model.percentile_us(99.0);
+    let got = e.measured.percentile(None, 99.0).expect("a p99");
+    assert!(
+        (got - want).abs() <= want / 64.0,
+        "{} at depth 1: expected the local-nvme model's p99 of {want} µs (within a fio \
+         histogram bucket, 1/64), got {got} µs",
+        e.candidate.label
     );
 }
 
