@@ -511,6 +511,40 @@ fn explain_reads_a_training_result_and_advise_sizes_volumes_for_training_and_che
         (Some(9), Some(18448.0)),
         "advise --train resnet50 on gp3 for 2 hosts: expected 9 carried at 2 x $92.24: {e}"
     );
+    // On m6i.8xlarge (1,250 MB/s, no burst) the same gp3 is capped: it carries floor(1,250 /
+    // (0.9 x 204.75)) = 6, so none keeps 8 (exit 1), and m6i.12xlarge (1,875 MB/s) is named.
+    let o = run_in(
+        &d.0,
+        &[
+            "advise",
+            "--train",
+            "resnet50",
+            "--accelerators",
+            "8",
+            "--type",
+            "gp3",
+            "--instance",
+            "m6i.8xlarge",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json_of(&stdout(&o));
+    let e = &v["entries"][0];
+    assert_eq!(
+        (
+            e["max_accelerators"].as_u64(),
+            e["candidate"]["sim_bw"].as_f64(),
+            v["instance"].as_str()
+        ),
+        (Some(6), Some(1.25e9), Some("m6i.8xlarge")),
+        "advise --train resnet50 on gp3 and m6i.8xlarge: expected 1,250 MB/s carrying 6: {e}"
+    );
+    let binds = e["candidate"]["instance_binds"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(binds.contains("--instance m6i.12xlarge"), "{binds}");
     // A 70B checkpoint within 60 s: 10 x gp3 (see the unit test); text says what the time is.
     let o = run_in(
         &d.0,
@@ -539,6 +573,10 @@ fn explain_reads_a_training_result_and_advise_sizes_volumes_for_training_and_che
         (
             vec!["advise", "--train", "bert"],
             "allowed: unet3d, resnet50, cosmoflow",
+        ),
+        (
+            vec!["advise", "--train", "resnet50", "--instance", "m6i.8xl"],
+            "did you mean",
         ),
         (
             vec![

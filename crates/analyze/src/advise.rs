@@ -148,6 +148,10 @@ pub struct Setup {
     pub duration_s: Option<f64>,
     /// The most volumes one candidate stripes over.
     pub max_stripe: u32,
+    /// Where the instance carries less than the need: keep the candidate, capped at what the
+    /// instance carries, with the reason in [`Candidate::instance_binds`] (`advise --train`
+    /// and `--checkpoint` then simulate what it carries there), instead of leaving it out.
+    pub cap_at_instance: bool,
 }
 
 /// A candidate: one volume type, sized, perhaps striped, on the instance.
@@ -178,6 +182,12 @@ pub struct Candidate {
     /// in: how long the burst lasts and what the instance carries after it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_burst: Option<InstanceBurst>,
+    /// The instance caps the volumes below their own ceiling (set only where the setup asks,
+    /// [`Setup::cap_at_instance`]): what it carries, and, where that is below the need with
+    /// its headroom, the smallest larger instance of its family that carries it where the
+    /// data lists one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_binds: Option<String>,
     /// How each provisioned value follows from the need.
     pub steps: Vec<String>,
     /// Monthly cost of all its volumes, USD (`None`: no sourced price).
@@ -676,6 +686,7 @@ fn place(
     let mut caps = None;
     let mut uncapped_by = None;
     let mut instance_burst = None;
+    let mut instance_binds = None;
     if !s.instances.is_empty() {
         let mut best: Option<(f64, String, &Instance)> = None;
         for inst in &s.instances {
@@ -697,6 +708,18 @@ fn place(
             // No note: the judgement says it (see `judge`), once.
             None => uncapped_by = Some(s.instances[0].name.clone()),
             Some((cap, by, inst)) => {
+                // Training and checkpoints think in throughput: the cap in bytes too.
+                let bytes = if s.cap_at_instance {
+                    format!(" ({})", fmt::bw(cap * need.bs as f64))
+                } else {
+                    String::new()
+                };
+                let carries = format!(
+                    "{} carries at most {} IOPS of {}{bytes} to {ty} ({by})",
+                    inst.name,
+                    fmt::int(cap),
+                    fmt::size(need.bs as f64),
+                );
                 if cap < need.target() * (1.0 - 1e-9) {
                     let larger = if s.instances.len() > 1 {
                         ", and it is the largest of the family".to_string()
@@ -705,20 +728,28 @@ fn place(
                             .map(|t| format!("; {t}"))
                             .unwrap_or_default()
                     };
-                    return Err(Rejection {
-                        label,
-                        kind: "instance cap".into(),
-                        reach: Some(cap),
-                        reason: format!(
-                            "{} carries at most {} IOPS of {} to {ty} ({by}), below the {} needed with the {} % headroom ({}){larger}",
-                            inst.name,
-                            fmt::int(cap),
-                            fmt::size(need.bs as f64),
-                            fmt::int(need.target()),
-                            fmt::int((need.headroom - 1.0) * 100.0),
-                            need.describe(),
-                        ),
-                    });
+                    let reason = format!(
+                        "{carries}, below the {} needed with the {} % headroom ({}){larger}",
+                        fmt::int(need.target()),
+                        fmt::int((need.headroom - 1.0) * 100.0),
+                        need.describe(),
+                    );
+                    if !s.cap_at_instance {
+                        return Err(Rejection {
+                            label,
+                            kind: "instance cap".into(),
+                            reach: Some(cap),
+                            reason,
+                        });
+                    }
+                    instance_binds = Some(reason);
+                } else if s.cap_at_instance && cap < ceiling {
+                    instance_binds = Some(format!(
+                        "{carries}, below the {} IOPS of the volumes: it binds, and carries the {} needed with the {} % headroom",
+                        fmt::int(ceiling),
+                        fmt::int(need.target()),
+                        fmt::int((need.headroom - 1.0) * 100.0),
+                    ));
                 }
                 if cap < ceiling {
                     ceiling = cap;
@@ -770,6 +801,7 @@ fn place(
         instance,
         uncapped_by,
         instance_burst,
+        instance_binds,
         steps,
         cost: cost.as_ref().map(|c| c.0),
         cost_lines: cost.map(|c| c.1).unwrap_or_default(),
@@ -1128,6 +1160,7 @@ pub fn instance_storage_candidates(
             instance: Some(e.name.clone()),
             uncapped_by: None,
             instance_burst: None,
+            instance_binds: None,
             steps: vec![
                 if target > 0.0 {
                     format!(
@@ -1918,6 +1951,7 @@ mod tests {
             instances: vec![],
             duration_s: None,
             max_stripe: 16,
+            cap_at_instance: false,
         }
     }
 

@@ -36,13 +36,17 @@ Examples:
   iolens advise --trace app.iolog --provider gcp --output-format json
   iolens advise --train resnet50 --accelerators 8 --provider aws
   iolens advise --checkpoint llama3-70b --within 60s --hosts 8 --type gp3
+  iolens advise --train resnet50 --accelerators 8 --instance m6i.8xlarge
 
 With --train (MLPerf Storage's unet3d, resnet50, cosmoflow), each type is sized for the \
 accelerators' reads at the workload's AU threshold, the loaders run on each candidate in \
 virtual time, and the most accelerators each carries is searched; with --checkpoint (Llama 3), \
 each candidate writes and reads back one host's share within --within. A block volume \
 attaches to one host: with --hosts N each host has its own volume (and its own copy of the \
-data set), and --within is for the whole checkpoint, every host writing its share at once.")]
+data set), and --within is for the whole checkpoint, every host writing its share at once. With \
+--instance, each host's instance caps its volumes (a burst instance at its baseline): a candidate \
+it cannot carry is simulated at what it lets through, and the advice says so and names the \
+smallest larger instance of its family that carries the need.")]
 pub struct AdviseArgs {
     /// The workload as a fio command line: --option=value and job files (with --trace: options
     /// of the replaying job)
@@ -286,7 +290,6 @@ fn run_ai(a: &AdviseArgs) -> Result<i32> {
             !a.p50.is_empty() || !a.p99.is_empty() || !a.p99_9.is_empty(),
             "a latency target",
         ),
-        (a.instance.is_some(), "--instance"),
         (a.duration.is_some(), "--duration"),
         (!a.latency.is_empty(), "--latency"),
         (a.report.is_some(), "--report"),
@@ -294,7 +297,7 @@ fn run_ai(a: &AdviseArgs) -> Result<i32> {
     ] {
         if given {
             return Err(usage(format!(
-                "{flag} does not apply to {what}: it sizes for its own need (give --accelerators, --hosts, --provider, --type, --capacity, --max-stripe{})",
+                "{flag} does not apply to {what}: it sizes for its own need (give --accelerators, --hosts, --provider, --type, --instance, --capacity, --max-stripe{})",
                 if a.train.is_some() { "" } else { ", --within" }
             )));
         }
@@ -315,6 +318,7 @@ fn run_ai(a: &AdviseArgs) -> Result<i32> {
             filters,
             capacity_gib: a.capacity,
             max_stripe: a.max_stripe,
+            instance: a.instance.clone(),
         };
         let mut adv = super::train::advise_train(&ask).map_err(|e| usage(e.to_string()))?;
         adv.notes.extend(priced);
@@ -341,6 +345,7 @@ fn run_ai(a: &AdviseArgs) -> Result<i32> {
             filters,
             capacity_gib: a.capacity,
             max_stripe: a.max_stripe,
+            instance: a.instance.clone(),
         };
         let mut adv = super::train::advise_checkpoint(&ask).map_err(|e| usage(e.to_string()))?;
         adv.notes.extend(priced);

@@ -362,6 +362,7 @@ fn plan(o: &Options) -> Result<Plan, SuiteError> {
         // says how long it runs at a time (its own span would let burst credits carry it).
         duration_s: o.duration_s,
         max_stripe: o.max_stripe.max(1),
+        cap_at_instance: false,
     };
     let Prepared {
         set: base,

@@ -16,12 +16,21 @@
 //! its own copy of the data set (training) or writing its share of the checkpoint (so the
 //! time is for the whole checkpoint, every host writing in parallel); the cost is per host
 //! times the hosts.
+//!
+//! With `--instance`, the instance's disk caps bind as they do for any workload (one
+//! judgement: [`candidates`] applies them), for good: training reads as long as it runs, and
+//! checkpoints are written again and again through a training run, so a burst instance gives
+//! its baseline. A candidate the instance cannot carry is not left out but simulated at what
+//! the instance lets through, so its AU, the accelerators it carries and its checkpoint times
+//! follow from the capped figure, and the advice says that the instance binds and which
+//! larger instance of its family carries the need.
 
 use iolens_analyze::advise::{
     candidates, catalogue, fewest_volumes_worth_it, stripe_rule, Candidate, Filters, Rejection,
     Setup,
 };
 use iolens_analyze::models::{Need, RIGHT_SIZE_HEADROOM};
+use iolens_analyze::Instance;
 use iolens_run::sim::{SimLimits, SimVolume};
 use serde::Serialize;
 
@@ -62,6 +71,8 @@ pub struct TrainAsk {
     pub capacity_gib: Option<f64>,
     /// The most volumes a candidate stripes over.
     pub max_stripe: u32,
+    /// The instance type or family (`m6i.large`, `m6i`) whose disk caps bind.
+    pub instance: Option<String>,
 }
 
 /// One candidate's simulated training.
@@ -77,7 +88,8 @@ pub struct TrainEntry {
     pub bytes_per_s: f64,
     /// AU reached the threshold.
     pub pass: bool,
-    /// explain's bound of that run (`volume`, `readers`, `compute`...).
+    /// explain's bound of that run (`volume`, `readers`, `compute`...); `instance` where
+    /// explain says `volume` and the instance caps the volumes.
     pub bound: String,
     /// Its claim.
     pub claim: String,
@@ -106,6 +118,9 @@ pub struct TrainAdvice {
     pub need_per_host: f64,
     /// The capacity each host's volume holds, GiB.
     pub capacity_gib: f64,
+    /// The instance (or family) whose caps bind, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// How the candidates were sized, simulated and judged, in words.
     pub method: Vec<String>,
     /// Every candidate simulated: by provider, then cost.
@@ -132,6 +147,9 @@ fn sim_limits(c: &Candidate) -> Result<SimLimits, SuiteError> {
     if c.count > 1 {
         l.name = format!("{} x {}", c.count, l.name);
     }
+    if let (Some(i), Some(_)) = (&c.instance, &c.instance_binds) {
+        l.name = format!("{} on {i}", l.name);
+    }
     if c.type_name == "local-nvme" {
         if let Some(m) = iolens_analyze::models::local_latency_model() {
             l.latency = m.dist();
@@ -148,6 +166,46 @@ fn config_gib(w: &Workload) -> f64 {
 /// The types the filters allow, with notes.
 fn types(f: &Filters) -> Result<(Vec<String>, Vec<String>), SuiteError> {
     catalogue(f).map_err(|e| err(e.to_string()))
+}
+
+/// `--instance`: the instance or family, and the filters narrowed to the volumes that attach
+/// to it (as plain advise narrows them), with its note.
+fn instance_and_filters(
+    name: Option<&str>,
+    f: &Filters,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Instance>, Filters), SuiteError> {
+    let instances = super::instances(name)?;
+    let filters = super::attachable(f, &instances, notes)?;
+    Ok((instances, filters))
+}
+
+/// The method line for `--instance`: whose caps, taken for good (`why`).
+fn instance_method(name: &str, instances: &[Instance], why: &str) -> Option<String> {
+    let burst = |i: &Instance| {
+        if i.burst {
+            format!(
+                "; it reaches its maximum only {}, but {why}, so its baseline is taken",
+                i.burst_window
+            )
+        } else {
+            String::new()
+        }
+    };
+    match instances {
+        [] => None,
+        [i] => Some(format!(
+            "on {}: the volumes carry at most what the instance lets through to them{}; a candidate it cannot carry is simulated capped at that, and said to be bound by it",
+            i.describe(),
+            burst(i)
+        )),
+        many => Some(format!(
+            "on the {name} family ({} sizes listed, {} to {}): each candidate on the smallest that carries it, else capped at the largest; a burst size gives its baseline, since {why}",
+            many.len(),
+            many[0].name,
+            many[many.len() - 1].name
+        )),
+    }
 }
 
 /// The pick of each provider among `fits` (indices into `costs`, each (provider, volumes,
@@ -236,7 +294,11 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
     let d = w.sample_bytes * f64::from(w.batch) / step;
     let need_host = w.au_min * f64::from(a.accelerators) * d;
     let capacity_gib = a.capacity_gib.unwrap_or_else(|| config_gib(w));
-    let (types, mut notes) = types(&a.filters)?;
+    let mut inst_notes = vec![];
+    let (instances, filters) =
+        instance_and_filters(a.instance.as_deref(), &a.filters, &mut inst_notes)?;
+    let (types, mut notes) = types(&filters)?;
+    notes.extend(inst_notes);
     let setup = Setup {
         need: Need {
             iops: 0.0,
@@ -247,9 +309,10 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
             capacity_gib,
             headroom: RIGHT_SIZE_HEADROOM,
         },
-        instances: vec![],
+        instances: instances.clone(),
         duration_s: None,
         max_stripe: a.max_stripe.max(1),
+        cap_at_instance: true,
     };
     let (cands, rejected) = candidates(&setup, &types);
     let mut entries = vec![];
@@ -265,7 +328,7 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
         &mut notes,
     );
     let mb = |b: f64| format!("{} MB/s", crate::metrics::fmt_int(b / 1e6));
-    let method = vec![
+    let mut method = vec![
         format!(
             "D = {} B a sample x {} / {} s a step = {} per {} accelerator; {} of them at {} % AU read {} x {} x D = {} per host",
             crate::metrics::fmt_int(w.sample_bytes),
@@ -301,6 +364,11 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
         ),
         format!("stripe rule: {}", stripe_rule()),
     ];
+    method.extend(instance_method(
+        a.instance.as_deref().unwrap_or_default(),
+        &instances,
+        "training reads for as long as it runs",
+    ));
     notes.insert(
         0,
         if a.hosts > 1 {
@@ -324,6 +392,7 @@ pub fn advise_train(a: &TrainAsk) -> Result<TrainAdvice, SuiteError> {
         need_per_accelerator: d,
         need_per_host: need_host,
         capacity_gib,
+        instance: a.instance.clone(),
         method,
         entries,
         picks,
@@ -364,18 +433,31 @@ fn train_entry(a: &TrainAsk, c: Candidate, d: f64) -> Result<TrainEntry, SuiteEr
     let mut f = findmax::search(limit, run)?;
     findmax::explain(&mut f, Some(&vol));
     let cost_all_hosts = c.cost.map(|x| x * f64::from(a.hosts));
+    // The simulated volume is what the instance lets through where it binds: explain's
+    // `volume` is then the instance.
+    let capped_by = c.instance.as_deref().filter(|_| c.instance_binds.is_some());
+    let bound_of = |b: &str| match capped_by {
+        Some(_) if b == "volume" => "instance".to_string(),
+        _ => b.to_string(),
+    };
+    let claim = match capped_by {
+        Some(i) if e.bound.name() == "volume" => {
+            format!("{claim} (the volumes as {i} caps them)")
+        }
+        _ => claim,
+    };
     Ok(TrainEntry {
         cost_all_hosts,
         au_percent: at.total.au_mean_percent,
         bytes_per_s: at.total.bytes_per_s,
         pass: at.total.pass,
-        bound: e.bound.name().into(),
+        bound: bound_of(e.bound.name()),
         claim,
         max_accelerators: f.max,
         max_bound: if f.fail.is_none() {
             format!("not reached: every count up to {limit} passed")
         } else {
-            f.bound.clone()
+            bound_of(&f.bound)
         },
         candidate: c,
     })
@@ -396,6 +478,8 @@ pub struct CheckpointAsk {
     pub capacity_gib: Option<f64>,
     /// The most volumes a candidate stripes over.
     pub max_stripe: u32,
+    /// The instance type or family (`m6i.8xlarge`, `m6i`) whose disk caps bind.
+    pub instance: Option<String>,
 }
 
 /// One candidate's simulated checkpoint.
@@ -430,6 +514,9 @@ pub struct CheckpointAdvice {
     pub within_s: f64,
     /// Bytes per second each host's volume writes (and reads) at least.
     pub need_per_host: f64,
+    /// The instance (or family) whose caps bind, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// How the candidates were sized, simulated and judged.
     pub method: Vec<String>,
     /// Every candidate simulated: by provider, then cost.
@@ -459,7 +546,11 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
     let host_bytes = bytes / f64::from(a.hosts);
     let need = host_bytes / a.within_s;
     let capacity_gib = a.capacity_gib.unwrap_or(host_bytes / 1_073_741_824.0);
-    let (types, mut notes) = types(&a.filters)?;
+    let mut inst_notes = vec![];
+    let (instances, filters) =
+        instance_and_filters(a.instance.as_deref(), &a.filters, &mut inst_notes)?;
+    let (types, mut notes) = types(&filters)?;
+    notes.extend(inst_notes);
     let setup = Setup {
         need: Need {
             iops: 0.0,
@@ -470,9 +561,10 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
             capacity_gib,
             headroom: RIGHT_SIZE_HEADROOM,
         },
-        instances: vec![],
+        instances: instances.clone(),
         duration_s: None,
         max_stripe: a.max_stripe.max(1),
+        cap_at_instance: true,
     };
     let (cands, rejected) = candidates(&setup, &types);
     let rank_bytes = (host_bytes / f64::from(ranks)).round() as u64;
@@ -501,7 +593,7 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
     );
     let gb = |b: f64| format!("{} GB", crate::metrics::fmt_int(b / 1e9));
     let gbs = |b: f64| format!("{:.2} GB/s", b / 1e9);
-    let method = vec![
+    let mut method = vec![
         format!(
             "{}: {} GiB = {}; {} host{}, each with {} rank{} that together write {} within {} s: {} / {} s = {} per host, written and then read back (each phase within the time, as MLPerf Storage reports both)",
             m.name,
@@ -534,6 +626,11 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
         ),
         format!("stripe rule: {}", stripe_rule()),
     ];
+    method.extend(instance_method(
+        a.instance.as_deref().unwrap_or_default(),
+        &instances,
+        "checkpoints are written again and again through a training run",
+    ));
     notes.insert(
         0,
         if a.hosts > 1 {
@@ -558,6 +655,7 @@ pub fn advise_checkpoint(a: &CheckpointAsk) -> Result<CheckpointAdvice, SuiteErr
         host_bytes,
         within_s: a.within_s,
         need_per_host: need,
+        instance: a.instance.clone(),
         method,
         entries,
         picks,
@@ -573,6 +671,14 @@ fn bought(c: &Candidate) -> String {
     } else {
         c.name.clone()
     }
+}
+
+/// ` on m6i.12xlarge`: the instance a candidate was placed on, where one was given.
+fn on_instance(c: &Candidate) -> String {
+    c.instance
+        .as_deref()
+        .map(|i| format!(" on {i}"))
+        .unwrap_or_default()
 }
 
 fn cost_text(c: Option<f64>) -> String {
@@ -627,8 +733,9 @@ pub fn train_text(a: &TrainAdvice) -> String {
                 let e = &a.entries[*i];
                 let _ = writeln!(
                     t,
-                    "  {p}: {}, {}{}; AU {:.1} % at {}, carries up to {} per host (then bound: {})",
+                    "  {p}: {}{}, {}{}; AU {:.1} % at {}, carries up to {} per host (then bound: {})",
                     bought(&e.candidate),
+                    on_instance(&e.candidate),
                     cost_text(e.cost_all_hosts),
                     if a.hosts > 1 {
                         format!(" for {} hosts", a.hosts)
@@ -644,8 +751,9 @@ pub fn train_text(a: &TrainAdvice) -> String {
             None => {
                 let _ = writeln!(
                     t,
-                    "  {p}: none keeps {} accelerators at the threshold",
-                    a.accelerators
+                    "  {p}: none keeps {} accelerators at the threshold{}",
+                    a.accelerators,
+                    bound_by_instance(a.entries.iter().map(|e| &e.candidate), p)
                 );
             }
         }
@@ -669,6 +777,7 @@ pub fn train_text(a: &TrainAdvice) -> String {
             e.claim
         );
     }
+    binds_text(&mut t, a.entries.iter().map(|e| &e.candidate));
     rejected_text(&mut t, &a.rejected);
     notes_text(&mut t, &a.notes);
     t
@@ -699,8 +808,9 @@ pub fn checkpoint_text(a: &CheckpointAdvice) -> String {
                 let e = &a.entries[*i];
                 let _ = writeln!(
                     t,
-                    "  {p}: {}, {}{}; write {:.1} s, read back {:.1} s",
+                    "  {p}: {}{}, {}{}; write {:.1} s, read back {:.1} s",
                     bought(&e.candidate),
+                    on_instance(&e.candidate),
                     cost_text(e.cost_all_hosts),
                     if a.hosts > 1 {
                         format!(" for {} hosts", a.hosts)
@@ -712,7 +822,12 @@ pub fn checkpoint_text(a: &CheckpointAdvice) -> String {
                 );
             }
             None => {
-                let _ = writeln!(t, "  {p}: none within {} s", a.within_s);
+                let _ = writeln!(
+                    t,
+                    "  {p}: none within {} s{}",
+                    a.within_s,
+                    bound_by_instance(a.entries.iter().map(|e| &e.candidate), p)
+                );
             }
         }
     }
@@ -733,9 +848,45 @@ pub fn checkpoint_text(a: &CheckpointAdvice) -> String {
             if e.pass { "yes" } else { "no" }
         );
     }
+    binds_text(&mut t, a.entries.iter().map(|e| &e.candidate));
     rejected_text(&mut t, &a.rejected);
     notes_text(&mut t, &a.notes);
     t
+}
+
+/// After a provider's `none ...`: that the instance binds every one of its candidates, where
+/// it does.
+fn bound_by_instance<'a>(cands: impl Iterator<Item = &'a Candidate>, provider: &str) -> String {
+    let mine: Vec<&Candidate> = cands.filter(|c| c.provider == provider).collect();
+    match mine.first().and_then(|c| c.instance.as_deref()) {
+        Some(i) if mine.iter().all(|c| c.instance_binds.is_some()) => {
+            format!(" on {i}: the instance binds each of them (below)")
+        }
+        _ => String::new(),
+    }
+}
+
+/// A line per candidate whose volumes the instance caps (what it carries, and the larger
+/// instance that carries the need), or whose type the model data has no cap of the instance
+/// for.
+fn binds_text<'a>(t: &mut String, cands: impl Iterator<Item = &'a Candidate>) {
+    use std::fmt::Write as _;
+    let mut head = false;
+    for c in cands {
+        let line = match (&c.instance_binds, &c.uncapped_by) {
+            (Some(b), _) => b.clone(),
+            (None, Some(i)) => format!(
+                "the model data has no cap of {i} for {}, so only the volumes' own limits were simulated: check {i}'s limits for it",
+                c.type_name
+            ),
+            (None, None) => continue,
+        };
+        if !head {
+            let _ = writeln!(t, "\nthe instance:");
+            head = true;
+        }
+        let _ = writeln!(t, "  {}: {line}", bought(c));
+    }
 }
 
 fn rejected_text(t: &mut String, rejected: &[Rejection]) {
@@ -779,6 +930,21 @@ mod tests {
             filters: filters(types),
             capacity_gib: None,
             max_stripe: 16,
+            instance: None,
+        })
+        .expect("advice")
+    }
+
+    fn train_on(w: &str, n: u32, types: &[&str], instance: &str) -> TrainAdvice {
+        advise_train(&TrainAsk {
+            workload: workload(w).unwrap(),
+            accelerator: Accelerator::H100,
+            accelerators: n,
+            hosts: 1,
+            filters: filters(types),
+            capacity_gib: None,
+            max_stripe: 16,
+            instance: Some(instance.into()),
         })
         .expect("advice")
     }
@@ -862,6 +1028,150 @@ mod tests {
         );
     }
 
+    #[test]
+    fn resnet50_at_8_h100s_on_m6i_large_is_bound_by_its_baseline() {
+        // gp3 is sized as without an instance: 1,687.1 MiB/s with the headroom, one gp3 of
+        // 1,688 MiB/s (see above). m6i.large bursts to 40,000 IOPS and 1,250 MB/s for 30 min
+        // per 24 h, but training reads for as long as it runs: its baseline of 3,600 IOPS and
+        // 81.25 MB/s binds. For 1 MiB reads: min(3,600, 81,250,000 / 1,048,576 = 77.5) =
+        // 77.5 IOPS of 1 MiB, 81.25 MB/s = 77.5 MiB/s, below the 1,687.1 needed. It carries
+        // floor(81,250,000 / (0.9 x 204,750,000)) = floor(0.44) = 0 accelerators; at 8 they
+        // get at most 81,250,000 / (8 x 204,750,000) = 5.0 % AU. The smallest of the family
+        // whose baseline carries 1,687.1: m6i.4xlarge 625 MB/s = 596 and m6i.8xlarge 1,250
+        // MB/s = 1,192.1 IOPS of 1 MiB fall short; m6i.12xlarge's 1,875 MB/s = 1,788.1 carries.
+        let a = train_on("resnet50", 8, &["gp3"], "m6i.large");
+        assert!(pick(&a, "aws").is_none(), "{:#?}", a.picks);
+        let e = &a.entries[0];
+        assert_eq!(
+            (
+                e.candidate.spec.as_str(),
+                e.candidate.sim_bw,
+                e.max_accelerators,
+                e.pass
+            ),
+            ("gp3:iops=6752,throughput=1688,size=137G", Some(81.25e6), 0, false),
+            "resnet50 8 x H100, gp3 on m6i.large: expected the 1,688 MiB/s gp3 simulated at the baseline's 81.25 MB/s, carrying 0: {e:#?}"
+        );
+        assert!(
+            e.au_percent < 5.1 && e.au_percent > 3.0,
+            "AU about 81.25 / (8 x 204.75) = 5.0 % at most, got {} %: {e:#?}",
+            e.au_percent
+        );
+        let binds = e.candidate.instance_binds.as_deref().unwrap_or_default();
+        for want in [
+            "m6i.large carries at most 77 IOPS of 1 MiB (77.5 MiB/s) to gp3",
+            "81.25 MB/s baseline",
+            "below the 1,687 needed with the 20 % headroom",
+            "the smallest of m6i.large's family that carries it for good is m6i.12xlarge",
+            "--instance m6i.12xlarge",
+        ] {
+            assert!(binds.contains(want), "expected '{want}' in: {binds}");
+        }
+        let t = train_text(&a);
+        for want in [
+            "on m6i.large: 3,600 -> 40,000 IOPS, 81.25 -> 1,250 MB/s",
+            "its baseline is taken",
+            "aws: none keeps 8 accelerators at the threshold on m6i.large: the instance binds",
+            "no      0  instance: ",
+            "(the volumes as m6i.large caps them)",
+            "the instance:\n  gp3 6,752 IOPS, 1,688 MiB/s, 137 GiB: m6i.large carries",
+            "--instance m6i.12xlarge",
+        ] {
+            assert!(t.contains(want), "expected '{want}' in:\n{t}");
+        }
+    }
+
+    #[test]
+    fn resnet50_at_8_h100s_on_m6i_8xlarge_carries_6() {
+        // m6i.8xlarge holds 40,000 IOPS and 1,250 MB/s (no burst): 1,250,000,000 / 1,048,576
+        // = 1,192.1 IOPS of 1 MiB, below the gp3's 1,688 and the 1,687.1 needed. It carries
+        // floor(1,250,000,000 / (0.9 x 204,750,000)) = floor(6.78) = 6: at 7 the accelerators
+        // get at most 1,250 / (7 x 204.75) = 87.2 % AU; at 8, 76.3 %.
+        let a = train_on("resnet50", 8, &["gp3"], "m6i.8xlarge");
+        let e = &a.entries[0];
+        assert_eq!(
+            (e.candidate.sim_bw, e.max_accelerators, e.pass),
+            (Some(1.25e9), 6, false),
+            "resnet50 8 x H100, gp3 on m6i.8xlarge: expected 1,250 MB/s carrying 6: {e:#?}"
+        );
+        assert!(
+            e.au_percent <= 76.4 && e.au_percent > 70.0,
+            "AU at most 1,250 / (8 x 204.75) = 76.3 %, got {} %",
+            e.au_percent
+        );
+        let binds = e.candidate.instance_binds.as_deref().unwrap_or_default();
+        assert_eq!(
+            e.max_bound, "instance",
+            "past 6 the instance bounds it: {e:#?}"
+        );
+        assert!(
+            binds.contains("m6i.8xlarge carries at most 1,192 IOPS of 1 MiB")
+                && binds.contains("is m6i.12xlarge")
+                && !binds.contains("for good"),
+            "{binds}"
+        );
+        // m6i.12xlarge carries 1,788.1 IOPS of 1 MiB, more than the gp3's 1,688: the volume
+        // binds, and the pick is the gp3 of the case without an instance, carrying 9.
+        let a = train_on("resnet50", 8, &["gp3"], "m6i.12xlarge");
+        let e = pick(&a, "aws").expect("a gp3 pick on m6i.12xlarge");
+        assert_eq!(
+            (
+                e.candidate.instance_binds.as_deref(),
+                e.max_accelerators,
+                e.candidate.instance.as_deref()
+            ),
+            (None, 9, Some("m6i.12xlarge")),
+            "{e:#?}"
+        );
+    }
+
+    #[test]
+    fn on_the_m6i_family_resnet50_takes_m6i_12xlarge() {
+        // The smallest of the family whose caps carry the 1,687.1 IOPS of 1 MiB needed:
+        // m6i.12xlarge (1,788.1), as worked out above; the gp3 binds there, carrying 9.
+        let a = train_on("resnet50", 8, &["gp3"], "m6i");
+        let e = pick(&a, "aws").expect("a gp3 pick on the m6i family");
+        assert_eq!(
+            (e.candidate.instance.as_deref(), e.max_accelerators),
+            (Some("m6i.12xlarge"), 9),
+            "{e:#?}"
+        );
+        let t = train_text(&a);
+        assert!(
+            t.contains("aws: gp3 6,752 IOPS, 1,688 MiB/s, 137 GiB on m6i.12xlarge, $92.24/month"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn an_instance_narrows_the_types_to_its_clouds() {
+        let e = advise_train(&TrainAsk {
+            workload: workload("resnet50").unwrap(),
+            accelerator: Accelerator::H100,
+            accelerators: 8,
+            hosts: 1,
+            filters: Filters {
+                providers: vec!["gcp".into()],
+                ..Filters::default()
+            },
+            capacity_gib: None,
+            max_stripe: 16,
+            instance: Some("m6i.large".into()),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot attach"), "{e}");
+        let a = train_on("resnet50", 8, &[], "m6i.8xlarge");
+        assert!(
+            a.entries.iter().all(|e| e.candidate.provider == "aws")
+                && a.notes
+                    .iter()
+                    .any(|n| n.contains("only AWS EC2 volumes attach")),
+            "an EC2 instance narrows the types to AWS's: {:?}",
+            a.notes
+        );
+    }
+
     fn checkpoint(m: &str, within: f64, hosts: u32) -> CheckpointAdvice {
         advise_checkpoint(&CheckpointAsk {
             model: checkpoint::model(m).unwrap(),
@@ -870,8 +1180,66 @@ mod tests {
             filters: filters(&["gp3"]),
             capacity_gib: None,
             max_stripe: 16,
+            instance: None,
         })
         .expect("advice")
+    }
+
+    fn checkpoint_on(m: &str, within: f64, instance: &str) -> CheckpointAdvice {
+        advise_checkpoint(&CheckpointAsk {
+            model: checkpoint::model(m).unwrap(),
+            within_s: within,
+            hosts: 1,
+            filters: filters(&["gp3"]),
+            capacity_gib: None,
+            max_stripe: 16,
+            instance: Some(instance.into()),
+        })
+        .expect("advice")
+    }
+
+    #[test]
+    fn an_8b_checkpoint_on_m6i_8xlarge_takes_its_1250_mb_s() {
+        // 105 GiB = 112,742,891,520 B in 60 s: 1,879,048,192 B/s = 1,792 MiB/s, 2,150.4 MiB/s
+        // with the headroom (2,150.4 IOPS of 1 MiB): a gp3 stripe. m6i.8xlarge lets through
+        // 1,250 MB/s = 1,192.1 IOPS of 1 MiB whatever the stripe: the write takes
+        // 112,742,891,520 / 1,250,000,000 = 90.2 s, and the read back as long, past 60 s. The
+        // family's next sizes: m6i.12xlarge 1,875 MB/s = 1,788.1 falls short, m6i.16xlarge
+        // 2,500 MB/s = 2,384.2 carries 2,150.4.
+        let a = checkpoint_on("llama3-8b", 60.0, "m6i.8xlarge");
+        assert!(a.picks[0].1.is_none(), "{:#?}", a.picks);
+        assert!(!a.entries.is_empty());
+        for e in &a.entries {
+            for (phase, s) in [("write", e.write_s), ("read", e.read_s)] {
+                assert!(
+                    (s - 90.2).abs() < 0.3,
+                    "{}: {phase} expected 112,742,891,520 B / 1,250 MB/s = 90.2 s, got {s}",
+                    e.candidate.label
+                );
+            }
+            let b = e.candidate.instance_binds.as_deref().unwrap_or_default();
+            assert!(
+                !e.pass
+                    && b.contains("m6i.8xlarge carries at most 1,192 IOPS of 1 MiB")
+                    && b.contains("--instance m6i.16xlarge"),
+                "{}: expected m6i.8xlarge to bind and m6i.16xlarge named: {b}",
+                e.candidate.label
+            );
+        }
+        let t = checkpoint_text(&a);
+        assert!(
+            t.contains("aws: none within 60 s on m6i.8xlarge: the instance binds")
+                && t.contains("on m6i.8xlarge: 40,000 IOPS, 1,250 MB/s: the volumes carry"),
+            "{t}"
+        );
+        // On m6i.16xlarge the instance carries the stripe: the pick of the case without an
+        // instance, within the time, not bound by it.
+        let a = checkpoint_on("llama3-8b", 60.0, "m6i.16xlarge");
+        let e = &a.entries[a.picks[0].1.expect("a pick on m6i.16xlarge")];
+        assert!(
+            e.pass && e.candidate.instance_binds.is_none() && e.write_s < 60.0,
+            "{e:#?}"
+        );
     }
 
     #[test]
@@ -921,6 +1289,7 @@ mod tests {
                 filters: Filters::default(),
                 capacity_gib: None,
                 max_stripe: 16,
+                instance: None,
             }
         })
         .is_err());
