@@ -516,6 +516,52 @@ fn mpirun_two_ranks_of_train_merge_au_as_mean_and_minimum_and_add_throughput() {
     }
 }
 
+/// A run that fails its target fails the launcher: rank 0 exits 1 on the merged FAIL, the
+/// other rank 0 (it ran and sent its result), and mpirun returns the exit status of the
+/// lowest rank that exited non-zero (Open MPI's mpirun(1), "Exit status"), so it exits 1.
+#[test]
+fn mpirun_exits_1_when_the_merged_train_run_fails() {
+    let dir = TempDir::new("mpi-train-fail");
+    // A step of 1 µs: no loader reads 400 samples of a batch in that time, so each rank's
+    // accelerators wait on their data and the mean AU is far below resnet50's 90 %.
+    let base = format!("{}/$rank", dir.0.display());
+    let args = [
+        "train",
+        "resnet50",
+        "--dir",
+        &base,
+        "--files",
+        "16",
+        "--scale",
+        "0.01",
+        "--step-time",
+        "1us",
+        "--accelerators",
+        "2",
+        "--output-format",
+        "json",
+    ];
+    let Some(o) = mpirun_two(&args) else { return };
+    let v = json_of(&stdout(&o));
+    let m = &v["merged"];
+    assert_eq!(
+        (m["pass"].as_bool(), v["ranks"].as_array().map(Vec::len)),
+        (Some(false), Some(2)),
+        "resnet50 at 1 µs a step over 2 ranks: expected a merged FAIL of both ranks: {m}"
+    );
+    assert!(
+        num(&m["au_mean_percent"]) < 90.0,
+        "mean AU {} below 90 %",
+        m["au_mean_percent"]
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "mpirun's exit status for a failed run: expected rank 0's 1: {}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn mpirun_two_ranks_of_checkpoint_write_their_shares_and_merge_the_slowest() {
     let dir = TempDir::new("mpi-ckpt");
