@@ -601,8 +601,6 @@ mod tests {
             ("c6in.large", 5_468.0, 87_500.0, 2_500.0, true),
             ("m6in.32xlarge", 350_000.0, 350_000.0, 10_000.0, false),
             ("r6in.metal", 350_000.0, 350_000.0, 10_000.0, false),
-            ("i4i.large", 2_500.0, 40_000.0, 1_250.0, true),
-            ("i4i.32xlarge", 160_000.0, 160_000.0, 5_000.0, false),
         ] {
             let i = instance(n).unwrap();
             assert_eq!(
@@ -613,15 +611,83 @@ mod tests {
             assert!(i.source.contains("2023"), "{n}: {}", i.source);
             assert_eq!(i.provider, "AWS EC2");
         }
-        // Sizes the 2023 table does not have are marked, not presented as AWS's.
-        for n in ["i4i.12xlarge", "i4i.24xlarge"] {
-            let row = data().instances.iter().find(|i| i.name == n).unwrap();
-            assert!(
-                row.unverified.is_some() && row.source.starts_with("family pattern"),
-                "{n}: expected an unverified family-pattern row, got source '{}', unverified {:?}",
-                row.source,
-                row.unverified
+    }
+
+    #[test]
+    fn storage_optimized_rows_from_aws_specifications_page() {
+        // AWS's 'Specifications for Amazon EC2 storage optimized instances', 'Amazon EBS
+        // specifications': baseline / maximum IOPS at 16 KiB and MB/s at 128 KiB; the sizes
+        // marked 1 hold the maximum for 30 minutes per 24 hours. i4i.12xlarge and i4i.24xlarge,
+        // once a family pattern, are published rows there with the same figures.
+        for (n, base, max, base_mb, max_mb, burst) in [
+            ("i4i.large", 2_500.0, 40_000.0, 78.125, 1_250.0, true),
+            ("i4i.12xlarge", 60_000.0, 60_000.0, 1_875.0, 1_875.0, false),
+            (
+                "i4i.24xlarge",
+                120_000.0,
+                120_000.0,
+                3_750.0,
+                3_750.0,
+                false,
+            ),
+            (
+                "i4i.32xlarge",
+                160_000.0,
+                160_000.0,
+                5_000.0,
+                5_000.0,
+                false,
+            ),
+            ("i7ie.large", 2_500.0, 40_000.0, 78.125, 1_250.0, true),
+            ("i7ie.3xlarge", 15_000.0, 40_000.0, 468.75, 1_250.0, true),
+            ("i7ie.6xlarge", 30_000.0, 40_000.0, 937.5, 1_250.0, true),
+            ("i7ie.12xlarge", 60_000.0, 60_000.0, 1_875.0, 1_875.0, false),
+            ("i7ie.18xlarge", 90_000.0, 90_000.0, 2_812.5, 2_812.5, false),
+            (
+                "i7ie.metal-24xl",
+                120_000.0,
+                120_000.0,
+                3_750.0,
+                3_750.0,
+                false,
+            ),
+            (
+                "i7ie.48xlarge",
+                240_000.0,
+                240_000.0,
+                7_500.0,
+                7_500.0,
+                false,
+            ),
+            (
+                "i7ie.metal-48xl",
+                240_000.0,
+                240_000.0,
+                7_500.0,
+                7_500.0,
+                false,
+            ),
+        ] {
+            let i = instance(n).unwrap();
+            assert_eq!(
+                (
+                    i.baseline_iops,
+                    i.max_iops,
+                    i.baseline_mb_s,
+                    i.max_mb_s,
+                    i.burst
+                ),
+                (base, max, base_mb, max_mb, burst),
+                "{n}: expected the page's row (baseline/max IOPS, baseline/max MB/s, burst)"
             );
+            assert!(
+                i.source.contains("instancetypes/so.html") && i.date.starts_with("read 2026-12-05"),
+                "{n}: expected the storage optimized specifications page, got '{}' ({})",
+                i.source,
+                i.date
+            );
+            let row = data().instances.iter().find(|r| r.name == n).unwrap();
+            assert!(row.unverified.is_none(), "{n}: a published row");
         }
     }
 

@@ -258,9 +258,14 @@ pub fn list_models() -> String {
     out
 }
 
-/// `2023-06`: the date a row of instance storage was published.
+/// `as of 2024-07-31 (page date)` for the date a row was published; a date the row was read
+/// (`read 2026-12-05, page date not shown`) as it stands.
 fn cite_short(date: &str) -> String {
-    format!("as of {date}")
+    if date.starts_with("read ") {
+        date.to_string()
+    } else {
+        format!("as of {date}")
+    }
 }
 
 /// How long a non-EC2 instance's burst holds ("none" where it has no burst).

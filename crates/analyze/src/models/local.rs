@@ -1,9 +1,9 @@
-//! Instance storage: the local NVMe SSDs of storage-optimized instances (AWS i4i and im4gn,
-//! Azure Lsv3 and Lasv3, OCI DenseIO), for latency targets that no network volume's latency
-//! model reaches. Each size carries its vendor's IOPS (and, where given, throughput) with source
-//! and date, and the instance's price where a source gives every part of it; all share one
-//! latency model (`local-nvme`); nothing replicates the data on them, which is lost when the
-//! instance stops (or, where an entry says so, when it is terminated or moved).
+//! Instance storage: the local NVMe SSDs of storage-optimized instances (AWS i4i, im4gn and
+//! i7ie, Azure Lsv3 and Lasv3, OCI DenseIO), for latency targets that no network volume's
+//! latency model reaches. Each size carries its vendor's IOPS (and, where given, throughput)
+//! with source and date, and the instance's price where a source gives every part of it; all
+//! share one latency model (`local-nvme`); nothing replicates the data on them, which is lost
+//! when the instance stops (or, where an entry says so, when it is terminated or moved).
 
 use serde::{Deserialize, Serialize};
 
@@ -280,7 +280,15 @@ mod tests {
     fn every_entry_is_sourced_and_simulable() {
         assert!(local_latency_model().is_some(), "the local-nvme model");
         let all = instance_storage();
-        for fam in ["i4i", "im4gn", "lsv3", "lasv3", "denseio.e4", "denseio.e5"] {
+        for fam in [
+            "i4i",
+            "im4gn",
+            "i7ie",
+            "lsv3",
+            "lasv3",
+            "denseio.e4",
+            "denseio.e5",
+        ] {
             assert!(
                 all.iter().any(|e| e.family == fam),
                 "instance storage of the {fam} family"
@@ -310,6 +318,75 @@ mod tests {
             (c - 12_500.0).abs() < 1e-6 && by.contains("assumed"),
             "i4i.large, 16 KiB reads: expected 12,500 IOPS by the assumed throughput, got {c} ({by})"
         );
+        // AWS's 'Instance store specifications' (storage optimized instances page): every size
+        // of i4i, im4gn and i7ie, count x GB and read / write IOPS as the table gives them.
+        let aws: Vec<(&str, u32, f64, f64, f64)> = all
+            .iter()
+            .filter(|e| e.provider == "AWS EC2")
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.disks,
+                    e.disk_gb,
+                    e.read_iops,
+                    e.write_iops,
+                )
+            })
+            .collect();
+        let table: Vec<(&str, u32, f64, f64, f64)> = vec![
+            ("i4i.large", 1, 468.0, 50_000.0, 27_500.0),
+            ("i4i.xlarge", 1, 937.0, 100_000.0, 55_000.0),
+            ("i4i.2xlarge", 1, 1_875.0, 200_000.0, 110_000.0),
+            ("i4i.4xlarge", 1, 3_750.0, 400_000.0, 220_000.0),
+            ("i4i.8xlarge", 2, 3_750.0, 800_000.0, 440_000.0),
+            ("i4i.12xlarge", 3, 3_750.0, 1_200_000.0, 660_000.0),
+            ("i4i.16xlarge", 4, 3_750.0, 1_600_000.0, 880_000.0),
+            ("i4i.24xlarge", 6, 3_750.0, 2_400_000.0, 1_320_000.0),
+            ("i4i.32xlarge", 8, 3_750.0, 3_200_000.0, 1_760_000.0),
+            ("i4i.metal", 8, 3_750.0, 3_200_000.0, 1_760_000.0),
+            ("im4gn.large", 1, 937.0, 31_250.0, 25_000.0),
+            ("im4gn.xlarge", 1, 1_875.0, 62_500.0, 50_000.0),
+            ("im4gn.2xlarge", 1, 3_750.0, 125_000.0, 100_000.0),
+            ("im4gn.4xlarge", 1, 7_500.0, 250_000.0, 200_000.0),
+            ("im4gn.8xlarge", 2, 7_500.0, 500_000.0, 400_000.0),
+            ("im4gn.16xlarge", 4, 7_500.0, 1_000_000.0, 800_000.0),
+            ("i7ie.large", 1, 1_250.0, 54_166.0, 43_333.0),
+            ("i7ie.xlarge", 1, 2_500.0, 108_333.0, 86_666.0),
+            ("i7ie.2xlarge", 2, 2_500.0, 216_666.0, 173_332.0),
+            ("i7ie.3xlarge", 1, 7_500.0, 325_000.0, 260_000.0),
+            ("i7ie.6xlarge", 2, 7_500.0, 650_000.0, 520_000.0),
+            ("i7ie.12xlarge", 4, 7_500.0, 1_300_000.0, 1_040_000.0),
+            ("i7ie.18xlarge", 6, 7_500.0, 1_950_000.0, 1_560_000.0),
+            ("i7ie.24xlarge", 8, 7_500.0, 2_600_000.0, 2_080_000.0),
+            ("i7ie.48xlarge", 16, 7_500.0, 5_200_000.0, 4_160_000.0),
+            ("i7ie.metal-24xl", 8, 7_500.0, 2_600_000.0, 2_080_000.0),
+            ("i7ie.metal-48xl", 16, 7_500.0, 5_200_000.0, 4_160_000.0),
+        ];
+        assert_eq!(
+            aws, table,
+            "AWS instance storage: expected the page's table (name, disks, GB each, read, write IOPS)"
+        );
+        for e in all.iter().filter(|e| e.provider == "AWS EC2") {
+            assert!(
+                e.source.contains("instancetypes/so.html")
+                    && e.mb_s.is_none()
+                    && e.iops_io_kib == 4.0,
+                "{}: the storage optimized specifications page, IOPS at 4 KiB and no throughput: {} {:?}",
+                e.name,
+                e.source,
+                e.mb_s
+            );
+        }
+        // i7ie.large: 1 x 1,250 GB = 1,250e9 / 2^30 = 1,164.2 GiB; 8 x 7,500 GB of
+        // i7ie.24xlarge = 55,879.4 GiB.
+        let cap = |n: &str| all.iter().find(|e| e.name == n).unwrap().capacity_gib();
+        assert!(
+            (cap("i7ie.large") - 1_164.15).abs() < 0.01
+                && (cap("i7ie.24xlarge") - 55_879.35).abs() < 0.01,
+            "i7ie capacities: expected 1,164.15 and 55,879.35 GiB, got {} and {}",
+            cap("i7ie.large"),
+            cap("i7ie.24xlarge")
+        );
         // Azure Standard_L8s_v3: 400,000 IOPS and 2,000 MB/s on one 1.92 TB disk.
         let l = all.iter().find(|e| e.name == "standard_l8s_v3").unwrap();
         let (c, _) = l.ceiling(4096, 1.0);
@@ -317,7 +394,8 @@ mod tests {
         let listing = crate::models::list_models();
         for want in [
             "Instance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):",
-            "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); as of 2023-06",
+            "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); read 2026-12-05, page date not shown",
+            "i7ie.metal-48xl (AWS EC2): 16 x 7,500 GB NVMe, 5,200,000 read / 4,160,000 write IOPS (4 KiB); read 2026-12-05",
             "standard_l8s_v3 (Azure): 1 x 1,920 GB NVMe, 400,000 read / 400,000 write IOPS (4 KiB), 2,000 MB/s",
         ] {
             assert!(listing.contains(want), "iolens models lists '{want}':\n{listing}");

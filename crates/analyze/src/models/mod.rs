@@ -980,7 +980,8 @@ mod tests {
             "unverified: the 64 TiB maximum size",
             "unverified: not checked against the vendor's current price page",
             "unverified: not a published row",
-            "i4i.12xlarge, i4i.24xlarge",
+            "c7i.48xlarge, r7i.large",
+            "i4i.metal, i7ie.large",
         ] {
             assert!(
                 s.contains(want),
