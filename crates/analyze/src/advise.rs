@@ -1085,8 +1085,10 @@ pub fn unreached(t: &Targets, models: &[(String, LatencyModel)]) -> Vec<Unreache
 
 /// Instance storage sized for the setup's need: for each family of local NVMe in the data
 /// (of the providers named, all when none), the smallest size that carries the need with its
-/// headroom and holds the capacity. Its cost is the instance's price where the data gives every
-/// part of it (unpriced otherwise, and said so), and it is marked with when its data is lost.
+/// headroom and holds the capacity. Its cost is the instance's price where the data gives it
+/// (every part of it, or the whole in the provider's region of the prices in use), with the
+/// provider's `--discount` (unpriced otherwise, and said so), and it is marked with when its
+/// data is lost.
 pub fn instance_storage_candidates(
     s: &Setup,
     providers: &[String],
@@ -1150,6 +1152,7 @@ pub fn instance_storage_candidates(
             continue;
         };
         let (ceiling, limited_by) = e.ceiling(need.bs, need.read_fraction);
+        let (cost, cost_lines) = instance_cost(e, key(&e.provider));
         out.push(Candidate {
             label: format!("{} instance storage", e.name),
             type_name: "local-nvme".into(),
@@ -1181,21 +1184,8 @@ pub fn instance_storage_candidates(
                 },
                 format!("{} ({}, {})", e.describe(), e.source, e.date),
             ],
-            cost: e.price.as_ref().map(|p| p.monthly()),
-            cost_lines: match &e.price {
-                Some(p) => {
-                    let mut lines = vec![format!(
-                        "instance storage costs the instance: {}'s on-demand price",
-                        e.name
-                    )];
-                    lines.extend(p.lines());
-                    lines
-                }
-                None => vec![format!(
-                    "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
-                    e.name
-                )],
-            },
+            cost,
+            cost_lines,
             headroom_cost: None,
             ceiling_iops: ceiling,
             limited_by,
@@ -1211,6 +1201,74 @@ pub fn instance_storage_candidates(
         });
     }
     (out, rejected)
+}
+
+/// The monthly cost of instance storage `e` (its instance's price) in the region the prices in
+/// use name for `provider`, with the provider's `--discount`, and the lines that show it; or
+/// `None` with the line that says why there is none.
+fn instance_cost(e: &crate::models::LocalNvme, provider: &str) -> (Option<f64>, Vec<String>) {
+    instance_cost_in(e, provider, crate::models::prices())
+}
+
+/// [`instance_cost`] with the prices of `book`.
+fn instance_cost_in(
+    e: &crate::models::LocalNvme,
+    provider: &str,
+    book: &crate::models::PriceBook,
+) -> (Option<f64>, Vec<String>) {
+    let discounted = |cost: f64, mut lines: Vec<String>| {
+        let Some(f) = book.discount(provider) else {
+            return (Some(cost), lines);
+        };
+        lines.push(format!(
+            "x {} (--discount {provider}={}) = {}",
+            fmt::trim(f, 4),
+            fmt::trim(f, 4),
+            fmt::usd(cost * f)
+        ));
+        (Some(cost * f), lines)
+    };
+    if let Some(p) = &e.price {
+        // Billed part by part, the same in every region.
+        let mut lines = vec![format!(
+            "instance storage costs the instance: {}'s on-demand price",
+            e.name
+        )];
+        lines.extend(p.lines());
+        return discounted(p.monthly(), lines);
+    }
+    let region = book.region(provider).unwrap_or_default();
+    let Some(p) = e.price_in(region) else {
+        let why = if e.month_usd.is_empty() {
+            format!(
+                "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
+                e.name
+            )
+        } else {
+            format!(
+                "no price: the model data prices {} in {} only, not in {}; instance storage costs the instance's price",
+                e.name,
+                e.month_usd.keys().cloned().collect::<Vec<_>>().join(" and "),
+                if region.is_empty() { "this region" } else { region }
+            )
+        };
+        return (None, vec![why]);
+    };
+    let mut lines = vec![format!(
+        "{}: {}/month on demand in {}, the instance's price with its local disks ({} x {})",
+        e.name,
+        fmt::usd(p.month_usd),
+        p.region,
+        e.disks,
+        e.disk_gib
+            .map(|g| format!("{} GiB", fmt::int(g)))
+            .unwrap_or_else(|| format!("{} GB", fmt::int(e.disk_gb)))
+    )];
+    lines.push(format!(
+        "prices: {}, {}; {}; unverified",
+        p.region, p.source.source, p.source.date
+    ));
+    discounted(p.month_usd, lines)
 }
 
 /// A latency target: the `pct` percentile of `dir`'s latency (`None`: all I/O), µs.
@@ -2284,5 +2342,59 @@ mod tests {
         let (n, text) = concurrency_needed(20_000.0, 465.0, true, 4, 1);
         assert!((n - 9.3).abs() < 1e-9, "{n}");
         assert!(text.contains("numjobs=10"), "{text}");
+    }
+
+    /// Instance storage costs its instance's price in the provider's region of the prices in
+    /// use, with the provider's discount: c3-standard-4-lssd is $177.17384 a month in
+    /// us-central1 and $187.532532 in europe-west4 (the copy of Google's catalog); with
+    /// --discount gcp=0.8, 187.532532 x 0.8 = $150.03. AWS's i4i.large has no price.
+    #[test]
+    fn instance_storage_costs_the_instance_in_the_region_with_the_discount() {
+        let get = |n: &str| {
+            crate::models::instance_storage()
+                .iter()
+                .find(|e| e.name == n)
+                .unwrap_or_else(|| panic!("{n} in the data"))
+        };
+        let c3 = get("c3-standard-4-lssd");
+        let (cost, lines) = instance_cost_in(c3, "gcp", &crate::models::PriceBook::shipped());
+        assert_eq!(
+            cost,
+            Some(177.17384),
+            "c3-standard-4-lssd in us-central1 (the default): {lines:?}"
+        );
+        assert!(
+            lines[0].contains("$177.17/month on demand in us-central1")
+                && lines
+                    .last()
+                    .unwrap()
+                    .starts_with("prices: us-central1, copy of Google's Cloud Billing Catalog"),
+            "the price and its source: {lines:?}"
+        );
+        let book = crate::models::PriceBook::load(&crate::models::PriceOptions {
+            regions: vec!["europe-west4".into()],
+            discounts: vec!["gcp=0.8".into()],
+            ..Default::default()
+        })
+        .expect("europe-west4 is a priced GCP region");
+        let (cost, lines) = instance_cost_in(c3, "gcp", &book);
+        let want = 187.532532 * 0.8;
+        assert!(
+            cost.is_some_and(|c| (c - want).abs() < 1e-9) && (want - 150.03).abs() < 0.005,
+            "c3-standard-4-lssd in europe-west4 x 0.8: expected {want}, got {cost:?} ({lines:?})"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == "x 0.8 (--discount gcp=0.8) = $150.03"),
+            "the discount is shown: {lines:?}"
+        );
+        let (cost, lines) = instance_cost_in(get("i4i.large"), "aws", &book);
+        assert!(
+            cost.is_none()
+                && lines[0]
+                    .starts_with("no price: the model data has no sourced price for i4i.large"),
+            "i4i.large: no price, said so; got {cost:?} {lines:?}"
+        );
     }
 }

@@ -225,8 +225,13 @@ pub fn list_models() -> String {
         "\nInstance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):\n",
     );
     for e in &d.instance_storage.entries {
+        let price = e
+            .month_usd
+            .iter()
+            .map(|(r, usd)| format!("{}/month in {r}", fmt::usd(*usd)))
+            .collect::<Vec<_>>();
         out.push_str(&format!(
-            "  {} ({}): {}; {}{}{}\n",
+            "  {} ({}): {}; {}{}{}{}\n",
             e.name,
             e.provider,
             e.describe(),
@@ -240,6 +245,11 @@ pub fn list_models() -> String {
                     p.date
                 ))
                 .unwrap_or_default(),
+            if price.is_empty() {
+                String::new()
+            } else {
+                format!("; on demand {}", price.join(", "))
+            },
             e.lost
                 .as_ref()
                 .map(|l| format!("; data is lost {l}"))
@@ -403,6 +413,20 @@ pub fn list_sources() -> String {
             entry(&mut out, "disks", (&e.source, &e.date), None, None);
             if let Some(p) = &e.price {
                 entry(&mut out, "price", (&p.source, &p.date), None, None);
+            }
+            let src = d
+                .instance_storage
+                .price_sources
+                .iter()
+                .find(|p| p.provider == e.provider);
+            if let (Some(p), false) = (src, e.month_usd.is_empty()) {
+                entry(
+                    &mut out,
+                    "price",
+                    (&p.source, &p.date),
+                    Some(&p.unverified),
+                    Some(&p.details),
+                );
             }
         }
     }

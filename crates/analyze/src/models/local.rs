@@ -1,9 +1,12 @@
 //! Instance storage: the local NVMe SSDs of storage-optimized instances (AWS i4i, im4gn and
-//! i7ie, Azure Lsv3 and Lasv3, OCI DenseIO), for latency targets that no network volume's
-//! latency model reaches. Each size carries its vendor's IOPS (and, where given, throughput)
-//! with source and date, and the instance's price where a source gives every part of it; all
-//! share one latency model (`local-nvme`); nothing replicates the data on them, which is lost
-//! when the instance stops (or, where an entry says so, when it is terminated or moved).
+//! i7ie, Azure Lsv3 and Lasv3, GCP C3 with Local SSD and Z3 with Titanium SSD, OCI DenseIO),
+//! for latency targets that no network volume's latency model reaches. Each size carries its
+//! vendor's IOPS (and, where given, throughput) with source and date, and the instance's price
+//! where a source gives it (every part of it, or the whole by region); all share one latency
+//! model (`local-nvme`); nothing replicates the data on them, which is lost when the instance
+//! stops (or, where an entry says so, when it is terminated or moved).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +25,36 @@ pub(crate) struct InstanceStorageData {
     pub note: String,
     /// The latency model every entry takes.
     pub latency_model: String,
+    /// Where the prices of a provider's entries come from (one source per provider).
+    #[serde(default)]
+    pub price_sources: Vec<InstancePriceSource>,
     pub entries: Vec<LocalNvme>,
+}
+
+/// The source of a provider's instance prices.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct InstancePriceSource {
+    /// `GCP`: the entries of this provider take their `month_usd` from it.
+    pub provider: String,
+    /// What the prices are and where they were read.
+    pub source: String,
+    /// Date of the source.
+    pub date: String,
+    /// How far the figures were checked.
+    pub unverified: String,
+    /// How the copy was made and read.
+    pub details: String,
+}
+
+/// An instance's monthly price in a region, with its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionalPrice<'a> {
+    /// On-demand USD per month (730 hours).
+    pub month_usd: f64,
+    /// The region.
+    pub region: String,
+    /// Where the price comes from.
+    pub source: &'a InstancePriceSource,
 }
 
 /// One instance size's local NVMe disks, as its vendor's table gives them.
@@ -30,23 +62,34 @@ pub(crate) struct InstanceStorageData {
 pub struct LocalNvme {
     /// Instance type, lowercase: `i4i.large`, `standard_l8s_v3`.
     pub name: String,
-    /// `AWS EC2`, `Azure` or `OCI`.
+    /// `AWS EC2`, `Azure`, `GCP` or `OCI`.
     pub provider: String,
-    /// `i4i`, `lsv3`, `denseio.e5`.
+    /// `i4i`, `lsv3`, `z3-highlssd`, `denseio.e5`.
     pub family: String,
     /// NVMe disks on the instance.
     pub disks: u32,
-    /// Size of each, GB (1,000,000,000 bytes).
+    /// Size of each, GB (1,000,000,000 bytes), where the vendor gives GB (AWS, Azure, OCI).
+    #[serde(default)]
     pub disk_gb: f64,
+    /// Size of each, GiB, where the vendor gives GiB (GCP); one of the two is given.
+    #[serde(default)]
+    pub disk_gib: Option<f64>,
     /// Random read IOPS of all its disks together, at `iops_io_kib`.
     pub read_iops: f64,
     /// Write IOPS likewise.
     pub write_iops: f64,
     /// The I/O size the IOPS are given at, KiB.
     pub iops_io_kib: f64,
-    /// Throughput of all its disks, MB/s, where the table gives it.
+    /// Throughput of all its disks, MB/s, where the table gives one figure (Azure).
     #[serde(default)]
     pub mb_s: Option<f64>,
+    /// Read throughput of all its disks, MiB/s, where the table gives reads and writes
+    /// apart (GCP); with `write_mib_s`.
+    #[serde(default)]
+    pub read_mib_s: Option<f64>,
+    /// Write throughput likewise.
+    #[serde(default)]
+    pub write_mib_s: Option<f64>,
     /// Where the figures come from.
     pub source: String,
     /// Date of the source.
@@ -55,9 +98,14 @@ pub struct LocalNvme {
     /// instance is terminated or reboot-migrated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<String>,
-    /// The instance's on-demand price, where a source gives every part of it.
+    /// The instance's on-demand price, where a source gives every part of it (the same in
+    /// every region).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<InstancePrice>,
+    /// The instance's on-demand price, USD per month, by region, where a source gives the
+    /// whole of it (the section's `price_sources` entry of its provider says which).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub month_usd: BTreeMap<String, f64>,
 }
 
 /// An instance's on-demand price as its vendor bills it: each part a quantity of the instance
@@ -134,7 +182,28 @@ impl LocalNvme {
 
     /// Its capacity in GiB.
     pub fn capacity_gib(&self) -> f64 {
-        f64::from(self.disks) * self.disk_gb * 1e9 / 1_073_741_824.0
+        f64::from(self.disks)
+            * self
+                .disk_gib
+                .unwrap_or(self.disk_gb * 1e9 / 1_073_741_824.0)
+    }
+
+    /// The instance's price in `region`, where the data has one.
+    pub fn price_in(&self, region: &str) -> Option<RegionalPrice<'static>> {
+        let (r, usd) = self
+            .month_usd
+            .iter()
+            .find(|(r, _)| r.eq_ignore_ascii_case(region))?;
+        let source = data()
+            .instance_storage
+            .price_sources
+            .iter()
+            .find(|p| p.provider == self.provider)?;
+        Some(RegionalPrice {
+            month_usd: *usd,
+            region: r.clone(),
+            source,
+        })
     }
 
     /// The most I/Os of `bs` bytes per second with `read_fraction` reads: reads and writes draw
@@ -151,7 +220,7 @@ impl LocalNvme {
                     "{}'s local NVMe throughput ({}{})",
                     self.name,
                     fmt::bw(bytes),
-                    if self.mb_s.is_none() {
+                    if self.mb_s.is_none() && self.read_mib_s.is_none() {
                         format!(
                             " = {} IOPS x {} KiB, assumed: the table gives no throughput",
                             fmt::int(iops),
@@ -183,9 +252,21 @@ impl LocalNvme {
         }
     }
 
-    /// Bytes per second: the table's MB/s, or the IOPS x their I/O size (an assumption that
-    /// understates large I/O).
+    /// Bytes per second: the table's read and write MiB/s drawing on one budget as the IOPS
+    /// do (`1 / (r / read + w / write)`), or its one MB/s figure, or the IOPS x their I/O
+    /// size (an assumption that understates large I/O).
     pub fn bytes_per_s(&self, read_fraction: f64) -> f64 {
+        if let (Some(rd), Some(wr)) = (self.read_mib_s, self.write_mib_s) {
+            let r = read_fraction.clamp(0.0, 1.0);
+            let mib = if r >= 1.0 {
+                rd
+            } else if r <= 0.0 {
+                wr
+            } else {
+                1.0 / (r / rd + (1.0 - r) / wr)
+            };
+            return mib * 1_048_576.0;
+        }
         match self.mb_s {
             Some(m) => m * 1e6,
             None => self.mixed_iops(read_fraction) * self.iops_io_kib * 1024.0,
@@ -204,18 +285,26 @@ impl LocalNvme {
         Some(v)
     }
 
-    /// `2 x 3,750 GB NVMe, 800,000 read / 440,000 write IOPS (4 KiB)`.
+    /// `2 x 3,750 GB NVMe, 800,000 read / 440,000 write IOPS (4 KiB)`; `1 x 3,000 GiB NVMe,
+    /// 750,000 read / 500,000 write IOPS (4 KiB), 3,000 read / 2,500 write MiB/s`.
     pub fn describe(&self) -> String {
+        let size = match self.disk_gib {
+            Some(g) => format!("{} GiB", fmt::int(g)),
+            None => format!("{} GB", fmt::int(self.disk_gb)),
+        };
+        let tput = match (self.read_mib_s, self.write_mib_s, self.mb_s) {
+            (Some(r), Some(w), _) => {
+                format!(", {} read / {} write MiB/s", fmt::int(r), fmt::int(w))
+            }
+            (_, _, Some(m)) => format!(", {} MB/s", fmt::int(m)),
+            _ => String::new(),
+        };
         format!(
-            "{} x {} GB NVMe, {} read / {} write IOPS ({} KiB){}",
+            "{} x {size} NVMe, {} read / {} write IOPS ({} KiB){tput}",
             self.disks,
-            fmt::int(self.disk_gb),
             fmt::int(self.read_iops),
             fmt::int(self.write_iops),
             fmt::trim(self.iops_io_kib, 0),
-            self.mb_s
-                .map(|m| format!(", {} MB/s", fmt::int(m)))
-                .unwrap_or_default()
         )
     }
 }
@@ -522,6 +611,114 @@ mod tests {
         assert!(
             sources.contains("computeperformance.htm") && sources.contains("prices_usd.json"),
             "iolens models --sources gives the NVMe SLA page and the recorded price list:\n{sources}"
+        );
+    }
+
+    /// The data's shape: each entry sizes its disks one way (GB or GiB), gives read and write
+    /// throughput together or not at all, and each priced entry has its provider's source.
+    #[test]
+    fn every_entry_has_one_size_unit_and_a_source_for_its_prices() {
+        for e in instance_storage() {
+            assert!(
+                (e.disk_gb > 0.0) != e.disk_gib.is_some(),
+                "{}: disk_gb {} and disk_gib {:?}: exactly one is given",
+                e.name,
+                e.disk_gb,
+                e.disk_gib
+            );
+            assert_eq!(
+                e.read_mib_s.is_some(),
+                e.write_mib_s.is_some(),
+                "{}: read_mib_s and write_mib_s go together",
+                e.name
+            );
+            for r in e.month_usd.keys() {
+                let p = e.price_in(r);
+                assert!(
+                    p.is_some_and(|p| p.month_usd > 0.0),
+                    "{}: its price in {r} has a source for {} in price_sources",
+                    e.name,
+                    e.provider
+                );
+            }
+        }
+    }
+
+    /// GCP from Google's Local SSD page (2026-04-14): C3 -lssd with 375 GiB Local SSD disks,
+    /// Z3 with 3 TiB Titanium SSD disks (6 TiB on bare metal); prices from the copy of the
+    /// catalog, in us-central1 and europe-west4 only.
+    #[test]
+    fn gcp_local_ssd_and_z3_as_google_gives_them() {
+        let all = instance_storage();
+        for fam in ["c3-lssd", "z3-highlssd", "z3-standardlssd"] {
+            assert!(
+                all.iter().any(|e| e.family == fam && e.provider == "GCP"),
+                "GCP instance storage of the {fam} family"
+            );
+        }
+        let get = |n: &str| all.iter().find(|e| e.name == n).unwrap();
+        // Z3, 1 disk: 3,000 GiB, 750,000 read / 500,000 write IOPS, 3,000 / 2,500 MiB/s.
+        let z = get("z3-highmem-8-highlssd");
+        assert_eq!(
+            (z.disks, z.capacity_gib(), z.read_iops, z.write_iops),
+            (1, 3000.0, 750_000.0, 500_000.0),
+            "z3-highmem-8-highlssd as Google's Titanium SSD table gives it"
+        );
+        // 1 MiB reads: 3,000 MiB/s = 3,000 of them; 70/30 at 1 MiB: one budget,
+        // 1 / (0.7 / 3,000 + 0.3 / 2,500) = 2,830.19 MiB/s.
+        let (c, by) = z.ceiling(1 << 20, 1.0);
+        assert!(
+            (c - 3000.0).abs() < 1e-9 && !by.contains("assumed"),
+            "z3-highmem-8-highlssd, 1 MiB reads: expected 3,000 by its throughput, got {c} ({by})"
+        );
+        let mixed = z.bytes_per_s(0.7) / 1_048_576.0;
+        assert!(
+            (mixed - 1.0 / (0.7 / 3000.0 + 0.3 / 2500.0)).abs() < 1e-9
+                && (mixed - 2830.19).abs() < 0.01,
+            "z3-highmem-8-highlssd, 70/30: expected 2,830.19 MiB/s, got {mixed}"
+        );
+        // 4 KiB reads: 750,000 IOPS (750,000 x 4 KiB = 2,930 MiB/s, under 3,000).
+        assert_eq!(z.ceiling(4096, 1.0).0, 750_000.0, "Z3 1 disk at 4 KiB");
+        let metal = get("z3-highmem-192-highlssd-metal");
+        assert_eq!(
+            metal.capacity_gib(),
+            72_000.0,
+            "Z3 bare metal: 12 x 6,000 GiB"
+        );
+        // C3 -lssd: the NVMe Local SSD table by disk count; 16 disks 1,600,000 / 800,000.
+        let c3 = get("c3-standard-88-lssd");
+        assert_eq!(
+            (c3.disks, c3.capacity_gib(), c3.read_iops, c3.write_iops),
+            (16, 6000.0, 1_600_000.0, 800_000.0),
+            "c3-standard-88-lssd: 16 x 375 GiB Local SSD"
+        );
+        // Prices: the copy's on-demand month (730 h) with the bundled disks.
+        let c4 = get("c3-standard-4-lssd");
+        let p = c4
+            .price_in("us-central1")
+            .expect("c3-standard-4-lssd priced in us-central1");
+        assert_eq!(p.month_usd, 177.17384, "c3-standard-4-lssd in us-central1");
+        assert_eq!(
+            z.price_in("europe-west4").map(|p| p.month_usd),
+            Some(894.9551768),
+            "z3-highmem-8-highlssd in europe-west4"
+        );
+        assert!(
+            c4.price_in("europe-west1").is_none(),
+            "no price where the data gives none"
+        );
+        let listing = crate::models::list_models();
+        for want in [
+            "z3-highmem-8-highlssd (GCP): 1 x 3,000 GiB NVMe, 750,000 read / 500,000 write IOPS (4 KiB), 3,000 read / 2,500 write MiB/s; as of 2026-04-14 (page date); on demand $894.96/month in europe-west4, $840.91/month in us-central1",
+            "c3-standard-4-lssd (GCP): 1 x 375 GiB NVMe, 170,000 read / 90,000 write IOPS (4 KiB), 660 read / 350 write MiB/s",
+        ] {
+            assert!(listing.contains(want), "iolens models lists '{want}':\n{listing}");
+        }
+        let sources = crate::models::list_sources();
+        assert!(
+            sources.contains("z3-highlssd (GCP)")
+                && sources.contains("Cyclenerd/google-cloud-pricing-cost-calculator"),
+            "iolens models --sources gives the Z3 disks and their prices:\n{sources}"
         );
     }
 }

@@ -38,7 +38,10 @@ pub use latency::{
     latency_model, latency_models, shipped_latency_model, Basis, LatencyModel, Verdict,
 };
 pub use listing::{list_models, list_models_json, list_sources};
-pub use local::{instance_storage, instance_storage_note, local_latency_model, LocalNvme};
+pub use local::{
+    instance_storage, instance_storage_note, local_latency_model, InstancePriceSource, LocalNvme,
+    RegionalPrice,
+};
 pub use pricelist::{
     aws as parse_aws_prices, azure as parse_azure_prices, compare_with_shipped,
     gcp as parse_gcp_prices, oci as parse_oci_prices, UPDATE_PROVIDERS,

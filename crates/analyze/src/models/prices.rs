@@ -247,6 +247,11 @@ impl PriceBook {
         self.regions.get(provider).map(String::as_str)
     }
 
+    /// The factor `--discount` gives a provider's list prices, where one is given.
+    pub fn discount(&self, provider: &str) -> Option<f64> {
+        self.discounts.get(provider).copied()
+    }
+
     /// The prices of volume type `ty` in its provider's region, from the first layer that
     /// has them; `Err` says why there are none.
     pub fn resolve(&self, ty: &str) -> Result<Resolved, String> {

@@ -2499,8 +2499,10 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
             .all(|e| e.candidate.type_name != "local-nvme"),
         "--multi-attach: no instance storage candidate"
     );
-    // GCP alone: its nearest model is Hyperdisk's sub-millisecond p99 of 900 µs, and the data
-    // has no GCP instance storage, which the advice says rather than staying silent.
+    // GCP alone: its nearest model is Hyperdisk's sub-millisecond p99 of 900 µs; its Local SSD
+    // and Z3 take the same local-nvme model (p99 160 µs, simulated 160.8), so none reaches 50 µs
+    // either, and the nearest named is the cheapest of the equals, c3-standard-4-lssd at $177.17
+    // (us-central1).
     o.filters = Filters {
         providers: vec!["gcp".into()],
         ..Filters::default()
@@ -2511,13 +2513,101 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
         &Want {
             winner: None,
             unconfirmed: None,
-            rejected: &[],
+            rejected: &[
+                ("c3-standard-4-lssd instance storage", "latency model"),
+                ("z3-highmem-8-highlssd instance storage", "latency model"),
+            ],
             text: &[
                 "no network volume's latency model reaches p99 <= 50 µs: the nearest is gcp-hyperdisk-balanced's p99 900 µs (sub-millisecond, vendor phrase)",
-                "the model data has no instance storage for --provider gcp",
+                "nor does any instance storage in the model data: the nearest is c3-standard-4-lssd instance storage, p99 161 µs against the 50 µs target by the local-nvme latency model",
+                "none fits; the closest is c3-standard-4-lssd instance storage ($177.17)",
             ],
         },
     );
+}
+
+/// On GCP, a p99 no network volume reaches, answered with GCP Local SSD at the instance's price:
+/// p99 under 400 µs for 20,000 IOPS of 4 KiB random reads (libaio, QD32), 100 GiB.
+/// GCP's network models: Hyperdisk Balanced and Extreme "sub-millisecond" (p99 900 µs, x2),
+/// pd-ssd 2,500 µs, pd-balanced 3,000 µs (x3), Hyperdisk Throughput 60 ms: the nearest, 900 µs,
+/// is over 400, so instance storage is sized for 20,000 x 1.2 = 24,000 IOPS of 4 KiB and
+/// 100 GiB, the smallest of each GCP family (Google's Local SSD page of 2026-04-14):
+/// - c3-lssd: c3-standard-4-lssd, 1 x 375 GiB Local SSD, 170,000 read IOPS and 660 MiB/s; at
+///   4 KiB its throughput binds: 660 x 1,048,576 / 4,096 = 168,960 >= 24,000; 375 >= 100 GiB;
+///   $177.17384/month in us-central1 (730 h of 4 vCPUs and 16 GB, $147.17384, plus 375 GiB x
+///   $0.08 = $30.00 of Local SSD, in the copy of Google's catalog).
+/// - z3-highlssd: z3-highmem-8-highlssd, 1 x 3,000 GiB Titanium SSD, 750,000 IOPS (3,000 MiB/s
+///   x 256 = 768,000 at 4 KiB, so the IOPS bind); $840.90972/month.
+/// - z3-standardlssd: z3-highmem-14-standardlssd, the same disk; $1,291.59201/month.
+///
+/// All three take the local-nvme model: p99 160 µs x 1.52 = 243 µs <= 400, and 20,000 x its
+/// p50 of 93 µs = 1.9 I/Os in flight of the job's 32: each fits, so the pick is the cheapest,
+/// c3-standard-4-lssd at $177.17, marked: its data is lost when the instance stops. The cheaper
+/// pd-ssd ($136.00) and Hyperdisk Extreme ($780.50) are rejected by their models (2,500 / 3 =
+/// 833 and 900 / 2 = 450 are over 400 even at their optimistic ends).
+#[test]
+fn c36_on_gcp_a_p99_no_network_volume_reaches_takes_local_ssd() {
+    let o = Options {
+        iops: Some(20_000.0),
+        latency: p99(400.0),
+        filters: Filters {
+            providers: vec!["gcp".into()],
+            ..Filters::default()
+        },
+        ..base(jobs(&DB4K))
+    };
+    let a = check(
+        "20k@4k p99<400us on GCP",
+        &o,
+        &Want {
+            winner: Some((
+                "c3-standard-4-lssd instance storage",
+                "custom:iops=170000,throughput=660",
+                Some(177.17384),
+            )),
+            unconfirmed: None,
+            rejected: &[
+                ("gcp-pd-ssd", "latency model"),
+                ("gcp-hyperdisk-extreme", "latency model"),
+            ],
+            text: &[
+                "no network volume's latency model reaches p99 <= 400 µs: the nearest is gcp-hyperdisk-balanced's p99 900 µs (sub-millisecond, vendor phrase)",
+                "instance storage considered",
+                "pick: c3-standard-4-lssd instance storage (1 x 375 GiB NVMe, 170,000 read / 90,000 write IOPS (4 KiB), 660 read / 350 write MiB/s) at $177.17/month",
+                "the smallest c3-lssd whose local NVMe carries 24,000 IOPS of 4 KiB (c3-standard-4-lssd's local NVMe throughput (660 MiB/s): 168,960) and holds 100 GiB (375 GiB)",
+                "c3-standard-4-lssd: $177.17/month on demand in us-central1, the instance's price with its local disks (1 x 375 GiB)",
+                "prices: us-central1, copy of Google's Cloud Billing Catalog",
+                "data is lost when the instance stops",
+            ],
+        },
+    );
+    for (label, spec, cost) in [
+        (
+            "z3-highmem-8-highlssd instance storage",
+            "custom:iops=750000,throughput=3000",
+            840.90972,
+        ),
+        (
+            "z3-highmem-14-standardlssd instance storage",
+            "custom:iops=750000,throughput=3000",
+            1291.59201,
+        ),
+    ] {
+        let e = a
+            .entries
+            .iter()
+            .find(|e| e.candidate.label == label)
+            .unwrap_or_else(|| panic!("{label} considered"));
+        assert!(
+            e.candidate.spec == spec
+                && e.judged.status == Status::Fits
+                && e.candidate.cost.is_some_and(|c| (c - cost).abs() < 1e-9),
+            "{label}: expected {spec}, fits, ${cost}/month; got {} {:?} {:?}",
+            e.candidate.spec,
+            e.judged.status,
+            e.candidate.cost
+        );
+    }
 }
 
 /// 4 KiB random reads, four jobs at QD32 (128 in flight), 100 GiB.
@@ -2607,19 +2697,37 @@ fn c35_on_oci_a_p99_no_block_volume_reaches_takes_denseio_local_nvme() {
     );
     // Every provider: AWS's (i4i.4xlarge, 400,000 IOPS, im4gn.4xlarge, 250,000, and
     // i7ie.3xlarge, 325,000, the smallest >= 240,000) and Azure's (L8s_v3, L8as_v3: 400,000) fit
-    // too, unpriced; the DenseIO stays the pick by the rule that ranks priced candidates first,
-    // and the advice says that which costs less is not known.
+    // too, unpriced. GCP's fit priced (us-central1): c3-standard-4-lssd's 660 MiB/s carry
+    // 660 x 256 = 168,960 of 4 KiB < 240,000, so c3-standard-8-lssd: 2 x 375 GiB, 1,320 MiB/s x
+    // 256 = 337,920 >= 240,000, $354.35 a month, less than the DenseIO's $619.16
+    // (z3-highmem-8-highlssd $840.91). So the pick is c3-standard-8-lssd by the rule that ranks
+    // priced candidates first, the DenseIO next, and the advice says that which of the unpriced
+    // costs less is not known.
     o.filters.providers.clear();
     let all = advise(&o).expect("advise on every provider");
     let t = text(&all);
-    let pick = all.winner.map(|i| all.entries[i].candidate.label.as_str());
+    let ranked: Vec<&str> = all
+        .entries
+        .iter()
+        .take(2)
+        .map(|e| e.candidate.label.as_str())
+        .collect();
     assert_eq!(
-        pick,
-        Some("vm.denseio.e5.flex.8 instance storage"),
-        "every provider: the priced instance storage is the pick:\n{t}"
+        (
+            all.winner.map(|i| all.entries[i].candidate.label.as_str()),
+            ranked
+        ),
+        (
+            Some("c3-standard-8-lssd instance storage"),
+            vec![
+                "c3-standard-8-lssd instance storage",
+                "vm.denseio.e5.flex.8 instance storage"
+            ]
+        ),
+        "every provider: the cheapest priced instance storage is the pick, the DenseIO next:\n{t}"
     );
     assert!(
-        t.contains("fit too, with no sourced price in the model data: whether they cost less than vm.denseio.e5.flex.8 instance storage at $619.16 a month is not known")
+        t.contains("fit too, with no sourced price in the model data: whether they cost less than c3-standard-8-lssd instance storage at $354.35 a month is not known")
             && t.contains("i4i.4xlarge instance storage, im4gn.4xlarge instance storage, i7ie.3xlarge instance storage, standard_l8s_v3 instance storage, standard_l8as_v3 instance storage fit too"),
         "every provider: the unpriced instance storage that fits is named:\n{t}"
     );
