@@ -741,16 +741,18 @@ pub(super) fn explain(view: &ResultView, ctx: &ExplainContext) -> Explanation {
             volume: sim.or_else(|| ctx.volume.clone()),
             instance: ctx.instance.clone(),
         };
-        // A GCP machine caps each Persistent Disk type apart: say when none of its caps applies.
+        // A GCP machine caps each disk type apart: say when none of its caps applies.
         if let Some(i) = jctx.instance.as_ref().filter(|i| !i.disk_caps.is_empty()) {
             if i.for_volume(jctx.volume.as_ref()).is_none() {
                 let on = match &jctx.volume {
                     Some(v) => format!("has no modelled cap for {}", v.type_name()),
-                    None => "caps each Persistent Disk type apart and no volume was given".into(),
+                    None => "caps each disk type apart and no volume was given".into(),
                 };
+                let disks: Vec<&str> = i.disk_caps.iter().map(|c| c.disk.as_str()).collect();
                 let n = format!(
-                    "instance {} {on}: its caps are not checked (give --volume pd-balanced, pd-ssd or pd-standard with size=; Hyperdisk caps per machine type are not modelled)",
-                    i.name
+                    "instance {} {on}: its caps are not checked (the model data has its caps for {}: give --volume of one of them, with its size)",
+                    i.name,
+                    disks.join(", ")
                 );
                 if !notes.contains(&n) {
                     notes.push(n);

@@ -947,7 +947,7 @@ fn a_gcp_machine_cap_is_a_limit_bound() {
     );
     assert!(
         bare.notes.iter().any(|n| n.contains(
-            "instance n2-standard-8 caps each Persistent Disk type apart and no volume was given"
+            "instance n2-standard-8 caps each disk type apart and no volume was given: its caps are not checked (the model data has its caps for pd-balanced, pd-ssd, pd-standard"
         )),
         "expected a note that the GCP machine's caps need a volume type: {:?}",
         bare.notes

@@ -150,9 +150,9 @@ fn tput_short(vol: &Volume, bytes: f64) -> String {
     vol.family().units().1.show(bytes)
 }
 
-/// The instance's caps as limits on the workload. A GCP machine caps each Persistent Disk type
-/// apart, reads and writes apart: its row for the volume's type is used (none without one, or
-/// for a type the machine's table does not have).
+/// The instance's caps as limits on the workload. A GCP machine caps each disk type apart,
+/// reads and writes apart (Persistent Disk) or together (Hyperdisk): its row for the volume's
+/// type is used (none without one, or for a type the machine's table does not have).
 pub(crate) fn instance_candidates(
     inst: &Instance,
     vol: Option<&Volume>,

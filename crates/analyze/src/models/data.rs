@@ -31,15 +31,17 @@ pub(crate) struct ModelData {
     /// Shapes whose caps follow from a chosen size (OCI's flexible shapes).
     #[serde(default)]
     pub flex_shapes: Vec<FlexShape>,
-    /// GCP machine series: Persistent Disk caps by disk type and vCPU count (or machine type).
+    /// GCP machine series: the VM's caps by disk type (Persistent Disk, and Hyperdisk where a
+    /// source gives them) and vCPU count (or machine type).
     #[serde(default)]
     pub gcp_machine_series: Vec<GcpSeries>,
     /// Local NVMe of storage-optimized instances.
     pub instance_storage: super::local::InstanceStorageData,
 }
 
-/// One GCP machine series (N2, C3, ...): Google gives the VM's Persistent Disk caps per disk
-/// type, by vCPU count or by machine type, with reads and writes apart.
+/// One GCP machine series (N2, C3, C4D, ...): Google gives the VM's caps per disk type, by
+/// vCPU count or by machine type, with reads and writes apart (Persistent Disk) or together
+/// (Hyperdisk).
 #[derive(Debug, Deserialize)]
 pub(crate) struct GcpSeries {
     /// The machine-type prefix, e.g. `n2` (A2 Standard and A2 Ultra share `a2`).
@@ -68,6 +70,10 @@ pub(crate) struct GcpRow {
     pub write_iops: f64,
     pub read_mib_s: f64,
     pub write_mib_s: f64,
+    /// Reads and writes draw on one throughput budget (Hyperdisk, which is half-duplex);
+    /// otherwise their throughputs add up (SSD Persistent Disk).
+    #[serde(default)]
+    pub shared_throughput: bool,
 }
 
 impl GcpRow {
@@ -523,11 +529,7 @@ mod tests {
         assert!(d.gcp_machine_series.len() >= 20);
         for g in &d.gcp_machine_series {
             assert!(!g.source.is_empty() && !g.date.is_empty(), "{}", g.title);
-            assert!(
-                g.rows.iter().any(|r| r.disk == "pd-balanced"),
-                "{}",
-                g.title
-            );
+            assert!(!g.rows.is_empty(), "{}: a series has rows", g.title);
             for r in &g.rows {
                 assert!(
                     r.machine.is_some() != r.min_vcpus.is_some(),
@@ -542,6 +544,12 @@ mod tests {
                 );
                 assert!(r.read_iops > 0.0 && r.write_iops > 0.0 && r.read_mib_s > 0.0);
                 assert!(r.write_mib_s > 0.0, "{}", g.title);
+                assert!(
+                    !r.shared_throughput
+                        || (r.read_iops == r.write_iops && r.read_mib_s == r.write_mib_s),
+                    "{}: a half-duplex row gives one cap for reads and writes together",
+                    g.title
+                );
             }
         }
         // MB/s in AWS's tables is Mbps / 8 (the other clouds' tables give MB/s only).

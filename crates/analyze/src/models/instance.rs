@@ -1,9 +1,10 @@
 //! Instance (VM) disk caps: EC2's EBS caps, Azure's uncached VM disk limits, OCI's shape caps
-//! and GCP's Persistent Disk caps by machine type. An instance can carry less than the volume
+//! and GCP's caps by machine type and disk type. An instance can carry less than the volume
 //! attached to it (an r6i.8xlarge delivers at most 40,000 IOPS to a 256,000-IOPS io2 Block
 //! Express volume; a Standard_D4s_v5 6,400 IOPS to any disk), so every expected ceiling takes
 //! the instance into account when one is named. GCP's caps depend on the disk type too, so a
-//! GCP machine carries one row per Persistent Disk type and [`Instance::for_volume`] picks it.
+//! GCP machine carries one row per disk type whose caps the data has (Persistent Disk, and
+//! Hyperdisk for the series a source gives them for) and [`Instance::for_volume`] picks it.
 
 use serde::Serialize;
 
@@ -38,22 +39,25 @@ pub struct Instance {
     pub source: String,
     /// Date of the source.
     pub date: String,
-    /// GCP: the caps per Persistent Disk type (reads and writes apart); empty elsewhere, where
-    /// one cap holds for every disk.
+    /// GCP: the caps per disk type (reads and writes apart, or together for Hyperdisk); empty
+    /// elsewhere, where one cap holds for every disk.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub disk_caps: Vec<DiskCaps>,
 }
 
-/// A GCP machine's caps for one Persistent Disk type, as Google's table gives them.
+/// A GCP machine's caps for one disk type, as Google's table gives them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiskCaps {
-    /// `pd-balanced`, `pd-ssd` or `pd-standard`.
+    /// `pd-balanced`, `pd-ssd`, `pd-standard`, `hyperdisk-balanced`, ...
     pub disk: String,
     pub read_iops: f64,
     pub write_iops: f64,
     /// MiB/s (1,048,576 bytes).
     pub read_mib_s: f64,
     pub write_mib_s: f64,
+    /// Reads and writes draw on one throughput budget (Hyperdisk is half-duplex).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shared_throughput: bool,
 }
 
 const MIB: f64 = 1_048_576.0;
@@ -61,12 +65,13 @@ const MIB: f64 = 1_048_576.0;
 impl DiskCaps {
     /// The most I/Os per second with `read_fraction` reads. Reads and writes draw on one IOPS
     /// budget (a mix reaches `1 / (r / read + w / write)`); their throughputs add up on SSD
-    /// types, while on pd-standard they share one budget too (Google: a VM that reads more can
-    /// write less on standard disks; SSD disks reach both throughput limits at once).
+    /// Persistent Disk, while on pd-standard they share one budget too (Google: a VM that reads
+    /// more can write less on standard disks; SSD disks reach both throughput limits at once),
+    /// and so they do on Hyperdisk, whose caps hold for reads and writes together.
     pub fn mixed(&self, read_fraction: f64) -> (f64, f64) {
         let r = read_fraction.clamp(0.0, 1.0);
         let iops = shared_budget(r, self.read_iops, self.write_iops);
-        let mib = if self.disk == "pd-standard" {
+        let mib = if self.shared_throughput || self.disk == "pd-standard" {
             shared_budget(r, self.read_mib_s, self.write_mib_s)
         } else {
             let by = |cap: f64, part: f64| {
@@ -109,7 +114,7 @@ impl Instance {
         if !self.disk_caps.is_empty() {
             let caps: Vec<String> = self.disk_caps.iter().map(DiskCaps::describe).collect();
             return format!(
-                "{} ({} VM): {} (Persistent Disk caps; Hyperdisk caps are not modelled)",
+                "{} ({} VM): {} (caps by disk type; other disk types' caps are not modelled)",
                 self.name,
                 self.provider,
                 caps.join("; ")
@@ -143,11 +148,11 @@ impl Instance {
 
 impl Instance {
     /// The instance as it caps a volume of the given type. An instance with one cap for every
-    /// disk is itself. A GCP machine becomes its row for the volume's Persistent Disk type
-    /// (`disk_caps` then holds that row alone, and the maxima are the larger of its read and
-    /// write caps; [`DiskCaps::mixed`] gives them for a mix of the two); `None` when
-    /// no volume is given or its type has no row (Hyperdisk: not modelled), since a GCP
-    /// machine has no cap that holds for every disk.
+    /// disk is itself. A GCP machine becomes its row for the volume's disk type (`disk_caps`
+    /// then holds that row alone, and the maxima are the larger of its read and write caps;
+    /// [`DiskCaps::mixed`] gives them for a mix of the two); `None` when no volume is given or
+    /// its type has no row (Hyperdisk on a series whose Hyperdisk caps no source gave), since
+    /// a GCP machine has no cap that holds for every disk.
     pub fn for_volume(&self, vol: Option<&super::volume::Volume>) -> Option<Instance> {
         if self.disk_caps.is_empty() {
             return Some(self.clone());
@@ -415,9 +420,11 @@ fn flex_instance(wanted: &str) -> Option<Result<Instance, String>> {
     )))
 }
 
-/// A GCP machine type (`n2-standard-8`, `c3-highmem-22`, `a2-highgpu-1g`): its series' rows
-/// that cover it, one per Persistent Disk type. `None` when the name is no GCP series; an error
-/// (what the series' table covers) when the series is known and no row covers the machine.
+/// A GCP machine type (`n2-standard-8`, `c3-highmem-22`, `c4d-standard-8`): its series' rows
+/// that cover it, one per disk type (a row for the machine type itself before one for its vCPU
+/// count: `c4d-standard-384-metal` is not `c4d-*-384`). `None` when the name is no GCP series;
+/// an error (what the series' table covers) when the series is known and no row covers the
+/// machine.
 fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
     let d = data();
     // N1's custom machine types carry no series prefix: `custom-8-16384`.
@@ -446,24 +453,38 @@ fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
             .is_some_and(|c| c.chars().all(|c| c.is_ascii_lowercase()))
             && parts.next().is_some_and(|n| n.parse::<u32>().is_ok());
         return looks_gcp.then(|| {
+            let mut known: Vec<&str> = vec![];
+            for g in &d.gcp_machine_series {
+                if !known.contains(&g.title.as_str()) {
+                    known.push(&g.title);
+                }
+            }
             Err(format!(
-                "; {given} looks like a GCP machine type of a series that Google's Persistent Disk table (as of 2024-08) does not list; newer series such as C4, C4A, C4D and N4 take Hyperdisk, whose caps per machine type are not modelled"
+                "; {given} looks like a GCP machine type of a series whose disk caps the model data lacks (it has {}); newer series such as C4, C4A and N4 take Hyperdisk, whose caps per machine type are modelled only where a source gave them",
+                known.join(", ")
             ))
         });
     }
     // Custom types (`n2-custom-8-16384`) carry their vCPUs in the same place.
     let vcpus = wanted.split('-').nth(2).and_then(|n| n.parse::<u32>().ok());
     for g in &series {
-        let caps: Vec<DiskCaps> = g
-            .rows
+        let covering: Vec<&super::data::GcpRow> =
+            g.rows.iter().filter(|r| r.covers(wanted, vcpus)).collect();
+        let caps: Vec<DiskCaps> = covering
             .iter()
-            .filter(|r| r.covers(wanted, vcpus))
+            .filter(|r| {
+                r.machine.is_some()
+                    || !covering
+                        .iter()
+                        .any(|o| o.disk == r.disk && o.machine.is_some())
+            })
             .map(|r| DiskCaps {
                 disk: r.disk.clone(),
                 read_iops: r.read_iops,
                 write_iops: r.write_iops,
                 read_mib_s: r.read_mib_s,
                 write_mib_s: r.write_mib_s,
+                shared_throughput: r.shared_throughput,
             })
             .collect();
         if caps.is_empty() {
@@ -481,9 +502,16 @@ fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
             caps,
         )));
     }
+    // What the table covers, by the rows of its first disk type: vCPU counts, then machine
+    // types.
     let mut covers: Vec<String> = vec![];
     for g in &series {
-        for r in g.rows.iter().filter(|r| r.disk == "pd-balanced") {
+        let first = g.rows.first().map(|r| r.disk.as_str());
+        let rows = || g.rows.iter().filter(|r| Some(r.disk.as_str()) == first);
+        for r in rows().filter(|r| r.machine.is_none()) {
+            covers.push(r.covers_text());
+        }
+        for r in rows().filter(|r| r.machine.is_some()) {
             covers.push(r.covers_text());
         }
     }
@@ -509,7 +537,7 @@ fn gcp_instance(given: &str) -> Option<Result<Instance, String>> {
         )));
     }
     Some(Err(format!(
-        "; {given} is a GCP {titles} machine type that Google's Persistent Disk table does not cover (it covers {})",
+        "; {given} is a GCP {titles} machine type that the model data's table does not cover (it covers {})",
         covers.join(", ")
     )))
 }
@@ -826,6 +854,7 @@ mod tests {
             ("z3-highmem", "(e.g. z3-highmem-88)"),
             ("a2-ultragpu-3g", "A2 Standard / A2 Ultra"),
             ("c4-standard-8", "take Hyperdisk"),
+            ("c4-standard-8", "it has A2 Standard, A2 Ultra, A3, C2"),
         ]);
         // N1 custom types have no series prefix.
         let c = instance("custom-8-16384").unwrap();
@@ -833,6 +862,79 @@ mod tests {
             c.disk_caps[1].read_iops, 15_000.0,
             "N1 with 8 vCPUs on pd-ssd"
         );
+    }
+
+    /// C4D's Hyperdisk Balanced caps, from a third-party copy of Google's table (2026-07-28):
+    /// one row per vCPU count, the bare-metal types apart, reads and writes together.
+    #[test]
+    fn c4d_caps_hyperdisk_balanced_by_machine_type() {
+        let caps = |name: &str| -> (f64, f64, f64, f64, bool) {
+            let i = instance(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let [c] = i.disk_caps.as_slice() else {
+                panic!(
+                    "{name}: expected one row (Hyperdisk Balanced), got {:?}",
+                    i.disk_caps
+                );
+            };
+            assert_eq!(c.disk, "hyperdisk-balanced", "{name}");
+            (
+                c.read_iops,
+                c.write_iops,
+                c.read_mib_s,
+                c.write_mib_s,
+                c.shared_throughput,
+            )
+        };
+        for (name, iops, mib) in [
+            ("c4d-standard-2", 22_500.0, 400.0),
+            ("c4d-highcpu-8", 50_000.0, 800.0),
+            ("c4d-standard-8-lssd", 50_000.0, 800.0),
+            ("c4d-highmem-16", 75_000.0, 1_200.0),
+            ("c4d-standard-64", 160_000.0, 2_400.0),
+            ("c4d-standard-96", 160_000.0, 3_125.0),
+            ("c4d-standard-192", 240_000.0, 6_250.0),
+            ("c4d-standard-384", 320_000.0, 12_500.0),
+            // The bare-metal type has its own row: 10,000 MiB/s, not c4d-*-384's 12,500.
+            ("c4d-standard-384-metal", 320_000.0, 10_000.0),
+        ] {
+            assert_eq!(
+                caps(name),
+                (iops, iops, mib, mib, true),
+                "{name}: expected the copy's {iops} IOPS and {mib} MiB/s, reads and writes together"
+            );
+        }
+        let c8 = instance("c4d-standard-8").unwrap();
+        assert!(
+            c8.source.contains("takech9203/google-cloud-news-summary")
+                && c8.source.contains("C4D with 8 vCPUs")
+                && c8.describe().contains("hyperdisk-balanced 50,000 IOPS"),
+            "{} / {}",
+            c8.source,
+            c8.describe()
+        );
+        // Half-duplex: a 50/50 mix of large I/O gets 800 MiB/s in all, not 800 each way; the
+        // IOPS budget is one budget as on every GCP row.
+        let hd = &c8.disk_caps[0];
+        for r in [0.5, 1.0] {
+            let (iops, mib) = hd.mixed(r);
+            assert_eq!(
+                (iops.round(), mib.round()),
+                (50_000.0, 800.0),
+                "c4d-standard-8 at {r} reads: 1 / (r / 50,000 + w / 50,000), 1 / (r / 800 + w / 800)"
+            );
+        }
+        assert_errors(&[
+            ("c4d-standard-12", "does not cover"),
+            ("c4d-standard-12", "2, 4, 8, 16, 32, 48, 64, 96, 192, 384"),
+            ("c4d-standard", "(it covers 2, 4, 8"),
+        ]);
+        // The volume of a type the machine has caps for is capped; Persistent Disk (which C4D
+        // does not take) has none.
+        let hd = crate::parse_volume("gcp-hyperdisk-balanced:iops=60000,throughput=1200").unwrap();
+        let on = c8.for_volume(Some(&hd)).unwrap();
+        assert_eq!((on.max_iops, on.disk_caps.len()), (50_000.0, 1));
+        let ssd = crate::parse_volume("pd-ssd:size=2T").unwrap();
+        assert!(c8.for_volume(Some(&ssd)).is_none(), "C4D has no pd-ssd row");
     }
 
     #[test]
@@ -844,7 +946,7 @@ mod tests {
         let hd = crate::parse_volume("gcp-hyperdisk-balanced:iops=50000").unwrap();
         assert!(
             n2.for_volume(Some(&hd)).is_none(),
-            "Hyperdisk caps are not modelled"
+            "no source gave N2's Hyperdisk caps"
         );
         assert!(n2.for_volume(None).is_none(), "no disk type, no GCP cap");
         let aws = instance("c7g.16xlarge").unwrap();

@@ -178,11 +178,21 @@ pub fn list_models() -> String {
         ));
     }
     out.push_str(
-        "\nGCP machine types (the VM's Persistent Disk caps by disk type; IOPS and MiB/s read / write where they differ; Hyperdisk caps are not modelled)\n",
+        "\nGCP machine types (the VM's caps by disk type; IOPS and MiB/s read / write where they differ; Hyperdisk caps only for the series listed with them)\n",
     );
+    // The rows copied from one document (Google's Persistent Disk table) share its source,
+    // given once at the end; a series from another document says its own.
+    let title = |src: &str| src.split(" (").next().unwrap_or(src).to_string();
+    let first = d.gcp_machine_series.first().map(|g| title(&g.source));
     for g in &d.gcp_machine_series {
         out.push_str(&format!("  {} ({}-*): {}\n", g.title, g.series, g.date));
-        for disk in ["pd-balanced", "pd-ssd", "pd-standard"] {
+        let mut disks: Vec<&str> = vec![];
+        for r in &g.rows {
+            if !disks.contains(&r.disk.as_str()) {
+                disks.push(&r.disk);
+            }
+        }
+        for disk in disks {
             let rows: Vec<String> = g
                 .rows
                 .iter()
@@ -206,12 +216,22 @@ pub fn list_models() -> String {
                     )
                 })
                 .collect();
-            if !rows.is_empty() {
-                out.push_str(&format!("    {disk}: {}\n", rows.join("; ")));
-            }
+            let half = g.rows.iter().any(|r| r.disk == disk && r.shared_throughput);
+            out.push_str(&format!(
+                "    {disk}: {}{}\n",
+                rows.join("; "),
+                if half {
+                    " (reads and writes together)"
+                } else {
+                    ""
+                }
+            ));
         }
         for n in &g.notes {
             out.push_str(&format!("    note: {n}\n"));
+        }
+        if first.as_deref() != Some(title(&g.source).as_str()) {
+            out.push_str(&format!("    source: {}\n", g.source));
         }
     }
     if let Some(g) = d.gcp_machine_series.first() {
