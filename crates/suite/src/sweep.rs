@@ -964,6 +964,18 @@ mod tests {
             notes[1].contains("no modelled cap for gcp-hyperdisk-balanced"),
             "{notes:?}"
         );
+        // C4D caps Hyperdisk Balanced, reads and writes together: a c4d-standard-8 gives a
+        // 50/50 mix of 1 MiB I/O 50,000 IOPS and 800 MiB/s in all (not 800 each way).
+        let mut set = jobs(
+            "[mix]\nsim_volume=gcp-hyperdisk-balanced:iops=60000,throughput=1200\nrw=randrw\nbs=1m\nsize=1m\n",
+        );
+        let c4d = iolens_analyze::instance("c4d-standard-8").unwrap();
+        let c4d_notes = with_instance_caps(&mut set, &c4d).unwrap();
+        assert_eq!(
+            (set.jobs[0].sim.iops, set.jobs[0].sim.bw),
+            (Some(50_000.0), Some(800.0 * 1_048_576.0)),
+            "c4d-standard-8 on Hyperdisk Balanced (60,000 IOPS, 1,200 MiB/s), 50/50: expected 50,000 IOPS and 800 MiB/s: {c4d_notes:?}"
+        );
     }
 
     #[test]

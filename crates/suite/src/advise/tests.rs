@@ -2099,6 +2099,96 @@ fn c20_a_type_the_named_machine_has_no_modelled_cap_for_cannot_be_confirmed() {
     );
 }
 
+/// C4D, whose Hyperdisk Balanced caps the data has (a third-party copy of Google's table):
+/// 10,000 IOPS of 16 KiB random reads on 500 GiB on a c4d-standard-8 (50,000 IOPS and
+/// 800 MiB/s, reads and writes together). Hyperdisk Balanced is sized at 10,000 x 1.2 =
+/// 12,000 IOPS and 12,000 x 16 KiB = 187.5 -> 188 MiB/s on the 500 GiB the data needs; the
+/// machine carries min(50,000, 800 MiB/s / 16 KiB = 51,200) = 50,000 IOPS of 16 KiB, above the
+/// 12,000, so the cap applies and binds nothing: it fits, on c4d-standard-8, and is no longer
+/// "cannot confirm". pd-ssd has no cap on C4D (which takes Hyperdisk only): it cannot be
+/// confirmed, and says so. 60,000 IOPS need 72,000 with the headroom, above the 50,000 the
+/// machine carries: Hyperdisk Balanced is left out for the instance cap, with the figure; on a
+/// c4d-standard-16 (75,000 IOPS, 1,200 MiB/s / 16 KiB = 76,800) it is sized at 72,000 IOPS
+/// and 72,000 x 16 KiB = 1,125 MiB/s, and carried.
+#[test]
+fn c20c_a_hyperdisk_cap_of_the_named_machine_applies() {
+    let mut o = Options {
+        iops: Some(10_000.0),
+        filters: Filters {
+            providers: vec!["gcp".into()],
+            types: vec!["pd-ssd".into(), "hyperdisk-balanced".into()],
+            ..Filters::default()
+        },
+        instance: Some("c4d-standard-8".into()),
+        ..base(jobs(&DB500))
+    };
+    let a = check(
+        "10k@16k on c4d-standard-8",
+        &o,
+        &Want {
+            winner: Some((
+                "gcp-hyperdisk-balanced",
+                "gcp-hyperdisk-balanced:iops=12000,throughput=188,size=500G",
+                None,
+            )),
+            unconfirmed: None,
+            rejected: &[],
+            text: &[
+                "on c4d-standard-8",
+                "gcp-pd-ssd (instance cap): the model data has no cap of c4d-standard-8 for gcp-pd-ssd",
+            ],
+        },
+    );
+    let hd = &a.entries[a.winner.unwrap()];
+    assert_eq!(
+        (hd.judged.status, hd.candidate.uncapped_by.as_deref()),
+        (Status::Fits, None),
+        "Hyperdisk Balanced on a c4d-standard-8 (capped at 50,000 IOPS): expected it to fit, capped; got {:?}",
+        hd.judged
+    );
+    let ssd = a
+        .entries
+        .iter()
+        .find(|e| e.candidate.label == "gcp-pd-ssd")
+        .unwrap_or_else(|| panic!("expected a gcp-pd-ssd candidate:\n{}", text(&a)));
+    assert_eq!(
+        (ssd.judged.status, ssd.candidate.uncapped_by.as_deref()),
+        (Status::CannotConfirm, Some("c4d-standard-8")),
+        "pd-ssd on a c4d-standard-8 (no row: C4D takes Hyperdisk only): expected 'cannot confirm'; got {:?}",
+        ssd.judged
+    );
+    o.iops = Some(60_000.0);
+    o.filters.types = vec!["hyperdisk-balanced".into()];
+    check(
+        "60k@16k on c4d-standard-8",
+        &o,
+        &Want {
+            winner: None,
+            unconfirmed: None,
+            rejected: &[("gcp-hyperdisk-balanced", "instance cap")],
+            text: &[
+                "c4d-standard-8 carries at most 50,000 IOPS of 16 KiB",
+                "below the 72,000 needed with the 20 % headroom",
+            ],
+        },
+    );
+    o.instance = Some("c4d-standard-16".into());
+    check(
+        "60k@16k on c4d-standard-16",
+        &o,
+        &Want {
+            winner: Some((
+                "gcp-hyperdisk-balanced",
+                "gcp-hyperdisk-balanced:iops=72000,throughput=1125,size=500G",
+                None,
+            )),
+            unconfirmed: None,
+            rejected: &[],
+            text: &["on c4d-standard-16"],
+        },
+    );
+}
+
 /// c20 with a p99 target of 1 ms, which Hyperdisk's sub-millisecond model (p99 900 µs, x2)
 /// cannot confirm either: its reason says so, and still names the machine whose caps are not
 /// modelled (the note that used to say it apart from the reason is gone).
