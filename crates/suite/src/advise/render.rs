@@ -180,7 +180,12 @@ pub fn text(a: &Advice) -> String {
             _ => "random",
         },
         s.in_flight,
-        super::workload::capacity_text(s.capacity_gib)
+        // What the job addresses; the capacity sized for (--capacity or this) is on its own line.
+        if s.capacity_gib > 0.0 {
+            super::workload::capacity_text(s.capacity_gib)
+        } else {
+            "not given by the job (no size=)".into()
+        }
     );
     for c in &s.conditions {
         let _ = writeln!(o, "  {c}");
