@@ -308,3 +308,107 @@ fn models_prices_lists_what_is_used_and_a_failed_update_changes_nothing() {
         "no price file written after a failed update"
     );
 }
+
+/// A 4 KiB random read job at 32 in flight over 100 GiB.
+const DB4K: [&str; 6] = [
+    "--name=db",
+    "--rw=randread",
+    "--bs=4k",
+    "--ioengine=libaio",
+    "--iodepth=32",
+    "--size=100g",
+];
+
+/// p99 under 400 µs for 20,000 IOPS of 4 KiB: no network volume's latency model reaches it, so
+/// instance storage is advised, at its instance's on-demand price in the region for 730 hours a
+/// month. AWS us-east-1 (the default): i4i.large at $0.172 x 730 = $125.56. AWS eu-west-1: no
+/// source in the data gives an instance price there, so the pick has none and says so. Azure
+/// eastus: Standard_L8s_v3 at $0.696 x 730 = $508.08 (Lasv3 has no sourced price, so it ranks
+/// after); westeurope: $0.832 x 730 = $607.36. The text, the JSON and the report carry the
+/// cost with its region.
+#[test]
+fn advise_prices_instance_storage_by_region() {
+    let d = TempDir::new("prices-instance-storage");
+    let advise = |flags: &[&str]| {
+        let mut all = vec!["advise", "--iops", "20k", "--p99", "400us"];
+        all.extend_from_slice(flags);
+        all.extend(DB4K);
+        let o = run_in(&d.0, &all);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "advise {all:?}: expected a pick; stderr: {}",
+            stderr(&o)
+        );
+        stdout(&o)
+    };
+    let out = advise(&["--provider", "aws"]);
+    assert_contains(
+        &out,
+        "pick: i4i.large instance storage (1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB)) at $125.56/month",
+    );
+    assert_contains(
+        &out,
+        "instance i4i.large on demand: $0.172/hour x 730 hours/month = $125.56",
+    );
+    assert_contains(
+        &out,
+        "prices: us-east-1, copy of AWS's Price List, EC2 on demand, us-east-1 (Linux, shared tenancy); 2026-02-09; unverified",
+    );
+    let out = advise(&["--provider", "aws", "--region", "eu-west-1"]);
+    assert_contains(&out, "pick: i4i.large instance storage");
+    assert_contains(
+        &out,
+        "no price for i4i.large in eu-west-1: no source in the model data gives one there (priced in us-east-1); give one with --prices (instance storage costs its instance's price)",
+    );
+    assert_contains(&out, "has no sourced price in the model data");
+    for (region, flags, usd) in [
+        ("eastus", vec!["--provider", "azure"], "$508.08"),
+        (
+            "westeurope",
+            vec!["--provider", "azure", "--region", "westeurope"],
+            "$607.36",
+        ),
+    ] {
+        let out = advise(&flags);
+        assert_contains(
+            &out,
+            &format!("pick: standard_l8s_v3 instance storage (1 x 1,920 GB NVMe, 400,000 read / 400,000 write IOPS (4 KiB), 2,000 MB/s) at {usd}/month"),
+        );
+        assert_contains(
+            &out,
+            &format!("prices: {region}, copy of Azure's Retail Prices API, {region}, Virtual Machines, Linux pay-as-you-go; 2026-09-23; unverified"),
+        );
+        assert_contains(
+            &out,
+            &format!("no price for standard_l8as_v3 in {region}: no source in the model data gives one there (nor in any other region)"),
+        );
+    }
+    // JSON and the report: the same cost, with its region.
+    let (j, r) = (d.0.join("advise.json"), d.0.join("advise.html"));
+    let (js, rs) = (j.display().to_string(), r.display().to_string());
+    advise(&[
+        "--provider",
+        "aws",
+        "--output-format",
+        "json",
+        "--output",
+        &js,
+        "--report",
+        &rs,
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap())
+        .unwrap_or_else(|e| panic!("advise --output-format json: expected JSON in {js}: {e}"));
+    let w = &v["entries"][v["winner"].as_u64().expect("a winner index") as usize];
+    assert!(
+        w["label"] == "i4i.large instance storage"
+            && (w["cost"].as_f64().unwrap_or(0.0) - 125.56).abs() < 1e-9
+            && w["cost_lines"].as_array().is_some_and(|l| l
+                .iter()
+                .any(|l| l.as_str().is_some_and(|l| l.starts_with("prices: us-east-1, ")))),
+        "the JSON's pick: i4i.large instance storage at 125.56 with a 'prices: us-east-1' line, got {w}"
+    );
+    let html = std::fs::read_to_string(&r).expect("--report writes the page");
+    assert_contains(&html, "$125.56");
+    assert_contains(&html, "prices: us-east-1, copy of AWS");
+}

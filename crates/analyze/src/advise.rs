@@ -1095,22 +1095,15 @@ pub fn instance_storage_candidates(
 ) -> (Vec<Candidate>, Vec<Rejection>) {
     let need = &s.need;
     let target = need.target();
-    let key = |p: &str| match p {
-        "AWS EC2" => "aws",
-        "Azure" => "azure",
-        "GCP" => "gcp",
-        "OCI" => "oci",
-        _ => "custom",
-    };
-    let wanted = |p: &str| {
+    let wanted = |e: &crate::models::LocalNvme| {
         providers.is_empty()
             || providers
                 .iter()
-                .any(|x| x.trim().eq_ignore_ascii_case(key(p)))
+                .any(|x| x.trim().eq_ignore_ascii_case(e.provider_key()))
     };
     let mut families: Vec<&str> = vec![];
     for e in crate::models::instance_storage() {
-        if wanted(&e.provider) && !families.contains(&e.family.as_str()) {
+        if wanted(e) && !families.contains(&e.family.as_str()) {
             families.push(&e.family);
         }
     }
@@ -1152,11 +1145,11 @@ pub fn instance_storage_candidates(
             continue;
         };
         let (ceiling, limited_by) = e.ceiling(need.bs, need.read_fraction);
-        let (cost, cost_lines) = instance_cost(e, key(&e.provider));
+        let (cost, cost_lines) = instance_cost(e, e.provider_key());
         out.push(Candidate {
             label: format!("{} instance storage", e.name),
             type_name: "local-nvme".into(),
-            provider: key(&e.provider).into(),
+            provider: e.provider_key().into(),
             spec: vol.spec(),
             name: format!("{} instance storage ({})", e.name, e.describe()),
             count: 1,
@@ -1239,6 +1232,18 @@ fn instance_cost_in(
     }
     let region = book.region(provider).unwrap_or_default();
     let Some(p) = e.price_in(region) else {
+        // An hourly price by region (AWS's, Azure's) from the prices in use.
+        if e.month_usd.is_empty() {
+            return match e.monthly_cost_in(book) {
+                Ok(c) => (Some(c.total), c.detail),
+                Err(why) => (
+                    None,
+                    vec![format!(
+                        "{why} (instance storage costs its instance's price)"
+                    )],
+                ),
+            };
+        }
         let why = if e.month_usd.is_empty() {
             format!(
                 "no price: the model data has no sourced price for {}, and instance storage costs the instance's price",
@@ -2347,7 +2352,7 @@ mod tests {
     /// Instance storage costs its instance's price in the provider's region of the prices in
     /// use, with the provider's discount: c3-standard-4-lssd is $177.17384 a month in
     /// us-central1 and $187.532532 in europe-west4 (the copy of Google's catalog); with
-    /// --discount gcp=0.8, 187.532532 x 0.8 = $150.03. AWS's i4i.large has no price.
+    /// --discount gcp=0.8, 187.532532 x 0.8 = $150.03.
     #[test]
     fn instance_storage_costs_the_instance_in_the_region_with_the_discount() {
         let get = |n: &str| {
@@ -2389,12 +2394,19 @@ mod tests {
                 .any(|l| l == "x 0.8 (--discount gcp=0.8) = $150.03"),
             "the discount is shown: {lines:?}"
         );
+        // AWS's i4i.large: $0.172/hour x 730 = $125.56 in us-east-1 (AWS's default region
+        // here); Azure's Lasv3 has no sourced price in any region, and says so.
         let (cost, lines) = instance_cost_in(get("i4i.large"), "aws", &book);
         assert!(
+            cost.is_some_and(|c| (c - 125.56).abs() < 1e-9)
+                && lines.last().unwrap().starts_with("prices: us-east-1, "),
+            "i4i.large: $125.56 in us-east-1; got {cost:?} {lines:?}"
+        );
+        let (cost, lines) = instance_cost_in(get("standard_l8as_v3"), "azure", &book);
+        assert!(
             cost.is_none()
-                && lines[0]
-                    .starts_with("no price: the model data has no sourced price for i4i.large"),
-            "i4i.large: no price, said so; got {cost:?} {lines:?}"
+                && lines[0].starts_with("no price for standard_l8as_v3 in eastus: no source"),
+            "standard_l8as_v3: no price, said so; got {cost:?} {lines:?}"
         );
     }
 }

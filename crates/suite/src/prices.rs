@@ -358,6 +358,8 @@ pub fn update(
         read: now.into(),
         sources,
         prices,
+        // Instances' prices are not read from the lists here: those written by hand stay.
+        instances: previous.map(|f| f.instances).unwrap_or_default(),
     };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;

@@ -237,7 +237,44 @@ pub(crate) struct PriceData {
     /// Types without a sourced price, and why.
     #[serde(default)]
     pub unpriced: Vec<Unpriced>,
+    /// On-demand hourly prices of instances, by region: what instance storage costs.
+    #[serde(default)]
+    pub instances: Vec<InstanceHourPrices>,
 }
+
+/// On-demand hourly list prices (USD, Linux, shared tenancy or pay-as-you-go) of instances in
+/// one region, from one source: what instance storage (local NVMe) costs, since its disks come
+/// only with the instance. A monthly cost is the hourly price x [`HOURS_PER_MONTH`]. The same
+/// entries make up the `instances` of a local price file and a `--prices` file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+pub struct InstanceHourPrices {
+    /// The provider's region name (`us-east-1`, `eastus`).
+    pub region: String,
+    /// USD per instance-hour, by instance name as instance storage names it (`i4i.large`,
+    /// `standard_l8s_v3`).
+    pub usd_hour: std::collections::BTreeMap<String, f64>,
+    /// Where the prices come from.
+    pub source: String,
+    /// When they were read or published.
+    pub date: String,
+    /// Why the prices are not confirmed, when they are not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<String>,
+    /// The full provenance of the prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<String>,
+}
+
+impl InstanceHourPrices {
+    /// `SOURCE; DATE` with `; unverified` where the prices are.
+    pub fn cite(&self) -> String {
+        cite(&self.source, &self.date, self.unverified.is_some())
+    }
+}
+
+/// Hours in a month (730, a year's 8,760 / 12) by which an hourly price becomes a monthly one,
+/// as the providers' calculators take it: the hourly meters of the price lists, instances.
+pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// Volume types no source prices, and why.
 #[derive(Debug, Deserialize)]

@@ -245,30 +245,33 @@ pub fn list_models() -> String {
         "\nInstance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):\n",
     );
     for e in &d.instance_storage.entries {
-        let price = e
+        // What it costs: its instance's on-demand price, in each region one is known.
+        let mut prices: Vec<String> = e
             .month_usd
             .iter()
             .map(|(r, usd)| format!("{}/month in {r}", fmt::usd(*usd)))
-            .collect::<Vec<_>>();
+            .collect();
+        prices.extend(d.prices.instances.iter().filter_map(|p| {
+            p.usd_hour
+                .get(&e.name)
+                .map(|u| format!("{}/hour in {}", fmt::price(*u), p.region))
+        }));
         out.push_str(&format!(
-            "  {} ({}): {}; {}{}{}{}\n",
+            "  {} ({}): {}; {}; {}{}\n",
             e.name,
             e.provider,
             e.describe(),
             cite_short(&e.date),
-            e.price
-                .as_ref()
-                .map(|p| format!(
-                    "; {}/month ({}/hour, prices as of {})",
+            match (&e.price, prices.is_empty()) {
+                // One price in every region, part by part (OCI's list).
+                (Some(p), _) => format!(
+                    "{}/month ({}/hour, prices as of {})",
                     fmt::usd(p.monthly()),
                     fmt::price(p.usd_hour()),
                     p.date
-                ))
-                .unwrap_or_default(),
-            if price.is_empty() {
-                String::new()
-            } else {
-                format!("; on demand {}", price.join(", "))
+                ),
+                (None, false) => format!("on demand {}", prices.join(", ")),
+                (None, true) => "instance price: none sourced".to_string(),
             },
             e.lost
                 .as_ref()
@@ -449,6 +452,15 @@ pub fn list_sources() -> String {
                 );
             }
         }
+    }
+    for p in &d.prices.instances {
+        entry(
+            &mut out,
+            &format!("instance prices {}", p.region),
+            (&p.source, &p.date),
+            p.unverified.as_deref(),
+            p.details.as_deref(),
+        );
     }
     out
 }

@@ -10,13 +10,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::data::data;
+use super::data::{data, HOURS_PER_MONTH};
+use super::prices::{Origin, PriceBook};
 use super::{latency_model, parse_volume, LatencyModel, Volume};
 use crate::fmt;
-
-/// Hours in a month an hourly instance price is multiplied by: a year's 8,760 / 12, as for
-/// the hourly meters of the price lists.
-pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// The data's instance storage section.
 #[derive(Debug, Deserialize)]
@@ -285,6 +282,21 @@ impl LocalNvme {
         Some(v)
     }
 
+    /// The provider's key as `--provider`, `--region` and `--discount` take it (`aws` for
+    /// `AWS EC2`, `azure` for `Azure`): the first word of the provider's name.
+    pub fn provider_key(&self) -> &'static str {
+        let first = self
+            .provider
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        crate::advise::PROVIDERS
+            .iter()
+            .find(|(k, _)| *k == first)
+            .map_or("custom", |(k, _)| k)
+    }
+
     /// `2 x 3,750 GB NVMe, 800,000 read / 440,000 write IOPS (4 KiB)`; `1 x 3,000 GiB NVMe,
     /// 750,000 read / 500,000 write IOPS (4 KiB), 3,000 read / 2,500 write MiB/s`.
     pub fn describe(&self) -> String {
@@ -309,6 +321,153 @@ impl LocalNvme {
     }
 }
 
+/// What an instance's local NVMe costs a month: the instance's on-demand hourly price for
+/// [`HOURS_PER_MONTH`] hours, since its disks come only with it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstanceCost {
+    /// USD per instance-hour (list, before any discount).
+    pub usd_hour: f64,
+    /// Hours in the month the price is taken for.
+    pub hours_month: f64,
+    /// USD per month, after any discount.
+    pub total: f64,
+    /// The region the price is for.
+    pub region: String,
+    /// Which prices: `shipped`, `local: PATH`, `custom: PATH`.
+    pub prices: String,
+    /// The factor of `--discount` applied, where one was.
+    pub discount: Option<f64>,
+    /// The arithmetic, then the price source.
+    pub detail: Vec<String>,
+}
+
+impl LocalNvme {
+    /// Monthly cost from the prices in use (`--prices`, the local price file, the shipped
+    /// data; in the provider's region, with its discount); `Err` says why there is none.
+    pub fn monthly_cost(&self) -> Result<InstanceCost, String> {
+        self.monthly_cost_in(super::prices())
+    }
+
+    /// Monthly cost with the prices of `book`: the instance's hourly price x 730 hours. An entry
+    /// with its own price (OCI's, part by part, one price in every region) takes that; the
+    /// others take their region's from the prices in use.
+    pub fn monthly_cost_in(&self, book: &PriceBook) -> Result<InstanceCost, String> {
+        let resolved = book.resolve_instance(&self.name);
+        // `--prices` and the local price file come before the entry's own price.
+        let given = matches!(&resolved, Ok(r) if !matches!(r.origin, Origin::Shipped));
+        if let (Some(p), false) = (&self.price, given) {
+            let list = p.monthly();
+            let mut detail = vec![format!(
+                "instance storage costs the instance: {}'s on-demand price",
+                self.name
+            )];
+            // Its parts and the month; its source ends the lines, with the region.
+            let mut lines = p.lines();
+            lines.pop();
+            detail.extend(lines);
+            let discount = book.discount(self.provider_key());
+            let total = self.discounted(list, discount, &mut detail);
+            detail.push(format!(
+                "prices: all regions, {}",
+                super::data::cite(&p.source, &p.date, false)
+            ));
+            return Ok(InstanceCost {
+                usd_hour: p.usd_hour(),
+                hours_month: HOURS_PER_MONTH,
+                total,
+                region: "all regions".into(),
+                prices: "shipped".into(),
+                discount,
+                detail,
+            });
+        }
+        if !self.month_usd.is_empty() && !given {
+            // The whole instance by region, monthly (GCP's).
+            let region = book.region(self.provider_key()).unwrap_or_default();
+            let p = self.price_in(region).ok_or_else(|| {
+                format!(
+                    "no price for {} in {region}: the model data prices it in {} only",
+                    self.name,
+                    self.month_usd
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )
+            })?;
+            let mut detail = vec![format!(
+                "instance {} on demand: {}/month in {}",
+                self.name,
+                fmt::usd(p.month_usd),
+                p.region
+            )];
+            let discount = book.discount(self.provider_key());
+            let total = self.discounted(p.month_usd, discount, &mut detail);
+            detail.push(format!(
+                "prices: {}, {}",
+                p.region,
+                super::data::cite(&p.source.source, &p.source.date, true)
+            ));
+            return Ok(InstanceCost {
+                usd_hour: p.month_usd / HOURS_PER_MONTH,
+                hours_month: HOURS_PER_MONTH,
+                total,
+                region: p.region,
+                prices: "shipped".into(),
+                discount,
+                detail,
+            });
+        }
+        let r = resolved?;
+        let list = r.usd_hour * HOURS_PER_MONTH;
+        let mut detail = vec![format!(
+            "instance {} on demand: {}/hour x {} hours/month = {}",
+            self.name,
+            fmt::price(r.usd_hour),
+            fmt::int(HOURS_PER_MONTH),
+            fmt::usd(list)
+        )];
+        let total = self.discounted(list, r.discount, &mut detail);
+        detail.push(r.cite());
+        Ok(InstanceCost {
+            usd_hour: r.usd_hour,
+            hours_month: HOURS_PER_MONTH,
+            total,
+            region: r.region.clone(),
+            prices: match &r.origin {
+                Origin::Shipped => "shipped".into(),
+                Origin::Local(p, _) => format!("local: {}", p.display()),
+                Origin::Given(p, _) => format!("custom: {}", p.display()),
+            },
+            discount: r.discount,
+            detail,
+        })
+    }
+
+    /// `list` after `--discount`'s factor, where one is given, with its line.
+    fn discounted(&self, list: f64, discount: Option<f64>, detail: &mut Vec<String>) -> f64 {
+        let Some(f) = discount else {
+            return list;
+        };
+        detail.push(format!(
+            "discount: list {} x {} = {} (--discount {}={})",
+            fmt::usd(list),
+            fmt::trim(f, 4),
+            fmt::usd(list * f),
+            self.provider_key(),
+            fmt::trim(f, 4)
+        ));
+        list * f
+    }
+}
+
+/// The instance storage entry of instance `name` (any case).
+pub(crate) fn local_nvme(name: &str) -> Option<&'static LocalNvme> {
+    instance_storage()
+        .iter()
+        .find(|e| e.name.eq_ignore_ascii_case(name.trim()))
+}
+
 /// Every instance size with local NVMe in the data, in its order (families smallest first).
 pub fn instance_storage() -> &'static [LocalNvme] {
     &data().instance_storage.entries
@@ -327,6 +486,116 @@ pub fn local_latency_model() -> Option<LatencyModel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::PriceOptions;
+
+    fn book(regions: &[&str], discounts: &[&str]) -> PriceBook {
+        PriceBook::load(&PriceOptions {
+            regions: regions.iter().map(|r| r.to_string()).collect(),
+            discounts: discounts.iter().map(|d| d.to_string()).collect(),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("prices for {regions:?} {discounts:?}: {e}"))
+    }
+
+    #[test]
+    fn instance_storage_costs_its_instances_price_in_the_region() {
+        let i = local_nvme("i4i.large").expect("i4i.large in the data");
+        // us-east-1 (AWS's default region): $0.172/hour x 730 hours = $125.56/month.
+        let c = i
+            .monthly_cost_in(&PriceBook::shipped())
+            .expect("i4i.large priced in us-east-1");
+        assert!(
+            (c.total - 125.56).abs() < 1e-9 && c.usd_hour == 0.172 && c.hours_month == 730.0,
+            "i4i.large in us-east-1: expected $0.172 x 730 = $125.56, got {c:?}"
+        );
+        assert_eq!(
+            (c.region.as_str(), c.prices.as_str(), c.discount),
+            ("us-east-1", "shipped", None)
+        );
+        assert_eq!(
+            c.detail[0],
+            "instance i4i.large on demand: $0.172/hour x 730 hours/month = $125.56"
+        );
+        let cite = c.detail.last().unwrap();
+        assert!(
+            cite.starts_with("prices: us-east-1, copy of AWS's Price List, EC2 on demand")
+                && cite.ends_with("2026-02-09; unverified"),
+            "i4i.large: the cost ends with its region and source, got '{cite}'"
+        );
+        // --discount aws=0.8: $125.56 x 0.8 = $100.448.
+        let d = i.monthly_cost_in(&book(&[], &["aws=0.8"])).unwrap();
+        assert!(
+            (d.total - 100.448).abs() < 1e-9 && d.discount == Some(0.8),
+            "i4i.large with --discount aws=0.8: expected $100.448, got {d:?}"
+        );
+        assert!(
+            d.detail
+                .iter()
+                .any(|l| l == "discount: list $125.56 x 0.8 = $100.45 (--discount aws=0.8)"),
+            "the discount line: {:?}",
+            d.detail
+        );
+        // eu-west-1: no source in the data gives an i4i price there, so none, and it says
+        // where one is known.
+        let e = i.monthly_cost_in(&book(&["eu-west-1"], &[])).unwrap_err();
+        assert!(
+            e.contains("no price for i4i.large in eu-west-1")
+                && e.contains("(priced in us-east-1)"),
+            "i4i.large in eu-west-1: expected no price, got '{e}'"
+        );
+        // Azure: Standard_L8s_v3 $0.696/hour in eastus (x 730 = $508.08) and $0.832 in
+        // westeurope (x 730 = $607.36).
+        let l = local_nvme("Standard_L8s_v3").expect("any case finds standard_l8s_v3");
+        for (region, want) in [("eastus", 508.08), ("westeurope", 607.36)] {
+            let c = l.monthly_cost_in(&book(&[region], &[])).unwrap();
+            assert!(
+                (c.total - want).abs() < 1e-9 && c.region == region,
+                "standard_l8s_v3 in {region}: expected ${want}, got {c:?}"
+            );
+        }
+        // Lasv3: the copy of Azure's list has no Lasv3 size in either region.
+        let e = local_nvme("standard_l8as_v3")
+            .unwrap()
+            .monthly_cost_in(&PriceBook::shipped())
+            .unwrap_err();
+        assert!(
+            e.contains("no price for standard_l8as_v3 in eastus")
+                && e.contains("nor in any other region"),
+            "standard_l8as_v3: expected no price anywhere, got '{e}'"
+        );
+    }
+
+    #[test]
+    fn every_instance_price_is_for_instance_storage_in_a_known_region() {
+        let known = PriceBook::shipped().known_regions();
+        for p in &data().prices.instances {
+            assert!(
+                !p.source.is_empty() && !p.date.is_empty() && !p.usd_hour.is_empty(),
+                "instance prices of {}: a source, a date and prices",
+                p.region
+            );
+            for (name, usd) in &p.usd_hour {
+                let e = local_nvme(name).unwrap_or_else(|| {
+                    panic!("{name} ({}): not instance storage of the data", p.region)
+                });
+                assert_eq!(
+                    &e.name, name,
+                    "instance prices name instance storage as the data does"
+                );
+                assert!(
+                    *usd > 0.0 && usd.is_finite(),
+                    "{name} in {}: ${usd}/hour",
+                    p.region
+                );
+                assert!(
+                    known[e.provider_key()].contains(&p.region),
+                    "{name}: {} is a region of {} where volumes are priced too",
+                    p.region,
+                    e.provider_key()
+                );
+            }
+        }
+    }
 
     /// The model is the queue-depth-1 measurement where it has one, and its p99 lies between
     /// the two measurements that bound it, each within the model's factor.
@@ -483,8 +752,11 @@ mod tests {
         let listing = crate::models::list_models();
         for want in [
             "Instance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):",
-            "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); read 2026-12-05, page date not shown",
+            "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); read 2026-12-05, page date not shown; on demand $0.172/hour in us-east-1",
             "i7ie.metal-48xl (AWS EC2): 16 x 7,500 GB NVMe, 5,200,000 read / 4,160,000 write IOPS (4 KiB); read 2026-12-05",
+            "; on demand $0.696/hour in eastus, $0.832/hour in westeurope",
+            "standard_l8as_v3 (Azure):",
+            "; instance price: none sourced",
             "standard_l8s_v3 (Azure): 1 x 1,920 GB NVMe, 400,000 read / 400,000 write IOPS (4 KiB), 2,000 MB/s",
         ] {
             assert!(listing.contains(want), "iolens models lists '{want}':\n{listing}");

@@ -30,7 +30,7 @@ pub use calibrated::{
 pub(crate) use ceiling::{ceiling_for, instance_ceiling, Workload};
 pub use ceiling::{expected_ceiling, Ceiling};
 pub use cost::{cost_text, right_size, Cost, RightSize, DEFAULT_BS, RIGHT_SIZE_HEADROOM};
-pub use data::{use_extra_models, Price, PriceTier};
+pub use data::{use_extra_models, InstanceHourPrices, Price, PriceTier, HOURS_PER_MONTH};
 pub use instance::{
     family_of, instance, instance_family, largest_instance, widest_instance, Instance,
 };
@@ -39,8 +39,8 @@ pub use latency::{
 };
 pub use listing::{list_models, list_models_json, list_sources};
 pub use local::{
-    instance_storage, instance_storage_note, local_latency_model, InstancePriceSource, LocalNvme,
-    RegionalPrice,
+    instance_storage, instance_storage_note, local_latency_model, InstanceCost,
+    InstancePriceSource, LocalNvme, RegionalPrice,
 };
 pub use pricelist::{
     aws as parse_aws_prices, azure as parse_azure_prices, compare_with_shipped,

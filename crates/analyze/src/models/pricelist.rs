@@ -6,11 +6,8 @@
 
 use serde_json::Value;
 
-use super::data::{data, tier_size_key, volume_model, Price, PriceTier};
+use super::data::{data, tier_size_key, volume_model, Price, PriceTier, HOURS_PER_MONTH};
 use crate::fmt;
-
-/// Hours in a month as Azure and Google bill hourly meters (730).
-const HOURS_PER_MONTH: f64 = 730.0;
 
 /// The providers whose price lists are read, with the region read when none is given.
 pub const UPDATE_PROVIDERS: [(&str, &str); 4] = [

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::data::{data, volume_model, Price};
+use super::data::{data, volume_model, InstanceHourPrices, Price};
 use crate::advise::{provider_key, PROVIDERS};
 use crate::AnalyzeError;
 
@@ -30,6 +30,9 @@ pub struct PriceFile {
     pub sources: Vec<String>,
     /// The prices.
     pub prices: Vec<Price>,
+    /// Instances' hourly prices, by region: what instance storage costs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<InstanceHourPrices>,
 }
 
 impl PriceFile {
@@ -83,6 +86,30 @@ impl PriceFile {
                 )));
             }
         }
+        for (i, p) in f.instances.iter().enumerate() {
+            if p.region.trim().is_empty() {
+                return Err(bad(format!("instances[{i}]: no region")));
+            }
+            for (name, usd) in &p.usd_hour {
+                if super::local::local_nvme(name).is_none() {
+                    return Err(bad(format!(
+                        "instances[{i}] ({}): unknown instance '{name}'; instance storage is known for: {}",
+                        p.region,
+                        super::instance_storage()
+                            .iter()
+                            .map(|e| e.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                if !usd.is_finite() || *usd < 0.0 {
+                    return Err(bad(format!(
+                        "instances[{i}] ({name} {}): the hourly price is negative or not a number",
+                        p.region
+                    )));
+                }
+            }
+        }
         Ok(f)
     }
 }
@@ -113,6 +140,8 @@ impl Origin {
 pub struct PriceBook {
     /// In precedence order; the shipped data last.
     layers: Vec<(Origin, Vec<Price>)>,
+    /// Instances' hourly prices, in the same order.
+    instance_layers: Vec<(Origin, Vec<InstanceHourPrices>)>,
     /// Provider key to region.
     regions: BTreeMap<String, String>,
     /// Provider key to the factor its list prices are multiplied by.
@@ -143,6 +172,36 @@ impl Resolved {
     }
 }
 
+/// An instance's hourly price as a cost uses it: what its instance storage costs.
+#[derive(Debug, Clone)]
+pub struct ResolvedInstance {
+    /// USD per instance-hour.
+    pub usd_hour: f64,
+    /// The prices it is one of (its source and date).
+    pub price: InstanceHourPrices,
+    /// The region it is for.
+    pub region: String,
+    /// Which layer it comes from.
+    pub origin: Origin,
+    /// The factor of `--discount`, where one is given for the provider.
+    pub discount: Option<f64>,
+}
+
+impl ResolvedInstance {
+    /// The last line of a cost: region, which prices and their source.
+    pub fn cite(&self) -> String {
+        match &self.origin {
+            Origin::Shipped => format!("prices: {}, {}", self.region, self.price.cite()),
+            o => format!(
+                "prices: {}, {}: {}",
+                self.region,
+                o.text(),
+                self.price.cite()
+            ),
+        }
+    }
+}
+
 /// What `--region`, `--prices` and `--discount` say, and the local price file if there is one.
 #[derive(Debug, Clone, Default)]
 pub struct PriceOptions {
@@ -162,6 +221,7 @@ impl PriceBook {
         let d = &data().prices;
         PriceBook {
             layers: vec![(Origin::Shipped, d.entries.clone())],
+            instance_layers: vec![(Origin::Shipped, d.instances.clone())],
             regions: d.default_regions.clone(),
             discounts: BTreeMap::new(),
         }
@@ -179,13 +239,17 @@ impl PriceBook {
         };
         if let Some(p) = &o.local {
             let f = PriceFile::parse(&read(p)?, p)?;
-            book.layers
-                .insert(0, (Origin::Local(p.clone(), f.read.clone()), f.prices));
+            let origin = Origin::Local(p.clone(), f.read.clone());
+            book.instance_layers
+                .insert(0, (origin.clone(), f.instances));
+            book.layers.insert(0, (origin, f.prices));
         }
         if let Some(p) = &o.file {
             let f = PriceFile::parse(&read(p)?, p)?;
-            book.layers
-                .insert(0, (Origin::Given(p.clone(), f.read.clone()), f.prices));
+            let origin = Origin::Given(p.clone(), f.read.clone());
+            book.instance_layers
+                .insert(0, (origin.clone(), f.instances));
+            book.layers.insert(0, (origin, f.prices));
         }
         let known = book.known_regions();
         let mut chosen = BTreeSet::new();
@@ -220,6 +284,17 @@ impl PriceBook {
                     out.entry(provider_key(&m.provider).to_string())
                         .or_default()
                         .insert(p.region.to_ascii_lowercase());
+                }
+            }
+        }
+        for (_, prices) in &self.instance_layers {
+            for p in prices {
+                for name in p.usd_hour.keys() {
+                    if let Some(e) = super::local::local_nvme(name) {
+                        out.entry(e.provider_key().to_string())
+                            .or_default()
+                            .insert(p.region.to_ascii_lowercase());
+                    }
                 }
             }
         }
@@ -293,6 +368,51 @@ impl PriceBook {
         })
     }
 
+    /// The hourly price of instance `name` (instance storage's name for it) in its provider's
+    /// region, from the first layer that has it; `Err` says why there is none: no source in
+    /// the region, with the regions where one is known.
+    pub fn resolve_instance(&self, name: &str) -> Result<ResolvedInstance, String> {
+        let e = super::local::local_nvme(name)
+            .ok_or_else(|| format!("no instance storage is known for '{name}'"))?;
+        let provider = e.provider_key();
+        let region = self.regions.get(provider).cloned().unwrap_or_default();
+        for (origin, prices) in &self.instance_layers {
+            let hit = prices.iter().find_map(|p| {
+                (p.region.eq_ignore_ascii_case(&region))
+                    .then(|| p.usd_hour.get(&e.name).map(|u| (p, *u)))
+                    .flatten()
+            });
+            if let Some((p, usd_hour)) = hit {
+                return Ok(ResolvedInstance {
+                    usd_hour,
+                    price: p.clone(),
+                    region,
+                    origin: origin.clone(),
+                    discount: self.discounts.get(provider).copied(),
+                });
+            }
+        }
+        let elsewhere: BTreeSet<String> = self
+            .instance_layers
+            .iter()
+            .flat_map(|(_, ps)| ps.iter())
+            .filter(|p| p.usd_hour.contains_key(&e.name))
+            .map(|p| p.region.to_ascii_lowercase())
+            .collect();
+        Err(format!(
+            "no price for {} in {region}: no source in the model data gives one there{}; give one with --prices",
+            e.name,
+            if elsewhere.is_empty() {
+                " (nor in any other region)".to_string()
+            } else {
+                format!(
+                    " (priced in {})",
+                    elsewhere.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            }
+        ))
+    }
+
     /// One line per source of prices other than the shipped data, and per discount: what
     /// `cost` and `advise` print so that custom or local prices are never silent.
     pub fn summary(&self) -> Vec<String> {
@@ -345,6 +465,28 @@ impl PriceBook {
                     s.push_str(&format!("  {}: {line}{from}\n", m.ty));
                 }
                 Err(e) => s.push_str(&format!("  {}: {e}\n", m.ty)),
+            }
+        }
+        s.push_str(&format!(
+            "Instance storage (the instance's on-demand price per hour, x {} hours a month)\n",
+            super::super::fmt::int(super::data::HOURS_PER_MONTH)
+        ));
+        for e in super::instance_storage() {
+            match e.monthly_cost_in(self) {
+                Ok(c) => {
+                    let from = match c.prices.as_str() {
+                        "shipped" => String::new(),
+                        o => format!(" [{o}]"),
+                    };
+                    s.push_str(&format!(
+                        "  {}: price {}: {}/hour = {}/month{from}\n",
+                        e.name,
+                        c.region,
+                        super::super::fmt::price(c.usd_hour),
+                        super::super::fmt::usd(c.usd_hour * c.hours_month)
+                    ));
+                }
+                Err(why) => s.push_str(&format!("  {}: {why}\n", e.name)),
             }
         }
         s
@@ -507,6 +649,47 @@ mod tests {
         assert!(
             s.contains("custom prices from") && s.contains("aws list prices x 0.8"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn a_price_file_prices_instances_and_names_a_wrong_one() {
+        let p = file(
+            r#"{"format": "iolens-prices 1", "read": "2026-12-02", "prices": [], "instances": [
+                {"region": "eu-west-1", "usd_hour": {"i4i.large": 0.2}, "source": "contract", "date": "2026-12"}]}"#,
+        );
+        let o = PriceOptions {
+            regions: vec!["eu-west-1".into()],
+            file: Some(p),
+            ..Default::default()
+        };
+        let b = PriceBook::load(&o).unwrap();
+        let r = b.resolve_instance("i4i.large").unwrap();
+        assert_eq!(
+            (r.usd_hour, r.region.as_str()),
+            (0.2, "eu-west-1"),
+            "--prices gives i4i.large's price in eu-west-1"
+        );
+        assert!(matches!(r.origin, Origin::Given(..)));
+        assert!(
+            r.cite()
+                .starts_with("prices: eu-west-1, custom prices from"),
+            "{}",
+            r.cite()
+        );
+        // im4gn.large is in neither the file nor the shipped data for eu-west-1.
+        let e = b.resolve_instance("im4gn.large").unwrap_err();
+        assert!(e.contains("no price for im4gn.large in eu-west-1"), "{e}");
+        let p = file(
+            r#"{"format": "iolens-prices 1", "read": "x", "prices": [], "instances": [{"region": "us-east-1", "usd_hour": {"i9.large": 1}, "source": "s", "date": "d"}]}"#,
+        );
+        let e = PriceFile::parse(&std::fs::read_to_string(&p).unwrap(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("instances[0] (us-east-1): unknown instance 'i9.large'")
+                && e.contains("i4i.large"),
+            "{e}"
         );
     }
 

@@ -2475,10 +2475,13 @@ const DB4K: [&str; 6] = [
 /// im4gn.large (31,250 IOPS, 937 GB), the smallest i7ie i7ie.large (54,166 IOPS; 1 x 1,250 GB
 /// = 1,164 GiB; 54,166 x 4 KiB = 211 MiB/s assumed). The local-nvme model's p99 is 160 µs
 /// (between the queue-depth-1 p95 of 105 µs and a loaded run's p99 of 243 µs: sqrt(105 x 243)
-/// = 159.7), and 160 x 1.52 = 243 µs <= 400: each fits. None has a sourced instance price, so
-/// the pick is unpriced (i4i.large, first in the data among equals), says so, and says that its data is
-/// lost when the instance stops. io1 is rejected by its model (545 >= 400 x 1.25 = 500); io2's
-/// 602 µs is within its x2 (cannot confirm), but is not called cheaper than an unpriced pick.
+/// = 159.7), and 160 x 1.52 = 243 µs <= 400: each fits. Each costs its instance's on-demand
+/// price in us-east-1 for 730 hours: i4i.large $0.172 x 730 = $125.56/month, im4gn.large
+/// $0.1819 x 730 = $132.79, i7ie.large $0.2599 x 730 = $189.73, so the pick is i4i.large at
+/// $125.56, with its region and source, and says that its data is lost when the instance
+/// stops. io1 is rejected by its model (545 >= 400 x 1.25 = 500); io2's 602 µs is within its
+/// x2 (cannot confirm), but at 24,000 IOPS it costs more than $1,500 a month, so it is not
+/// called cheaper.
 #[test]
 fn c26_a_p99_between_network_volumes_and_local_nvme_takes_instance_storage() {
     let o = Options {
@@ -2494,16 +2497,17 @@ fn c26_a_p99_between_network_volumes_and_local_nvme_takes_instance_storage() {
             winner: Some((
                 "i4i.large instance storage",
                 "custom:iops=50000,throughput=195",
-                None,
+                Some(125.56),
             )),
             unconfirmed: None,
             rejected: &[("io1", "latency model"), ("gp3", "latency model")],
             text: &[
                 "no network volume's latency model reaches p99 <= 400 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
                 "instance storage considered",
-                "pick: i4i.large instance storage (1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB)) at no sourced price",
+                "pick: i4i.large instance storage (1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB)) at $125.56/month",
                 "data is lost when the instance stops",
-                "no price: the model data has no sourced price for i4i.large",
+                "instance i4i.large on demand: $0.172/hour x 730 hours/month = $125.56",
+                "prices: us-east-1, copy of AWS's Price List, EC2 on demand, us-east-1 (Linux, shared tenancy); 2026-02-09; unverified",
                 "Launch i4i.large and name its local NVMe disk in DEVICE",
             ],
         },
@@ -2534,18 +2538,38 @@ fn c26_a_p99_between_network_volumes_and_local_nvme_takes_instance_storage() {
         ("custom:iops=54166,throughput=211", Status::Fits),
         "i7ie.large: 54,166 IOPS, 54,166 x 4 KiB = 211.6 MiB/s assumed (211 whole), fits by the local-nvme model"
     );
+    for (e, usd) in [(im4gn, 0.1819 * 730.0), (i7ie, 0.2599 * 730.0)] {
+        assert!(
+            e.candidate.cost.is_some_and(|c| (c - usd).abs() < 1e-9),
+            "{}: ${usd:.2}/month (its hourly price x 730 in us-east-1), got {:?}",
+            e.candidate.label,
+            e.candidate.cost
+        );
+    }
     let t = text(&a);
     assert!(
         !t.contains("cheaper, unconfirmed"),
-        "no candidate is called cheaper than an unpriced pick:\n{t}"
+        "no candidate is called cheaper than the pick at $125.56:\n{t}"
+    );
+    // The JSON carries the cost and its lines, the region's among them.
+    let j = serde_json::to_value(&a.entries[a.winner.unwrap()].candidate).unwrap();
+    assert!(
+        (j["cost"].as_f64().unwrap() - 125.56).abs() < 1e-9
+            && j["cost_lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l.as_str().unwrap().starts_with("prices: us-east-1, ")),
+        "the pick's JSON: cost 125.56 and a 'prices: us-east-1' line, got {j}"
     );
 }
 
 /// A target nothing in the data reaches: p99 under 50 µs. No network model reaches it (the
 /// nearest, io1's p99 545 µs), and neither does the local-nvme model (p99 160 µs, 160 >= 50 x
 /// 1.52 = 76): nothing fits, and the nearest instance storage, i4i.large's, is named as the
-/// closest: its simulated p99 is 160.8 µs, printed 161 (the model's 160 µs within a fio
-/// latency histogram bucket), margin (50 - 160.8) / 50 = -221.5 %, against io1's -990 %. With --multi-attach instance storage is left out
+/// closest, at its instance's price ($0.172 x 730 = $125.56 a month in us-east-1): its simulated
+/// p99 is 160.8 µs, printed 161 (the model's 160 µs within a fio latency histogram bucket),
+/// margin (50 - 160.8) / 50 = -221.5 %, against io1's -990 %. With --multi-attach instance storage is left out
 /// (one instance only, no durability), and the advice says so.
 #[test]
 fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
@@ -2568,7 +2592,7 @@ fn c27_a_target_nothing_reaches_names_the_nearest_instance_storage() {
             text: &[
                 "no network volume's latency model reaches p99 <= 50 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
                 "nor does any instance storage in the model data: the nearest is i4i.large instance storage, p99 161 µs against the 50 µs target by the local-nvme latency model",
-                "none fits; the closest is i4i.large instance storage (no price)",
+                "none fits; the closest is i4i.large instance storage ($125.56)",
             ],
         },
     );
