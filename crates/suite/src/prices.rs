@@ -54,8 +54,10 @@ pub struct PriceArgs {
     /// us-central1; OCI has one price everywhere)
     #[arg(long, value_name = "REGION", value_delimiter = ',')]
     pub region: Vec<String>,
-    /// Prices to use first (a price file as `iolens models prices --update` writes). Precedence:
-    /// --prices, then the local price file, then the shipped data
+    /// Prices to use first (a price file as `iolens models prices --update` writes; its
+    /// `instances`, [{"region": REGION, "usd_hour": {INSTANCE: USD, ...}, "source": TEXT,
+    /// "date": DATE}], price instance storage by the hour). Precedence: --prices, then the
+    /// local price file, then the shipped data
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     /// Negotiated prices: multiply a provider's list prices, e.g. aws=0.8 (repeatable)
