@@ -324,7 +324,8 @@ const DB4K: [&str; 6] = [
 /// month. AWS us-east-1 (the default): i4i.large at $0.172 x 730 = $125.56. AWS eu-west-1: no
 /// source in the data gives an instance price there, so the pick has none and says so. Azure
 /// eastus: Standard_L8s_v3 at $0.696 x 730 = $508.08 (Lasv3 has no sourced price, so it ranks
-/// after); westeurope: $0.832 x 730 = $607.36. The text, the JSON and the report carry the
+/// after, and the advice says which costs less is not known); westeurope: $0.832 x 730 =
+/// $607.36. The text, the JSON and the report carry the
 /// cost with its region.
 #[test]
 fn advise_prices_instance_storage_by_region() {
@@ -381,7 +382,7 @@ fn advise_prices_instance_storage_by_region() {
         );
         assert_contains(
             &out,
-            &format!("no price for standard_l8as_v3 in {region}: no source in the model data gives one there (nor in any other region)"),
+            &format!("standard_l8as_v3 instance storage fits too, with no sourced price in the model data: whether it costs less than standard_l8s_v3 instance storage at {usd} a month is not known"),
         );
     }
     // JSON and the report: the same cost, with its region.

@@ -2811,38 +2811,46 @@ fn c35_on_oci_a_p99_no_block_volume_reaches_takes_denseio_local_nvme() {
     );
     // Every provider: AWS's (i4i.4xlarge, 400,000 IOPS, im4gn.4xlarge, 250,000, and
     // i7ie.3xlarge, 325,000, the smallest >= 240,000) and Azure's (L8s_v3, L8as_v3: 400,000) fit
-    // too, unpriced. GCP's fit priced (us-central1): c3-standard-4-lssd's 660 MiB/s carry
-    // 660 x 256 = 168,960 of 4 KiB < 240,000, so c3-standard-8-lssd: 2 x 375 GiB, 1,320 MiB/s x
-    // 256 = 337,920 >= 240,000, $354.35 a month, less than the DenseIO's $619.16
-    // (z3-highmem-8-highlssd $840.91). So the pick is c3-standard-8-lssd by the rule that ranks
-    // priced candidates first, the DenseIO next, and the advice says that which of the unpriced
-    // costs less is not known.
+    // too, each at its instance's on-demand price in its provider's default region x 730 hours:
+    // Standard_L8s_v3 $0.696 (eastus) = $508.08, i4i.4xlarge $1.373 (us-east-1) = $1,002.29,
+    // im4gn.4xlarge $1.45517 = $1,062.27, i7ie.3xlarge $1.5594 = $1,138.36. GCP's fit priced
+    // (us-central1): c3-standard-4-lssd's 660 MiB/s carry 660 x 256 = 168,960 of 4 KiB <
+    // 240,000, so c3-standard-8-lssd: 2 x 375 GiB, 1,320 MiB/s x 256 = 337,920 >= 240,000,
+    // $354.35 a month (z3-highmem-8-highlssd $840.91). So the pick is c3-standard-8-lssd, then
+    // L8s_v3 at $508.08, then the DenseIO at $619.16; L8as_v3, which fits with no sourced
+    // price, is named: which costs less is not known.
     o.filters.providers.clear();
     let all = advise(&o).expect("advise on every provider");
     let t = text(&all);
-    let ranked: Vec<&str> = all
+    let ranked: Vec<(&str, Option<f64>)> = all
         .entries
         .iter()
-        .take(2)
-        .map(|e| e.candidate.label.as_str())
+        .take(3)
+        .map(|e| (e.candidate.label.as_str(), e.candidate.cost))
         .collect();
-    assert_eq!(
-        (
-            all.winner.map(|i| all.entries[i].candidate.label.as_str()),
-            ranked
-        ),
-        (
-            Some("c3-standard-8-lssd instance storage"),
-            vec![
-                "c3-standard-8-lssd instance storage",
-                "vm.denseio.e5.flex.8 instance storage"
-            ]
-        ),
-        "every provider: the cheapest priced instance storage is the pick, the DenseIO next:\n{t}"
-    );
     assert!(
-        t.contains("fit too, with no sourced price in the model data: whether they cost less than c3-standard-8-lssd instance storage at $354.35 a month is not known")
-            && t.contains("i4i.4xlarge instance storage, im4gn.4xlarge instance storage, i7ie.3xlarge instance storage, standard_l8s_v3 instance storage, standard_l8as_v3 instance storage fit too"),
+        all.winner == Some(0)
+            && ranked.len() == 3
+            && ranked[0].0 == "c3-standard-8-lssd instance storage"
+            && ranked[1].0 == "standard_l8s_v3 instance storage"
+            && ranked[1].1.is_some_and(|c| (c - 0.696 * 730.0).abs() < 1e-9)
+            && ranked[2].0 == "vm.denseio.e5.flex.8 instance storage",
+        "every provider: c3-standard-8-lssd ($354.35), then Standard_L8s_v3 ($0.696 x 730 = $508.08), then the DenseIO ($619.16), got {ranked:?}:\n{t}"
+    );
+    for (label, usd) in [
+        ("vm.denseio.e5.flex.8 instance storage", 619.1568),
+        ("i4i.4xlarge instance storage", 1.373 * 730.0),
+        ("im4gn.4xlarge instance storage", 1.45517 * 730.0),
+        ("i7ie.3xlarge instance storage", 1.5594 * 730.0),
+    ] {
+        assert!(
+            all.entries.iter().any(|e| e.candidate.label == label
+                && e.candidate.cost.is_some_and(|c| (c - usd).abs() < 1e-6)),
+            "every provider: {label} at ${usd:.4}/month:\n{t}"
+        );
+    }
+    assert!(
+        t.contains("standard_l8as_v3 instance storage fits too, with no sourced price in the model data: whether it costs less than c3-standard-8-lssd instance storage at $354.35 a month is not known"),
         "every provider: the unpriced instance storage that fits is named:\n{t}"
     );
 }
