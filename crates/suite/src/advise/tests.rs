@@ -2862,7 +2862,8 @@ fn c35_on_oci_a_p99_no_block_volume_reaches_takes_denseio_local_nvme() {
 /// histogram bucket (1/64). No network model reaches 400 µs even before any queue (the nearest
 /// is io1's measured p99 545 µs), so instance storage is considered, sized for 100 GiB alone:
 /// i4i.large (1 x 468 GB = 436 GiB) and im4gn.large (937 GB); 160 x 1.52 = 243 µs <= 400:
-/// both fit, unpriced, and i4i.large, first in the data, is the pick.
+/// both fit, and i4i.large, at $0.172 x 730 = $125.56 a month in us-east-1 (im4gn.large
+/// $0.1819 x 730 = $132.79), is the pick.
 #[test]
 fn a_local_nvme_pick_at_depth_1_reports_the_models_p99() {
     let o = Options {
@@ -2885,7 +2886,7 @@ fn a_local_nvme_pick_at_depth_1_reports_the_models_p99() {
             winner: Some((
                 "i4i.large instance storage",
                 "custom:iops=50000,throughput=195",
-                None,
+                Some(125.56),
             )),
             unconfirmed: None,
             rejected: &[("io1", "latency model")],
