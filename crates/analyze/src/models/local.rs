@@ -753,7 +753,7 @@ mod tests {
         for want in [
             "Instance storage (local NVMe, not replicated; data is lost when the instance stops, unless its row says otherwise):",
             "i4i.large (AWS EC2): 1 x 468 GB NVMe, 50,000 read / 27,500 write IOPS (4 KiB); read 2026-12-05, page date not shown; on demand $0.172/hour in us-east-1",
-            "i7ie.metal-48xl (AWS EC2): 16 x 7,500 GB NVMe, 5,200,000 read / 4,160,000 write IOPS (4 KiB); read 2026-12-05",
+            "i7ie.metal-48xl (AWS EC2): 16 x 7,500 GB NVMe, 5,200,000 read / 4,160,000 write IOPS (4 KiB); read 2026-12-05, page date not shown; on demand $26.5687/hour in us-east-1",
             "; on demand $0.696/hour in eastus, $0.832/hour in westeurope",
             "standard_l8as_v3 (Azure):",
             "; instance price: none sourced",

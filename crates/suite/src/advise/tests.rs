@@ -2935,7 +2935,8 @@ const DB40T: [&str; 8] = [
 /// gives no throughput). Its IOPS margin is (2,600,000 - 2,000,000) / 2,000,000 = +30 %; the
 /// local-nvme model's p99 of 160 µs x its 1.52 uncertainty = 243 µs <= 400, margin (400 -
 /// 160) / 400 = +60 %. 16 jobs at QD32 keep up to 512 I/Os in flight, well above Little's
-/// 2,000,000 x 93 µs (the model's p50) = 186. Unpriced, marked as lost when the instance
+/// 2,000,000 x 93 µs (the model's p50) = 186. It costs i7ie.24xlarge's on-demand price in
+/// us-east-1, $12.4752 x 730 = $9,106.90 a month, and is marked as lost when the instance
 /// stops. Simulated for advise's default 200,000 I/Os (100 ms at this rate): at the tests'
 /// usual 40,000 (20 ms, 2,500 Poisson arrivals per job) the run's ragged end (the 16 jobs'
 /// last arrivals and I/Os finish at different times) is about 3 % of it, and the measured IOPS
@@ -2956,7 +2957,7 @@ fn c28_a_capacity_and_iops_heavy_tight_p99_takes_i7ie() {
             winner: Some((
                 "i7ie.24xlarge instance storage",
                 "custom:iops=2600000,throughput=10156",
-                None,
+                Some(9106.896),
             )),
             unconfirmed: None,
             rejected: &[
@@ -2967,7 +2968,8 @@ fn c28_a_capacity_and_iops_heavy_tight_p99_takes_i7ie() {
                 "no network volume's latency model reaches p99 <= 400 µs: the nearest is io1's p99 545 µs (ebs-io1, measured)",
                 "the largest i4i, i4i.metal, carries 3,200,000 IOPS of 4 KiB (i4i.metal's local NVMe IOPS (3,200,000)) and holds 27,940 GiB; the need is 2,400,000 IOPS with the headroom and 40,960 GiB",
                 "the largest im4gn, im4gn.16xlarge, carries 1,000,000 IOPS of 4 KiB (im4gn.16xlarge's local NVMe IOPS (1,000,000)) and holds 27,940 GiB",
-                "pick: i7ie.24xlarge instance storage (8 x 7,500 GB NVMe, 2,600,000 read / 2,080,000 write IOPS (4 KiB)) at no sourced price",
+                "pick: i7ie.24xlarge instance storage (8 x 7,500 GB NVMe, 2,600,000 read / 2,080,000 write IOPS (4 KiB)) at $9,106.90/month",
+                "instance i7ie.24xlarge on demand: $12.4752/hour x 730 hours/month = $9,106.90",
                 "the smallest i7ie whose local NVMe carries 2,400,000 IOPS of 4 KiB (i7ie.24xlarge's local NVMe IOPS (2,600,000): 2,600,000) and holds 40,960 GiB (55,879 GiB)",
                 "docs.aws.amazon.com/ec2/latest/instancetypes/so.html",
                 "data is lost when the instance stops",
