@@ -901,6 +901,10 @@ fn lines_and_labels(svg: &mut Svg, f: &Frame, a: &XyInput) {
             (px - 6.0 - w, py + 13.0),
             (px - w / 2.0, py - 8.0),
             (px - w / 2.0, py + 16.0),
+            // Where neighbours crowd the point (candidates of one p99 side by side), a line
+            // further off, still starting at the point's x.
+            (px + 2.0, py - 18.0),
+            (px + 2.0, py + 26.0),
         ];
         if let Some((x0, base)) = clear.place(&tries, w) {
             svg.text(x0, base, "start", "mark", text);

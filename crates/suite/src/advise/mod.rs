@@ -639,10 +639,12 @@ pub fn advise(o: &Options) -> Result<Advice, SuiteError> {
             }
             rejected.extend(rej);
             if !cands.is_empty() {
-                notes.push(format!(
-                    "instance storage considered: {}",
-                    iolens_analyze::models::instance_storage_note()
-                ));
+                // One line here; the data's own note (its sources, and how each provider's
+                // rows are priced) is in `iolens models`, and each candidate says
+                // when its data is lost.
+                notes.push(
+                    "instance storage considered: the local NVMe of storage-optimized instances, on the instance's host (no network hop, nothing replicates it); its data does not outlive the instance (each row says when it is lost) and its cost is the instance's where a source gives its price (iolens models gives the data's note and sources)".into(),
+                );
             }
             for c in cands {
                 let e = plan.entry(c, base, s)?;
