@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::data::PriceTier;
-use super::prices::{Origin, PriceBook};
+use super::prices::PriceBook;
 use super::provision::{size_for, Need};
 use super::volume::Volume;
 use crate::fmt;
@@ -215,11 +215,7 @@ impl Volume {
             throughput: tput_cost,
             total,
             region: r.region.clone(),
-            prices: match &r.origin {
-                Origin::Shipped => "shipped".into(),
-                Origin::Local(p, _) => format!("local: {}", p.display()),
-                Origin::Given(p, _) => format!("custom: {}", p.display()),
-            },
+            prices: r.origin.label(),
             discount: r.discount,
             detail,
         })

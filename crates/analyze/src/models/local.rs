@@ -434,11 +434,7 @@ impl LocalNvme {
             hours_month: HOURS_PER_MONTH,
             total,
             region: r.region.clone(),
-            prices: match &r.origin {
-                Origin::Shipped => "shipped".into(),
-                Origin::Local(p, _) => format!("local: {}", p.display()),
-                Origin::Given(p, _) => format!("custom: {}", p.display()),
-            },
+            prices: r.origin.label(),
             discount: r.discount,
             detail,
         })

@@ -126,6 +126,18 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// Which prices a cost used, as its `prices` field says it: `shipped`, `local: PATH`
+    /// or `custom: PATH`.
+    pub fn label(&self) -> String {
+        match self {
+            Origin::Shipped => "shipped".into(),
+            Origin::Local(p, _) => format!("local: {}", p.display()),
+            Origin::Given(p, _) => format!("custom: {}", p.display()),
+        }
+    }
+}
+
+impl Origin {
     fn text(&self) -> String {
         match self {
             Origin::Given(p, read) => format!("custom prices from {} ({read})", p.display()),
